@@ -1,0 +1,13 @@
+"""Alembic environment run in-process on the app's own connection (no fileConfig: it would mute loggers)."""
+
+from __future__ import annotations
+
+from alembic import context
+
+import app.store.tables  # noqa: F401  (registers every table on the metadata)
+from app.store.base import Base
+
+connection = context.config.attributes["connection"]
+context.configure(connection=connection, target_metadata=Base.metadata, render_as_batch=True)
+with context.begin_transaction():
+    context.run_migrations()

@@ -1,0 +1,1 @@
+"""Qt views over the ``app`` services."""

@@ -1,0 +1,30 @@
+"""Console entry point: a sub-command goes to :mod:`app.cli`; no sub-command starts the desktop app.
+
+Qt is imported only when the GUI starts, so command-line use stays light.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatch to the CLI or launch the GUI."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    from app.cli import command_names
+    from app.cli import main as cli_main
+
+    if args and (args[0] in command_names() or args[0] in ("-h", "--help")):
+        return cli_main(args)
+    try:
+        from ui.app import run_gui
+    except ImportError:  # the GUI is not built yet: show the bundled sample instead
+        from app.paths import sample_replay
+
+        return cli_main(["inspect", str(sample_replay()), *args])
+    return run_gui(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
