@@ -1,1 +1,1 @@
-"""pipeline."""
+"""The analysis pipeline: summary, overview, segment windows, summary round, lookback and revision."""

@@ -1,0 +1,53 @@
+"""Validation issues: what the validator found wrong with a reply (plan §7.7)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(enum.IntEnum):
+    """Issue severity, ordered: anything above INFO triggers one revision (plan §10)."""
+
+    INFO = 0
+    WARNING = 1
+    WEAK_EVIDENCE = 2
+    CONTRADICTION = 3
+    FATAL = 4
+
+    @property
+    def label(self) -> str:
+        """The name used in reports and JSON (``Info``, ``WeakEvidence``…)."""
+        return {0: "Info", 1: "Warning", 2: "WeakEvidence", 3: "Contradiction", 4: "Fatal"}[int(self)]
+
+    @classmethod
+    def from_label(cls, label: str) -> Severity:
+        """Inverse of :attr:`label`."""
+        for s in cls:
+            if s.label.lower() == label.lower():
+                return s
+        raise ValueError(f"unknown severity {label!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationIssue:
+    """One finding about a reply.
+
+    Attributes:
+        severity: how bad it is.
+        code: a stable identifier (e.g. ``NonexistentUnit``, ``OwnershipContradiction``, ``LookbackMalformed``).
+        message: a human-readable explanation (in the analysis language).
+        time_seconds: the game time the issue points at, when there is one (the UI jumps there).
+        unit_id: the object id concerned, when there is one.
+    """
+
+    severity: Severity
+    code: str
+    message: str
+    time_seconds: float | None = None
+    unit_id: int | None = None
+
+    @property
+    def needs_revision(self) -> bool:
+        """True when the issue is above Info."""
+        return self.severity > Severity.INFO
