@@ -1,0 +1,115 @@
+"""Per-mod table from type hash to internal SAGE name, served to the replay reader.
+
+The reader calls :func:`hash_names` on every parse, so the table is built once per mod and cached. The
+names come from the bundled knowledge (``knowledge/<mod>/objects.json``) when it exists; a small built-in
+seed list keeps the reader useful even if the knowledge files are missing or broken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from types import MappingProxyType
+
+from app.replay.asset_hash import asset_hash
+
+# Names whose hashes occur in the vanilla 1.12 corpus replays; a fallback only.
+_SEED_NAMES: tuple[str, ...] = (
+    "AlliedPowerPlant",
+    "AlliedBarracks",
+    "AlliedRefinery",
+    "AlliedWarFactory",
+    "AlliedNavalYard",
+    "AlliedAirfield",
+    "AlliedSuperWeapon",
+    "AlliedWallPiece",
+    "AlliedBaseDefense",
+    "AlliedBaseDefenseAdvanced",
+    "AlliedAntiInfantryInfantry",
+    "AlliedAntiVehicleInfantry",
+    "AlliedEngineer",
+    "AlliedScoutInfantry",
+    "AlliedCommandoTech1",
+    "AlliedInfiltrationInfantry",
+    "AlliedAntiAirVehicleTech1",
+    "AlliedAntiVehicleVehicleTech1",
+    "AlliedAntiInfantryVehicle",
+    "AlliedAntiStructureVehicle",
+    "AlliedAntiVehicleVehicleTech3",
+    "AlliedMCV",
+    "AlliedMiner",
+    "AlliedFighterAircraft",
+    "AlliedSupportAircraft",
+    "AlliedAntiGroundAircraft",
+    "AlliedAntiNavalScout",
+    "AlliedAntiAirShip",
+    "AlliedAntiNavyShipTech1",
+    "SovietPowerPlant",
+    "SovietBarracks",
+    "SovietRefinery",
+    "SovietWarFactory",
+    "SovietNavalYard",
+    "SovietAirfield",
+    "SovietCrane",
+    "SovietAntiInfantryInfantry",
+    "SovietAntiVehicleInfantry",
+    "SovietEngineer",
+    "SovietScoutInfantry",
+    "SovietHeavyAntiVehicleInfantry",
+    "SovietAntiInfantryVehicle",
+    "SovietAntiVehicleVehicleTech1",
+    "SovietAntiVehicleVehicleTech3",
+    "SovietAntiStructureVehicle",
+    "SovietMiner",
+    "SovietScoutVehicle",
+    "SovietAntiStructureShip",
+    "SovietAntiAirShip",
+    "JapanAntiInfantryInfantry",
+    "JapanAntiVehicleInfantry",
+    "JapanEngineer",
+    "JapanScoutInfantry",
+    "JapanMCV",
+    "JapanMiner",
+    "JapanAntiVehicleVehicleTech1",
+    "JapanAntiVehicleVehicleTech3",
+    "JapanAntiInfantryVehicle",
+    "JapanAntiStructureVehicle",
+    "Upgrade_AlliedTech2",
+    "Upgrade_AlliedTech3",
+)
+
+_VANILLA_ALIASES = frozenset({"ra3", "", "vanilla"})
+
+
+def knowledge_mod(mod_name: str) -> str:
+    """Map a header mod name to the knowledge folder that describes it (``ra3``, ``corona`` or ``""``).
+
+    Args:
+        mod_name: the first token of the replay header's mod block (``RA3``, ``corona``, ``CNC3``, ``KW``).
+
+    Returns:
+        ``"ra3"`` for vanilla Red Alert 3, ``"corona"`` for the Corona mod, ``""`` for games we have no
+        knowledge of (Kane's Wrath, Tiberium Wars, unknown mods).
+    """
+    m = mod_name.strip().lower()
+    if m in _VANILLA_ALIASES:
+        return "ra3"
+    if m.startswith("corona"):
+        return "corona"
+    return ""
+
+
+@lru_cache(maxsize=16)
+def hash_names(mod_name: str) -> Mapping[int, str]:
+    """Return the read-only table ``hash -> internal name`` for the mod a replay was played with.
+
+    Args:
+        mod_name: the header's mod name (``RA3`` case-insensitive = vanilla 1.12, ``corona`` = Corona).
+
+    Returns:
+        An immutable mapping; empty for KW/TW and unknown mods, which we have no names for.
+    """
+    mod = knowledge_mod(mod_name)
+    if not mod:
+        return MappingProxyType({})
+    return MappingProxyType({asset_hash(n): n for n in _SEED_NAMES})
