@@ -1,10 +1,9 @@
 """Imports every module that defines tables, so the metadata is complete for Alembic and tests.
 
-Domains add their table module here (one line each).
+Domains add their table module here (one import line each).
 """
 
 from __future__ import annotations
 
-from app.store.meta import AppMeta
-
-__all__ = ["AppMeta"]
+import app.pipeline.records
+import app.store.meta  # noqa: F401
