@@ -1,0 +1,147 @@
+"""Errors of model providers: what went wrong, which provider and model, and whether a retry can help.
+
+Every error names the provider and the model so the user knows which setting to fix. None of them ever holds or
+prints an API key: messages are built from the status line, the server's error message and our own text only.
+"""
+
+from __future__ import annotations
+
+from app.errors import KnownError
+
+
+class ProviderError(KnownError):
+    """A model request failed.
+
+    Attributes:
+        provider: the provider's display name (e.g. ``DeepSeek``).
+        model: the model id that was requested.
+        status: the HTTP status, or None when no response arrived.
+        detail: the server's own error text (trimmed), or our description.
+        retryable: whether the client may try again before content arrived (429, 5xx, network).
+        retry_after_s: the delay the server asked for (``Retry-After`` / ``retry-after-ms``), if any.
+    """
+
+    retryable_by_default = False
+    kind = "provider"
+
+    def __init__(
+        self,
+        provider: str,
+        model: str,
+        detail: str,
+        *,
+        status: int | None = None,
+        retryable: bool | None = None,
+        retry_after_s: float | None = None,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.detail = detail
+        self.status = status
+        self.retryable = self.retryable_by_default if retryable is None else retryable
+        self.retry_after_s = retry_after_s
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        status = f" (HTTP {self.status})" if self.status is not None else ""
+        return f"{self.provider} / {self.model}: {self.headline}{status}: {self.detail}"
+
+    @property
+    def headline(self) -> str:
+        """Short English description of the error class (the UI adds a translated one by ``kind``)."""
+        return "request failed"
+
+
+class AuthError(ProviderError):
+    """401/403: the API key is missing, wrong or lacks access. Never retried."""
+
+    kind = "auth"
+
+    @property
+    def headline(self) -> str:
+        """See :attr:`ProviderError.headline`."""
+        return "authentication failed, check the API key"
+
+
+class ModelNotFoundError(ProviderError):
+    """404: the base URL or the model id is wrong. Never retried."""
+
+    kind = "not_found"
+
+    @property
+    def headline(self) -> str:
+        """See :attr:`ProviderError.headline`."""
+        return "endpoint or model not found, check the base URL and model id"
+
+
+class RateLimitError(ProviderError):
+    """429: too many requests or quota exhausted; retried honouring ``Retry-After``."""
+
+    retryable_by_default = True
+    kind = "rate_limit"
+
+    @property
+    def headline(self) -> str:
+        """See :attr:`ProviderError.headline`."""
+        return "rate limited"
+
+
+class ServerError(ProviderError):
+    """408/409/5xx or an error object inside the stream: the server failed; retried before content."""
+
+    retryable_by_default = True
+    kind = "server"
+
+    @property
+    def headline(self) -> str:
+        """See :attr:`ProviderError.headline`."""
+        return "server error"
+
+
+class NetworkError(ProviderError):
+    """No connection, a reset, or a read timeout; retried before content."""
+
+    retryable_by_default = True
+    kind = "network"
+
+    @property
+    def headline(self) -> str:
+        """See :attr:`ProviderError.headline`."""
+        return "network error"
+
+
+class ProtocolError(ProviderError):
+    """The response is not a valid OpenAI-compatible reply (malformed SSE or JSON, wrong content type)."""
+
+    kind = "protocol"
+
+    @property
+    def headline(self) -> str:
+        """See :attr:`ProviderError.headline`."""
+        return "invalid response"
+
+
+class ContextOverflowError(ProviderError):
+    """400 because the prompt exceeds the model's context: the budget must shrink, a retry cannot help."""
+
+    kind = "context_overflow"
+
+    @property
+    def headline(self) -> str:
+        """See :attr:`ProviderError.headline`."""
+        return "prompt exceeds the model's context length"
+
+
+class BadRequestError(ProviderError):
+    """Another 4xx: the server rejected the request's parameters. Never retried."""
+
+    kind = "bad_request"
+
+    @property
+    def headline(self) -> str:
+        """See :attr:`ProviderError.headline`."""
+        return "request rejected"
+
+
+class ProviderConfigError(KnownError):
+    """A provider setting is unusable (empty base URL, unknown profile, missing key) — raised before any request."""
