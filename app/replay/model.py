@@ -7,8 +7,12 @@ exact bytes, and so that nothing the game recorded is silently dropped.
 from __future__ import annotations
 
 import enum
+import struct
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 
 class Game(enum.StrEnum):
@@ -186,12 +190,40 @@ def _mod_tokens(block: bytes | None) -> list[str]:
     return [t.decode("utf-8", errors="replace") for t in block.split(b"\0") if t]
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class StringArg(tuple):  # type: ignore[type-arg]
+    """A string argument: its value and whether its length used the long (0xFF + u32) form.
+
+    The form is kept because the writer must reproduce it byte for byte.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, value: object, long_form: bool) -> StringArg:
+        """Build from the decoded value (``str`` for wide strings, ``bytes`` otherwise)."""
+        return super().__new__(cls, (value, long_form))
+
+    @property
+    def value(self) -> object:
+        """The decoded text (wide strings) or raw bytes."""
+        return self[0]
+
+    @property
+    def long_form(self) -> bool:
+        """True when the length was written as 0xFF followed by a u32."""
+        return bool(self[1])
+
+    def __str__(self) -> str:
+        v = self[0]
+        return v if isinstance(v, str) else f"<{len(v)} bytes>"  # type: ignore[arg-type]
+
+
+class Command(NamedTuple):
     """One player order from a type-1 chunk.
 
-    ``groups`` are the raw argument descriptor bytes (count and type code per group) so the writer can
-    reproduce the exact grouping; ``args`` are the decoded values in order (positions as ``(x, y, z)``).
+    A named tuple rather than a dataclass: a 3v3 replay has ~20,000 commands and tuple construction is
+    several times cheaper, which keeps the full parse within its time budget. ``groups`` are the raw argument
+    descriptor bytes (count and type code per group) so the writer can reproduce the exact grouping; ``args``
+    are the decoded values in order (positions as ``(x, y, z)``, strings as :class:`StringArg`).
     """
 
     time_code: int
@@ -223,6 +255,29 @@ class Camera:
     rotation: tuple[float, float, float, float] | None
 
 
+_U32 = struct.Struct("<I")
+_CAMERA_POS = struct.Struct("<fff")
+_CAMERA_ROT = struct.Struct("<ffff")
+
+
+def decode_camera(payload: bytes) -> Camera | None:
+    """Decode a type-2 payload (notes §2); None when it is too short to hold the fixed part."""
+    if len(payload) < 12:
+        return None
+    (slot,) = _U32.unpack_from(payload, 2)
+    (tc,) = _U32.unpack_from(payload, 7)
+    flags = payload[11]
+    p = 12
+    position: tuple[float, float, float] | None = None
+    rotation: tuple[float, float, float, float] | None = None
+    if flags & 1 and p + 12 <= len(payload):
+        position = _CAMERA_POS.unpack_from(payload, p)
+        p += 12
+    if flags & 2 and p + 16 <= len(payload):
+        rotation = _CAMERA_ROT.unpack_from(payload, p)
+    return Camera(slot=slot, time_code=tc, flags=flags, position=position, rotation=rotation)
+
+
 @dataclass(slots=True)
 class Chunk:
     """One body chunk. ``data`` is the raw payload; ``commands`` is set for type 1, ``camera`` for type 2."""
@@ -230,8 +285,8 @@ class Chunk:
     time_code: int
     chunk_type: int
     data: bytes
-    trailing: int
-    offset: int
+    trailing: int = 0
+    offset: int = -1
     commands: list[Command] | None = None
     camera: Camera | None = None
 
@@ -249,16 +304,43 @@ class Footer:
 
 
 @dataclass(slots=True)
+class ChunkIndex:
+    """Where each chunk of a parsed file lies, without one object per chunk.
+
+    Camera chunks outnumber command chunks about 3:1 and are rarely looked at, so the reader records only
+    offsets and builds :class:`Chunk` objects on demand (the parse-time budget depends on it).
+    """
+
+    data: bytes
+    offsets: array[int]
+    command_starts: array[int]  # per chunk: index of its first command in ``Replay.commands``
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+
+_CHUNK_HEAD = struct.Struct("<IBI")
+
+
+@dataclass(slots=True)
 class Replay:
-    """A whole replay as read from a file."""
+    """A whole replay: read from a file, or built in memory (e.g. the bundled sample) for the writer."""
 
     path: str
     header: Header
-    chunks: list[Chunk]
     footer: Footer | None
+    commands: list[Command] = field(default_factory=list)
     truncated: bool = False
     truncation_reason: str = ""
     file_size: int = 0
+    index: ChunkIndex | None = field(default=None, repr=False)
+    _chunks: list[Chunk] | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_chunks(cls, path: str, header: Header, chunks: list[Chunk], footer: Footer | None) -> Replay:
+        """A replay assembled in memory; its command list is the concatenation of the chunks' commands."""
+        commands = [c for ch in chunks if ch.commands for c in ch.commands]
+        return cls(path=path, header=header, footer=footer, commands=commands, _chunks=chunks)
 
     @property
     def game(self) -> Game:
@@ -266,15 +348,62 @@ class Replay:
         return self.header.game
 
     @property
-    def commands(self) -> list[Command]:
-        """Every command in file order."""
-        return [c for ch in self.chunks if ch.commands for c in ch.commands]
+    def chunk_count(self) -> int:
+        """Number of complete chunks (without building them)."""
+        if self._chunks is not None:
+            return len(self._chunks)
+        return len(self.index) if self.index is not None else 0
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        """Every complete chunk in file order (built on first use for parsed files)."""
+        if self._chunks is None:
+            self._chunks = list(self._build_chunks())
+        return self._chunks
+
+    def _build_chunks(self) -> Iterator[Chunk]:
+        if self.index is None:
+            return
+        data = self.index.data
+        starts = self.index.command_starts
+        unpack = _CHUNK_HEAD.unpack_from
+        n = len(self.index.offsets)
+        for i, off in enumerate(self.index.offsets):
+            tc, ctype, size = unpack(data, off)
+            body = off + 9
+            payload = data[body : body + size]
+            (trailing,) = _U32.unpack_from(data, body + size)
+            chunk = Chunk(time_code=tc, chunk_type=ctype, data=payload, trailing=trailing, offset=off)
+            if ctype == 1:
+                stop = starts[i + 1] if i + 1 < n else len(self.commands)
+                chunk.commands = self.commands[starts[i] : stop]
+            elif ctype == 2:
+                chunk.camera = decode_camera(payload)
+            yield chunk
+
+    def cameras(self) -> Iterator[Camera]:
+        """Camera (type-2) chunks, decoded lazily: they stay out of the action stream."""
+        if self._chunks is not None or self.index is None:
+            for ch in self.chunks:
+                if ch.camera is not None:
+                    yield ch.camera
+            return
+        data = self.index.data
+        unpack = _CHUNK_HEAD.unpack_from
+        for off in self.index.offsets:
+            _tc, ctype, size = unpack(data, off)
+            if ctype == 2:
+                cam = decode_camera(data[off + 9 : off + 9 + size])
+                if cam is not None:
+                    yield cam
 
     @property
     def final_time_code(self) -> int:
         """The last time code: the footer's, else the last chunk's."""
         if self.footer is not None:
             return self.footer.final_time_code
+        if self._chunks is None and self.index is not None and len(self.index):
+            return int(_U32.unpack_from(self.index.data, self.index.offsets[-1])[0])
         return self.chunks[-1].time_code if self.chunks else 0
 
     @property

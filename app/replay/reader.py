@@ -8,14 +8,15 @@ before it and marks the replay as truncated; damage in the header raises :class:
 from __future__ import annotations
 
 import struct
+from array import array
+from collections.abc import Callable
 from pathlib import Path
 
 from app.replay.errors import ReplayFormatError
 from app.replay.model import (
     ArgKind,
     BinaryPlayer,
-    Camera,
-    Chunk,
+    ChunkIndex,
     Command,
     Footer,
     Game,
@@ -23,6 +24,7 @@ from app.replay.model import (
     Replay,
     Slot,
     SlotKind,
+    StringArg,
 )
 
 RA3_MAGIC = b"RA3 REPLAY HEADER"
@@ -35,7 +37,7 @@ MOD_BLOCK_SIZE = 22
 MAX_HEADER_STRING = 4096
 
 _U32 = struct.Struct("<I")
-_CHUNK_HEAD = struct.Struct("<IBI")
+_CHUNK_HEAD = struct.Struct("<IBI")  # time code, type, size
 
 # Argument type code -> (kind, byte size, struct code). Size None means a length-prefixed string.
 _ArgSpec = tuple[ArgKind, int | None, str]
@@ -126,7 +128,7 @@ class _Cursor:
                 break
             p += 1
         self.pos = p + 2
-        return self.data[start:p].decode("utf-16-le", errors="replace")
+        return self.data[start:p].decode("utf-16-le", errors="surrogatepass")
 
 
 def read_replay(path: str | Path) -> Replay:
@@ -142,7 +144,7 @@ def read_replay(path: str | Path) -> Replay:
 def parse_replay(data: bytes, path: str = "<bytes>") -> Replay:
     """Parse replay bytes (see :func:`read_replay`)."""
     header = parse_header(data, path)
-    replay = Replay(path=path, header=header, chunks=[], footer=None, file_size=len(data))
+    replay = Replay(path=path, header=header, footer=None, file_size=len(data))
     _walk_chunks(data, replay)
     return replay
 
@@ -295,7 +297,8 @@ def parse_slots(s_value: str, game: Game) -> list[Slot]:
             fields += [""] * (7 - len(fields))
             faction_id = _int(fields[2])
             slots.append(Slot(
-                index=index, kind=SlotKind.AI, raw=entry, ai_difficulty=AI_DIFFICULTY.get(fields[0][1:2], fields[0][1:]),
+                index=index, kind=SlotKind.AI, raw=entry,
+                ai_difficulty=AI_DIFFICULTY.get(fields[0][1:2], fields[0][1:]),
                 color=_int(fields[1]), faction_id=faction_id,
                 faction=factions.get(faction_id, f"faction {faction_id}"), start_position=_int(fields[3]),
                 team=_int(fields[4]), handicap=_int(fields[5], 0), ai_personality=_int(fields[6]),
@@ -313,237 +316,251 @@ def command_player_map(slots: list[Slot]) -> list[int]:
 
 
 def _walk_chunks(data: bytes, replay: Replay) -> None:
+    """Walk the chunks, splitting command chunks as they come; camera chunks are only indexed (lazy)."""
     header = replay.header
     game = header.game
     arg_types = RA3_ARG_TYPES if game is Game.RA3 else CNC3_ARG_TYPES
-    player_map = command_player_map(header.slots)
-    base = PLAYER_FIELD_BASE[game]
-    splitter = _CommandSplitter(arg_types, player_map, base, replay.path)
+    splitter = _CommandSplitter(arg_types, command_player_map(header.slots), PLAYER_FIELD_BASE[game], replay.path)
+    split = splitter.split_into
+    offsets: array[int] = array("I")
+    starts: array[int] = array("I")
+    replay.index = ChunkIndex(data=data, offsets=offsets, command_starts=starts)
+    add_offset = offsets.append
+    add_start = starts.append
+    commands = replay.commands
+    head = _CHUNK_HEAD.unpack_from
     pos = header.chunk_offset
     end = len(data)
     last_tc = 0
-    chunks = replay.chunks
     while True:
-        if pos + 4 > end:
+        if pos + 9 > end:
+            if pos + 4 <= end and _U32.unpack_from(data, pos)[0] == TERMINATOR:
+                _finish(data, pos, replay)
+                return
             replay.truncated = True
             replay.truncation_reason = (
                 f"file ends at byte {end} without the terminator" if pos == end
                 else f"file ends inside a chunk header at byte {pos}"
             )
             return
-        (tc,) = _U32.unpack_from(data, pos)
+        tc, ctype, size = head(data, pos)
         if tc == TERMINATOR:
-            replay.footer = _parse_footer(data, pos + 4, replay.path, game)
+            _finish(data, pos, replay)
             return
-        if pos + 9 > end:
-            replay.truncated = True
-            replay.truncation_reason = f"file ends inside a chunk header at byte {pos}"
-            return
-        _, ctype, size = _CHUNK_HEAD.unpack_from(data, pos)
-        body = pos + 9
-        if body + size + 4 > end:
+        nxt = pos + 13 + size
+        if nxt > end:
             replay.truncated = True
             replay.truncation_reason = (
-                f"chunk at byte {pos} declares {size} bytes but only {max(0, end - body)} remain"
+                f"chunk at byte {pos} declares {size} bytes but only {max(0, end - pos - 9)} remain"
             )
             return
         if tc < last_tc:
             replay.truncated = True
             replay.truncation_reason = f"time code goes back from {last_tc} to {tc} at byte {pos}: file is damaged"
             return
-        payload = data[body : body + size]
-        (trailing,) = _U32.unpack_from(data, body + size)
-        chunk = Chunk(time_code=tc, chunk_type=ctype, data=payload, trailing=trailing, offset=pos)
-        try:
-            if ctype == 1:
-                chunk.commands = splitter.split(payload, tc, body)
-            elif ctype == 2:
-                chunk.camera = _parse_camera(payload)
-        except ReplayFormatError as exc:
-            replay.truncated = True
-            replay.truncation_reason = f"damaged chunk at byte {pos}: {exc.reason}"
-            return
-        chunks.append(chunk)
+        n0 = len(commands)
+        if ctype == 1:
+            try:
+                split(data, pos + 9, size, tc, commands)
+            except ReplayFormatError as exc:
+                del commands[n0:]
+                replay.truncated = True
+                replay.truncation_reason = f"damaged command chunk at byte {pos}: {exc.reason}"
+                return
+        add_offset(pos)
+        add_start(n0)
         last_tc = tc
-        pos = body + size + 4
+        pos = nxt
 
 
-_CAMERA_POS = struct.Struct("<fff")
-_CAMERA_ROT = struct.Struct("<ffff")
+def _finish(data: bytes, pos: int, replay: Replay) -> None:
+    """Read the footer after the terminator at ``pos``; a damaged footer keeps the chunks (salvage)."""
+    try:
+        replay.footer = _parse_footer(data, pos + 4, replay.path, replay.header.game)
+    except ReplayFormatError as exc:
+        replay.truncated = True
+        replay.truncation_reason = f"damaged footer: {exc.reason} (byte {exc.offset})"
 
 
-def _parse_camera(payload: bytes) -> Camera | None:
-    if len(payload) < 12:
-        return None
-    slot, = _U32.unpack_from(payload, 2)
-    tc, = _U32.unpack_from(payload, 7)
-    flags = payload[11]
-    p = 12
-    position = rotation = None
-    if flags & 1 and p + 12 <= len(payload):
-        position = _CAMERA_POS.unpack_from(payload, p)
-        p += 12
-    if flags & 2 and p + 16 <= len(payload):
-        rotation = _CAMERA_ROT.unpack_from(payload, p)
-    return Camera(slot=slot, time_code=tc, flags=flags, position=position, rotation=rotation)
+_STRING = -2
+_BAD = -1
+_DECODER_CACHE_LIMIT = 4096
+_Decoder = tuple[struct.Struct, tuple[ArgKind, ...], "Callable[[tuple[object, ...]], tuple[object, ...]] | None", bytes]
 
 
 class _CommandSplitter:
-    """Split type-1 chunk payloads by the typed-argument rule (notes §4.2), caching a decoder per layout."""
+    """Split type-1 chunk payloads by the typed-argument rule (notes §4.2).
+
+    Speed matters here (a 3v3 has ~20,000 commands): each descriptor byte maps to its group's byte size
+    through a 256-entry table, and each distinct layout gets one compiled ``struct.Struct``, keyed by the
+    descriptor sequence packed into an int, so decoding a command is one ``unpack_from`` call.
+    """
 
     def __init__(self, arg_types: dict[int, _ArgSpec], player_map: list[int], base: int, path: str) -> None:
         self.arg_types = arg_types
-        self.sizes = [arg_types[t][1] if t in arg_types else -1 for t in range(16)]
-        self.player_map = player_map
-        self.base = base
         self.path = path
-        self.decoders: dict[bytes, tuple[struct.Struct, tuple[ArgKind, ...], bool]] = {}
+        sizes: list[int] = []
+        for d in range(256):
+            spec = arg_types.get(d & 0xF)
+            if d == 0xFF:
+                sizes.append(0)
+            elif spec is None:
+                sizes.append(_BAD)
+            elif spec[1] is None:
+                sizes.append(_STRING)
+            else:
+                sizes.append(1 + ((d >> 4) + 1) * spec[1])
+        self.group_size = sizes
+        self.players = [player_map[pf - base] if 0 <= pf - base < len(player_map) else -1 for pf in range(32)]
+        self.decoders: dict[int, _Decoder] = {}
 
-    def _decoder(self, groups: bytes) -> tuple[struct.Struct, tuple[ArgKind, ...], bool]:
-        fmt = ["<"]
-        kinds: list[ArgKind] = []
-        has_pos = False
-        for d in groups:
-            count = (d >> 4) + 1
-            kind, _size, code = self.arg_types[d & 0xF]
-            fmt.append("x" + code * count)
-            kinds.extend([kind] * count)
-            has_pos = has_pos or kind is ArgKind.POSITION
-        fmt.append("x")
-        dec = (struct.Struct("".join(fmt)), tuple(kinds), has_pos)
-        self.decoders[groups] = dec
-        return dec
+    def fail(self, offset: int, reason: str) -> ReplayFormatError:
+        return ReplayFormatError(self.path, offset, reason)
 
-    def split(self, payload: bytes, tc: int, file_offset: int) -> list[Command]:
-        end = len(payload)
-        if end < 5:
-            raise ReplayFormatError(self.path, file_offset, f"command chunk of {end} bytes is too short")
-        (n,) = _U32.unpack_from(payload, 1)
-        if n > end:  # each command needs at least 3 bytes; a forged count fails fast
-            raise ReplayFormatError(self.path, file_offset, f"command count {n} cannot fit in {end} bytes")
-        sizes = self.sizes
-        player_map = self.player_map
-        nslots = len(player_map)
-        base = self.base
-        out: list[Command] = []
-        pos = 5
+    def split_into(self, data: bytes, body: int, size: int, tc: int, out: list[Command]) -> None:
+        """Append the commands of the chunk payload ``data[body:body+size]`` to ``out``."""
+        end = body + size
+        if size < 5:
+            raise self.fail(body, f"command chunk of {size} bytes is too short")
+        (n,) = _U32.unpack_from(data, body + 1)
+        if n > size:  # each command needs at least 3 bytes; a forged count fails fast
+            raise self.fail(body, f"command count {n} cannot fit in {size} bytes")
+        gsize = self.group_size
+        decoders = self.decoders
+        players = self.players
+        new = tuple.__new__
+        append = out.append
+        p = body + 5
         for _ in range(n):
-            if pos + 3 > end:
-                raise ReplayFormatError(self.path, file_offset + pos, "command runs past the end of its chunk")
-            w = payload[pos] | payload[pos + 1] << 8
-            start = pos + 2
-            p = start
-            groups = bytearray()
-            has_string = False
+            if p + 3 > end:
+                raise self.fail(p, "command runs past the end of its chunk")
+            w = data[p] | data[p + 1] << 8
+            q = p + 2
+            key = 0
+            slow = False
             while True:
-                if p >= end:
-                    raise ReplayFormatError(self.path, file_offset + p, "command arguments run past the chunk")
-                d = payload[p]
+                if q >= end:
+                    raise self.fail(q, "command arguments run past the chunk")
+                d = data[q]
                 if d == 0xFF:
                     break
-                size = sizes[d & 0xF]
-                if size == -1:
-                    raise ReplayFormatError(self.path, file_offset + p, f"unknown argument type code {d & 0xF}")
-                groups.append(d)
-                if size is None:
-                    has_string = True
-                    p += 1
-                    for _ in range((d >> 4) + 1):
-                        p = self._skip_string(payload, p, d & 0xF, file_offset)
+                s = gsize[d]
+                if s > 0:
+                    q += s
+                    key = key << 8 | (d + 1)
+                elif s == _STRING:
+                    slow = True
+                    break
                 else:
-                    p += 1 + ((d >> 4) + 1) * size
-            if p >= end:
-                raise ReplayFormatError(self.path, file_offset + p, "command arguments run past the chunk")
-            gbytes = bytes(groups)
-            if has_string:
-                args, kinds = self._decode_strings(payload, start, gbytes)
+                    raise self.fail(q, f"unknown argument type code {d & 0xF}")
+            if slow:
+                groups, args, kinds, q = self._decode_slow(data, p + 2, end)
             else:
-                dec = self.decoders.get(gbytes) or self._decoder(gbytes)
-                values = dec[0].unpack_from(payload, start)
+                dec = decoders.get(key)
+                if dec is None:
+                    dec = self._decoder(data, p + 2, key)
+                values = dec[0].unpack_from(data, p + 2)
+                regroup = dec[2]
+                args = regroup(values) if regroup is not None else values
                 kinds = dec[1]
-                args = _group_positions(values, kinds) if dec[2] else values
+                groups = dec[3]
             pf = w >> 11
-            idx = pf - base
-            player = player_map[idx] if 0 <= idx < nslots else -1
-            out.append(Command(tc, pf, w & 0x7FF, gbytes, args, kinds, player))
-            pos = p + 1
-        if pos != end:
-            raise ReplayFormatError(
-                self.path, file_offset + pos, f"{n} commands end at byte {pos} of a {end}-byte chunk"
-            )
-        return out
+            append(new(Command, (tc, pf, w & 0x7FF, groups, args, kinds, players[pf])))
+            p = q + 1
+        if p != end:
+            raise self.fail(p, f"{n} commands end at byte {p - body} of a {size}-byte chunk")
 
-    def _skip_string(self, payload: bytes, p: int, code: int, file_offset: int) -> int:
-        end = len(payload)
+    def _decoder(self, data: bytes, p: int, key: int) -> _Decoder:
+        fmt = ["<"]
+        kinds: list[ArgKind] = []
+        groups = bytearray()
+        while data[p] != 0xFF:
+            d = data[p]
+            count = (d >> 4) + 1
+            kind, size, code = self.arg_types[d & 0xF]
+            fmt.append("x" + code * count)
+            kinds.extend([kind] * count)
+            groups.append(d)
+            p += 1 + count * (size or 0)
+        fmt.append("x")
+        regroup = _regrouper(kinds) if ArgKind.POSITION in kinds else None
+        dec: _Decoder = (struct.Struct("".join(fmt)), tuple(kinds), regroup, bytes(groups))
+        if len(self.decoders) < _DECODER_CACHE_LIMIT:
+            self.decoders[key] = dec
+        return dec
+
+    def _skip_string(self, data: bytes, p: int, code: int, end: int) -> int:
         if p >= end:
-            raise ReplayFormatError(self.path, file_offset + p, "string argument runs past the chunk")
-        length = payload[p]
+            raise self.fail(p, "string argument runs past the chunk")
+        length = data[p]
         p += 1
         if length == 0xFF:
             if p + 4 > end:
-                raise ReplayFormatError(self.path, file_offset + p, "string length runs past the chunk")
-            (length,) = _U32.unpack_from(payload, p)
+                raise self.fail(p, "string length runs past the chunk")
+            (length,) = _U32.unpack_from(data, p)
             p += 4
         width = 2 if self.arg_types[code][0] is ArgKind.WSTRING else 1
         p += length * width
         if p > end:
-            raise ReplayFormatError(self.path, file_offset + p, f"string of {length} units runs past the chunk")
+            raise self.fail(p, f"string of {length} units runs past the chunk")
         return p
 
-    def _decode_strings(self, payload: bytes, p: int, groups: bytes) -> tuple[tuple[object, ...], tuple[ArgKind, ...]]:
+    def _decode_slow(
+        self, data: bytes, p: int, end: int
+    ) -> tuple[bytes, tuple[object, ...], tuple[ArgKind, ...], int]:
+        """Decode a command that has string arguments; returns groups, args, kinds and the 0xFF position."""
         args: list[object] = []
         kinds: list[ArgKind] = []
-        for d in groups:
+        groups = bytearray()
+        while True:
+            if p >= end:
+                raise self.fail(p, "command arguments run past the chunk")
+            d = data[p]
+            if d == 0xFF:
+                break
+            spec = self.arg_types.get(d & 0xF)
+            if spec is None:
+                raise self.fail(p, f"unknown argument type code {d & 0xF}")
+            kind, size, code = spec
+            groups.append(d)
             p += 1
-            kind, size, code = self.arg_types[d & 0xF]
             for _ in range((d >> 4) + 1):
                 if size is None:
-                    q = self._skip_string(payload, p, d & 0xF, 0)
-                    long_form = payload[p] == 0xFF
-                    raw = payload[p + (5 if long_form else 1) : q]
-                    value: object = raw.decode("utf-16-le", errors="replace") if kind is ArgKind.WSTRING else raw
+                    q = self._skip_string(data, p, d & 0xF, end)
+                    long_form = data[p] == 0xFF
+                    raw = data[p + (5 if long_form else 1) : q]
+                    value: object = raw.decode("utf-16-le", errors="surrogatepass") if kind is ArgKind.WSTRING else raw
                     args.append(StringArg(value, long_form))
                     p = q
                 else:
-                    vals = struct.unpack_from("<" + code, payload, p)
+                    if p + size > end:
+                        raise self.fail(p, "command arguments run past the chunk")
+                    vals = struct.unpack_from("<" + code, data, p)
                     args.append(vals if kind is ArgKind.POSITION else vals[0])
                     p += size
                 kinds.append(kind)
-        return tuple(args), tuple(kinds)
+        return bytes(groups), tuple(args), tuple(kinds), p
 
 
-class StringArg(tuple):  # type: ignore[type-arg]
-    """A string argument: its value and whether its length used the long (0xFF + u32) form."""
+def _regrouper(kinds: list[ArgKind]) -> Callable[[tuple[object, ...]], tuple[object, ...]]:
+    """A function turning flat struct values into args with positions as (x, y, z) tuples.
 
-    __slots__ = ()
-
-    def __new__(cls, value: object, long_form: bool) -> StringArg:
-        return super().__new__(cls, (value, long_form))
-
-    @property
-    def value(self) -> object:
-        return self[0]
-
-    @property
-    def long_form(self) -> bool:
-        return bool(self[1])
-
-    def __str__(self) -> str:
-        v = self[0]
-        return v if isinstance(v, str) else f"<{len(v)} bytes>"  # type: ignore[arg-type]
-
-
-def _group_positions(values: tuple[object, ...], kinds: tuple[ArgKind, ...]) -> tuple[object, ...]:
-    out: list[object] = []
+    Generated once per layout (from argument counts only, never from file bytes) because a per-command
+    Python loop costs more than the rest of the decoding.
+    """
+    parts: list[str] = []
     i = 0
     for kind in kinds:
         if kind is ArgKind.POSITION:
-            out.append(values[i : i + 3])
+            parts.append(f"(v[{i}], v[{i + 1}], v[{i + 2}])")
             i += 3
         else:
-            out.append(values[i])
+            parts.append(f"v[{i}]")
             i += 1
-    return tuple(out)
+    fn: Callable[[tuple[object, ...]], tuple[object, ...]] = eval(  # source built from ints only
+        f"lambda v: ({', '.join(parts)},)", {"__builtins__": {}}
+    )
+    return fn
 
 
 def _parse_footer(data: bytes, pos: int, path: str, game: Game) -> Footer:
