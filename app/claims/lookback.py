@@ -32,7 +32,9 @@ def find_lookbacks(text: str) -> LookbackRequests:
             rng = parse_range(piece)
             if rng is None:
                 out.issues.append(ValidationIssue(
-                    Severity.INFO, "LookbackMalformed", f"lookback request {piece.strip()!r} is not a time range; ignored"))
+                    Severity.INFO, "LookbackMalformed",
+                    f"lookback request {piece.strip()!r} is not a time range; ignored",
+                ))
             else:
                 out.ranges.append(rng)
     return out

@@ -9,7 +9,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_TIME = re.compile(r"^\s*(?:(\d{1,2}):)?(\d{1,3}):(\d{1,2}(?:\.\d{1,3})?)\s*$|^\s*(\d{1,4}):(\d{1,2}(?:\.\d{1,3})?)\s*$")
+_TIME = re.compile(
+    r"^\s*(?:(\d{1,2}):)?(\d{1,3}):(\d{1,2}(?:\.\d{1,3})?)\s*$"
+    r"|^\s*(\d{1,4}):(\d{1,2}(?:\.\d{1,3})?)\s*$"
+)
 _RANGE_SPLIT = re.compile(r"\s*(?:~|-|–|—|至|到|to)\s*")
 
 

@@ -1,0 +1,217 @@
+"""Reads and writes stored analyses. The pipeline writes through here, stage by stage."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from app.claims.issues import ValidationIssue
+from app.pipeline.events import StageKind, StageRef
+from app.pipeline.records import (
+    AnalysisRecord,
+    ClaimRecord,
+    IssueRecord,
+    LookbackRecord,
+    OutputRecord,
+    RequestRecord,
+    StageRecord,
+    utcnow,
+)
+from app.store.db import Database
+
+FINISHED = "done"
+UNFINISHED_RUN_STATES = ("running", "interrupted", "cancelled", "failed")
+
+
+@dataclass(slots=True)
+class RequestLog:
+    """One request as it is stored."""
+
+    purpose: str
+    messages: list[dict[str, Any]]
+    breakdown: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+    ttft_seconds: float | None = None
+    tokens_per_second: float | None = None
+    duration_seconds: float | None = None
+    resolved_model: str = ""
+    finish_reason: str = ""
+    error: str = ""
+
+
+@dataclass(slots=True)
+class StageResult:
+    """Everything a finished stage stores at once."""
+
+    text: str
+    reasoning: str = ""
+    found_fact: str = ""
+    claims: dict[str, Any] = field(default_factory=dict)
+    revised: bool = False
+    truncated: bool = False
+    requests: list[RequestLog] = field(default_factory=list)
+    outputs: list[tuple[str, str, str]] = field(default_factory=list)  # (role, text, reasoning)
+    issues: list[tuple[ValidationIssue, bool]] = field(default_factory=list)  # (issue, after_revision)
+    lookbacks: list[tuple[float, float, int, bool, str]] = field(default_factory=list)
+
+
+def stage_ref_of(record: StageRecord) -> StageRef:
+    """The event-side reference of a stored stage."""
+    return StageRef(StageKind(record.kind), record.segment, record.window, record.start_seconds, record.end_seconds)
+
+
+class AnalysisRepository:
+    """Persistence of analyses; every write is one short transaction."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def create(
+        self, *, replay_path: str, replay_sha256: str, replay_name: str, model_label: str, provider: str,
+        model_id: str, lang: str, plan: dict[str, Any], stages: Sequence[StageRef], summary_text: str,
+    ) -> int:
+        """Store a new analysis with all its planned stages pending; returns its id."""
+        with self.db.session() as s:
+            rec = AnalysisRecord(
+                replay_path=replay_path, replay_sha256=replay_sha256, replay_name=replay_name,
+                model_label=model_label, provider=provider, model_id=model_id, lang=lang, status="running",
+                plan=plan, summary_text=summary_text, overview_text="", totals={}, message="",
+            )
+            for i, ref in enumerate(stages):
+                rec.stages.append(StageRecord(
+                    ordinal=i, key=ref.key, kind=ref.kind.value, segment=ref.segment, window=ref.window,
+                    start_seconds=ref.start_seconds, end_seconds=ref.end_seconds, status="pending", text="",
+                    reasoning="", found_fact="", claims={}, revised=False, truncated=False, message="",
+                ))
+            s.add(rec)
+            s.flush()
+            return rec.id
+
+    def set_status(self, analysis_id: int, status: str, message: str = "") -> None:
+        """Mark the run (running, interrupted…)."""
+        with self.db.session() as s:
+            rec = s.get_one(AnalysisRecord, analysis_id)
+            rec.status = status
+            rec.message = message
+
+    def _stage(self, s: Any, analysis_id: int, key: str) -> StageRecord:
+        row = s.scalars(
+            select(StageRecord).where(StageRecord.analysis_id == analysis_id, StageRecord.key == key)
+        ).one()
+        assert isinstance(row, StageRecord)
+        return row
+
+    def stage_started(self, analysis_id: int, ref: StageRef) -> None:
+        """Note that a stage began (it stays unfinished until :meth:`stage_done`)."""
+        with self.db.session() as s:
+            st = self._stage(s, analysis_id, ref.key)
+            st.status = "running"
+            st.started_at = utcnow()
+
+    def stage_done(self, analysis_id: int, ref: StageRef, result: StageResult) -> None:
+        """Store a completed stage with its requests, outputs, claims, issues and lookbacks."""
+        with self.db.session() as s:
+            st = self._stage(s, analysis_id, ref.key)
+            st.status = FINISHED
+            st.text = result.text
+            st.reasoning = result.reasoning
+            st.found_fact = result.found_fact
+            st.claims = result.claims
+            st.revised = result.revised
+            st.truncated = result.truncated
+            st.finished_at = utcnow()
+            st.requests.clear()
+            st.outputs.clear()
+            st.issues.clear()
+            st.lookbacks.clear()
+            for r in result.requests:
+                st.requests.append(RequestRecord(
+                    purpose=r.purpose, messages=r.messages, breakdown=r.breakdown, usage=r.usage,
+                    ttft_seconds=r.ttft_seconds, tokens_per_second=r.tokens_per_second,
+                    duration_seconds=r.duration_seconds, resolved_model=r.resolved_model,
+                    finish_reason=r.finish_reason, error=r.error,
+                ))
+            for role, text, reasoning in result.outputs:
+                st.outputs.append(OutputRecord(role=role, text=text, reasoning=reasoning))
+            for issue, after in result.issues:
+                st.issues.append(IssueRecord(
+                    severity=int(issue.severity), code=issue.code, message=issue.message,
+                    time_seconds=issue.time_seconds, unit_id=issue.unit_id, after_revision=after,
+                ))
+            for start, end, tokens, served, reason in result.lookbacks:
+                st.lookbacks.append(LookbackRecord(
+                    start_seconds=start, end_seconds=end, tokens=tokens, served=served, reason=reason))
+            s.flush()
+            for kind, key in (("unit", "unitClaims"), ("event", "eventClaims"), ("timeline", "timelineClaims")):
+                for claim in result.claims.get(key, []) or []:
+                    uid = claim.get("unitId") if isinstance(claim, dict) else None
+                    try:
+                        unit_id = int(str(uid).lstrip("#")) if uid is not None else None
+                    except ValueError:
+                        unit_id = None
+                    s.add(ClaimRecord(stage_id=st.id, kind=kind, unit_id=unit_id,
+                                      player=str(claim.get("player", "")) if isinstance(claim, dict) else "",
+                                      payload=claim if isinstance(claim, dict) else {"value": claim}))
+            if ref.kind is StageKind.OVERVIEW:
+                st.analysis.overview_text = result.text
+
+    def stage_failed(self, analysis_id: int, ref: StageRef, message: str, partial_text: str,
+                     requests: Sequence[RequestLog] = ()) -> None:
+        """Store a failed stage's partial text and error; it counts as unfinished for resume."""
+        with self.db.session() as s:
+            st = self._stage(s, analysis_id, ref.key)
+            st.status = "failed"
+            st.message = message
+            st.finished_at = utcnow()
+            if partial_text:
+                st.outputs.append(OutputRecord(role="partial", text=partial_text, reasoning=""))
+            for r in requests:
+                st.requests.append(RequestRecord(
+                    purpose=r.purpose, messages=r.messages, breakdown=r.breakdown, usage=r.usage,
+                    ttft_seconds=r.ttft_seconds, tokens_per_second=r.tokens_per_second,
+                    duration_seconds=r.duration_seconds, resolved_model=r.resolved_model,
+                    finish_reason=r.finish_reason, error=r.error or message,
+                ))
+
+    def finish(self, analysis_id: int, status: str, totals: dict[str, Any], message: str = "") -> None:
+        """Close the run."""
+        with self.db.session() as s:
+            rec = s.get_one(AnalysisRecord, analysis_id)
+            rec.status = status
+            rec.totals = totals
+            rec.message = message
+            rec.finished_at = utcnow()
+
+    def load(self, analysis_id: int) -> AnalysisRecord:
+        """An analysis with its stages, requests, outputs, issues and lookbacks loaded (detached)."""
+        with self.db.session() as s:
+            rec = s.scalars(
+                select(AnalysisRecord).where(AnalysisRecord.id == analysis_id).options(
+                    selectinload(AnalysisRecord.stages).selectinload(StageRecord.requests),
+                    selectinload(AnalysisRecord.stages).selectinload(StageRecord.outputs),
+                    selectinload(AnalysisRecord.stages).selectinload(StageRecord.issues),
+                    selectinload(AnalysisRecord.stages).selectinload(StageRecord.lookbacks),
+                )
+            ).one()
+            assert isinstance(rec, AnalysisRecord)
+            return rec
+
+    def for_replay(self, replay_sha256: str) -> list[AnalysisRecord]:
+        """Past analyses of a replay, newest first (without their stages)."""
+        with self.db.session() as s:
+            rows = s.scalars(
+                select(AnalysisRecord).where(AnalysisRecord.replay_sha256 == replay_sha256)
+                .order_by(AnalysisRecord.id.desc())
+            ).all()
+            return list(rows)
+
+    def resumable(self, replay_sha256: str, model_label: str) -> int | None:
+        """The newest unfinished analysis of this replay with this model, if any."""
+        for rec in self.for_replay(replay_sha256):
+            if rec.model_label == model_label and rec.status in UNFINISHED_RUN_STATES:
+                return rec.id
+        return None

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.claims.issues import Severity
+from app.claims.lookback import find_lookbacks, strip_lookbacks
+from app.claims.parse import parse_claims
+from app.claims.timeparse import format_time, parse_range, parse_time
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("1:20", 80.0), ("01:20.50", 80.5), ("１：２０", 80.0), ("0:05", 5.0), ("1:02:03", 3723.0), ("12:00.25", 720.25)],
+)
+def test_parse_time_accepts_the_shapes_models_write(text: str, seconds: float) -> None:
+    assert parse_time(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "abc", "1:75", "1.20", "::", "99"])
+def test_parse_time_rejects_without_raising(text: str) -> None:
+    assert parse_time(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1:20~1:45", (80.0, 105.0)), ("1:20～1:45", (80.0, 105.0)), ("01:20 - 01:45", (80.0, 105.0)),
+     ("1:20 至 1:45.5", (80.0, 105.5)), ("０１：２０〜０１：４５", (80.0, 105.0))],
+)
+def test_parse_range_separators(text: str, expected: tuple[float, float]) -> None:
+    assert parse_range(text) == expected
+
+
+def test_parse_range_rejects_reversed_and_empty() -> None:
+    assert parse_range("2:00~1:00") is None
+    assert parse_range("1:00~1:00") is None
+    assert parse_range("1:00") is None
+
+
+@given(st.text(max_size=60))
+def test_time_parsers_never_raise(text: str) -> None:
+    parse_time(text)
+    parse_range(text)
+    find_lookbacks(text)
+    parse_claims(text)
+
+
+def test_format_time_is_m_ss_cc() -> None:
+    assert format_time(0) == "0:00.00"
+    assert format_time(90.5) == "1:30.50"
+    assert format_time(1447.0 + 1 / 15) == "24:07.07"
+
+
+def test_lookbacks_several_and_malformed() -> None:
+    reply = "分析……\n[回查] 1:20~1:45\n[lookback] 3:00 to 4:10, 9:99~x\n[回查] soon"
+    found = find_lookbacks(reply)
+    assert found.ranges == [(80.0, 105.0), (180.0, 250.0)]
+    assert [i.code for i in found.issues] == ["LookbackMalformed", "LookbackMalformed"]
+    assert all(i.severity is Severity.INFO for i in found.issues)
+    assert strip_lookbacks(reply) == "分析……"
+
+
+def test_claims_blocks_merge_later_wins_and_bad_block_is_info() -> None:
+    reply = (
+        "正文\n[机器可读声明]\n"
+        '```json\n{"unitClaims": [{"unitId": 12, "player": "A"}, {"unitId": 13, "player": "A"}]}\n```\n'
+        '```json\n{"unitClaims": [{"unitId": 12, "player": "B"}], oops\n```\n'
+        '```json\n{"unitClaims": [{"unitId": "#12", "player": "C"}], "eventClaims": [{"time": "1:00"}]}\n```\n'
+    )
+    parsed = parse_claims(reply)
+    assert parsed.display_text == "正文"
+    assert parsed.blocks_found == 3
+    assert parsed.blocks_parsed == 2
+    assert [(c["unitId"], c["player"]) for c in parsed.unit_claims] == [("#12", "C"), (13, "A")]
+    assert parsed.event_claims == [{"time": "1:00"}]
+    assert [(i.severity, i.code) for i in parsed.issues] == [(Severity.INFO, "ClaimsBlockUnparsable")]
+
+
+def test_claims_without_fences_and_english_marker() -> None:
+    reply = 'Text\n[claims]\n{"timelineClaims": [{"player": "A", "type": "X", "firstTime": "2:00"}]} trailing'
+    parsed = parse_claims(reply)
+    assert parsed.marker_found
+    assert parsed.timeline_claims == [{"player": "A", "type": "X", "firstTime": "2:00"}]
+
+
+def test_no_marker_means_no_claims() -> None:
+    parsed = parse_claims("just text {\"unitClaims\": []}")
+    assert not parsed.marker_found
+    assert parsed.empty
