@@ -40,8 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
 def command_names() -> set[str]:
     """Names of all sub-commands (the GUI launcher uses it to tell a command from a file argument)."""
     parser = build_parser()
-    for action in parser._actions:  # noqa: SLF001 - argparse has no public accessor
-        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
             return set(action.choices)
     return set()
 
