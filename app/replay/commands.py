@@ -158,6 +158,7 @@ _KW_HIGH: tuple[_Row, ...] = (
     (0x22D, "Queue unit", "生产单位", C.PRODUCTION, False),
     (0x22E, "Hold/cancel unit", "暂停/取消生产", C.PRODUCTION, False),
     (0x22F, "Start structure", "开始建造建筑", C.BUILD, False),
+    (0x230, "Hold/cancel structure", "暂停/取消建筑", C.BUILD, False),
     (0x231, "Place structure", "放置建筑", C.PLACE, False),
     (0x234, "Sell", "出售", C.SELL, False),
     (0x23D, "Attack", "攻击", C.ORDER_ATTACK, False),

@@ -1,0 +1,95 @@
+"""Type-hash names: which command argument holds a type hash, and what that hash is called.
+
+Hashes are kept as numbers in :class:`~app.replay.model.Command`; resolving them is a lookup in the
+per-mod table of :func:`app.knowledge.names.hash_names` (the knowledge package owns the name lists).
+Unknown hashes are never dropped: they render as ``0x%08X``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from app.replay.model import Command, Game
+
+
+class HashKind(enum.StrEnum):
+    """What a hash argument names."""
+
+    UNIT = "unit"
+    STRUCTURE = "structure"
+    UPGRADE = "upgrade"
+    POWER = "power"
+    SCIENCE = "science"
+
+
+# command id -> (argument index of the hash, what it names). RA3 from notes §4.3; KW/TW checked on the corpus
+# (e.g. KW 0x231 `O I I P F` has structure hashes at index 1 that KWRAS's table names).
+_RA3: dict[int, tuple[int, HashKind]] = {
+    0x1FE: (0, HashKind.POWER), 0x1FF: (0, HashKind.POWER), 0x200: (0, HashKind.POWER),
+    0x201: (0, HashKind.POWER), 0x232: (0, HashKind.POWER),
+    0x203: (0, HashKind.UPGRADE), 0x204: (0, HashKind.UPGRADE),
+    0x205: (1, HashKind.UNIT), 0x206: (1, HashKind.UNIT),
+    0x207: (1, HashKind.STRUCTURE), 0x208: (2, HashKind.STRUCTURE), 0x209: (1, HashKind.STRUCTURE),
+    0x24E: (0, HashKind.SCIENCE),
+}
+_KW: dict[int, tuple[int, HashKind]] = {
+    0x226: (0, HashKind.POWER), 0x227: (0, HashKind.POWER), 0x228: (0, HashKind.POWER),
+    0x22B: (0, HashKind.UPGRADE),
+    0x22D: (2, HashKind.UNIT), 0x22E: (2, HashKind.UNIT),
+    0x22F: (1, HashKind.STRUCTURE), 0x230: (2, HashKind.STRUCTURE), 0x231: (1, HashKind.STRUCTURE),
+}
+_TW = {k - 10: v for k, v in _KW.items()}
+HASH_ARGS: dict[Game, dict[int, tuple[int, HashKind]]] = {Game.RA3: _RA3, Game.KW: _KW, Game.TW: _TW}
+
+
+def hash_arg(game: Game, command_id: int) -> tuple[int, HashKind] | None:
+    """Where the type hash of a command is (argument index, kind), or None if it carries none."""
+    return HASH_ARGS[game].get(command_id)
+
+
+def command_hash(game: Game, command: Command) -> tuple[int, HashKind] | None:
+    """The type hash a command names and its kind, or None (also when the argument is missing or not an int)."""
+    spec = HASH_ARGS[game].get(command.command_id)
+    if spec is None or spec[0] >= len(command.args):
+        return None
+    value = command.args[spec[0]]
+    return (value, spec[1]) if isinstance(value, int) else None
+
+
+def format_hash(value: int) -> str:
+    """How an unresolved hash is shown."""
+    return f"0x{value:08X}"
+
+
+def load_names(mod_name: str) -> Mapping[int, str]:
+    """The hash → name table for a mod; empty when the knowledge package cannot provide one."""
+    try:
+        from app.knowledge.names import hash_names
+    except ImportError:  # knowledge package not installed: every hash stays 0x…
+        return {}
+    try:
+        return hash_names(mod_name)
+    except Exception:  # a broken knowledge file must not stop replay reading
+        return {}
+
+
+@dataclass(frozen=True, slots=True)
+class NameResolver:
+    """Hash → name for one replay's mod."""
+
+    names: Mapping[int, str]
+
+    @classmethod
+    def for_mod(cls, mod_name: str) -> NameResolver:
+        """Resolver with the knowledge table of ``mod_name``."""
+        return cls(load_names(mod_name))
+
+    def name(self, value: int) -> str:
+        """The internal name, or ``0x%08X`` when unknown."""
+        return self.names.get(value) or format_hash(value)
+
+    def known(self, value: int) -> bool:
+        """True when the hash has a name."""
+        return value in self.names

@@ -1,0 +1,158 @@
+"""Per-player statistics: APM over time, command counts by kind, first/last action, Random faction resolution.
+
+APM counts player actions only: commands flagged ``automatic`` in :mod:`app.replay.commands` (CRC heartbeats,
+timing messages, pre-game info, the end marker) are sent by the game itself and would inflate it. Camera
+chunks are not commands at all and never enter these numbers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from app.replay.commands import Category, command_table
+from app.replay.model import Game, Replay, Slot, SlotKind
+from app.replay.names import HASH_ARGS, HashKind, NameResolver, command_hash
+
+DEFAULT_BUCKET_SECONDS = 60
+RANDOM_FACTION = {Game.RA3: 7, Game.KW: 1, Game.TW: 1}
+# Internal-name prefix -> faction label (the labels of the header's faction table, so both read the same).
+RA3_NAME_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("Allied", "Allies"),
+    ("Soviet", "Soviets"),
+    ("Japan", "Empire"),
+    ("Celestial", "Celestial"),
+)
+EVIDENCE_LIMIT = 5
+
+
+@dataclass(frozen=True, slots=True)
+class FactionEvidence:
+    """One command that tells which faction a player plays."""
+
+    seconds: float
+    command: str
+    name: str
+    faction: str
+
+
+@dataclass(slots=True)
+class PlayerStats:
+    """Statistics for one ``S=`` slot that sent commands or appears as a player."""
+
+    slot: Slot
+    commands: int = 0  # every command, automatic ones included
+    actions: int = 0  # commands a person issued (APM basis)
+    apm: float = 0.0
+    bucket_seconds: int = DEFAULT_BUCKET_SECONDS
+    apm_buckets: list[float] = field(default_factory=list)  # actions per minute in each bucket
+    by_category: dict[str, int] = field(default_factory=dict)
+    by_command: dict[str, int] = field(default_factory=dict)  # English command name -> count
+    first_action: float | None = None  # seconds
+    last_action: float | None = None
+    faction: str = ""
+    faction_resolved: bool = False  # True when a Random faction was resolved from the commands
+    faction_evidence: list[FactionEvidence] = field(default_factory=list)
+
+    @property
+    def is_random(self) -> bool:
+        """True when the header says Random."""
+        return self.slot.faction == "Random"
+
+
+def faction_of_name(name: str) -> str:
+    """Faction implied by an RA3 internal name's prefix (``""`` when the prefix says nothing)."""
+    for prefix, faction in RA3_NAME_PREFIXES:
+        if name.startswith(prefix):
+            return faction
+    return ""
+
+
+def player_stats(
+    replay: Replay,
+    *,
+    bucket_seconds: int = DEFAULT_BUCKET_SECONDS,
+    names: NameResolver | None = None,
+) -> list[PlayerStats]:
+    """Statistics for every non-empty slot, in slot order.
+
+    Args:
+        replay: a parsed replay.
+        bucket_seconds: width of the APM-over-time buckets.
+        names: hash names for Random faction resolution (default: the replay mod's knowledge table).
+
+    Returns:
+        One entry per slot that is not closed or open (observers and the commentator placeholder included,
+        since observers send commands too).
+    """
+    game = replay.game
+    names = names if names is not None else NameResolver.for_mod(replay.header.mod_name)
+    table = command_table(game)
+    duration = replay.duration_seconds
+    nbuckets = max(1, -(-int(duration) // bucket_seconds)) if duration > 0 else 1
+    slots = {s.index: s for s in replay.header.slots if s.kind not in (SlotKind.CLOSED, SlotKind.OPEN)}
+    stats = {i: PlayerStats(slot=s, bucket_seconds=bucket_seconds, faction=s.faction) for i, s in slots.items()}
+    counts: dict[int, Counter[int]] = {i: Counter() for i in slots}
+    buckets: dict[int, list[int]] = {i: [0] * nbuckets for i in slots}
+    faction_votes: dict[int, Counter[str]] = {i: Counter() for i in slots}
+    evidence: dict[int, list[FactionEvidence]] = {i: [] for i in slots}
+    hash_ids = HASH_ARGS[game]
+    for cmd in replay.commands:
+        st = stats.get(cmd.player)
+        if st is None:
+            continue
+        counts[cmd.player][cmd.command_id] += 1
+        st.commands += 1
+        info = table.get(cmd.command_id)
+        if info is not None and info.automatic:
+            continue
+        st.actions += 1
+        sec = cmd.time_code / 15.0
+        if st.first_action is None:
+            st.first_action = sec
+        st.last_action = sec
+        b = min(int(sec // bucket_seconds), nbuckets - 1)
+        buckets[cmd.player][b] += 1
+        if game is Game.RA3 and cmd.command_id in hash_ids:
+            found = command_hash(game, cmd)
+            if found is not None and found[1] in (HashKind.UNIT, HashKind.STRUCTURE):
+                name = names.names.get(found[0])
+                faction = faction_of_name(name) if name else ""
+                if faction:
+                    faction_votes[cmd.player][faction] += 1
+                    if len(evidence[cmd.player]) < EVIDENCE_LIMIT:
+                        label = info.name_en if info is not None else f"0x{cmd.command_id:03X}"
+                        evidence[cmd.player].append(FactionEvidence(sec, label, name or "", faction))
+    minutes = duration / 60.0
+    for i, st in stats.items():
+        c = counts[i]
+        by_cat: Counter[str] = Counter()
+        by_cmd: dict[str, int] = {}
+        for cid, n in sorted(c.items()):
+            info = table.get(cid)
+            by_cat[(info.category if info is not None else Category.UNKNOWN).value] += n
+            by_cmd[info.name_en if info is not None else f"0x{cid:03X}"] = n
+        st.by_category = dict(sorted(by_cat.items()))
+        st.by_command = by_cmd
+        st.apm = round(st.actions / minutes, 1) if minutes > 0 else 0.0
+        st.apm_buckets = [_bucket_apm(n, k, nbuckets, bucket_seconds, duration) for k, n in enumerate(buckets[i])]
+        st.faction_evidence = evidence[i]
+        if st.slot.faction_id == RANDOM_FACTION[game] and faction_votes[i]:
+            st.faction = faction_votes[i].most_common(1)[0][0]
+            st.faction_resolved = True
+    return [stats[i] for i in sorted(stats)]
+
+
+def _bucket_apm(actions: int, k: int, nbuckets: int, width: int, duration: float) -> float:
+    """Actions per minute in bucket ``k``; the last bucket may be shorter than ``width``."""
+    span = width if k < nbuckets - 1 else max(duration - k * width, 1.0)
+    return round(actions * 60.0 / span, 1)
+
+
+def category_totals(stats: list[PlayerStats]) -> Mapping[str, int]:
+    """Command counts by category summed over players."""
+    total: Counter[str] = Counter()
+    for st in stats:
+        total.update(st.by_category)
+    return dict(sorted(total.items()))
