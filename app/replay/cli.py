@@ -1,10 +1,90 @@
-"""Command-line sub-commands of this package (none yet)."""
+"""``replaysage inspect`` and ``replaysage repair``.
+
+Heavy imports stay inside the handlers so the dispatcher starts fast. Bad input raises
+:class:`~app.replay.errors.ReplayFormatError` (a ``KnownError``): the dispatcher prints it on stderr and
+exits 2, never with a traceback.
+"""
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
-    """Add this package's sub-commands to ``sub``."""
-    del sub
+    """Add ``inspect`` and ``repair``."""
+    p = sub.add_parser("inspect", help="show a replay's header, players, APM and command counts")
+    p.add_argument("file", help="a .RA3Replay / .KWReplay / .CNC3Replay file")
+    p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
+    p.add_argument("--commands", action="store_true", help="also print the command timeline")
+    p.add_argument("--all", action="store_true", help="with --commands: include automatic commands (heartbeats)")
+    p.add_argument("--lang", default=None, help="zh or en (default: system language)")
+    p.set_defaults(func=_inspect)
+
+    r = sub.add_parser("repair", help="make a truncated replay playable again (written next to the original)")
+    r.add_argument("file", help="the truncated replay")
+    r.add_argument("-o", "--output", default=None, help="output file (default: <name>.repaired.<ext>)")
+    r.add_argument("--force", action="store_true", help="overwrite an existing output file (never the original)")
+    r.add_argument("--json", action="store_true", help="machine-readable output")
+    r.set_defaults(func=_repair)
+
+
+def _lang(text: str | None) -> Any:
+    from app.errors import KnownError
+    from app.i18n import Lang
+
+    try:
+        return Lang.parse(text)
+    except ValueError as exc:
+        raise KnownError(str(exc)) from exc
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    import json
+
+    from app.replay.inspect import render_text, render_timeline, report, timeline
+    from app.replay.reader import read_replay
+
+    lang = _lang(args.lang)
+    replay = read_replay(args.file)
+    rep = report(replay)
+    if args.json:
+        if args.commands:
+            rep["timeline"] = timeline(replay, include_automatic=args.all, lang=lang)
+        print(json.dumps(rep, ensure_ascii=False, indent=2))
+        return 0
+    print(render_text(rep, lang))
+    if args.commands:
+        print()
+        print(render_timeline(timeline(replay, include_automatic=args.all, lang=lang)))
+    return 0
+
+
+def _repair(args: argparse.Namespace) -> int:
+    import json
+
+    from app.i18n import pick, system_lang
+    from app.replay.reader import read_replay
+    from app.replay.writer import repair_replay
+
+    out, original = repair_replay(args.file, args.output, force=args.force)
+    fixed = read_replay(out)
+    info = {
+        "input": str(args.file),
+        "output": str(out),
+        "reason": original.truncation_reason,
+        "chunks": fixed.chunk_count,
+        "commands": len(fixed.commands),
+        "final_time_code": fixed.final_time_code,
+        "duration_seconds": round(fixed.duration_seconds, 2),
+        "complete": not fixed.truncated,
+    }
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False, indent=2))
+    else:
+        lang = system_lang()
+        print(pick(lang, f"已修复：{out}（{info['chunks']} 个完整数据块，{info['commands']} 条指令，"
+                         f"时长 {info['duration_seconds']} 秒）；原因：{info['reason']}",
+                   f"Repaired: {out} ({info['chunks']} complete chunks, {info['commands']} commands, "
+                   f"{info['duration_seconds']} s); cause: {info['reason']}"))
+    return 0

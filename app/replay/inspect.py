@@ -1,0 +1,203 @@
+"""The ``inspect`` report: one dict for ``--json`` (stable keys) and a text rendering in 中文 or English.
+
+The JSON shape is a contract (other tools and tests read it): ``game``, ``mod`` {name, version},
+``map`` {name, path}, ``duration_seconds``, ``truncated``, ``commands`` (total) and ``players`` with
+``slot``, ``name``, ``faction``, ``team``, ``kind``, ``apm``, ``commands``. Keys are only ever added.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from app.i18n import Lang, pick
+from app.replay.commands import command_info
+from app.replay.model import ArgKind, Command, Replay, SlotKind, StringArg
+from app.replay.names import NameResolver, hash_arg
+from app.replay.stats import PlayerStats, player_stats
+
+COLORS = {-1: "random", 0: "blue", 1: "yellow", 2: "green", 3: "orange", 4: "purple", 5: "red", 6: "cyan"}
+COLORS_ZH = {-1: "随机", 0: "蓝", 1: "黄", 2: "绿", 3: "橙", 4: "紫", 5: "红", 6: "青"}
+KIND_ZH = {"human": "玩家", "ai": "电脑", "observer": "观战", "commentator": "解说位"}
+FACTION_ZH = {
+    "Allies": "盟军", "Soviets": "苏联", "Empire": "帝国", "Celestial": "神州", "Random": "随机",
+    "Observer": "观战", "Commentator": "解说",
+}
+
+
+def clock(seconds: float) -> str:
+    """``m:ss.cc`` (minutes may exceed 59)."""
+    cs = round(seconds * 100)
+    m, rest = divmod(cs, 6000)
+    s, c = divmod(rest, 100)
+    return f"{m}:{s:02d}.{c:02d}"
+
+
+def _player_dict(st: PlayerStats) -> dict[str, Any]:
+    s = st.slot
+    return {
+        "slot": s.index,
+        "name": s.display_name,
+        "kind": s.kind.value,
+        "faction": st.faction,
+        "faction_header": s.faction,
+        "faction_resolved": st.faction_resolved,
+        "faction_evidence": [
+            {"seconds": round(e.seconds, 2), "command": e.command, "name": e.name, "faction": e.faction}
+            for e in st.faction_evidence
+        ],
+        "team": s.team,
+        "color": s.color,
+        "start_position": s.start_position,
+        "handicap": s.handicap,
+        "clan": s.clan,
+        "ai_difficulty": s.ai_difficulty or None,
+        "apm": st.apm,
+        "actions": st.actions,
+        "commands": st.commands,
+        "first_action": None if st.first_action is None else round(st.first_action, 2),
+        "last_action": None if st.last_action is None else round(st.last_action, 2),
+        "apm_bucket_seconds": st.bucket_seconds,
+        "apm_buckets": st.apm_buckets,
+        "by_category": st.by_category,
+        "by_command": st.by_command,
+    }
+
+
+def report(replay: Replay, stats: list[PlayerStats] | None = None) -> dict[str, Any]:
+    """The machine-readable inspection of a replay (see the module docstring for the stable keys)."""
+    h = replay.header
+    stats = stats if stats is not None else player_stats(replay)
+    return {
+        "file": replay.path,
+        "game": h.game.value,
+        "version": h.version_text,
+        "mod": {"name": h.mod_name, "version": h.mod_version},
+        "map": {"name": h.map_name, "path": h.map_path, "crc": h.map_crc},
+        "title": h.title,
+        "start_utc": h.utc_time.isoformat(),
+        "start_local": h.local_time.isoformat() if h.local_time else None,
+        "seed": h.seed,
+        "replay_saver": h.replay_saver,
+        "duration_seconds": round(replay.duration_seconds, 2),
+        "footer_seconds": replay.footer.seconds if replay.footer else None,
+        "truncated": replay.truncated,
+        "truncation_reason": replay.truncation_reason or None,
+        "chunks": replay.chunk_count,
+        "commands": len(replay.commands),
+        "players": [_player_dict(st) for st in stats],
+    }
+
+
+def format_args(replay: Replay, cmd: Command, names: NameResolver) -> str:
+    """Arguments for the timeline: type hashes as names, objects as ``#id``, positions as ``(x, y)``."""
+    spec = hash_arg(replay.game, cmd.command_id)
+    hash_index = spec[0] if spec is not None else -1
+    parts: list[str] = []
+    for i, (arg, kind) in enumerate(zip(cmd.args, cmd.kinds, strict=True)):
+        if i == hash_index and isinstance(arg, int):
+            parts.append(names.name(arg))
+        elif kind is ArgKind.POSITION and isinstance(arg, tuple):
+            parts.append(f"({arg[0]:.0f}, {arg[1]:.0f})")
+        elif kind in (ArgKind.OBJECT, ArgKind.DRAWABLE):
+            parts.append(f"#{arg}")
+        elif kind is ArgKind.FLOAT and isinstance(arg, float):
+            parts.append(f"{arg:.2f}")
+        elif kind is ArgKind.BOOL:
+            parts.append("true" if arg else "false")
+        elif isinstance(arg, StringArg):
+            parts.append(repr(str(arg)) if isinstance(arg.value, str) else str(arg))
+        elif kind is ArgKind.INT and isinstance(arg, int) and arg >= 0x80000000:
+            parts.append(str(arg - 0x100000000))  # ints are stored unsigned; -1 reads better than 4294967295
+        else:
+            parts.append(str(arg))
+    return " ".join(parts)
+
+
+def timeline(replay: Replay, *, include_automatic: bool = False, lang: Lang = Lang.EN) -> list[dict[str, Any]]:
+    """Every command as a row (automatic ones only when asked)."""
+    names = NameResolver.for_mod(replay.header.mod_name)
+    slots = {s.index: s for s in replay.header.slots}
+    rows: list[dict[str, Any]] = []
+    for cmd in replay.commands:
+        info = command_info(replay.game, cmd.command_id)
+        if info.automatic and not include_automatic:
+            continue
+        slot = slots.get(cmd.player)
+        rows.append({
+            "time": clock(cmd.seconds),
+            "time_code": cmd.time_code,
+            "slot": cmd.player,
+            "player": slot.display_name if slot else f"#{cmd.player_field}",
+            "command_id": f"0x{cmd.command_id:03X}",
+            "command": info.name(lang),
+            "category": info.category.value,
+            "args": format_args(replay, cmd, names),
+        })
+    return rows
+
+
+def render_text(rep: dict[str, Any], lang: Lang) -> str:
+    """Human-readable inspection."""
+    def L(zh: str, en: str) -> str:  # noqa: N802 - a short local keeps the layout readable
+        return pick(lang, zh, en)
+
+    dur = rep["duration_seconds"]
+    lines = [
+        f"{L('文件', 'File')}: {rep['file']}",
+        f"{L('游戏', 'Game')}: {rep['game'].upper()} {rep['version']}   "
+        f"{L('模组', 'Mod')}: {rep['mod']['name']} {rep['mod']['version']}".rstrip(),
+        f"{L('地图', 'Map')}: {rep['map']['name']} ({rep['map']['path']})",
+        f"{L('时长', 'Duration')}: {int(dur // 60)}:{int(dur % 60):02d}   "
+        f"{L('指令', 'Commands')}: {rep['commands']}   {L('开始', 'Started')}: {rep['start_utc']}",
+    ]
+    if rep["truncated"]:
+        lines.append(L(f"录像不完整（已保留完整部分）：{rep['truncation_reason']}",
+                       f"Truncated replay (complete part kept): {rep['truncation_reason']}"))
+    lines.append("")
+    head = (f"{_rjust(L('位', 'Slot'), 4)}  {_ljust(L('名称', 'Name'), 20)} {_ljust(L('阵营', 'Faction'), 12)} "
+            f"{_rjust(L('队', 'Team'), 4)} {_ljust(L('颜色', 'Colour'), 7)} {_ljust(L('类型', 'Kind'), 11)} "
+            f"{'APM':>6} {_rjust(L('操作', 'Actions'), 7)} {_rjust(L('指令', 'Cmds'), 6)}")
+    lines.append(head)
+    for p in rep["players"]:
+        faction = p["faction"]
+        if lang is Lang.ZH:
+            faction = FACTION_ZH.get(faction, faction)
+        if p["faction_resolved"]:
+            faction += L("(随机)", " (rnd)")
+        team = "-" if p["team"] < 0 else str(p["team"] + 1)
+        colour = (COLORS_ZH if lang is Lang.ZH else COLORS).get(p["color"], str(p["color"]))
+        kind = KIND_ZH.get(p["kind"], p["kind"]) if lang is Lang.ZH else p["kind"]
+        lines.append(f"{p['slot']:>4}  {_ljust(p['name'], 20)} {_ljust(faction, 12)} {team:>4} {_ljust(colour, 7)} "
+                     f"{_ljust(kind, 11)} "
+                     f"{p['apm']:>6.1f} {p['actions']:>7} {p['commands']:>6}")
+    for p in rep["players"]:
+        if p["kind"] not in (SlotKind.HUMAN.value, SlotKind.AI.value) or not p["actions"]:
+            continue
+        cats = ", ".join(f"{k} {v}" for k, v in p["by_category"].items() if k != "automatic")
+        lines.append(f"  {p['name']}: {cats}")
+        if p["faction_resolved"] and p["faction_evidence"]:
+            ev = "; ".join(f"{clock(e['seconds'])} {e['name']}" for e in p["faction_evidence"][:3])
+            lines.append(f"    {L('随机阵营判定依据', 'Random faction evidence')}: {ev}")
+    return "\n".join(lines)
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _ljust(text: str, width: int) -> str:
+    """Pad to a display width (CJK characters take two columns), cutting what does not fit."""
+    while _width(text) > width:
+        text = text[:-1]
+    return text + " " * (width - _width(text))
+
+
+def _rjust(text: str, width: int) -> str:
+    return " " * max(0, width - _width(text)) + text
+
+
+def render_timeline(rows: list[dict[str, Any]]) -> str:
+    """``m:ss.cc  Player  Command  args`` lines."""
+    width = max((len(r["player"]) for r in rows), default=6)
+    return "\n".join(f"{r['time']:>9}  {r['player']:<{width}}  {r['command']}  {r['args']}".rstrip() for r in rows)
