@@ -1,0 +1,272 @@
+"""Prompt assembly in cache-friendly order, with a budget breakdown per request (plan §5.5, §5.6, §6).
+
+Order is the caching contract: ``system → match summary → overview output → slice_i → found facts → instruction``.
+Everything that is stable across the run comes first and is rendered byte-identically every time, so providers
+that cache exact prefixes (OpenAI ≥ 1,024 tokens, DeepSeek by default) reuse ``system + summary + overview`` across
+all segments, and ``… + slice_i`` across the windows, revisions and lookbacks of a segment. Found facts are
+rendered append-only (one line per item, in discovery order), so a later window's facts extend an earlier one's.
+
+Messages are OpenAI chat messages: one system message and one user message holding the sections. A single user
+message is the most portable shape (some servers reject consecutive user messages), and serialised JSON of two
+requests still agrees byte for byte up to the first differing section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.budget.focus import Window
+from app.budget.guard import Breakdown, GuardVerdict, check_request
+from app.budget.profile import ModelProfile
+from app.budget.segment import Segment
+from app.budget.tokens import (
+    MESSAGE_OVERHEAD_TOKENS,
+    REPLY_PRIMING_TOKENS,
+    TokenEstimator,
+    count_tokens_batch,
+)
+from app.i18n import Lang, pick
+
+ChatMessage = dict[str, str]
+
+
+def format_game_time(seconds: float) -> str:
+    """Game time as ``m:ss.cc`` (e.g. 90.5 → ``1:30.50``), the format the plan's instruction uses."""
+    cs = max(round(seconds * 100), 0)
+    minutes, rest = divmod(cs, 6000)
+    return f"{minutes}:{rest // 100:02d}.{rest % 100:02d}"
+
+
+def _section(header: str, body: str) -> str:
+    return f"{header}\n{body.rstrip()}\n\n"
+
+
+def summary_section(lang: Lang, summary: str) -> str:
+    """The match summary section."""
+    return _section(pick(lang, "[对局摘要]", "[Match summary]"), summary)
+
+
+def overview_section(lang: Lang, overview: str) -> str:
+    """The overview-round output section ("" when the overview round failed and was skipped, plan §5.4)."""
+    if not overview.strip():
+        return ""
+    return _section(pick(lang, "[总览]", "[Overview]"), overview)
+
+
+def slice_section(lang: Lang, segment: Segment, segment_count: int) -> str:
+    """The slice section: a header naming the segment and its data range, then the log lines."""
+    a, b = format_game_time(segment.start_seconds), format_game_time(segment.end_seconds)
+    header = pick(
+        lang,
+        f"[操作日志：第 {segment.index + 1}/{segment_count} 段，{a} 至 {b}]",
+        f"[Order log: segment {segment.index + 1}/{segment_count}, {a} to {b}]",
+    )
+    return _section(header, segment.text)
+
+
+def found_facts_section(lang: Lang, facts: Sequence[str]) -> str:
+    """Found facts, append-only: item k renders the same wherever it appears, in discovery order."""
+    if not facts:
+        return ""
+    lines = "".join("- " + " ".join(f.split("\n")).strip() + "\n" for f in facts)
+    return pick(lang, "[已发现事实]\n", "[Found facts]\n") + lines + "\n"
+
+
+def window_instruction(
+    lang: Lang, segment: Segment, window: Window, *, segment_note: str = "", extra: str = ""
+) -> str:
+    """The window instruction: the time range first, the window number only as a secondary sentence (2026-08-25).
+
+    Args:
+        lang: Prompt language.
+        segment: The segment the window belongs to (its full slice is the data).
+        window: The focus window.
+        segment_note: Segment title / summary from the overview output, if any.
+        extra: Further fixed text the pipeline appends (claims format, lookback hint).
+    """
+    a, b = format_game_time(window.start_seconds), format_game_time(window.end_seconds)
+    sa, sb = format_game_time(segment.start_seconds), format_game_time(segment.end_seconds)
+    parts = [pick(lang, f"请重点分析 {a} 至 {b} 时间段的操作数据。", f"Focus on the operations between {a} and {b}.")]
+    parts.append(
+        pick(
+            lang,
+            f"上面的操作日志是整段切片（{sa} 至 {sb}），请主动关联重点时间段以外、跨时间的相关事件。",
+            f"The order log above is the whole segment ({sa} to {sb}): relate events outside the focus period and "
+            f"across time where they matter.",
+        )
+    )
+    if window.count > 1:
+        parts.append(
+            pick(
+                lang,
+                f"本段已按时间划分为 {window.count} 个重点时间段，当前是第 {window.index + 1} 个。",
+                f"This segment has been divided into {window.count} focus periods by time; this is period "
+                f"{window.index + 1}.",
+            )
+        )
+    if segment_note.strip():
+        parts.append(pick(lang, "本段概述：", "Segment outline: ") + segment_note.strip())
+    text = "\n".join(parts)
+    if extra.strip():
+        text += "\n\n" + extra.strip()
+    return text
+
+
+def instruction_section(lang: Lang, instruction: str) -> str:
+    """The closing task section (variable: always last)."""
+    return pick(lang, "[本轮任务]\n", "[Task]\n") + instruction.strip() + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class StablePrefix:
+    """The run-wide stable content (rendered once, reused byte-identically).
+
+    Attributes:
+        system: System prompt.
+        summary: Deterministic match summary.
+        overview: Overview-round output ("" before the overview round or when it was skipped).
+    """
+
+    system: str
+    summary: str
+    overview: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AssembledRequest:
+    """A request ready to send.
+
+    Attributes:
+        stage: "overview", "window", "final" (free text for logs).
+        messages: OpenAI chat messages.
+        breakdown: Budget tokens by part (reserve included).
+        raw_tokens: Raw cl100k count of the messages with framing (report it to calibration with the real usage).
+        verdict: Guard verdict (the request was refused with ContextLimitError if over the hard limit).
+    """
+
+    stage: str
+    messages: list[ChatMessage]
+    breakdown: Breakdown
+    raw_tokens: int
+    verdict: GuardVerdict
+
+
+class PromptAssembler:
+    """Builds the requests of one run for one model, in the stable order, each checked by the guards.
+
+    Args:
+        profile: The model.
+        estimator: Raw → budget tokens (calibrated for the model when samples exist).
+        lang: Prompt language.
+        prefix: The run's stable content; replace it with :meth:`with_overview` once the overview round is done.
+    """
+
+    def __init__(self, profile: ModelProfile, estimator: TokenEstimator, lang: Lang, prefix: StablePrefix) -> None:
+        self.profile = profile
+        self.estimator = estimator
+        self.lang = lang
+        self.prefix = prefix
+
+    def with_overview(self, overview: str) -> PromptAssembler:
+        """The same assembler with the overview output in the stable prefix."""
+        return PromptAssembler(
+            self.profile, self.estimator, self.lang, StablePrefix(self.prefix.system, self.prefix.summary, overview)
+        )
+
+    def assemble(
+        self,
+        *,
+        stage: str,
+        include_overview: bool = True,
+        slice_text: str = "",
+        facts: Sequence[str] = (),
+        instruction: str,
+    ) -> AssembledRequest:
+        """Assemble one request in the stable order and check it against the guards.
+
+        Raises:
+            ContextLimitError: The request would exceed 90% of the context length.
+        """
+        lang = self.lang
+        sections = {
+            "summary": summary_section(lang, self.prefix.summary),
+            "overview": overview_section(lang, self.prefix.overview) if include_overview else "",
+            "slice": slice_text,
+            "found_facts": found_facts_section(lang, facts),
+            "instruction": instruction_section(lang, instruction),
+        }
+        user = "".join(sections.values())
+        messages: list[ChatMessage] = [
+            {"role": "system", "content": self.prefix.system},
+            {"role": "user", "content": user},
+        ]
+        counts = count_tokens_batch([self.prefix.system, *sections.values()])
+        framing = MESSAGE_OVERHEAD_TOKENS * len(messages) + REPLY_PRIMING_TOKENS
+        est = self.estimator.from_raw
+        breakdown = Breakdown(
+            system=est(counts[0]),
+            summary=est(counts[1]),
+            overview=est(counts[2]),
+            slice=est(counts[3]),
+            found_facts=est(counts[4]),
+            instruction=est(counts[5] + framing),
+            reserve=self.profile.output_reserve,
+        )
+        verdict = check_request(self.profile, breakdown, stage=stage, lang=lang)
+        return AssembledRequest(stage, messages, breakdown, sum(counts) + framing, verdict)
+
+    def window(
+        self,
+        segment: Segment,
+        segment_count: int,
+        window: Window,
+        facts: Sequence[str],
+        *,
+        segment_note: str = "",
+        extra: str = "",
+    ) -> AssembledRequest:
+        """The analysis request of one focus window (plan §5.5 order)."""
+        return self.assemble(
+            stage=f"segment {segment.index + 1} window {window.index + 1}",
+            slice_text=slice_section(self.lang, segment, segment_count),
+            facts=facts,
+            instruction=window_instruction(self.lang, segment, window, segment_note=segment_note, extra=extra),
+        )
+
+    def overview(self, instruction: str) -> AssembledRequest:
+        """The overview request: system + summary + the given instruction (segment metadata and task)."""
+        return self.assemble(stage="overview", include_overview=False, instruction=instruction)
+
+    def final(self, facts: Sequence[str], instruction: str) -> AssembledRequest:
+        """The summary-round request: system + summary + overview + found facts + instruction (no raw log)."""
+        return self.assemble(stage="final", facts=facts, instruction=instruction)
+
+    def check_followup(
+        self, request: AssembledRequest, appended: Sequence[ChatMessage], *, stage: str
+    ) -> GuardVerdict:
+        """Guard a revision or lookback request: the original request plus the messages appended to it.
+
+        Raises:
+            ContextLimitError: The grown conversation would exceed 90% of the context length.
+        """
+        raw = sum(count_tokens_batch([m.get("content", "") for m in appended]))
+        raw += MESSAGE_OVERHEAD_TOKENS * len(appended)
+        grown = request.breakdown.with_followup(self.estimator.from_raw(raw))
+        return check_request(self.profile, grown, stage=stage, lang=self.lang)
+
+
+def segments_metadata(lang: Lang, segments: Sequence[Segment]) -> str:
+    """Segment metadata for the overview round: time range, events and tokens of each slice (plan §5.4)."""
+    lines = []
+    for s in segments:
+        a, b = format_game_time(s.own_start_seconds), format_game_time(s.end_seconds)
+        windows = len(s.windows) or 1
+        lines.append(
+            pick(
+                lang,
+                f"第 {s.index + 1} 段：{a} 至 {b}，{s.event_count} 个事件，{windows} 个重点时间段",
+                f"Segment {s.index + 1}: {a} to {b}, {s.event_count} events, {windows} focus period(s)",
+            )
+        )
+    return "\n".join(lines)

@@ -1,0 +1,392 @@
+"""Mechanical segmentation of a compact log into budgeted slices (plan §5.1, §5.2).
+
+The input is a generic sequence of :class:`LogBlock` — the event blocks of the compact log (the fact index's
+time-indexed blocks), in time order, each with its rendered text and raw cl100k token count — so this module does
+not depend on how the log is built. Slices are cut only at block boundaries by accumulated tokens; each slice
+repeats the tail of the previous one (5–10% of its tokens, at most 2,000 events) so events near a boundary keep
+their context; at most 20 slices.
+
+When the cut needs more than 20 slices (or more than one on a short-tier model) the log is compacted before
+anything else: pure selection / group blocks are dropped first (plan §5.1 and the 2026-08-22 revision
+"先过滤纯选择/编队事件块，压缩无效才放宽预算"). Only then is the slice size relaxed from the budget toward the hard
+limit (90% of ContextLength), which turns the requests' guard verdict into a warning. Blocks that alone do not fit
+a slice are subdivided by time (their lines are split into equal runs). A short replay is simply the one-slice
+result of the same code.
+
+All thresholds are in *budget* tokens (raw × estimator factor); the cut itself works on raw counts with the caps
+divided by the factor, so block counts are not rounded up one by one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from app.budget.errors import ReplayTooLongError
+from app.budget.tokens import TokenEstimator, count_tokens_batch
+from app.i18n import Lang, pick, system_lang
+
+MAX_SLICES = 20
+MIN_SLICE_TOKENS = 2000
+OVERLAP_MIN_SHARE = 0.05
+OVERLAP_MAX_SHARE = 0.10
+OVERLAP_MAX_EVENTS = 2000
+
+
+@runtime_checkable
+class LogBlock(Protocol):
+    """One event block of the compact log, as the planner sees it.
+
+    The fact index's compact log exposes its blocks in this shape (any object with these read-only attributes).
+
+    Attributes:
+        start_seconds: Game time of the block's first event.
+        end_seconds: Game time just after its last event (equal to start for a single instant is fine).
+        text: The block's rendered lines as they go into a prompt (one event per line; no trailing newline needed).
+        tokens: Raw cl100k token count of ``text`` (``app.budget.tokens.count_tokens``), counted once per replay.
+        event_count: Events in the block.
+        pure_selection: True when the block holds only selection / group-assignment events (dropped first).
+    """
+
+    @property
+    def start_seconds(self) -> float: ...  # noqa: D102
+    @property
+    def end_seconds(self) -> float: ...  # noqa: D102
+    @property
+    def text(self) -> str: ...  # noqa: D102
+    @property
+    def tokens(self) -> int: ...  # noqa: D102
+    @property
+    def event_count(self) -> int: ...  # noqa: D102
+    @property
+    def pure_selection(self) -> bool: ...  # noqa: D102
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A concrete :class:`LogBlock` (tests, subdivided blocks, callers without their own type)."""
+
+    start_seconds: float
+    end_seconds: float
+    text: str
+    tokens: int
+    event_count: int
+    pure_selection: bool = False
+
+
+def join_blocks(blocks: Sequence[LogBlock]) -> str:
+    """The slice text of consecutive blocks: block texts joined by newlines, ending with one newline."""
+    return "".join(b.text.rstrip("\n") + "\n" for b in blocks)
+
+
+@dataclass(slots=True)
+class Segment:
+    """One mechanical slice.
+
+    Attributes:
+        index: 0-based position.
+        blocks: Blocks of the slice, the overlap first.
+        overlap_count: How many leading blocks repeat the previous slice's tail.
+        raw_tokens: Raw cl100k tokens of all blocks.
+        overlap_raw_tokens: Raw tokens of the overlap blocks.
+        windows: Focus windows (filled by :class:`app.budget.focus.FocusPlanner`).
+    """
+
+    index: int
+    blocks: list[LogBlock]
+    overlap_count: int
+    raw_tokens: int
+    overlap_raw_tokens: int
+    windows: list[object] = field(default_factory=list)
+
+    @property
+    def own_blocks(self) -> list[LogBlock]:
+        """The blocks this slice is responsible for (without the overlap)."""
+        return self.blocks[self.overlap_count :]
+
+    @property
+    def start_seconds(self) -> float:
+        """Start of the data (overlap included)."""
+        return self.blocks[0].start_seconds
+
+    @property
+    def own_start_seconds(self) -> float:
+        """Start of the slice's own part (where the previous slice's part ends)."""
+        return self.own_blocks[0].start_seconds
+
+    @property
+    def end_seconds(self) -> float:
+        """End of the data."""
+        return self.blocks[-1].end_seconds
+
+    @property
+    def own_raw_tokens(self) -> int:
+        """Raw tokens of the own part."""
+        return self.raw_tokens - self.overlap_raw_tokens
+
+    @property
+    def event_count(self) -> int:
+        """Events in the slice (overlap included)."""
+        return sum(b.event_count for b in self.blocks)
+
+    @property
+    def overlap_events(self) -> int:
+        """Events in the overlap."""
+        return sum(b.event_count for b in self.blocks[: self.overlap_count])
+
+    @property
+    def text(self) -> str:
+        """The slice as it goes into a prompt."""
+        return join_blocks(self.blocks)
+
+
+@dataclass(slots=True)
+class Segmentation:
+    """Result of :func:`segment_log`.
+
+    Attributes:
+        segments: The slices, in time order.
+        slice_max: Budget slice limit (budget tokens) the cut aimed for.
+        slice_cap: Limit actually used (larger than ``slice_max`` when relaxed toward the hard limit).
+        dropped_selection: Whether pure selection / group blocks were dropped.
+        dropped_blocks: How many blocks were dropped.
+        relaxed: Whether the slice limit was relaxed beyond the budget (requests will warn).
+        subdivided: How many oversized blocks were split by time.
+        estimator: Estimator used for the budget tokens.
+        warnings: User-facing notes about compaction / relaxation.
+    """
+
+    segments: list[Segment]
+    slice_max: int
+    slice_cap: int
+    dropped_selection: bool
+    dropped_blocks: int
+    relaxed: bool
+    subdivided: int
+    estimator: TokenEstimator
+    warnings: list[str] = field(default_factory=list)
+
+    def tokens(self, raw: int) -> int:
+        """Budget tokens for a raw count."""
+        return self.estimator.from_raw(raw)
+
+
+def subdivide_block(block: LogBlock, parts: int) -> list[Block]:
+    """Split one block into ``parts`` runs of lines with time interpolated linearly (dense-slice fallback).
+
+    A block with fewer lines than ``parts`` is split into single lines.
+    """
+    lines = block.text.rstrip("\n").split("\n")
+    parts = max(1, min(parts, len(lines)))
+    if parts == 1:
+        return [Block(block.start_seconds, block.end_seconds, block.text, block.tokens, block.event_count,
+                      block.pure_selection)]
+    bounds = [round(i * len(lines) / parts) for i in range(parts + 1)]
+    texts = ["\n".join(lines[bounds[i] : bounds[i + 1]]) for i in range(parts)]
+    tokens = count_tokens_batch(texts)
+    span = block.end_seconds - block.start_seconds
+    out: list[Block] = []
+    events_left = block.event_count
+    for i, text in enumerate(texts):
+        share = (bounds[i + 1] - bounds[i]) / len(lines)
+        events = events_left if i == parts - 1 else round(block.event_count * share)
+        events_left -= events
+        out.append(
+            Block(
+                start_seconds=block.start_seconds + span * bounds[i] / len(lines),
+                end_seconds=block.start_seconds + span * bounds[i + 1] / len(lines),
+                text=text,
+                tokens=tokens[i],
+                event_count=max(events, 0),
+                pure_selection=block.pure_selection,
+            )
+        )
+    return out
+
+
+def _split_oversized(blocks: Sequence[LogBlock], limit_raw: int) -> tuple[list[LogBlock], int]:
+    out: list[LogBlock] = []
+    split = 0
+    for b in blocks:
+        if b.tokens > limit_raw > 0:
+            pieces = subdivide_block(b, math.ceil(b.tokens / limit_raw) + 1)
+            # Lines are indivisible: a single over-long line stays as it is (and the guard decides).
+            out.extend(pieces)
+            split += 1
+        else:
+            out.append(b)
+    return out, split
+
+
+def _overlap(prev: Segment) -> tuple[list[LogBlock], int]:
+    """Tail blocks of ``prev`` to repeat: up to 10% of its tokens and 2,000 events."""
+    max_raw = prev.raw_tokens * OVERLAP_MAX_SHARE
+    taken: list[LogBlock] = []
+    raw = 0
+    events = 0
+    for b in reversed(prev.own_blocks[1:]):  # never repeat a whole slice: keep at least its first own block
+        if raw + b.tokens > max_raw or events + b.event_count > OVERLAP_MAX_EVENTS:
+            break
+        taken.append(b)
+        raw += b.tokens
+        events += b.event_count
+    taken.reverse()
+    return taken, raw
+
+
+def cut(blocks: Sequence[LogBlock], cap_raw: int, min_raw: int) -> list[Segment]:
+    """Cut blocks into slices of at most ``cap_raw`` raw tokens each (overlap included), balanced in size.
+
+    Args:
+        blocks: Blocks in time order (none larger than ``cap_raw`` unless a single line is).
+        cap_raw: Raw-token limit of a slice.
+        min_raw: Smallest own part a last slice may keep before being merged into the previous one.
+    """
+    if not blocks:
+        return []
+    total = sum(b.tokens for b in blocks)
+    # Aim for equal slices, leaving room for the overlap so the count does not grow by one.
+    if total <= cap_raw:
+        target = float(total)
+    else:
+        per_slice = max(cap_raw * (1 - OVERLAP_MAX_SHARE), 1.0)
+        target = total / max(math.ceil(total / per_slice), 1)
+    segments: list[Segment] = []
+    i = 0
+    while i < len(blocks):
+        overlap: list[LogBlock] = []
+        overlap_raw = 0
+        if segments:
+            overlap, overlap_raw = _overlap(segments[-1])
+            if overlap_raw + blocks[i].tokens > cap_raw:
+                overlap, overlap_raw = [], 0
+        own: list[LogBlock] = [blocks[i]]
+        acc = blocks[i].tokens
+        i += 1
+        while i < len(blocks) and acc < target and overlap_raw + acc + blocks[i].tokens <= cap_raw:
+            own.append(blocks[i])
+            acc += blocks[i].tokens
+            i += 1
+        segments.append(Segment(len(segments), overlap + own, len(overlap), overlap_raw + acc, overlap_raw))
+    if len(segments) >= 2 and segments[-1].own_raw_tokens < min_raw:
+        last, prev = segments[-1], segments[-2]
+        if prev.raw_tokens + last.own_raw_tokens <= cap_raw:
+            prev.blocks.extend(last.own_blocks)
+            prev.raw_tokens += last.own_raw_tokens
+            segments.pop()
+    return segments
+
+
+def segment_log(
+    blocks: Sequence[LogBlock],
+    *,
+    slice_max: int,
+    hard_slice_max: int,
+    estimator: TokenEstimator | None = None,
+    single_slice_only: bool = False,
+    max_slices: int = MAX_SLICES,
+    lang: Lang | None = None,
+) -> Segmentation:
+    """Plan the slices of a compact log.
+
+    Args:
+        blocks: The compact log's event blocks in time order.
+        slice_max: Budget slice limit in budget tokens (budget − fixed overhead − found facts − reserve).
+        hard_slice_max: The same under the hard limit (90% of ContextLength) instead of the budget.
+        estimator: Raw → budget token conversion (uncalibrated ×1.2 by default).
+        single_slice_only: Short-tier model: the whole log must fit one slice.
+        max_slices: Slice cap (plan §5.2: 20).
+        lang: Message language.
+
+    Returns:
+        The segmentation (possibly compacted or relaxed, explained in ``warnings``).
+
+    Raises:
+        ReplayTooLongError: Even compacted and at the hard limit the log needs more slices than allowed.
+    """
+    lang = lang or system_lang()
+    est = estimator or TokenEstimator()
+    allowed = 1 if single_slice_only else max_slices
+    hard_slice_max = max(hard_slice_max, slice_max)
+    if slice_max <= 0:
+        raise ReplayTooLongError(
+            pick(
+                lang,
+                f"上下文预算不足以容纳任何日志切片（切片上限 {slice_max:,} token）：请提高预算或降低 max_tokens。",
+                f"the context budget leaves no room for a log slice (slice limit {slice_max:,} tokens): raise the "
+                f"budget or lower max_tokens.",
+            )
+        )
+
+    def raw_cap(limit: int) -> int:
+        return max(math.floor(limit / est.factor), 1)
+
+    min_raw = math.floor(MIN_SLICE_TOKENS / est.factor)
+    full = list(blocks)
+    compact = [b for b in full if not b.pure_selection]
+    attempts: list[tuple[list[LogBlock], int, bool, bool]] = [(full, slice_max, False, False)]
+    if len(compact) < len(full):
+        attempts.append((compact, slice_max, True, False))
+    if hard_slice_max > slice_max:
+        attempts.append((compact, hard_slice_max, len(compact) < len(full), True))
+    needed = 0
+    for candidate, limit, dropped, relaxed in attempts:
+        cap = raw_cap(limit)
+        prepared, subdivided = _split_oversized(candidate, math.floor(cap * (1 - OVERLAP_MAX_SHARE)))
+        segments = cut(prepared, cap, min_raw)
+        needed = len(segments)
+        if needed <= allowed:
+            result = Segmentation(
+                segments=segments,
+                slice_max=slice_max,
+                slice_cap=limit,
+                dropped_selection=dropped,
+                dropped_blocks=len(full) - len(candidate),
+                relaxed=relaxed,
+                subdivided=subdivided,
+                estimator=est,
+            )
+            if dropped:
+                result.warnings.append(
+                    pick(
+                        lang,
+                        f"日志超过 {allowed} 个切片的容量，已丢弃 {result.dropped_blocks} 个纯选择/编队事件块。",
+                        f"the log did not fit {allowed} slice(s); dropped {result.dropped_blocks} pure selection/group "
+                        f"blocks.",
+                    )
+                )
+            if relaxed:
+                result.warnings.append(
+                    pick(
+                        lang,
+                        f"压缩后仍超出，切片上限从预算值 {slice_max:,} 放宽到 {limit:,} token"
+                        f"（低于上下文 90% 硬上限），"
+                        f"请求将超过上下文预算。",
+                        f"still too long after compaction: slice limit relaxed from the budget's {slice_max:,} to "
+                        f"{limit:,} tokens (under the 90% hard limit); requests will exceed the context budget.",
+                    )
+                )
+            return result
+    total = est.from_raw(sum(b.tokens for b in compact))
+    if single_slice_only:
+        raise ReplayTooLongError(
+            pick(
+                lang,
+                f"该模型上下文不足 200K，只支持可放入单个切片的短录像；本录像日志约 {total:,} token（压缩后），"
+                f"单切片上限 {hard_slice_max:,} token。请换用 200K 以上上下文的模型。",
+                f"models with a context below 200K analyse only short replays that fit one slice; this replay's log is "
+                f"about {total:,} tokens (compacted) and one slice holds at most {hard_slice_max:,}. Use a model with "
+                f"a 200K+ context.",
+            )
+        )
+    raise ReplayTooLongError(
+        pick(
+            lang,
+            f"录像过长：压缩后日志约 {total:,} token，即使按硬上限切片也需要 {needed} 段（上限 {max_slices} 段）。"
+            f"请换用更长上下文的模型。",
+            f"replay too long: the compacted log is about {total:,} tokens and needs {needed} slices even at the hard "
+            f"limit (at most {max_slices}). Use a model with a longer context.",
+        )
+    )

@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import pytest
+
+from app.budget.errors import BudgetConfigError, ContextLimitError
+from app.budget.guard import Breakdown, GuardStatus, check_request
+from app.budget.profile import ModelProfile, Tier, default_budget, output_reserve, parse_token_count, tier_for
+from app.errors import KnownError
+from app.i18n import Lang
+
+
+@pytest.mark.parametrize(
+    ("length", "tier", "budget"),
+    [
+        (1_000_000, Tier.LONG, 160_000),
+        (1_048_576, Tier.LONG, 160_000),  # Gemini's "1M"
+        (2_000_000, Tier.LONG, 160_000),
+        (262_144, Tier.MEDIUM, 100_000),  # Qwen's "256K"
+        (256_000, Tier.MEDIUM, 100_000),
+        (200_000, Tier.MEDIUM, 100_000),  # Anthropic's "200K": decimal K keeps it in the 200K tier
+        (400_000, Tier.MEDIUM, 100_000),
+        (199_999, Tier.SHORT, 179_999),  # short tier: budget = floor(90% × length)
+        (128_000, Tier.SHORT, 115_200),
+        (131_072, Tier.SHORT, 117_964),
+    ],
+)
+def test_tiers_and_default_budget(length: int, tier: Tier, budget: int) -> None:
+    assert tier_for(length) is tier
+    assert default_budget(length) == budget
+    profile = ModelProfile(context_length=length)
+    assert profile.budget == budget
+    assert profile.single_slice_only is (tier is Tier.SHORT)
+
+
+def test_budget_override() -> None:
+    assert ModelProfile(context_length=1_000_000, context_budget=300_000).budget == 300_000
+    assert ModelProfile(context_length=1_000_000, context_budget=0).budget == 160_000
+
+
+@pytest.mark.parametrize(("max_tokens", "reserve"), [(4096, 32_000), (16_000, 32_000), (16_001, 32_002),
+                                                     (32_768, 65_536)])
+def test_output_reserve(max_tokens: int, reserve: int) -> None:
+    assert output_reserve(max_tokens) == reserve
+    assert ModelProfile(context_length=1_000_000, max_tokens=max_tokens).output_reserve == reserve
+
+
+def test_parse_token_count() -> None:
+    assert parse_token_count("128K") == 128_000
+    assert parse_token_count("1M") == 1_000_000
+    assert parse_token_count("1.5m") == 1_500_000
+    assert parse_token_count("200,000") == 200_000
+    with pytest.raises(BudgetConfigError):
+        parse_token_count("lots")
+
+
+def test_bad_profiles_are_known_errors() -> None:
+    with pytest.raises(KnownError, match="larger than the context length"):
+        ModelProfile(context_length=100_000, context_budget=200_000)
+    with pytest.raises(KnownError, match="positive"):
+        ModelProfile(context_length=0)
+    with pytest.raises(KnownError, match="reserve"):
+        ModelProfile(context_length=64_000, max_tokens=40_000)  # reserve 80,000 > 57,600
+    with pytest.raises(KnownError, match="context_length"):
+        ModelProfile.from_mapping({"provider": "x"})
+
+
+def test_from_mapping() -> None:
+    p = ModelProfile.from_mapping(
+        {"provider": "deepseek", "model_id": "deepseek-chat", "context_length": "128K", "max_tokens": 8000,
+         "reasoning": True, "price_input": "0.27", "price_cached_input": 0.07, "price_output": 1.1}
+    )
+    assert (p.context_length, p.model, p.reasoning, p.key) == (128_000, "deepseek-chat", True, "deepseek/deepseek-chat")
+    # 1M input tokens of which 500K cached, 100K output: 0.5×0.27 + 0.5×0.07 + 0.1×1.1
+    assert p.cost(1_000_000, 500_000, 100_000) == pytest.approx(0.135 + 0.035 + 0.11)
+
+
+def test_guard_refuses_over_90_percent_and_names_numbers() -> None:
+    profile = ModelProfile(context_length=256_000)  # hard limit 230,400; reserve 32,000
+    # 198,401 + 32,000 = 230,401 > 230,400
+    bd = Breakdown(system=20_000, slice=178_401, reserve=32_000)
+    with pytest.raises(ContextLimitError) as info:
+        check_request(profile, bd, stage="revision", lang=Lang.EN)
+    msg = str(info.value)
+    for number in ("198,401", "32,000", "230,401", "256,000", "230,400", "revision"):
+        assert number in msg
+    assert info.value.limit == 230_400
+    # Exactly at the limit is allowed (but over the 100K budget -> warning).
+    verdict = check_request(profile, Breakdown(system=20_000, slice=178_400, reserve=32_000), lang=Lang.ZH)
+    assert verdict.status is GuardStatus.OVER_BUDGET
+    assert "100,000" in verdict.message
+
+
+def test_guard_ok_and_reserve_cannot_be_skipped() -> None:
+    profile = ModelProfile(context_length=256_000)
+    assert check_request(profile, Breakdown(system=20_000, slice=48_000, reserve=32_000)).ok
+    # Caller forgot the reserve: the profile's reserve is applied anyway (68,001 + 32,000 > 100,000).
+    assert check_request(profile, Breakdown(system=20_000, slice=48_001)).status is GuardStatus.OVER_BUDGET
+
+
+def test_breakdown_totals() -> None:
+    bd = Breakdown(system=1, summary=2, overview=3, slice=4, found_facts=5, instruction=6, reserve=7)
+    assert bd.prompt == 21
+    assert bd.total == 28
+    d = bd.with_followup(10).to_dict()
+    assert d["total"] == 38
+    assert set(d) >= {"system", "summary", "overview", "slice", "found_facts", "instruction", "reserve", "total"}
