@@ -1,0 +1,431 @@
+"""The compact event log: the text a model reads instead of the replay, cut by time and measured in tokens.
+
+One line per player action::
+
+    2:05.40  lanyiiiiiii  放置建筑 SovietBarracks #626 (2328,1682)
+
+Compaction levels (the plan's ``CompactLevel``, §5.1):
+
+* 0 — everything, automatic commands and camera moves included;
+* 1 — without automatic commands (heartbeats, timing, pre-game info), camera moves and observers' commands;
+* 2 — also collapses selection noise: clears are dropped, a selection that does not change the tracked selection
+  is dropped, and a run of selections / group recalls with no other action of that player in between keeps only
+  its last line, marked ``×n``;
+* 3 — also merges bursts of the same move-type order (move, attack-move, formation move…) by one player less than
+  :data:`BURST_GAP_SECONDS` apart into one line ``×n`` with the last target.
+
+Every level keeps every build, production, placement, sale, repair, power, protocol and upgrade event (the
+:data:`app.facts.index.KEY_CATEGORIES`): they are what the analysis is about and what the validator checks.
+
+The lines are grouped into time blocks (at most :data:`BLOCK_SECONDS` of game time and :data:`BLOCK_MAX_LINES`
+lines). Each block knows its raw cl100k token count, and prefix sums over the blocks let any time range be cut out
+and measured by bisecting the block start times, without rendering anything again. The blocks have the shape of
+``app.budget.segment.LogBlock`` so the budget layer segments them directly.
+"""
+
+from __future__ import annotations
+
+import bisect
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+
+from app.facts.index import KEY_CATEGORIES, ReplayFactIndex
+from app.facts.model import TICKS_PER_SECOND, FactEvent
+from app.i18n import Lang
+from app.replay.commands import Category, command_info
+
+BLOCK_SECONDS = 10.0
+BLOCK_MAX_LINES = 48
+BURST_GAP_SECONDS = 3.0
+MAX_IDS_SHOWN = 6
+
+_SELECTION_CATEGORIES = frozenset({Category.SELECTION, Category.GROUP})
+_MOVE_IDS_RA3 = frozenset({0x214, 0x215, 0x216, 0x22C, 0x236})
+_CREATE_GROUP = 0x1FA
+_DESELECT = 0x1F8
+_CAMERA_LABEL = {Lang.ZH: "镜头", Lang.EN: "Camera"}
+
+
+class CompactLevel(enum.IntEnum):
+    """How much noise the log drops (plan §5.1 ``CompactLevel``)."""
+
+    FULL = 0
+    NO_AUTOMATIC = 1
+    COLLAPSE_SELECTION = 2
+    MERGE_BURSTS = 3
+
+
+def format_time(seconds: float) -> str:
+    """``m:ss.cc`` (minutes unpadded, hundredths of a second)."""
+    cs = round(seconds * 100)
+    m, rest = divmod(cs, 6000)
+    s, c = divmod(rest, 100)
+    return f"{m}:{s:02d}.{c:02d}"
+
+
+def parse_time(text: str) -> float:
+    """Parse ``m:ss``, ``m:ss.cc``, ``h:mm:ss`` or plain seconds; ValueError when it is none of these."""
+    t = text.strip()
+    if not t:
+        raise ValueError("empty time")
+    parts = t.split(":")
+    if len(parts) > 3:
+        raise ValueError(f"bad time {text!r}")
+    total = 0.0
+    for part in parts:
+        if not part or part.startswith("-"):
+            raise ValueError(f"bad time {text!r}")
+        total = total * 60 + float(part)
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One rendered line.
+
+    Attributes:
+        time_code: Logic frame of the (first) event.
+        player: Slot index (-1 for none).
+        text: The rendered line without newline.
+        key: True for build/production/placement/sale/repair/power/protocol/upgrade lines.
+        selection: True for selection / control-group lines.
+        count: How many events the line stands for (``×n`` lines stand for more than one).
+        category: The command category (None for camera lines).
+        command_id: The command id (-1 for camera lines).
+    """
+
+    time_code: int
+    player: int
+    text: str
+    key: bool
+    selection: bool
+    count: int
+    category: Category | None
+    command_id: int
+
+    @property
+    def seconds(self) -> float:
+        """Game time in seconds."""
+        return self.time_code / TICKS_PER_SECOND
+
+
+@dataclass(frozen=True, slots=True)
+class EventBlock:
+    """A run of consecutive lines within one time window (the ``app.budget.segment.LogBlock`` shape).
+
+    Attributes:
+        index: Position in the log's block list.
+        start_seconds: Time of the first line.
+        end_seconds: Time just after the last line (the next block's window start at the latest).
+        text: The lines joined with newlines (no trailing newline).
+        tokens: Raw cl100k token count of ``text``.
+        event_count: Events the block stands for (a ``×n`` line counts n).
+        line_count: Lines in the block.
+        key_events: Key-category lines in the block.
+        pure_selection: True when every line is a selection / control-group line.
+        first_line: Index of the block's first line in :attr:`CompactLog.lines`.
+    """
+
+    index: int
+    start_seconds: float
+    end_seconds: float
+    text: str
+    tokens: int
+    event_count: int
+    line_count: int
+    key_events: int
+    pure_selection: bool
+    first_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class LogSlice:
+    """A time range cut out of a compact log.
+
+    Attributes:
+        start_seconds: Requested start.
+        end_seconds: Requested end.
+        blocks: The blocks whose start lies in the range.
+        tokens: Raw cl100k tokens of the blocks' texts plus one per newline joining them.
+        event_count: Events in the blocks.
+    """
+
+    start_seconds: float
+    end_seconds: float
+    blocks: tuple[EventBlock, ...]
+    tokens: int
+    event_count: int
+
+    @property
+    def text(self) -> str:
+        """The range's lines, ending with one newline (empty when the range holds nothing)."""
+        return "".join(b.text + "\n" for b in self.blocks)
+
+
+class CompactLog:
+    """A rendered compact log with its block index.
+
+    Build it with :func:`build_compact_log`. ``tokens_between`` and ``slice`` are O(log n) in the number of blocks
+    (``slice`` then joins only the blocks it returns).
+    """
+
+    def __init__(self, level: CompactLevel, lang: Lang, lines: Sequence[LogLine], blocks: Sequence[EventBlock]):
+        self.level = level
+        self.lang = lang
+        self.lines = tuple(lines)
+        self.blocks = tuple(blocks)
+        self._starts = [b.start_seconds for b in self.blocks]
+        self._token_prefix = [0, *accumulate(b.tokens for b in self.blocks)]
+        self._event_prefix = [0, *accumulate(b.event_count for b in self.blocks)]
+
+    @property
+    def text(self) -> str:
+        """The whole log, one line per event, ending with a newline."""
+        return "".join(b.text + "\n" for b in self.blocks)
+
+    @property
+    def tokens(self) -> int:
+        """Raw cl100k tokens of the whole log (block counts plus the joining newlines)."""
+        return self._token_prefix[-1] + len(self.blocks)
+
+    @property
+    def event_count(self) -> int:
+        """Events the log stands for."""
+        return self._event_prefix[-1]
+
+    def _range(self, start_seconds: float, end_seconds: float) -> tuple[int, int]:
+        lo = bisect.bisect_left(self._starts, start_seconds)
+        hi = bisect.bisect_left(self._starts, end_seconds)
+        return lo, max(lo, hi)
+
+    def tokens_between(self, start_seconds: float, end_seconds: float) -> int:
+        """Raw tokens of the blocks starting in ``[start, end)``, from the prefix sums (no rendering)."""
+        lo, hi = self._range(start_seconds, end_seconds)
+        return self._token_prefix[hi] - self._token_prefix[lo] + (hi - lo)
+
+    def events_between(self, start_seconds: float, end_seconds: float) -> int:
+        """Events in the blocks starting in ``[start, end)``."""
+        lo, hi = self._range(start_seconds, end_seconds)
+        return self._event_prefix[hi] - self._event_prefix[lo]
+
+    def slice(self, start_seconds: float, end_seconds: float) -> LogSlice:
+        """The blocks starting in ``[start, end)`` with their measured size."""
+        lo, hi = self._range(start_seconds, end_seconds)
+        return LogSlice(
+            start_seconds,
+            end_seconds,
+            self.blocks[lo:hi],
+            self._token_prefix[hi] - self._token_prefix[lo] + (hi - lo),
+            self._event_prefix[hi] - self._event_prefix[lo],
+        )
+
+    def lines_between(self, start_seconds: float, end_seconds: float) -> tuple[LogLine, ...]:
+        """Exactly the lines with ``start <= t < end`` (finer than blocks; for look-backs and the CLI)."""
+        times = [ln.seconds for ln in self.lines]
+        lo = bisect.bisect_left(times, start_seconds)
+        hi = bisect.bisect_left(times, end_seconds)
+        return self.lines[lo:hi]
+
+
+class _Renderer:
+    """Renders events as lines in one language; caches the per-id action labels."""
+
+    def __init__(self, index: ReplayFactIndex, lang: Lang) -> None:
+        self.index = index
+        self.lang = lang
+        self.game = index.replay.game
+        self._labels: dict[int, str] = {}
+        self._names = [p.name for p in index.players]
+
+    def player(self, slot: int) -> str:
+        return self._names[slot] if 0 <= slot < len(self._names) else f"P{slot}"
+
+    def label(self, command_id: int) -> str:
+        text = self._labels.get(command_id)
+        if text is None:
+            text = self._labels[command_id] = command_info(self.game, command_id).name(self.lang.value)
+        return text
+
+    def line(self, ev: FactEvent, count: int = 1, last: FactEvent | None = None) -> str:
+        parts = [format_time(ev.seconds), self.player(ev.player), self.label(ev.command_id)]
+        if count > 1:
+            parts.append(f"×{count}")
+        if ev.type_hash is not None:
+            parts.append(self.index.name_of(ev.type_hash))
+        if ev.group is not None:
+            parts.append(f"[{ev.group}]")
+        ids = ev.affected_ids if ev.affected_ids and ev.category not in _SELECTION_CATEGORIES else ()
+        if ids:
+            parts.append(_ids(ids))
+            if any(ev.object_ids):
+                parts.append("→" + _ids(ev.object_ids))
+        elif any(ev.object_ids):
+            parts.append(_ids(ev.object_ids))
+        elif ev.category in _SELECTION_CATEGORIES and ev.affected_ids:
+            parts.append(_ids(ev.affected_ids))
+        pos = (last or ev).position
+        if pos is not None:
+            parts.append(f"({round(pos[0])},{round(pos[1])})")
+        return "  ".join(parts[:2]) + "  " + " ".join(parts[2:])
+
+
+def _ids(ids: Sequence[int]) -> str:
+    ids = [i for i in ids if i]  # 0 is the engine's "no object"
+    shown = " ".join(f"#{i}" for i in ids[:MAX_IDS_SHOWN])
+    if len(ids) > MAX_IDS_SHOWN:
+        shown += f" +{len(ids) - MAX_IDS_SHOWN}"
+    return shown
+
+
+def _selection_key(ev: FactEvent) -> tuple[int, ...] | None:
+    """The selection an event leaves (for "did it change anything"), None when not a plain selection."""
+    if ev.command_id in (0x1F5, 0x1F6):
+        return ev.object_ids
+    if ev.command_id in (0x1FB, 0x1FC):
+        return ev.affected_ids
+    return None
+
+
+def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[FactEvent, int, FactEvent | None]]:
+    """The events a level keeps, as ``(first event, count, last event of a merged run or None)``."""
+    players = {p.slot for p in index.players if p.is_player}
+    out: list[tuple[FactEvent, int, FactEvent | None] | None] = []
+    pending_sel: dict[int, int] = {}  # player -> position in ``out`` of its open selection run
+    last_sel: dict[int, tuple[int, ...] | None] = {}
+    burst: dict[int, int] = {}  # player -> position in ``out`` of its open move burst
+    for ev in index.events:
+        cat = ev.category
+        key = cat in KEY_CATEGORIES
+        if level >= CompactLevel.NO_AUTOMATIC and not key and (ev.automatic or ev.player not in players):
+            continue
+        p = ev.player
+        if level >= CompactLevel.COLLAPSE_SELECTION and not key:
+            if cat in _SELECTION_CATEGORIES and ev.command_id != _CREATE_GROUP:
+                if ev.command_id == _DESELECT:
+                    last_sel[p] = ()
+                    continue
+                sel = _selection_key(ev)
+                if sel is not None and p in last_sel and last_sel[p] == sel:
+                    continue
+                last_sel[p] = sel
+                pos = pending_sel.get(p)
+                count = 1
+                if pos is not None and out[pos] is not None:
+                    count = out[pos][1] + 1  # type: ignore[index]
+                    out[pos] = None
+                pending_sel[p] = len(out)
+                burst.pop(p, None)
+                out.append((ev, count, None))
+                continue
+            if ev.command_id == _CREATE_GROUP:
+                last_sel[p] = ev.object_ids
+        pending_sel.pop(p, None)
+        if level >= CompactLevel.MERGE_BURSTS and not key and ev.command_id in _MOVE_IDS_RA3:
+            pos = burst.get(p)
+            if pos is not None and out[pos] is not None:
+                first, count, last = out[pos]  # type: ignore[misc]
+                prev = last or first
+                if (
+                    first.command_id == ev.command_id
+                    and ev.time_code - prev.time_code <= BURST_GAP_SECONDS * TICKS_PER_SECOND
+                    and first.affected_ids == ev.affected_ids
+                ):
+                    out[pos] = (first, count + 1, ev)
+                    continue
+            burst[p] = len(out)
+            out.append((ev, 1, None))
+            continue
+        burst.pop(p, None)
+        out.append((ev, 1, None))
+    return [x for x in out if x is not None]
+
+
+def build_compact_log(
+    index: ReplayFactIndex,
+    level: CompactLevel | int = CompactLevel.COLLAPSE_SELECTION,
+    lang: Lang = Lang.EN,
+    *,
+    count_tokens: bool = True,
+) -> CompactLog:
+    """Render the compact log of a replay at a compaction level.
+
+    Args:
+        index: The replay's fact index.
+        level: Compaction level 0–3.
+        lang: Language of the action labels.
+        count_tokens: Count block tokens with cl100k (``app.budget.tokens``); False leaves them 0 (for callers that
+            only want the text).
+    """
+    level = CompactLevel(level)
+    r = _Renderer(index, lang)
+    lines: list[LogLine] = []
+    for ev, count, last in select_events(index, level):
+        text = r.line(ev, count, last)
+        lines.append(
+            LogLine(
+                ev.time_code,
+                ev.player,
+                text,
+                ev.category in KEY_CATEGORIES,
+                ev.category in _SELECTION_CATEGORIES,
+                count,
+                ev.category,
+                ev.command_id,
+            )
+        )
+    if level == CompactLevel.FULL:
+        lines = _merge_cameras(index, lines, r)
+    return CompactLog(level, lang, lines, _blocks(lines, count_tokens))
+
+
+def _merge_cameras(index: ReplayFactIndex, lines: list[LogLine], r: _Renderer) -> list[LogLine]:
+    cams: list[LogLine] = []
+    label = _CAMERA_LABEL[r.lang]
+    for cam in index.replay.cameras():
+        pos = f" ({round(cam.position[0])},{round(cam.position[1])})" if cam.position else ""
+        text = f"{format_time(cam.time_code / TICKS_PER_SECOND)}  {r.player(cam.slot)}  {label}{pos}"
+        cams.append(LogLine(cam.time_code, cam.slot, text, False, False, 1, None, -1))
+    merged = lines + cams
+    merged.sort(key=lambda ln: ln.time_code)  # stable: commands stay before cameras of the same frame
+    return merged
+
+
+def _blocks(lines: Sequence[LogLine], count_tokens: bool) -> list[EventBlock]:
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(lines) + 1):
+        if (
+            i == len(lines)
+            or i - start >= BLOCK_MAX_LINES
+            or lines[i].time_code - lines[start].time_code >= BLOCK_SECONDS * TICKS_PER_SECOND
+        ):
+            spans.append((start, i))
+            start = i
+    texts = ["\n".join(ln.text for ln in lines[a:b]) for a, b in spans]
+    if count_tokens and texts:
+        from app.budget.tokens import count_tokens_batch
+
+        counts = count_tokens_batch(texts)
+    else:
+        counts = [0] * len(texts)
+    blocks: list[EventBlock] = []
+    for k, ((a, b), text, tok) in enumerate(zip(spans, texts, counts, strict=True)):
+        seg = lines[a:b]
+        end_tc = lines[b].time_code if b < len(lines) else seg[-1].time_code + 1
+        blocks.append(
+            EventBlock(
+                index=k,
+                start_seconds=seg[0].seconds,
+                end_seconds=end_tc / TICKS_PER_SECOND,
+                text=text,
+                tokens=tok,
+                event_count=sum(ln.count for ln in seg),
+                line_count=b - a,
+                key_events=sum(1 for ln in seg if ln.key),
+                pure_selection=all(ln.selection for ln in seg),
+                first_line=a,
+            )
+        )
+    return blocks

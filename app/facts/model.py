@@ -1,0 +1,310 @@
+"""Value types of the fact index: events, ownership evidence, protocols, first productions, pack chains.
+
+They are frozen and hashable so that the index can hand them out freely (the validator, the summary and the
+compact log all read the same objects) without anyone being able to change a fact after the build.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from app.replay.commands import Category
+
+TICKS_PER_SECOND = 15.0
+"""SAGE logic frames per second: command time codes count these (notes §2)."""
+
+
+class Strength(enum.StrEnum):
+    """How much an ownership observation proves (plan §7.1).
+
+    Strong: only the owner can issue it (group creation, building, producing, repairing, selling, harvesting,
+    casting a targetless power). Weak: anyone can click an enemy unit, so a selection only hints.
+    """
+
+    STRONG = "strong"
+    WEAK = "weak"
+
+
+class Role(enum.StrEnum):
+    """Which part an object played in the command that produced an evidence record."""
+
+    GROUP_MEMBER = "group_member"  # member of a 0x1FA create-group
+    GROUP_RECALL = "group_recall"  # member reached through 0x1FB/0x1FC via the player's own group table
+    BUILDER = "builder"  # constructor in 0x207 / 0x209
+    FACTORY = "factory"  # factory in 0x205 (the factory, never the new unit)
+    REPAIR = "repair"  # 0x228
+    SELL = "sell"  # 0x20A
+    HARVESTER = "harvester"  # 0x212 / 0x248
+    CASTER = "caster"  # source of 0x1FE / 0x200
+    SELECTED = "selected"  # 0x1F5 selection (weak)
+
+
+class OwnershipVerdict(enum.StrEnum):
+    """Outcome of checking the claim "object X belongs to player P" against the evidence (plan §7.1 rules).
+
+    The validator maps these to its severities: ``NO_EVIDENCE`` → WeakEvidence (rule 1), ``CONTRADICTION``
+    → Contradiction (rule 2), ``OTHER_WEAK_ONLY`` → Warning (rule 3), ``CONFLICT`` → Contradiction (rule 4).
+    """
+
+    CONFIRMED_STRONG = "confirmed_strong"  # P has strong evidence, nobody else has
+    SUPPORTED_WEAK = "supported_weak"  # P has weak evidence only, nobody else has strong evidence
+    NO_EVIDENCE = "no_evidence"  # nobody has any evidence for X
+    CONTRADICTION = "contradiction"  # another player has strong evidence, P has none
+    OTHER_WEAK_ONLY = "other_weak_only"  # only other players' weak evidence, nothing for P
+    CONFLICT = "conflict"  # two or more players have strong evidence
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerInfo:
+    """One ``S=`` slot as the facts see it.
+
+    Attributes:
+        slot: Index into the header's slot list (= ``Command.player``).
+        name: Display name.
+        faction: Faction name from the header ("" when random/unknown).
+        team: Team number (-1 = none).
+        kind: Slot kind value (``human``, ``ai``, ``observer``, ``commentator``…).
+        is_player: True for humans and AIs that play; observers' commands never make ownership.
+    """
+
+    slot: int
+    name: str
+    faction: str
+    team: int
+    kind: str
+    is_player: bool
+
+
+class FactEvent(NamedTuple):
+    """One command, with its meaning resolved.
+
+    A named tuple, not a frozen dataclass: a 3v3 replay has ~20,000 commands and a frozen dataclass's
+    ``__init__`` costs several times more, which matters for the index's 300 ms budget.
+
+    Attributes:
+        command_index: Position in the replay's command list.
+        time_code: Logic frame (15 per second).
+        player: Slot index (-1 when it maps to no slot).
+        command_id: Game command id.
+        category: Command category from the reader's table.
+        automatic: True for commands the game sends by itself (heartbeats, pre-game info).
+        type_hash: The unit/structure/upgrade/power/science hash the command names, if any.
+        object_ids: Object ids written in the command (the acting or targeted objects).
+        affected_ids: For orders without ids (move, stop…): the player's tracked selection at that moment.
+        position: Target position (x, y) when the command has one.
+        group: Control-group number for 0x1FA/0x1FB/0x1FC.
+    """
+
+    command_index: int
+    time_code: int
+    player: int
+    command_id: int
+    category: Category
+    automatic: bool
+    type_hash: int | None
+    object_ids: tuple[int, ...]
+    affected_ids: tuple[int, ...]
+    position: tuple[float, float] | None
+    group: int | None
+
+    @property
+    def seconds(self) -> float:
+        """Game time in seconds."""
+        return self.time_code / TICKS_PER_SECOND
+
+
+class Evidence(NamedTuple):
+    """One observation tying an object id to a player (a named tuple for the same reason as FactEvent).
+
+    Attributes:
+        object_id: Runtime object id.
+        player: Slot index of the player who issued the command.
+        strength: Strong or weak (plan §7.1).
+        role: The object's part in the command.
+        command_id: The command that produced it.
+        time_code: When.
+    """
+
+    object_id: int
+    player: int
+    strength: Strength
+    role: Role
+    command_id: int
+    time_code: int
+
+    @property
+    def seconds(self) -> float:
+        """Game time in seconds."""
+        return self.time_code / TICKS_PER_SECOND
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """The likely owner of an object id.
+
+    Attributes:
+        object_id: The id asked about.
+        player: The likely owner's slot, or None when unknown or when strong evidence conflicts.
+        strength: Strength of the evidence behind ``player`` (None when ``player`` is None).
+        strong_players: Players with strong evidence, sorted.
+        weak_players: Players with weak evidence only (no strong evidence of theirs), sorted.
+        conflict: True when two or more players have strong evidence (plan §7.1 rule 4).
+    """
+
+    object_id: int
+    player: int | None
+    strength: Strength | None
+    strong_players: tuple[int, ...]
+    weak_players: tuple[int, ...]
+    conflict: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolPick:
+    """A 0x24E "select protocol" (purchase science) command (plan §7.3).
+
+    Attributes:
+        player: Slot index.
+        time_code: When it was picked.
+        science_hash: The science hash.
+        name: Resolved science name, or ``0x…`` when the hash is not in the name table.
+    """
+
+    player: int
+    time_code: int
+    science_hash: int
+    name: str
+
+    @property
+    def seconds(self) -> float:
+        """Game time in seconds."""
+        return self.time_code / TICKS_PER_SECOND
+
+
+class ProductionKind(enum.StrEnum):
+    """Whether a first-production record is about a unit or a structure."""
+
+    UNIT = "unit"
+    STRUCTURE = "structure"
+
+
+@dataclass(frozen=True, slots=True)
+class FirstProduction:
+    """The first time a player ordered a type (plan §7.6 ``PlayerFirstProductionTime``).
+
+    Units: the first 0x205 queue. Structures: the first 0x207 start or 0x209 placement, whichever is earlier;
+    Empire cores (units a construction yard queues with 0x205) count as structures.
+
+    Attributes:
+        player: Slot index.
+        kind: Unit or structure.
+        type_hash: The type hash.
+        name: Resolved type name (``0x…`` when unknown).
+        time_code: When it was first ordered.
+        source_id: The factory or constructor object id that took the order.
+    """
+
+    player: int
+    kind: ProductionKind
+    type_hash: int
+    name: str
+    time_code: int
+    source_id: int
+
+    @property
+    def seconds(self) -> float:
+        """Game time in seconds."""
+        return self.time_code / TICKS_PER_SECOND
+
+
+@dataclass(frozen=True, slots=True)
+class BuildStep:
+    """One step of a player's build order: a structure placed, or an Empire core queued at a yard.
+
+    Attributes:
+        player: Slot index.
+        time_code: When.
+        type_hash: Structure (or core) hash.
+        name: Resolved name.
+        command_id: 0x209 (placement) or 0x205 (core queued at a construction yard).
+        position: Placement position (x, y) for 0x209.
+    """
+
+    player: int
+    time_code: int
+    type_hash: int
+    name: str
+    command_id: int
+    position: tuple[float, float] | None
+
+    @property
+    def seconds(self) -> float:
+        """Game time in seconds."""
+        return self.time_code / TICKS_PER_SECOND
+
+
+class PackAction(enum.StrEnum):
+    """A step of an MCV / construction-yard pack-unpack chain."""
+
+    PACK = "pack"  # a construction yard packs up into a mobile vehicle
+    UNPACK = "unpack"  # the vehicle deploys again
+    NEW_YARD = "new_yard"  # the first command of the construction yard that the deploy produced
+
+
+@dataclass(frozen=True, slots=True)
+class PackStep:
+    """One step of a pack chain.
+
+    Attributes:
+        action: Pack, unpack or the new yard's first appearance.
+        time_code: When.
+        object_id: The yard (pack, new_yard) or vehicle (unpack).
+        position: Deploy position for unpack.
+    """
+
+    action: PackAction
+    time_code: int
+    object_id: int
+    position: tuple[float, float] | None
+
+    @property
+    def seconds(self) -> float:
+        """Game time in seconds."""
+        return self.time_code / TICKS_PER_SECOND
+
+
+@dataclass(frozen=True, slots=True)
+class PackChain:
+    """The moves of one player's base vehicle: yard → pack → vehicle → unpack → new yard, and so on.
+
+    Attributes:
+        player: Slot index.
+        steps: The steps in time order.
+    """
+
+    player: int
+    steps: tuple[PackStep, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupState:
+    """The members of one control group from ``time_code`` on (until the next assignment).
+
+    Attributes:
+        player: Slot index.
+        group: Group number.
+        time_code: When the group was assigned (0x1FA).
+        members: Member object ids in command order.
+    """
+
+    player: int
+    group: int
+    time_code: int
+    members: tuple[int, ...]
+
+    @property
+    def seconds(self) -> float:
+        """Game time in seconds."""
+        return self.time_code / TICKS_PER_SECOND

@@ -1,0 +1,311 @@
+"""The deterministic match summary (plan §5.3): what happened, in 2–5K tokens, from the fact index alone.
+
+It sits in the cached prompt prefix of every analysis request (system + summary + overview), so the same replay
+must give byte-identical text: everything is sorted by explicit keys, samples are picked by index arithmetic, and
+floats are formatted with fixed precision. The segment section takes its time ranges as a parameter because the
+budget layer decides the segments (``app.budget.segment``); without them the match is split into
+:data:`DEFAULT_SEGMENT_SECONDS` windows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.facts.eventlog import format_time
+from app.facts.index import ReplayFactIndex
+from app.facts.model import FactEvent, PackAction, ProductionKind, Strength
+from app.i18n import Lang
+from app.replay.commands import Category, command_info
+
+DEFAULT_SEGMENT_SECONDS = 240.0
+BUILD_ORDER_STEPS = 14
+SAMPLES_PER_SEGMENT = 8
+MAX_FACTORIES = 8
+MAX_GROUPS = 6
+
+_SAMPLE_CATEGORIES = frozenset(
+    {Category.BUILD, Category.PLACE, Category.SELL, Category.POWER, Category.PROTOCOL, Category.UPGRADE}
+)
+_COUNT_CATEGORIES = (
+    Category.PLACE,
+    Category.PRODUCTION,
+    Category.SELL,
+    Category.REPAIR,
+    Category.POWER,
+    Category.UPGRADE,
+    Category.PROTOCOL,
+)
+
+_T: dict[str, tuple[str, str]] = {
+    "title": ("# 对局摘要（确定性，由录像指令生成）", "# Match summary (deterministic, from the replay's commands)"),
+    "map": ("地图", "Map"),
+    "mod": ("模组", "Mod"),
+    "duration": ("时长", "Duration"),
+    "players": ("## 玩家", "## Players"),
+    "team": ("队伍", "team"),
+    "no_team": ("无", "none"),
+    "observers": ("观战", "Observers"),
+    "build": (
+        "## 建造顺序（摆放的建筑与帝国核心，前 {n} 步）",
+        "## Build order (structures placed and Empire cores, first {n})",
+    ),
+    "first": ("## 首次生产时间线（每种单位/建筑首次下单）", "## First-production timeline (first order of each type)"),
+    "units": ("单位", "units"),
+    "structures": ("建筑", "structures"),
+    "chains": ("## 基地车打包/展开链（仅 MCV 类实体）", "## MCV pack/unpack chains (MCV-class entities only)"),
+    "no_chains": ("无打包/展开。", "No packs or unpacks."),
+    "pack": ("打包", "pack"),
+    "unpack": ("展开", "unpack"),
+    "new_yard": ("新建造场", "new yard"),
+    "ownership": ("## 建造者、生产者与所有权证据", "## Builders, producers and ownership evidence"),
+    "builders": ("建造者", "builders"),
+    "factories": ("生产建筑", "factories"),
+    "strong": ("强证据对象", "objects with strong evidence"),
+    "weak": ("仅弱证据对象", "objects with weak evidence only"),
+    "groups": ("编队", "groups"),
+    "conflicts": (
+        "多名玩家均有强证据的对象（无法判定归属）",
+        "Objects with strong evidence from several players (undecidable)",
+    ),
+    "no_conflicts": ("无强证据冲突。", "No conflicting strong evidence."),
+    "rules": (
+        "说明：强证据 = 编队成员、建造者/生产建筑、维修、出售、矿车指令、0x1FE/0x200 施法者；"
+        "弱证据 = 选择（可能点选了敌方单位）。",
+        "Note: strong = group member, builder/factory, repair, sell, harvester order, 0x1FE/0x200 caster; "
+        "weak = selection (may be a click on an enemy unit).",
+    ),
+    "protocols": ("## 协议选择", "## Protocol picks"),
+    "none": ("无", "none"),
+    "segments": (
+        "## 分段（时间范围、事件数、关键事件采样）",
+        "## Segments (time range, event counts, sampled key events)",
+    ),
+    "segment": ("段", "Segment"),
+    "events": ("事件", "events"),
+    "samples": ("采样", "samples"),
+    "more": ("另 {n} 项", "{n} more"),
+}
+
+
+def _t(lang: Lang, key: str) -> str:
+    zh, en = _T[key]
+    return zh if lang is Lang.ZH else en
+
+
+def default_segments(duration_seconds: float, size: float = DEFAULT_SEGMENT_SECONDS) -> list[tuple[float, float]]:
+    """Equal windows of ``size`` seconds covering the match (one at least)."""
+    n = max(1, math.ceil(duration_seconds / size))
+    return [(i * size, min((i + 1) * size, duration_seconds)) for i in range(n)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Ctx:
+    index: ReplayFactIndex
+    lang: Lang
+
+    def t(self, key: str) -> str:
+        return _t(self.lang, key)
+
+    def label(self, command_id: int) -> str:
+        return command_info(self.index.replay.game, command_id).name(self.lang.value)
+
+
+def build_summary(
+    index: ReplayFactIndex,
+    lang: Lang = Lang.EN,
+    segments: Sequence[tuple[float, float]] | None = None,
+) -> str:
+    """Render the match summary.
+
+    Args:
+        index: The replay's fact index.
+        lang: Output language.
+        segments: ``(start_seconds, end_seconds)`` per analysis segment; ``None`` = :func:`default_segments`.
+
+    Returns:
+        Markdown text ending with a newline; identical for identical inputs.
+    """
+    ctx = _Ctx(index, lang)
+    segs = list(segments) if segments is not None else default_segments(index.duration_seconds)
+    parts = [
+        _header(ctx),
+        _build_order(ctx),
+        _first_production(ctx),
+        _chains(ctx),
+        _ownership(ctx),
+        _protocols(ctx),
+        _segments(ctx, segs),
+    ]
+    return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
+
+
+def _header(ctx: _Ctx) -> str:
+    ix = ctx.index
+    h = ix.replay.header
+    mod = h.mod_name + (f" {h.mod_version}" if h.mod_version else "")
+    lines = [
+        ctx.t("title"),
+        f"{ctx.t('map')}: {h.map_name} ({h.map_path})  |  {ctx.t('mod')}: {mod} ({h.version_text})  |  "
+        f"{ctx.t('duration')}: {format_time(ix.duration_seconds)}",
+        "",
+        ctx.t("players"),
+    ]
+    for p in ix.playing:
+        team = str(p.team + 1) if p.team >= 0 else ctx.t("no_team")
+        lines.append(f"- P{p.slot} {p.name}: {p.faction or '?'}, {ctx.t('team')} {team}, {p.kind}")
+    observers = [p.name for p in ix.players if p.kind in ("observer", "commentator") and p.name != "post Commentator"]
+    if observers:
+        lines.append(f"- {ctx.t('observers')}: {', '.join(observers)}")
+    return "\n".join(lines)
+
+
+def _build_order(ctx: _Ctx) -> str:
+    ix = ctx.index
+    lines = [ctx.t("build").format(n=BUILD_ORDER_STEPS)]
+    for p in ix.playing:
+        steps = ix.build_order(p.slot)
+        shown = "; ".join(f"{format_time(s.seconds)} {s.name}" for s in steps[:BUILD_ORDER_STEPS])
+        if len(steps) > BUILD_ORDER_STEPS:
+            shown += f"; ({ctx.t('more').format(n=len(steps) - BUILD_ORDER_STEPS)})"
+        lines.append(f"- {p.name}: {shown or ctx.t('none')}")
+    return "\n".join(lines)
+
+
+def _first_production(ctx: _Ctx) -> str:
+    ix = ctx.index
+    lines = [ctx.t("first")]
+    for p in ix.playing:
+        for kind, key in ((ProductionKind.STRUCTURE, "structures"), (ProductionKind.UNIT, "units")):
+            firsts = ix.first_productions(p.slot, kind)
+            shown = "; ".join(f"{format_time(f.seconds)} {f.name}" for f in firsts) or ctx.t("none")
+            lines.append(f"- {p.name} {ctx.t(key)}: {shown}")
+    return "\n".join(lines)
+
+
+def _chains(ctx: _Ctx) -> str:
+    ix = ctx.index
+    lines = [ctx.t("chains")]
+    if not ix.pack_chains:
+        lines.append(ctx.t("no_chains"))
+    for chain in ix.pack_chains:
+        steps = []
+        for s in chain.steps:
+            word = ctx.t(s.action.value)
+            pos = f" ({round(s.position[0])},{round(s.position[1])})" if s.position else ""
+            steps.append(f"{format_time(s.seconds)} {word} #{s.object_id}{pos}")
+        lines.append(f"- {ix.player_name(chain.player)}: " + " → ".join(steps))
+    _ = PackAction  # the step words come from the enum values
+    return "\n".join(lines)
+
+
+def _ownership(ctx: _Ctx) -> str:
+    ix = ctx.index
+    lines = [ctx.t("ownership"), ctx.t("rules")]
+    strong_count: Counter[int] = Counter()
+    weak_count: Counter[int] = Counter()
+    conflicts: list[tuple[int, tuple[int, ...]]] = []
+    for oid in sorted(ix.evidence_ids()):
+        o = ix.owner(oid)
+        if o.conflict:
+            conflicts.append((oid, o.strong_players))
+        elif o.player is not None:
+            (strong_count if o.strength is Strength.STRONG else weak_count)[o.player] += 1
+    for p in ix.playing:
+        builders = " ".join(f"#{i}" for i in ix.constructors(p.slot)) or ctx.t("none")
+        facts = ix.factories(p.slot)
+        fac_text = "; ".join(f"#{fid} {'/'.join(names[:3])}" for fid, names in facts[:MAX_FACTORIES])
+        if len(facts) > MAX_FACTORIES:
+            fac_text += f"; ({ctx.t('more').format(n=len(facts) - MAX_FACTORIES)})"
+        groups = []
+        for g in ix.groups_of(p.slot)[:MAX_GROUPS]:
+            hist = ix.group_history(p.slot, g)
+            groups.append(f"[{g}]×{len(hist)}")
+        lines.append(
+            f"- {p.name}: {ctx.t('builders')} {builders}; {ctx.t('factories')} {fac_text or ctx.t('none')}; "
+            f"{ctx.t('strong')} {strong_count[p.slot]}, {ctx.t('weak')} {weak_count[p.slot]}; "
+            f"{ctx.t('groups')} {' '.join(groups) or ctx.t('none')}"
+        )
+    if conflicts:
+        shown = "; ".join(
+            f"#{oid} ({', '.join(ix.player_name(p) for p in players)})" for oid, players in conflicts[:10]
+        )
+        more = f"; ({ctx.t('more').format(n=len(conflicts) - 10)})" if len(conflicts) > 10 else ""
+        lines.append(f"{ctx.t('conflicts')}: {shown}{more}")
+    else:
+        lines.append(ctx.t("no_conflicts"))
+    return "\n".join(lines)
+
+
+def _protocols(ctx: _Ctx) -> str:
+    ix = ctx.index
+    lines = [ctx.t("protocols")]
+    for p in ix.playing:
+        picks = ix.protocols_of(p.slot)
+        shown = "; ".join(f"{format_time(x.seconds)} {x.name}" for x in picks) or ctx.t("none")
+        lines.append(f"- {p.name}: {shown}")
+    return "\n".join(lines)
+
+
+def _is_repeat(ev: FactEvent, prev: FactEvent | None) -> bool:
+    """A second click on the same structure button (0x207 ×n) adds nothing to a sample."""
+    return (
+        prev is not None
+        and prev.player == ev.player
+        and prev.command_id == ev.command_id
+        and prev.type_hash == ev.type_hash
+    )
+
+
+def sample_key_events(
+    index: ReplayFactIndex, start_seconds: float, end_seconds: float, k: int = SAMPLES_PER_SEGMENT
+) -> list[FactEvent]:
+    """Up to ``k`` build/place/sell/power/protocol/upgrade events of a range, evenly spread (deterministic).
+
+    Protocol picks and placements are kept before other kinds when the range has more than ``k`` candidates.
+    """
+    players = {p.slot for p in index.playing}
+    cands: list[FactEvent] = []
+    last: dict[int, FactEvent] = {}
+    for ev in index.events_between(start_seconds, end_seconds, categories=_SAMPLE_CATEGORIES):
+        if ev.player not in players:
+            continue
+        if not _is_repeat(ev, last.get(ev.player)):
+            cands.append(ev)
+        last[ev.player] = ev
+    if len(cands) <= k:
+        return cands
+    first = [e for e in cands if e.category in (Category.PROTOCOL, Category.PLACE, Category.SELL)]
+    pool = first if len(first) >= k else cands
+    picked = sorted({round(i * (len(pool) - 1) / (k - 1)) for i in range(k)})
+    chosen = {pool[i].command_index for i in picked}
+    if pool is first:
+        return [e for e in cands if e.command_index in chosen]
+    return [pool[i] for i in picked]
+
+
+def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
+    ix = ctx.index
+    lines = [ctx.t("segments")]
+    players = {p.slot for p in ix.playing}
+    for n, (start, end) in enumerate(segs, 1):
+        evs = [
+            e
+            for e in ix.events_between(start, end if n < len(segs) else end + 1)
+            if not e.automatic and e.player in players
+        ]
+        cats = Counter(e.category for e in evs)
+        counts = ", ".join(f"{c.value} {cats[c]}" for c in _COUNT_CATEGORIES if cats[c])
+        lines.append(
+            f"### {ctx.t('segment')} {n}: {format_time(start)}–{format_time(end)} — "
+            f"{ctx.t('events')} {len(evs)}" + (f" ({counts})" if counts else "")
+        )
+        for ev in sample_key_events(ix, start, end, SAMPLES_PER_SEGMENT):
+            what = ctx.label(ev.command_id)
+            name = f" {ix.name_of(ev.type_hash)}" if ev.type_hash is not None else ""
+            ids = " ".join(f"#{i}" for i in ev.object_ids[:3] if i)
+            tail = f" {ids}" if ids else ""
+            lines.append(f"- {format_time(ev.seconds)} {ix.player_name(ev.player)} {what}{name}{tail}")
+    return "\n".join(lines)
