@@ -236,6 +236,34 @@ def _overlap(prev: Segment) -> tuple[list[LogBlock], int]:
     return taken, raw
 
 
+def _cut_balanced(blocks: Sequence[LogBlock], cap_raw: int, total: int, n: int) -> list[Segment]:
+    segments: list[Segment] = []
+    i = 0
+    done = 0  # raw tokens of own parts so far
+    while i < len(blocks):
+        overlap: list[LogBlock] = []
+        overlap_raw = 0
+        if segments:
+            overlap, overlap_raw = _overlap(segments[-1])
+            if overlap_raw + blocks[i].tokens > cap_raw:
+                overlap, overlap_raw = [], 0
+        boundary = total * min(len(segments) + 1, n) / n
+        own: list[LogBlock] = [blocks[i]]
+        acc = blocks[i].tokens
+        i += 1
+        while (
+            i < len(blocks)
+            and done + acc + blocks[i].tokens / 2 <= boundary
+            and overlap_raw + acc + blocks[i].tokens <= cap_raw
+        ):
+            own.append(blocks[i])
+            acc += blocks[i].tokens
+            i += 1
+        done += acc
+        segments.append(Segment(len(segments), overlap + own, len(overlap), overlap_raw + acc, overlap_raw))
+    return segments
+
+
 def cut(blocks: Sequence[LogBlock], cap_raw: int, min_raw: int) -> list[Segment]:
     """Cut blocks into slices of at most ``cap_raw`` raw tokens each (overlap included), balanced in size.
 
@@ -247,29 +275,14 @@ def cut(blocks: Sequence[LogBlock], cap_raw: int, min_raw: int) -> list[Segment]
     if not blocks:
         return []
     total = sum(b.tokens for b in blocks)
-    # Aim for equal slices, leaving room for the overlap so the count does not grow by one.
-    if total <= cap_raw:
-        target = float(total)
-    else:
-        per_slice = max(cap_raw * (1 - OVERLAP_MAX_SHARE), 1.0)
-        target = total / max(math.ceil(total / per_slice), 1)
-    segments: list[Segment] = []
-    i = 0
-    while i < len(blocks):
-        overlap: list[LogBlock] = []
-        overlap_raw = 0
-        if segments:
-            overlap, overlap_raw = _overlap(segments[-1])
-            if overlap_raw + blocks[i].tokens > cap_raw:
-                overlap, overlap_raw = [], 0
-        own: list[LogBlock] = [blocks[i]]
-        acc = blocks[i].tokens
-        i += 1
-        while i < len(blocks) and acc < target and overlap_raw + acc + blocks[i].tokens <= cap_raw:
-            own.append(blocks[i])
-            acc += blocks[i].tokens
-            i += 1
-        segments.append(Segment(len(segments), overlap + own, len(overlap), overlap_raw + acc, overlap_raw))
+    # Aim for n equal slices (cut at the block boundary nearest to k/n of the log), starting from the fewest that
+    # could work and adding one while the overlap or block granularity makes the cut spill into an extra slice.
+    n = 1 if total <= cap_raw else math.ceil(total / cap_raw)
+    while True:
+        segments = _cut_balanced(blocks, cap_raw, total, n)
+        if len(segments) <= n or n >= len(blocks):
+            break
+        n += 1
     if len(segments) >= 2 and segments[-1].own_raw_tokens < min_raw:
         last, prev = segments[-1], segments[-2]
         if prev.raw_tokens + last.own_raw_tokens <= cap_raw:
