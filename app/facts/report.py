@@ -1,0 +1,155 @@
+"""Machine-readable and text views of the fact index for the CLI (and any caller that wants plain data).
+
+The JSON keys are stable: scripts and the pipeline may rely on them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.facts.eventlog import format_time
+from app.facts.index import ReplayFactIndex
+from app.i18n import Lang, pick
+
+MAX_OBJECT_EVENTS = 40
+
+
+def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
+    """The ``--json`` document: summary text, build order, protocols and first productions.
+
+    Times are seconds rounded to hundredths; ``player`` is the display name and ``slot`` its ``S=`` index.
+    """
+    return {
+        "summary": summary,
+        "players": [
+            {"slot": p.slot, "name": p.name, "faction": p.faction, "team": p.team, "kind": p.kind}
+            for p in index.playing
+        ],
+        "duration_seconds": round(index.duration_seconds, 2),
+        "build_order": [
+            {
+                "player": index.player_name(s.player),
+                "slot": s.player,
+                "time_seconds": round(s.seconds, 2),
+                "name": s.name,
+                "command": f"0x{s.command_id:03X}",
+            }
+            for s in index.build_order()
+        ],
+        "protocols": [
+            {
+                "player": index.player_name(x.player),
+                "slot": x.player,
+                "time_seconds": round(x.seconds, 2),
+                "name": x.name,
+            }
+            for x in index.protocols
+        ],
+        "first_production": [
+            {
+                "player": index.player_name(f.player),
+                "slot": f.player,
+                "type": f.name,
+                "kind": f.kind.value,
+                "time_seconds": round(f.seconds, 2),
+            }
+            for f in index.first_productions()
+        ],
+        "pack_chains": [
+            {
+                "player": index.player_name(c.player),
+                "slot": c.player,
+                "steps": [
+                    {"action": s.action.value, "time_seconds": round(s.seconds, 2), "object_id": s.object_id}
+                    for s in c.steps
+                ],
+            }
+            for c in index.pack_chains
+        ],
+    }
+
+
+def object_json(index: ReplayFactIndex, object_id: int) -> dict[str, Any]:
+    """Everything known about one object id: existence, likely owner, evidence and the events naming it."""
+    o = index.owner(object_id)
+    events = index.events_for_object(object_id)
+    return {
+        "object_id": object_id,
+        "exists": index.id_exists(object_id),
+        "first_seen_seconds": None if (t := index.first_seen(object_id)) is None else round(t, 2),
+        "owner": None if o.player is None else index.player_name(o.player),
+        "owner_slot": o.player,
+        "owner_strength": None if o.strength is None else o.strength.value,
+        "conflict": o.conflict,
+        "strong_players": [index.player_name(p) for p in o.strong_players],
+        "weak_players": [index.player_name(p) for p in o.weak_players],
+        "evidence": [
+            {
+                "player": index.player_name(e.player),
+                "slot": e.player,
+                "strength": e.strength.value,
+                "role": e.role.value,
+                "command": f"0x{e.command_id:03X}",
+                "time_seconds": round(e.seconds, 2),
+            }
+            for e in index.evidence(object_id)
+        ],
+        "event_count": len(events),
+    }
+
+
+def render_object(index: ReplayFactIndex, object_id: int, lang: Lang) -> str:
+    """Text report of one object id (``replaysage facts FILE --object ID``)."""
+    from app.replay.commands import command_info
+
+    z = lang is Lang.ZH
+    if not index.id_exists(object_id):
+        return pick(lang, f"对象 #{object_id} 未出现在任何指令中。", f"Object #{object_id} appears in no command.")
+    o = index.owner(object_id)
+    first = index.first_seen(object_id) or 0.0
+    lines = [
+        pick(
+            lang,
+            f"对象 #{object_id}，首次出现 {format_time(first)}",
+            f"Object #{object_id}, first seen {format_time(first)}",
+        )
+    ]
+    if o.conflict:
+        who = ", ".join(index.player_name(p) for p in o.strong_players)
+        lines.append(
+            pick(lang, f"归属：冲突（多名玩家有强证据：{who}）", f"Owner: conflict (strong evidence from {who})")
+        )
+    elif o.player is not None and o.strength is not None:
+        strength = {"strong": "强", "weak": "弱"}[o.strength.value] if z else o.strength.value
+        lines.append(
+            pick(
+                lang,
+                f"归属：{index.player_name(o.player)}（{strength}证据）",
+                f"Owner: {index.player_name(o.player)} ({strength} evidence)",
+            )
+        )
+    else:
+        lines.append(pick(lang, "归属：无证据", "Owner: no evidence"))
+    ev = index.evidence(object_id)
+    if ev:
+        lines.append(pick(lang, "证据：", "Evidence:"))
+        for e in ev[:MAX_OBJECT_EVENTS]:
+            name = command_info(index.replay.game, e.command_id).name(lang.value)
+            lines.append(
+                f"  {format_time(e.seconds)}  {index.player_name(e.player)}  {e.strength.value}  {e.role.value}  {name}"
+            )
+        if len(ev) > MAX_OBJECT_EVENTS:
+            lines.append(
+                pick(lang, f"  …另 {len(ev) - MAX_OBJECT_EVENTS} 条", f"  … {len(ev) - MAX_OBJECT_EVENTS} more")
+            )
+    events = index.events_for_object(object_id)
+    lines.append(pick(lang, f"涉及该对象的指令：{len(events)}", f"Commands involving it: {len(events)}"))
+    for fe in events[:MAX_OBJECT_EVENTS]:
+        name = command_info(index.replay.game, fe.command_id).name(lang.value)
+        what = f" {index.name_of(fe.type_hash)}" if fe.type_hash is not None else ""
+        lines.append(f"  {format_time(fe.seconds)}  {index.player_name(fe.player)}  {name}{what}")
+    if len(events) > MAX_OBJECT_EVENTS:
+        lines.append(
+            pick(lang, f"  …另 {len(events) - MAX_OBJECT_EVENTS} 条", f"  … {len(events) - MAX_OBJECT_EVENTS} more")
+        )
+    return "\n".join(lines)
