@@ -74,7 +74,7 @@ def test_overlap_limited_to_2000_events() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(min_value=20, max_value=600), raw=st.integers(min_value=20, max_value=400))
+@given(n=st.integers(min_value=20, max_value=600), raw=st.integers(min_value=20, max_value=250))
 def test_slices_are_at_least_about_2k(n: int, raw: int) -> None:
     src = blocks(n, raw=raw)
     seg = segment_log(src, slice_max=12_000, hard_slice_max=12_000, estimator=EST)
