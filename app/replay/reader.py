@@ -232,7 +232,7 @@ def _parse_header_rest(cur: _Cursor, game: Game, has_mod_block: bool) -> tuple: 
     saver = cur.u8("replay saver")
     zero2 = cur.take(8, "header padding")
     name_len = cur.u32("file name length")
-    file_name = cur.take(2 * name_len, "file name").decode("utf-16-le", errors="replace")
+    file_name = cur.take(2 * name_len, "file name").decode("utf-16-le", errors="surrogatepass")
     local_time = struct.unpack("<8H", cur.take(16, "local time"))
     vm_len = cur.u32("version text length")
     vermagic = cur.take(vm_len, "version text").decode("latin-1")
