@@ -1,0 +1,684 @@
+"""Streaming client for OpenAI-compatible ``/chat/completions`` endpoints (OpenAI, DeepSeek, OpenRouter, Ollama…).
+
+This module is the one place that decides retries (CONTRIBUTING): 408/409/429/5xx and connection failures are
+retried — honouring ``retry-after-ms`` / ``Retry-After``, else ``min(0.5·2^n, 8 s)`` × jitter 0.75–1.0 — but only
+while nothing has been shown. Once a delta was delivered a failure ends the reply as *interrupted* and every
+received delta stays delivered: retrying then would duplicate or contradict visible text.
+
+Async-generator hygiene (engineering notes §1.5): qasync installs no async-generator hooks, so an httpx stream
+abandoned mid-way is finalised outside the loop. We therefore (1) read every response to its natural end when we
+can (``[DONE]`` is followed by EOF), (2) close what we hold explicitly on cancel or error, and (3) install the
+running loop's hooks once if none are installed (:func:`ensure_asyncgen_hooks`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import re
+import sys
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Self, cast
+
+import httpx
+
+from app.llm.base import ChatRequest, EventStream
+from app.llm.errors import (
+    AuthError,
+    BadRequestError,
+    ContextOverflowError,
+    ModelNotFoundError,
+    NetworkError,
+    ProtocolError,
+    ProviderConfigError,
+    ProviderError,
+    RateLimitError,
+    ServerError,
+)
+from app.llm.events import (
+    Finished,
+    ReasoningDelta,
+    Retrying,
+    StreamEvent,
+    StreamFailed,
+    TextDelta,
+    UsageReport,
+)
+from app.llm.sse import SSEParser, ThinkSplitter
+
+CONNECT_TIMEOUT_S = 10.0
+READ_TIMEOUT_S = 180.0
+"""Reasoning models can think for minutes before the first byte (notes §1.6)."""
+
+_ERROR_BODY_LIMIT = 64 * 1024
+_DETAIL_LIMIT = 300
+_KEY_PATTERN = re.compile(r"\b(sk|key|api)[-_][A-Za-z0-9_\-*.]{6,}", re.IGNORECASE)
+_CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "context length",
+    "maximum context",
+    "context window",
+    "too many tokens",
+    "prompt is too long",
+    "input is too long",
+    "reduce the length",
+)
+_TERMINAL_QUOTA_MARKERS = ("insufficient_quota", "billing", "exceeded your current quota", "insufficient balance")
+
+
+def make_http_client() -> httpx.AsyncClient:
+    """A client with the app's timeouts (connect 10 s, read 180 s) — create one and share it among providers."""
+    timeout = httpx.Timeout(connect=CONNECT_TIMEOUT_S, read=READ_TIMEOUT_S, write=30.0, pool=30.0)
+    limits = httpx.Limits(max_connections=8, max_keepalive_connections=4)
+    return httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False, trust_env=True)
+
+
+_shared: dict[int, httpx.AsyncClient] = {}
+
+
+def shared_http_client() -> httpx.AsyncClient:
+    """The process-wide client for the running event loop (httpx pools are bound to one loop)."""
+    loop = asyncio.get_running_loop()
+    client = _shared.get(id(loop))
+    if client is None or client.is_closed:
+        client = make_http_client()
+        _shared[id(loop)] = client
+    return client
+
+
+async def close_shared_http_client() -> None:
+    """Close the running loop's shared client (call at application exit, before the loop stops)."""
+    loop = asyncio.get_running_loop()
+    client = _shared.pop(id(loop), None)
+    if client is not None:
+        await client.aclose()
+
+
+def ensure_asyncgen_hooks() -> bool:
+    """Install the running loop's async-generator hooks if none are installed; return True if installed now.
+
+    asyncio's own ``run_forever`` installs them, qasync's does not; without them an abandoned generator inside
+    httpcore is finalised synchronously and raises "async generator ignored GeneratorExit". The application should
+    still ``await loop.shutdown_asyncgens()`` at exit.
+    """
+    hooks = sys.get_asyncgen_hooks()
+    if hooks.finalizer is not None:
+        return False
+    loop = asyncio.get_running_loop()
+    firstiter = getattr(loop, "_asyncgen_firstiter_hook", None)
+    finalizer = getattr(loop, "_asyncgen_finalizer_hook", None)
+    if firstiter is None or finalizer is None:
+        return False
+    sys.set_asyncgen_hooks(firstiter=firstiter, finalizer=finalizer)
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """When and how long to wait before retrying a failed attempt (only before any content was delivered).
+
+    Attributes:
+        max_attempts: total HTTP attempts, the first included.
+        base_s: first backoff step; attempt n (0-based) waits ``min(base_s · 2^n, cap_s)`` × jitter.
+        cap_s: longest computed backoff.
+        jitter: multiplicative jitter range.
+        max_retry_after_s: a server asking to wait longer than this is not retried (the user sees the wait).
+    """
+
+    max_attempts: int = 5
+    base_s: float = 0.5
+    cap_s: float = 8.0
+    jitter: tuple[float, float] = (0.75, 1.0)
+    max_retry_after_s: float = 60.0
+
+    def delay(self, retry_index: int, error: ProviderError, rng: Callable[[float, float], float]) -> float | None:
+        """Seconds to wait before retry number ``retry_index`` (0-based), or None when not to retry."""
+        if not error.retryable or retry_index + 1 >= self.max_attempts:
+            return None
+        if error.retry_after_s is not None:
+            if error.retry_after_s > self.max_retry_after_s:
+                return None
+            return max(0.0, error.retry_after_s)
+        return min(self.base_s * float(2**retry_index), self.cap_s) * rng(*self.jitter)
+
+
+def parse_retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds from ``retry-after-ms`` (preferred, fractional) or ``Retry-After`` (seconds or an HTTP date)."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, float(when.timestamp()) - time.time())
+
+
+def chat_completions_url(base_url: str) -> str:
+    """The endpoint for a base URL as users enter it (``https://api.openai.com/v1``, ``http://localhost:11434/v1``).
+
+    Like the OpenAI SDK we append ``/chat/completions``; a URL that already ends with it is used as is.
+    """
+    url = base_url.strip().rstrip("/")
+    if not url:
+        raise ProviderConfigError("the provider's base URL is empty")
+    if not url.startswith(("http://", "https://")):
+        raise ProviderConfigError(f"the provider's base URL must start with http:// or https://: {url!r}")
+    return url if url.endswith("/chat/completions") else url + "/chat/completions"
+
+
+def usage_from_json(usage: Mapping[str, Any]) -> UsageReport:
+    """Normalise a usage object (OpenAI and DeepSeek names); keep the whole object as ``raw``."""
+
+    def num(value: Any) -> int:
+        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+    prompt_details = usage.get("prompt_tokens_details")
+    completion_details = usage.get("completion_tokens_details")
+    cached = 0
+    if isinstance(prompt_details, Mapping):
+        cached = num(prompt_details.get("cached_tokens"))
+    if not cached:
+        cached = num(usage.get("prompt_cache_hit_tokens"))
+    reasoning = 0
+    if isinstance(completion_details, Mapping):
+        reasoning = num(completion_details.get("reasoning_tokens"))
+    if not reasoning:
+        reasoning = num(usage.get("reasoning_tokens"))
+    prompt = num(usage.get("prompt_tokens"))
+    if not prompt and ("prompt_cache_hit_tokens" in usage or "prompt_cache_miss_tokens" in usage):
+        prompt = num(usage.get("prompt_cache_hit_tokens")) + num(usage.get("prompt_cache_miss_tokens"))
+    return UsageReport(
+        prompt_tokens=prompt,
+        completion_tokens=num(usage.get("completion_tokens")),
+        reasoning_tokens=reasoning,
+        cached_prompt_tokens=cached,
+        raw=dict(usage),
+    )
+
+
+@dataclass(slots=True)
+class _Progress:
+    """Mutable state of one request across its attempts."""
+
+    started: float = field(default_factory=time.monotonic)
+    attempts: int = 0
+    delivered: int = 0
+    first_delta_at: float | None = None
+    attempt_sent_at: float = 0.0
+    finish_reason: str | None = None
+    done_seen: bool = False
+    resolved_model: str = ""
+    usage: Mapping[str, Any] | None = None
+    think: ThinkSplitter = field(default_factory=ThinkSplitter)
+    content_ended: bool = False
+
+
+class ChatStream:
+    """The event stream of one request (an :class:`~app.llm.base.EventStream`).
+
+    Not an async generator itself: it owns one and closes it explicitly, so a consumer that stops early (``break``,
+    Stop button, task cancel) releases the connection at once and nothing is left for the garbage collector.
+    """
+
+    def __init__(self, gen: AsyncIterator[StreamEvent], aclose: Callable[[], Any]) -> None:
+        self._gen = gen
+        self._aclose_gen = aclose
+        self._closed = False
+
+    def __aiter__(self) -> Self:
+        """Iterate the events."""
+        return self
+
+    async def __anext__(self) -> StreamEvent:
+        """The next event; closes the stream after the terminal event."""
+        if self._closed:
+            raise StopAsyncIteration
+        try:
+            event = await self._gen.__anext__()
+        except BaseException:
+            await self.aclose()
+            raise
+        if isinstance(event, Finished | StreamFailed):
+            await self.aclose()
+        return event
+
+    async def aclose(self) -> None:
+        """Stop the request and release the connection (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._aclose_gen()
+
+    @property
+    def closed(self) -> bool:
+        """True once the stream ended or was closed."""
+        return self._closed
+
+    async def __aenter__(self) -> Self:
+        """Enter: returns the stream itself."""
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Exit: closes the stream."""
+        await self.aclose()
+
+
+class OpenAICompatProvider:
+    """A :class:`~app.llm.base.ChatProvider` for one OpenAI-compatible endpoint and model.
+
+    Args:
+        name: display name (profile name), used in errors.
+        base_url: e.g. ``https://api.deepseek.com/v1``; ``/chat/completions`` is appended.
+        model: model id to request.
+        api_key: bearer token, or None for local servers without auth. Masked in ``repr``, never logged.
+        extra_headers: added to every request (e.g. OpenRouter's ``HTTP-Referer``).
+        stream: default for requests that leave ``ChatRequest.stream`` unset.
+        max_tokens: default output limit for requests that leave it unset (None: server default).
+        client: a shared :class:`httpx.AsyncClient`; when None the provider creates one and closes it in ``aclose``.
+        retry: the retry policy.
+        rng: jitter source ``(low, high) -> float`` (tests pass a fixed one).
+        sleep: the sleep coroutine (tests may record waits).
+    """
+
+    rule_based = False
+
+    def __init__(
+        self,
+        name: str,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        stream: bool = True,
+        max_tokens: int | None = None,
+        client: httpx.AsyncClient | None = None,
+        retry: RetryPolicy | None = None,
+        rng: Callable[[float, float], float] = random.uniform,
+        sleep: Callable[[float], Any] = asyncio.sleep,
+    ) -> None:
+        if not model.strip():
+            raise ProviderConfigError(f"provider {name!r} has no model id")
+        self._name = name
+        self._url = chat_completions_url(base_url)
+        self._model = model.strip()
+        self._api_key = api_key or None
+        self._extra_headers = dict(extra_headers or {})
+        self._stream_default = stream
+        self._max_tokens = max_tokens
+        self._client = client
+        self._owns_client = client is None
+        self._retry = retry or RetryPolicy()
+        self._rng = rng
+        self._sleep = sleep
+
+    def __repr__(self) -> str:
+        key = "set" if self._api_key else "none"
+        return f"OpenAICompatProvider(name={self._name!r}, url={self._url!r}, model={self._model!r}, api_key=<{key}>)"
+
+    @property
+    def name(self) -> str:
+        """Display name of the provider."""
+        return self._name
+
+    @property
+    def model(self) -> str:
+        """Model id requested."""
+        return self._model
+
+    @property
+    def url(self) -> str:
+        """The chat completions endpoint."""
+        return self._url
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this provider created it."""
+        if self._owns_client and self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def stream(self, request: ChatRequest) -> EventStream:
+        """Start the request; see :mod:`app.llm.events` for the event contract."""
+        gen = self._run(request)
+        return ChatStream(gen, gen.aclose)
+
+    # -- request building -------------------------------------------------------------------------------------
+
+    def _body(self, request: ChatRequest, streaming: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self._model,
+            "messages": [m.to_json() for m in request.messages],
+            "stream": streaming,
+        }
+        if streaming:
+            body["stream_options"] = {"include_usage": True}
+        max_tokens = request.max_tokens if request.max_tokens is not None else self._max_tokens
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if request.send_tag and request.tag:
+            body["user"] = request.tag
+        body.update(request.extra_body)
+        return body
+
+    def _headers(self, streaming: bool) -> dict[str, str]:
+        accept = "text/event-stream" if streaming else "application/json"
+        headers = {"Content-Type": "application/json", "Accept": accept}
+        headers.update(self._extra_headers)
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = make_http_client()
+            self._owns_client = True
+        return self._client
+
+    # -- errors ---------------------------------------------------------------------------------------------
+
+    def _scrub(self, text: str) -> str:
+        """Trim a server message and remove anything that looks like a key (servers echo keys in 401 texts)."""
+        if self._api_key:
+            text = text.replace(self._api_key, "***")
+        text = _KEY_PATTERN.sub(lambda m: m.group(1) + "-***", text)
+        text = " ".join(text.split())
+        return text[:_DETAIL_LIMIT] + ("…" if len(text) > _DETAIL_LIMIT else "")
+
+    def _error_from_object(self, obj: Any, status: int | None, retry_after: float | None = None) -> ProviderError:
+        """Map a status and an error object (``{"error": {...}}`` or a string) to the right error type."""
+        message, code = "", ""
+        err = obj.get("error", obj) if isinstance(obj, Mapping) else obj
+        if isinstance(err, Mapping):
+            message = str(err.get("message") or err.get("detail") or "")
+            code = " ".join(str(err.get(k) or "") for k in ("code", "type")).strip()
+            if not message:
+                message = json.dumps(dict(err), ensure_ascii=False)
+        elif err is not None:
+            message = str(err)
+        detail = self._scrub(f"{message} [{code}]" if code else message) or "no details"
+        haystack = f"{message} {code}".lower()
+        args = (self._name, self._model, detail)
+        if status in (401, 403):
+            return AuthError(*args, status=status)
+        if status == 404:
+            return ModelNotFoundError(*args, status=status)
+        if status == 429 or "rate_limit" in haystack or "rate limit" in haystack:
+            terminal = any(m in haystack for m in _TERMINAL_QUOTA_MARKERS)
+            return RateLimitError(*args, status=status, retryable=not terminal, retry_after_s=retry_after)
+        if any(m in haystack for m in _CONTEXT_MARKERS):
+            return ContextOverflowError(*args, status=status)
+        if status is not None and (status in (408, 409) or status >= 500):
+            return ServerError(*args, status=status, retry_after_s=retry_after)
+        if status is not None and 400 <= status < 500:
+            return BadRequestError(*args, status=status)
+        return ServerError(*args, status=status, retry_after_s=retry_after)
+
+    def _http_error(self, response: httpx.Response, body: bytes) -> ProviderError:
+        retry_after = parse_retry_after(response.headers)
+        try:
+            obj: Any = json.loads(body.decode("utf-8", "replace"))
+        except ValueError:
+            text = body.decode("utf-8", "replace").strip()
+            obj = {"error": {"message": text or response.reason_phrase}}
+        return self._error_from_object(obj, response.status_code, retry_after)
+
+    def _network_error(self, exc: httpx.HTTPError) -> NetworkError:
+        kind = type(exc).__name__
+        return NetworkError(self._name, self._model, self._scrub(f"{kind}: {exc}" if str(exc) else kind))
+
+    # -- the request loop -------------------------------------------------------------------------------------
+
+    async def _run(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        """One request with retries; yields events and exactly one terminal event."""
+        ensure_asyncgen_hooks()
+        streaming = self._stream_default if request.stream is None else request.stream
+        body = self._body(request, streaming)
+        headers = self._headers(streaming)
+        prog = _Progress()
+        while True:
+            prog.attempts += 1
+            prog.attempt_sent_at = time.monotonic()
+            error: ProviderError | None = None
+            try:
+                async with self._http().stream("POST", self._url, json=body, headers=headers) as response:
+                    if response.status_code >= 400:
+                        raise self._http_error(response, await _read_limited(response))
+                    ctype = response.headers.get("content-type", "").lower()
+                    if "text/event-stream" in ctype:
+                        sse_events = self._read_sse(response, prog)
+                        try:
+                            async for event in sse_events:
+                                yield event
+                        finally:
+                            await sse_events.aclose()  # never leave our own generator to the GC
+                    elif "json" in ctype or not ctype:
+                        for event in self._from_completion(await response.aread(), prog):
+                            yield event
+                    else:
+                        await response.aread()
+                        raise ProtocolError(
+                            self._name, self._model, f"unexpected content type {ctype!r} (is the base URL right?)"
+                        )
+            except ProviderError as exc:
+                error = exc
+            except httpx.HTTPError as exc:
+                error = self._network_error(exc)
+            if error is None:
+                error = self._incomplete_error(prog)
+                if error is None:
+                    yield self._finished(prog)
+                    return
+            if prog.delivered:
+                yield self._finished(prog, error)
+                return
+            delay = self._retry.delay(prog.attempts - 1, error, self._rng)
+            if delay is None:
+                yield StreamFailed(error, attempts=prog.attempts)
+                return
+            yield Retrying(prog.attempts, delay, error)
+            await self._sleep(delay)
+            prog.usage = None
+            prog.finish_reason = None
+            prog.done_seen = False
+            prog.think = ThinkSplitter()
+            prog.content_ended = False
+
+    def _incomplete_error(self, prog: _Progress) -> ProviderError | None:
+        """A stream that ended with neither ``[DONE]`` nor a finish reason was cut off."""
+        if prog.done_seen or prog.finish_reason is not None:
+            return None
+        return NetworkError(self._name, self._model, "the stream ended before the reply was complete")
+
+    def _finished(self, prog: _Progress, error: ProviderError | None = None) -> Finished:
+        end = time.monotonic()
+        ttft = tps = None
+        if prog.first_delta_at is not None:
+            ttft = prog.first_delta_at - prog.attempt_sent_at
+            span = end - prog.first_delta_at
+            count = 0
+            if prog.usage is not None and error is None:
+                count = usage_from_json(prog.usage).completion_tokens
+            if not count:
+                count = prog.delivered
+            if span > 0 and count > 1:
+                tps = count / span
+        reason = prog.finish_reason or "unknown"
+        if error is not None:
+            reason = "interrupted"
+        return Finished(
+            reason=reason,
+            truncated=prog.finish_reason == "length",
+            interrupted=error is not None,
+            ttft_s=ttft,
+            tokens_per_s=tps,
+            resolved_model=prog.resolved_model,
+            error=error,
+            attempts=prog.attempts,
+            elapsed_s=end - prog.started,
+        )
+
+    async def _read_sse(self, response: httpx.Response, prog: _Progress) -> AsyncGenerator[StreamEvent, None]:
+        """Parse one SSE body into events; reads to EOF so httpcore's generators end naturally."""
+        parser = SSEParser()
+        failure: ProviderError | None = None
+        raw = cast(AsyncGenerator[bytes, None], response.aiter_raw())
+        try:
+            async for chunk in raw:
+                if failure is not None or prog.done_seen:
+                    continue  # drain to EOF (notes §1.5) but ignore anything after [DONE] or an error
+                for sse in parser.feed(chunk):
+                    if failure is not None or prog.done_seen:
+                        break
+                    try:
+                        events = self._handle_data(sse.data, prog)
+                    except ProviderError as exc:
+                        failure = exc
+                        break
+                    for event in events:
+                        yield event
+            if failure is None and not prog.done_seen:
+                for sse in parser.close():
+                    try:
+                        events = self._handle_data(sse.data, prog, at_eof=True)
+                    except ProviderError as exc:
+                        failure = exc
+                        break
+                    for event in events:
+                        yield event
+        finally:
+            await raw.aclose()
+        if failure is not None:
+            raise failure
+        for event in self._end_of_content(prog):
+            yield event
+
+    def _handle_data(self, data: str, prog: _Progress, *, at_eof: bool = False) -> list[StreamEvent]:
+        """Events of one ``data:`` payload."""
+        if data.strip() == "[DONE]":
+            prog.done_seen = True
+            return self._end_of_content(prog)
+        try:
+            obj = json.loads(data)
+        except ValueError as exc:
+            if at_eof:  # a payload cut by the connection closing: the stream was interrupted
+                raise NetworkError(self._name, self._model, "the stream was cut inside an event") from exc
+            raise ProtocolError(self._name, self._model, f"malformed SSE data: {self._scrub(data[:80])!r}") from exc
+        if not isinstance(obj, Mapping):
+            raise ProtocolError(self._name, self._model, f"SSE data is not a JSON object: {self._scrub(data[:80])!r}")
+        if obj.get("error") is not None:
+            raise self._error_from_object(obj, _status_of(obj))
+        return self._chunk_events(obj, prog)
+
+    def _chunk_events(self, obj: Mapping[str, Any], prog: _Progress) -> list[StreamEvent]:
+        """Deltas of one chunk object; records model, finish reason and usage."""
+        model = obj.get("model")
+        if isinstance(model, str) and model:
+            prog.resolved_model = model
+        usage = obj.get("usage")
+        if isinstance(usage, Mapping):
+            prog.usage = usage
+        out: list[StreamEvent] = []
+        choices = obj.get("choices")
+        if not isinstance(choices, list):
+            return out
+        for choice in choices:
+            if not isinstance(choice, Mapping) or choice.get("index", 0) not in (0, None):
+                continue
+            delta = choice.get("delta")
+            if delta is None:
+                delta = choice.get("message")  # some servers stream whole messages
+            if isinstance(delta, Mapping):
+                reasoning = delta.get("reasoning_content")
+                if reasoning is None:
+                    reasoning = delta.get("reasoning")  # OpenRouter / vLLM name
+                if isinstance(reasoning, str) and reasoning:
+                    out.append(ReasoningDelta(reasoning))
+                content = delta.get("content")
+                if isinstance(content, str) and content:
+                    out.extend(_split(prog.think.feed(content)))
+            reason = choice.get("finish_reason")
+            if isinstance(reason, str) and reason:
+                prog.finish_reason = reason
+        self._count(out, prog)
+        return out
+
+    def _end_of_content(self, prog: _Progress) -> list[StreamEvent]:
+        """Flush held-back ``<think>`` text and report usage once (at ``[DONE]`` or EOF)."""
+        if prog.content_ended:
+            return []
+        prog.content_ended = True
+        out: list[StreamEvent] = list(_split(prog.think.close()))
+        self._count(out, prog)
+        if prog.usage is not None:
+            out.append(usage_from_json(prog.usage))
+        return out
+
+    @staticmethod
+    def _count(events: list[StreamEvent], prog: _Progress) -> None:
+        n = sum(1 for e in events if isinstance(e, TextDelta | ReasoningDelta))
+        if n and prog.first_delta_at is None:
+            prog.first_delta_at = time.monotonic()
+        prog.delivered += n
+
+    def _from_completion(self, body: bytes, prog: _Progress) -> list[StreamEvent]:
+        """Events of a non-streamed reply (``stream: false``), the same types as a stream."""
+        try:
+            obj = json.loads(body.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ProtocolError(self._name, self._model, "the response is not valid JSON") from exc
+        if not isinstance(obj, Mapping):
+            raise ProtocolError(self._name, self._model, "the response is not a JSON object")
+        if obj.get("error") is not None:
+            raise self._error_from_object(obj, _status_of(obj))
+        if not isinstance(obj.get("choices"), list):
+            raise ProtocolError(self._name, self._model, "the response has no choices")
+        events = self._chunk_events(obj, prog)
+        prog.done_seen = True
+        return events + self._end_of_content(prog)
+
+
+def _split(parts: list[tuple[bool, str]]) -> list[StreamEvent]:
+    return [ReasoningDelta(t) if is_reasoning else TextDelta(t) for is_reasoning, t in parts]
+
+
+def _status_of(obj: Mapping[str, Any]) -> int | None:
+    err = obj.get("error")
+    if isinstance(err, Mapping):
+        for key in ("status", "code"):
+            value = err.get(key)
+            if isinstance(value, int) and 100 <= value < 600:
+                return value
+            if isinstance(value, str) and value.isdigit() and 100 <= int(value) < 600:
+                return int(value)
+    return None
+
+
+async def _read_limited(response: httpx.Response) -> bytes:
+    """Read an error body, at most 64 KiB (to its end so the connection is released cleanly)."""
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        if size < _ERROR_BODY_LIMIT:
+            parts.append(chunk)
+            size += len(chunk)
+    return b"".join(parts)[:_ERROR_BODY_LIMIT]
