@@ -15,6 +15,7 @@ prefix length, 1,024 tokens at OpenAI, which every request here exceeds through 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,7 @@ from app.budget.calibration import Calibration
 from app.budget.focus import FocusPlanner, Window
 from app.budget.guard import Breakdown, GuardStatus, check_request
 from app.budget.profile import ModelProfile
-from app.budget.segment import LogBlock, Segment, Segmentation, segment_log
+from app.budget.segment import BlockSource, LogBlock, Segment, Segmentation, segment_log
 from app.budget.tokens import TokenEstimator, count_tokens
 from app.i18n import Lang, pick, system_lang
 
@@ -142,6 +143,7 @@ class RunPlan:
                 "dropped_blocks": seg.dropped_blocks,
                 "relaxed": seg.relaxed,
                 "subdivided_blocks": seg.subdivided,
+                "step": seg.compaction_step,
             },
             "warnings": list(self.warnings),
             "segments": [
@@ -211,6 +213,7 @@ def plan_run(
     blocks: Sequence[LogBlock],
     profile: ModelProfile,
     *,
+    more_compact: Sequence[BlockSource] = (),
     summary_text: str = "",
     system_text: str | None = None,
     calibration: Calibration | None = None,
@@ -219,7 +222,9 @@ def plan_run(
     """Plan a whole analysis run of one replay for one model.
 
     Args:
-        blocks: The compact log's event blocks (level 1, in time order).
+        blocks: The compact log's event blocks (level 1, in time order); also the naive baseline.
+        more_compact: Higher compaction levels of the same log (blocks or builders), tried in order before the slice
+            limit is relaxed (plan §5.2: raise compaction before adding slices).
         profile: The model.
         summary_text: The deterministic match summary (counted as is).
         system_text: The system prompt; None plans with the plan's 20K reference size.
@@ -238,6 +243,7 @@ def plan_run(
     fixed = system + summary + OVERVIEW_RESERVE_TOKENS + INSTRUCTION_RESERVE_TOKENS
     reserve = profile.output_reserve
     planner = FocusPlanner(est)
+    levels = [functools.cache(src) if callable(src) else src for src in more_compact]
 
     facts_budget = 0
     segmentation: Segmentation | None = None
@@ -253,6 +259,7 @@ def plan_run(
             hard_slice_max=hard_slice_max,
             estimator=est,
             single_slice_only=profile.single_slice_only,
+            more_compact=levels,
             lang=lang,
         )
         windows = sum(len(planner.plan(s)) for s in segmentation.segments)

@@ -20,7 +20,7 @@ divided by the factor, so block counts are not rounded up one by one.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -74,6 +74,10 @@ class Block:
     tokens: int
     event_count: int
     pure_selection: bool = False
+
+
+BlockSource = Sequence[LogBlock] | Callable[[], Sequence[LogBlock]]
+"""A more compact rendering of the log, given directly or built on demand (only when the cut needs it)."""
 
 
 def join_blocks(blocks: Sequence[LogBlock]) -> str:
@@ -154,6 +158,7 @@ class Segmentation:
         dropped_blocks: How many blocks were dropped.
         relaxed: Whether the slice limit was relaxed beyond the budget (requests will warn).
         subdivided: How many oversized blocks were split by time.
+        compaction_step: 0 = the given blocks; k = the k-th of ``more_compact`` was used.
         estimator: Estimator used for the budget tokens.
         warnings: User-facing notes about compaction / relaxation.
     """
@@ -166,6 +171,7 @@ class Segmentation:
     relaxed: bool
     subdivided: int
     estimator: TokenEstimator
+    compaction_step: int = 0
     warnings: list[str] = field(default_factory=list)
 
     def tokens(self, raw: int) -> int:
@@ -297,6 +303,7 @@ def segment_log(
     *,
     slice_max: int,
     hard_slice_max: int,
+    more_compact: Sequence[BlockSource] = (),
     estimator: TokenEstimator | None = None,
     single_slice_only: bool = False,
     max_slices: int = MAX_SLICES,
@@ -308,6 +315,8 @@ def segment_log(
         blocks: The compact log's event blocks in time order.
         slice_max: Budget slice limit in budget tokens (budget − fixed overhead − found facts − reserve).
         hard_slice_max: The same under the hard limit (90% of ContextLength) instead of the budget.
+        more_compact: Renderings of the same log at higher compaction levels, in increasing order, tried (without
+            their pure selection blocks) after dropping the pure selection blocks of ``blocks``.
         estimator: Raw → budget token conversion (uncalibrated ×1.2 by default).
         single_slice_only: Short-tier model: the whole log must fit one slice.
         max_slices: Slice cap (plan §5.2: 20).
@@ -338,36 +347,58 @@ def segment_log(
 
     min_raw = math.floor(MIN_SLICE_TOKENS / est.factor)
     full = list(blocks)
-    compact = [b for b in full if not b.pure_selection]
-    attempts: list[tuple[list[LogBlock], int, bool, bool]] = [(full, slice_max, False, False)]
-    if len(compact) < len(full):
-        attempts.append((compact, slice_max, True, False))
-    if hard_slice_max > slice_max:
-        attempts.append((compact, hard_slice_max, len(compact) < len(full), True))
+
+    def without_selection(bs: Sequence[LogBlock]) -> list[LogBlock]:
+        return [b for b in bs if not b.pure_selection]
+
+    # (blocks, step) candidates in increasing compaction, built lazily: most logs fit at the first.
+    def candidates() -> Iterator[tuple[list[LogBlock], int]]:
+        yield full, 0
+        yield without_selection(full), 0
+        for step, source in enumerate(more_compact, start=1):
+            yield without_selection(source() if callable(source) else source), step
+
+    def attempts() -> Iterator[tuple[list[LogBlock], int, int, bool]]:
+        last: tuple[list[LogBlock], int] = (full, 0)
+        seen_sizes: set[tuple[int, int]] = set()
+        for candidate, step in candidates():
+            key = (step, len(candidate))
+            if key in seen_sizes:
+                continue  # nothing was dropped: same cut again
+            seen_sizes.add(key)
+            last = (candidate, step)
+            yield candidate, step, slice_max, False
+        if hard_slice_max > slice_max:
+            yield last[0], last[1], hard_slice_max, True
+
     needed = 0
-    for candidate, limit, dropped, relaxed in attempts:
+    last_candidate: list[LogBlock] = full
+    for candidate, step, limit, relaxed in attempts():
+        dropped = step > 0 or len(candidate) < len(full)
         cap = raw_cap(limit)
         prepared, subdivided = _split_oversized(candidate, math.floor(cap * (1 - OVERLAP_MAX_SHARE)))
         segments = cut(prepared, cap, min_raw)
         needed = len(segments)
+        last_candidate = candidate
         if needed <= allowed:
             result = Segmentation(
                 segments=segments,
                 slice_max=slice_max,
                 slice_cap=limit,
                 dropped_selection=dropped,
-                dropped_blocks=len(full) - len(candidate),
+                dropped_blocks=len(full) - len(candidate) if step == 0 else 0,
                 relaxed=relaxed,
                 subdivided=subdivided,
                 estimator=est,
+                compaction_step=step,
             )
             if dropped:
                 result.warnings.append(
                     pick(
                         lang,
-                        f"日志超过 {allowed} 个切片的容量，已丢弃 {result.dropped_blocks} 个纯选择/编队事件块。",
-                        f"the log did not fit {allowed} slice(s); dropped {result.dropped_blocks} pure selection/group "
-                        f"blocks.",
+                        f"日志超过 {allowed} 个切片的容量，已提高压缩力度（压缩步骤 {step}，丢弃纯选择/编队事件块）。",
+                        f"the log did not fit {allowed} slice(s); compaction raised (step {step}, pure selection/group "
+                        f"blocks dropped).",
                     )
                 )
             if relaxed:
@@ -382,7 +413,7 @@ def segment_log(
                     )
                 )
             return result
-    total = est.from_raw(sum(b.tokens for b in compact))
+    total = est.from_raw(sum(b.tokens for b in last_candidate))
     if single_slice_only:
         raise ReplayTooLongError(
             pick(

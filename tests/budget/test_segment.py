@@ -209,3 +209,23 @@ def test_focus_windows_skip_overlap() -> None:
         assert ws[0].start_seconds == s.own_start_seconds
         assert sum(w.raw_tokens for w in ws) == s.own_raw_tokens
         assert len(ws) == window_count(EST.from_raw(s.own_raw_tokens), len(s.own_blocks))
+
+
+def test_higher_compaction_level_before_relaxing() -> None:
+    calls: list[int] = []
+
+    def level2() -> list[Block]:
+        calls.append(2)
+        return blocks(500, raw=50)  # same span, half the tokens: 25,000 raw -> fits 20 slices of 3,000 raw
+
+    src = blocks(500, raw=150)  # 75,000 raw: > 20 slices of 3,000 raw; nothing pure-selection to drop
+    seg = segment_log(src, slice_max=3_600, hard_slice_max=100_000, estimator=EST, more_compact=[level2])
+    assert seg.compaction_step == 1
+    assert not seg.relaxed
+    assert calls == [2]
+    assert len(seg.segments) <= 20
+    # Not needed -> never built.
+    calls.clear()
+    seg = segment_log(blocks(50), slice_max=3_600, hard_slice_max=100_000, estimator=EST, more_compact=[level2])
+    assert seg.compaction_step == 0
+    assert calls == []
