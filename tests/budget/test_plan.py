@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import pytest
+
+from app.budget.calibration import Calibration
+from app.budget.errors import ReplayTooLongError
+from app.budget.plan import plan_run
+from app.budget.profile import ModelProfile
+from app.budget.segment import Block
+from app.budget.tokens import TokenEstimator
+from app.i18n import Lang
+
+
+def blocks(n: int, raw: int = 1000) -> list[Block]:
+    return [Block(10.0 * i, 10.0 * i + 10, f"b{i}", raw, 40) for i in range(n)]
+
+
+@pytest.mark.parametrize(("length", "budget"), [(1_000_000, 160_000), (256_000, 100_000)])
+def test_slice_max_formula(length: int, budget: int) -> None:
+    plan = plan_run(blocks(150), ModelProfile(context_length=length), summary_text="", lang=Lang.EN)
+    # §4.2: slice_max = budget − (system 20K + summary 0 + overview 3K + instruction 1K) − found facts − reserve 32K
+    assert plan.fixed_overhead == 24_000
+    assert plan.segmentation.slice_max == budget - 24_000 - plan.found_facts_budget - 32_000
+    windows = sum(len(s.windows) for s in plan.segments)
+    assert plan.found_facts_budget == min(10_000, 1_000 * (windows - 1))
+    # Every planned request stays within the budget.
+    for r in plan.requests:
+        assert r.breakdown.total <= budget
+
+
+def test_1m_reference_slice_is_about_90k() -> None:
+    # Plan §4.2 reference: 1M tier slice ≈ 90K with a 3K summary (system 20K, overview 3K, instruction 1K).
+    summary = "x " * 2_500  # about 2,500 raw = 3,000 budget tokens
+    summary_tokens = TokenEstimator().estimate_tokens(summary)
+    assert abs(summary_tokens - 3_000) < 10
+    plan = plan_run(blocks(300), ModelProfile(context_length=1_000_000), summary_text=summary, lang=Lang.EN)
+    assert plan.found_facts_budget == 10_000
+    assert plan.segmentation.slice_max == 160_000 - (24_000 + summary_tokens) - 10_000 - 32_000  # ≈ 91,000
+
+
+def test_json_keys_and_totals() -> None:
+    plan = plan_run(blocks(300), ModelProfile(context_length=1_000_000), lang=Lang.EN)
+    data = plan.to_json()
+    seg = data["segments"][0]
+    assert {"start_seconds", "end_seconds", "windows"} <= set(seg)
+    assert {"start_seconds", "end_seconds"} <= set(seg["windows"][0])
+    req = data["requests"][0]
+    assert {"stage", "breakdown", "budget", "context_length"} <= set(req)
+    assert set(req["breakdown"]) >= {"system", "summary", "overview", "slice", "found_facts", "instruction",
+                                     "reserve", "total"}
+    assert {"prompt_tokens", "naive_prompt_tokens", "cacheable_share"} <= set(data["totals"])
+    stages = [r["stage"] for r in data["requests"]]
+    windows = sum(len(s["windows"]) for s in data["segments"])
+    assert stages == ["overview"] + ["window"] * windows + ["final"]
+    assert data["totals"]["prompt_tokens"] == sum(r["breakdown"]["total"] - r["breakdown"]["reserve"]
+                                                  for r in data["requests"])
+    # Naive: every request carries the full level-1 log (300 × 1,000 raw × 1.2) instead of the slice.
+    full = 360_000
+    assert data["totals"]["naive_prompt_tokens"] == sum(
+        r["breakdown"]["total"] - r["breakdown"]["reserve"] - r["breakdown"]["slice"] + full for r in data["requests"]
+    )
+
+
+def test_cacheable_share_counts_repeated_prefixes() -> None:
+    plan = plan_run(blocks(300), ModelProfile(context_length=1_000_000), lang=Lang.EN)
+    reqs = plan.requests
+    assert reqs[0].cacheable_tokens == 0  # nothing earlier
+    first_window = reqs[1]
+    # The first window repeats system + summary of the overview request.
+    assert first_window.cacheable_tokens == first_window.breakdown.system + first_window.breakdown.summary
+    second = reqs[2]
+    if second.segment == first_window.segment:
+        # Same segment: everything up to and including the earlier window's found facts is cached.
+        b = first_window.breakdown
+        assert second.cacheable_tokens == b.system + b.summary + b.overview + b.slice + b.found_facts
+    assert 0 < plan.cacheable_share < 1
+
+
+def test_short_tier_single_slice_or_clear_refusal() -> None:
+    small = plan_run(blocks(40), ModelProfile(context_length=128_000), lang=Lang.EN)
+    assert len(small.segments) == 1
+    with pytest.raises(ReplayTooLongError, match="200K"):
+        plan_run(blocks(200), ModelProfile(context_length=128_000), lang=Lang.EN)
+
+
+def test_calibration_changes_the_plan() -> None:
+    profile = ModelProfile(context_length=256_000)
+    plain = plan_run(blocks(150), profile, lang=Lang.EN)
+    calibrated = plan_run(blocks(150), profile, calibration=Calibration(0.5, 12), lang=Lang.EN)
+    assert calibrated.estimator.calibrated
+    assert calibrated.to_json()["estimator"]["samples"] == 12
+    assert len(calibrated.segments) < len(plain.segments)
