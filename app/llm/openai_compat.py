@@ -240,6 +240,7 @@ class ChatStream:
         self._gen = gen
         self._aclose_gen = aclose
         self._closed = False
+        self._started = False
 
     def __aiter__(self) -> Self:
         """Iterate the events."""
@@ -249,6 +250,10 @@ class ChatStream:
         """The next event; closes the stream after the terminal event."""
         if self._closed:
             raise StopAsyncIteration
+        if not self._started:
+            # Hooks must exist before the generator's first step: Python binds the finalizer at that moment.
+            self._started = True
+            ensure_asyncgen_hooks()
         try:
             event = await self._gen.__anext__()
         except BaseException:
@@ -450,7 +455,6 @@ class OpenAICompatProvider:
 
     async def _run(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """One request with retries; yields events and exactly one terminal event."""
-        ensure_asyncgen_hooks()
         streaming = self._stream_default if request.stream is None else request.stream
         body = self._body(request, streaming)
         headers = self._headers(streaming)

@@ -1,0 +1,105 @@
+"""Fixtures for provider tests: the scripted server over real HTTP, a strict asyncio runner, an in-memory keyring."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import warnings
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+
+from app.llm.openai_compat import OpenAICompatProvider, RetryPolicy
+from app.llm.scripted_server import ScriptedServer
+
+T = TypeVar("T")
+API_KEY = "sk-test-0123456789abcdef"
+
+
+class MemoryKeyring(KeyringBackend):
+    """A keyring backend that keeps passwords in a dict (tests never touch the OS keyring)."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.store: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.store.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.store[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.store.pop((service, username), None)
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ScriptedServer]:
+    with ScriptedServer() as srv:
+        yield srv
+
+
+@pytest.fixture(autouse=True)
+def _fresh_server_state(request: pytest.FixtureRequest) -> None:
+    if "server" in request.fixturenames:
+        request.getfixturevalue("server").clear()
+
+
+LoopProblems = list[dict[str, Any]]
+
+
+@pytest.fixture
+def run() -> Iterator[Callable[[Awaitable[T]], T]]:
+    """Run a coroutine on a fresh loop; fail on any loop-reported error or resource warning.
+
+    "async generator ignored GeneratorExit" and unclosed transports surface either through the loop's exception
+    handler (collected here), as ResourceWarning (turned into errors), or as unraisable exceptions (pytest is
+    configured to fail on those).
+    """
+    problems: LoopProblems = []
+
+    def runner(coro: Awaitable[T]) -> T:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ResourceWarning)
+            with asyncio.Runner() as r:
+                loop = r.get_loop()
+                loop.set_exception_handler(lambda _loop, ctx: problems.append(ctx))
+                result = r.run(coro)  # type: ignore[arg-type]
+            gc.collect()
+        return result
+
+    yield runner
+    gc.collect()
+    assert not problems, f"event loop reported problems: {problems}"
+
+
+def make_provider(server: ScriptedServer, **kwargs: Any) -> OpenAICompatProvider:
+    """A provider for the scripted server, with recorded (but real) retry sleeps."""
+    kwargs.setdefault("api_key", API_KEY)
+    kwargs.setdefault("retry", RetryPolicy(base_s=0.01, cap_s=0.05))
+    return OpenAICompatProvider("Scripted", server.base_url, "scripted-model", **kwargs)
+
+
+class SleepRecorder:
+    """An ``asyncio.sleep`` replacement that records every requested delay and really sleeps."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+        await asyncio.sleep(seconds)
