@@ -1,10 +1,180 @@
-"""Command-line sub-commands of this package (none yet)."""
+"""``replaysage plan``: show how a replay would be sliced, windowed and budgeted for a model (no model is called).
+
+Heavy imports (the reader, the fact index, tiktoken) stay inside the handler so other commands start fast.
+"""
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
+
+from app.errors import KnownError
+
+
+class ModelProfileNotFoundError(KnownError):
+    """``--model`` names no profile this installation knows."""
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
-    """Add this package's sub-commands to ``sub``."""
-    del sub
+    """Add ``plan`` to the sub-commands."""
+    p = sub.add_parser(
+        "plan",
+        help="plan slices, focus windows and request budgets of a replay for a model",
+        description="Plan the analysis of a replay for a model: mechanical slices, focus windows and the token "
+        "breakdown of every planned request (K = 1000 tokens).",
+    )
+    p.add_argument("file", help="replay file")
+    model = p.add_mutually_exclusive_group(required=True)
+    model.add_argument(
+        "--model", metavar="PROFILE", help="model profile name from the provider settings, or a JSON file"
+    )
+    model.add_argument("--context-length", metavar="N", help="model context length (e.g. 128000, 256K, 1M)")
+    p.add_argument("--budget", metavar="N", default="0", help="context budget (0 = tier default)")
+    p.add_argument("--max-tokens", metavar="N", default=None, help="output token limit (default 8192)")
+    p.add_argument("--lang", default=None, help="zh or en (default: system language)")
+    p.add_argument("--json", action="store_true", help="print stable JSON")
+    p.set_defaults(func=_plan)
+
+
+def _profile(args: argparse.Namespace) -> Any:
+    from app.budget.profile import DEFAULT_MAX_TOKENS, ModelProfile, parse_token_count
+
+    max_tokens = parse_token_count(args.max_tokens) if args.max_tokens else None
+    budget = parse_token_count(args.budget) if args.budget else 0
+    if args.context_length is not None:
+        return ModelProfile(
+            context_length=parse_token_count(args.context_length),
+            context_budget=budget,
+            max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
+        )
+    data = dict(_model_settings(args.model))
+    if budget:
+        data["context_budget"] = budget
+    if max_tokens:
+        data["max_tokens"] = max_tokens
+    return ModelProfile.from_mapping(data)
+
+
+def _model_settings(name: str) -> dict[str, Any]:
+    """Settings of a model profile: a JSON file, or a profile the provider settings (``app.llm``) know."""
+    import importlib
+    import json
+    from pathlib import Path
+
+    path = Path(name)
+    if path.suffix.lower() == ".json" and path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ModelProfileNotFoundError(f"cannot read model profile {name}: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ModelProfileNotFoundError(f"model profile {name} is not a JSON object")
+        return data
+    try:
+        settings = importlib.import_module("app.llm.settings")
+    except ImportError:
+        settings = None
+    finder = getattr(settings, "model_profile", None) if settings is not None else None
+    found = finder(name) if callable(finder) else None
+    if found is None:
+        raise ModelProfileNotFoundError(
+            f"no model profile named {name!r}: configure it in the provider settings, pass a JSON file, or use "
+            f"--context-length N"
+        )
+    if isinstance(found, dict):
+        return found
+    keys = ("provider", "model", "context_length", "context_budget", "max_tokens", "reasoning", "price_input",
+            "price_cached_input", "price_output")
+    return {k: getattr(found, k) for k in keys if hasattr(found, k)}
+
+
+def _plan(args: argparse.Namespace) -> int:
+    import json
+
+    from app.budget.from_replay import plan_replay_file
+    from app.i18n import Lang
+
+    try:
+        lang = Lang.parse(args.lang)
+    except ValueError as exc:
+        raise KnownError(str(exc)) from exc
+    profile = _profile(args)
+    plan = plan_replay_file(args.file, profile, lang=lang)
+    if args.json:
+        print(json.dumps(plan.to_json(), ensure_ascii=False, indent=2))
+        return 0
+    print(render_plan(plan.to_json(), lang), end="")
+    return 0
+
+
+def render_plan(data: dict[str, Any], lang: Any) -> str:
+    """Human-readable plan (zh / en) from the JSON form."""
+    from app.budget.prompt import format_game_time as t
+    from app.i18n import pick
+
+    p = data["profile"]
+    est = data["estimator"]
+    approx = "≈" if est["calibrated"] else ""
+    out: list[str] = []
+    out.append(
+        pick(
+            lang,
+            f"模型：{p['provider'] or '-'}/{p['model'] or '-'}  上下文 {p['context_length']:,}（{p['tier']} 档）  "
+            f"预算 {p['budget']:,}  硬上限 {p['hard_limit']:,}  输出余量 {p['reserve']:,}",
+            f"Model: {p['provider'] or '-'}/{p['model'] or '-'}  context {p['context_length']:,} ({p['tier']} tier)  "
+            f"budget {p['budget']:,}  hard limit {p['hard_limit']:,}  output reserve {p['reserve']:,}",
+        )
+    )
+    out.append(
+        pick(
+            lang,
+            f"估算：cl100k × 校准 {est['coefficient']:.3f}（{est['samples']} 个样本）× 安全系数 {est['safety']}；"
+            f"切片上限 {data['slice_max']:,}，固定开销 {data['fixed_overhead']:,}，已发现事实预留 "
+            f"{data['found_facts_budget']:,}",
+            f"Estimate: cl100k × calibration {est['coefficient']:.3f} ({est['samples']} samples) × safety "
+            f"{est['safety']}; slice limit {data['slice_max']:,}, fixed overhead {data['fixed_overhead']:,}, found "
+            f"facts reserve {data['found_facts_budget']:,}",
+        )
+    )
+    for w in data["warnings"]:
+        out.append(pick(lang, "注意：", "Note: ") + w)
+    out.append("")
+    for s in data["segments"]:
+        out.append(
+            pick(
+                lang,
+                f"第 {s['index'] + 1} 段  {t(s['start_seconds'])} 至 {t(s['end_seconds'])}  "
+                f"{approx}{s['tokens']:,} token  {s['event_count']} 事件  "
+                f"重叠 {s['overlap_tokens']:,} token / {s['overlap_events']} 事件",
+                f"Segment {s['index'] + 1}  {t(s['start_seconds'])} to {t(s['end_seconds'])}  {approx}{s['tokens']:,} "
+                f"tokens  {s['event_count']} events  overlap {s['overlap_tokens']:,} tokens / {s['overlap_events']} "
+                f"events",
+            )
+        )
+        for k, w in enumerate(s["windows"]):
+            a, b, n = t(w["start_seconds"]), t(w["end_seconds"]), f"{approx}{w['tokens']:,}"
+            zh_line = f"    重点时间段 {k + 1}：{a} 至 {b}  {n} token"
+            out.append(pick(lang, zh_line, f"    focus {k + 1}: {a} to {b}  {n} tokens"))
+    out.append("")
+    head = pick(lang, "请求", "request")
+    cols = ["system", "summary", "overview", "slice", "found_facts", "instruction", "reserve", "total"]
+    out.append(f"{head:<16}" + "".join(f"{c:>12}" for c in cols) + f"{'cached':>12}  guard")
+    for r in data["requests"]:
+        name = r["stage"]
+        if r["segment"] is not None:
+            name += f" {r['segment'] + 1}.{r['window'] + 1}"
+        bd = r["breakdown"]
+        row = f"{name:<16}" + "".join(f"{bd[c]:>12,}" for c in cols)
+        out.append(row + f"{r['cacheable_tokens']:>12,}  {r['guard']}")
+    tot = data["totals"]
+    out.append("")
+    out.append(
+        pick(
+            lang,
+            f"合计：{tot['requests']} 个请求，prompt {approx}{tot['prompt_tokens']:,} token（每轮全量日志方案 "
+            f"{tot['naive_prompt_tokens']:,}），可缓存前缀占 {tot['cacheable_share']:.1%}",
+            f"Total: {tot['requests']} requests, prompt {approx}{tot['prompt_tokens']:,} tokens (full log every round: "
+            f"{tot['naive_prompt_tokens']:,}), cacheable prefix share {tot['cacheable_share']:.1%}",
+        )
+    )
+    return "\n".join(out) + "\n"
