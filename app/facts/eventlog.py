@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import enum
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -45,6 +46,7 @@ _SELECTION_CATEGORIES = frozenset({Category.SELECTION, Category.GROUP})
 _MOVE_IDS_RA3 = frozenset({0x214, 0x215, 0x216, 0x22C, 0x236})
 _CREATE_GROUP = 0x1FA
 _DESELECT = 0x1F8
+_TIME_PART = re.compile(r"\d+(\.\d+)?")
 _CAMERA_LABEL = {Lang.ZH: "镜头", Lang.EN: "Camera"}
 
 
@@ -74,8 +76,9 @@ def parse_time(text: str) -> float:
     if len(parts) > 3:
         raise ValueError(f"bad time {text!r}")
     total = 0.0
-    for part in parts:
-        if not part or part.startswith("-"):
+    for k, part in enumerate(parts):
+        last = k == len(parts) - 1
+        if not _TIME_PART.fullmatch(part) or (not last and "." in part):
             raise ValueError(f"bad time {text!r}")
         total = total * 60 + float(part)
     return total
@@ -281,9 +284,7 @@ def _ids(ids: Sequence[int]) -> str:
 
 def _selection_key(ev: FactEvent) -> tuple[int, ...] | None:
     """The selection an event leaves (for "did it change anything"), None when not a plain selection."""
-    if ev.command_id in (0x1F5, 0x1F6):
-        return ev.object_ids
-    if ev.command_id in (0x1FB, 0x1FC):
+    if ev.command_id in (0x1F5, 0x1F6, 0x1F9, 0x1FB, 0x1FC):
         return ev.affected_ids
     return None
 

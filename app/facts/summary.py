@@ -264,7 +264,8 @@ def sample_key_events(
 ) -> list[FactEvent]:
     """Up to ``k`` build/place/sell/power/protocol/upgrade events of a range, evenly spread (deterministic).
 
-    Protocol picks and placements are kept before other kinds when the range has more than ``k`` candidates.
+    Every protocol pick is kept (even beyond ``k``); the rest are spread evenly over placements and sales when
+    there are enough of them, else over all candidates.
     """
     players = {p.slot for p in index.playing}
     cands: list[FactEvent] = []
@@ -277,13 +278,17 @@ def sample_key_events(
         last[ev.player] = ev
     if len(cands) <= k:
         return cands
-    first = [e for e in cands if e.category in (Category.PROTOCOL, Category.PLACE, Category.SELL)]
-    pool = first if len(first) >= k else cands
-    picked = sorted({round(i * (len(pool) - 1) / (k - 1)) for i in range(k)})
-    chosen = {pool[i].command_index for i in picked}
-    if pool is first:
-        return [e for e in cands if e.command_index in chosen]
-    return [pool[i] for i in picked]
+    chosen = {e.command_index for e in cands if e.category is Category.PROTOCOL}  # rare and decisive: all of them
+    room = k - len(chosen)
+    if room > 0:
+        rest = [e for e in cands if e.command_index not in chosen]
+        placed = [e for e in rest if e.category in (Category.PLACE, Category.SELL)]
+        pool = placed if len(placed) >= room else rest
+        if room == 1:
+            chosen.add(pool[0].command_index)
+        else:
+            chosen.update(pool[round(i * (len(pool) - 1) / (room - 1))].command_index for i in range(room))
+    return [e for e in cands if e.command_index in chosen]
 
 
 def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
