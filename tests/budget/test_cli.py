@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from tests.conftest import corpus_file
+
+LONG = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
+SHORT = "corona_pve_vs_ai_10m.RA3Replay"
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:  # type: ignore[type-arg]
+    assert main(["plan", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_plan_24m_1m_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_file(LONG)
+    data = run_json(capsys, str(path), "--context-length", "1M", "--lang", "en")
+    segments = data["segments"]
+    assert 2 <= len(segments) <= 20
+    # 24-minute game: the slices reach the end of the log, the first starts at the beginning.
+    assert segments[0]["start_seconds"] < 60
+    assert segments[-1]["end_seconds"] > 23 * 60
+    for prev, cur in itertools.pairwise(segments):
+        assert cur["start_seconds"] < prev["end_seconds"]  # overlap
+        assert cur["own_start_seconds"] <= prev["end_seconds"]
+        assert cur["overlap_tokens"] <= 0.1 * prev["tokens"] + 1
+        assert cur["overlap_events"] <= 2000
+    for s in segments:
+        assert 1 <= len(s["windows"]) <= 5
+        assert s["windows"][0]["start_seconds"] == s["own_start_seconds"]
+    for r in data["requests"]:
+        b = r["breakdown"]
+        parts = ("system", "summary", "overview", "slice", "found_facts", "instruction", "reserve", "followup")
+        assert b["total"] == sum(b[k] for k in parts)
+        assert b["reserve"] == 32_000
+        assert r["budget"] == 160_000
+        assert r["context_length"] == 1_000_000
+        assert b["total"] <= 160_000
+    totals = data["totals"]
+    assert totals["prompt_tokens"] < totals["naive_prompt_tokens"]
+    assert totals["cacheable_share"] >= 0.60  # the target for this replay and profile
+
+
+def test_plan_text_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(corpus_file(SHORT)), "--context-length", "256K", "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert "预算 100,000" in out
+    assert "输出余量 32,000" in out
+    assert "第 1 段" in out
+
+
+def test_short_tier_refuses_long_replay(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(corpus_file(LONG)), "--context-length", "128000", "--lang", "en"]) == 2
+    err = capsys.readouterr().err
+    assert "200K" in err
+    assert "one slice" in err
+
+
+def test_short_tier_plans_short_replay_as_one_slice(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(capsys, str(corpus_file(SHORT)), "--context-length", "128K", "--lang", "en")
+    assert len(data["segments"]) == 1
+    assert data["profile"]["budget"] == 115_200
+    assert data["profile"]["single_slice_only"] is True
+
+
+def test_model_profile_json_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile = tmp_path / "m.json"
+    profile.write_text(json.dumps({"provider": "p", "model": "m", "context_length": 262_144, "max_tokens": 20_000}),
+                       encoding="utf-8")
+    data = run_json(capsys, str(corpus_file(SHORT)), "--model", str(profile), "--budget", "120K")
+    assert data["profile"]["budget"] == 120_000
+    assert data["profile"]["reserve"] == 40_000  # 2 × 20,000 > 32,000
+    assert data["profile"]["model"] == "m"
+
+
+def test_bad_arguments_are_known_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(corpus_file(SHORT)), "--context-length", "lots"]) == 2
+    assert "lots" in capsys.readouterr().err
+    assert main(["plan", str(corpus_file(SHORT)), "--model", "no-such-model"]) == 2
+    assert "no-such-model" in capsys.readouterr().err
+    assert main(["plan", str(corpus_file(SHORT)), "--context-length", "100K", "--budget", "200K"]) == 2
+    assert "larger than the context length" in capsys.readouterr().err
+    missing = tmp_path / "missing.RA3Replay"
+    assert main(["plan", str(missing), "--context-length", "1M"]) == 2
