@@ -1,1 +1,35 @@
-"""memory."""
+"""Semantic memory: distil analyses and feedback into typed, confidence-scored, traceable facts.
+
+Entry points: :class:`MemoryStore` (record episodes, run the batch, review, flip back, inject, scorecard),
+:func:`episode_from_replay` (an episode straight from a replay file) and the model step in
+:mod:`app.memory.prompt`.
+"""
+
+from app.memory.injection import Injection
+from app.memory.model import (
+    Candidate,
+    ClaimInput,
+    EvidenceKind,
+    FactStatus,
+    FactType,
+    FeedbackInput,
+    IssueInput,
+    MemoryStateError,
+    MemoryStoreError,
+    MissingFieldError,
+    PlayerInput,
+    RunEpisodeInput,
+    TimedItem,
+    UnknownFactError,
+)
+from app.memory.replay_adapter import episode_from_replay
+from app.memory.scorecard import HEALTHY, METRICS, Scorecard
+from app.memory.store import BatchReport, DistilResult, MemoryStore, Outcome
+from app.memory.views import FactView, QueueView, SourceView
+
+__all__ = [
+    "HEALTHY", "METRICS", "BatchReport", "Candidate", "ClaimInput", "DistilResult", "EvidenceKind", "FactStatus",
+    "FactType", "FactView", "FeedbackInput", "Injection", "IssueInput", "MemoryStateError", "MemoryStore",
+    "MemoryStoreError", "MissingFieldError", "Outcome", "PlayerInput", "QueueView", "RunEpisodeInput", "Scorecard",
+    "SourceView", "TimedItem", "UnknownFactError", "episode_from_replay",
+]

@@ -57,19 +57,19 @@ REQUIRED_FIELDS: Mapping[FactType, tuple[str, ...]] = {
 }
 
 
-class MemoryError_(KnownError):  # noqa: N801 - the trailing underscore avoids the builtin MemoryError
+class MemoryStoreError(KnownError):
     """Base of the memory package's user-facing errors."""
 
 
-class MissingFieldError(MemoryError_):
+class MissingFieldError(MemoryStoreError):
     """A fact lacks a field its type requires, so it is not written (the §3.1 write gate)."""
 
 
-class UnknownFactError(MemoryError_):
+class UnknownFactError(MemoryStoreError):
     """A fact or queue item id that does not exist."""
 
 
-class MemoryStateError(MemoryError_):
+class MemoryStateError(MemoryStoreError):
     """An operation that does not apply to the fact's current state (e.g. flipping back a chain head)."""
 
 

@@ -1,0 +1,42 @@
+"""Shared helpers of the memory tests: a settable clock, a store on a real SQLite file, episode builders."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from app.memory import MemoryStore, PlayerInput, RunEpisodeInput, TimedItem
+from app.store import open_database
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, when: str = "2026-03-10T00:00:00") -> None:
+        self.now = ts(when)
+
+    def set(self, when: str) -> None:
+        self.now = ts(when)
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def ts(when: str) -> float:
+    return datetime.fromisoformat(when).replace(tzinfo=UTC).timestamp()
+
+
+def make_store(tmp_path: Path, clock: Clock) -> MemoryStore:
+    return MemoryStore(open_database(tmp_path / "memory.sqlite3"), clock=clock)
+
+
+def run_ep(replay: str, player: str, opening: tuple[str, ...], *, map_name: str = "Infinity Isle",
+           opponent: str = "rival", opp_faction: str = "Soviets", played: str = "2026-01-01T00:00:00",
+           faction: str = "Allies") -> RunEpisodeInput:
+    """A one-player-of-interest run episode with a given opening."""
+    return RunEpisodeInput(
+        replay_hash=replay, replay_path=f"/replays/{replay}.RA3Replay", map_name=map_name, mod="RA3",
+        players=(PlayerInput(player, faction), PlayerInput(opponent, opp_faction)),
+        openings={player: tuple(TimedItem(n, 5.0 * (i + 1)) for i, n in enumerate(opening))},
+        played_at=ts(played),
+    )
