@@ -9,35 +9,15 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
 
-from app.budget.segment import LogBlock, Segment
+from app.budget.segment import LogBlock, Segment, Window
+
+__all__ = ["MAX_WINDOWS", "NO_SPLIT_TOKENS", "TARGET_WINDOW_TOKENS", "FocusPlanner", "Window", "window_count"]
 from app.budget.tokens import TokenEstimator
 
 TARGET_WINDOW_TOKENS = 12_000
 NO_SPLIT_TOKENS = 24_000
 MAX_WINDOWS = 5
-
-
-@dataclass(frozen=True, slots=True)
-class Window:
-    """One focus window.
-
-    Attributes:
-        index: 0-based position inside its segment.
-        count: Windows of the segment.
-        start_seconds: First event time of the window.
-        end_seconds: End of its last block.
-        raw_tokens: Raw tokens of the window's blocks.
-        event_count: Events in the window.
-    """
-
-    index: int
-    count: int
-    start_seconds: float
-    end_seconds: float
-    raw_tokens: int
-    event_count: int
 
 
 def window_count(tokens: int, blocks: int) -> int:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.budget.calibration import Calibration
-from app.budget.focus import FocusPlanner, Window
+from app.budget.focus import FocusPlanner
 from app.budget.guard import Breakdown, GuardStatus, check_request
 from app.budget.profile import ModelProfile
 from app.budget.segment import BlockSource, LogBlock, Segment, Segmentation, segment_log
@@ -164,7 +164,7 @@ class RunPlan:
                             "tokens": seg.tokens(w.raw_tokens),
                             "event_count": w.event_count,
                         }
-                        for w in _windows(s)
+                        for w in s.windows
                     ],
                 }
                 for s in seg.segments
@@ -193,10 +193,6 @@ class RunPlan:
                 "full_log_tokens": self.full_log_tokens,
             },
         }
-
-
-def _windows(segment: Segment) -> list[Window]:
-    return [w for w in segment.windows if isinstance(w, Window)]
 
 
 def common_prefix_tokens(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> int:
@@ -333,7 +329,7 @@ def _plan_requests(
     done = 0  # windows analysed so far = found-facts items available
     for s in segments:
         slice_tokens = est.from_raw(s.raw_tokens)
-        for w in _windows(s):
+        for w in s.windows:
             first = max(0, done - max_items)
             items = [(f"fact-{k}", FACT_ITEM_TOKENS) for k in range(first, done)]
             facts = FACT_ITEM_TOKENS * len(items)

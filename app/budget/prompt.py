@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.budget.focus import Window
 from app.budget.guard import Breakdown, GuardVerdict, check_request
 from app.budget.profile import ModelProfile
-from app.budget.segment import Segment
+from app.budget.segment import Segment, Window
 from app.budget.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
     REPLY_PRIMING_TOKENS,

@@ -85,6 +85,27 @@ def join_blocks(blocks: Sequence[LogBlock]) -> str:
     return "".join(b.text.rstrip("\n") + "\n" for b in blocks)
 
 
+@dataclass(frozen=True, slots=True)
+class Window:
+    """One focus window.
+
+    Attributes:
+        index: 0-based position inside its segment.
+        count: Windows of the segment.
+        start_seconds: First event time of the window.
+        end_seconds: End of its last block.
+        raw_tokens: Raw tokens of the window's blocks.
+        event_count: Events in the window.
+    """
+
+    index: int
+    count: int
+    start_seconds: float
+    end_seconds: float
+    raw_tokens: int
+    event_count: int
+
+
 @dataclass(slots=True)
 class Segment:
     """One mechanical slice.
@@ -103,7 +124,7 @@ class Segment:
     overlap_count: int
     raw_tokens: int
     overlap_raw_tokens: int
-    windows: list[object] = field(default_factory=list)
+    windows: list[Window] = field(default_factory=list)
 
     @property
     def own_blocks(self) -> list[LogBlock]:

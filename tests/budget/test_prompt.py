@@ -11,6 +11,7 @@ from app.budget.focus import FocusPlanner, Window
 from app.budget.guard import GuardStatus
 from app.budget.profile import ModelProfile
 from app.budget.prompt import (
+    AssembledRequest,
     PromptAssembler,
     StablePrefix,
     format_game_time,
@@ -79,7 +80,7 @@ def test_window_instruction_leads_with_time_range() -> None:
 def test_message_order(planned: list[Segment]) -> None:
     a = assembler()
     s = planned[1]
-    req = a.window(s, len(planned), s.windows[0], ["事实一", "事实二"])  # type: ignore[arg-type]
+    req = a.window(s, len(planned), s.windows[0], ["事实一", "事实二"])
     system, user = req.messages
     assert system["role"] == "system"
     assert user["role"] == "user"
@@ -99,14 +100,14 @@ def test_prefix_identical_across_windows_and_segments(planned: list[Segment]) ->
     requests = []
     for s in planned:
         for w in s.windows:
-            requests.append((s.index, a.window(s, len(planned), w, list(facts))))  # type: ignore[arg-type]
-            facts.append(f"第 {s.index + 1} 段窗口 {w.index + 1}（Window）的小结：某玩家 3:10.00 建造兵营。")  # type: ignore[attr-defined]
+            requests.append((s.index, a.window(s, len(planned), w, list(facts))))
+            facts.append(f"第 {s.index + 1} 段窗口 {w.index + 1}（Window）的小结：某玩家 3:10.00 建造兵营。")
 
-    def user(r: object) -> str:
-        return r.messages[1]["content"]  # type: ignore[attr-defined]
+    def user(r: AssembledRequest) -> str:
+        return r.messages[1]["content"]
 
-    def dumped(r: object) -> str:
-        return json.dumps(r.messages, ensure_ascii=False)  # type: ignore[attr-defined]
+    def dumped(r: AssembledRequest) -> str:
+        return json.dumps(r.messages, ensure_ascii=False)
 
     for (si, r1), (sj, r2) in itertools.pairwise(requests):
         assert r1.messages[0] == r2.messages[0]  # system byte-identical
@@ -135,7 +136,7 @@ def test_overview_and_final_share_the_prefix(planned: list[Segment]) -> None:
     a0 = assembler(Lang.EN)
     ov = a0.overview("[Segment metadata]\n" + segments_metadata(Lang.EN, planned) + "\nWrite the overview.")
     a = a0.with_overview("Segment 1: opening.")
-    win = a.window(planned[0], len(planned), planned[0].windows[0], [])  # type: ignore[arg-type]
+    win = a.window(planned[0], len(planned), planned[0].windows[0], [])
     fin = a.final(["fact"], "Write the summary.")
     summary_part = ov.messages[1]["content"][: ov.messages[1]["content"].index("[Task]")]
     assert summary_part.startswith("[Match summary]")
@@ -151,7 +152,7 @@ def test_overview_and_final_share_the_prefix(planned: list[Segment]) -> None:
 
 def test_breakdown_sums_and_raw_tokens(planned: list[Segment]) -> None:
     a = assembler()
-    req = a.window(planned[0], len(planned), planned[0].windows[0], ["x"])  # type: ignore[arg-type]
+    req = a.window(planned[0], len(planned), planned[0].windows[0], ["x"])
     bd = req.breakdown
     # Raw count of the whole message list (content + 4 per message + 3 priming) against the per-part sum.
     raw = count_tokens(req.messages[0]["content"]) + count_tokens(req.messages[1]["content"]) + 2 * 4 + 3
@@ -172,7 +173,7 @@ def test_guard_refuses_oversized_request() -> None:
 def test_followup_guard_counts_appended_messages(planned: list[Segment]) -> None:
     profile = ModelProfile(context_length=256_000)  # budget 100K, hard 230,400
     a = PromptAssembler(profile, EST, Lang.EN, StablePrefix("sys", "sum"))
-    req = a.window(planned[0], len(planned), planned[0].windows[0], [])  # type: ignore[arg-type]
+    req = a.window(planned[0], len(planned), planned[0].windows[0], [])
     assert req.verdict.ok
     small = a.check_followup(req, [{"role": "assistant", "content": "draft"}], stage="revision")
     assert small.ok
