@@ -112,6 +112,11 @@ class RunPlan:
         """Share of planned prompt tokens that are cacheable."""
         return self.cacheable_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
+    @property
+    def input_cost(self) -> float:
+        """Price of the planned prompt tokens with cacheable prefixes billed at the cached price (0 without prices)."""
+        return sum(self.profile.cost(r.breakdown.prompt, r.cacheable_tokens, 0) for r in self.requests)
+
     def to_json(self) -> dict[str, Any]:
         """Stable JSON form (``replaysage plan --json``)."""
         p = self.profile
@@ -191,6 +196,7 @@ class RunPlan:
                 "cacheable_tokens": self.cacheable_tokens,
                 "cacheable_share": round(self.cacheable_share, 4),
                 "full_log_tokens": self.full_log_tokens,
+                "input_cost": round(self.input_cost, 6),
             },
         }
 

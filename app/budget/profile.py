@@ -211,3 +211,52 @@ class ModelProfile:
             price_cached_input=price("price_cached_input"),
             price_output=price("price_output"),
         )
+
+
+REFERENCE_OVERHEAD = 27 * K
+"""Plan §4.2 reference fixed overhead: system 20K + summary 3K + overview 3K + instruction 1K."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileNumbers:
+    """The numbers a settings page shows next to a model's budget (plan §11).
+
+    Attributes:
+        tier: Budget tier.
+        default_budget: Tier default (used when the budget field is 0).
+        budget: Effective budget.
+        hard_limit: 90% of the context length.
+        reserve: Output reserve.
+        reference_slice: Slice size with the plan's reference overhead and no found facts.
+        note: Tier note in the requested language ("" for long/medium tiers).
+    """
+
+    tier: Tier
+    default_budget: int
+    budget: int
+    hard_limit: int
+    reserve: int
+    reference_slice: int
+    note: str
+
+
+def profile_numbers(profile: ModelProfile, lang: Any) -> ProfileNumbers:
+    """Numbers and the tier note for a settings page (``lang`` is an ``app.i18n.Lang``)."""
+    from app.i18n import pick
+
+    note = ""
+    if profile.tier is Tier.SHORT:
+        note = pick(
+            lang,
+            "上下文不足 200K：只支持可放入单个切片的短录像，长录像不保证质量。",
+            "Context below 200K: only short replays that fit one slice; long replays are not supported.",
+        )
+    return ProfileNumbers(
+        tier=profile.tier,
+        default_budget=default_budget(profile.context_length),
+        budget=profile.budget,
+        hard_limit=profile.hard_limit,
+        reserve=profile.output_reserve,
+        reference_slice=max(min(profile.budget, profile.hard_limit) - REFERENCE_OVERHEAD - profile.output_reserve, 0),
+        note=note,
+    )

@@ -90,3 +90,11 @@ def test_calibration_changes_the_plan() -> None:
     assert calibrated.estimator.calibrated
     assert calibrated.to_json()["estimator"]["samples"] == 12
     assert len(calibrated.segments) < len(plain.segments)
+
+
+def test_input_cost_bills_cacheable_prefix_at_cached_price() -> None:
+    profile = ModelProfile(context_length=1_000_000, price_input=2.0, price_cached_input=0.5)
+    plan = plan_run(blocks(150), profile, lang=Lang.EN)
+    expected = (2.0 * (plan.prompt_tokens - plan.cacheable_tokens) + 0.5 * plan.cacheable_tokens) / 1_000_000
+    assert plan.input_cost == pytest.approx(expected)
+    assert plan.to_json()["totals"]["input_cost"] == pytest.approx(expected, abs=1e-6)

@@ -104,3 +104,17 @@ def test_breakdown_totals() -> None:
     d = bd.with_followup(10).to_dict()
     assert d["total"] == 38
     assert set(d) >= {"system", "summary", "overview", "slice", "found_facts", "instruction", "reserve", "total"}
+
+
+def test_profile_numbers_match_plan_references() -> None:
+    from app.budget.profile import profile_numbers
+
+    # §4.2: 1M tier slice ≈ 90K and 256K tier slice ≈ 40K with 27K overhead (before found facts).
+    long = profile_numbers(ModelProfile(context_length=1_000_000), Lang.EN)
+    assert long.reference_slice == 160_000 - 27_000 - 32_000  # 101,000: ≈ 90K once ~10K of found facts are in
+    medium = profile_numbers(ModelProfile(context_length=256_000), Lang.EN)
+    assert medium.reference_slice == 100_000 - 27_000 - 32_000  # 41,000 ≈ 40K
+    assert medium.note == ""
+    short = profile_numbers(ModelProfile(context_length=128_000), Lang.ZH)
+    assert short.tier is Tier.SHORT
+    assert "短录像" in short.note
