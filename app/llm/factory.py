@@ -1,0 +1,83 @@
+"""Build a :class:`~app.llm.base.ChatProvider` from the settings (profile + provider + keyring key)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from app.llm.base import ChatProvider
+from app.llm.errors import ProviderConfigError
+from app.llm.secrets import ENV_API_KEY, SecretStore
+
+if TYPE_CHECKING:
+    import httpx
+
+    from app.settings import ModelProfileSettings, Settings
+
+
+def resolve_api_key(provider: str, secrets: SecretStore | None = None, *, use_env: bool = False) -> str | None:
+    """The key for ``provider``: ``REPLAYSAGE_API_KEY`` when ``use_env`` (scripted use), else the keyring."""
+    if use_env:
+        env = os.environ.get(ENV_API_KEY, "").strip()
+        if env:
+            return env
+    return (secrets or SecretStore()).get(provider)
+
+
+def build_provider(
+    settings: Settings,
+    profile: str | ModelProfileSettings | None = None,
+    *,
+    secrets: SecretStore | None = None,
+    client: httpx.AsyncClient | None = None,
+    api_key: str | None = None,
+    use_env_key: bool = False,
+) -> ChatProvider:
+    """The provider for a model profile (the active one by default).
+
+    Args:
+        settings: loaded settings.
+        profile: a profile name or object; None uses the active profile.
+        secrets: where keys are kept (default: a :class:`SecretStore` with the configured fallback).
+        client: the shared HTTP client; None lets the provider own one.
+        api_key: use this key instead of looking one up.
+        use_env_key: let ``REPLAYSAGE_API_KEY`` override the keyring (CLI, scripts).
+
+    Raises:
+        ProviderConfigError: the profile or its provider is unknown, or the offline analyst is unavailable.
+    """
+    from app.settings import SettingsError
+
+    try:
+        prof = settings.active_profile() if profile is None else (
+            settings.profile(profile) if isinstance(profile, str) else profile
+        )  # fmt: skip
+    except SettingsError as exc:
+        raise ProviderConfigError(str(exc)) from exc
+    if prof.rule_based:
+        try:
+            from app.llm.offline import OfflineAnalyst  # type: ignore[import-not-found,unused-ignore]
+        except ImportError as exc:
+            raise ProviderConfigError("the offline rule-based analyst is not available in this build") from exc
+        provider: ChatProvider = OfflineAnalyst()
+        return provider
+    try:
+        prov = settings.provider(prof.provider)
+    except SettingsError as exc:
+        raise ProviderConfigError(f"model profile {prof.name!r}: {exc}") from exc
+    from app.llm.openai_compat import OpenAICompatProvider
+
+    key = api_key or resolve_api_key(
+        prov.name, secrets or SecretStore(settings.get("secret_fallback")), use_env=use_env_key
+    )
+    headers = {**prov.extra_headers, **prof.extra_headers}
+    return OpenAICompatProvider(
+        prof.name,
+        prov.base_url,
+        prof.model_id,
+        api_key=key,
+        extra_headers=headers,
+        stream=prov.stream if prof.stream is None else prof.stream,
+        max_tokens=prof.max_tokens or None,
+        client=client,
+    )

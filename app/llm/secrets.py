@@ -1,0 +1,206 @@
+"""API keys: kept in the OS keyring only, with an explicit, visible fallback when the machine has none.
+
+A headless Linux box (and some minimal desktops) has no keyring backend: ``keyring`` then picks its *fail*
+backend and ``set_password`` raises ``NoKeyringError`` (engineering notes §1.13). We never silently write the key
+somewhere else. The fallback is a setting (``secret_fallback``):
+
+* ``session`` (default): the key is held in this process's memory only and asked for again next start;
+* ``file``: a JSON file with mode 0600 in the user data folder — readable by anyone with access to the account.
+
+Either way :attr:`SecretStore.status` and :meth:`SecretStore.warning` tell the UI to show a warning. Keys never
+appear in ``repr``, logs, the settings file or the database.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from app.i18n import Lang, pick
+
+SERVICE = "ReplaySage"
+ENV_API_KEY = "REPLAYSAGE_API_KEY"
+FALLBACK_FILE = "secrets-fallback.json"
+
+
+class SecretBackend(enum.StrEnum):
+    """Where keys are actually kept."""
+
+    KEYRING = "keyring"
+    SESSION = "session"  # no keyring: memory only, lost at exit
+    FILE = "file"  # no keyring: 0600 file, the user opted in
+
+
+def _account(provider: str) -> str:
+    return f"provider:{provider}"
+
+
+class SecretStore:
+    """Get and set provider API keys.
+
+    Args:
+        fallback: what to do without a keyring backend: ``session`` or ``file``.
+        fallback_dir: folder of the 0600 fallback file (default: the user data folder).
+    """
+
+    def __init__(
+        self, fallback: Literal["session", "file"] | str = "session", fallback_dir: Path | None = None
+    ) -> None:
+        self._fallback = SecretBackend.FILE if fallback == "file" else SecretBackend.SESSION
+        self._dir = fallback_dir
+        self._memory: dict[str, str] = {}
+        self._backend: SecretBackend | None = None
+
+    def __repr__(self) -> str:
+        return f"SecretStore(backend={self.status.value}, keys=<{len(self._memory)} in memory, masked>)"
+
+    # -- backend detection ----------------------------------------------------------------------------------
+
+    @property
+    def status(self) -> SecretBackend:
+        """The backend in use (detected once)."""
+        if self._backend is None:
+            self._backend = SecretBackend.KEYRING if keyring_available() else self._fallback
+        return self._backend
+
+    @property
+    def degraded(self) -> bool:
+        """True when keys are not in an OS keyring: the UI must show :meth:`warning`."""
+        return self.status is not SecretBackend.KEYRING
+
+    def warning(self, lang: Lang) -> str:
+        """The warning to show when degraded (empty otherwise)."""
+        if self.status is SecretBackend.SESSION:
+            return pick(
+                lang,
+                "未找到系统钥匙串：API 密钥只保存在本次运行的内存中，重启后需要重新输入。",
+                "No system keyring found: API keys are kept in memory for this session only and must be re-entered "
+                "after a restart.",
+            )
+        if self.status is SecretBackend.FILE:
+            return pick(
+                lang,
+                f"未找到系统钥匙串：API 密钥以明文保存在仅本用户可读的文件中（{self._file_path()}）。",
+                f"No system keyring found: API keys are stored in plain text in a file only your account can read "
+                f"({self._file_path()}).",
+            )
+        return ""
+
+    # -- operations -----------------------------------------------------------------------------------------
+
+    def get(self, provider: str) -> str | None:
+        """The key of ``provider``, or None."""
+        if provider in self._memory:
+            return self._memory[provider]
+        if self.status is SecretBackend.KEYRING:
+            import keyring
+            import keyring.errors
+
+            try:
+                value: str | None = keyring.get_password(SERVICE, _account(provider))
+            except keyring.errors.KeyringError:
+                return None
+            return value
+        if self.status is SecretBackend.FILE:
+            return self._read_file().get(provider)
+        return None
+
+    def set(self, provider: str, key: str) -> SecretBackend:
+        """Store a key; returns where it went (the UI warns unless ``KEYRING``)."""
+        key = key.strip()
+        if not key:
+            self.delete(provider)
+            return self.status
+        if self.status is SecretBackend.KEYRING:
+            import keyring
+            import keyring.errors
+
+            try:
+                keyring.set_password(SERVICE, _account(provider), key)
+                return SecretBackend.KEYRING
+            except keyring.errors.KeyringError:
+                self._backend = self._fallback  # the backend broke (locked, dbus gone): degrade visibly
+        if self.status is SecretBackend.FILE:
+            data = self._read_file()
+            data[provider] = key
+            self._write_file(data)
+        else:
+            self._memory[provider] = key
+        return self.status
+
+    def delete(self, provider: str) -> None:
+        """Forget the key of ``provider`` everywhere we may have put it."""
+        self._memory.pop(provider, None)
+        if self.status is SecretBackend.KEYRING:
+            import keyring
+            import keyring.errors
+
+            with contextlib.suppress(keyring.errors.KeyringError):
+                keyring.delete_password(SERVICE, _account(provider))
+        path = self._file_path()
+        if path.exists():
+            data = self._read_file()
+            if data.pop(provider, None) is not None:
+                self._write_file(data)
+
+    # -- 0600 file -------------------------------------------------------------------------------------------
+
+    def _file_path(self) -> Path:
+        if self._dir is not None:
+            return self._dir / FALLBACK_FILE
+        from app.paths import user_data_dir
+
+        return user_data_dir() / FALLBACK_FILE
+
+    def _read_file(self) -> dict[str, str]:
+        path = self._file_path()
+        try:
+            data: Any = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def _write_file(self, data: dict[str, str]) -> None:
+        path = self._file_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+
+
+def keyring_available() -> bool:
+    """True when ``keyring`` has a usable backend (not the *fail* or *null* backend)."""
+    try:
+        import keyring
+        from keyring.backends import fail
+    except ImportError:
+        return False
+    try:
+        backend = keyring.get_keyring()
+    except Exception:  # a broken backend configuration is "no keyring"
+        return False
+    if isinstance(backend, fail.Keyring):
+        return False
+    with contextlib.suppress(ImportError):
+        from keyring.backends import null
+
+        if isinstance(backend, null.Keyring):
+            return False
+    priority = getattr(backend, "priority", 1)
+    return not (isinstance(priority, int | float) and priority <= 0)
+
+
+def mask(key: str | None) -> str:
+    """A display form of a key that reveals nothing useful (``sk-…wxyz`` style, at most the last 4 characters)."""
+    if not key:
+        return "(none)"
+    if len(key) < 12:
+        return "****"
+    return f"{key[:3]}…{key[-4:]}"

@@ -1,0 +1,478 @@
+"""The application's settings: one registry of options, a schema version with migrations, JSON on disk.
+
+Every option is declared once in :data:`OPTIONS` (type, default, title in 中文 and English) — the settings page
+is generated from it and :meth:`Settings.set` validates against it. Providers and model profiles are structured
+lists with their own dataclasses. The file is ``settings.json`` under :func:`app.paths.user_data_dir`, written
+atomically; older files are migrated step by step (a copy of the original is kept next to it), a newer file is
+refused rather than overwritten, and a corrupt file is reported, never silently replaced.
+
+API keys are never stored here (nor in the database or logs): they live in the OS keyring, see
+:mod:`app.llm.secrets`. Anything named like a key inside extra headers (``Authorization``, ``api-key``…) is
+refused for the same reason.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from app.errors import KnownError
+from app.i18n import Lang, pick
+
+SCHEMA_VERSION = 2
+SETTINGS_FILE = "settings.json"
+OFFLINE_PROFILE = "offline"
+"""Name and model id of the built-in rule-based analyst profile (always available, needs no network)."""
+
+_SECRET_HEADERS = ("authorization", "api-key", "x-api-key", "proxy-authorization")
+
+
+class SettingsError(KnownError):
+    """The settings file or a value is unusable (names the file or option and what is wrong)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One scalar option of the registry.
+
+    Attributes:
+        key: JSON key.
+        type: ``str``, ``bool``, ``int`` or ``float``.
+        default: value when unset.
+        title_zh: label on the settings page (中文).
+        title_en: label on the settings page (English).
+        choices: allowed values, if restricted.
+        kind: UI hint: ``text``, ``folder``, ``file``, ``choice``.
+    """
+
+    key: str
+    type: type
+    default: Any
+    title_zh: str
+    title_en: str
+    choices: tuple[Any, ...] = ()
+    kind: str = "text"
+
+    def title(self, lang: Lang) -> str:
+        """The label in ``lang``."""
+        return pick(lang, self.title_zh, self.title_en)
+
+    def validate(self, value: Any) -> Any:
+        """Return ``value`` coerced to the option's type, or raise :class:`SettingsError`."""
+        if self.type is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, self.type) or (self.type is int and isinstance(value, bool)):
+            raise SettingsError(f"setting {self.key!r} must be {self.type.__name__}, got {value!r}")
+        if self.choices and value not in self.choices:
+            allowed = ", ".join(repr(c) for c in self.choices)
+            raise SettingsError(f"setting {self.key!r} must be one of {allowed}, got {value!r}")
+        return value
+
+
+OPTIONS: dict[str, Option] = {
+    o.key: o
+    for o in (
+        Option("ui_language", str, "", "界面语言", "Interface language", ("", "zh", "en"), "choice"),
+        Option("analysis_language", str, "", "分析语言", "Analysis language", ("", "zh", "en"), "choice"),
+        Option("replay_folder", str, "", "录像文件夹", "Replay folder", kind="folder"),
+        Option("knowledge_mod_override", str, "", "知识库模组（留空自动识别）", "Knowledge mod (empty: detect)"),
+        Option("user_knowledge_file", str, "", "用户知识文件", "User knowledge file", kind="file"),
+        Option("active_profile", str, OFFLINE_PROFILE, "当前模型配置", "Active model profile", kind="choice"),
+        Option(
+            "secret_fallback",
+            str,
+            "session",
+            "无系统钥匙串时的密钥保存方式",
+            "Key storage without a system keyring",
+            ("session", "file"),
+            "choice",
+        ),
+    )
+}
+"""Every scalar option, declared once."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSettings:
+    """An OpenAI-compatible endpoint (its API key lives in the keyring under the provider's name).
+
+    Attributes:
+        name: unique display name (e.g. ``DeepSeek``).
+        base_url: e.g. ``https://api.deepseek.com/v1`` (``/chat/completions`` is appended).
+        extra_headers: added to every request (never credentials: those go to the keyring).
+        stream: stream replies (off for servers whose streaming is broken).
+    """
+
+    name: str
+    base_url: str
+    extra_headers: Mapping[str, str] = field(default_factory=dict)
+    stream: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """The persisted form."""
+        return {"name": self.name, "base_url": self.base_url, "extra_headers": dict(self.extra_headers),
+                "stream": self.stream}  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ProviderSettings:
+        """Parse and validate the persisted form."""
+        name = _req_str(data, "name", "provider")
+        headers = data.get("extra_headers") or {}
+        if not isinstance(headers, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+        ):
+            raise SettingsError(f"provider {name!r}: extra_headers must map strings to strings")
+        for key in headers:
+            if key.lower() in _SECRET_HEADERS:
+                raise SettingsError(
+                    f"provider {name!r}: header {key!r} would store a credential in the settings file; "
+                    "enter the API key instead (it is kept in the system keyring)"
+                )
+        return cls(name=name, base_url=_req_str(data, "base_url", f"provider {name!r}"), extra_headers=dict(headers),
+                   stream=bool(data.get("stream", True)))  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ModelProfileSettings:
+    """A model at a provider with its budget numbers and prices (plain fields, see ``app.budget.ModelProfile``).
+
+    Attributes:
+        name: unique profile name shown in the model picker.
+        provider: the :class:`ProviderSettings` name (``offline`` for the rule-based analyst).
+        model_id: the model id sent to the provider.
+        context_length: the model's context window in tokens.
+        context_budget: soft cap per request; 0 = the tier default (decided by ``app.budget``).
+        max_tokens: output limit per request (reasoning counts against it).
+        reasoning: the model emits reasoning tokens.
+        price_input: price per million uncached input tokens.
+        price_cached_input: price per million cached input tokens.
+        price_output: price per million output tokens.
+        stream: None follows the provider's setting; True/False overrides it.
+        extra_headers: headers for this model only (merged over the provider's).
+    """
+
+    name: str
+    provider: str
+    model_id: str
+    context_length: int = 128_000
+    context_budget: int = 0
+    max_tokens: int = 8192
+    reasoning: bool = False
+    price_input: float = 0.0
+    price_cached_input: float = 0.0
+    price_output: float = 0.0
+    stream: bool | None = None
+    extra_headers: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def rule_based(self) -> bool:
+        """True for the offline analyst."""
+        return self.provider == OFFLINE_PROFILE
+
+    def to_json(self) -> dict[str, Any]:
+        """The persisted form."""
+        data = asdict(self)
+        data["extra_headers"] = dict(self.extra_headers)
+        return data
+
+    def budget_mapping(self) -> dict[str, Any]:
+        """Input for ``app.budget.profile.ModelProfile.from_mapping`` (its field names)."""
+        return {
+            "provider": self.provider,
+            "model": self.model_id,
+            "context_length": self.context_length,
+            "context_budget": self.context_budget,
+            "max_tokens": self.max_tokens,
+            "reasoning": self.reasoning,
+            "price_input": self.price_input,
+            "price_cached_input": self.price_cached_input,
+            "price_output": self.price_output,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ModelProfileSettings:
+        """Parse and validate the persisted form (unknown keys are ignored, types are checked)."""
+        name = _req_str(data, "name", "model profile")
+        where = f"model profile {name!r}"
+        values: dict[str, Any] = {"name": name, "provider": _req_str(data, "provider", where),
+                                  "model_id": _req_str(data, "model_id", where)}  # fmt: skip
+        for f in fields(cls):
+            if f.name in values or f.name not in data:
+                continue
+            value = data[f.name]
+            if f.name in ("context_length", "context_budget", "max_tokens"):
+                if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                    raise SettingsError(f"{where}: {f.name} must be a non-negative integer, got {value!r}")
+            elif f.name.startswith("price_"):
+                if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+                    raise SettingsError(f"{where}: {f.name} must be a non-negative number, got {value!r}")
+                value = float(value)
+            elif f.name == "reasoning":
+                value = bool(value)
+            elif f.name == "stream":
+                value = None if value is None else bool(value)
+            elif f.name == "extra_headers":
+                probe = {"name": name, "base_url": "-", "extra_headers": value}
+                value = ProviderSettings.from_json(probe).extra_headers
+            values[f.name] = value
+        if values.get("context_length", 1) <= 0:
+            raise SettingsError(f"{where}: context_length must be positive")
+        return cls(**values)
+
+
+BUILTIN_OFFLINE = ModelProfileSettings(
+    name=OFFLINE_PROFILE, provider=OFFLINE_PROFILE, model_id=OFFLINE_PROFILE, context_length=1_000_000,
+    max_tokens=16_000,
+)  # fmt: skip
+"""The embedded rule-based analyst: always listed first, not stored in the file."""
+
+
+def _req_str(data: Mapping[str, Any], key: str, where: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise SettingsError(f"{where}: {key} must be a non-empty string, got {value!r}")
+    return value.strip()
+
+
+# -- migrations ------------------------------------------------------------------------------------------------
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 (pre-release) had one ``language`` and profiles with ``api_base`` + ``model``; v2 splits and renames."""
+    lang = data.pop("language", "")
+    data.setdefault("ui_language", lang)
+    data.setdefault("analysis_language", lang)
+    providers: dict[str, dict[str, Any]] = {p["name"]: p for p in data.get("providers", []) if isinstance(p, dict)}
+    profiles = []
+    for item in data.get("profiles", []):
+        if not isinstance(item, dict):
+            continue
+        prof = dict(item)
+        if "model" in prof and "model_id" not in prof:
+            prof["model_id"] = prof.pop("model")
+        api_base = prof.pop("api_base", None)
+        if api_base and prof.get("provider") not in providers:
+            name = str(prof.get("provider") or prof.get("name"))
+            providers[name] = {"name": name, "base_url": api_base, "extra_headers": {}, "stream": True}
+            prof["provider"] = name
+        profiles.append(prof)
+    data["providers"] = list(providers.values())
+    data["profiles"] = profiles
+    return data
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+"""``MIGRATIONS[n]`` turns a version-n document into version n+1; applied in order on a copy."""
+
+
+def migrate(data: Mapping[str, Any], source: str = "settings") -> dict[str, Any]:
+    """Bring a settings document to :data:`SCHEMA_VERSION` (all steps or nothing).
+
+    Raises:
+        SettingsError: the document is newer than this app, or a migration step failed.
+    """
+    doc = copy.deepcopy(dict(data))
+    version = doc.get("schema_version", 1)
+    if not isinstance(version, int) or version < 1:
+        raise SettingsError(f"{source}: schema_version must be a positive integer, got {version!r}")
+    if version > SCHEMA_VERSION:
+        raise SettingsError(
+            f"{source} was written by a newer ReplaySage (schema {version}, this app knows {SCHEMA_VERSION}); "
+            "update the app — the file was left untouched"
+        )
+    while version < SCHEMA_VERSION:
+        step = MIGRATIONS[version]
+        try:
+            doc = step(doc)
+        except Exception as exc:  # a failed step must not leave a half-migrated document
+            raise SettingsError(f"{source}: migrating from schema {version} failed: {exc}") from exc
+        version += 1
+        doc["schema_version"] = version
+    return doc
+
+
+# -- the settings object ---------------------------------------------------------------------------------------
+
+
+def settings_path() -> Path:
+    """Where the settings live (``REPLAYSAGE_HOME`` redirects it)."""
+    from app.paths import user_data_dir
+
+    return user_data_dir() / SETTINGS_FILE
+
+
+class Settings:
+    """Loaded settings: scalar options, providers and model profiles. Not thread-safe; save explicitly."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path if path is not None else settings_path()
+        self._values: dict[str, Any] = {}
+        self._providers: dict[str, ProviderSettings] = {}
+        self._profiles: dict[str, ModelProfileSettings] = {}
+        self.migrated_from: int | None = None
+
+    # -- loading and saving ---------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Settings:
+        """Read the file (defaults if it does not exist), migrating older schemas.
+
+        Raises:
+            SettingsError: the file is not valid JSON, newer than the app, or holds invalid values.
+        """
+        settings = cls(path)
+        if not settings.path.exists():
+            return settings
+        try:
+            raw = json.loads(settings.path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise SettingsError(f"cannot read settings file {settings.path}: {exc}") from exc
+        if not isinstance(raw, dict):
+            raise SettingsError(f"settings file {settings.path} does not hold a JSON object")
+        version = raw.get("schema_version", 1)
+        doc = migrate(raw, str(settings.path))
+        try:
+            settings._apply(doc)
+        except SettingsError as exc:
+            raise SettingsError(f"{settings.path}: {exc}") from exc
+        if version != SCHEMA_VERSION:
+            settings.migrated_from = version
+            backup = settings.path.with_name(f"{settings.path.name}.v{version}.bak")
+            if not backup.exists():
+                backup.write_bytes(settings.path.read_bytes())
+            settings.save()
+        return settings
+
+    def _apply(self, doc: Mapping[str, Any]) -> None:
+        for key, option in OPTIONS.items():
+            if key in doc:
+                self._values[key] = option.validate(doc[key])
+        for item in doc.get("providers", []) or []:
+            if not isinstance(item, Mapping):
+                raise SettingsError(f"{self.path}: a provider entry is not an object")
+            prov = ProviderSettings.from_json(item)
+            self._providers[prov.name] = prov
+        for item in doc.get("profiles", []) or []:
+            if not isinstance(item, Mapping):
+                raise SettingsError(f"{self.path}: a model profile entry is not an object")
+            prof = ModelProfileSettings.from_json(item)
+            if prof.name != OFFLINE_PROFILE:
+                self._profiles[prof.name] = prof
+
+    def to_json(self) -> dict[str, Any]:
+        """The persisted document (no secrets by construction)."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            **{k: self._values[k] for k in OPTIONS if k in self._values},
+            "providers": [p.to_json() for p in self._providers.values()],
+            "profiles": [p.to_json() for p in self._profiles.values()],
+        }
+
+    def save(self) -> None:
+        """Write atomically (temp file + rename) so a crash never leaves half a file."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(self.to_json(), ensure_ascii=False, indent=2) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    # -- scalar options -------------------------------------------------------------------------------------
+
+    def get(self, key: str) -> Any:
+        """The value of an option (its default when unset)."""
+        option = OPTIONS.get(key)
+        if option is None:
+            raise SettingsError(f"unknown setting {key!r}")
+        return self._values.get(key, option.default)
+
+    def set(self, key: str, value: Any) -> None:
+        """Set an option after validating it against the registry."""
+        option = OPTIONS.get(key)
+        if option is None:
+            raise SettingsError(f"unknown setting {key!r}")
+        if key == "active_profile" and value not in self.profile_names():
+            raise SettingsError(f"no model profile named {value!r}")
+        self._values[key] = option.validate(value)
+
+    def ui_lang(self) -> Lang:
+        """The interface language (system language when unset)."""
+        return Lang.parse(self.get("ui_language") or None)
+
+    def analysis_lang(self) -> Lang:
+        """The analysis language (the interface language when unset)."""
+        value = self.get("analysis_language")
+        return Lang.parse(value) if value else self.ui_lang()
+
+    # -- providers and profiles -----------------------------------------------------------------------------
+
+    @property
+    def providers(self) -> list[ProviderSettings]:
+        """Configured providers, in insertion order."""
+        return list(self._providers.values())
+
+    def provider(self, name: str) -> ProviderSettings:
+        """A provider by name."""
+        try:
+            return self._providers[name]
+        except KeyError:
+            raise SettingsError(f"no provider named {name!r}") from None
+
+    def put_provider(self, provider: ProviderSettings) -> None:
+        """Add or replace a provider (validated)."""
+        if provider.name == OFFLINE_PROFILE:
+            raise SettingsError(f"{OFFLINE_PROFILE!r} is reserved for the built-in rule-based analyst")
+        self._providers[provider.name] = ProviderSettings.from_json(provider.to_json())
+
+    def remove_provider(self, name: str) -> None:
+        """Remove a provider and the profiles using it (its keyring entry is the caller's to delete)."""
+        self._providers.pop(name, None)
+        for prof in [p for p in self._profiles.values() if p.provider == name]:
+            self.remove_profile(prof.name)
+
+    @property
+    def profiles(self) -> list[ModelProfileSettings]:
+        """Model profiles: the built-in offline analyst first, then the configured ones."""
+        return [BUILTIN_OFFLINE, *self._profiles.values()]
+
+    def profile_names(self) -> list[str]:
+        """Names of all profiles (offline first)."""
+        return [p.name for p in self.profiles]
+
+    def profile(self, name: str) -> ModelProfileSettings:
+        """A profile by name (``offline`` is always there)."""
+        if name == OFFLINE_PROFILE:
+            return BUILTIN_OFFLINE
+        try:
+            return self._profiles[name]
+        except KeyError:
+            raise SettingsError(f"no model profile named {name!r}") from None
+
+    def active_profile(self) -> ModelProfileSettings:
+        """The profile analyses use (falls back to offline if the stored one was removed)."""
+        name = self.get("active_profile")
+        return self._profiles.get(name, BUILTIN_OFFLINE)
+
+    def put_profile(self, profile: ModelProfileSettings) -> None:
+        """Add or replace a profile; its provider must exist."""
+        if profile.name == OFFLINE_PROFILE:
+            raise SettingsError(f"{OFFLINE_PROFILE!r} is the built-in rule-based analyst and cannot be replaced")
+        if profile.provider not in self._providers:
+            raise SettingsError(f"model profile {profile.name!r} names an unknown provider {profile.provider!r}")
+        self._profiles[profile.name] = ModelProfileSettings.from_json(profile.to_json())
+
+    def remove_profile(self, name: str) -> None:
+        """Remove a profile; the active profile falls back to offline."""
+        self._profiles.pop(name, None)
+        if self._values.get("active_profile") == name:
+            self._values["active_profile"] = OFFLINE_PROFILE
