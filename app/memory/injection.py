@@ -85,7 +85,7 @@ def injection_for(db: Database, players: Sequence[str], map_name: str, model: st
         ctx: dict[int, list[dict[str, str]]] = {}
         if rows:
             for fid, c in s.execute(select(MemSource.fact_id, MemSource.context).where(
-                    MemSource.fact_id.in_([f.id for f in rows]), MemSource.polarity > 0)).tuples():
+                    MemSource.fact_id.in_([f.id for f in rows]), MemSource.polarity > 0)).all():
                 ctx.setdefault(fid, []).append(json.loads(c or "{}"))
         lines: list[str] = []
         ids: list[int] = []

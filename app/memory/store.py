@@ -206,7 +206,8 @@ class MemoryStore:
             pending = s.scalars(select(MemObservation).where(MemObservation.committed.is_(False))
                                 .order_by(MemObservation.id)).all()
             episodes = {ob.episode_id for ob in pending}
-            ep_ts = dict(s.execute(select(MemEpisode.id, MemEpisode.ts).where(MemEpisode.id.in_(episodes))).tuples())
+            ep_ts = dict(s.execute(select(MemEpisode.id, MemEpisode.ts)
+                                                .where(MemEpisode.id.in_(episodes))).all())
             outcomes: list[Outcome] = []
             for ob in pending:
                 cand = Candidate.from_json(json.loads(ob.candidate))

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.memory import EvidenceKind, FeedbackInput
-from app.memory import ledger
+from app.memory import EvidenceKind, FeedbackInput, ledger
 from tests.memory.helpers import Clock, make_store
 
 
