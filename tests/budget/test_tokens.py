@@ -1,11 +1,17 @@
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from app.budget.tokens import (
     SAFETY_FACTOR,
     TokenEstimator,
     count_tokens,
     count_tokens_batch,
 )
+from tests.conftest import REPO_ROOT
 
 
 def test_count_tokens_known_cl100k_values() -> None:
@@ -37,3 +43,19 @@ def test_estimator_applies_safety_and_coefficient() -> None:
 def test_estimate_display_marks_calibrated() -> None:
     assert TokenEstimator(coefficient=0.5, calibrated=True).estimate_raw(10000).display() == "≈6,000"
     assert TokenEstimator().estimate_raw(10000).display() == "12,000"
+
+
+def test_loads_without_network(tmp_path: Path) -> None:
+    # A fresh interpreter with sockets disabled and an empty tiktoken cache still counts: the BPE file is bundled.
+    code = (
+        "import socket\n"
+        "def _no(*a, **k):\n"
+        "    raise OSError('network disabled in test')\n"
+        "socket.socket = _no\n"
+        "socket.create_connection = _no\n"
+        "from app.budget.tokens import count_tokens\n"
+        "print(count_tokens('hello world'))\n"
+    )
+    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(REPO_ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "2"
