@@ -1,10 +1,219 @@
-"""Command-line sub-commands of this package (none yet)."""
+"""``replaysage provider …``: check that a model endpoint works, list profiles, store an API key.
+
+``provider test`` sends one short probe and prints time to first token, tokens per second, usage and how the
+reply split between reasoning and text — the quickest way for a user to see that a base URL, model id and key
+work. The key comes from ``REPLAYSAGE_API_KEY`` when set (scripts), else from the keyring.
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 from typing import Any
+
+PROBE_ZH = "用一句话回答：红色警戒3里盟军的基础步兵叫什么？"
+PROBE_EN = "Answer in one sentence: what is the Allied basic infantry unit in Red Alert 3 called?"
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
-    """Add this package's sub-commands to ``sub``."""
-    del sub
+    """Add the ``provider`` command."""
+    parser = sub.add_parser("provider", help="model providers: test an endpoint, list profiles, store a key")
+    psub = parser.add_subparsers(dest="provider_command", metavar="ACTION", required=True)
+
+    test = psub.add_parser("test", help="send one short probe and report TTFT, tokens/s, usage")
+    test.add_argument("profile", nargs="?", help="model profile name from the settings")
+    test.add_argument("--base-url", help="endpoint base URL, e.g. https://api.deepseek.com/v1 (instead of a profile)")
+    test.add_argument("--model", help="model id (with --base-url)")
+    test.add_argument("--max-tokens", type=int, default=256, help="output limit of the probe (default 256)")
+    test.add_argument("--no-stream", action="store_true", help="request a non-streamed reply")
+    test.add_argument("--lang", help="probe language: zh or en (default: system)")
+    test.add_argument("--json", action="store_true", help="machine-readable output")
+    test.set_defaults(func=_cmd_test)
+
+    lst = psub.add_parser("list", help="list providers and model profiles")
+    lst.add_argument("--json", action="store_true", help="machine-readable output")
+    lst.set_defaults(func=_cmd_list)
+
+    key = psub.add_parser("set-key", help="store a provider's API key in the system keyring (read from stdin)")
+    key.add_argument("provider", help="provider name")
+    key.set_defaults(func=_cmd_set_key)
+
+
+def _cmd_test(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from app.i18n import Lang
+    from app.llm.base import ChatProvider, ChatRequest
+    from app.llm.errors import ProviderConfigError
+
+    lang = Lang.parse(args.lang)
+    if args.base_url:
+        if args.profile:
+            raise ProviderConfigError("give either a profile name or --base-url/--model, not both")
+        if not args.model:
+            raise ProviderConfigError("--base-url needs --model")
+        from app.llm.factory import resolve_api_key
+        from app.llm.openai_compat import OpenAICompatProvider
+
+        provider: ChatProvider = OpenAICompatProvider(
+            "command line", args.base_url, args.model, api_key=resolve_api_key("", use_env=True),
+            stream=not args.no_stream,
+        )  # fmt: skip
+    else:
+        if not args.profile:
+            raise ProviderConfigError("name a model profile, or give --base-url and --model")
+        from app.llm.factory import build_provider
+        from app.settings import Settings
+
+        provider = build_provider(Settings.load(), args.profile, use_env_key=True)
+    prompt = PROBE_ZH if lang is Lang.ZH else PROBE_EN
+    request = ChatRequest.simple(prompt, max_tokens=args.max_tokens)
+    if args.no_stream:
+        request = ChatRequest(request.messages, max_tokens=args.max_tokens, stream=False)
+    report = asyncio.run(_probe(provider, request, live=not args.json))
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
+        return 0 if report["ok"] else 2
+    _print_report(report)
+    if not report["ok"]:
+        from app.llm.errors import ProviderError
+
+        error = report["error"]
+        raise ProviderError(report["provider"], report["model"], error["message"])
+    return 0
+
+
+async def _probe(provider: Any, request: Any, *, live: bool) -> dict[str, Any]:
+    """Run the probe, echoing the reply as it streams when ``live``."""
+    from app.llm.events import ChatResult, ReasoningDelta, Retrying, TextDelta
+
+    result = ChatResult()
+    try:
+        async with provider.stream(request) as stream:
+            async for event in stream:
+                result.add(event)
+                if live:
+                    if isinstance(event, ReasoningDelta | TextDelta):
+                        sys.stdout.write(event.text)
+                        sys.stdout.flush()
+                    elif isinstance(event, Retrying):
+                        print(f"[retry {event.attempt} in {event.delay_s:.1f} s: {event.error}]", file=sys.stderr)
+    finally:
+        await provider.aclose()
+    if live and (result.text or result.reasoning):
+        print()
+    return _report(provider, result)
+
+
+def _report(provider: Any, result: Any) -> dict[str, Any]:
+    """The stable ``--json`` document."""
+    fin = result.finished
+    usage = result.usage
+    error = result.error
+    return {
+        "ok": result.ok,
+        "provider": provider.name,
+        "model": provider.model,
+        "rule_based": bool(getattr(provider, "rule_based", False)),
+        "resolved_model": fin.resolved_model if fin else "",
+        "finish_reason": fin.reason if fin else None,
+        "truncated": bool(fin and fin.truncated),
+        "interrupted": bool(fin and fin.interrupted),
+        "attempts": fin.attempts if fin else (result.failed.attempts if result.failed else 0),
+        "ttft_s": round(fin.ttft_s, 4) if fin and fin.ttft_s is not None else None,
+        "tokens_per_s": round(fin.tokens_per_s, 2) if fin and fin.tokens_per_s is not None else None,
+        "elapsed_s": round(fin.elapsed_s, 4) if fin else None,
+        "text_chars": len(result.text),
+        "reasoning_chars": len(result.reasoning),
+        "text_deltas": result.text_deltas,
+        "reasoning_deltas": result.reasoning_deltas,
+        "text": result.text,
+        "usage": None
+        if usage is None
+        else {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "reasoning_tokens": usage.reasoning_tokens,
+            "cached_prompt_tokens": usage.cached_prompt_tokens,
+            "raw": dict(usage.raw),
+        },
+        "error": None if error is None else {"kind": error.kind, "status": error.status, "message": str(error)},
+    }
+
+
+def _print_report(r: dict[str, Any]) -> None:
+    def fmt(value: Any, unit: str = "") -> str:
+        return "-" if value is None else f"{value}{unit}"
+
+    print(f"provider:        {r['provider']} / {r['model']}" + (" (rule-based)" if r["rule_based"] else ""))
+    print(f"resolved model:  {r['resolved_model'] or '-'}")
+    print(f"finish:          {fmt(r['finish_reason'])}" + (" (truncated)" if r["truncated"] else ""))
+    print(f"attempts:        {r['attempts']}")
+    print(f"TTFT:            {fmt(r['ttft_s'], ' s')}")
+    print(f"tokens/s:        {fmt(r['tokens_per_s'])}")
+    print(f"reasoning/text:  {r['reasoning_chars']} / {r['text_chars']} chars "
+          f"({r['reasoning_deltas']} / {r['text_deltas']} deltas)")  # fmt: skip
+    u = r["usage"]
+    if u is None:
+        print("usage:           (not reported)")
+    else:
+        print(f"usage:           prompt {u['prompt_tokens']} (cached {u['cached_prompt_tokens']}), "
+              f"completion {u['completion_tokens']} (reasoning {u['reasoning_tokens']})")  # fmt: skip
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from app.llm.secrets import SecretStore
+    from app.settings import Settings
+
+    settings = Settings.load()
+    store = SecretStore(settings.get("secret_fallback"))
+    active = settings.active_profile().name
+    profiles = [
+        {
+            "name": p.name,
+            "provider": p.provider,
+            "model_id": p.model_id,
+            "context_length": p.context_length,
+            "context_budget": p.context_budget,
+            "max_tokens": p.max_tokens,
+            "reasoning": p.reasoning,
+            "rule_based": p.rule_based,
+            "active": p.name == active,
+        }
+        for p in settings.profiles
+    ]
+    providers = [
+        {"name": p.name, "base_url": p.base_url, "stream": p.stream, "has_key": store.get(p.name) is not None}
+        for p in settings.providers
+    ]
+    if args.json:
+        print(json.dumps({"providers": providers, "profiles": profiles, "key_storage": store.status.value},
+                         ensure_ascii=False, indent=2))  # fmt: skip
+        return 0
+    for p in providers:
+        print(f"provider {p['name']}: {p['base_url']} (stream {'on' if p['stream'] else 'off'}, "
+              f"key {'stored' if p['has_key'] else 'missing'})")  # fmt: skip
+    for q in profiles:
+        mark = "*" if q["active"] else " "
+        kind = " [rule-based]" if q["rule_based"] else ""
+        print(f"{mark} {q['name']}: {q['provider']} / {q['model_id']}, context {q['context_length']:,}{kind}")
+    return 0
+
+
+def _cmd_set_key(args: argparse.Namespace) -> int:
+    import getpass
+
+    from app.i18n import system_lang
+    from app.llm.secrets import SecretStore
+    from app.settings import Settings
+
+    settings = Settings.load()
+    settings.provider(args.provider)  # must exist
+    key = getpass.getpass("API key: ") if sys.stdin.isatty() else sys.stdin.readline()
+    store = SecretStore(settings.get("secret_fallback"))
+    where = store.set(args.provider, key)
+    print(f"key stored ({where.value})")
+    if store.degraded:
+        print(store.warning(system_lang()), file=sys.stderr)
+    return 0
