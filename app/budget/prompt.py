@@ -13,9 +13,11 @@ requests still agrees byte for byte up to the first differing section.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.budget.errors import ContextLimitError
 from app.budget.guard import Breakdown, GuardVerdict, check_request
 from app.budget.profile import ModelProfile
 from app.budget.segment import Segment, Window
@@ -232,6 +234,72 @@ class PromptAssembler:
             facts=facts,
             instruction=window_instruction(self.lang, segment, window, segment_note=segment_note, extra=extra),
         )
+
+    def window_within_budget(
+        self,
+        segment: Segment,
+        segment_count: int,
+        window: Window,
+        facts: Sequence[str],
+        *,
+        segment_note: str = "",
+        extra: str = "",
+    ) -> tuple[AssembledRequest, int]:
+        """The window request, with the slice shrunk when it is over the ContextBudget (plan §4.3).
+
+        Real parts can come out larger than planned (a long overview output, a longer system prompt). Then the
+        slice loses blocks from whichever end lies farther in time from the window, never the window's own blocks,
+        until the request fits the budget. A shrunk slice no longer shares its bytes with the other windows of the
+        segment; that is the price of staying in budget, and it only happens when the plan was off.
+
+        Returns:
+            The request and how many blocks were cut from the slice (0 = the full slice fits).
+
+        Raises:
+            ContextLimitError: Even the shrunk request is over 90% of the context length.
+        """
+        try:
+            request = self.window(segment, segment_count, window, facts, segment_note=segment_note, extra=extra)
+        except ContextLimitError:
+            request = None
+        if request is not None and request.verdict.ok:
+            return request, 0
+        blocks = list(segment.blocks)
+        inside = [i for i, b in enumerate(blocks)
+                  if b.start_seconds >= window.start_seconds and b.end_seconds <= window.end_seconds]
+        first, last = (min(inside), max(inside)) if inside else (0, len(blocks) - 1)
+        lo, hi = 0, len(blocks)  # kept range [lo, hi)
+        excess = (request.verdict.total - request.verdict.budget) if request is not None else 0
+        raw_excess = math.ceil(excess / self.estimator.factor) if excess > 0 else 0
+        removed_raw = 0
+        while lo < first or hi - 1 > last:
+            before = window.start_seconds - blocks[lo].start_seconds if lo < first else -1.0
+            after = blocks[hi - 1].end_seconds - window.end_seconds if hi - 1 > last else -1.0
+            if before >= after:
+                removed_raw += blocks[lo].tokens
+                lo += 1
+            else:
+                hi -= 1
+                removed_raw += blocks[hi].tokens
+            if request is not None and removed_raw < raw_excess:
+                continue  # certainly still over: skip re-assembling
+            overlap = max(segment.overlap_count - lo, 0)
+            kept = blocks[lo:hi]
+            trimmed = Segment(segment.index, kept, overlap, sum(b.tokens for b in kept),
+                              sum(b.tokens for b in kept[:overlap]), list(segment.windows))
+            try:
+                candidate = self.window(trimmed, segment_count, window, facts, segment_note=segment_note,
+                                        extra=extra)
+            except ContextLimitError:
+                continue
+            request = candidate
+            if candidate.verdict.ok:
+                break
+        if request is None:
+            # Nothing left to cut and still over the hard limit: raise the guard's own error.
+            self.window(segment, segment_count, window, facts, segment_note=segment_note, extra=extra)
+            raise AssertionError("unreachable")
+        return request, len(blocks) - (hi - lo)
 
     def overview(self, instruction: str) -> AssembledRequest:
         """The overview request: system + summary + the given instruction (segment metadata and task)."""

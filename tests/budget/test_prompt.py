@@ -183,3 +183,27 @@ def test_followup_guard_counts_appended_messages(planned: list[Segment]) -> None
     huge = "\n".join(b.text for b in make_blocks(2000))
     with pytest.raises(ContextLimitError, match="lookback"):
         a.check_followup(req, [{"role": "user", "content": huge}], stage="lookback")
+
+
+def test_over_budget_window_shrinks_slice_around_the_window(planned: list[Segment]) -> None:
+    profile = ModelProfile(context_length=256_000, context_budget=60_000)  # 28,000 for the prompt after the reserve
+    a = PromptAssembler(profile, EST, Lang.EN, StablePrefix("system", "summary", "overview"))
+    s = planned[1]
+    w = s.windows[1]
+    full = a.window(s, len(planned), w, [])
+    assert full.verdict.status is GuardStatus.OVER_BUDGET
+    req, removed = a.window_within_budget(s, len(planned), w, [])
+    assert removed > 0
+    assert req.verdict.ok
+    assert req.breakdown.total <= 60_000
+    content = req.messages[1]["content"]
+    for b in s.blocks:
+        if b.start_seconds >= w.start_seconds and b.end_seconds <= w.end_seconds:
+            assert b.text in content  # the focus window itself is never cut
+    kept = [b for b in s.blocks if b.text in content]
+    assert len(kept) == len(s.blocks) - removed
+    # Fits already -> unchanged.
+    roomy = PromptAssembler(ModelProfile(context_length=1_000_000), EST, Lang.EN, StablePrefix("system", "summary"))
+    same, none_removed = roomy.window_within_budget(s, len(planned), w, [])
+    assert none_removed == 0
+    assert same.messages == roomy.window(s, len(planned), w, []).messages
