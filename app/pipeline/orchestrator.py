@@ -1,0 +1,546 @@
+"""The v2 analysis run: summary → overview → every focus window of every segment → summary round (plan §5).
+
+One :class:`AnalysisRun` drives one analysis. It emits typed events (:mod:`app.pipeline.events`) through a callback
+and writes each stage to the store when it completes, so a crash keeps every finished stage and ``resume`` starts at
+the next unfinished one. Budgets come from :mod:`app.budget` (the one place that decides them), retries from the
+provider client (the one place that decides them), writes go through :class:`AnalysisRepository`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from app.budget.errors import ContextLimitError
+from app.budget.prompt import AssembledRequest, PromptAssembler, StablePrefix, segments_metadata
+from app.budget.segment import Segment, Window
+from app.claims.issues import Severity, ValidationIssue
+from app.claims.lookback import find_lookbacks, strip_lookbacks
+from app.claims.parse import ParsedClaims, parse_claims
+from app.claims.timeparse import format_time
+from app.claims.validate import ClaimValidator
+from app.i18n import Lang, pick
+from app.llm.base import ChatMessage, ChatProvider
+from app.llm.events import UsageReport
+from app.pipeline import events as ev
+from app.pipeline import prompts
+from app.pipeline.prepare import PreparedReplay
+from app.pipeline.repository import AnalysisRepository, RequestLog, StageResult
+from app.pipeline.streaming import RequestOutcome, send
+
+MAX_LOOKBACKS_PER_SEGMENT = 3
+MAX_LOOKBACK_TOKENS = 10_000
+SUMMARY_ROUND_LOOKBACKS = 1
+FOUND_FACT_SENTENCES = 5
+ANALYSIS_EXCERPT_CHARS = 6_000
+
+Emit = Callable[[ev.PipelineEvent], None]
+
+
+class RunHooks(Protocol):
+    """Optional observers of a run (error wisdom, memory). Every method may be a no-op."""
+
+    def instruction_extra(self, stage: ev.StageRef) -> str:
+        """Extra text for a window instruction (e.g. known pitfalls of this model)."""
+        ...
+
+    def before_request(self, stage: ev.StageRef, params: dict[str, Any]) -> dict[str, Any]:
+        """Check (and possibly fix) the parameters of a request before it is sent."""
+        ...
+
+    def after_request(self, stage: ev.StageRef, outcome: RequestOutcome) -> None:
+        """Learn from a finished or failed request."""
+        ...
+
+    def after_validation(self, stage: ev.StageRef, issues: Sequence[ValidationIssue], text: str) -> None:
+        """Learn from the validation issues of a stage's final text."""
+        ...
+
+
+@dataclass(slots=True)
+class _WindowState:
+    """The conversation of one window: the assembled request plus what was appended to it."""
+
+    request: AssembledRequest
+    messages: list[ChatMessage]
+    logs: list[RequestLog] = field(default_factory=list)
+    outputs: list[tuple[str, str, str]] = field(default_factory=list)
+    lookbacks: list[tuple[float, float, int, bool, str]] = field(default_factory=list)
+    issues: list[tuple[ValidationIssue, bool]] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    truncated: bool = False
+
+
+@dataclass(slots=True)
+class RunTotals:
+    """Token usage and cost summed over the run."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    cost: float = 0.0
+    requests: int = 0
+
+    def add(self, usage: UsageReport | None, cost: float | None) -> None:
+        """Fold in one request's usage."""
+        self.requests += 1
+        if usage is None:
+            return
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
+        self.reasoning_tokens += usage.reasoning_tokens
+        self.cached_prompt_tokens += usage.cached_prompt_tokens
+        self.cost += cost or 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+            "reasoning_tokens": self.reasoning_tokens, "cached_prompt_tokens": self.cached_prompt_tokens,
+            "cost": round(self.cost, 6), "requests": self.requests,
+        }
+
+
+def _to_chat(messages: Sequence[dict[str, str]]) -> list[ChatMessage]:
+    return [ChatMessage(m["role"], m["content"]) for m in messages]  # type: ignore[arg-type]
+
+
+def _breakdown_dict(req: AssembledRequest, budget: int, context_length: int) -> dict[str, int]:
+    d = dict(req.breakdown.to_dict())
+    d["budget"] = budget
+    d["context_length"] = context_length
+    return d
+
+
+def first_sentences(text: str, n: int = FOUND_FACT_SENTENCES) -> str:
+    """The first ``n`` sentences of a text (Chinese or English punctuation), for a found-facts item."""
+    out: list[str] = []
+    buf: list[str] = []
+    for ch in " ".join(text.split()):
+        buf.append(ch)
+        if ch in "。！？!?" or (ch == "." and len(buf) > 1):
+            out.append("".join(buf).strip())
+            buf = []
+            if len(out) >= n:
+                break
+    if len(out) < n and buf:
+        out.append("".join(buf).strip())
+    return " ".join(s for s in out if s)
+
+
+class AnalysisRun:
+    """One analysis of one prepared replay with one provider.
+
+    Args:
+        prepared: The replay with its facts, log, summary and plan.
+        provider: Where replies come from (a model endpoint or the rule-based offline analyst).
+        repo: The store.
+        lang: Analysis language.
+        emit: Receives every event, in order.
+        model_label: How the model is shown and matched for resume (e.g. ``offline`` or ``profile/model``).
+        hooks: Optional error-wisdom / memory observers.
+    """
+
+    def __init__(
+        self, prepared: PreparedReplay, provider: ChatProvider, repo: AnalysisRepository, *, lang: Lang,
+        emit: Emit, model_label: str, hooks: RunHooks | None = None,
+    ) -> None:
+        self.p = prepared
+        self.provider = provider
+        self.repo = repo
+        self.lang = lang
+        self._emit = emit
+        self.model_label = model_label
+        self.hooks = hooks
+        self.profile = prepared.plan.profile
+        self.validator = ClaimValidator(prepared.index, lang)
+        self.totals = RunTotals()
+        self.found_facts: list[str] = []
+        self.window_texts: list[tuple[ev.StageRef, str]] = []
+        self.analysis_id = 0
+        self.assembler = PromptAssembler(
+            self.profile, prepared.plan.estimator, lang, StablePrefix(prepared.system, prepared.summary))
+        self._current: tuple[ev.StageRef, list[str]] | None = None
+        self._lookbacks_used: dict[int, int] = {}  # segment → lookbacks served (at most 3 per segment)
+
+    # ------------------------------------------------------------------ plan
+
+    @property
+    def segments(self) -> list[Segment]:
+        """The planned segments."""
+        return self.p.plan.segments
+
+    def planned_stages(self) -> list[ev.StageRef]:
+        """Every stage of the run, in order."""
+        duration = self.p.replay.duration_seconds
+        stages = [ev.StageRef(ev.StageKind.SUMMARY, end_seconds=duration),
+                  ev.StageRef(ev.StageKind.OVERVIEW, end_seconds=duration)]
+        for seg in self.segments:
+            for w in seg.windows:
+                stages.append(ev.StageRef(ev.StageKind.WINDOW, seg.index, w.index, w.start_seconds, w.end_seconds))
+        stages.append(ev.StageRef(ev.StageKind.SUMMARY_ROUND, end_seconds=duration))
+        return stages
+
+    def emit(self, event: ev.PipelineEvent) -> None:
+        """Forward an event (and keep the partial text of the running stage)."""
+        if isinstance(event, ev.TextDelta) and self._current is not None and self._current[0] == event.stage:
+            self._current[1].append(event.text)
+        self._emit(event)
+
+    def _cost(self, usage: UsageReport) -> float:
+        cached = usage.cached_prompt_tokens
+        return self.profile.cost(usage.prompt_tokens - cached, cached, usage.completion_tokens)
+
+    async def _send(self, stage: ev.StageRef, messages: list[ChatMessage], purpose: str,
+                    breakdown: dict[str, int], *, revision: bool = False) -> RequestOutcome:
+        params: dict[str, Any] = {"max_tokens": self.profile.max_tokens, "purpose": purpose,
+                                  "estimated_prompt_tokens": breakdown.get("total", 0) - breakdown.get("reserve", 0),
+                                  "context_length": self.profile.context_length, "model": self.provider.model}
+        if self.hooks is not None:
+            params = self.hooks.before_request(stage, params)
+        outcome = await send(self.provider, messages, stage=stage, purpose=purpose, emit=self.emit,
+                             max_tokens=int(params.get("max_tokens", self.profile.max_tokens)), breakdown=breakdown,
+                             revision=revision, price=self._cost)
+        self.totals.add(outcome.usage, self._cost(outcome.usage) if outcome.usage else None)
+        if self.hooks is not None:
+            self.hooks.after_request(stage, outcome)
+        return outcome
+
+    # ------------------------------------------------------------------ run
+
+    async def run(self, *, resume_id: int | None = None) -> int:
+        """Run (or resume) the analysis; returns its id. Cancellation keeps every finished stage."""
+        stages = self.planned_stages()
+        done: dict[str, Any] = {}
+        if resume_id is not None:
+            self.analysis_id = resume_id
+            rec = self.repo.load(resume_id)
+            done = {s.key: s for s in rec.stages if s.status == "done"}
+            self.repo.set_status(resume_id, "running")
+        else:
+            self.analysis_id = self.repo.create(
+                replay_path=str(self.p.path), replay_sha256=self.p.sha256, replay_name=self.p.path.name,
+                model_label=self.model_label, provider=self.provider.name, model_id=self.provider.model,
+                lang=self.lang.value, plan=self.p.plan.to_json(), stages=stages, summary_text=self.p.summary,
+            )
+        self.emit(ev.RunStarted(
+            self.analysis_id, str(self.p.path), self.model_label, tuple(stages), resumed=resume_id is not None,
+            segments=tuple((s.own_start_seconds, s.end_seconds) for s in self.segments),
+        ))
+        try:
+            await self._run_stages(stages, done)
+        except asyncio.CancelledError:
+            await asyncio.shield(asyncio.to_thread(self._cancelled))
+            raise
+        status = "completed"
+        self.repo.finish(self.analysis_id, status, self.totals.as_dict())
+        self.emit(ev.RunFinished(self.analysis_id, status, self.totals.prompt_tokens, self.totals.completion_tokens,
+                                 self.totals.cost))
+        return self.analysis_id
+
+    def _cancelled(self) -> None:
+        if self._current is not None:
+            stage, parts = self._current
+            msg = pick(self.lang, "已取消", "cancelled")
+            self.repo.stage_failed(self.analysis_id, stage, msg, "".join(parts))
+            self.emit(ev.StageFailed(stage, msg, "".join(parts)))
+        self.repo.finish(self.analysis_id, "cancelled", self.totals.as_dict())
+        self.emit(ev.RunFinished(self.analysis_id, "cancelled", self.totals.prompt_tokens,
+                                 self.totals.completion_tokens, self.totals.cost))
+
+    async def _run_stages(self, stages: list[ev.StageRef], done: dict[str, Any]) -> None:
+        for stage in stages:
+            stored = done.get(stage.key)
+            if stored is not None:
+                self._replay_stored(stage, stored)
+                continue
+            self._current = (stage, [])
+            self.repo.stage_started(self.analysis_id, stage)
+            if stage.kind is ev.StageKind.SUMMARY:
+                self._summary_stage(stage)
+            elif stage.kind is ev.StageKind.OVERVIEW:
+                await self._overview(stage)
+            elif stage.kind is ev.StageKind.WINDOW:
+                await self._window(stage)
+            else:
+                await self._summary_round(stage)
+            self._current = None
+
+    def _replay_stored(self, stage: ev.StageRef, stored: Any) -> None:
+        """Show a stage finished in an earlier run and restore what later stages need from it."""
+        self.emit(ev.StageStarted(stage))
+        self.emit(ev.StageFinished(stage, stored.text, bool(stored.revised), bool(stored.truncated)))
+        if stage.kind is ev.StageKind.OVERVIEW and stored.text:
+            self.assembler = self.assembler.with_overview(stored.text)
+        if stage.kind is ev.StageKind.WINDOW:
+            if stored.found_fact:
+                self.found_facts.append(stored.found_fact)
+            self.window_texts.append((stage, stored.text))
+
+    # ------------------------------------------------------------------ stages
+
+    def _summary_stage(self, stage: ev.StageRef) -> None:
+        self.emit(ev.StageStarted(stage, {}, ""))
+        self.emit(ev.TextDelta(stage, self.p.summary))
+        self.repo.stage_done(self.analysis_id, stage, StageResult(text=self.p.summary))
+        self.emit(ev.StageFinished(stage, self.p.summary))
+
+    async def _overview(self, stage: ev.StageRef) -> None:
+        instruction = prompts.overview_instruction(self.lang, segments_metadata(self.lang, self.segments))
+        try:
+            req = self.assembler.overview(instruction)
+        except ContextLimitError as exc:
+            self._fail(stage, str(exc), "", [])
+            return
+        breakdown = _breakdown_dict(req, self.profile.budget, self.profile.context_length)
+        self.emit(ev.StageStarted(stage, breakdown, _prompt_text(req.messages)))
+        logs: list[RequestLog] = []
+        outcome: RequestOutcome | None = None
+        for attempt in range(2):  # plan §5.4: retry once, then continue without an overview
+            outcome = await self._send(stage, _to_chat(req.messages), "initial" if attempt == 0 else "retry",
+                                       breakdown)
+            logs.append(outcome.log)
+            if outcome.ok:
+                break
+        assert outcome is not None
+        if not outcome.ok:
+            reason = str(outcome.error) if outcome.error else pick(self.lang, "总览输出为空", "empty overview")
+            self._fail(stage, pick(self.lang, f"总览轮失败，继续分析（无总览）：{reason}",
+                                   f"overview failed, continuing without it: {reason}"), outcome.text, logs)
+            return
+        text = outcome.text.strip()
+        self.assembler = self.assembler.with_overview(text)
+        self.repo.stage_done(self.analysis_id, stage, StageResult(
+            text=text, reasoning=outcome.reasoning, requests=logs, outputs=[("final", text, outcome.reasoning)],
+            truncated=outcome.truncated))
+        self.emit(ev.StageFinished(stage, text, truncated=outcome.truncated))
+
+    def _fail(self, stage: ev.StageRef, message: str, partial: str, logs: Sequence[RequestLog]) -> None:
+        self.repo.stage_failed(self.analysis_id, stage, message, partial, logs)
+        self.emit(ev.StageFailed(stage, message, partial))
+
+    def _segment_window(self, stage: ev.StageRef) -> tuple[Segment, Window]:
+        seg = self.segments[stage.segment]
+        return seg, seg.windows[stage.window]
+
+    def _facts_within_budget(self) -> list[str]:
+        """The newest found facts that fit the run's found-facts reserve (plan §5.6)."""
+        budget = self.p.plan.found_facts_budget
+        est = self.p.plan.estimator
+        kept: list[str] = []
+        used = 0
+        for item in reversed(self.found_facts):
+            cost = est.estimate_tokens(item)
+            if kept and used + cost > budget:
+                break
+            kept.append(item)
+            used += cost
+        return list(reversed(kept))
+
+    async def _window(self, stage: ev.StageRef) -> None:
+        seg, win = self._segment_window(stage)
+        extra = "\n\n".join(x for x in (
+            self.hooks.instruction_extra(stage) if self.hooks else "",
+            prompts.lookback_hint(self.lang), prompts.claims_format(self.lang)) if x)
+        try:
+            req = self.assembler.window(seg, len(self.segments), win, self._facts_within_budget(), extra=extra)
+        except ContextLimitError as exc:
+            self._fail(stage, str(exc), "", [])
+            return
+        breakdown = _breakdown_dict(req, self.profile.budget, self.profile.context_length)
+        self.emit(ev.StageStarted(stage, breakdown, _prompt_text(req.messages)))
+        state = _WindowState(req, _to_chat(req.messages))
+        outcome = await self._send(stage, state.messages, "initial", breakdown)
+        state.logs.append(outcome.log)
+        state.reasoning.append(outcome.reasoning)
+        if not outcome.text.strip():
+            reason = str(outcome.error) if outcome.error else pick(self.lang, "回复为空", "empty reply")
+            self._fail(stage, reason, outcome.text, state.logs)
+            return
+        draft = await self._serve_lookbacks(stage, state, outcome, breakdown)
+        if draft is None:
+            return
+        state.outputs.append(("draft", draft, "".join(state.reasoning)))
+        parsed = parse_claims(strip_lookbacks(draft))
+        issues = self.validator.validate(parsed, draft)
+        state.issues.extend((i, False) for i in issues)
+        self.emit(ev.ClaimsParsed(stage, parsed.as_dict()))
+        self.emit(ev.IssuesFound(stage, tuple(issues)))
+        final_text, final_parsed, final_issues, revised = draft, parsed, issues, False
+        if any(i.needs_revision for i in issues):
+            final_text, final_parsed, final_issues, revised = await self._revise(stage, state, draft, parsed, issues)
+        if self.hooks is not None:
+            self.hooks.after_validation(stage, final_issues, final_text)
+        display = final_parsed.display_text if final_parsed.marker_found else strip_lookbacks(final_text)
+        display = strip_lookbacks(display)
+        fact = self._found_fact(stage, display, final_parsed, final_issues)
+        self.found_facts.append(fact)
+        self.window_texts.append((stage, display))
+        state.outputs.append(("final", display, ""))
+        self.repo.stage_done(self.analysis_id, stage, StageResult(
+            text=display, reasoning="".join(state.reasoning), found_fact=fact, claims=final_parsed.as_dict(),
+            revised=revised, truncated=state.truncated or outcome.truncated, requests=state.logs,
+            outputs=state.outputs, issues=state.issues, lookbacks=state.lookbacks))
+        self.emit(ev.StageFinished(stage, display, revised, state.truncated or outcome.truncated))
+
+    async def _serve_lookbacks(self, stage: ev.StageRef, state: _WindowState, outcome: RequestOutcome,
+                               breakdown: dict[str, int], *, limit: int | None = None) -> str | None:
+        """Answer ``[回查]`` requests in the same conversation (plan §5.7); returns the reply to validate."""
+        used = self._lookbacks_used.get(stage.segment, 0)
+        allowance = (MAX_LOOKBACKS_PER_SEGMENT - used) if limit is None else limit
+        text = outcome.text
+        while True:
+            found = find_lookbacks(text)
+            state.issues.extend((i, False) for i in found.issues)
+            if not found.ranges:
+                return text
+            appended: list[ChatMessage] = [ChatMessage("assistant", text)]
+            served_any = False
+            for start, end in found.ranges:
+                if allowance <= 0:
+                    self._lookback_refused(stage, state, start, end, reason=pick(
+                        self.lang, "超过每段 3 次回查上限", "more than 3 lookbacks in this segment"))
+                    continue
+                sliced = self.p.log.lines_between(start, end)
+                body = "\n".join(ln.text for ln in sliced)
+                tokens = self.p.plan.estimator.estimate_tokens(body) if body else 0
+                if tokens > MAX_LOOKBACK_TOKENS:
+                    self._lookback_refused(stage, state, start, end, reason=pick(
+                        self.lang, f"区间约 {tokens:,} token，超过单次 10K 上限",
+                        f"the range is about {tokens:,} tokens, over the 10K limit"), tokens=tokens)
+                    continue
+                msg = ChatMessage("user", prompts.lookback_reply(self.lang, format_time(start), format_time(end),
+                                                                 body or pick(self.lang, "（无操作）", "(no orders)")))
+                try:
+                    self.assembler.check_followup(state.request, [m.to_json() for m in [*appended, msg]],
+                                                  stage="lookback")
+                except ContextLimitError as exc:
+                    self._lookback_refused(stage, state, start, end, reason=str(exc), tokens=tokens)
+                    continue
+                appended.append(msg)
+                allowance -= 1
+                self._lookbacks_used[stage.segment] = self._lookbacks_used.get(stage.segment, 0) + 1
+                served_any = True
+                state.lookbacks.append((start, end, tokens, True, ""))
+                self.emit(ev.LookbackServed(stage, start, end, tokens))
+            if not served_any:
+                return text
+            state.messages = [*state.messages, *appended]
+            follow = await self._send(stage, state.messages, "lookback", breakdown)
+            state.logs.append(follow.log)
+            state.reasoning.append(follow.reasoning)
+            state.truncated = state.truncated or follow.truncated
+            if not follow.text.strip():
+                return text  # keep the reply we had
+            text = follow.text
+
+    def _lookback_refused(self, stage: ev.StageRef, state: _WindowState, start: float, end: float, *,
+                          reason: str, tokens: int = 0) -> None:
+        state.lookbacks.append((start, end, tokens, False, reason))
+        state.issues.append((ValidationIssue(
+            Severity.INFO, "LookbackRefused",
+            pick(self.lang, f"回查 {format_time(start)}~{format_time(end)} 未执行：{reason}",
+                 f"lookback {format_time(start)}~{format_time(end)} not served: {reason}"), start), False))
+
+    async def _revise(
+        self, stage: ev.StageRef, state: _WindowState, draft: str, parsed: ParsedClaims,
+        issues: list[ValidationIssue],
+    ) -> tuple[str, ParsedClaims, list[ValidationIssue], bool]:
+        """The one revision of a window (plan §10); an empty revision keeps the original."""
+        worth = [i for i in issues if i.needs_revision]
+        self.emit(ev.RevisionStarted(stage, len(worth)))
+        issues_text = "\n".join(f"- [{i.severity.label}] {i.code}: {i.message}" for i in worth)
+        msg = ChatMessage("user", prompts.revision_instruction(
+            self.lang, issues_text, self.validator.relevant_facts(worth)))
+        appended = [ChatMessage("assistant", draft), msg]
+        try:
+            self.assembler.check_followup(state.request, [m.to_json() for m in appended], stage="revision")
+        except ContextLimitError as exc:
+            state.issues.append((ValidationIssue(Severity.INFO, "RevisionRefused", str(exc)), False))
+            self.emit(ev.RevisionFinished(stage, kept_original=True))
+            return draft, parsed, issues, False
+        state.messages = [*state.messages, *appended]
+        breakdown = _breakdown_dict(state.request, self.profile.budget, self.profile.context_length)
+        out = await self._send(stage, state.messages, "revision", breakdown, revision=True)
+        state.logs.append(out.log)
+        state.reasoning.append(out.reasoning)
+        if not out.text.strip():
+            self.emit(ev.RevisionFinished(stage, kept_original=True))
+            return draft, parsed, issues, False
+        state.truncated = state.truncated or out.truncated
+        state.outputs.append(("revision", out.text, out.reasoning))
+        new_parsed = parse_claims(strip_lookbacks(out.text))
+        new_issues = self.validator.validate(new_parsed, out.text, after_revision=True)
+        state.issues.extend((i, True) for i in new_issues)
+        self.emit(ev.ClaimsParsed(stage, new_parsed.as_dict()))
+        self.emit(ev.IssuesFound(stage, tuple(new_issues), after_revision=True))
+        self.emit(ev.RevisionFinished(stage, kept_original=False))
+        return out.text, new_parsed, new_issues, True
+
+    def _found_fact(self, stage: ev.StageRef, display: str, parsed: ParsedClaims,
+                    issues: Sequence[ValidationIssue]) -> str:
+        """A window's contribution to found facts: a short summary plus its claims that passed validation."""
+        bad_ids = {i.unit_id for i in issues if i.needs_revision and i.unit_id is not None}
+        good = [c for c in parsed.unit_claims if _claim_uid(c) not in bad_ids]
+        claims = "; ".join(
+            f"#{_claim_uid(c)} {c.get('player', '')} {c.get('type', '')} ({c.get('confidence', '')})".strip()
+            for c in good[:8])
+        span = f"{format_time(stage.start_seconds)}~{format_time(stage.end_seconds)}"
+        head = pick(self.lang, f"第 {stage.segment + 1} 段 {span}：", f"Segment {stage.segment + 1} {span}: ")
+        text = head + first_sentences(display)
+        if claims:
+            text += pick(self.lang, " 已验证声明：", " Validated claims: ") + claims
+        return text
+
+    async def _summary_round(self, stage: ev.StageRef) -> None:
+        analyses = "\n\n".join(
+            pick(self.lang, f"【第 {s.segment + 1} 段 {format_time(s.start_seconds)}~{format_time(s.end_seconds)}】",
+                 f"[Segment {s.segment + 1} {format_time(s.start_seconds)}~{format_time(s.end_seconds)}]")
+            + "\n" + text[:ANALYSIS_EXCERPT_CHARS]
+            for s, text in self.window_texts)
+        try:
+            req = self.assembler.final(self._facts_within_budget(), prompts.summary_round_instruction(
+                self.lang, analyses or pick(self.lang, "（无）", "(none)")))
+        except ContextLimitError as exc:
+            self._fail(stage, str(exc), "", [])
+            return
+        breakdown = _breakdown_dict(req, self.profile.budget, self.profile.context_length)
+        self.emit(ev.StageStarted(stage, breakdown, _prompt_text(req.messages)))
+        state = _WindowState(req, _to_chat(req.messages))
+        outcome = await self._send(stage, state.messages, "initial", breakdown)
+        state.logs.append(outcome.log)
+        state.reasoning.append(outcome.reasoning)
+        if not outcome.text.strip():
+            reason = str(outcome.error) if outcome.error else pick(self.lang, "回复为空", "empty reply")
+            self._fail(stage, reason, outcome.text, state.logs)
+            return
+        text = await self._serve_lookbacks(stage, state, outcome, breakdown, limit=SUMMARY_ROUND_LOOKBACKS)
+        text = text or outcome.text
+        parsed = parse_claims(strip_lookbacks(text))
+        issues = self.validator.validate(parsed, text) if parsed.marker_found else []
+        state.issues.extend((i, False) for i in issues)
+        if parsed.marker_found:
+            self.emit(ev.ClaimsParsed(stage, parsed.as_dict()))
+        if issues:
+            self.emit(ev.IssuesFound(stage, tuple(issues)))
+        display = strip_lookbacks(parsed.display_text if parsed.marker_found else text)
+        state.outputs.append(("final", display, "".join(state.reasoning)))
+        self.repo.stage_done(self.analysis_id, stage, StageResult(
+            text=display, reasoning="".join(state.reasoning), claims=parsed.as_dict(), truncated=outcome.truncated,
+            requests=state.logs, outputs=state.outputs, issues=state.issues, lookbacks=state.lookbacks))
+        self.emit(ev.StageFinished(stage, display, truncated=outcome.truncated))
+
+
+def _claim_uid(claim: dict[str, Any]) -> object:
+    uid = claim.get("unitId")
+    try:
+        return int(str(uid).lstrip("#"))
+    except (TypeError, ValueError):
+        return uid
+
+
+def _prompt_text(messages: Sequence[dict[str, str]]) -> str:
+    return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)

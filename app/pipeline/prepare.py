@@ -1,0 +1,89 @@
+"""Everything an analysis needs from the replay before the first request: facts, log, summary and plan.
+
+CPU-bound and synchronous: the GUI runs it in a worker thread, the CLI directly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.budget.calibration import Calibration
+from app.budget.plan import RunPlan, plan_run
+from app.budget.profile import ModelProfile
+from app.facts import CompactLevel, CompactLog, ReplayFactIndex, build_compact_log, build_fact_index, build_summary
+from app.i18n import Lang
+from app.pipeline.system_prompt import build_system_prompt
+from app.replay import Replay, ReplayFormatError
+
+
+@dataclass(slots=True)
+class PreparedReplay:
+    """A replay ready to analyse.
+
+    Attributes:
+        path: The replay file.
+        sha256: Hash of its bytes (identifies stored analyses of the same file).
+        replay: The parsed replay.
+        index: Its fact index.
+        log: The level-1 compact log (lookbacks are cut from it).
+        summary: The deterministic match summary, with the planned segments.
+        system: The system prompt (role, workflow, claims format, game knowledge).
+        plan: Segments, windows and the planned requests.
+    """
+
+    path: Path
+    sha256: str
+    replay: Replay
+    index: ReplayFactIndex
+    log: CompactLog
+    summary: str
+    system: str
+    plan: RunPlan
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, read in blocks."""
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def prepare_replay(
+    path: str | Path, profile: ModelProfile, lang: Lang, *, calibration: Calibration | None = None,
+    extra_system: str = "",
+) -> PreparedReplay:
+    """Parse, index, log, summarise and plan one replay for one model.
+
+    Raises:
+        ReplayFormatError: The file is not a readable replay.
+        BudgetError: The replay does not fit the model.
+    """
+    from app.replay import read_replay
+
+    p = Path(path)
+    replay = read_replay(p)
+    if not replay.commands:
+        raise ReplayFormatError(str(p), replay.header.chunk_offset, "the replay holds no commands to analyse")
+    index = build_fact_index(replay)
+    base = build_compact_log(index, CompactLevel.NO_AUTOMATIC, lang)
+
+    def level(lv: CompactLevel) -> tuple[object, ...]:
+        return build_compact_log(index, lv, lang).blocks
+
+    more = [lambda: level(CompactLevel.COLLAPSE_SELECTION), lambda: level(CompactLevel.MERGE_BURSTS)]
+    system = build_system_prompt(replay, lang, extra=extra_system)
+    summary = build_summary(index, lang)
+    plan = plan_run(base.blocks, profile, more_compact=more, summary_text=summary,  # type: ignore[arg-type]
+                    system_text=system, calibration=calibration, lang=lang)
+    ranges = [(s.own_start_seconds, s.end_seconds) for s in plan.segments]
+    final_summary = build_summary(index, lang, ranges)
+    if final_summary != summary:
+        replanned = plan_run(base.blocks, profile, more_compact=more,  # type: ignore[arg-type]
+                             summary_text=final_summary, system_text=system, calibration=calibration, lang=lang)
+        if len(replanned.segments) == len(plan.segments):
+            plan = replanned
+    return PreparedReplay(p, file_sha256(p), replay, index, base, final_summary, system, plan)
