@@ -74,6 +74,26 @@ def found_facts_section(lang: Lang, facts: Sequence[str]) -> str:
     return pick(lang, "[已发现事实]\n", "[Found facts]\n") + lines + "\n"
 
 
+def fit_facts(facts: Sequence[str], budget: int, estimator: TokenEstimator) -> list[str]:
+    """The newest found facts whose section fits ``budget`` budget tokens (the plan's found-facts reserve).
+
+    Older items go first: recent windows matter most to the next one, and the summary round sees them all anyway.
+    Keeping a suffix (not a subset) leaves the section append-only from here on.
+    """
+    if budget <= 0 or not facts:
+        return []
+    counts = count_tokens_batch([f"- {f}\n" for f in facts])
+    kept = 0
+    used = 0
+    for raw in reversed(counts):
+        cost = estimator.from_raw(raw)
+        if used + cost > budget:
+            break
+        used += cost
+        kept += 1
+    return list(facts[len(facts) - kept :])
+
+
 def window_instruction(
     lang: Lang, segment: Segment, window: Window, *, segment_note: str = "", extra: str = ""
 ) -> str:

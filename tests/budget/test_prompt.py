@@ -207,3 +207,14 @@ def test_over_budget_window_shrinks_slice_around_the_window(planned: list[Segmen
     same, none_removed = roomy.window_within_budget(s, len(planned), w, [])
     assert none_removed == 0
     assert same.messages == roomy.window(s, len(planned), w, []).messages
+
+
+def test_fit_facts_keeps_newest_within_budget() -> None:
+    from app.budget.prompt import fit_facts
+
+    facts = [f"fact number {i} " + "word " * 100 for i in range(20)]  # ~100+ raw tokens each
+    per = EST.estimate_tokens(f"- {facts[0]}\n")
+    kept = fit_facts(facts, per * 5 + 1, EST)
+    assert kept == facts[-5:]
+    assert fit_facts(facts, 0, EST) == []
+    assert fit_facts(facts, 10**9, EST) == facts
