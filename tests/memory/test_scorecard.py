@@ -46,7 +46,8 @@ def test_scorecard_figures_on_a_constructed_store(tmp_path: Path) -> None:
     for i in range(2):
         store.record_audit(facts[i].id, "auditor", correct=True)  # 10 verdicts in all, 1 wrong
     clock.set("2026-04-15T00:00:00")
-    assert f1.outcomes[0].fact_id and f2.outcomes[0].fact_id
+    assert f1.outcomes[0].fact_id
+    assert f2.outcomes[0].fact_id
 
     card = store.scorecard("2026-03")
     assert card.metrics["intake_error_rate"] == pytest.approx(1 / 10)
