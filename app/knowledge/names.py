@@ -103,6 +103,10 @@ def knowledge_mod(mod_name: str) -> str:
 def hash_names(mod_name: str) -> Mapping[int, str]:
     """Return the read-only table ``hash -> internal name`` for the mod a replay was played with.
 
+    The table is built from the bundled knowledge of that mod only (a Corona-only object never names a hash of
+    a vanilla replay). When the knowledge files cannot be loaded, the built-in seed list keeps the reader
+    useful; the problem itself surfaces through ``replaysage knowledge check``.
+
     Args:
         mod_name: the header's mod name (``RA3`` case-insensitive = vanilla 1.12, ``corona`` = Corona).
 
@@ -112,4 +116,13 @@ def hash_names(mod_name: str) -> Mapping[int, str]:
     mod = knowledge_mod(mod_name)
     if not mod:
         return MappingProxyType({})
-    return MappingProxyType({asset_hash(n): n for n in _SEED_NAMES})
+    from app.knowledge.errors import KnowledgeError
+    from app.knowledge.loader import load_knowledge
+
+    try:
+        table = load_knowledge(mod).hash_table
+    except KnowledgeError:
+        table = {}
+    if not table and mod == "ra3":
+        table = {asset_hash(n): n for n in _SEED_NAMES}
+    return MappingProxyType(table)

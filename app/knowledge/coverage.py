@@ -1,0 +1,101 @@
+"""How many of the type hashes that replays carry resolve to names, per mod (``replaysage knowledge coverage``).
+
+Only the commands that name a type count: production (0x205/0x206), structures (0x207/0x208/0x209),
+upgrades (0x203/0x204), powers (0x1FE/0x1FF/0x200/0x201/0x232) and protocols (0x24E). The hash is the first
+int argument, except 0x208 (pause/cancel structure) where it is the second (format notes §4.3).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+TYPE_COMMANDS: Mapping[int, str] = {
+    0x205: "produce", 0x206: "produce_cancel",
+    0x207: "build", 0x208: "build_cancel", 0x209: "place",
+    0x203: "upgrade", 0x204: "upgrade_cancel",
+    0x1FE: "power", 0x1FF: "power", 0x200: "power", 0x201: "power", 0x232: "power",
+    0x24E: "protocol",
+}
+
+
+def type_hash(command_id: int, ints: list[int]) -> int | None:
+    """The type hash a command names, or None when it names none (or lacks the argument)."""
+    if command_id not in TYPE_COMMANDS:
+        return None
+    index = 1 if command_id == 0x208 else 0
+    return ints[index] & 0xFFFFFFFF if len(ints) > index else None
+
+
+@dataclass(slots=True)
+class ModHashes:
+    """Type hashes seen in the replays of one mod."""
+
+    mod: str
+    files: int = 0
+    counts: Counter[int] = field(default_factory=Counter)
+    where: dict[int, set[str]] = field(default_factory=lambda: defaultdict(set))
+
+
+def collect_hashes(replay_paths: Iterable[str | Path]) -> dict[str, ModHashes]:
+    """Read each replay and gather the type hashes of its commands, keyed by the header's mod name (lower-cased).
+
+    Unreadable files raise the reader's error (a :class:`~app.errors.KnownError`), naming the file.
+    """
+    from app.replay import ArgKind, read_replay
+
+    out: dict[str, ModHashes] = {}
+    for path in replay_paths:
+        replay = read_replay(path)
+        mod = replay.header.mod_name.lower()
+        acc = out.setdefault(mod, ModHashes(mod))
+        acc.files += 1
+        for cmd in replay.commands:
+            if cmd.command_id not in TYPE_COMMANDS:
+                continue
+            ints = [int(v) for v in cmd.values(ArgKind.INT)]  # type: ignore[call-overload]
+            h = type_hash(cmd.command_id, ints)
+            if h is None:
+                continue
+            acc.counts[h] += 1
+            acc.where[h].add(TYPE_COMMANDS[cmd.command_id])
+    return out
+
+
+def coverage_report(replay_paths: Iterable[str | Path]) -> dict[str, Any]:
+    """Per mod: ``distinct``, ``resolved``, ``share`` and the ``unresolved`` hashes with counts and command kinds.
+
+    The names come from :func:`app.knowledge.names.hash_names` of each replay's own mod, so a mod's coverage
+    never borrows names from another mod.
+    """
+    from app.knowledge.names import hash_names
+
+    mods = collect_hashes(replay_paths)
+    report: dict[str, Any] = {}
+    for mod in sorted(mods):
+        acc = mods[mod]
+        names = hash_names(mod)
+        distinct = len(acc.counts)
+        unresolved = [h for h in acc.counts if h not in names]
+        unresolved.sort(key=lambda h: (-acc.counts[h], h))
+        report[mod] = {
+            "files": acc.files,
+            "distinct": distinct,
+            "resolved": distinct - len(unresolved),
+            "share": round((distinct - len(unresolved)) / distinct, 4) if distinct else 1.0,
+            "unresolved": [
+                {"hash": f"0x{h:08X}", "count": acc.counts[h], "where": sorted(acc.where[h])} for h in unresolved
+            ],
+        }
+    return report
+
+
+def default_corpus() -> list[Path]:
+    """The RA3 corpus replays next to the project (``../shared/replays/ra3``), if present."""
+    from app import paths
+
+    folder = paths.project_root().parent / "shared" / "replays" / "ra3"
+    return sorted(p for p in folder.glob("*") if p.is_file()) if folder.is_dir() else []

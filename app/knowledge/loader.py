@@ -1,0 +1,364 @@
+"""Load a mod's knowledge folder (over its base mod), validate it, and apply a user override file.
+
+Layout of ``knowledge/<mod>/``:
+
+* ``mod.json``      — id, titles, header mod names, factions, optional ``base`` (Corona is built on ``ra3``);
+* ``taxonomy.json`` — the closed vocabulary (kinds, factions, tags); a mod's file may ``extend`` its base;
+* ``objects.json``  — the entries (internal SAGE name, display names, faction, kind, tags, cost, producers…);
+* ``text.zh.md`` / ``text.en.md`` — the flat prompt text, cut into sections by ``<!-- section: … -->`` lines.
+
+Problems in the data never stop loading: unknown tags, broken references and alias clashes become warnings in
+the :class:`LoadReport` (shown by ``replaysage knowledge check`` and the UI). A malformed JSON file is an error
+naming file and line; for a user override the built-in knowledge is still returned alongside the error.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from app import paths
+from app.i18n import Lang
+from app.knowledge.errors import KnowledgeError, MalformedKnowledgeError, UnknownModError
+from app.knowledge.model import KINDS, Entry, Knowledge, LoadReport, Taxonomy, TextSection
+from app.replay.asset_hash import asset_hash
+
+_SECTION = re.compile(r"^<!--\s*section:\s*([A-Za-z_:]+)\s*-->\s*$")
+_ENTRY_FIELDS = frozenset({
+    "id", "name", "faction", "kind", "tags", "cost", "buildTime", "producedBy", "alsoProducedBy", "usedBy",
+    "aliases", "tier", "rank", "unpacksTo", "replaces", "confirmed", "mod", "notes",
+})
+
+
+def mod_folder(mod_name: str, root: Path | None = None) -> str:
+    """Knowledge folder for a header mod name or folder id (``RA3`` → ``ra3``, ``corona`` → ``corona``).
+
+    Raises:
+        UnknownModError: no folder declares that name.
+    """
+    base = root or paths.knowledge_dir()
+    wanted = mod_name.strip().lower()
+    if not wanted or wanted == "vanilla":
+        wanted = "ra3"
+    candidates = sorted(p for p in base.glob("*/mod.json")) if base.is_dir() else []
+    for p in candidates:
+        try:
+            meta = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        names = {str(meta.get("id", "")).lower(), *(str(n).lower() for n in meta.get("headerNames", []))}
+        if wanted in names:
+            return p.parent.name
+    raise UnknownModError(f"no bundled game knowledge for mod {mod_name!r} (looked in {base})")
+
+
+def load_knowledge(
+    mod: str, user_override_path: str | Path | None = None, *, root: Path | None = None, strict: bool = True,
+) -> Knowledge:
+    """Load the knowledge of ``mod`` (header name or folder id), optionally with a user override file.
+
+    Args:
+        mod: ``RA3`` (any case) for vanilla 1.12, ``corona`` for the Corona mod, or a folder id.
+        user_override_path: A user knowledge JSON (``{"entries": [...]}``) applied by id over the built-in
+            entries: existing ids are updated field by field, new ids are added.
+        root: The knowledge root folder (defaults to the bundled ``knowledge/``); tests point it elsewhere.
+        strict: When the override file is malformed, raise (True) or return the built-in knowledge with the
+            error in its report (False).
+
+    Returns:
+        A fresh :class:`Knowledge` the caller may keep; the built-in part is parsed once and cached.
+
+    Raises:
+        UnknownModError: no folder for ``mod``.
+        MalformedKnowledgeError: a bundled file, or (when ``strict``) the override, does not parse. For the
+            override, ``error.fallback`` holds the usable built-in knowledge.
+    """
+    folder = mod_folder(mod, root)
+    builtin = _copy(_load_builtin(folder, (root or paths.knowledge_dir()).resolve()))
+    if user_override_path is None:
+        return builtin
+    path = Path(user_override_path)
+    try:
+        data = _read_json(path)
+    except (MalformedKnowledgeError, KnowledgeError) as exc:
+        if strict:
+            if isinstance(exc, MalformedKnowledgeError):
+                exc.fallback = builtin
+            raise
+        builtin.report.error("UserKnowledgeUnusable", str(exc), str(path))
+        return builtin
+    apply_override(builtin, data, str(path))
+    return builtin
+
+
+def clear_cache() -> None:
+    """Forget the parsed built-in knowledge (after the files changed on disk)."""
+    _load_builtin.cache_clear()
+
+
+# --------------------------------------------------------------------------- built-in
+
+
+@lru_cache(maxsize=8)
+def _load_builtin(folder: str, root: Path) -> Knowledge:
+    report = LoadReport()
+    chain = _mod_chain(folder, root)
+    taxonomy = _load_taxonomy(chain, root)
+    entries: dict[str, Entry] = {}
+    texts: dict[Lang, list[TextSection]] = {Lang.ZH: [], Lang.EN: []}
+    for name in chain:
+        objects = root / name / "objects.json"
+        if objects.exists():
+            data = _read_json(objects)
+            raw = data.get("entries") if isinstance(data, dict) else None
+            if not isinstance(raw, list):
+                raise MalformedKnowledgeError(objects, "expected an object with an 'entries' list")
+            seen: set[str] = set()
+            for item in raw:
+                entry = _parse_entry(item, name, taxonomy, report, str(objects))
+                if entry is None:
+                    continue
+                if entry.id in seen:
+                    report.warn("DuplicateId", f"{entry.id} appears twice; the later entry wins", str(objects))
+                seen.add(entry.id)
+                entries[entry.id] = entry
+        for lang in (Lang.ZH, Lang.EN):
+            text = root / name / f"text.{lang.value}.md"
+            if text.exists():
+                texts[lang].extend(_parse_sections(text.read_text(encoding="utf-8")))
+            else:
+                report.warn("MissingText", f"no {text.name} for mod {name}", str(text.parent))
+    meta = _read_json(root / folder / "mod.json")
+    title = meta.get("title") if isinstance(meta.get("title"), dict) else {}
+    knowledge = Knowledge(
+        mod=folder,
+        title_zh=str(title.get("zh", folder)),
+        title_en=str(title.get("en", folder)),
+        factions=tuple(str(f) for f in meta.get("factions", [])),
+        taxonomy=taxonomy,
+        entries=entries,
+        texts={k: tuple(v) for k, v in texts.items()},
+        report=report,
+        base=meta.get("base"),
+    )
+    _check_references(knowledge)
+    return knowledge
+
+
+def _mod_chain(folder: str, root: Path) -> list[str]:
+    """``[base, …, folder]``: the folders whose data stack up to make ``folder``."""
+    chain: list[str] = []
+    current: str | None = folder
+    while current:
+        if current in chain:
+            raise KnowledgeError(f"mod {folder!r}: base chain loops through {current!r}")
+        chain.insert(0, current)
+        meta_path = root / current / "mod.json"
+        if not meta_path.exists():
+            raise UnknownModError(f"mod folder {current!r} has no mod.json under {root}")
+        meta = _read_json(meta_path)
+        current = meta.get("base") if isinstance(meta, dict) else None
+    return chain
+
+
+def _load_taxonomy(chain: list[str], root: Path) -> Taxonomy:
+    kinds: dict[str, dict[str, str]] = {}
+    factions: dict[str, dict[str, object]] = {}
+    tags: dict[str, dict[str, str]] = {}
+    for name in chain:
+        path = root / name / "taxonomy.json"
+        if not path.exists():
+            continue
+        data = _read_json(path)
+        if not isinstance(data, dict):
+            raise MalformedKnowledgeError(path, "expected a JSON object")
+        kinds.update(data.get("kinds", {}))
+        factions.update(data.get("factions", {}))
+        tags.update(data.get("tags", {}))
+    for k in KINDS:
+        kinds.setdefault(k, {"zh": k, "en": k})
+    return Taxonomy(kinds=kinds, factions=factions, tags=tags)
+
+
+def _parse_sections(text: str) -> list[TextSection]:
+    """Cut a Markdown file at ``<!-- section: key -->`` lines; text before the first marker is ``general``."""
+    sections: list[TextSection] = []
+    key = "general"
+    lines: list[str] = []
+
+    def flush() -> None:
+        body = "\n".join(lines).strip("\n")
+        if body.strip():
+            faction = key.split(":", 1)[1] if key.startswith("faction:") else None
+            sections.append(TextSection(key=key, faction=faction, body=body))
+
+    for line in text.splitlines():
+        m = _SECTION.match(line.strip())
+        if m:
+            flush()
+            key = m.group(1)
+            lines = []
+        else:
+            lines.append(line)
+    flush()
+    return sections
+
+
+# --------------------------------------------------------------------------- entries
+
+
+def _parse_entry(item: Any, origin: str, taxonomy: Taxonomy, report: LoadReport, file: str) -> Entry | None:
+    if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not item["id"].strip():
+        report.warn("BadEntry", f"entry without a string 'id' skipped: {str(item)[:80]}", file)
+        return None
+    eid = item["id"].strip()
+    unknown_fields = sorted(set(item) - _ENTRY_FIELDS)
+    if unknown_fields:
+        report.warn("UnknownField", f"{eid}: unknown field(s) {', '.join(unknown_fields)} ignored", file)
+    raw_name = item.get("name")
+    name: dict[str, Any] = raw_name if isinstance(raw_name, dict) else {}
+    kind = str(item.get("kind", ""))
+    if kind not in taxonomy.kinds:
+        report.warn("UnknownKind", f"{eid}: kind {kind!r} is not in the taxonomy", file)
+    faction = str(item.get("faction", ""))
+    if faction not in taxonomy.factions:
+        report.warn("UnknownFaction", f"{eid}: faction {faction!r} is not in the taxonomy", file)
+    tags: list[str] = []
+    for tag in item.get("tags", []) or []:
+        if str(tag) in taxonomy.tags:
+            tags.append(str(tag))
+        else:
+            report.warn("UnknownTag", f"{eid}: tag {tag!r} is not in the taxonomy; dropped", file)
+    return Entry(
+        id=eid,
+        hash=asset_hash(eid),
+        name_zh=str(name.get("zh", "")),
+        name_en=str(name.get("en", "")),
+        faction=faction,
+        kind=kind,
+        tags=tuple(tags),
+        cost=_opt_int(item.get("cost")),
+        build_time=_opt_float(item.get("buildTime")),
+        produced_by=_opt_str(item.get("producedBy")),
+        also_produced_by=tuple(str(x) for x in item.get("alsoProducedBy", []) or []),
+        used_by=_opt_str(item.get("usedBy")),
+        aliases=tuple(str(x) for x in item.get("aliases", []) or []),
+        tier=_opt_int(item.get("tier")),
+        rank=_opt_int(item.get("rank")),
+        unpacks_to=_opt_str(item.get("unpacksTo")),
+        replaces=_opt_str(item.get("replaces")),
+        confirmed=bool(item.get("confirmed", False)),
+        origin=origin,
+    )
+
+
+def _check_references(k: Knowledge) -> None:
+    """Check that producedBy / usedBy / unpacksTo name known entries (a typo would silently break rules)."""
+    for e in k.entries.values():
+        for ref in (*e.producers, *(x for x in (e.unpacks_to, e.replaces) if x)):
+            if ref not in k.entries:
+                k.report.warn("UnknownReference", f"{e.id} refers to unknown object {ref!r}")
+
+
+# --------------------------------------------------------------------------- user override
+
+
+def apply_override(k: Knowledge, data: Any, file: str) -> None:
+    """Apply a user knowledge document to ``k`` in place: by id, user fields win over built-in ones.
+
+    Entries may carry ``"mod": "<folder>"`` to apply to one mod only. Invalid entries are skipped with a warning.
+    """
+    raw = data.get("entries") if isinstance(data, dict) else data
+    if not isinstance(raw, list):
+        k.report.error("UserKnowledgeShape", "expected a list of entries or an object with an 'entries' list", file)
+        return
+    applied = 0
+    for item in raw:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            k.report.warn("BadEntry", f"user entry without a string 'id' skipped: {str(item)[:80]}", file)
+            continue
+        only = item.get("mod")
+        if only is not None and str(only).lower() not in (k.mod, str(k.base or "")):
+            continue
+        current = k.lookup(item["id"])
+        if current is not None and current.id.lower() == item["id"].strip().lower():
+            merged = _entry_to_dict(current)
+            for key, value in item.items():
+                if key == "name" and isinstance(value, dict):
+                    merged["name"] = {**merged["name"], **value}
+                elif key != "mod":
+                    merged[key] = value
+            merged["id"] = current.id
+        else:
+            merged = {k2: v for k2, v in item.items() if k2 != "mod"}
+        entry = _parse_entry(merged, "user", k.taxonomy, k.report, file)
+        if entry is None:
+            continue
+        k.entries[entry.id] = entry
+        applied += 1
+    k.reindex()
+    _check_references(k)
+
+
+def _entry_to_dict(e: Entry) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "id": e.id, "name": {"zh": e.name_zh, "en": e.name_en}, "faction": e.faction, "kind": e.kind,
+        "tags": list(e.tags), "alsoProducedBy": list(e.also_produced_by), "aliases": list(e.aliases),
+        "confirmed": e.confirmed,
+    }
+    for key, value in (("cost", e.cost), ("buildTime", e.build_time), ("producedBy", e.produced_by),
+                       ("usedBy", e.used_by), ("tier", e.tier), ("rank", e.rank), ("unpacksTo", e.unpacks_to),
+                       ("replaces", e.replaces)):
+        if value is not None:
+            d[key] = value
+    return d
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError as exc:
+        raise KnowledgeError(f"knowledge file not found: {path}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KnowledgeError(f"cannot read knowledge file {path}: {exc}") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MalformedKnowledgeError(path, f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from exc
+
+
+def _copy(k: Knowledge) -> Knowledge:
+    """A private copy of cached knowledge so overrides never leak into the cache."""
+    report = LoadReport(issues=list(k.report.issues))
+    return replace(k, entries=dict(k.entries), texts=dict(k.texts), report=report,
+                   _by_hash=copy.copy(k._by_hash), _by_alias=copy.copy(k._by_alias))
+
+
+def _opt_int(v: Any) -> int | None:
+    if v is None or isinstance(v, bool):
+        return None
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _opt_float(v: Any) -> float | None:
+    if v is None or isinstance(v, bool):
+        return None
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _opt_str(v: Any) -> str | None:
+    return str(v) if isinstance(v, str) and v.strip() else None
