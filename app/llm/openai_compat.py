@@ -18,12 +18,10 @@ import email.utils
 import json
 import random
 import re
-import sys
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Any, Self, cast
+from typing import Any, cast
 
 import httpx
 
@@ -50,6 +48,7 @@ from app.llm.events import (
     UsageReport,
 )
 from app.llm.sse import SSEParser, ThinkSplitter
+from app.llm.streams import ChatStream
 
 CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 180.0
@@ -97,25 +96,6 @@ async def close_shared_http_client() -> None:
     client = _shared.pop(id(loop), None)
     if client is not None:
         await client.aclose()
-
-
-def ensure_asyncgen_hooks() -> bool:
-    """Install the running loop's async-generator hooks if none are installed; return True if installed now.
-
-    asyncio's own ``run_forever`` installs them, qasync's does not; without them an abandoned generator inside
-    httpcore is finalised synchronously and raises "async generator ignored GeneratorExit". The application should
-    still ``await loop.shutdown_asyncgens()`` at exit.
-    """
-    hooks = sys.get_asyncgen_hooks()
-    if hooks.finalizer is not None:
-        return False
-    loop = asyncio.get_running_loop()
-    firstiter = getattr(loop, "_asyncgen_firstiter_hook", None)
-    finalizer = getattr(loop, "_asyncgen_finalizer_hook", None)
-    if firstiter is None or finalizer is None:
-        return False
-    sys.set_asyncgen_hooks(firstiter=firstiter, finalizer=finalizer)
-    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,63 +207,6 @@ class _Progress:
     usage: Mapping[str, Any] | None = None
     think: ThinkSplitter = field(default_factory=ThinkSplitter)
     content_ended: bool = False
-
-
-class ChatStream:
-    """The event stream of one request (an :class:`~app.llm.base.EventStream`).
-
-    Not an async generator itself: it owns one and closes it explicitly, so a consumer that stops early (``break``,
-    Stop button, task cancel) releases the connection at once and nothing is left for the garbage collector.
-    """
-
-    def __init__(self, gen: AsyncIterator[StreamEvent], aclose: Callable[[], Any]) -> None:
-        self._gen = gen
-        self._aclose_gen = aclose
-        self._closed = False
-        self._started = False
-
-    def __aiter__(self) -> Self:
-        """Iterate the events."""
-        return self
-
-    async def __anext__(self) -> StreamEvent:
-        """The next event; closes the stream after the terminal event."""
-        if self._closed:
-            raise StopAsyncIteration
-        if not self._started:
-            # Hooks must exist before the generator's first step: Python binds the finalizer at that moment.
-            self._started = True
-            ensure_asyncgen_hooks()
-        try:
-            event = await self._gen.__anext__()
-        except BaseException:
-            await self.aclose()
-            raise
-        if isinstance(event, Finished | StreamFailed):
-            await self.aclose()
-        return event
-
-    async def aclose(self) -> None:
-        """Stop the request and release the connection (idempotent)."""
-        if self._closed:
-            return
-        self._closed = True
-        await self._aclose_gen()
-
-    @property
-    def closed(self) -> bool:
-        """True once the stream ended or was closed."""
-        return self._closed
-
-    async def __aenter__(self) -> Self:
-        """Enter: returns the stream itself."""
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        """Exit: closes the stream."""
-        await self.aclose()
 
 
 class OpenAICompatProvider:
