@@ -330,8 +330,7 @@ class WisdomGate:
         metric = self.evaluator.score(text, context_type, evidence or EvidenceContext())
         if metric.needs_analysis:
             # findings about claims the validator already reported are merged into those entries instead
-            for f in metric.findings:
-                ck = f.claim_key()
+            for ck in sorted({f.claim_key() for f in metric.findings}):
                 if ck in claims:
                     eid = self.manager.store.find_by_dedupe_key(f"{trace_id}|{stage}|{ck}")
                     if eid:

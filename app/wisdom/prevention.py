@@ -301,9 +301,8 @@ class PreventionEngine:
                 self._range(name, spec, v, res)
             if spec.pattern is not None:
                 items = list(v) if isinstance(v, list | tuple) else [v]
-                bad = [x for x in items if not (isinstance(x, str) and spec.pattern.match(x))]
-                if not bad and name == "lookback_ranges":
-                    bad = [x for x in items if _lookback_reversed(x)]
+                bad = [x for x in items if not (isinstance(x, str) and spec.pattern.match(x))
+                       or (name == "lookback_ranges" and _lookback_reversed(x))]
                 if bad:
                     self._fail(res, "builtin_format", "low",
                                self._say(f"参数 {name} 格式不符：{bad}", f"parameter {name} is malformed: {bad}"),

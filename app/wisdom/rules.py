@@ -35,6 +35,7 @@ MIN_CLUSTER_SIZE = 3
 MAX_LEADER_COMPARISONS = 64
 VALIDATION_CONFIRMATIONS = 2
 _EPS = 1e-9
+_MODEL_SCOPED_CODES = ("CONTEXT_OVERFLOW", "CONTEXT_LENGTH_EXCEEDED", "RATE_LIMITED", "429", "RATE_LIMIT")
 
 
 def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float:
@@ -249,8 +250,21 @@ class RuleGenerationManager:
         clusters, comparisons = cluster_features([Features.of(e) for e in entries], threshold, min_cluster_size)
         generated = updated = 0
         rules: list[dict[str, Any]] = []
+        groups: list[tuple[list[WisdomEntry], list[float]]] = []
         for c in clusters:
             members = [by_id[f.id] for f in c.members]
+            code = (members[0].error_code or "").upper()
+            if code in _MODEL_SCOPED_CODES and len({m.model for m in members}) > 1:
+                # a token limit or a rate limit belongs to one model: split, keep the groups that are big enough
+                by_model: dict[str | None, list[int]] = {}
+                for i, m in enumerate(members):
+                    by_model.setdefault(m.model, []).append(i)
+                for idx in by_model.values():
+                    if len(idx) >= min_cluster_size:
+                        groups.append(([members[i] for i in idx], [c.similarities[i] for i in idx]))
+            else:
+                groups.append((members, c.similarities))
+        for members, sims in groups:
             shared = shared_features(members)
             rule = rule_from_cluster(members, shared)
             existing = self.store.rule_by_signature(rule.signature)
@@ -268,7 +282,7 @@ class RuleGenerationManager:
                 generated += 1
             self.store.upsert_rule(rule)
             pattern = shared["pattern"] or rule.rule_name
-            mean = sum(c.similarities) / len(c.similarities)
+            mean = sum(sims) / len(sims)
             self.store.upsert_pattern(f"pat_{rule.rule_id[5:]}", pattern, [m.id for m in members],
                                       {k: v for k, v in shared.items() if k != "strategy"}, round(mean, 4),
                                       rule.rule_id)
