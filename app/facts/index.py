@@ -82,15 +82,17 @@ HARVEST_FROM_NODE = 0x248
 SELECT_PROTOCOL = 0x24E
 
 UNPACK_POWER_HASHES = frozenset({0xCD754906})
-"""0x200 power that deploys a construction-yard vehicle or an Empire core.
+"""0x200 power that deploys a construction-yard vehicle or an Empire core (``SpecialPower_UnpackReplaceSelf``).
 
 [verified on ``ra3_1v1_infinity_isle_allies_vs_empire_24m``: the Allied player's yard #237 packs at 2:17.6, vehicle
 #370 deploys with this hash at 2:52.5 and a new constructor #391 issues its first build at 3:06.1; the Empire player
 deploys each core with the same hash.]"""
 
 PACK_POWER_HASHES = frozenset({0x6710551A})
-"""0x1FE power cast by a construction yard to pack up (the same replay: cast on yards #237, #238 and #391; the
-notes §4.3 quote it as the real value of KWRAS's misaligned ``0x10551A20`` key)."""
+"""0x1FE power cast by a construction yard to pack up (``SpecialPower_PackReplaceSelf``).
+
+The same replay casts it on yards #237, #238 and #391; the notes §4.3 quote it as the real value of KWRAS's
+misaligned ``0x10551A20`` key."""
 
 _INDEXED_IDS = frozenset(
     {

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from app.budget.segment import LogBlock
-from app.budget.tokens import count_tokens
+from app.budget.tokens import count_tokens, count_tokens_batch
 from app.facts import CompactLevel, ReplayFactIndex, build_compact_log, build_fact_index, format_time, parse_time
 from app.i18n import Lang
 from app.replay import read_replay
@@ -86,8 +86,11 @@ def test_blocks_have_the_budget_shape_and_exact_tokens(snow: ReplayFactIndex) ->
     log = build_compact_log(snow, 2, Lang.EN)
     assert log.blocks
     assert all(isinstance(b, LogBlock) for b in log.blocks)
-    for b in log.blocks[:20]:
-        assert b.tokens == count_tokens(b.text)
+    # the piece-cached count must equal encoding each block whole, for every block (zh labels too)
+    zh = build_compact_log(snow, 2, Lang.ZH)
+    assert [b.tokens for b in zh.blocks] == count_tokens_batch([b.text for b in zh.blocks])
+    assert [b.tokens for b in log.blocks] == count_tokens_batch([b.text for b in log.blocks])
+    for b in log.blocks:
         assert b.start_seconds <= b.end_seconds
         assert b.text.count("\n") + 1 == b.line_count
     assert sum(b.line_count for b in log.blocks) == len(log.lines)

@@ -11,6 +11,7 @@ from app.cli import main
 from app.facts import build_fact_index, build_summary, default_segments
 from app.i18n import Lang
 from app.replay import read_replay
+from app.replay.asset_hash import asset_hash
 from tests.conftest import corpus_file
 
 LONG_1V1 = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
@@ -49,8 +50,9 @@ def test_summary_sections_and_facts() -> None:
     # first placements read off the raw 0x209s: slot 0 SovietBarracks at tc 42, slot 1 AlliedWallPiece at tc 64
     assert "- lanyiiiiiii: 0:02.80 SovietBarracks;" in text
     assert "- nickname: 0:04.27 AlliedWallPiece;" in text
-    # slot 1's only protocol pick: tc 86 = 0:05.73
-    assert "- nickname: 0:05.73 0xDD6C4C5B" in text
+    # slot 1's only protocol pick: tc 86 = 0:05.73, science hash 0xDD6C4C5B
+    assert asset_hash("PlayerTech_Allied_AirPower") == 0xDD6C4C5B
+    assert "- nickname: 0:05.73 PlayerTech_Allied_AirPower" in text
     zh = build_summary(index, Lang.ZH)
     assert "## 玩家" in zh
     assert "## 协议选择" in zh
@@ -75,7 +77,12 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(capsys.readouterr().out)
     assert {"summary", "build_order", "protocols", "first_production"} <= doc.keys()
     assert doc["summary"].startswith("# Match summary")
-    assert doc["protocols"][0] == {"player": "nickname", "slot": 1, "time_seconds": 5.73, "name": "0xDD6C4C5B"}
+    assert doc["protocols"][0] == {
+        "player": "nickname",
+        "slot": 1,
+        "time_seconds": 5.73,
+        "name": "PlayerTech_Allied_AirPower",
+    }
     assert len(doc["protocols"]) == 5
     first = [f for f in doc["first_production"] if f["player"] == "lanyiiiiiii" and f["type"] == "SovietScoutInfantry"]
     assert first == [
