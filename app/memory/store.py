@@ -425,13 +425,21 @@ class MemoryStore:
         return None
 
     def _auto_settle(self, s: Session, f: MemFact, now: float) -> None:
-        """A conflicting fact that gathered enough evidence settles its own conflict by recency."""
-        item = s.scalar(select(MemQueueItem).where(MemQueueItem.fact_id == f.id, MemQueueItem.kind == "conflict",
+        """A conflicting fact that gathered enough evidence settles its own conflict by the rulings.
+
+        Once its confidence reaches 0.6, the authority gap to the other side is no more than 0.3 and its
+        evidence is newer, recency applies as it would have for a fresh candidate (spec §6.1 裁决一).
+        """
+        item = s.scalar(select(MemQueueItem).where(MemQueueItem.fact_id == f.id,
+                                                   MemQueueItem.kind.in_(("conflict", "review")),
                                                    MemQueueItem.resolved_at.is_(None)).limit(1))
         if item is None or item.other_fact_id is None or f.confidence < SUPERSEDE_MIN_CONFIDENCE:
             return
         other = s.get(MemFact, item.other_fact_id)
         if other is None or other.status not in (FactStatus.ACTIVE.value, FactStatus.HYPOTHESIS.value):
+            return
+        s.flush()
+        if abs(self._authority(s, f) - self._authority(s, other)) > AUTHORITY_GAP:
             return
         if f.last_evidence_at > other.last_evidence_at:
             self._supersede(s, other, f, now, "recency (accumulated)")

@@ -1,0 +1,107 @@
+"""The memory tabs offscreen over a real temporary SQLite store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.i18n import Lang
+from app.memory import FeedbackInput, MemoryStore
+from tests.memory.helpers import Clock, make_store, run_ep
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> MemoryStore:
+    clock = Clock()
+    s = make_store(tmp_path, clock)
+    s.record_feedback(FeedbackInput("ana", preference="请简洁"))
+    clock.set("2026-03-11T00:00:00")
+    s.record_feedback(FeedbackInput("ana", correction="太简略了"))  # a counterexample: polarity −1
+    clock.set("2026-03-12T00:00:00")
+    s.record_feedback(FeedbackInput("ana", preference="详细一点"))  # supersedes
+    s.record_run(run_ep("r1", "p", ("A", "B")))
+    s.record_run(run_ep("r2", "p", ("B", "A"), played="2026-01-02T00:00:00"))  # conflict → queue
+    return s
+
+
+def test_facts_tab_filters_and_detail(qtbot, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
+    from ui.tabs.memory_tabs import FactsTab
+
+    tab = FactsTab(store, Lang.EN)
+    qtbot.addWidget(tab)
+    tab.resize(900, 500)
+    assert tab.table.rowCount() == len(store.facts())
+    tab.type_box.setCurrentIndex(tab.type_box.findData("preference"))
+    tab.status_box.setCurrentIndex(tab.status_box.findData("superseded"))
+    assert tab.table.rowCount() == 1
+    [concise] = store.facts("preference", "superseded")
+    with qtbot.waitSignal(tab.fact_selected) as sig:
+        tab.table.selectRow(0)
+    assert sig.args == [concise.id]
+    assert "请简洁" in tab.detail.toPlainText()
+    assert "− 2026-03-11" in tab.detail.toPlainText()
+    pols = [p[2] for p in tab.timeline.points()]
+    assert pols == [1, -1]
+    tab.timeline.grab()  # paints without error
+    tab.status_box.setCurrentIndex(0)
+    tab.min_conf.setValue(0.85)
+    assert tab.table.rowCount() == len(store.facts("preference", min_confidence=0.85)) == 1
+
+
+def test_chains_tab_flip_back(qtbot, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
+    from ui.tabs.memory_tabs import ChainsTab
+
+    tab = ChainsTab(store, Lang.EN)
+    qtbot.addWidget(tab)
+    assert tab.list.count() == 1
+    old_id, new_id = (f.id for f in store.chains()[0])
+    with qtbot.waitSignal(tab.flipped_back) as sig:
+        tab.flip_button.click()
+    assert sig.args == [old_id]
+    assert store.fact(old_id).status == "active"
+    assert store.fact(new_id).status == "superseded"
+    tab.flip_button.click()  # the head has nothing before it: a message, no exception
+    assert tab.message.text()
+
+
+def test_review_queue_side_by_side_and_approve(qtbot, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
+    from ui.tabs.memory_tabs import ReviewQueueTab
+
+    tab = ReviewQueueTab(store, Lang.EN, reviewer="rev")
+    qtbot.addWidget(tab)
+    [item] = store.queue()
+    assert tab.list.count() == 1
+    assert "B → A" in tab.left.toPlainText()
+    assert "A → B" in tab.right.toPlainText()
+    tab.split_right.setText("")
+    tab.split_button.click()  # no second value: refused with a message
+    assert tab.message.text()
+    with qtbot.waitSignal(tab.resolved) as sig:
+        tab.approve_button.click()
+    assert sig.args == [item.id, "approved"]
+    assert store.queue() == []
+    assert tab.list.count() == 0
+
+
+def test_scorecard_tab_and_trend_chart(qtbot, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
+    from ui.tabs.memory_tabs import MemoryTabs
+
+    tabs = MemoryTabs(store, Lang.ZH)
+    qtbot.addWidget(tabs)
+    tabs.resize(900, 600)
+    sc = tabs.scorecard
+    sc.months.setValue(3)
+    assert sc.table.rowCount() == 5
+    assert sc.table.columnCount() == 4
+    assert [c.month for c in sc.cards] == ["2026-01", "2026-02", "2026-03"]
+    march = sc.cards[-1]
+    # one supersede in March, not flipped back
+    assert march.metrics["flip_back_rate"] == 0.0
+    assert sc.table.item(4, 3).text() == "0.000"
+    series = sc.chart.series()
+    assert series["flip_back_rate"] == [None, None, 0.0]
+    img = sc.chart.grab().toImage()
+    assert not img.isNull()

@@ -1,0 +1,1 @@
+"""Side tabs of the main window."""

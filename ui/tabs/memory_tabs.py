@@ -1,0 +1,513 @@
+"""Semantic-memory side tabs: Facts, Supersede chains, Review queue, Scorecard.
+
+Thin views: every decision (filters, rulings, flip back, metrics) is made by :class:`app.memory.MemoryStore`;
+these widgets only show its views and forward clicks. Store calls are short local SQLite queries, so they run
+on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.errors import KnownError
+from app.i18n import Lang, pick, system_lang
+from app.memory import HEALTHY, METRICS, FactView, MemoryStore, QueueView, Scorecard, SourceView
+from app.memory.scorecard import LABELS
+
+TYPES = ("preference", "project_fact", "domain", "lesson")
+STATUSES = ("active", "hypothesis", "superseded", "conflict", "observation")
+METRIC_COLORS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd")
+
+
+def _date(ts: float) -> str:
+    return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d")
+
+
+def _fact_text(f: FactView, lang: Lang) -> str:
+    lines = [
+        f"#{f.id}  {f.type}  {f.status}  {pick(lang, '置信度', 'confidence')} {f.confidence:.3f}  "
+        f"n={f.evidence_count}",
+        f.content(lang.value),
+        f"{pick(lang, '范围', 'scope')}: {json.dumps(f.scope, ensure_ascii=False)}",
+        f"{pick(lang, '方法', 'method')}: {f.method}  {pick(lang, '管线', 'pipeline')}: {f.produced_by}"
+        + (f"  {pick(lang, '审批', 'approved by')}: {f.approved_by}" if f.approved_by else ""),
+    ]
+    if f.mechanism:
+        lines.append(f"{pick(lang, '机制', 'mechanism')}: {f.mechanism}")
+    for s in f.sources:
+        sign = "+" if s.polarity > 0 else "−"
+        lines.append(f"  {sign} {_date(s.ts)} episode {s.episode_id} [{s.kind}] {s.quote}")
+    return "\n".join(lines)
+
+
+class MessageBar(QLabel):
+    """A one-line message area for known errors (never a traceback)."""
+
+    def show_error(self, exc: KnownError) -> None:
+        """Show ``exc``'s message."""
+        self.setText(str(exc))
+        self.setStyleSheet("color: #b00020;")
+
+    def clear_message(self) -> None:
+        """Remove the message."""
+        self.setText("")
+
+
+class PolarityTimeline(QWidget):
+    """The evidence of one fact on a time axis: supporting pieces above the line, counterexamples below.
+
+    Signals:
+        None.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._sources: tuple[SourceView, ...] = ()
+        self.setMinimumHeight(70)
+
+    def set_sources(self, sources: tuple[SourceView, ...]) -> None:
+        """Show these sources (any order; drawn by time)."""
+        self._sources = tuple(sorted(sources, key=lambda s: s.ts))
+        self.update()
+
+    def points(self) -> list[tuple[float, float, int]]:
+        """The (x, y, polarity) of each drawn dot, in widget coordinates (exposed for tests)."""
+        if not self._sources:
+            return []
+        w, h = max(self.width(), 40), max(self.height(), 40)
+        t0, t1 = self._sources[0].ts, self._sources[-1].ts
+        span = (t1 - t0) or 1.0
+        mid = h / 2
+        out = []
+        for s in self._sources:
+            x = 12 + (w - 24) * ((s.ts - t0) / span if t1 > t0 else 0.5)
+            y = mid - h / 4 if s.polarity > 0 else mid + h / 4
+            out.append((x, y, s.polarity))
+        return out
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
+        """Draw the axis and the dots."""
+        del event
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        mid = self.height() / 2
+        p.setPen(QPen(QColor("#888888"), 1))
+        p.drawLine(QPointF(8, mid), QPointF(self.width() - 8, mid))
+        for x, y, pol in self.points():
+            color = QColor("#2ca02c") if pol > 0 else QColor("#d62728")
+            p.setPen(QPen(color, 1))
+            p.drawLine(QPointF(x, mid), QPointF(x, y))
+            p.setBrush(color)
+            p.drawEllipse(QPointF(x, y), 4, 4)
+        p.end()
+
+
+class FactsTab(QWidget):
+    """Facts filtered by type, status and minimum confidence; the detail shows sources and a polarity timeline.
+
+    Signals:
+        fact_selected(int): the id of the fact whose detail is shown.
+    """
+
+    fact_selected = Signal(int)
+
+    def __init__(self, store: MemoryStore, lang: Lang | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.lang = lang or system_lang()
+        self._facts: list[FactView] = []
+        self.type_box = QComboBox()
+        self.type_box.addItem(pick(self.lang, "全部类型", "all types"), "")
+        for t in TYPES:
+            self.type_box.addItem(t, t)
+        self.status_box = QComboBox()
+        self.status_box.addItem(pick(self.lang, "全部状态", "all statuses"), "")
+        for st in STATUSES:
+            self.status_box.addItem(st, st)
+        self.min_conf = QDoubleSpinBox()
+        self.min_conf.setRange(0.0, 1.0)
+        self.min_conf.setSingleStep(0.05)
+        self.min_conf.setPrefix(pick(self.lang, "置信度 ≥ ", "confidence ≥ "))
+        filters = QHBoxLayout()
+        for w in (self.type_box, self.status_box, self.min_conf):
+            filters.addWidget(w)
+        self.table = QTableWidget(0, 5)
+        self.table.setHorizontalHeaderLabels(["#", pick(self.lang, "类型", "type"), pick(self.lang, "状态", "status"),
+                                              pick(self.lang, "置信度", "confidence"),
+                                              pick(self.lang, "内容", "content")])
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.detail = QPlainTextEdit()
+        self.detail.setReadOnly(True)
+        self.timeline = PolarityTimeline()
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.addWidget(self.detail)
+        rl.addWidget(self.timeline)
+        split = QSplitter()
+        split.addWidget(self.table)
+        split.addWidget(right)
+        layout = QVBoxLayout(self)
+        layout.addLayout(filters)
+        layout.addWidget(split)
+        self.type_box.currentIndexChanged.connect(self.refresh)
+        self.status_box.currentIndexChanged.connect(self.refresh)
+        self.min_conf.valueChanged.connect(self.refresh)
+        self.table.itemSelectionChanged.connect(self._on_select)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Reload the list with the current filters."""
+        conf = self.min_conf.value()
+        self._facts = self.store.facts(self.type_box.currentData() or None, self.status_box.currentData() or None,
+                                       min_confidence=conf if conf > 0 else None)
+        self.table.setRowCount(len(self._facts))
+        for row, f in enumerate(self._facts):
+            for col, text in enumerate((str(f.id), f.type, f.status, f"{f.confidence:.3f}", f.content(self.lang))):
+                self.table.setItem(row, col, QTableWidgetItem(text))
+
+    def _on_select(self) -> None:
+        rows = {i.row() for i in self.table.selectedItems()}
+        if rows:
+            self.show_fact(self._facts[min(rows)].id)
+
+    def show_fact(self, fact_id: int) -> None:
+        """Show one fact's provenance and its polarity timeline."""
+        f = self.store.fact(fact_id)
+        self.detail.setPlainText(_fact_text(f, self.lang))
+        self.timeline.set_sources(f.sources)
+        self.fact_selected.emit(fact_id)
+
+
+class ChainsTab(QWidget):
+    """Supersede chains, newest change first; flip back the current fact of the selected chain.
+
+    Signals:
+        flipped_back(int): the id of the fact that is current again after a flip back.
+    """
+
+    flipped_back = Signal(int)
+
+    def __init__(self, store: MemoryStore, lang: Lang | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.lang = lang or system_lang()
+        self._chains: list[list[FactView]] = []
+        self.list = QListWidget()
+        self.detail = QPlainTextEdit()
+        self.detail.setReadOnly(True)
+        self.flip_button = QPushButton(pick(self.lang, "翻回上一版", "Flip back"))
+        self.message = MessageBar()
+        layout = QVBoxLayout(self)
+        split = QSplitter()
+        split.addWidget(self.list)
+        split.addWidget(self.detail)
+        layout.addWidget(split)
+        row = QHBoxLayout()
+        row.addWidget(self.flip_button)
+        row.addWidget(self.message, 1)
+        layout.addLayout(row)
+        self.list.currentRowChanged.connect(self._on_select)
+        self.flip_button.clicked.connect(self.flip_back_selected)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Reload the chains."""
+        self._chains = self.store.chains()
+        self.list.clear()
+        for chain in self._chains:
+            text = " → ".join(f"#{f.id}{'*' if f.status == 'active' else ''}" for f in chain)
+            if len(chain) >= 3:
+                text += pick(self.lang, "  （不稳定）", "  (unstable)")
+            self.list.addItem(QListWidgetItem(f"{text}  {chain[-1].content(self.lang)}"))
+        if self._chains:
+            self.list.setCurrentRow(0)
+
+    def _on_select(self, row: int) -> None:
+        if 0 <= row < len(self._chains):
+            self.detail.setPlainText("\n\n".join(_fact_text(f, self.lang) for f in self._chains[row]))
+
+    def flip_back_selected(self) -> None:
+        """Flip back the current (active) fact of the selected chain."""
+        row = self.list.currentRow()
+        if not 0 <= row < len(self._chains):
+            return
+        current = [f for f in self._chains[row] if f.status == "active"]
+        try:
+            if not current:
+                from app.memory import MemoryStateError
+
+                raise MemoryStateError(pick(self.lang, "该链没有当前事实", "this chain has no current fact"))
+            restored = self.store.flip_back(current[-1].id)
+        except KnownError as exc:
+            self.message.show_error(exc)
+            return
+        self.message.clear_message()
+        self.refresh()
+        self.flipped_back.emit(restored.id)
+
+
+class ReviewQueueTab(QWidget):
+    """Open review items with the two facts side by side; approve, reject or split the scope.
+
+    Signals:
+        resolved(int, str): the queue item id and its resolution (``approved``, ``rejected``, ``split``).
+    """
+
+    resolved = Signal(int, str)
+
+    def __init__(self, store: MemoryStore, lang: Lang | None = None, reviewer: str = "",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.lang = lang or system_lang()
+        self._items: list[QueueView] = []
+        self.list = QListWidget()
+        self.left = QPlainTextEdit()
+        self.left.setReadOnly(True)
+        self.right = QPlainTextEdit()
+        self.right.setReadOnly(True)
+        self.reviewer = QLineEdit(reviewer)
+        self.reviewer.setPlaceholderText(pick(self.lang, "审阅人", "reviewer"))
+        self.approve_button = QPushButton(pick(self.lang, "采纳", "Approve"))
+        self.reject_button = QPushButton(pick(self.lang, "驳回", "Reject"))
+        self.split_key = QLineEdit("map")
+        self.split_left = QLineEdit()
+        self.split_right = QLineEdit()
+        self.split_button = QPushButton(pick(self.lang, "拆分范围", "Split scope"))
+        self.message = MessageBar()
+        sides = QSplitter()
+        sides.addWidget(self.left)
+        sides.addWidget(self.right)
+        actions = QHBoxLayout()
+        for w in (self.reviewer, self.approve_button, self.reject_button, self.split_key, self.split_left,
+                  self.split_right, self.split_button):
+            actions.addWidget(w)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(sides, 2)
+        layout.addLayout(actions)
+        layout.addWidget(self.message)
+        self.list.currentRowChanged.connect(self._on_select)
+        self.approve_button.clicked.connect(lambda: self._decide("approve"))
+        self.reject_button.clicked.connect(lambda: self._decide("reject"))
+        self.split_button.clicked.connect(lambda: self._decide("split"))
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Reload the open items."""
+        self._items = self.store.queue()
+        self.list.clear()
+        for q in self._items:
+            self.list.addItem(QListWidgetItem(f"[{q.id}] {q.kind}: {q.fact.content(self.lang)} — {q.reason}"))
+        self.left.clear()
+        self.right.clear()
+        if self._items:
+            self.list.setCurrentRow(0)
+
+    def _on_select(self, row: int) -> None:
+        if not 0 <= row < len(self._items):
+            return
+        q = self._items[row]
+        self.left.setPlainText(_fact_text(self.store.fact(q.fact.id), self.lang))
+        self.right.setPlainText(_fact_text(self.store.fact(q.other.id), self.lang) if q.other else "")
+        key = self.split_key.text() or "map"
+        self.split_left.setText(q.fact.sources[0].context.get(key, "") if q.fact.sources else "")
+
+    def _decide(self, action: str) -> None:
+        row = self.list.currentRow()
+        if not 0 <= row < len(self._items):
+            return
+        item = self._items[row]
+        who = self.reviewer.text().strip() or "reviewer"
+        try:
+            if action == "approve":
+                out = self.store.approve(item.id, who)
+            elif action == "reject":
+                out = self.store.reject(item.id, who)
+            else:
+                out = self.store.split_scope(item.id, who, key=self.split_key.text().strip(),
+                                             fact_value=self.split_left.text().strip(),
+                                             other_value=self.split_right.text().strip())
+        except KnownError as exc:
+            self.message.show_error(exc)
+            return
+        self.message.clear_message()
+        self.refresh()
+        self.resolved.emit(out.id, out.resolution)
+
+
+class TrendChart(QWidget):
+    """The five metrics month by month, each scaled to its healthy limit (1.0 = the limit; above is unhealthy).
+
+    Upper-bounded metrics plot ``value / high``; evidence density, which must stay above 2.0, plots
+    ``2.0 / value``, so every line means the same thing: under the dashed line is healthy.
+
+    Signals:
+        None.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._cards: list[Scorecard] = []
+        self.setMinimumHeight(160)
+
+    def set_cards(self, cards: list[Scorecard]) -> None:
+        """Show these months (oldest first)."""
+        self._cards = cards
+        self.update()
+
+    @staticmethod
+    def scaled(metric: str, value: float | None) -> float | None:
+        """A metric as a multiple of its healthy limit."""
+        if value is None:
+            return None
+        lo, hi = HEALTHY[metric]
+        if metric == "evidence_density":
+            return lo / value if value > 0 else 2.0
+        return value / hi if hi else 0.0
+
+    def series(self) -> dict[str, list[float | None]]:
+        """The plotted values per metric (exposed for tests)."""
+        return {m: [self.scaled(m, c.metrics[m]) for c in self._cards] for m in METRICS}
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
+        """Draw the axes, the healthy-limit line and one polyline per metric."""
+        del event
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        area = QRectF(30, 10, max(10, self.width() - 40), max(10, self.height() - 30))
+        top = 2.0  # the chart shows up to twice the limit
+        p.setPen(QPen(QColor("#888888"), 1))
+        p.drawRect(area)
+        limit_y = area.bottom() - area.height() * (1.0 / top)
+        dash = QPen(QColor("#444444"), 1, Qt.PenStyle.DashLine)
+        p.setPen(dash)
+        p.drawLine(QPointF(area.left(), limit_y), QPointF(area.right(), limit_y))
+        n = len(self._cards)
+        for i, card in enumerate(self._cards):
+            x = area.left() + (area.width() * (i + 0.5) / max(n, 1))
+            p.setPen(QPen(QColor("#666666"), 1))
+            p.drawText(QPointF(x - 20, area.bottom() + 15), card.month)
+        for color, (_metric, values) in zip(METRIC_COLORS, self.series().items(), strict=True):
+            path = QPainterPath()
+            started = False
+            for i, v in enumerate(values):
+                if v is None:
+                    started = False
+                    continue
+                x = area.left() + (area.width() * (i + 0.5) / max(n, 1))
+                y = area.bottom() - area.height() * (min(v, top) / top)
+                if started:
+                    path.lineTo(x, y)
+                else:
+                    path.moveTo(x, y)
+                    started = True
+                p.setPen(QPen(QColor(color), 1))
+                p.setBrush(QColor(color))
+                p.drawEllipse(QPointF(x, y), 3, 3)
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.setPen(QPen(QColor(color), 2))
+            p.drawPath(path)
+        p.end()
+
+
+class ScorecardTab(QWidget):
+    """The five metrics per month against their healthy ranges, with a trend chart.
+
+    Signals:
+        month_selected(str): the ``YYYY-MM`` whose column was clicked.
+    """
+
+    month_selected = Signal(str)
+
+    def __init__(self, store: MemoryStore, lang: Lang | None = None, months: int = 6,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.lang = lang or system_lang()
+        self.months = QSpinBox()
+        self.months.setRange(1, 24)
+        self.months.setValue(months)
+        self.months.setPrefix(pick(self.lang, "月数 ", "months "))
+        self.table = QTableWidget(len(METRICS), 0)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.chart = TrendChart()
+        self.cards: list[Scorecard] = []
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.months)
+        layout.addWidget(self.table)
+        layout.addWidget(self.chart)
+        self.months.valueChanged.connect(self.refresh)
+        self.table.horizontalHeader().sectionClicked.connect(self._on_column)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute the scorecards of the last N months."""
+        self.cards = self.store.scorecard_trend(self.months.value())
+        self.table.setColumnCount(len(self.cards) + 1)
+        self.table.setHorizontalHeaderLabels([pick(self.lang, "健康范围", "healthy"),
+                                              *(c.month for c in self.cards)])
+        self.table.setVerticalHeaderLabels([LABELS[m][0] if self.lang is Lang.ZH else LABELS[m][1]
+                                            for m in METRICS])
+        for r, m in enumerate(METRICS):
+            lo, hi = HEALTHY[m]
+            self.table.setItem(r, 0, QTableWidgetItem(f"[{lo:g}, {hi:g}]"))
+            for c, card in enumerate(self.cards, start=1):
+                v = card.metrics[m]
+                item = QTableWidgetItem("—" if v is None else f"{v:.3f}")
+                ok = card.healthy(m)
+                if ok is not None:
+                    item.setBackground(QColor("#d8f0d8") if ok else QColor("#f6d0d0"))
+                self.table.setItem(r, c, item)
+        self.chart.set_cards(self.cards)
+
+    def _on_column(self, col: int) -> None:
+        if 1 <= col <= len(self.cards):
+            self.month_selected.emit(self.cards[col - 1].month)
+
+
+class MemoryTabs(QTabWidget):
+    """The four memory tabs together, for the main window's side tabs.
+
+    Signals:
+        None (each tab has its own).
+    """
+
+    def __init__(self, store: MemoryStore, lang: Lang | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lang = lang or system_lang()
+        self.facts = FactsTab(store, lang)
+        self.chains = ChainsTab(store, lang)
+        self.queue = ReviewQueueTab(store, lang)
+        self.scorecard = ScorecardTab(store, lang)
+        self.addTab(self.facts, pick(lang, "事实", "Facts"))
+        self.addTab(self.chains, pick(lang, "替代链", "Supersede chains"))
+        self.addTab(self.queue, pick(lang, "审阅队列", "Review queue"))
+        self.addTab(self.scorecard, pick(lang, "记分卡", "Scorecard"))
+        self.chains.flipped_back.connect(lambda _id: self.facts.refresh())
+        self.queue.resolved.connect(lambda _id, _r: (self.facts.refresh(), self.chains.refresh()))
