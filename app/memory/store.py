@@ -236,7 +236,7 @@ class MemoryStore:
 
         try:
             return push_wisdom(self.db)
-        except SQLAlchemyError as exc:  # the wisdom tables may be missing from an older store
+        except (SQLAlchemyError, TypeError) as exc:  # wisdom tables missing, or its rule type changed shape
             log.warning("lesson rules stay proposed: error-wisdom store unavailable (%s)", exc)
             return []
 
@@ -603,6 +603,15 @@ class MemoryStore:
             q = q.where(MemFact.produced_by == produced_by)
         with self.db.session() as s:
             return [fact_view(f) for f in s.scalars(q.order_by(MemFact.id.desc()).limit(limit)).all()]
+
+    def search(self, text: str, limit: int = 50) -> list[FactView]:
+        """Facts of any status whose content or value contains ``text`` (on-demand recall, spec §4.1 < 0.5)."""
+        pattern = f"%{text.strip()}%"
+        q = select(MemFact).where(MemFact.content_zh.like(pattern) | MemFact.content_en.like(pattern)
+                                  | MemFact.value.like(pattern) | MemFact.subject.like(pattern))
+        with self.db.session() as s:
+            return [fact_view(f) for f in s.scalars(q.order_by(MemFact.confidence.desc(), MemFact.id)
+                                                    .limit(limit)).all()]
 
     def fact(self, fact_id: int) -> FactView:
         """One fact with its sources in time order (the provenance of spec §5)."""

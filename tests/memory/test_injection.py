@@ -60,6 +60,22 @@ def test_lesson_reuse_promotes_to_a_prevention_rule(tmp_path: Path) -> None:
     assert promo["payload"]["steps"]
     assert promo["payload"]["trigger"]["code"] == "OwnershipContradiction"
     assert promo["status"] in ("proposed", "promoted")
+    try:
+        from app.wisdom.store import WisdomStore
+    except ImportError:  # the error-wisdom library is optional: the proposal record is what must exist
+        return
+    assert promo["status"] == "promoted"
+    [rule] = [r for r in WisdomStore(store.db).list_rules() if r.rule_id == promo["external_id"]]
+    assert rule.status == "observation"
+    assert rule.model == "m"
+
+
+def test_low_confidence_facts_are_found_on_demand(tmp_path: Path) -> None:
+    store = make_store(tmp_path, Clock())
+    store.record_run(run_ep("r1", "solo", ("Barracks", "Refinery")))
+    assert store.injection_for(["solo"], "", "", "", Lang.ZH).fact_ids == ()
+    hits = store.search("Barracks → Refinery")
+    assert [(f.subject, f.confidence) for f in hits] == [("player:solo", 0.4)]
 
 
 def test_team_proposal_goes_through_the_queue(tmp_path: Path) -> None:
