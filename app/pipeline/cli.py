@@ -1,10 +1,142 @@
-"""Command-line sub-commands of this package (none yet)."""
+"""``replaysage analyze``: run the v2 analysis headless with live progress, store it, write a report."""
 
 from __future__ import annotations
 
+import argparse
+import sys
+import time
 from typing import Any
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
-    """Add this package's sub-commands to ``sub``."""
-    del sub
+    """Add ``analyze``."""
+    p = sub.add_parser("analyze", help="analyse a replay (offline rule-based analyst unless a model is given)")
+    p.add_argument("file", help="replay file")
+    p.add_argument("--model", help="model profile name from the settings (default: offline)")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (instead of a profile); key from REPLAYSAGE_API_KEY")
+    p.add_argument("--model-id", help="model id at --base-url")
+    p.add_argument("--context-length", type=int, default=128_000, help="context length of --model-id (default 128000)")
+    p.add_argument("--max-tokens", type=int, default=8192, help="output limit of --model-id (default 8192)")
+    p.add_argument("--lang", help="analysis language: zh or en (default: settings, then the system locale)")
+    p.add_argument("--resume", action="store_true", help="continue the last unfinished analysis of this file/model")
+    p.add_argument("--out", help="write a report: .md, .html or .json")
+    p.add_argument("--quiet", action="store_true", help="no live progress")
+    p.set_defaults(func=_cmd_analyze)
+
+
+class _Progress:
+    """Live progress on stderr: one line per stage, streamed token count while a stage runs."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.lines = enabled
+        self.chars = 0
+        self.total = 0
+        self.done = 0
+        self.started = time.monotonic()
+
+    def __call__(self, event: Any) -> None:
+        from app.claims.timeparse import format_time
+        from app.pipeline import events as ev
+
+        if not self.lines:
+            return
+        match event:
+            case ev.RunStarted(stages=stages, resumed=resumed, model_label=label):
+                self.total = len(stages)
+                note = " (resumed)" if resumed else ""
+                print(f"analysis #{event.analysis_id} with {label}{note}: {len(stages)} stages", file=sys.stderr)
+            case ev.StageStarted(stage=st):
+                self.chars = 0
+                span = f" {format_time(st.start_seconds)}–{format_time(st.end_seconds)}" if st.segment >= 0 else ""
+                print(f"[{self.done + 1}/{self.total}] {st.key}{span} …", file=sys.stderr, flush=True)
+            case ev.TextDelta(text=t):
+                self.chars += len(t)
+                if self.enabled:
+                    print(f"\r  {self.chars:,} chars", end="", file=sys.stderr, flush=True)
+            case ev.IssuesFound(issues=issues, after_revision=after) if issues:
+                worst = max(i.severity for i in issues).label
+                tag = "after revision" if after else "found"
+                print(f"\n  {len(issues)} issue(s) {tag}, worst {worst}", file=sys.stderr)
+            case ev.RevisionStarted():
+                print("  revising once …", file=sys.stderr)
+            case ev.LookbackServed(start_seconds=a, end_seconds=b, tokens=n):
+                print(f"  lookback {format_time(a)}–{format_time(b)} served ({n:,} tokens)", file=sys.stderr)
+            case ev.StageFinished():
+                self.done += 1
+                if self.enabled:
+                    print("", file=sys.stderr)
+            case ev.StageFailed(message=msg):
+                self.done += 1
+                print(f"\n  failed: {msg}", file=sys.stderr)
+            case ev.RunFinished(status=status, prompt_tokens=pt, completion_tokens=ct):
+                secs = time.monotonic() - self.started
+                print(f"{status} in {secs:.1f} s — prompt {pt:,} tokens, completion {ct:,}", file=sys.stderr)
+            case _:
+                pass
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    import asyncio
+    from pathlib import Path
+
+    from app.errors import KnownError
+    from app.i18n import Lang
+    from app.llm.base import ChatProvider
+    from app.pipeline.report import report_dict, write_report
+    from app.pipeline.repository import AnalysisRepository
+    from app.pipeline.service import ModelChoice, run_analysis
+    from app.settings import Settings
+    from app.store import open_database
+
+    settings = Settings.load()
+    lang = Lang.parse(args.lang) if args.lang else settings.analysis_lang()
+    path = Path(args.file)
+    if not path.is_file():
+        raise KnownError(f"{path}: no such replay file")
+    if args.base_url or args.model_id:
+        if not (args.base_url and args.model_id):
+            raise KnownError("--base-url and --model-id go together")
+        if args.model:
+            raise KnownError("give either --model or --base-url/--model-id, not both")
+        from app.budget.profile import ModelProfile
+        from app.llm.factory import resolve_api_key
+        from app.llm.openai_compat import OpenAICompatProvider
+
+        choice = ModelChoice(f"{args.base_url} {args.model_id}", ModelProfile(
+            context_length=args.context_length, max_tokens=args.max_tokens, provider=args.base_url,
+            model=args.model_id))
+        provider: ChatProvider = OpenAICompatProvider(
+            "command line", args.base_url, args.model_id, api_key=resolve_api_key("", use_env=True),
+            max_tokens=args.max_tokens)
+    else:
+        from app.llm.factory import build_provider
+
+        prof = settings.profile(args.model) if args.model else settings.profile("offline")
+        choice = ModelChoice.from_settings(prof)
+        provider = build_provider(settings, prof, use_env_key=True)
+
+    db = open_database()
+    progress = _Progress(not args.quiet)
+
+    async def main() -> int:
+        try:
+            return await run_analysis(path, db=db, provider=provider, choice=choice, lang=lang, emit=progress,
+                                      resume=args.resume)
+        finally:
+            await provider.aclose()
+
+    try:
+        analysis_id = asyncio.run(main())
+        rec = AnalysisRepository(db).load(analysis_id)
+        if args.out:
+            write_report(rec, Path(args.out), lang)
+            print(f"report written to {args.out}", file=sys.stderr)
+        data = report_dict(rec)
+    finally:
+        db.close()
+    fatal = [i for s in data["stages"] for i in s["issues"] if i["severity"] == "Fatal"]
+    failed = [s for s in data["stages"] if s["status"] != "done"]
+    print(f"analysis #{analysis_id}: {len(data['stages']) - len(failed)}/{len(data['stages'])} stages done, "
+          f"{sum(len(s['issues']) for s in data['stages'])} issue(s), {len(fatal)} fatal")
+    return 0 if not failed else 1

@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from app.budget.calibration import CalibrationStore
 from app.budget.errors import ContextLimitError
-from app.budget.prompt import AssembledRequest, PromptAssembler, StablePrefix, segments_metadata
+from app.budget.prompt import AssembledRequest, PromptAssembler, StablePrefix, fit_facts, segments_metadata
 from app.budget.segment import Segment, Window
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.lookback import find_lookbacks, strip_lookbacks
@@ -142,11 +143,12 @@ class AnalysisRun:
         emit: Receives every event, in order.
         model_label: How the model is shown and matched for resume (e.g. ``offline`` or ``profile/model``).
         hooks: Optional error-wisdom / memory observers.
+        calibration: Where real prompt usage refines the token estimate (skipped for the rule-based analyst).
     """
 
     def __init__(
         self, prepared: PreparedReplay, provider: ChatProvider, repo: AnalysisRepository, *, lang: Lang,
-        emit: Emit, model_label: str, hooks: RunHooks | None = None,
+        emit: Emit, model_label: str, hooks: RunHooks | None = None, calibration: CalibrationStore | None = None,
     ) -> None:
         self.p = prepared
         self.provider = provider
@@ -155,6 +157,7 @@ class AnalysisRun:
         self._emit = emit
         self.model_label = model_label
         self.hooks = hooks
+        self.calibration = None if provider.rule_based else calibration
         self.profile = prepared.plan.profile
         self.validator = ClaimValidator(prepared.index, lang)
         self.totals = RunTotals()
@@ -195,7 +198,7 @@ class AnalysisRun:
         return self.profile.cost(usage.prompt_tokens - cached, cached, usage.completion_tokens)
 
     async def _send(self, stage: ev.StageRef, messages: list[ChatMessage], purpose: str,
-                    breakdown: dict[str, int], *, revision: bool = False) -> RequestOutcome:
+                    breakdown: dict[str, int], *, revision: bool = False, raw_tokens: int = 0) -> RequestOutcome:
         params: dict[str, Any] = {"max_tokens": self.profile.max_tokens, "purpose": purpose,
                                   "estimated_prompt_tokens": breakdown.get("total", 0) - breakdown.get("reserve", 0),
                                   "context_length": self.profile.context_length, "model": self.provider.model}
@@ -205,6 +208,8 @@ class AnalysisRun:
                              max_tokens=int(params.get("max_tokens", self.profile.max_tokens)), breakdown=breakdown,
                              revision=revision, price=self._cost)
         self.totals.add(outcome.usage, self._cost(outcome.usage) if outcome.usage else None)
+        if self.calibration is not None and raw_tokens and outcome.usage and outcome.usage.prompt_tokens:
+            self.calibration.record(self.profile.key, raw_tokens, outcome.usage.prompt_tokens)
         if self.hooks is not None:
             self.hooks.after_request(stage, outcome)
         return outcome
@@ -328,17 +333,7 @@ class AnalysisRun:
 
     def _facts_within_budget(self) -> list[str]:
         """The newest found facts that fit the run's found-facts reserve (plan §5.6)."""
-        budget = self.p.plan.found_facts_budget
-        est = self.p.plan.estimator
-        kept: list[str] = []
-        used = 0
-        for item in reversed(self.found_facts):
-            cost = est.estimate_tokens(item)
-            if kept and used + cost > budget:
-                break
-            kept.append(item)
-            used += cost
-        return list(reversed(kept))
+        return fit_facts(self.found_facts, self.p.plan.found_facts_budget, self.p.plan.estimator)
 
     async def _window(self, stage: ev.StageRef) -> None:
         seg, win = self._segment_window(stage)
@@ -346,14 +341,16 @@ class AnalysisRun:
             self.hooks.instruction_extra(stage) if self.hooks else "",
             prompts.lookback_hint(self.lang), prompts.claims_format(self.lang)) if x)
         try:
-            req = self.assembler.window(seg, len(self.segments), win, self._facts_within_budget(), extra=extra)
+            req, cut = self.assembler.window_within_budget(
+                seg, len(self.segments), win, self._facts_within_budget(), extra=extra)
         except ContextLimitError as exc:
             self._fail(stage, str(exc), "", [])
             return
         breakdown = _breakdown_dict(req, self.profile.budget, self.profile.context_length)
+        breakdown["blocks_cut"] = cut
         self.emit(ev.StageStarted(stage, breakdown, _prompt_text(req.messages)))
         state = _WindowState(req, _to_chat(req.messages))
-        outcome = await self._send(stage, state.messages, "initial", breakdown)
+        outcome = await self._send(stage, state.messages, "initial", breakdown, raw_tokens=req.raw_tokens)
         state.logs.append(outcome.log)
         state.reasoning.append(outcome.reasoning)
         if not outcome.text.strip():
@@ -397,37 +394,41 @@ class AnalysisRun:
             state.issues.extend((i, False) for i in found.issues)
             if not found.ranges:
                 return text
-            appended: list[ChatMessage] = [ChatMessage("assistant", text)]
-            served_any = False
+            served: list[str] = []
+            pending: list[tuple[float, float, int]] = []
             for start, end in found.ranges:
                 if allowance <= 0:
                     self._lookback_refused(stage, state, start, end, reason=pick(
                         self.lang, "超过每段 3 次回查上限", "more than 3 lookbacks in this segment"))
                     continue
-                sliced = self.p.log.lines_between(start, end)
-                body = "\n".join(ln.text for ln in sliced)
+                body = "\n".join(ln.text for ln in self.p.log.lines_between(start, end))
                 tokens = self.p.plan.estimator.estimate_tokens(body) if body else 0
                 if tokens > MAX_LOOKBACK_TOKENS:
                     self._lookback_refused(stage, state, start, end, reason=pick(
                         self.lang, f"区间约 {tokens:,} token，超过单次 10K 上限",
                         f"the range is about {tokens:,} tokens, over the 10K limit"), tokens=tokens)
                     continue
-                msg = ChatMessage("user", prompts.lookback_reply(self.lang, format_time(start), format_time(end),
-                                                                 body or pick(self.lang, "（无操作）", "(no orders)")))
-                try:
-                    self.assembler.check_followup(state.request, [m.to_json() for m in [*appended, msg]],
-                                                  stage="lookback")
+                piece = prompts.lookback_reply(self.lang, format_time(start), format_time(end),
+                                               body or pick(self.lang, "（无操作）", "(no orders)"))
+                try:  # every served range must still fit (plan §5.7: all lookbacks within budget)
+                    self.assembler.check_followup(
+                        state.request, [ChatMessage("assistant", text).to_json(),
+                                        ChatMessage("user", "\n\n".join([*served, piece])).to_json()],
+                        stage="lookback")
                 except ContextLimitError as exc:
                     self._lookback_refused(stage, state, start, end, reason=str(exc), tokens=tokens)
                     continue
-                appended.append(msg)
+                served.append(piece)
+                pending.append((start, end, tokens))
                 allowance -= 1
+            if not served:
+                return text
+            for start, end, tokens in pending:
                 self._lookbacks_used[stage.segment] = self._lookbacks_used.get(stage.segment, 0) + 1
-                served_any = True
                 state.lookbacks.append((start, end, tokens, True, ""))
                 self.emit(ev.LookbackServed(stage, start, end, tokens))
-            if not served_any:
-                return text
+            # one user message for all ranges: some servers reject consecutive user messages
+            appended = [ChatMessage("assistant", text), ChatMessage("user", "\n\n".join(served))]
             state.messages = [*state.messages, *appended]
             follow = await self._send(stage, state.messages, "lookback", breakdown)
             state.logs.append(follow.log)

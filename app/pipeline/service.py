@@ -1,0 +1,108 @@
+"""The analysis service the CLI and the GUI call: settings → provider → prepared replay → run.
+
+It is the one entry point for starting, resuming and reopening analyses, so both front ends behave the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app.budget.calibration import Calibration, CalibrationStore
+from app.budget.profile import ModelProfile
+from app.i18n import Lang
+from app.llm.base import ChatProvider
+from app.pipeline import events as ev
+from app.pipeline.orchestrator import AnalysisRun, RunHooks
+from app.pipeline.prepare import PreparedReplay, prepare_replay
+from app.pipeline.repository import AnalysisRepository
+from app.store.db import Database
+
+if TYPE_CHECKING:
+    from app.settings import ModelProfileSettings
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChoice:
+    """Which model an analysis uses: its budget numbers and how to label it.
+
+    Attributes:
+        label: Shown in the UI and matched for resume (the profile name, or ``base_url model`` ad hoc).
+        profile: Budget numbers of the model.
+        rule_based: True for the offline analyst.
+    """
+
+    label: str
+    profile: ModelProfile
+    rule_based: bool = False
+
+    @classmethod
+    def from_settings(cls, prof: ModelProfileSettings) -> ModelChoice:
+        """The choice for a settings profile."""
+        return cls(prof.name, ModelProfile.from_mapping(prof.budget_mapping()), prof.rule_based)
+
+
+def bind_offline(provider: ChatProvider, prepared: PreparedReplay, lang: Lang) -> ChatProvider:
+    """Give the rule-based analyst the replay it analyses (it reads the fact index, not the prompt)."""
+    bind = getattr(provider, "bind", None)
+    if callable(bind):
+        bound = bind(prepared.index, prepared.log, prepared.plan, lang)
+        if isinstance(bound, ChatProvider):
+            return bound
+    return provider
+
+
+async def run_analysis(
+    replay_path: str | Path,
+    *,
+    db: Database,
+    provider: ChatProvider,
+    choice: ModelChoice,
+    lang: Lang,
+    emit: Callable[[ev.PipelineEvent], None],
+    resume: bool = False,
+    hooks: RunHooks | None = None,
+    calibration: CalibrationStore | None = None,
+    prepared: PreparedReplay | None = None,
+) -> int:
+    """Analyse (or resume) one replay; returns the analysis id.
+
+    Parsing and planning run in a worker thread so a GUI stays responsive. Cancelling the awaiting task stops the
+    run: finished stages stay stored, the run is marked cancelled and can be resumed.
+    """
+    calibration = calibration if calibration is not None else (None if choice.rule_based else CalibrationStore())
+    calib = calibration.get(choice.profile.key) if calibration is not None else None
+    repo = AnalysisRepository(db)
+    resume_id: int | None = None
+    if resume:
+        from app.pipeline.prepare import file_sha256
+
+        sha = prepared.sha256 if prepared is not None else await asyncio.to_thread(file_sha256, Path(replay_path))
+        resume_id = repo.resumable(sha, choice.label)
+        if resume_id is not None:
+            # plan exactly as the interrupted run did: calibration may have moved since
+            calib = _stored_calibration(repo.load(resume_id).plan) or calib
+    if prepared is None:
+        prepared = await asyncio.to_thread(prepare_replay, replay_path, choice.profile, lang, calibration=calib)
+    if choice.rule_based:
+        provider = bind_offline(provider, prepared, lang)
+    run = AnalysisRun(prepared, provider, repo, lang=lang, emit=emit, model_label=choice.label, hooks=hooks,
+                      calibration=calibration)
+    return await run.run(resume_id=resume_id)
+
+
+def _stored_calibration(plan: dict[str, Any]) -> Calibration | None:
+    est = plan.get("estimator") if isinstance(plan, dict) else None
+    if not isinstance(est, dict) or not est.get("calibrated"):
+        return Calibration() if isinstance(est, dict) else None
+    return Calibration(coefficient=float(est.get("coefficient", 1.0)), samples=int(est.get("samples", 0)))
+
+
+def analyses_of(db: Database, replay_path: str | Path) -> list[Any]:
+    """Stored analyses of a replay file, newest first."""
+    from app.pipeline.prepare import file_sha256
+
+    return AnalysisRepository(db).for_replay(file_sha256(Path(replay_path)))

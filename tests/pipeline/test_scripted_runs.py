@@ -1,0 +1,204 @@
+"""End-to-end runs of the real pipeline against the scripted OpenAI-compatible server on 127.0.0.1.
+
+Replies are scripted per request (matched on the last message), so each test knows exactly which issues,
+revisions and lookbacks must come out; the ids used in claims are read from the raw commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.budget.profile import ModelProfile
+from app.claims.issues import Severity
+from app.i18n import Lang
+from app.llm.openai_compat import OpenAICompatProvider
+from app.llm.scripted_server import Reply, ScriptedServer
+from app.pipeline import events as ev
+from app.pipeline.prepare import PreparedReplay, prepare_replay
+from app.pipeline.records import AnalysisRecord
+from app.pipeline.repository import AnalysisRepository
+from app.pipeline.service import ModelChoice, run_analysis
+from app.replay import ArgKind, read_replay
+from app.store import open_database
+from tests.conftest import corpus_file
+
+REPLAY = "ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay"
+PROFILE = ModelProfile(context_length=1_000_000, max_tokens=8000, provider="scripted", model="scripted-model")
+CLEAN = "本窗口分析：双方按常规发展。\n[机器可读声明]\n```json\n{\"unitClaims\": []}\n```"
+
+
+@cache
+def _prepared() -> PreparedReplay:
+    return prepare_replay(corpus_file(REPLAY), PROFILE, Lang.ZH)
+
+
+@cache
+def _raw_facts() -> dict[str, Any]:
+    """Ids for the claims, straight from the commands (not from the fact index)."""
+    replay = read_replay(corpus_file(REPLAY))
+    players = [(s.index, s.name) for s in replay.header.slots if s.is_player]
+    strong: dict[int, int] = {}
+    casters: set[int] = set()
+    targets: list[tuple[int, int]] = []
+    seen: set[int] = set()
+    for c in replay.commands:
+        objs = [int(v) for v in c.values(ArgKind.OBJECT)]  # type: ignore[call-overload]
+        seen.update(objs)
+        # strong evidence (plan §7.1): a control-group member, or the constructor of a structure
+        if c.command_id in (0x1FA, 0x207, 0x209) and objs and c.player not in strong:
+            strong[c.player] = objs[0]
+        if c.command_id in (0x1FE, 0x200):
+            casters.update(objs)
+        if c.command_id == 0x201 and objs:
+            targets.append((c.player, objs[0]))
+    player, target = next((p, t) for p, t in targets if t not in casters)
+    return {"players": players, "strong": strong, "missing": max(seen) + 1000,
+            "target": target, "target_player": dict(players)[player]}
+
+
+def _last(body: dict[str, Any]) -> str:
+    return str(body["messages"][-1]["content"])
+
+
+def is_window(start: str):  # type: ignore[no-untyped-def]
+    return lambda body: f"请重点分析 {start} 至" in _last(body)
+
+
+def is_revision(body: dict[str, Any]) -> bool:
+    return _last(body).startswith("[验证结果]")
+
+
+def is_lookback_answer(body: dict[str, Any]) -> bool:
+    return _last(body).startswith("[回查结果]")
+
+
+def _claims(**parts: Any) -> str:
+    return "```json\n" + json.dumps(parts, ensure_ascii=False) + "\n```"
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    srv = ScriptedServer(default=Reply.chat(CLEAN, piece_chars=40)).start()
+    yield srv
+    srv.stop()
+
+
+def _run(server: ScriptedServer, db_path: Path) -> tuple[AnalysisRecord, list[ev.PipelineEvent]]:
+    events: list[ev.PipelineEvent] = []
+    db = open_database(db_path)
+
+    async def main() -> int:
+        provider = OpenAICompatProvider("scripted", server.base_url, "scripted-model", api_key="k")
+        try:
+            return await run_analysis(corpus_file(REPLAY), db=db, provider=provider,
+                                      choice=ModelChoice("scripted", PROFILE), lang=Lang.ZH, emit=events.append,
+                                      prepared=_prepared())
+        finally:
+            await provider.aclose()
+
+    try:
+        rec = AnalysisRepository(db).load(asyncio.run(main()))
+    finally:
+        db.close()
+    return rec, events
+
+
+def _first_window_start() -> str:
+    from app.claims.timeparse import format_time
+
+    return format_time(_prepared().plan.segments[0].windows[0].start_seconds)
+
+
+def test_wrong_claims_give_exact_issues_and_one_revision(server: ScriptedServer, tmp_path: Path) -> None:
+    f = _raw_facts()
+    (a, name_a), (b, _) = f["players"]
+    draft = (
+        "第一窗口的分析。\n[机器可读声明]\n```json\n{\"unitClaims\": [broken\n```\n"
+        + _claims(unitClaims=[
+            {"unitId": f["missing"], "player": name_a, "confidence": "likely"},
+            {"unitId": f["strong"][b], "player": name_a, "confidence": "likely"},
+            {"unitId": f["strong"][a], "player": name_a, "confidence": "confirmed",
+             "evidence": ["move|1:00.00|10,20", "move|1:05.00|30,40"]},
+        ], eventClaims=[{"time": "7:01.00", "player": f["target_player"], "kind": "power", "unitId": f["target"]}])
+    )
+    fixed = "修正后的分析。\n[机器可读声明]\n" + _claims(unitClaims=[
+        {"unitId": f["strong"][a], "player": name_a, "confidence": "confirmed", "evidence": ["group|1:00.00|1"]}])
+    server.enqueue(Reply.chat(draft, piece_chars=50), match=is_window(_first_window_start()))
+    server.enqueue(Reply.chat(fixed, piece_chars=50), match=is_revision)
+    rec, events = _run(server, tmp_path / "s.sqlite3")
+
+    assert rec.status == "completed"
+    w = next(s for s in rec.stages if s.key == "window:0:0")
+    before = [(Severity(i.severity), i.code) for i in w.issues if not i.after_revision]
+    assert before == [
+        (Severity.INFO, "ClaimsBlockUnparsable"),
+        (Severity.CONTRADICTION, "NonexistentUnit"),
+        (Severity.CONTRADICTION, "OwnershipContradiction"),
+        (Severity.WEAK_EVIDENCE, "MoveOnlyEvidence"),
+        (Severity.CONTRADICTION, "CasterTargetConfusion"),
+    ]
+    assert [i.code for i in w.issues if i.after_revision] == []
+    assert w.revised
+    assert [r.purpose for r in w.requests] == ["initial", "revision"]
+    assert [o.role for o in w.outputs] == ["draft", "revision", "final"]
+    assert w.text == "修正后的分析。"
+    assert w.claims["unitClaims"][0]["unitId"] == f["strong"][a]
+    revisions = [r for r in server.requests if r.json and is_revision(r.json)]
+    assert len(revisions) == 1  # exactly one revision, no loop
+    rev_prompt = _last(revisions[0].json)
+    for code in ("NonexistentUnit", "OwnershipContradiction", "MoveOnlyEvidence", "CasterTargetConfusion"):
+        assert code in rev_prompt
+    assert revisions[0].json["messages"][-2] == {"role": "assistant", "content": draft}
+    # every other window got the clean default reply: no revision there
+    others = [s for s in rec.stages if s.kind == "window" and s.key != "window:0:0"]
+    assert others
+    assert all(not s.revised and s.status == "done" for s in others)
+    assert sum(isinstance(e, ev.RevisionStarted) for e in events) == 1
+
+
+def test_lookbacks_malformed_oversized_and_excess(server: ScriptedServer, tmp_path: Path) -> None:
+    draft = ("需要更多数据。\n[回查] 1:00~1:30\n[回查] 昨天\n[回查] 0:00~59:00\n[回查] 2:00~2:10\n"
+             "[回查] 3:00~3:10\n[回查] 4:00~4:10\n")
+    server.enqueue(Reply.chat(draft, piece_chars=50), match=is_window(_first_window_start()))
+    server.enqueue(Reply.chat(CLEAN, piece_chars=50), match=is_lookback_answer)
+    rec, events = _run(server, tmp_path / "l.sqlite3")
+
+    w = next(s for s in rec.stages if s.key == "window:0:0")
+    served = [(lb.start_seconds, lb.end_seconds) for lb in w.lookbacks if lb.served]
+    refused = [(lb.start_seconds, lb.end_seconds) for lb in w.lookbacks if not lb.served]
+    assert served == [(60.0, 90.0), (120.0, 130.0), (180.0, 190.0)]
+    assert sorted(refused) == [(0.0, 3540.0), (240.0, 250.0)]
+    assert [i.code for i in w.issues] == ["LookbackMalformed", "LookbackRefused", "LookbackRefused"]
+    assert all(Severity(i.severity) is Severity.INFO for i in w.issues)
+    assert [r.purpose for r in w.requests] == ["initial", "lookback"]
+    answers = [r for r in server.requests if r.json and is_lookback_answer(r.json)]
+    assert len(answers) == 1
+    answer = _last(answers[0].json)
+    assert answer.count("[回查结果]") == 3
+    # the raw range is in the conversation but never in found facts
+    line = next(ln.text for ln in _prepared().log.lines_between(60.0, 90.0))
+    assert line in answer
+    assert line not in w.found_fact
+    assert not w.revised
+    assert sum(isinstance(e, ev.LookbackServed) for e in events) == 3
+
+
+def test_overview_retried_once_then_skipped(server: ScriptedServer, tmp_path: Path) -> None:
+    is_overview = lambda body: "这是总览轮" in _last(body)  # noqa: E731
+    server.enqueue(Reply.chat(""), Reply.chat(""), match=is_overview)
+    rec, _ = _run(server, tmp_path / "o.sqlite3")
+    overview = next(s for s in rec.stages if s.kind == "overview")
+    assert overview.status == "failed"
+    assert [r.purpose for r in overview.requests] == ["initial", "retry"]
+    assert rec.status == "completed"
+    window_requests = [r for r in server.requests if r.json and "请重点分析" in _last(r.json)]
+    assert window_requests
+    assert all("[总览]" not in str(r.json["messages"]) for r in window_requests)
+    assert all(s.status == "done" for s in rec.stages if s.kind == "window")
