@@ -57,7 +57,6 @@ def _profile(args: argparse.Namespace) -> Any:
 
 def _model_settings(name: str) -> dict[str, Any]:
     """Settings of a model profile: a JSON file, or a profile the provider settings (``app.llm``) know."""
-    import importlib
     import json
     from pathlib import Path
 
@@ -70,22 +69,15 @@ def _model_settings(name: str) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise ModelProfileNotFoundError(f"model profile {name} is not a JSON object")
         return data
+    from app.settings import Settings, SettingsError
+
     try:
-        settings = importlib.import_module("app.llm.settings")
-    except ImportError:
-        settings = None
-    finder = getattr(settings, "model_profile", None) if settings is not None else None
-    found = finder(name) if callable(finder) else None
-    if found is None:
+        return Settings.load().profile(name).budget_mapping()
+    except SettingsError as exc:
         raise ModelProfileNotFoundError(
-            f"no model profile named {name!r}: configure it in the provider settings, pass a JSON file, or use "
+            f"no model profile named {name!r}: configure it in the settings, pass a JSON file, or use "
             f"--context-length N"
-        )
-    if isinstance(found, dict):
-        return found
-    keys = ("provider", "model", "context_length", "context_budget", "max_tokens", "reasoning", "price_input",
-            "price_cached_input", "price_output")
-    return {k: getattr(found, k) for k in keys if hasattr(found, k)}
+        ) from exc
 
 
 def _plan(args: argparse.Namespace) -> int:
