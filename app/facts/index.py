@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from app.facts.model import (
@@ -177,6 +177,7 @@ class ReplayFactIndex:
         self._constructors: dict[int, list[int]] = defaultdict(list)
         self._factories: dict[int, list[tuple[int, int]]] = defaultdict(list)
         self._chains: list[PackChain] = []
+        self._by_object: dict[int, list[FactEvent]] | None = None
         self.duration_seconds = replay.duration_seconds
 
     # ------------------------------------------------------------------ build
@@ -319,7 +320,7 @@ class ReplayFactIndex:
                 self._protocols.append(ProtocolPick(p, tc, ev.type_hash, self.name_of(ev.type_hash)))
         for lst in evidence.values():
             lst.sort(key=lambda e: (e.time_code, e.player))
-        self._chains = _pack_chains(self.events, yards, self.players)
+        self._chains = _pack_chains(self.events, yards, self.players, self.name_of)
 
     def _is_core_step(self, player: int, ev: FactEvent) -> bool:
         """A core queued twice in a row within 1 s is one build step (a double click), not two."""
@@ -582,8 +583,17 @@ class ReplayFactIndex:
         )
 
     def events_for_object(self, object_id: int) -> tuple[FactEvent, ...]:
-        """Events that name ``object_id`` or whose order affected it (through the tracked selection)."""
-        return tuple(e for e in self.events if object_id in e.object_ids or object_id in e.affected_ids)
+        """Events that name ``object_id`` or whose order affected it (through the tracked selection), in time order.
+
+        The object → events map is built on the first call (the validator asks about many ids per answer).
+        """
+        if self._by_object is None:
+            by: dict[int, list[FactEvent]] = defaultdict(list)
+            for e in self.events:
+                for oid in {*e.object_ids, *e.affected_ids}:
+                    by[oid].append(e)
+            self._by_object = by
+        return tuple(self._by_object.get(object_id, ()))
 
 
 def command_queue_id(game: Game) -> int:
@@ -686,15 +696,29 @@ def _make_event(
     )
 
 
+def _is_mcv_name(name: str) -> bool:
+    """MCV-class type names: ``AlliedMCV``, ``SovietMCV_Naval``, ``JapanMCV`` (RA3 and Corona naming)."""
+    return "MCV" in name
+
+
 def _pack_chains(
-    events: Sequence[FactEvent], yards: set[int], players: Sequence[PlayerInfo]
+    events: Sequence[FactEvent],
+    yards: set[int],
+    players: Sequence[PlayerInfo],
+    name_of: Callable[[int], str],
 ) -> list[PackChain]:
     """Pack/unpack chains restricted to MCV-class entities.
 
-    The replay never says what an object is, so a deploy (0x200 with the unpack power) counts as an MCV-class
-    unpack only when it follows a pack of that player's construction yard and the deployed id is newer than every
-    id seen before the pack (the vehicle is created by the pack). Empire cores use the same deploy power but are
-    never chained: they are not created by a pack. The chain closes with the first command of a new constructor.
+    The replay never says what an object is, so a deploy (0x200 with the unpack power) is chained only when it is
+    an MCV-class vehicle's by construction:
+
+    * after a pack of that player's construction yard, the first deploy of an id newer than every id seen before
+      the pack (the pack creates the vehicle);
+    * after the player queued an MCV-class type (0x205 of ``…MCV…``), when a construction yard the player never
+      used before shows up: the latest deploy since the queue of an id newer than every id seen at queue time.
+
+    Empire cores use the same deploy power but are never chained: a pack does not create them and no new yard
+    follows their deploy. Each chain step after an unpack closes with the first command of the new yard.
     """
     chains: list[PackChain] = []
     max_seen = 0
@@ -702,36 +726,56 @@ def _pack_chains(
     steps: dict[int, list[PackStep]] = defaultdict(list)
     waiting_yard: dict[int, bool] = {}
     known_yards: dict[int, set[int]] = defaultdict(set)
+    queued: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # player -> (tc, factory, max id then)
+    deploys: dict[int, list[tuple[int, int, tuple[float, float] | None]]] = defaultdict(list)
+    chained: set[int] = set()
     for ev in events:
         p = ev.player
         if not (0 <= p < len(players) and players[p].is_player):
             max_seen = max(max_seen, *ev.object_ids, 0)
             continue
-        if ev.command_id == POWER and ev.type_hash in PACK_POWER_HASHES and ev.object_ids:
+        cid = ev.command_id
+        if cid == POWER and ev.type_hash in PACK_POWER_HASHES and ev.object_ids:
             yard = ev.object_ids[0]
             last = steps[p][-1] if steps[p] else None
             repeated = last is not None and last.action is PackAction.PACK and last.object_id == yard
             if yard in yards and not repeated:  # a double click sends the pack twice
                 steps[p].append(PackStep(PackAction.PACK, ev.time_code, yard, None))
                 open_pack[p] = (ev.time_code, max_seen)
-        elif ev.command_id == POWER_WITH_FACING and ev.type_hash in UNPACK_POWER_HASHES and p in open_pack:
-            _t, limit = open_pack[p]
+        elif cid == POWER_WITH_FACING and ev.type_hash in UNPACK_POWER_HASHES:
             vehicle = max(ev.object_ids, default=0)
-            if vehicle > limit:
+            if p in open_pack and vehicle > open_pack[p][1]:
                 steps[p].append(PackStep(PackAction.UNPACK, ev.time_code, vehicle, ev.position))
+                chained.add(vehicle)
                 del open_pack[p]
                 waiting_yard[p] = True
-        elif ev.command_id in (START_STRUCTURE, PLACE_STRUCTURE, QUEUE_UNIT) and ev.object_ids:
+            elif vehicle:
+                deploys[p].append((ev.time_code, vehicle, ev.position))
+        elif cid == QUEUE_UNIT and ev.type_hash is not None and ev.object_ids and _is_mcv_name(name_of(ev.type_hash)):
+            queued[p].append((ev.time_code, ev.object_ids[0], max_seen))
+        if cid in (START_STRUCTURE, PLACE_STRUCTURE, QUEUE_UNIT) and ev.object_ids:
             yard = ev.object_ids[0]
-            if ev.command_id != QUEUE_UNIT or yard in yards:
-                if waiting_yard.get(p) and yard not in known_yards[p]:
+            if (cid != QUEUE_UNIT or yard in yards) and yard not in known_yards[p]:
+                if waiting_yard.get(p):
                     steps[p].append(PackStep(PackAction.NEW_YARD, ev.time_code, yard, None))
                     waiting_yard[p] = False
+                elif queued[p] and known_yards[p]:
+                    q_tc, factory, limit = queued[p][0]
+                    cands = [d for d in deploys[p] if d[0] >= q_tc and d[1] > limit and d[1] not in chained]
+                    if cands:
+                        vehicle = cands[-1][1]
+                        d_tc, _v, pos = next(d for d in cands if d[1] == vehicle)  # a deploy is often sent twice
+                        queued[p].pop(0)
+                        chained.add(vehicle)
+                        steps[p].append(PackStep(PackAction.PRODUCE, q_tc, factory, None))
+                        steps[p].append(PackStep(PackAction.UNPACK, d_tc, vehicle, pos))
+                        steps[p].append(PackStep(PackAction.NEW_YARD, ev.time_code, yard, None))
                 known_yards[p].add(yard)
         if ev.object_ids:
             max_seen = max(max_seen, *ev.object_ids)
     for p in sorted(steps):
-        chains.append(PackChain(p, tuple(steps[p])))
+        ordered = sorted(steps[p], key=lambda st: st.time_code)  # stable: a produce step lands before its unpack
+        chains.append(PackChain(p, tuple(ordered)))
     return chains
 
 

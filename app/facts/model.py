@@ -248,6 +248,7 @@ class BuildStep:
 class PackAction(enum.StrEnum):
     """A step of an MCV / construction-yard pack-unpack chain."""
 
+    PRODUCE = "produce"  # an MCV-class vehicle is queued at a factory (object_id = the factory)
     PACK = "pack"  # a construction yard packs up into a mobile vehicle
     UNPACK = "unpack"  # the vehicle deploys again
     NEW_YARD = "new_yard"  # the first command of the construction yard that the deploy produced

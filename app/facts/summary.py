@@ -57,6 +57,7 @@ _T: dict[str, tuple[str, str]] = {
     "structures": ("建筑", "structures"),
     "chains": ("## 基地车打包/展开链（仅 MCV 类实体）", "## MCV pack/unpack chains (MCV-class entities only)"),
     "no_chains": ("无打包/展开。", "No packs or unpacks."),
+    "produce": ("生产基地车于", "MCV queued at"),
     "pack": ("打包", "pack"),
     "unpack": ("展开", "unpack"),
     "new_yard": ("新建造场", "new yard"),
@@ -96,9 +97,11 @@ def _t(lang: Lang, key: str) -> str:
 
 
 def default_segments(duration_seconds: float, size: float = DEFAULT_SEGMENT_SECONDS) -> list[tuple[float, float]]:
-    """Equal windows of ``size`` seconds covering the match (one at least)."""
+    """Windows of ``size`` seconds covering the match (one at least); a tail under a quarter window joins the last."""
     n = max(1, math.ceil(duration_seconds / size))
-    return [(i * size, min((i + 1) * size, duration_seconds)) for i in range(n)]
+    if n > 1 and duration_seconds - (n - 1) * size < size / 4:
+        n -= 1
+    return [(i * size, duration_seconds if i == n - 1 else (i + 1) * size) for i in range(n)]
 
 
 @dataclass(frozen=True, slots=True)

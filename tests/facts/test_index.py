@@ -309,3 +309,22 @@ def test_core_deploys_are_not_mcv_chains(empire: ReplayFactIndex) -> None:
     assert chain.steps[0].action is PackAction.PACK
     assert chain.steps[0].object_id == 238
     assert 241 not in {s.object_id for s in chain.steps}
+
+
+def test_produced_mcv_chain() -> None:
+    """An MCV queued at a factory, deployed, and the yard it became (3v3, slot 5, Soviets).
+
+    raw: tc 8254 0x205 (2429, 0x1545FAC2 = SovietMCV_Naval, 0, 6); tc 9524 and 9528 0x200 (0xCD754906, …, 3506)
+    deploy #3506; tc 9773 0x207 (3523, SovietWallPiece, 1) is the first order of yard #3523, which slot 5 packs
+    later (0x1FE PackReplaceSelf on #3523).
+    """
+    assert asset_hash("SovietMCV_Naval") == 0x1545FAC2
+    index = build_fact_index(read_replay(corpus_file("ra3_3v3_spring_showdown_19m.RA3Replay")))
+    chain = next(c for c in index.pack_chains if c.player == 5)
+    steps = [(s.action, s.time_code, s.object_id) for s in chain.steps]
+    i = steps.index((PackAction.PRODUCE, 8254, 2429))
+    assert steps[i + 1 : i + 4] == [
+        (PackAction.UNPACK, 9524, 3506),
+        (PackAction.NEW_YARD, 9773, 3523),
+        (PackAction.PACK, steps[i + 3][1], 3523),
+    ]

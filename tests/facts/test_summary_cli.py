@@ -70,6 +70,9 @@ def test_segments_are_a_parameter() -> None:
     assert "0:02.80 lanyiiiiiii Place structure SovietBarracks" in seg1
     assert "0:05.73 nickname Select protocol" in seg1
     assert default_segments(861.73) == [(0.0, 240.0), (240.0, 480.0), (480.0, 720.0), (720.0, 861.73)]
+    # 24:07.6: the 7.6 s tail joins the last window instead of making an empty segment
+    assert default_segments(1447.6)[-1] == (1200.0, 1447.6)
+    assert default_segments(30.0) == [(0.0, 30.0)]
 
 
 def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
