@@ -1,0 +1,179 @@
+"""Render game knowledge into the system prompt: only the factions that take part, flat text plus entries.
+
+Rendering is a pure function of its inputs (no dialogs, no writes, no network), so the same replay and settings
+give a byte-identical prompt: the stable prefix the providers cache (plan §6, §8.2, §8.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.i18n import Lang, pick
+from app.knowledge.model import KINDS, Entry, Knowledge
+
+if TYPE_CHECKING:
+    from app.replay.model import Replay
+
+_SYNONYMS = {
+    "allies": "Allies", "allied": "Allies", "盟军": "Allies",
+    "soviets": "Soviets", "soviet": "Soviets", "ussr": "Soviets", "苏联": "Soviets", "苏军": "Soviets",
+    "empire": "Empire", "japan": "Empire", "rising sun": "Empire", "升阳": "Empire", "帝国": "Empire",
+    "升阳帝国": "Empire", "celestial": "Celestial", "神州": "Celestial",
+}
+SHARED_FACTION = "Neutral"
+
+
+def normalize_factions(knowledge: Knowledge, factions: Iterable[str]) -> list[str]:
+    """Map user/header spellings (``Japan``, ``盟军``…) to faction keys, in the mod's faction order.
+
+    Unknown spellings are dropped; the shared pseudo-faction is never returned (it is always rendered).
+    """
+    wanted: set[str] = set()
+    for f in factions:
+        text = str(f).strip()
+        key = _SYNONYMS.get(text.lower())
+        if key is None:
+            for fk, info in knowledge.taxonomy.factions.items():
+                labels = {fk.lower(), str(info.get("zh", "")).lower(), str(info.get("en", "")).lower()}
+                if text.lower() in labels:
+                    key = fk
+                    break
+        if key and key != SHARED_FACTION:
+            wanted.add(key)
+    order = [f for f in knowledge.factions if f in wanted]
+    return order + sorted(wanted - set(order))
+
+
+def render_prompt(knowledge: Knowledge, factions: set[str] | Iterable[str], lang: Lang) -> str:
+    """The knowledge part of the system prompt for a match between ``factions``.
+
+    Args:
+        knowledge: The mod's knowledge (chosen from the replay header by the caller or :func:`prompt_for_replay`).
+        factions: Participating factions (keys like ``Allies``; common spellings accepted). Sections and entries of
+            other factions are left out; shared entries (deploy, pack…) are always included.
+        lang: Prompt language.
+
+    Returns:
+        Markdown text: general mechanics, the analysis workflow, one section per participating faction, then the
+        structured entries of those factions.
+    """
+    chosen = normalize_factions(knowledge, factions)
+    out: list[str] = []
+    labels = "、".join if lang is Lang.ZH else ", ".join
+    names = labels(knowledge.taxonomy.faction_label(f, lang) for f in chosen) or pick(lang, "（未知）", "(unknown)")
+    out.append(pick(lang, f"# 游戏知识：{knowledge.title(lang)}", f"# Game knowledge: {knowledge.title(lang)}"))
+    out.append(pick(lang, f"参战阵营：{names}。以下只包含这些阵营的资料。",
+                    f"Factions in this match: {names}. Only their material follows."))
+    sections = knowledge.texts.get(lang) or knowledge.texts.get(Lang.EN if lang is Lang.ZH else Lang.ZH) or ()
+    for key in ("general", "workflow"):
+        out.extend(s.body for s in sections if s.key == key)
+    for faction in chosen:
+        out.extend(s.body for s in sections if s.faction == faction)
+    out.append(_render_entries(knowledge, chosen, lang))
+    return "\n\n".join(part.strip("\n") for part in out if part.strip()) + "\n"
+
+
+def _render_entries(knowledge: Knowledge, factions: list[str], lang: Lang) -> str:
+    lines = [pick(lang, "## 结构化条目", "## Structured entries")]
+    lines.append(pick(
+        lang,
+        "每行：`内部名`（录像指令里的名字）名称 | 标签 | 造价/时间 | 生产者或使用者 | 层级。"
+        "标注“未确认”的内部名来自资料推断，其哈希尚未在录像语料中出现。",
+        "Each line: `internal name` (as in the replay's orders) display name | tags | cost/time | producer or user "
+        "| tier. Internal names marked 'unconfirmed' are informed guesses whose hash was not yet seen in the corpus.",
+    ))
+    used_tags: set[str] = set()
+    for faction in [*factions, SHARED_FACTION]:
+        entries = knowledge.select(faction=faction)
+        if not entries:
+            continue
+        lines.append(f"### {knowledge.taxonomy.faction_label(faction, lang)}")
+        for kind in KINDS:
+            group = [e for e in entries if e.kind == kind]
+            if not group:
+                continue
+            label = knowledge.taxonomy.kinds.get(kind, {})
+            lines.append(f"#### {label.get(lang.value, kind)}")
+            for e in group:
+                lines.append(_entry_line(e, lang))
+                used_tags.update(e.tags)
+    if used_tags:
+        lines.append(pick(lang, "### 标签说明", "### Tag legend"))
+        for tag in sorted(used_tags):
+            info = knowledge.taxonomy.tags.get(tag, {})
+            lines.append(f"- `{tag}`: {info.get(lang.value, tag)}")
+    return "\n".join(lines)
+
+
+def _entry_line(e: Entry, lang: Lang) -> str:
+    other = e.name_en if lang is Lang.ZH else e.name_zh
+    parts = [f"- `{e.id}` {e.name(lang)}" + (f" ({other})" if other and other != e.name(lang) else "")]
+    if e.tags:
+        parts.append(", ".join(e.tags))
+    money = []
+    if e.cost is not None:
+        money.append(pick(lang, f"造价 {e.cost}", f"cost {e.cost}"))
+    if e.build_time is not None:
+        money.append(pick(lang, f"{e.build_time:g} 秒", f"{e.build_time:g} s"))
+    if money:
+        parts.append(" ".join(money))
+    if e.producers:
+        verb = pick(lang, "使用者", "used by") if e.kind == "power" else pick(lang, "生产", "from")
+        parts.append(f"{verb} {' / '.join(e.producers)}")
+    if e.unpacks_to:
+        parts.append(pick(lang, f"展开为 {e.unpacks_to}", f"unpacks to {e.unpacks_to}"))
+    if e.replaces:
+        parts.append(pick(lang, f"取代原版 {e.replaces}", f"replaces vanilla {e.replaces}"))
+    if e.tier is not None:
+        parts.append(pick(lang, f"层级 {e.tier}", f"tier {e.tier}"))
+    if not e.confirmed:
+        parts.append(pick(lang, "未确认", "unconfirmed"))
+    return " | ".join(parts)
+
+
+def replay_factions(replay: Replay, knowledge: Knowledge) -> set[str]:
+    """Factions that take part in ``replay``: from the header, with Random slots resolved from their orders.
+
+    A Random slot's faction is not written in the header; the first type hash its orders name that belongs to a
+    faction decides it.
+    """
+    from app.knowledge.coverage import TYPE_COMMANDS, type_hash
+    from app.replay import ArgKind
+
+    result: set[str] = set()
+    random_slots: set[int] = set()
+    for slot in replay.header.slots:
+        if not slot.is_player:
+            continue
+        key = knowledge.taxonomy.faction_for_header_id(slot.faction_id)
+        if key:
+            result.add(key)
+        else:
+            random_slots.add(slot.index)
+    if random_slots:
+        for cmd in replay.commands:
+            if cmd.player not in random_slots or cmd.command_id not in TYPE_COMMANDS:
+                continue
+            h = type_hash(cmd.command_id, [int(v) for v in cmd.values(ArgKind.INT)])  # type: ignore[call-overload]
+            faction = knowledge.faction_of(h) if h is not None else None
+            if faction and faction != SHARED_FACTION:
+                result.add(faction)
+                random_slots.discard(cmd.player)
+                if not random_slots:
+                    break
+    return result
+
+
+def prompt_for_replay(replay: Replay, lang: Lang, user_override_path: str | Path | None = None) -> str:
+    """Knowledge prompt for a replay: the mod from its header, the factions that take part.
+
+    Raises:
+        UnknownModError: no bundled knowledge for the replay's mod (e.g. Kane's Wrath).
+        MalformedKnowledgeError: the user override does not parse (``error.fallback`` is still usable).
+    """
+    from app.knowledge.loader import load_knowledge
+
+    knowledge = load_knowledge(replay.header.mod_name, user_override_path)
+    return render_prompt(knowledge, replay_factions(replay, knowledge), lang)
