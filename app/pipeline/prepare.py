@@ -54,7 +54,7 @@ def file_sha256(path: Path) -> str:
 
 def prepare_replay(
     path: str | Path, profile: ModelProfile, lang: Lang, *, calibration: Calibration | None = None,
-    extra_system: str = "",
+    extra_system: str = "", user_knowledge: str | Path | None = None,
 ) -> PreparedReplay:
     """Parse, index, log, summarise and plan one replay for one model.
 
@@ -75,7 +75,7 @@ def prepare_replay(
         return build_compact_log(index, lv, lang).blocks
 
     more = [lambda: level(CompactLevel.COLLAPSE_SELECTION), lambda: level(CompactLevel.MERGE_BURSTS)]
-    system = build_system_prompt(replay, lang, extra=extra_system)
+    system = build_system_prompt(replay, lang, extra=extra_system, user_knowledge=user_knowledge)
     summary = build_summary(index, lang)
     plan = plan_run(base.blocks, profile, more_compact=more, summary_text=summary,  # type: ignore[arg-type]
                     system_text=system, calibration=calibration, lang=lang)

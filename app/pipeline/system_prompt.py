@@ -6,6 +6,8 @@ Free of side effects: no dialogs, no writes (plan §8.2).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from app.i18n import Lang, pick
 from app.pipeline.prompts import ROLE_EN, ROLE_ZH, claims_format, lookback_hint
 from app.replay import Replay, SlotKind
@@ -20,21 +22,33 @@ def participating_factions(replay: Replay) -> list[str]:
     return out
 
 
-def knowledge_text(replay: Replay, lang: Lang) -> str:
-    """Game knowledge for the mod of the replay, only for the factions that take part."""
-    from app import knowledge
+def knowledge_text(replay: Replay, lang: Lang, user_knowledge: str | Path | None = None) -> str:
+    """Game knowledge for the replay's mod, only for the factions that take part ("" for mods without any).
 
-    render = getattr(knowledge, "render_for_replay", None)
-    if render is None:
+    A malformed user knowledge file does not stop the analysis: the built-in knowledge is used and the error is
+    reported by the loader (the CLI and the settings page show it).
+    """
+    from app.knowledge.errors import MalformedKnowledgeError, UnknownModError
+    from app.knowledge.model import Knowledge
+    from app.knowledge.render import prompt_for_replay, render_prompt, replay_factions
+
+    try:
+        return prompt_for_replay(replay, lang, user_knowledge)
+    except UnknownModError:
         return ""
-    text = render(replay, lang)
-    return text if isinstance(text, str) else ""
+    except MalformedKnowledgeError as exc:
+        fallback = exc.fallback
+        if not isinstance(fallback, Knowledge):
+            return ""
+        return render_prompt(fallback, replay_factions(replay, fallback), lang)
 
 
-def build_system_prompt(replay: Replay, lang: Lang, *, extra: str = "") -> str:
+def build_system_prompt(
+    replay: Replay, lang: Lang, *, extra: str = "", user_knowledge: str | Path | None = None
+) -> str:
     """The run's system prompt."""
     parts = [pick(lang, ROLE_ZH, ROLE_EN), claims_format(lang), lookback_hint(lang)]
-    know = knowledge_text(replay, lang)
+    know = knowledge_text(replay, lang, user_knowledge)
     if know:
         parts.append(pick(lang, "[游戏知识]\n", "[Game knowledge]\n") + know.strip())
     if extra.strip():
