@@ -28,9 +28,9 @@ ownership, group or protocol facts: their numbering differs and nothing in the c
 from __future__ import annotations
 
 import bisect
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.facts.model import (
     TICKS_PER_SECOND,
@@ -219,7 +219,24 @@ class ReplayFactIndex:
             pending.append((cmd, ev))
         index = cls(replay, names, players, tuple(events))
         index._ingest(pending, ra3)
+        index._resolve_factions()
         return index
+
+    def _resolve_factions(self) -> None:
+        """Fill ``played_faction`` by majority over the faction prefixes of the distinct types each player ordered."""
+        from app.replay.stats import faction_of_name
+
+        votes: dict[int, Counter[str]] = defaultdict(Counter)
+        for f in self._first.values():
+            faction = faction_of_name(f.name)
+            if faction:
+                votes[f.player][faction] += 1
+        self.players = tuple(
+            replace(p, played_faction=min(votes[p.slot].items(), key=lambda kv: (-kv[1], kv[0]))[0])
+            if votes.get(p.slot)
+            else p
+            for p in self.players
+        )
 
     def _is_player(self, slot: int) -> bool:
         return 0 <= slot < len(self.players) and self.players[slot].is_player

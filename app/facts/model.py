@@ -67,6 +67,8 @@ class PlayerInfo:
         team: Team number (-1 = none).
         kind: Slot kind value (``human``, ``ai``, ``observer``, ``commentator``…).
         is_player: True for humans and AIs that play; observers' commands never make ownership.
+        played_faction: The faction the player's orders show (type-name prefixes of what it built and produced);
+            resolves a header ``Random``; "" when nothing was ordered or the names carry no faction.
     """
 
     slot: int
@@ -75,6 +77,7 @@ class PlayerInfo:
     team: int
     kind: str
     is_player: bool
+    played_faction: str = ""
 
 
 class FactEvent(NamedTuple):

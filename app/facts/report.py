@@ -22,7 +22,14 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
     return {
         "summary": summary,
         "players": [
-            {"slot": p.slot, "name": p.name, "faction": p.faction, "team": p.team, "kind": p.kind}
+            {
+                "slot": p.slot,
+                "name": p.name,
+                "faction": p.faction,
+                "played_faction": p.played_faction,
+                "team": p.team,
+                "kind": p.kind,
+            }
             for p in index.playing
         ],
         "duration_seconds": round(index.duration_seconds, 2),

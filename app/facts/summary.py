@@ -91,6 +91,22 @@ _T: dict[str, tuple[str, str]] = {
 }
 
 
+_CATEGORY_ZH = {
+    Category.PLACE: "放置",
+    Category.PRODUCTION: "生产",
+    Category.SELL: "出售",
+    Category.REPAIR: "维修",
+    Category.POWER: "技能",
+    Category.UPGRADE: "升级",
+    Category.PROTOCOL: "协议",
+}
+_KIND_ZH = {"human": "人类", "ai": "电脑"}
+
+
+def _category(lang: Lang, c: Category) -> str:
+    return _CATEGORY_ZH[c] if lang is Lang.ZH else c.value
+
+
 def _t(lang: Lang, key: str) -> str:
     zh, en = _T[key]
     return zh if lang is Lang.ZH else en
@@ -158,7 +174,11 @@ def _header(ctx: _Ctx) -> str:
     ]
     for p in ix.playing:
         team = str(p.team + 1) if p.team >= 0 else ctx.t("no_team")
-        lines.append(f"- P{p.slot} {p.name}: {p.faction or '?'}, {ctx.t('team')} {team}, {p.kind}")
+        kind = _KIND_ZH.get(p.kind, p.kind) if ctx.lang is Lang.ZH else p.kind
+        faction = p.faction or "?"
+        if p.played_faction and p.played_faction != p.faction:
+            faction += f" → {p.played_faction}"
+        lines.append(f"- P{p.slot} {p.name}: {faction}, {ctx.t('team')} {team}, {kind}")
     observers = [p.name for p in ix.players if p.kind in ("observer", "commentator") and p.name != "post Commentator"]
     if observers:
         lines.append(f"- {ctx.t('observers')}: {', '.join(observers)}")
@@ -305,7 +325,7 @@ def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
             if not e.automatic and e.player in players
         ]
         cats = Counter(e.category for e in evs)
-        counts = ", ".join(f"{c.value} {cats[c]}" for c in _COUNT_CATEGORIES if cats[c])
+        counts = ", ".join(f"{_category(ctx.lang, c)} {cats[c]}" for c in _COUNT_CATEGORIES if cats[c])
         lines.append(
             f"### {ctx.t('segment')} {n}: {format_time(start)}–{format_time(end)} — "
             f"{ctx.t('events')} {len(evs)}" + (f" ({counts})" if counts else "")

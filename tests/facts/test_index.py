@@ -311,7 +311,25 @@ def test_core_deploys_are_not_mcv_chains(empire: ReplayFactIndex) -> None:
     assert 241 not in {s.object_id for s in chain.steps}
 
 
-def test_produced_mcv_chain() -> None:
+@pytest.fixture(scope="module")
+def three() -> ReplayFactIndex:
+    return build_fact_index(read_replay(corpus_file("ra3_3v3_spring_showdown_19m.RA3Replay")))
+
+
+def test_random_factions_resolved_from_orders(three: ReplayFactIndex) -> None:
+    # header: slots 2 (Chtholly) and 4 (Toolman) are Random. raw: slot 2's first structure order is
+    # 0x207 AlliedPowerPlant (0x89B86E3D, notes §6); slot 4's first order is 0x205 (yard, 0xC6B3F8AA)
+    # = JapanPowerPlantEgg, an Empire core.
+    assert asset_hash("JapanPowerPlantEgg") == 0xC6B3F8AA
+    assert three.first_productions(2)[0].type_hash == 0x89B86E3D
+    assert three.first_productions(4)[0].type_hash == 0xC6B3F8AA
+    by_slot = {p.slot: p for p in three.players}
+    assert (by_slot[2].faction, by_slot[2].played_faction) == ("Random", "Allies")
+    assert (by_slot[4].faction, by_slot[4].played_faction) == ("Random", "Empire")
+    assert by_slot[5].played_faction == by_slot[5].faction == "Soviets"
+
+
+def test_produced_mcv_chain(three: ReplayFactIndex) -> None:
     """An MCV queued at a factory, deployed, and the yard it became (3v3, slot 5, Soviets).
 
     raw: tc 8254 0x205 (2429, 0x1545FAC2 = SovietMCV_Naval, 0, 6); tc 9524 and 9528 0x200 (0xCD754906, …, 3506)
@@ -319,8 +337,7 @@ def test_produced_mcv_chain() -> None:
     later (0x1FE PackReplaceSelf on #3523).
     """
     assert asset_hash("SovietMCV_Naval") == 0x1545FAC2
-    index = build_fact_index(read_replay(corpus_file("ra3_3v3_spring_showdown_19m.RA3Replay")))
-    chain = next(c for c in index.pack_chains if c.player == 5)
+    chain = next(c for c in three.pack_chains if c.player == 5)
     steps = [(s.action, s.time_code, s.object_id) for s in chain.steps]
     i = steps.index((PackAction.PRODUCE, 8254, 2429))
     assert steps[i + 1 : i + 4] == [
