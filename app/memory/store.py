@@ -137,8 +137,9 @@ class MemoryStore:
         """Record an analysis run as an episode and run the immediate track on it (at most 5 candidates).
 
         ``extra`` are candidates from the model step (:mod:`app.memory.prompt`); they join the rule-based ones.
-        The rest waits for :meth:`run_batch` (everything does when ``immediate`` is False). Injected lessons
-        the run did not repeat gain reuse evidence.
+        Only extractions go through at once (behavioural habits are never urgent); the rest waits for
+        :meth:`run_batch` (everything does when ``immediate`` is False). Injected lessons the run did not
+        repeat gain reuse evidence.
         """
         now = self.clock()
         ts = ep.analysed_at if ep.analysed_at is not None else now
@@ -178,9 +179,16 @@ class MemoryStore:
 
     def _immediate(self, s: Session, episode: MemEpisode, cands: list[Candidate], now: float,
                    limit: int) -> DistilResult:
+        """The immediate track (spec §2.2): only high-certainty candidates, at most ``limit`` of them.
+
+        For a run that means extractions (and explicit statements); for feedback every candidate, because a
+        corrected preference must hold for the very next analysis. The rest waits for the batch.
+        """
         obs = self._observe(s, episode.id, cands)
         outcomes: list[Outcome] = []
-        chosen = list(zip(cands, obs, strict=True))[:limit]
+        urgent = [(c, o) for c, o in zip(cands, obs, strict=True)
+                  if episode.kind == "feedback" or c.kind in (EvidenceKind.EXPLICIT, EvidenceKind.DOCUMENT)]
+        chosen = urgent[:limit]
         for cand, ob in chosen:
             outcomes.append(self._commit_one(s, cand, episode.id, episode.ts, now))
             ob.committed = True

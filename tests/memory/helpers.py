@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from app.memory import MemoryStore, PlayerInput, RunEpisodeInput, TimedItem
+from app.memory import MemoryStore, Outcome, PlayerInput, RunEpisodeInput, TimedItem
 from app.store import open_database
 
 
@@ -40,3 +40,9 @@ def run_ep(replay: str, player: str, opening: tuple[str, ...], *, map_name: str 
         openings={player: tuple(TimedItem(n, 5.0 * (i + 1)) for i, n in enumerate(opening))},
         played_at=ts(played),
     )
+
+
+def analyse(store: MemoryStore, ep: RunEpisodeInput) -> list[Outcome]:
+    """Record a run and run the batch (behavioural habits are committed by the batch track)."""
+    res = store.record_run(ep)
+    return [*res.outcomes, *store.run_batch().outcomes]

@@ -10,15 +10,15 @@ from app.cli import main
 from app.memory import FeedbackInput, MemoryStore
 from app.store import open_database
 from tests.conftest import corpus_file
-from tests.memory.helpers import run_ep
+from tests.memory.helpers import analyse, run_ep
 
 
 def _seed() -> tuple[int, int]:
     store = MemoryStore(open_database())
     old = store.record_feedback(FeedbackInput("ana", preference="请简洁", ts=1.0)).outcomes[0].fact_id
     new = store.record_feedback(FeedbackInput("ana", preference="详细一点", ts=2.0)).outcomes[0].fact_id
-    store.record_run(run_ep("r1", "p", ("A", "B")))
-    store.record_run(run_ep("r2", "p", ("B", "A"), played="2026-01-02T00:00:00"))
+    analyse(store, run_ep("r1", "p", ("A", "B")))
+    analyse(store, run_ep("r2", "p", ("B", "A"), played="2026-01-02T00:00:00"))
     store.db.close()
     assert old is not None
     assert new is not None

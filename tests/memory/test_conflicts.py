@@ -8,7 +8,7 @@ import pytest
 
 from app.i18n import Lang
 from app.memory import Candidate, EvidenceKind, FactType, FeedbackInput, MemoryStateError
-from tests.memory.helpers import Clock, make_store, run_ep
+from tests.memory.helpers import Clock, analyse, make_store, run_ep
 
 
 def _player_fact(store, player: str, attribute: str = "opening"):  # type: ignore[no-untyped-def]
@@ -18,10 +18,10 @@ def _player_fact(store, player: str, attribute: str = "opening"):  # type: ignor
 def test_scope_split_when_the_contexts_differ(tmp_path: Path) -> None:
     clock = Clock()
     store = make_store(tmp_path, clock)
-    store.record_run(run_ep("r1", "p", ("Barracks", "Refinery"), map_name="Infinity Isle"))
-    res = store.record_run(run_ep("r2", "p", ("Refinery", "Barracks"), map_name="Snow Plow",
+    analyse(store, run_ep("r1", "p", ("Barracks", "Refinery"), map_name="Infinity Isle"))
+    res = analyse(store, run_ep("r2", "p", ("Refinery", "Barracks"), map_name="Snow Plow",
                                   played="2026-01-02T00:00:00"))
-    split = [o for o in res.outcomes if o.action == "scope_split"]
+    split = [o for o in res if o.action == "scope_split"]
     assert len(split) == 1
     facts = {f.value: f for f in _player_fact(store, "p")}
     assert facts["Barracks → Refinery"].scope["map"] == "Infinity Isle"
@@ -94,9 +94,9 @@ def test_older_evidence_does_not_supersede_and_goes_to_the_human_queue(tmp_path:
 def test_behaviour_against_behaviour_goes_to_the_human_queue_and_review_actions(tmp_path: Path) -> None:
     clock = Clock()
     store = make_store(tmp_path, clock)
-    store.record_run(run_ep("r1", "p", ("Barracks", "Refinery")))
-    res = store.record_run(run_ep("r2", "p", ("Refinery", "Barracks"), played="2026-01-02T00:00:00"))
-    assert "queued" in [o.action for o in res.outcomes]
+    analyse(store, run_ep("r1", "p", ("Barracks", "Refinery")))
+    res = analyse(store, run_ep("r2", "p", ("Refinery", "Barracks"), played="2026-01-02T00:00:00"))
+    assert "queued" in [o.action for o in res]
     [item] = [q for q in store.queue() if q.kind == "conflict"]
     assert item.fact.value == "Refinery → Barracks"
     assert item.other is not None
@@ -109,10 +109,10 @@ def test_behaviour_against_behaviour_goes_to_the_human_queue_and_review_actions(
 
 def test_reviewer_reject_and_split(tmp_path: Path) -> None:
     store = make_store(tmp_path, Clock())
-    store.record_run(run_ep("r1", "p", ("A", "B")))
-    store.record_run(run_ep("r2", "p", ("B", "A"), played="2026-01-02T00:00:00"))
-    store.record_run(run_ep("r3", "q", ("A", "B")))
-    store.record_run(run_ep("r4", "q", ("B", "A"), played="2026-01-02T00:00:00"))
+    analyse(store, run_ep("r1", "p", ("A", "B")))
+    analyse(store, run_ep("r2", "p", ("B", "A"), played="2026-01-02T00:00:00"))
+    analyse(store, run_ep("r3", "q", ("A", "B")))
+    analyse(store, run_ep("r4", "q", ("B", "A"), played="2026-01-02T00:00:00"))
     items = [q for q in store.queue() if q.kind == "conflict"]
     assert len(items) == 2
     rejected = store.reject(items[0].id, "rev")
@@ -130,11 +130,12 @@ def test_counterexample_blocks_a_wrong_generalisation(tmp_path: Path) -> None:
     """The same player's other replay opened differently: two agreeing replays do not make a habit."""
     clock = Clock()
     store = make_store(tmp_path, clock)
-    store.record_run(run_ep("r1", "p", ("A", "B")))
+    analyse(store, run_ep("r1", "p", ("A", "B")))
     # recorded but not yet distilled (the batch has not run): only the episodic history knows it
     store.record_run(run_ep("r2", "p", ("C", "D"), played="2026-01-02T00:00:00"), immediate=False)
-    out = store.record_run(run_ep("r3", "p", ("A", "B"), played="2026-01-03T00:00:00"))
-    acc = [o for o in out.outcomes if o.action == "accumulate"]
+    r3 = store.record_run(run_ep("r3", "p", ("A", "B"), played="2026-01-03T00:00:00"), immediate=False)
+    opening = [c for c in r3.candidates if c.attribute == "opening"]
+    acc = store.commit(opening, r3.episode_id)
     assert acc
     assert acc[0].reason.startswith("counterexample")
     [fact] = [f for f in _player_fact(store, "p") if f.value == "A → B"]
@@ -146,8 +147,8 @@ def test_counterexample_blocks_a_wrong_generalisation(tmp_path: Path) -> None:
 
 def test_without_counterexample_the_same_evidence_activates(tmp_path: Path) -> None:
     store = make_store(tmp_path, Clock())
-    store.record_run(run_ep("r1", "p", ("A", "B")))
-    store.record_run(run_ep("r3", "p", ("A", "B"), played="2026-01-03T00:00:00"))
+    analyse(store, run_ep("r1", "p", ("A", "B")))
+    analyse(store, run_ep("r3", "p", ("A", "B"), played="2026-01-03T00:00:00"))
     [fact] = _player_fact(store, "p")
     assert (fact.status, fact.confidence) == ("active", 0.64)
 
@@ -163,3 +164,14 @@ def test_a_chain_of_three_renders_as_unstable(tmp_path: Path) -> None:
     assert len(store.chain(current.id)) == 3
     inj = store.injection_for([], "", "", "a", Lang.ZH)
     assert "摇摆 3 次" in inj.text
+
+
+def test_counterexample_from_a_distilled_conflict_also_blocks(tmp_path: Path) -> None:
+    store = make_store(tmp_path, Clock())
+    analyse(store, run_ep("r1", "p", ("A", "B")))
+    analyse(store, run_ep("r2", "p", ("C", "D"), played="2026-01-02T00:00:00"))  # human queue
+    analyse(store, run_ep("r3", "p", ("A", "B"), played="2026-01-03T00:00:00"))
+    [fact] = [f for f in _player_fact(store, "p") if f.value == "A → B"]
+    assert (fact.status, fact.evidence_count) == ("hypothesis", 2)
+    assert sorted(q.kind for q in store.queue() if q.fact.id == fact.id or
+                  (q.other is not None and q.other.id == fact.id)) == ["conflict", "counterexample"]

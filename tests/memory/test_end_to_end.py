@@ -8,12 +8,13 @@ hash): nickname (slot 1) places 0x296799CF, 0x296799CF, 0x509BD329 first in both
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from app.i18n import Lang
-from app.memory import MemoryStore, episode_from_replay
+from app.memory import ClaimInput, MemoryStore, episode_from_replay
 from tests.conftest import corpus_file
 from tests.memory.helpers import Clock, make_store
 
@@ -76,17 +77,29 @@ def test_shared_player_hypothesis_then_active(tmp_path: Path) -> None:
     assert _opening(store)[0].evidence_count == 2
 
 
-def test_immediate_track_commits_at_most_five(tmp_path: Path) -> None:
+def test_immediate_track_takes_extractions_only_and_batch_the_rest(tmp_path: Path) -> None:
     store = make_store(tmp_path, Clock())
     res = store.record_run(episode_from_replay(corpus_file(FIRST)))
-    assert len(res.outcomes) == 5
-    assert res.pending == len(res.candidates) - 5
-    assert res.outcomes[0].action == "new"  # the extracted lineup comes first
+    # 1 extracted lineup + 4 habits for each of the 2 players; habits are never urgent
+    assert len(res.candidates) == 9
+    assert [o.action for o in res.outcomes] == ["new"]
+    assert store.facts()[0].type == "project_fact"
+    assert res.pending == 8
     assert store.batch_due()
     report = store.run_batch_if_due()
     assert report is not None
-    assert report.candidates == res.pending
+    assert report.candidates == 8
     assert not store.batch_due()
+    assert store.run_batch_if_due() is None
+
+
+def test_immediate_track_commits_at_most_five(tmp_path: Path) -> None:
+    store = make_store(tmp_path, Clock())
+    ep = episode_from_replay(corpus_file(FIRST))
+    rules = tuple(ClaimInput(f"rule {i}", "rule", key=f"rule{i}", value=str(i)) for i in range(7))
+    res = store.record_run(replace(ep, claims=rules))
+    assert len(res.outcomes) == 5
+    assert res.pending == 1 + 7 + 8 - 5
 
 
 def test_unreadable_replay_is_a_known_error(tmp_path: Path) -> None:

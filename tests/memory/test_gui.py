@@ -8,7 +8,7 @@ import pytest
 
 from app.i18n import Lang
 from app.memory import FeedbackInput, MemoryStore
-from tests.memory.helpers import Clock, make_store, run_ep
+from tests.memory.helpers import Clock, analyse, make_store, run_ep
 
 pytestmark = pytest.mark.gui
 
@@ -22,8 +22,8 @@ def store(tmp_path: Path) -> MemoryStore:
     s.record_feedback(FeedbackInput("ana", correction="太简略了"))  # a counterexample: polarity −1
     clock.set("2026-03-12T00:00:00")
     s.record_feedback(FeedbackInput("ana", preference="详细一点"))  # supersedes
-    s.record_run(run_ep("r1", "p", ("A", "B")))
-    s.record_run(run_ep("r2", "p", ("B", "A"), played="2026-01-02T00:00:00"))  # conflict → queue
+    analyse(s, run_ep("r1", "p", ("A", "B")))
+    analyse(s, run_ep("r2", "p", ("B", "A"), played="2026-01-02T00:00:00"))  # conflict → queue
     return s
 
 

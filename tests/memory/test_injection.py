@@ -6,7 +6,7 @@ from pathlib import Path
 
 from app.i18n import Lang
 from app.memory import FeedbackInput, IssueInput
-from tests.memory.helpers import Clock, make_store, run_ep
+from tests.memory.helpers import Clock, analyse, make_store, run_ep
 
 HINT = "（该经验来自 map=Infinity Isle 场景，跨场景慎用）"
 
@@ -15,9 +15,9 @@ def test_injection_policy_and_order(tmp_path: Path) -> None:
     clock = Clock()
     store = make_store(tmp_path, clock)
     store.record_feedback(FeedbackInput("ana", preference="请简洁"))  # explicit: 0.9, direct
-    store.record_run(run_ep("r1", "p", ("A", "B")))
-    store.record_run(run_ep("r2", "p", ("A", "B"), played="2026-01-02T00:00:00"))  # 0.64, hedged
-    store.record_run(run_ep("r3", "solo", ("C", "D")))  # 0.40: on demand only
+    analyse(store, run_ep("r1", "p", ("A", "B")))
+    analyse(store, run_ep("r2", "p", ("A", "B"), played="2026-01-02T00:00:00"))  # 0.64, hedged
+    analyse(store, run_ep("r3", "solo", ("C", "D")))  # 0.40: on demand only
     store.run_batch()
     inj = store.injection_for(["p", "solo"], "Infinity Isle", "m", "ana", Lang.ZH)
     lines = inj.text.splitlines()
@@ -72,7 +72,7 @@ def test_lesson_reuse_promotes_to_a_prevention_rule(tmp_path: Path) -> None:
 
 def test_low_confidence_facts_are_found_on_demand(tmp_path: Path) -> None:
     store = make_store(tmp_path, Clock())
-    store.record_run(run_ep("r1", "solo", ("Barracks", "Refinery")))
+    analyse(store, run_ep("r1", "solo", ("Barracks", "Refinery")))
     assert store.injection_for(["solo"], "", "", "", Lang.ZH).fact_ids == ()
     hits = store.search("Barracks → Refinery")
     assert [(f.subject, f.confidence) for f in hits] == [("player:solo", 0.4)]
@@ -97,8 +97,8 @@ def test_team_proposal_goes_through_the_queue(tmp_path: Path) -> None:
 def test_untouched_player_facts_drop_out_but_stay_searchable(tmp_path: Path) -> None:
     clock = Clock()
     store = make_store(tmp_path, clock)
-    store.record_run(run_ep("r1", "p", ("A", "B")))
-    store.record_run(run_ep("r2", "p", ("A", "B"), played="2026-01-02T00:00:00"))
+    analyse(store, run_ep("r1", "p", ("A", "B")))
+    analyse(store, run_ep("r2", "p", ("A", "B"), played="2026-01-02T00:00:00"))
     store.record_feedback(FeedbackInput("ana", preference="请简洁"))
     store.run_batch()
     assert len(store.injection_for(["p"], "", "", "ana", Lang.ZH).fact_ids) > 1
