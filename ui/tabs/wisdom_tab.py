@@ -1,0 +1,315 @@
+"""The "错误智慧 / Error wisdom" side tab: entries, the whole entry, rules, audit, scene changes, metrics.
+
+A thin view over :class:`app.wisdom.ErrorWisdomManager`: filtering, decay, audits, scene changes, rule validation
+and metrics are all decided there; this widget only shows results and forwards clicks. Store calls are short
+local SQLite queries, so they run on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.errors import KnownError
+from app.i18n import Lang, pick, system_lang
+from app.wisdom import EntryFilter, ErrorWisdomManager
+from app.wisdom import taxonomy as tx
+from app.wisdom.timeliness import format_audit_report
+
+SCENE_TYPES = ("model_upgrade", "model_change", "provider_change", "knowledge_update", "mod_version_change")
+METRIC_LABELS = {
+    "prevention_success_rate": ("预防策略有效性", "Prevention success rate"),
+    "pre_intercept_rate": ("预防前置拦截率", "Pre-intercept rate"),
+    "rule_auto_generation_rate": ("规则自动生成率", "Rule auto-generation rate"),
+    "audit_coverage": ("时效性审计覆盖率", "Audit coverage"),
+    "recognition_rate": ("认知性错误识别率", "Cognitive recognition rate"),
+    "cluster_accuracy": ("聚类准确性", "Cluster accuracy"),
+}
+
+
+def _item(text: Any, data: Any = None) -> QTableWidgetItem:
+    it = QTableWidgetItem("" if text is None else str(text))
+    it.setFlags(it.flags() & ~Qt.ItemFlag.ItemIsEditable)
+    if data is not None:
+        it.setData(Qt.ItemDataRole.UserRole, data)
+    return it
+
+
+class WisdomTab(QWidget):
+    """Browse and maintain the error-wisdom library.
+
+    Args:
+        service: the library (shared with the pipeline's gate, so new entries show after a refresh).
+        lang: label language (system language when None).
+        parent: the Qt parent.
+
+    Signals:
+        entry_selected(str): the id of the entry shown in the detail view.
+        audit_finished(dict): the audit report, after the "audit" action.
+        scene_change_registered(dict): ``{"change_id", "affected_entries", "affected_rules"}`` after a manual
+            scene change.
+    """
+
+    entry_selected = Signal(str)
+    audit_finished = Signal(dict)
+    scene_change_registered = Signal(dict)
+
+    def __init__(self, service: ErrorWisdomManager, lang: Lang | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.service = service
+        self.lang = lang or system_lang()
+        t = self._t
+        self.setWindowTitle(t("错误智慧", "Error wisdom"))
+
+        self.message = QLabel("")
+        self.type_box = self._combo([(t("全部类型", "All types"), None)] + [
+            (pick(self.lang, tx.TYPE_LABELS[c], tx.TYPE_LABELS_EN[c]), c) for c in (tx.TOOL, tx.COGNITIVE)])
+        self.subtype_box = self._combo([(t("全部子类型", "All subtypes"), None)] + [
+            (pick(self.lang, zh, en), code) for code, (_tc, zh, en) in tx.SUBTYPES.items()])
+        self.severity_box = self._combo([(t("全部严重程度", "All severities"), None)] + [
+            (s, s) for s in tx.SEVERITIES])
+        self.status_box = self._combo([(t("全部状态", "All states"), None)] + [(s, s) for s in tx.STATUSES])
+        self.refresh_button = QPushButton(t("刷新", "Refresh"))
+        self.refresh_button.clicked.connect(self.refresh)
+        filters = QHBoxLayout()
+        for w in (self.type_box, self.subtype_box, self.severity_box, self.status_box, self.refresh_button):
+            filters.addWidget(w)
+        filters.addStretch(1)
+
+        self.table = QTableWidget(0, 8)
+        self.table.setHorizontalHeaderLabels([
+            "id", t("状态", "State"), t("置信度", "Confidence"), t("严重程度", "Severity"), t("类型", "Type"),
+            t("错误码", "Code"), t("模型", "Model"), t("描述", "Description")])
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._on_select)
+        self.detail = QPlainTextEdit()
+        self.detail.setReadOnly(True)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.table)
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        entries_page = QWidget()
+        ev = QVBoxLayout(entries_page)
+        ev.addLayout(filters)
+        ev.addWidget(split)
+
+        self.rules_table = QTableWidget(0, 9)
+        self.rules_table.setHorizontalHeaderLabels([
+            "rule_id", t("名称", "Name"), t("状态", "State"), t("置信度", "Confidence"), t("应用次数", "Applied"),
+            t("成功预防", "Prevented"), t("失败", "Failed"), t("成功率", "Success rate"), t("范围", "Scope")])
+        self.rules_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.rules_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.rules_table.horizontalHeader().setStretchLastSection(True)
+        self.validate_button = QPushButton(t("验证启用", "Validate"))
+        self.reject_button = QPushButton(t("驳回", "Reject"))
+        self.validate_button.clicked.connect(lambda: self._decide_rule(True))
+        self.reject_button.clicked.connect(lambda: self._decide_rule(False))
+        rules_page = QWidget()
+        rv = QVBoxLayout(rules_page)
+        rv.addWidget(self.rules_table)
+        rb = QHBoxLayout()
+        rb.addWidget(self.validate_button)
+        rb.addWidget(self.reject_button)
+        rb.addStretch(1)
+        rv.addLayout(rb)
+
+        self.audit_button = QPushButton(t("时效性审计", "Run audit"))
+        self.audit_button.clicked.connect(self.run_audit)
+        self.scene_type = self._combo([(s, s) for s in SCENE_TYPES])
+        self.scene_scope = QLineEdit()
+        self.scene_scope.setPlaceholderText(t("范围：model:ID / mod:名称，留空=全部", "scope: model:ID / mod:NAME, "
+                                                                          "empty = everything"))
+        self.scene_description = QLineEdit()
+        self.scene_description.setPlaceholderText(t("变化说明", "what changed"))
+        self.scene_button = QPushButton(t("登记场景变化", "Register scene change"))
+        self.scene_button.clicked.connect(self.register_scene_change)
+        self.report = QPlainTextEdit()
+        self.report.setReadOnly(True)
+        self.metrics_table = QTableWidget(0, 3)
+        self.metrics_table.setHorizontalHeaderLabels([t("指标", "Metric"), t("当前", "Value"), t("目标", "Target")])
+        self.metrics_table.horizontalHeader().setStretchLastSection(True)
+        upkeep_page = QWidget()
+        uv = QVBoxLayout(upkeep_page)
+        row1 = QHBoxLayout()
+        row1.addWidget(self.audit_button)
+        row1.addStretch(1)
+        row2 = QHBoxLayout()
+        for widget in (self.scene_type, self.scene_scope, self.scene_description, self.scene_button):
+            row2.addWidget(widget)
+        uv.addLayout(row1)
+        uv.addLayout(row2)
+        uv.addWidget(QLabel(t("指标", "Metrics")))
+        uv.addWidget(self.metrics_table)
+        uv.addWidget(QLabel(t("报告", "Report")))
+        uv.addWidget(self.report)
+
+        self.pages = QTabWidget()
+        self.pages.addTab(entries_page, t("条目", "Entries"))
+        self.pages.addTab(rules_page, t("规则", "Rules"))
+        self.pages.addTab(upkeep_page, t("审计与指标", "Audit & metrics"))
+        root = QVBoxLayout(self)
+        root.addWidget(self.pages)
+        root.addWidget(self.message)
+
+        for box in (self.type_box, self.subtype_box, self.severity_box, self.status_box):
+            box.currentIndexChanged.connect(self.refresh_entries)
+        self.refresh()
+
+    # ---- helpers ---------------------------------------------------------------------------------------------
+    def _t(self, zh: str, en: str) -> str:
+        return pick(self.lang, zh, en)
+
+    def _combo(self, items: list[tuple[str, Any]]) -> QComboBox:
+        box = QComboBox()
+        for label, data in items:
+            box.addItem(label, data)
+        return box
+
+    def _show_error(self, exc: KnownError) -> None:
+        self.message.setText(str(exc))
+        self.message.setStyleSheet("color: #b00020;")
+
+    # ---- views -----------------------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Reload every view from the library."""
+        self.message.setText("")
+        self.refresh_entries()
+        self.refresh_rules()
+        self.refresh_metrics()
+
+    def current_filter(self) -> EntryFilter:
+        """The filter the combo boxes describe."""
+        return EntryFilter(type_code=self.type_box.currentData(), subtype_code=self.subtype_box.currentData(),
+                           severity=self.severity_box.currentData(), status=self.status_box.currentData())
+
+    def refresh_entries(self) -> None:
+        """Fill the entries table with the filtered entries (newest first)."""
+        entries = self.service.list_entries(self.current_filter())
+        self.table.setRowCount(len(entries))
+        for r, e in enumerate(entries):
+            kind = pick(self.lang, tx.subtype_label(e.subtype_code), tx.SUBTYPES.get(e.subtype_code, (
+                "", "", e.subtype_code))[2])
+            values = [e.id, e.status, f"{e.confidence:.3f}", e.severity, kind, e.error_code or "", e.model or "",
+                      e.description]
+            for c, v in enumerate(values):
+                self.table.setItem(r, c, _item(v, e.id if c == 0 else None))
+        self.detail.setPlainText("")
+
+    def _on_select(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return
+        item = self.table.item(rows[0].row(), 0)
+        if item is None:
+            return
+        eid = str(item.data(Qt.ItemDataRole.UserRole))
+        self.show_entry(eid)
+
+    def show_entry(self, entry_id: str) -> None:
+        """Show the whole entry (the spec's JSON) with its current confidence."""
+        try:
+            e = self.service.get_entry(entry_id)
+        except KnownError as exc:
+            self._show_error(exc)
+            return
+        head = self._t(f"当前置信度（含时间衰减）：{self.service.current_confidence(e):.3f}",
+                       f"Current confidence (with time decay): {self.service.current_confidence(e):.3f}")
+        self.detail.setPlainText(head + "\n\n" + json.dumps(e.to_spec(), ensure_ascii=False, indent=2))
+        self.entry_selected.emit(entry_id)
+
+    def refresh_rules(self) -> None:
+        """Fill the rules table with statistics and state."""
+        rules = self.service.list_rules()
+        self.rules_table.setRowCount(len(rules))
+        for r, rule in enumerate(rules):
+            scope = " ".join(x for x in (rule.tool_name, rule.param_name, rule.model or "", rule.mod or "",
+                                         rule.stage or "") if x and x != "*") or "*"
+            name = rule.rule_name if self.lang is Lang.ZH else (rule.message_en or rule.rule_name)
+            values = [rule.rule_id, name, rule.status, f"{rule.confidence:.3f}", rule.applied, rule.successes,
+                      rule.failures, f"{rule.success_rate:.0%}" if rule.applied else "-", scope]
+            for c, v in enumerate(values):
+                self.rules_table.setItem(r, c, _item(v, rule.rule_id if c == 0 else None))
+
+    def selected_rule_id(self) -> str | None:
+        """The rule selected in the rules table."""
+        rows = self.rules_table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        item = self.rules_table.item(rows[0].row(), 0)
+        return None if item is None else str(item.data(Qt.ItemDataRole.UserRole))
+
+    def _decide_rule(self, approve: bool) -> None:
+        rid = self.selected_rule_id()
+        if rid is None:
+            return
+        try:
+            self.service.validate_rule(rid, approve)
+        except KnownError as exc:
+            self._show_error(exc)
+            return
+        self.refresh_rules()
+        self.refresh_metrics()
+
+    def refresh_metrics(self) -> None:
+        """Fill the metrics table (value against the spec's target)."""
+        m = self.service.metrics()
+        self.metrics_table.setRowCount(len(METRIC_LABELS) + 2)
+        rows: list[tuple[str, str, str]] = [
+            (self._t("条目数", "Entries"), str(m["entries"]), ""),
+            (self._t("规则数（启用）", "Rules (active)"), f"{m['rules']} ({m['active_rules']})", "")]
+        for key, (zh, en) in METRIC_LABELS.items():
+            v = m[key]
+            rows.append((self._t(zh, en), "-" if v is None else f"{v:.1%}", f"{m['targets'][key]:.0%}"))
+        for r, row in enumerate(rows):
+            for c, v in enumerate(row):
+                self.metrics_table.setItem(r, c, _item(v))
+
+    # ---- actions ---------------------------------------------------------------------------------------------
+    def run_audit(self) -> None:
+        """Run the timeliness audit, show its report and refresh."""
+        try:
+            report = self.service.audit()
+        except KnownError as exc:
+            self._show_error(exc)
+            return
+        self.refresh()
+        self.report.setPlainText(format_audit_report(report, self.lang))
+        self.audit_finished.emit(report)
+
+    def register_scene_change(self) -> None:
+        """Register the scene change described by the form (×0.65 on what it affects)."""
+        scope = self.scene_scope.text().strip()
+        affected = [s for s in scope.split() if s] or None
+        desc = self.scene_description.text().strip() or str(self.scene_type.currentData())
+        try:
+            out = self.service.register_scene_change(str(self.scene_type.currentData()), desc, affected)
+        except KnownError as exc:
+            self._show_error(exc)
+            return
+        self.refresh()
+        self.report.setPlainText(self._t(
+            f"已登记场景变化 #{out['change_id']}：影响 {len(out['affected_entries'])} 条条目、"
+            f"{len(out['affected_rules'])} 条规则（置信度 ×0.65）",
+            f"Scene change #{out['change_id']} registered: {len(out['affected_entries'])} entries and "
+            f"{len(out['affected_rules'])} rules affected (confidence ×0.65)"))
+        self.scene_change_registered.emit(out)
