@@ -25,6 +25,7 @@ RA3_NAME_PREFIXES: tuple[tuple[str, str], ...] = (
     ("Celestial", "Celestial"),
 )
 EVIDENCE_LIMIT = 5
+MAX_BUCKETS = 600  # a damaged time code can claim years of play; later actions go into the last bucket
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +91,7 @@ def player_stats(
     names = names if names is not None else NameResolver.for_mod(replay.header.mod_name)
     table = command_table(game)
     duration = replay.duration_seconds
-    nbuckets = max(1, -(-int(duration) // bucket_seconds)) if duration > 0 else 1
+    nbuckets = min(MAX_BUCKETS, max(1, -(-int(duration) // bucket_seconds))) if duration > 0 else 1
     slots = {s.index: s for s in replay.header.slots if s.kind not in (SlotKind.CLOSED, SlotKind.OPEN)}
     stats = {i: PlayerStats(slot=s, bucket_seconds=bucket_seconds, faction=s.faction) for i, s in slots.items()}
     counts: dict[int, Counter[int]] = {i: Counter() for i in slots}
