@@ -40,29 +40,33 @@ def _check(data: bytes) -> None:
     tracemalloc.start()
     t0 = time.perf_counter()
     try:
-        error: ReplayFormatError | None = None
-        try:
-            replay = parse_replay(data, "mutated")
-        except ReplayFormatError as exc:
-            error = exc
-        if error is not None:
-            assert error.path == "mutated"
-            assert 0 <= error.offset <= len(data) + 16
-            assert error.reason
-            return
-        report(replay)  # the CLI's report must cope with whatever was salvaged
-        if replay.truncated and replay.chunk_count:
-            footer = make_footer(replay.game, replay.chunks[-1].time_code)
-            fixed = write_replay_bytes(replay.header, replay.chunks, footer)
-            again = parse_replay(fixed, "repaired")
-            assert not again.truncated, again.truncation_reason
-            assert again.chunk_count == replay.chunk_count
+        error = _exercise(data)
     finally:
         elapsed = time.perf_counter() - t0
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
+    if error is not None:
+        assert error.path == "mutated"
+        assert 0 <= error.offset <= len(data) + 16
+        assert error.reason
     assert elapsed < TIME_LIMIT_S
     assert peak < MEMORY_LIMIT + 8 * len(data)
+
+
+def _exercise(data: bytes) -> ReplayFormatError | None:
+    """Parse, report and (if salvaged) repair; returns the format error if the parse refused the bytes."""
+    try:
+        replay = parse_replay(data, "mutated")
+    except ReplayFormatError as exc:
+        return exc
+    report(replay)  # the CLI's report must cope with whatever was salvaged
+    if replay.truncated and replay.chunk_count:
+        footer = make_footer(replay.game, replay.chunks[-1].time_code)
+        fixed = write_replay_bytes(replay.header, replay.chunks, footer)
+        again = parse_replay(fixed, "repaired")
+        assert not again.truncated, again.truncation_reason
+        assert again.chunk_count == replay.chunk_count
+    return None
 
 
 @st.composite
