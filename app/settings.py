@@ -227,10 +227,11 @@ class ModelProfileSettings:
 
 
 BUILTIN_OFFLINE = ModelProfileSettings(
-    name=OFFLINE_PROFILE, provider=OFFLINE_PROFILE, model_id=OFFLINE_PROFILE, context_length=1_000_000,
+    name=OFFLINE_PROFILE, provider=OFFLINE_PROFILE, model_id=OFFLINE_PROFILE, context_length=200_000,
     max_tokens=16_000,
 )  # fmt: skip
-"""The embedded rule-based analyst: always listed first, not stored in the file."""
+"""The embedded rule-based analyst: always listed first, not stored in the file. Its 200K context gives the
+same segment/window structure (and lookbacks) a typical long-context model gets."""
 
 
 def _req_str(data: Mapping[str, Any], key: str, where: str) -> str:
