@@ -1,0 +1,106 @@
+"""Coverage over the corpus, per-mod isolation and the 'confirmed' flags, read from the real replays."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.knowledge.coverage import ModHashes, collect_hashes, coverage_report, type_hash
+from app.knowledge.loader import load_knowledge
+from app.knowledge.names import hash_names
+from tests.conftest import corpus_files
+
+
+@pytest.fixture(scope="module")
+def ra3_files() -> list[Path]:
+    files = corpus_files("ra3")
+    if not files:
+        pytest.skip("RA3 corpus not available")
+    return files
+
+
+@pytest.fixture(scope="module")
+def corpus_hashes(ra3_files: list[Path]) -> dict[str, ModHashes]:
+    return collect_hashes(ra3_files)
+
+
+def test_type_hash_positions() -> None:
+    # 0x208 (pause/cancel structure) carries a flag first and the hash second (format notes §4.3).
+    assert type_hash(0x208, [1, 0x509BD329]) == 0x509BD329
+    assert type_hash(0x205, [0x139CBC97, 3]) == 0x139CBC97
+    assert type_hash(0x24E, [0xDD6C4C5B]) == 0xDD6C4C5B
+    assert type_hash(0x214, [5]) is None  # move names no type
+    assert type_hash(0x208, [1]) is None
+
+
+def test_corpus_coverage_meets_the_targets(ra3_files: list[Path]) -> None:
+    report = coverage_report(ra3_files)
+    assert set(report) == {"ra3", "corona"}
+    vanilla, corona = report["ra3"], report["corona"]
+    assert vanilla["files"] == 7
+    assert corona["files"] == 1
+    assert vanilla["share"] >= 0.95, vanilla["unresolved"]
+    assert corona["share"] >= 0.80, corona["unresolved"]
+    for mod, r in report.items():
+        assert r["resolved"] + len(r["unresolved"]) == r["distinct"]
+        table = hash_names(mod)
+        for u in r["unresolved"]:
+            assert int(u["hash"], 16) not in table
+            assert u["count"] >= 1
+            assert set(u["where"]) <= {
+                "produce", "produce_cancel", "build", "build_cancel", "place", "upgrade", "upgrade_cancel",
+                "power", "protocol"}
+
+
+def test_verified_structures_are_seen_in_vanilla_replays(corpus_hashes: dict[str, ModHashes]) -> None:
+    seen = corpus_hashes["ra3"].counts
+    for h in (0x509BD329, 0x89B86E3D, 0x8ECE261C, 0x80D4EA1E, 0xCF8D9F20):  # notes §6
+        assert seen[h] > 0
+        assert "build" in corpus_hashes["ra3"].where[h]
+
+
+def test_corona_only_objects_never_name_vanilla_hashes(corpus_hashes: dict[str, ModHashes]) -> None:
+    corona = load_knowledge("corona")
+    corona_only = [e for e in corona if e.origin == "corona"]
+    assert corona_only
+    vanilla_table = hash_names("RA3")
+    vanilla_seen = corpus_hashes["ra3"].counts
+    for e in corona_only:
+        assert e.hash not in vanilla_table, e.id
+        assert vanilla_table.get(e.hash) is None
+    # Every hash a vanilla replay resolves resolves to a vanilla entry.
+    vanilla = load_knowledge("RA3")
+    for h in vanilla_seen:
+        if h in vanilla_table:
+            entry = vanilla.lookup(h)
+            assert entry is not None
+            assert entry.origin == "ra3"
+    # The Corona replay's Celestial orders resolve only with the Corona table.
+    corona_seen = corpus_hashes["corona"].counts
+    celestial = {hash_names("corona")[h] for h in corona_seen if h in hash_names("corona")}
+    assert "CelestialAntiVehicleVehicleTech1" in celestial
+    assert "CelestialWarFactory_Fake" in celestial
+    assert not any(h in vanilla_table for h in corona_seen if hash_names("corona").get(h, "").startswith("Celestial"))
+
+
+def test_confirmed_flags_match_the_corpus(corpus_hashes: dict[str, ModHashes]) -> None:
+    for mod in ("ra3", "corona"):
+        seen = corpus_hashes[mod].counts
+        k = load_knowledge(mod)
+        own = [e for e in k if e.origin == k.mod]
+        wrong_yes = [e.id for e in own if e.confirmed and e.hash not in seen]
+        wrong_no = [e.id for e in own if not e.confirmed and e.hash in seen]
+        assert wrong_yes == [], mod
+        assert wrong_no == [], mod
+
+
+def test_coverage_cli_json_has_stable_keys(ra3_files: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    one = [str(p) for p in ra3_files if p.name.startswith("corona_")]
+    assert main(["knowledge", "coverage", *one, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out) == ["corona"]
+    assert set(out["corona"]) == {"files", "distinct", "resolved", "share", "unresolved"}
+    assert all(set(u) == {"hash", "count", "where"} for u in out["corona"]["unresolved"])
