@@ -22,6 +22,7 @@ from app.claims.lookback import find_lookbacks, strip_lookbacks
 from app.claims.parse import ParsedClaims, parse_claims
 from app.claims.timeparse import format_time
 from app.claims.validate import ClaimValidator
+from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.llm.base import ChatMessage, ChatProvider
 from app.llm.events import UsageReport
@@ -203,7 +204,11 @@ class AnalysisRun:
                                   "estimated_prompt_tokens": breakdown.get("total", 0) - breakdown.get("reserve", 0),
                                   "context_length": self.profile.context_length, "model": self.provider.model}
         if self.hooks is not None:
-            params = self.hooks.before_request(stage, params)
+            try:
+                params = self.hooks.before_request(stage, params)
+            except KnownError as exc:  # a prevention rule refused the request: nothing is sent
+                return RequestOutcome(error=exc, log=RequestLog(purpose, [m.to_json() for m in messages],
+                                                                dict(breakdown), error=str(exc)))
         outcome = await send(self.provider, messages, stage=stage, purpose=purpose, emit=self.emit,
                              max_tokens=int(params.get("max_tokens", self.profile.max_tokens)), breakdown=breakdown,
                              revision=revision, price=self._cost)

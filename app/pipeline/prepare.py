@@ -6,6 +6,7 @@ CPU-bound and synchronous: the GUI runs it in a worker thread, the CLI directly.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,9 +55,12 @@ def file_sha256(path: Path) -> str:
 
 def prepare_replay(
     path: str | Path, profile: ModelProfile, lang: Lang, *, calibration: Calibration | None = None,
-    extra_system: str = "", user_knowledge: str | Path | None = None,
+    extra_system: str | Callable[[Replay], str] = "", user_knowledge: str | Path | None = None,
 ) -> PreparedReplay:
     """Parse, index, log, summarise and plan one replay for one model.
+
+    ``extra_system`` is appended to the system prompt (a function of the parsed replay, e.g. memory facts about
+    its players), so the file is read once.
 
     Raises:
         ReplayFormatError: The file is not a readable replay.
@@ -75,7 +79,8 @@ def prepare_replay(
         return build_compact_log(index, lv, lang).blocks
 
     more = [lambda: level(CompactLevel.COLLAPSE_SELECTION), lambda: level(CompactLevel.MERGE_BURSTS)]
-    system = build_system_prompt(replay, lang, extra=extra_system, user_knowledge=user_knowledge)
+    extra = extra_system(replay) if callable(extra_system) else extra_system
+    system = build_system_prompt(replay, lang, extra=extra, user_knowledge=user_knowledge)
     summary = build_summary(index, lang)
     plan = plan_run(base.blocks, profile, more_compact=more, summary_text=summary,  # type: ignore[arg-type]
                     system_text=system, calibration=calibration, lang=lang)

@@ -19,6 +19,7 @@ from app.pipeline import events as ev
 from app.pipeline.orchestrator import AnalysisRun, RunHooks
 from app.pipeline.prepare import PreparedReplay, prepare_replay
 from app.pipeline.repository import AnalysisRepository
+from app.replay import Replay
 from app.store.db import Database
 
 if TYPE_CHECKING:
@@ -67,11 +68,15 @@ async def run_analysis(
     hooks: RunHooks | None = None,
     calibration: CalibrationStore | None = None,
     prepared: PreparedReplay | None = None,
+    learn: bool = True,
+    user_knowledge: str | Path | None = None,
 ) -> int:
     """Analyse (or resume) one replay; returns the analysis id.
 
     Parsing and planning run in a worker thread so a GUI stays responsive. Cancelling the awaiting task stops the
-    run: finished stages stay stored, the run is marked cancelled and can be resumed.
+    run: finished stages stay stored, the run is marked cancelled and can be resumed. With ``learn`` (the default)
+    the error-wisdom library watches every request and memory facts go into the system prompt; the finished run
+    is distilled into memory.
     """
     calibration = calibration if calibration is not None else (None if choice.rule_based else CalibrationStore())
     calib = calibration.get(choice.profile.key) if calibration is not None else None
@@ -85,13 +90,37 @@ async def run_analysis(
         if resume_id is not None:
             # plan exactly as the interrupted run did: calibration may have moved since
             calib = _stored_calibration(repo.load(resume_id).plan) or calib
+    injected: list[int] = []
+
+    def memory_for(replay: Replay) -> str:
+        from app.pipeline.hooks import memory_injection
+
+        players = [s.name for s in replay.header.slots if s.is_player and s.name]
+        text, ids = memory_injection(db, players, replay.header.map_name, provider.model, lang=lang)
+        injected.extend(ids)
+        return text
+
     if prepared is None:
-        prepared = await asyncio.to_thread(prepare_replay, replay_path, choice.profile, lang, calibration=calib)
+        prepared = await asyncio.to_thread(prepare_replay, replay_path, choice.profile, lang, calibration=calib,
+                                           extra_system=memory_for if learn else "", user_knowledge=user_knowledge)
     if choice.rule_based:
         provider = bind_offline(provider, prepared, lang)
+    if hooks is None and learn:
+        from app.pipeline.hooks import WisdomHooks
+
+        header = prepared.replay.header
+        hooks = WisdomHooks(db, model=provider.model, provider=provider.name, mod=header.mod_name,
+                            mod_version=header.mod_version, lang=lang, trace_id=f"replay:{prepared.sha256[:12]}")
     run = AnalysisRun(prepared, provider, repo, lang=lang, emit=emit, model_label=choice.label, hooks=hooks,
                       calibration=calibration)
-    return await run.run(resume_id=resume_id)
+    analysis_id = await run.run(resume_id=resume_id)
+    if learn:
+        from app.pipeline.hooks import remember_run
+
+        await asyncio.to_thread(remember_run, db, analysis_id, str(prepared.path),
+                                "" if choice.rule_based else provider.model, injected=injected)
+    return analysis_id
+
 
 
 def _stored_calibration(plan: dict[str, Any]) -> Calibration | None:

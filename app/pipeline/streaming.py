@@ -10,8 +10,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from app.errors import KnownError
 from app.llm.base import ChatMessage, ChatProvider, ChatRequest
-from app.llm.errors import ProviderError
 from app.llm.events import Finished, ReasoningDelta, StreamFailed, TextDelta, UsageReport
 from app.pipeline import events as ev
 from app.pipeline.repository import RequestLog
@@ -36,7 +36,7 @@ class RequestOutcome:
     reasoning: str = ""
     usage: UsageReport | None = None
     finished: Finished | None = None
-    error: ProviderError | None = None
+    error: KnownError | None = None
     log: RequestLog = field(default_factory=lambda: RequestLog("initial", []))
 
     @property
