@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from sqlalchemy import select
 
@@ -52,6 +53,20 @@ def boundary_hint(contexts: Sequence[dict[str, str]], scope: dict[str, str], lan
     return ""
 
 
+def shift_note(trail: Sequence[tuple[float, int]], lang: Lang) -> str:
+    """The evidence trail when it changed direction (spec §5.2 ``render_evolution``), else "".
+
+    A model told that a preference turned recently stays open to it turning again.
+    """
+    ordered = sorted(trail)
+    shift = next((ts for (ts, pol), (_t0, prev) in zip(ordered[1:], ordered, strict=False) if pol != prev), None)
+    if shift is None:
+        return ""
+    day = datetime.fromtimestamp(shift, tz=UTC).strftime("%Y-%m-%d")
+    return pick(lang, f"（轨迹：{len(ordered)} 条证据，于 {day} 发生方向翻转）",
+                f" (trail: {len(ordered)} pieces of evidence, direction changed on {day})")
+
+
 def is_stale(f: MemFact, now: float) -> bool:
     """True for player/replay facts with no evidence and no use for 180 days (kept, not injected)."""
     if f.dormant:
@@ -83,16 +98,21 @@ def injection_for(db: Database, players: Sequence[str], map_name: str, model: st
         rows = [f for f in rows if not is_stale(f, now)]
         rows.sort(key=lambda f: (order[f.subject], -f.confidence, f.attribute, f.id))
         ctx: dict[int, list[dict[str, str]]] = {}
+        trail: dict[int, list[tuple[float, int]]] = {}
         if rows:
-            for fid, c in s.execute(select(MemSource.fact_id, MemSource.context).where(
-                    MemSource.fact_id.in_([f.id for f in rows]), MemSource.polarity > 0)).all():
-                ctx.setdefault(fid, []).append(json.loads(c or "{}"))
+            for fid, c, pol, ts in s.execute(select(
+                    MemSource.fact_id, MemSource.context, MemSource.polarity, MemSource.ts).where(
+                    MemSource.fact_id.in_([f.id for f in rows]))).all():
+                trail.setdefault(fid, []).append((ts, pol))
+                if pol > 0:
+                    ctx.setdefault(fid, []).append(json.loads(c or "{}"))
         lines: list[str] = []
         ids: list[int] = []
         for f in rows:
             content = f.content_zh if lang is Lang.ZH else f.content_en
             _tier, text = ledger.inject_policy(f.confidence, content, lang.value)
             text += boundary_hint(ctx.get(f.id, []), json.loads(f.scope), lang)
+            text += shift_note(trail.get(f.id, []), lang)
             if f.chain_depth + 1 >= UNSTABLE_CHAIN:
                 n = f.chain_depth + 1
                 text += pick(lang, f"（注意：该偏好已摇摆 {n} 次，请每次会话确认）",

@@ -114,3 +114,16 @@ def _fields(ep: object) -> dict[str, object]:
     from dataclasses import fields
 
     return {f.name: getattr(ep, f.name) for f in fields(ep)}  # type: ignore[arg-type]
+
+
+def test_injection_tells_when_the_evidence_changed_direction(tmp_path: Path) -> None:
+    clock = Clock()
+    store = make_store(tmp_path, clock)
+    store.record_feedback(FeedbackInput("ana", preference="请简洁"))
+    clock.set("2026-03-11T08:00:00")
+    store.record_feedback(FeedbackInput("ana", correction="太简略了"))  # 0.9 -> 0.36: out of injection
+    assert store.injection_for([], "", "", "ana", Lang.ZH).text == ""
+    clock.set("2026-03-12T00:00:00")
+    store.record_feedback(FeedbackInput("ana", preference="还是简洁"))  # 0.36 + 0.64 x 0.9 = 0.936
+    inj = store.injection_for([], "", "", "ana", Lang.ZH)
+    assert inj.text.splitlines()[1] == "- 分析师偏好简洁的报告（轨迹：3 条证据，于 2026-03-11 发生方向翻转）"

@@ -77,3 +77,58 @@ def test_model_candidates_through_the_gates(tmp_path: Path) -> None:
     assert by_attr["caster"].action == "blocked"  # lesson without applicability / learned_from
     assert by_attr["wins_on_map"].status == "observation"  # no mechanism: correlation only
     assert [f.attribute for f in store.recall_by_version("memory-llm/1:m")] == ["wins_on_map", "harass"]
+
+
+class _FakeStream:
+    """A provider stream that replays fixed events (the app.llm event types), no network."""
+
+    def __init__(self, events: list[object]) -> None:
+        self._events = list(events)
+
+    def __aiter__(self) -> _FakeStream:
+        return self
+
+    async def __anext__(self) -> object:
+        if not self._events:
+            raise StopAsyncIteration
+        return self._events.pop(0)
+
+    async def aclose(self) -> None:
+        self._events.clear()
+
+    async def __aenter__(self) -> _FakeStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _FakeProvider:
+    name, model, rule_based = "fake", "m", False
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+        self.requests: list[object] = []
+
+    def stream(self, request: object) -> _FakeStream:
+        from app.llm.events import Finished, ReasoningDelta, TextDelta
+
+        self.requests.append(request)
+        half = len(self.reply) // 2
+        return _FakeStream([ReasoningDelta("thinking"), TextDelta(self.reply[:half]), TextDelta(self.reply[half:]),
+                            Finished("stop")])
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_provider_step_joins_the_streamed_answer() -> None:
+    pytest.importorskip("app.llm.base")
+    from app.memory.prompt import provider_step
+
+    provider = _FakeProvider(REPLY)
+    ep = run_ep("r1", "p", ("A", "B"))
+    cands = asyncio.run(model_candidates(provider_step(provider), ep, Lang.EN, "m"))
+    assert [c.attribute for c in cands] == ["harass", "caster", "wins_on_map"]
+    [req] = provider.requests
+    assert req.messages[-1].content.startswith("Extract candidates")  # type: ignore[attr-defined]
