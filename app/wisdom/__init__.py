@@ -65,9 +65,9 @@ def default_manager() -> ErrorWisdomManager:
 
 
 def record_error(  # noqa: PLR0917 - the spec's signature
-        error_type: str, error_subtype: str, error_code: str, error_description: str, root_cause: str,
-                 solution: str, prevention_strategy: str, trace_id: str,
-                 metadata: dict[str, Any] | None = None) -> str:
+    error_type: str, error_subtype: str, error_code: str, error_description: str, root_cause: str, solution: str,
+    prevention_strategy: str, trace_id: str, metadata: dict[str, Any] | None = None,
+) -> str:
     """Record an error in the library; returns the entry id ``ew_YYYYMMDD_NNN`` (spec API)."""
     return default_manager().record_error(error_type, error_subtype, error_code, error_description, root_cause,
                                           solution, prevention_strategy, trace_id, metadata)

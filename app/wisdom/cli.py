@@ -66,6 +66,11 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     va.add_argument("--json", action="store_true")
     va.set_defaults(func=_validate)
 
+    lb = wsub.add_parser("label", help="label a cognitive entry as correctly recognised or not (recognition rate)")
+    lb.add_argument("id")
+    lb.add_argument("--wrong", action="store_true", help="the entry was not a real cognitive error")
+    lb.set_defaults(func=_label)
+
     me = wsub.add_parser("metrics", help="the spec's Phase 2/3 metrics")
     me.add_argument("--json", action="store_true")
     me.set_defaults(func=_metrics)
@@ -205,6 +210,16 @@ def _validate(args: argparse.Namespace) -> int:
             _dump(r.to_spec())
         else:
             print(f"{r.rule_id}: {r.status}")
+        return 0
+    finally:
+        m.db.close()
+
+
+def _label(args: argparse.Namespace) -> int:
+    m = _manager(args)
+    try:
+        m.get_entry(args.id)  # names the id when it does not exist
+        m.label_entry(args.id, not args.wrong)
         return 0
     finally:
         m.db.close()

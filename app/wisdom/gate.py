@@ -256,9 +256,9 @@ class WisdomGate:
         return eid
 
     def record_validation_issue(  # noqa: PLR0917 - the pipeline's agreed positional signature
-            self, code: str, severity: Any, model: str | None, mod: str | None,
-                                stage: str | None, detail: str, *, trace_id: str = "", unit_id: int | None = None,
-                                time_seconds: float | None = None) -> str | None:
+        self, code: str, severity: Any, model: str | None, mod: str | None, stage: str | None, detail: str, *,
+        trace_id: str = "", unit_id: int | None = None, time_seconds: float | None = None,
+    ) -> str | None:
         """Record a validator issue as a cognitive (or tool) error; Info issues are not errors (None).
 
         One wrong claim makes one entry: the dedupe key is the claim (``unit:<id>`` when the issue names a unit),

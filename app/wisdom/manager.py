@@ -12,6 +12,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +69,7 @@ class ErrorWisdomManager:
         """Rebuild the rule index and the query index from the store."""
         self.reload_rules()
         self.engine.query_index = type(self.engine.query_index)()
-        for e in self.store.iter_entries():
+        for e in self.store.iter_index_entries():
             self.engine.query_index.add(e)
 
     def reload_rules(self) -> None:
@@ -77,9 +78,9 @@ class ErrorWisdomManager:
 
     # ---- recording -------------------------------------------------------------------------------------------
     def record_error(  # noqa: PLR0917 - the spec's signature
-            self, error_type: str, error_subtype: str, error_code: str, error_description: str,
-                     root_cause: str, solution: str, prevention_strategy: str, trace_id: str,
-                     metadata: Mapping[str, Any] | None = None) -> str:
+        self, error_type: str, error_subtype: str, error_code: str, error_description: str, root_cause: str,
+        solution: str, prevention_strategy: str, trace_id: str, metadata: Mapping[str, Any] | None = None,
+    ) -> str:
         """Record an error (the spec's signature); returns the entry id (an existing one when deduplicated).
 
         ``metadata`` may carry any entry field by its English attribute name (severity, preventability, model, mod,
@@ -253,7 +254,9 @@ class ErrorWisdomManager:
         * 规则自动生成率 = generated rules / all learned rules (the five built-ins are not learned);
         * 时效性审计覆盖率 = audited entries / entries;
         * 认知性错误识别率 = entries labelled correctly recognised / labelled cognitive entries;
-        * 聚类准确性 = generated rules validated / generated rules validated or rejected.
+        * 聚类准确性 = generated rules validated / generated rules validated or rejected;
+        * 幻觉倾向降低率 = (baseline − current) / baseline, hallucination occurrences recorded in the 30 days
+          before the last 30 days (baseline) against the last 30 days (current).
         """
         self.flush_stats()
         rules = self.store.list_rules()
@@ -268,6 +271,12 @@ class ErrorWisdomManager:
         def ratio(a: int, b: int) -> float | None:
             return a / b if b else None
 
+        now = now_utc()
+        cur = self.store.occurrences_between("hallucination", iso(now - timedelta(days=30)), iso(now + timedelta(
+            seconds=1)))
+        base = self.store.occurrences_between("hallucination", iso(now - timedelta(days=60)),
+                                              iso(now - timedelta(days=30)))
+
         return {
             "entries": st["total"], "by_status": st["by_status"], "rules": len(rules),
             "learned_rules": len(learned), "active_rules": sum(r.status == "active" for r in rules),
@@ -277,9 +286,10 @@ class ErrorWisdomManager:
             "audit_coverage": ratio(st["audited"], st["total"]),
             "recognition_rate": ratio(st["recognized"], st["labelled"]),
             "cluster_accuracy": ratio(len(good), len(decided)),
+            "hallucination_reduction_rate": ratio(base - cur, base),
             "targets": {"prevention_success_rate": 0.75, "pre_intercept_rate": 0.70,
                         "rule_auto_generation_rate": 0.60, "audit_coverage": 1.0, "recognition_rate": 0.80,
-                        "cluster_accuracy": 0.80},
+                        "cluster_accuracy": 0.80, "hallucination_reduction_rate": 0.50},
         }
 
     # ---- export / import -------------------------------------------------------------------------------------
@@ -346,6 +356,10 @@ class ErrorWisdomManager:
         except json.JSONDecodeError as exc:
             raise WisdomFormatError(f"{p} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
         return self.import_data(data, replace=replace)
+
+    def label_entry(self, entry_id: str, recognized: bool | None) -> None:
+        """Label a cognitive entry as correctly recognised or not (None clears the label)."""
+        self.store.set_recognized(entry_id, recognized)
 
     def ids_for_filter(self, flt: EntryFilter) -> list[str]:
         """Ids of entries matching a filter (GUI helpers)."""

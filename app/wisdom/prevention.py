@@ -262,7 +262,8 @@ class PreventionEngine:
         res.fired.append(rule_id)
 
     def _fix(  # noqa: PLR0917 - private helper
-            self, res: PreCheckResult, rule_id: str, name: str, old: Any, new: Any, reason: str) -> None:
+        self, res: PreCheckResult, rule_id: str, name: str, old: Any, new: Any, reason: str,
+    ) -> None:
         res.params[name] = new
         res.auto_fixes[name] = {"from": old, "to": new, "rule_id": rule_id, "reason": reason}
         res.warnings.append(reason)

@@ -21,13 +21,14 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from app.store import Database
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import PreventionRule, WisdomEntry, iso, now_utc
 from app.wisdom.store import WisdomStore
-from app.wisdom.timeliness import TimelinessManager, state_of
+from app.wisdom.timeliness import TimelinessManager, as_store, state_of
 
 W_TYPE, W_SUBTYPE, W_TRIGGER, W_ROOT = 0.25, 0.20, 0.25, 0.30
 SIMILARITY_THRESHOLD = 0.60
@@ -231,11 +232,12 @@ class RuleGenerationManager:
         timeliness_manager: used to refresh rule confidence on validation (optional).
     """
 
-    def __init__(self, db: Database | WisdomStore, timeliness_manager: TimelinessManager | None = None) -> None:
-        self.store = db if isinstance(db, WisdomStore) else WisdomStore(db)
+    def __init__(self, db: Database | WisdomStore | str | Path,
+                 timeliness_manager: TimelinessManager | None = None) -> None:
+        self.store = as_store(db)
         self.timeliness = timeliness_manager or TimelinessManager(self.store)
 
-    def run_generation_pipeline(self, entries: Sequence[WisdomEntry] | None = None,
+    def run_generation_pipeline(self, entries: Sequence[WisdomEntry | dict[str, Any]] | None = None,
                                 min_cluster_size: int = MIN_CLUSTER_SIZE,
                                 threshold: float = SIMILARITY_THRESHOLD) -> dict[str, Any]:
         """Cluster ``entries`` (default: every usable stored entry) and create or update one rule per cluster.
@@ -245,9 +247,11 @@ class RuleGenerationManager:
             "rule_name", "confidence", "status", "members"}]}``.
         """
         if entries is None:
-            entries = [e for e in self.store.iter_entries() if e.status != "archived"]
-        by_id = {e.id: e for e in entries}
-        clusters, comparisons = cluster_features([Features.of(e) for e in entries], threshold, min_cluster_size)
+            items = [e for e in self.store.iter_entries() if e.status != "archived"]
+        else:  # the spec passes entry dicts (its JSON); accept both
+            items = [WisdomEntry.from_spec(e) if isinstance(e, dict) else e for e in entries]
+        by_id = {e.id: e for e in items}
+        clusters, comparisons = cluster_features([Features.of(e) for e in items], threshold, min_cluster_size)
         generated = updated = 0
         rules: list[dict[str, Any]] = []
         groups: list[tuple[list[WisdomEntry], list[float]]] = []
@@ -289,7 +293,7 @@ class RuleGenerationManager:
             self.store.set_links([m.id for m in members], pattern, rule.rule_id)
             rules.append({"rule_id": rule.rule_id, "rule_name": rule.rule_name, "confidence": rule.confidence,
                           "status": rule.status, "members": len(members), "template": rule.template})
-        return {"entries": len(entries), "clusters": len(clusters), "comparisons": comparisons,
+        return {"entries": len(items), "clusters": len(clusters), "comparisons": comparisons,
                 "rules_generated": generated, "rules_updated": updated, "rules": rules}
 
     def validate_rule(self, rule_id: str, approve: bool = True) -> PreventionRule:

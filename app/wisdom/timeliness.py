@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from app.i18n import Lang, pick
@@ -87,15 +88,33 @@ def rule_state(r: PreventionRule, confidence: float) -> str:
     return decayed
 
 
+def as_store(db: Database | WisdomStore | str | Path) -> WisdomStore:
+    """A repository from a database, a repository, or a path.
+
+    The spec passes a memory folder like ``"./agi_memory"``: a folder gets ``error_wisdom.sqlite3`` inside it.
+    """
+    if isinstance(db, WisdomStore):
+        return db
+    if isinstance(db, Database):
+        return WisdomStore(db)
+    from app.store import open_database
+
+    p = Path(db)
+    if p.is_dir() or not p.suffix:
+        p.mkdir(parents=True, exist_ok=True)
+        p = p / "error_wisdom.sqlite3"
+    return WisdomStore(open_database(p))
+
+
 class TimelinessManager:
     """Confidence, usability, scene changes, counterexamples and audits over the store (spec Phase 3 API).
 
     Args:
-        db: the store (a :class:`Database` or a :class:`WisdomStore` over it).
+        db: the store: a :class:`Database`, a :class:`WisdomStore`, or a path (see :func:`as_store`).
     """
 
-    def __init__(self, db: Database | WisdomStore) -> None:
-        self.store = db if isinstance(db, WisdomStore) else WisdomStore(db)
+    def __init__(self, db: Database | WisdomStore | str | Path) -> None:
+        self.store = as_store(db)
 
     def get_confidence(self, entry_id: str, entry_data: WisdomEntry | dict[str, Any] | None = None,
                        now: datetime | None = None) -> float:

@@ -188,3 +188,45 @@ def test_metrics_from_the_store(gate: WisdomGate) -> None:
     gate.manager.audit()
     assert gate.manager.metrics()["audit_coverage"] == 1.0
     assert m["recognition_rate"] is None
+
+
+def test_deprecated_rule_only_advises_and_auto_fixes_are_logged(gate: WisdomGate,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    _overflow_run(gate, 3)
+    (rule,) = gate.rules_for(MODEL)
+    gate.validate_rule(rule.rule_id)
+    smaller = {**PARAMS, "estimated_prompt_tokens": 50000, "max_tokens": 16000}
+    with caplog.at_level("WARNING", logger="replaysage.wisdom"):
+        res = gate.pre_request("chat_completion", smaller, trace_id="log", stage="s")
+    assert res.auto_fixes
+    assert any("auto-fix" in r.getMessage() and rule.rule_id in r.getMessage() for r in caplog.records)
+    # a model upgrade lowers the rule to deprecated (0.85 · 0.65 < 0.7): advice only, nothing is changed
+    gate.observe_scene(MODEL, "v1")
+    gate.observe_scene(MODEL, "v2")
+    assert gate.manager.store.get_rule(rule.rule_id).status == "deprecated"
+    res = gate.pre_request("chat_completion", smaller, trace_id="dep", stage="s")
+    assert res.passed
+    assert res.auto_fixes == {}
+    assert res.params["max_tokens"] == 16000
+    assert any(rule.rule_id in s for s in res.suggestions)
+
+
+def test_labels_and_hallucination_trend_feed_the_metrics(gate: WisdomGate) -> None:
+    from datetime import timedelta
+
+    from app.wisdom.entry import iso, now_utc
+
+    ids = [gate.record_validation_issue("NonexistentUnit", Severity.CONTRADICTION, MODEL, "corona", "window:0:0",
+                                        "x", trace_id="t", unit_id=u) for u in (1, 2, 3)]
+    gate.manager.label_entry(ids[0], True)
+    gate.manager.label_entry(ids[1], True)
+    gate.manager.label_entry(ids[2], False)
+    m = gate.manager.metrics()
+    assert m["recognition_rate"] == pytest.approx(2 / 3)
+    # four hallucinations 31–59 days ago (baseline), three in the last 30 days: (4 − 3) / 4
+    for i in range(4):
+        e = gate.manager.get_entry(ids[0])
+        e.id, e.dedupe_key = "", f"old{i}"
+        e.created_at = iso(now_utc() - timedelta(days=40 + i))
+        gate.manager.record_entry(e)
+    assert gate.manager.metrics()["hallucination_reduction_rate"] == pytest.approx(0.25)

@@ -82,3 +82,21 @@ def test_generation_pipeline_creates_one_observation_rule_and_links(manager: Err
     assert again["rules_updated"] == 1
     assert len([r for r in manager.list_rules() if r.origin == "generated"]) == 1
     assert manager.store.list_patterns()[0]["rule_id"] == rule.rule_id
+
+
+def test_spec_style_construction_from_a_folder_and_entry_dicts(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    from pathlib import Path
+
+    from app.wisdom import RuleGenerationManager, TimelinessManager
+
+    examples = json.loads((Path(__file__).parent / "data" / "spec_examples.json").read_text(encoding="utf-8"))
+    timeliness = TimelinessManager(tmp_path / "agi_memory")
+    rules = RuleGenerationManager(tmp_path / "agi_memory", timeliness)
+    report = rules.run_generation_pipeline(entries=examples, min_cluster_size=3)
+    assert report["rules_generated"] == 0
+    assert report["entries"] == 2
+    assert (tmp_path / "agi_memory" / "error_wisdom.sqlite3").exists()
+    assert timeliness.get_confidence("ew_20260305_015", examples[0]) < 0.3  # March 2026, decayed since
+    timeliness.store.db.close()
+    rules.store.db.close()

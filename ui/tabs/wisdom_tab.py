@@ -41,6 +41,7 @@ METRIC_LABELS = {
     "audit_coverage": ("时效性审计覆盖率", "Audit coverage"),
     "recognition_rate": ("认知性错误识别率", "Cognitive recognition rate"),
     "cluster_accuracy": ("聚类准确性", "Cluster accuracy"),
+    "hallucination_reduction_rate": ("幻觉倾向降低率", "Hallucination reduction"),
 }
 
 
