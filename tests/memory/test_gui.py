@@ -47,6 +47,14 @@ def test_facts_tab_filters_and_detail(qtbot, store: MemoryStore) -> None:  # typ
     assert pols == [1, -1]
     tab.timeline.grab()  # paints without error
     tab.status_box.setCurrentIndex(0)
+    tab.type_box.setCurrentIndex(0)
+    store.record_run(run_ep("r3", "z", ("A", "B")))  # habits wait for the batch
+    before = tab.table.rowCount()
+    with qtbot.waitSignal(tab.batch_finished) as done:
+        tab.batch_button.click()
+    assert done.args[0] > 0
+    assert tab.table.rowCount() == len(store.facts()) > before
+    tab.type_box.setCurrentIndex(tab.type_box.findData("preference"))
     tab.min_conf.setValue(0.85)
     assert tab.table.rowCount() == len(store.facts("preference", min_confidence=0.85)) == 1
 

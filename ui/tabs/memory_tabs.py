@@ -130,9 +130,11 @@ class FactsTab(QWidget):
 
     Signals:
         fact_selected(int): the id of the fact whose detail is shown.
+        batch_finished(int): the number of candidates the on-demand batch committed.
     """
 
     fact_selected = Signal(int)
+    batch_finished = Signal(int)
 
     def __init__(self, store: MemoryStore, lang: Lang | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -151,9 +153,12 @@ class FactsTab(QWidget):
         self.min_conf.setRange(0.0, 1.0)
         self.min_conf.setSingleStep(0.05)
         self.min_conf.setPrefix(pick(self.lang, "置信度 ≥ ", "confidence ≥ "))
+        self.batch_button = QPushButton(pick(self.lang, "立即批量蒸馏", "Run batch now"))
+        self.message = MessageBar()
         filters = QHBoxLayout()
-        for w in (self.type_box, self.status_box, self.min_conf):
+        for w in (self.type_box, self.status_box, self.min_conf, self.batch_button):
             filters.addWidget(w)
+        filters.addWidget(self.message, 1)
         self.table = QTableWidget(0, 5)
         self.table.setHorizontalHeaderLabels(["#", pick(self.lang, "类型", "type"), pick(self.lang, "状态", "status"),
                                               pick(self.lang, "置信度", "confidence"),
@@ -178,7 +183,21 @@ class FactsTab(QWidget):
         self.status_box.currentIndexChanged.connect(self.refresh)
         self.min_conf.valueChanged.connect(self.refresh)
         self.table.itemSelectionChanged.connect(self._on_select)
+        self.batch_button.clicked.connect(self.run_batch)
         self.refresh()
+
+    def run_batch(self) -> None:
+        """Run the batch track on demand (spec §2.2) and reload."""
+        try:
+            report = self.store.run_batch()
+        except KnownError as exc:
+            self.message.show_error(exc)
+            return
+        self.message.setStyleSheet("")
+        self.message.setText(pick(self.lang, f"批量蒸馏：{report.committed} 条候选已处理",
+                                  f"batch: {report.committed} candidates committed"))
+        self.refresh()
+        self.batch_finished.emit(report.committed)
 
     def refresh(self) -> None:
         """Reload the list with the current filters."""
