@@ -170,6 +170,7 @@ _KW_HIGH: tuple[_Row, ...] = (
     (0x247, "Attack-move", "攻击移动", C.ORDER_MOVE, False),
     (0x248, "Force-move", "强制移动", C.ORDER_MOVE, False),
     (0x24C, "Stop", "停止", C.ORDER_OTHER, False),
+    (0x25B, "Place beacon", "放置信标", C.BEACON, False),  # [inferred] position arg; KWRAS beacon.KWReplay sample
     (0x261, "Logic CRC heartbeat", "逻辑校验心跳", C.AUTOMATIC, True),
     (0x272, "Start repair", "开始维修", C.REPAIR, False),
     (0x273, "Stop repair", "停止维修", C.REPAIR, False),

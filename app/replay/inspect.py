@@ -166,7 +166,8 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
         if p["faction_resolved"]:
             faction += L("(随机)", " (rnd)")
         team = "-" if p["team"] < 0 else str(p["team"] + 1)
-        colour = (COLORS_ZH if lang is Lang.ZH else COLORS).get(p["color"], str(p["color"]))
+        colours = (COLORS_ZH if lang is Lang.ZH else COLORS) if rep["game"] == "ra3" else {}  # KW/TW differ
+        colour = colours.get(p["color"], str(p["color"]))
         kind = KIND_ZH.get(p["kind"], p["kind"]) if lang is Lang.ZH else p["kind"]
         lines.append(f"{p['slot']:>4}  {_ljust(p['name'], 20)} {_ljust(faction, 12)} {team:>4} {_ljust(colour, 7)} "
                      f"{_ljust(kind, 11)} "
