@@ -44,7 +44,8 @@ class ProviderError(KnownError):
 
     def _message(self) -> str:
         status = f" (HTTP {self.status})" if self.status is not None else ""
-        return f"{self.provider} / {self.model}: {self.headline}{status}: {self.detail}"
+        wait = f" (the server asks to retry after {self.retry_after_s:.0f} s)" if self.retry_after_s else ""
+        return f"{self.provider} / {self.model}: {self.headline}{status}: {self.detail}{wait}"
 
     @property
     def headline(self) -> str:

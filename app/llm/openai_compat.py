@@ -381,13 +381,14 @@ class OpenAICompatProvider:
         streaming = self._stream_default if request.stream is None else request.stream
         body = self._body(request, streaming)
         headers = self._headers(streaming)
+        http = self._http()  # built before timing starts: creating a client loads CA certificates (~0.2 s)
         prog = _Progress()
         while True:
             prog.attempts += 1
             prog.attempt_sent_at = time.monotonic()
             error: ProviderError | None = None
             try:
-                async with self._http().stream("POST", self._url, json=body, headers=headers) as response:
+                async with http.stream("POST", self._url, json=body, headers=headers) as response:
                     if response.status_code >= 400:
                         raise self._http_error(response, await _read_limited(response))
                     ctype = response.headers.get("content-type", "").lower()

@@ -6,6 +6,7 @@ import asyncio
 import gc
 import warnings
 from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 import keyring
@@ -36,6 +37,14 @@ class MemoryKeyring(KeyringBackend):
 
     def delete_password(self, service: str, username: str) -> None:
         self.store.pop((service, username), None)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Unclosed sockets or clients in provider tests are failures, not noise."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.filterwarnings("error::ResourceWarning"))
 
 
 @pytest.fixture(autouse=True)
