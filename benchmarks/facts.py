@@ -30,19 +30,21 @@ TARGET_MS = 300.0
 
 
 def one_run(path: Path, lang: Lang) -> tuple[dict[str, float], dict[str, int]]:
+    """One timed run; ``*_cpu`` entries are process CPU time (less sensitive to other processes on the machine)."""
     replay = read_replay(path)
-    t0 = time.perf_counter()
+    w0, c0 = time.perf_counter(), time.process_time()
     index = build_fact_index(replay)
-    t1 = time.perf_counter()
+    w1 = time.perf_counter()
     summary = build_summary(index, lang)
-    t2 = time.perf_counter()
+    w2 = time.perf_counter()
     log = build_compact_log(index, CompactLevel.COLLAPSE_SELECTION, lang)
-    t3 = time.perf_counter()
+    w3, c3 = time.perf_counter(), time.process_time()
     times = {
-        "index": (t1 - t0) * 1000,
-        "summary": (t2 - t1) * 1000,
-        "log2": (t3 - t2) * 1000,
-        "total": (t3 - t0) * 1000,
+        "index": (w1 - w0) * 1000,
+        "summary": (w2 - w1) * 1000,
+        "log2": (w3 - w2) * 1000,
+        "total": (w3 - w0) * 1000,
+        "total_cpu": (c3 - c0) * 1000,
     }
     sizes = {
         "commands": len(replay.commands),
@@ -52,6 +54,15 @@ def one_run(path: Path, lang: Lang) -> tuple[dict[str, float], dict[str, int]]:
         "summary_chars": len(summary),
     }
     return times, sizes
+
+
+def _load() -> str:
+    try:
+        import os
+
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
 
 
 def main() -> int:
@@ -74,6 +85,8 @@ def main() -> int:
         print(f"{k:<10} {cold[k]:>9.1f} {med[k]:>10.1f} {min(r[k] for r in runs):>8.1f}")
     ok = med["total"] <= TARGET_MS
     print(f"target: index + summary + level-2 log <= {TARGET_MS:.0f} ms (median warm): {'OK' if ok else 'MISSED'}")
+    if not ok and med["total_cpu"] <= TARGET_MS:
+        print(f"  (CPU time {med['total_cpu']:.0f} ms is within target: the machine is busy, load {_load()})")
     return 0
 
 

@@ -149,3 +149,10 @@ def test_kane_and_tiberium_files_render() -> None:
         assert log.lines
         assert all(ln.text.split("  ")[0].count(":") == 1 for ln in log.lines[:50])
         assert CompactLevel(3) is CompactLevel.MERGE_BURSTS
+
+
+def test_every_short_digit_run_is_one_token() -> None:
+    """The block counter relies on it: a part counts the same with its digits replaced by 0."""
+    runs = [f"{i:0{n}d}" for n in (1, 2, 3) for i in range(10**n)]
+    assert len(runs) == 1110
+    assert count_tokens_batch(runs) == [1] * len(runs)
