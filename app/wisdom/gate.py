@@ -220,8 +220,8 @@ class WisdomGate:
         if model:
             triggers.add(f"model:{model}")
         detail = (message or "").strip()[:400]
-        desc = pick(Lang.ZH, f"{provider or ''} / {model or ''}: {kind}" + (f" (HTTP {status})" if status else "")
-                    + (f"：{detail}" if detail else ""), "")
+        desc = f"{provider or ''} / {model or ''}: {kind}" + (f" (HTTP {status})" if status else "") + (
+            f"：{detail}" if detail else "")
         md: dict[str, Any] = {
             "severity": "severe" if kind == "context_overflow" else "moderate",
             "preventability": "high" if kind in ("context_overflow", "bad_request", "not_found") else "medium",

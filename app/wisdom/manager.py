@@ -318,8 +318,10 @@ class ErrorWisdomManager:
         Raises:
             WisdomFormatError: naming the first bad entry; nothing is written then.
         """
+        raw_patterns: list[dict[str, Any]] = []
         if isinstance(data, dict) and "error_wisdom_entries" in data:
             raw_entries, raw_rules = data.get("error_wisdom_entries") or [], data.get("prevention_rules") or []
+            raw_patterns = data.get("error_patterns") or []
         elif isinstance(data, dict) and "id" in data:
             raw_entries, raw_rules = [data], []
         elif isinstance(data, list):
@@ -339,6 +341,11 @@ class ErrorWisdomManager:
                 continue
             if replace or self.store.rule_by_signature(r.signature) is None:
                 self.store.upsert_rule(r)
+        for p in raw_patterns:
+            if isinstance(p, dict) and p.get("pattern_id"):
+                self.store.upsert_pattern(str(p["pattern_id"]), str(p.get("共性模式", "")), list(p.get("成员", [])),
+                                          dict(p.get("共性特征", {})), float(p.get("平均相似度", 0.0)),
+                                          p.get("rule_id"))
         self.reload()
         return {"imported": len(ids), "skipped": len(entries) - len(ids), "rules": len(rules)}
 

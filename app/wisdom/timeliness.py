@@ -219,8 +219,8 @@ class TimelinessManager:
             self._refresh_rule(r)
         return c
 
-    def run_audit(self, entries_data: Sequence[WisdomEntry] | None = None, now: datetime | None = None,
-                  ) -> dict[str, Any]:
+    def run_audit(self, entries_data: Sequence[WisdomEntry | dict[str, Any]] | None = None,
+                  now: datetime | None = None) -> dict[str, Any]:
         """Recompute every entry's and rule's confidence and state, store them, and report what changed.
 
         Returns:
@@ -229,7 +229,8 @@ class TimelinessManager:
         """
         now = now or now_utc()
         stamp = iso(now)
-        entries = list(entries_data) if entries_data is not None else list(self.store.iter_entries())
+        entries = [WisdomEntry.from_spec(e) if isinstance(e, dict) else e for e in entries_data] \
+            if entries_data is not None else list(self.store.iter_entries())
         dist = dict.fromkeys(tx.STATUSES, 0)
         changes: list[dict[str, Any]] = []
         updates: list[tuple[str, float, str]] = []

@@ -95,3 +95,33 @@ def test_record_error_rejects_bad_arguments(manager: ErrorWisdomManager) -> None
         manager.record_error("工具性错误", "调用失败类", "", "d", "r", "s", "p", "t",
                              {"root_cause_categories": ["network"]})
     assert manager.store.count_entries() == 0
+
+
+def test_rules_and_patterns_survive_export_and_import(manager: ErrorWisdomManager, tmp_path: Path) -> None:
+    for i in range(3):
+        manager.record_error("工具性错误", "调用失败类", "RATE_LIMITED", f"429 #{i}", "too many requests", "wait",
+                             "slow down", f"t{i}", {"model": "m1", "tool_name": "chat_completion",
+                                                     "root_cause_categories": ["environment/resource_limit"],
+                                                     "params": {"retry_after_s": 5.0 + i}})
+    report = manager.generate_rules()
+    rid = report["rules"][0]["rule_id"]
+    manager.validate_rule(rid)
+    out = tmp_path / "all.json"
+    manager.export_json(out)
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    (rule_doc,) = doc["prevention_rules"]
+    assert rule_doc["时效性"]["状态"] == "active"
+    assert set(rule_doc["效果统计"]) == {"应用次数", "成功预防次数", "失败次数", "成功率"}
+    assert rule_doc["扩展"]["模板参数"] == {"min_interval_s": 7.0}  # the longest Retry-After seen
+    assert len(doc["error_patterns"][0]["成员"]) == 3
+    other = open_database(tmp_path / "other.sqlite3")
+    try:
+        m2 = ErrorWisdomManager(other)
+        m2.import_json(out)
+        assert m2.store.get_rule(rid).to_spec() == manager.store.get_rule(rid).to_spec()
+        again = m2.export_data()
+        assert again["error_wisdom_entries"] == doc["error_wisdom_entries"]
+        assert [{k: v for k, v in p.items() if k != "创建时间"} for p in again["error_patterns"]] == [
+            {k: v for k, v in p.items() if k != "创建时间"} for p in doc["error_patterns"]]
+    finally:
+        other.close()
