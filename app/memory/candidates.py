@@ -42,6 +42,14 @@ ISSUE_STEPS: dict[str, tuple[str, ...]] = {
         "Check the faction of a unit before attributing it to a player",
     ),
 }
+# Why a validated player claim of this topic can be a habit; other topics have no known mechanism and stay
+# observations (spec §7.1 防线三).
+CLAIM_MECHANISMS: dict[str, str] = {
+    "protocol": "协议顺序决定科技路线，玩家按自己的打法固定选择 / "
+                "the protocol order fixes the tech path a player's style relies on",
+    "opening": "开局建造顺序是玩家事先演练的固定计划 / a build order is a rehearsed plan",
+    "tech": "科技路线由玩家的固定打法决定 / a tech path follows the player's fixed style",
+}
 GENERIC_STEPS: tuple[str, ...] = (
     "Re-check every claim of this kind against the fact index before writing it",
     "Cite the game time of the command that supports the claim",
@@ -171,13 +179,26 @@ def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
                 key = claim.key or claim.topic
                 out.append(Candidate(
                     type=FactType.PREFERENCE, subject=f"player:{p.name}", attribute=f"claim:{key}",
-                    value=claim.value or claim.text, content_zh=claim.text, content_en=claim.text,
+                    value=_habit_value(claim.value), content_zh=claim.text, content_en=claim.text,
                     kind=EvidenceKind.BEHAVIOUR, quote=claim.text, scope=dict(base_scope), context=dict(ctx),
-                    generalizes=True, dedupe=replay_ref, ts=ts,
+                    generalizes=True, mechanism=CLAIM_MECHANISMS.get(claim.topic, ""), dedupe=replay_ref, ts=ts,
                 ))
     for c in out:
         c.produced_by = PIPELINE_VERSION
     return prioritise(out)
+
+
+def _habit_value(value: str) -> str:
+    """The value a player claim contributes to a habit: a time or count is circumstance, not the habit.
+
+    "nickname chose protocol X at 12.5 s" and "… at 40 s" support the same habit (``claim:protocol:X`` = yes).
+    """
+    v = value.strip()
+    try:
+        float(v.rstrip("s"))
+    except ValueError:
+        return v or "yes"
+    return "yes"
 
 
 def prioritise(cands: list[Candidate]) -> list[Candidate]:

@@ -100,8 +100,10 @@ class ClaimInput:
         topic: ``rule`` for a statement about the game itself (becomes domain knowledge anchored to the mod
             version); anything else (``strategy``, ``tech``…) is a behavioural observation about ``player``.
         player: the player the claim is about ("" for rules).
-        key: a stable key of what is claimed (e.g. ``cost:AlliedPowerPlant``); the topic when empty.
-        value: the claimed value (e.g. ``800``).
+        key: a stable key of what is claimed (e.g. ``cost:AlliedPowerPlant``, ``protocol:Name``); the topic when
+            empty.
+        value: the claimed value (e.g. ``800`` for a rule). For a player claim a number (a time, a count) is
+            circumstance, not the habit, and counts as ``yes``.
     """
 
     text: str

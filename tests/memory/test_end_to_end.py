@@ -109,3 +109,19 @@ def test_unreadable_replay_is_a_known_error(tmp_path: Path) -> None:
     bad.write_bytes(b"not a replay")
     with pytest.raises(KnownError):
         episode_from_replay(bad)
+
+
+def test_player_claims_accumulate_across_replays_whatever_the_time(tmp_path: Path) -> None:
+    from tests.memory.helpers import analyse
+
+    store = make_store(tmp_path, Clock())
+    for path, t in ((FIRST, "191.0"), (SECOND, "6.0")):
+        ep = episode_from_replay(corpus_file(path))
+        claims = (ClaimInput("nickname picked Protocol X", "protocol", "nickname", "protocol:X", t),
+                  ClaimInput("nickname wins when he harasses", "strategy", "nickname", "harass-wins", "true"))
+        analyse(store, replace(ep, claims=claims))
+    facts = {x.attribute: x for x in store.facts(subject="player:nickname")}
+    f = facts["claim:protocol:X"]
+    assert (f.value, f.evidence_count, f.status) == ("yes", 2, "active")
+    g = facts["claim:harass-wins"]  # a correlation without a known mechanism stays an observation
+    assert (g.evidence_count, g.status) == (2, "observation")
