@@ -29,7 +29,10 @@ def test_store_refuses_a_newer_schema(tmp_path: Path) -> None:
     path = tmp_path / "store.sqlite3"
     open_database(path).close()
     con = sqlite3.connect(path)
-    con.execute("UPDATE alembic_version SET version_num = 'from_the_future' WHERE rowid = (SELECT MIN(rowid) FROM alembic_version)")
+    con.execute(
+        "UPDATE alembic_version SET version_num = 'from_the_future' "
+        "WHERE rowid = (SELECT MIN(rowid) FROM alembic_version)"
+    )
     con.commit()
     con.close()
     with pytest.raises(DatabaseError, match="newer ReplaySage"):

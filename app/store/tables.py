@@ -5,7 +5,7 @@ Domains add their table module here (one import line each).
 
 from __future__ import annotations
 
-import app.memory.tables  # noqa: F401
+import app.memory.tables
 import app.pipeline.records
-import app.store.meta  # noqa: F401
-import app.wisdom.tables  # noqa: F401
+import app.store.meta
+import app.wisdom.tables
