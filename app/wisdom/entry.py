@@ -196,7 +196,8 @@ class WisdomEntry:
                 ext[key] = list(lst)
         if self.params:
             ext["参数"] = dict(self.params)
-        for key, n, default in (("出现次数", self.occurrences, 1), ("反例次数", self.counterexamples, 0),
+        derived = sum(1 for v in self.verifications if v.counterexample)
+        for key, n, default in (("出现次数", self.occurrences, 1), ("反例次数", self.counterexamples, derived),
                                 ("场景变化次数", self.scene_changes, 0)):
             if n != default:
                 ext[key] = n
@@ -341,7 +342,10 @@ class WisdomEntry:
             tool_name=ext.get("工具名"), model=ext.get("模型"), mod=ext.get("mod"), stage=ext.get("阶段"),
             root_cause_categories=roots, trigger_patterns=list(ext.get("触发模式", [])),
             params=dict(ext.get("参数", {})), dedupe_key=ext.get("去重键"), occurrences=int(ext.get("出现次数", 1)),
-            base_confidence=ext.get("基础置信度"), counterexamples=int(ext.get("反例次数", 0)),
+            base_confidence=ext.get("基础置信度"),
+            # without our extension, the history's failed preventions are the counterexamples
+            counterexamples=int(ext.get("反例次数", sum(1 for v in hist if isinstance(v, dict) and str(
+                v.get("效果", "")) in COUNTEREXAMPLE_EFFECTS))),
             scene_changes=int(ext.get("场景变化次数", 0)), recognized=ext.get("识别正确"), extras=extras,
         )
 

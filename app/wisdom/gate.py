@@ -368,6 +368,7 @@ class WisdomGate:
                 m.engine.count(rid, failure=1)
                 for eid in rule.source_ids[-3:]:
                     m.timeliness.register_counterexample(eid, f"规则 {rid} 修正后仍失败 {error_code or ''}", trace_id)
+                    m.refresh_index(eid)
         for rid in pend.shadow if not success else ():
             m.rule_generator.record_shadow_confirmation(rid)
         for eid in pend.pitfall_entries:
@@ -376,6 +377,7 @@ class WisdomGate:
                                    feedback=feedback, trace_id=trace_id)
             elif error_code:
                 m.timeliness.register_counterexample(eid, f"注入后仍出现 {error_code}", trace_id)
+                m.refresh_index(eid)
         m.flush_stats()
         m.reload_rules()
 
@@ -398,6 +400,7 @@ class WisdomGate:
                     continue
                 if p.subtype_code == e.subtype_code and pid != entry_id:
                     self.manager.timeliness.register_counterexample(pid, f"注入后仍出现 {e.error_code}", trace_id)
+                    self.manager.refresh_index(pid)
             pend.pitfall_entries = []
 
     def _maybe_generate(self, entry_id: str) -> None:

@@ -72,6 +72,10 @@ class ErrorWisdomManager:
         for e in self.store.iter_index_entries():
             self.engine.query_index.add(e)
 
+    def refresh_index(self, entry_id: str) -> None:
+        """Re-index one entry after its confidence or state changed (archived entries leave the index)."""
+        self.engine.query_index.add(self.store.get_entry(entry_id))
+
     def reload_rules(self) -> None:
         """Rebuild the rule index from the store."""
         self.engine.load_rules(self.store.list_rules())

@@ -125,3 +125,12 @@ def test_rules_and_patterns_survive_export_and_import(manager: ErrorWisdomManage
             {k: v for k, v in p.items() if k != "创建时间"} for p in doc["error_patterns"]]
     finally:
         other.close()
+
+
+def test_failed_preventions_in_an_imported_history_count_as_counterexamples() -> None:
+    doc = json.loads(json.dumps(EXAMPLES[0]))
+    doc["验证历史"].append({"timestamp": "2026-03-06T09:00:00Z", "trace_id": "trace_x", "场景": "日历API调用",
+                        "效果": "预防失败", "预防触发": "未转换", "用户反馈": "negative"})
+    e = WisdomEntry.from_spec(doc)
+    assert e.counterexamples == 1
+    assert e.to_spec() == doc  # derived, so nothing extra is written
