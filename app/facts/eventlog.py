@@ -31,6 +31,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import NamedTuple
 
 from app.facts.index import KEY_CATEGORIES, ReplayFactIndex
 from app.facts.model import TICKS_PER_SECOND, FactEvent
@@ -84,9 +85,8 @@ def parse_time(text: str) -> float:
     return total
 
 
-@dataclass(frozen=True, slots=True)
-class LogLine:
-    """One rendered line.
+class LogLine(NamedTuple):
+    """One rendered line (a named tuple: a long log has tens of thousands, and tuples are cheap to build).
 
     Attributes:
         time_code: Logic frame of the (first) event.
@@ -94,7 +94,7 @@ class LogLine:
         text: The rendered line without newline.
         key: True for build/production/placement/sale/repair/power/protocol/upgrade lines.
         selection: True for selection / control-group lines.
-        count: How many events the line stands for (``×n`` lines stand for more than one).
+        event_count: How many events the line stands for (``×n`` lines stand for more than one).
         category: The command category (None for camera lines).
         command_id: The command id (-1 for camera lines).
     """
@@ -104,7 +104,7 @@ class LogLine:
     text: str
     key: bool
     selection: bool
-    count: int
+    event_count: int
     category: Category | None
     command_id: int
 
@@ -428,7 +428,7 @@ def _blocks(lines: Sequence[LogLine], count_tokens: bool) -> list[EventBlock]:
                 end_seconds=end_tc / TICKS_PER_SECOND,
                 text=text,
                 tokens=tok,
-                event_count=sum(ln.count for ln in seg),
+                event_count=sum(ln.event_count for ln in seg),
                 line_count=b - a,
                 key_events=sum(1 for ln in seg if ln.key),
                 pure_selection=all(ln.selection for ln in seg),

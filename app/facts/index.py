@@ -210,13 +210,21 @@ class ReplayFactIndex:
         states: dict[int, _PlayerState] = defaultdict(_PlayerState)
         events: list[FactEvent] = []
         pending: list[tuple[Command, FactEvent]] = []
+        game = replay.game
+        append_event = events.append
+        append_pending = pending.append
         for i, cmd in enumerate(replay.commands):
-            info = infos.get(cmd.command_id)
+            cid = cmd.command_id
+            info = infos.get(cid)
             if info is None:
-                info = infos[cmd.command_id] = command_info(replay.game, cmd.command_id)
-            ev = _make_event(i, cmd, info, states[cmd.player] if ra3 else None, replay.game)
-            events.append(ev)
-            pending.append((cmd, ev))
+                info = infos[cid] = command_info(game, cid)
+            if info.automatic:  # about half of all commands (heartbeats, timing): nothing to resolve
+                cat = info.category
+                append_event(FactEvent(i, cmd.time_code, cmd.player, cid, cat, True, None, (), (), None, None))
+                continue
+            ev = _make_event(i, cmd, info, states[cmd.player] if ra3 else None, game)
+            append_event(ev)
+            append_pending((cmd, ev))
         index = cls(replay, names, players, tuple(events))
         index._ingest(pending, ra3)
         index._resolve_factions()

@@ -43,7 +43,7 @@ def test_every_level_keeps_every_key_event(snow: ReplayFactIndex, level: int) ->
     kept = Counter()
     for ln in log.lines:
         if ln.key:
-            assert ln.count == 1  # key events are never merged
+            assert ln.event_count == 1  # key events are never merged
             kept[ln.command_id] += 1
     raw = raw_key_counts(snow)
     assert kept == raw
@@ -66,8 +66,8 @@ def test_levels_drop_noise_in_order(snow: ReplayFactIndex) -> None:
     # level 2 has no clears; level 3 has merged move bursts
     assert any(ln.command_id == 0x1F8 for ln in logs[1].lines)
     assert not any(ln.command_id == 0x1F8 for ln in logs[2].lines)
-    assert any(ln.count > 1 and ln.command_id == 0x214 for ln in logs[3].lines)
-    assert not any(ln.count > 1 and ln.command_id == 0x214 for ln in logs[2].lines)
+    assert any(ln.event_count > 1 and ln.command_id == 0x214 for ln in logs[3].lines)
+    assert not any(ln.event_count > 1 and ln.command_id == 0x214 for ln in logs[2].lines)
     # every level stands for every event it did not drop: merged lines count their events
     assert logs[3].event_count >= len(logs[3].lines)
 
