@@ -96,6 +96,29 @@ def load_knowledge(
     return builtin
 
 
+USER_KNOWLEDGE_FILE = "user_knowledge.json"
+
+
+def user_knowledge_path() -> Path:
+    """Where the user's knowledge overrides live (``<user data>/user_knowledge.json``); the folder is not created."""
+    import os
+
+    import platformdirs
+
+    override = os.environ.get("REPLAYSAGE_HOME")
+    base = Path(override) if override else Path(platformdirs.user_data_dir(paths.APP_NAME, appauthor=False))
+    return base / USER_KNOWLEDGE_FILE
+
+
+def load_with_user_knowledge(mod: str, *, root: Path | None = None) -> Knowledge:
+    """Built-in knowledge of ``mod`` plus the user's override file when it exists (plan §8.5: built-in → user).
+
+    Never raises for a bad user file: the problem is in ``report.errors`` and the built-in knowledge is returned.
+    """
+    path = user_knowledge_path()
+    return load_knowledge(mod, path if path.is_file() else None, root=root, strict=False)
+
+
 def clear_cache() -> None:
     """Forget the parsed built-in knowledge (after the files changed on disk)."""
     _load_builtin.cache_clear()

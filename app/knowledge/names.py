@@ -104,8 +104,10 @@ def hash_names(mod_name: str) -> Mapping[int, str]:
     """Return the read-only table ``hash -> internal name`` for the mod a replay was played with.
 
     The table is built from the bundled knowledge of that mod only (a Corona-only object never names a hash of
-    a vanilla replay). When the knowledge files cannot be loaded, the built-in seed list keeps the reader
-    useful; the problem itself surfaces through ``replaysage knowledge check``.
+    a vanilla replay), plus the entries of the user's ``user_knowledge.json`` when it exists (so a user can name
+    a hash the bundled knowledge misses). When the knowledge files cannot be loaded, the built-in seed list
+    keeps the reader useful; the problem itself surfaces through ``replaysage knowledge check``. Call
+    ``hash_names.cache_clear()`` after editing the user file.
 
     Args:
         mod_name: the header's mod name (``RA3`` case-insensitive = vanilla 1.12, ``corona`` = Corona).
@@ -117,10 +119,10 @@ def hash_names(mod_name: str) -> Mapping[int, str]:
     if not mod:
         return MappingProxyType({})
     from app.knowledge.errors import KnowledgeError
-    from app.knowledge.loader import load_knowledge
+    from app.knowledge.loader import load_with_user_knowledge
 
     try:
-        table = load_knowledge(mod).hash_table
+        table = load_with_user_knowledge(mod).hash_table
     except KnowledgeError:
         table = {}
     if not table and mod == "ra3":

@@ -10,7 +10,7 @@ import pytest
 from app.cli import main
 from app.errors import KnownError
 from app.knowledge.errors import KnowledgeError, MalformedKnowledgeError, UnknownModError
-from app.knowledge.loader import load_knowledge
+from app.knowledge.loader import load_knowledge, user_knowledge_path
 from app.knowledge.names import hash_names
 
 
@@ -187,3 +187,26 @@ def test_show_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["faction"] == "Allies"
     assert out["hash"] == "0x509BD329"
     assert main(["knowledge", "show", "NoSuchThing"]) == 1
+
+
+def test_user_knowledge_file_names_new_hashes() -> None:
+    user = user_knowledge_path()  # inside the per-test REPLAYSAGE_HOME (tests/conftest.py)
+    _write(user, {"entries": [{"id": "SovietTerrorDroneToggleGuess", "faction": "Soviets", "kind": "power",
+                               "tags": ["unit_ability"], "usedBy": "SovietScoutVehicle"}]})
+    guess_hash = load_knowledge("RA3", user).lookup("SovietTerrorDroneToggleGuess").hash  # type: ignore[union-attr]
+    hash_names.cache_clear()
+    try:
+        assert hash_names("RA3")[guess_hash] == "SovietTerrorDroneToggleGuess"
+        assert hash_names("RA3")[0x509BD329] == "AlliedBarracks"
+    finally:
+        hash_names.cache_clear()
+
+
+def test_broken_user_knowledge_file_never_breaks_the_reader() -> None:
+    user_knowledge_path().parent.mkdir(parents=True, exist_ok=True)
+    user_knowledge_path().write_text("{oops", encoding="utf-8")
+    hash_names.cache_clear()
+    try:
+        assert hash_names("RA3")[0x509BD329] == "AlliedBarracks"
+    finally:
+        hash_names.cache_clear()
