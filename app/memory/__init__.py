@@ -9,6 +9,7 @@ from app.memory.injection import Injection
 from app.memory.model import (
     Candidate,
     ClaimInput,
+    EpisodeInputError,
     EvidenceKind,
     FactStatus,
     FactType,
@@ -28,8 +29,9 @@ from app.memory.store import BatchReport, DistilResult, MemoryStore, Outcome
 from app.memory.views import FactView, QueueView, SourceView
 
 __all__ = [
-    "HEALTHY", "METRICS", "BatchReport", "Candidate", "ClaimInput", "DistilResult", "EvidenceKind", "FactStatus",
-    "FactType", "FactView", "FeedbackInput", "Injection", "IssueInput", "MemoryStateError", "MemoryStore",
-    "MemoryStoreError", "MissingFieldError", "Outcome", "PlayerInput", "QueueView", "RunEpisodeInput", "Scorecard",
-    "SourceView", "TimedItem", "UnknownFactError", "episode_from_replay",
+    "HEALTHY", "METRICS", "BatchReport", "Candidate", "ClaimInput", "DistilResult", "EpisodeInputError",
+    "EvidenceKind", "FactStatus", "FactType", "FactView", "FeedbackInput", "Injection", "IssueInput",
+    "MemoryStateError", "MemoryStore", "MemoryStoreError", "MissingFieldError", "Outcome", "PlayerInput",
+    "QueueView", "RunEpisodeInput", "Scorecard", "SourceView", "TimedItem", "UnknownFactError",
+    "episode_from_replay",
 ]

@@ -61,6 +61,10 @@ class MemoryStoreError(KnownError):
     """Base of the memory package's user-facing errors."""
 
 
+class EpisodeInputError(MemoryStoreError):
+    """A run or feedback episode that cannot be recorded as given (the message names the field)."""
+
+
 class MissingFieldError(MemoryStoreError):
     """A fact lacks a field its type requires, so it is not written (the §3.1 write gate)."""
 
@@ -188,6 +192,30 @@ class FeedbackInput:
     analysis_id: int | None = None
     model: str = ""
     ts: float | None = None
+
+
+def check_run(ep: RunEpisodeInput) -> None:
+    """Refuse a run episode whose evidence could not be told apart from another replay's.
+
+    Raises:
+        EpisodeInputError: naming the missing or invalid field.
+    """
+    if not ep.replay_hash.strip():
+        raise EpisodeInputError("run episode: replay_hash is empty (evidence of different replays would merge)")
+    if not ep.mod.strip():
+        raise EpisodeInputError(f"run episode {ep.replay_hash}: mod is empty")
+
+
+def check_feedback(fb: FeedbackInput) -> None:
+    """Refuse feedback nobody can be credited with, or with a rating outside 1..5.
+
+    Raises:
+        EpisodeInputError: naming the invalid field.
+    """
+    if not fb.analyst.strip():
+        raise EpisodeInputError("feedback: analyst is empty (a preference needs someone it belongs to)")
+    if fb.rating is not None and not 1 <= fb.rating <= 5:
+        raise EpisodeInputError(f"feedback: rating {fb.rating} is not between 1 and 5")
 
 
 @dataclass(slots=True)

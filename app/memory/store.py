@@ -45,6 +45,8 @@ from app.memory.model import (
     MissingFieldError,
     RunEpisodeInput,
     UnknownFactError,
+    check_feedback,
+    check_run,
 )
 from app.memory.tables import (
     MemBatch,
@@ -141,6 +143,7 @@ class MemoryStore:
         :meth:`run_batch` (everything does when ``immediate`` is False). Injected lessons the run did not
         repeat gain reuse evidence.
         """
+        check_run(ep)
         now = self.clock()
         ts = ep.analysed_at if ep.analysed_at is not None else now
         cands = [*run_candidates(ep), *extra]
@@ -164,6 +167,7 @@ class MemoryStore:
 
         Preferences go through the immediate track: a corrected preference should hold for the next analysis.
         """
+        check_feedback(fb)
         now = self.clock()
         ts = fb.ts if fb.ts is not None else now
         cands, reversals = feedback_candidates(fb, ts)

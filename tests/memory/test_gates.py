@@ -82,3 +82,20 @@ def test_same_replay_counts_once(tmp_path: Path) -> None:
                                   dedupe="replay:1")])
     assert again.action == "duplicate"
     assert store.fact(again.fact_id or 0).evidence_count == 1
+
+
+def test_bad_episode_input_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from app.memory import EpisodeInputError, FeedbackInput
+    from tests.memory.helpers import run_ep
+
+    store = make_store(tmp_path, Clock())
+    with pytest.raises(EpisodeInputError, match="replay_hash"):
+        store.record_run(replace(run_ep("r1", "p", ("A", "B")), replay_hash=" "))
+    with pytest.raises(EpisodeInputError, match="analyst"):
+        store.record_feedback(FeedbackInput("", preference="请简洁"))
+    with pytest.raises(EpisodeInputError, match="rating 9"):
+        store.record_feedback(FeedbackInput("ana", rating=9))
+    assert store.facts() == []
+    assert store.batch_due()
