@@ -14,6 +14,7 @@ running loop's hooks once if none are installed (:func:`ensure_asyncgen_hooks`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import json
 import random
@@ -54,6 +55,8 @@ CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 180.0
 """Reasoning models can think for minutes before the first byte (notes §1.6)."""
 
+DRAIN_TIMEOUT_S = 2.0
+"""How long to wait for EOF after ``[DONE]`` or an in-stream error before closing the connection ourselves."""
 _ERROR_BODY_LIMIT = 64 * 1024
 _DETAIL_LIMIT = 300
 _KEY_PATTERN = re.compile(r"\b(sk|key|api)[-_][A-Za-z0-9_\-*.]{6,}", re.IGNORECASE)
@@ -472,11 +475,7 @@ class OpenAICompatProvider:
         raw = cast(AsyncGenerator[bytes, None], response.aiter_raw())
         try:
             async for chunk in raw:
-                if failure is not None or prog.done_seen:
-                    continue  # drain to EOF (notes §1.5) but ignore anything after [DONE] or an error
                 for sse in parser.feed(chunk):
-                    if failure is not None or prog.done_seen:
-                        break
                     try:
                         events = self._handle_data(sse.data, prog)
                     except ProviderError as exc:
@@ -484,7 +483,11 @@ class OpenAICompatProvider:
                         break
                     for event in events:
                         yield event
-            if failure is None and not prog.done_seen:
+                    if prog.done_seen:
+                        break
+                if failure is not None or prog.done_seen:
+                    break
+            else:  # EOF without [DONE]: a last event may lack its blank line, or the stream was cut
                 for sse in parser.close():
                     try:
                         events = self._handle_data(sse.data, prog, at_eof=True)
@@ -493,6 +496,8 @@ class OpenAICompatProvider:
                         break
                     for event in events:
                         yield event
+            if failure is not None or prog.done_seen:
+                await _drain(raw)
         finally:
             await raw.aclose()
         if failure is not None:
@@ -599,6 +604,18 @@ def _status_of(obj: Mapping[str, Any]) -> int | None:
             if isinstance(value, str) and value.isdigit() and 100 <= int(value) < 600:
                 return int(value)
     return None
+
+
+async def _drain(raw: AsyncGenerator[bytes, None]) -> None:
+    """Read what follows ``[DONE]`` or an error event to EOF, briefly (notes §1.5: let httpcore's generators end).
+
+    A server that keeps the body open is cut after :data:`DRAIN_TIMEOUT_S`; the timeout's cancellation unwinds the
+    generators inside the loop, so nothing is left for the garbage collector either way.
+    """
+    with contextlib.suppress(TimeoutError, httpx.HTTPError):
+        async with asyncio.timeout(DRAIN_TIMEOUT_S):
+            async for _ in raw:
+                pass
 
 
 async def _read_limited(response: httpx.Response) -> bytes:

@@ -65,6 +65,7 @@ class ChatScript:
         error: the error object for ``error_after``.
         include_done: end with ``data: [DONE]``.
         crlf: use CRLF line endings.
+        hold_open_s: keep the body open this long after the last event (a server that never ends its body).
     """
 
     text: str = ""
@@ -84,6 +85,7 @@ class ChatScript:
     )
     include_done: bool = True
     crlf: bool = False
+    hold_open_s: float = 0.0
 
     def pieces(self) -> list[tuple[bool, str]]:
         """The deltas as ``(is_reasoning, text)``; for ``think`` the tags are part of the content pieces."""
@@ -475,6 +477,8 @@ class ScriptedServer:
                     await send(chunk(None, usage=usage))
             if script.include_done:
                 await send(f"data: [DONE]{nl}{nl}".encode())
+            if script.hold_open_s:
+                await _sleep_or_gone(script.hold_open_s, gone)
             await send(b"")
             req.completed = True
         except (_ClientGoneError, ConnectionError):

@@ -507,3 +507,51 @@ def test_events_are_frozen() -> None:
         delta.text = "b"  # type: ignore[misc]
     assert ReasoningDelta("r") == ReasoningDelta("r")
     assert isinstance(StreamFailed(AuthError("p", "m", "d")).error, KnownError)
+
+
+# -- timeouts ----------------------------------------------------------------------------------------------------
+
+
+def test_read_timeout_before_content_is_retried(server: ScriptedServer, run: Run) -> None:
+    import httpx
+
+    server.enqueue(Reply.chat("late", first_token_delay_s=1.5, keepalive_s=5.0), Reply.chat("on time"))
+
+    async def scenario() -> ChatResult:
+        async with httpx.AsyncClient(timeout=httpx.Timeout(0.3)) as client:
+            return await _collect(server, client=client)
+
+    result = run(scenario())
+    assert result.text == "on time"
+    assert result.finished is not None
+    assert result.finished.attempts == 2
+    assert server.wait_for(lambda: server.requests[0].client_closed)
+
+
+def test_keepalives_keep_a_slow_first_token_alive(server: ScriptedServer, run: Run) -> None:
+    import httpx
+
+    server.enqueue(Reply.chat("patient", first_token_delay_s=0.8, keepalive_s=0.1))
+
+    async def scenario() -> ChatResult:
+        async with httpx.AsyncClient(timeout=httpx.Timeout(0.4)) as client:
+            return await _collect(server, client=client)
+
+    result = run(scenario())
+    assert result.text == "patient"
+    assert result.finished is not None
+    assert result.finished.attempts == 1
+
+
+def test_body_held_open_after_done_is_closed_by_client(
+    server: ScriptedServer, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.llm import openai_compat
+
+    monkeypatch.setattr(openai_compat, "DRAIN_TIMEOUT_S", 0.2)
+    server.enqueue(Reply.chat("complete", hold_open_s=30.0))
+    result = run(_collect(server))
+    assert result.ok
+    assert result.text == "complete"
+    assert result.usage is not None
+    assert server.wait_for(lambda: server.requests[-1].client_closed)
