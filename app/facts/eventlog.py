@@ -268,7 +268,10 @@ class _Renderer:
         if ev.group is not None:
             parts.append(f"[{ev.group}]")
         ids = ev.affected_ids if ev.affected_ids and ev.category not in _SELECTION_CATEGORIES else ()
-        if ids:
+        if count > 1 and ev.category in _SELECTION_CATEGORIES:
+            # a collapsed run of selections: what matters is the selection it leaves
+            parts.append(self.ids(ev.affected_ids) if ev.affected_ids else "∅")
+        elif ids:
             parts.append(self.ids(ids))
             if any(ev.object_ids):
                 parts.append("→" + self.ids(ev.object_ids))
