@@ -47,6 +47,7 @@ _SELECTION_CATEGORIES = frozenset({Category.SELECTION, Category.GROUP})
 _MOVE_IDS_RA3 = frozenset({0x214, 0x215, 0x216, 0x22C, 0x236})
 _CREATE_GROUP = 0x1FA
 _DESELECT = 0x1F8
+_Q_SELECT = 0x22A
 _TIME_PART = re.compile(r"\d+(\.\d+)?")
 _CAMERA_LABEL = {Lang.ZH: "镜头", Lang.EN: "Camera"}
 
@@ -270,7 +271,10 @@ class _Renderer:
         ids = ev.affected_ids if ev.affected_ids and ev.category not in _SELECTION_CATEGORIES else ()
         if count > 1 and ev.category in _SELECTION_CATEGORIES:
             # a collapsed run of selections: what matters is the selection it leaves
-            parts.append(self.ids(ev.affected_ids) if ev.affected_ids else "∅")
+            if ev.affected_ids:
+                parts.append(self.ids(ev.affected_ids))
+            elif ev.command_id != _Q_SELECT:  # after a Q-select the selection is unknown, not empty
+                parts.append("∅")
         elif ids:
             parts.append(self.ids(ids))
             if any(ev.object_ids):
