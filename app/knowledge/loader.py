@@ -119,6 +119,26 @@ def load_with_user_knowledge(mod: str, *, root: Path | None = None) -> Knowledge
     return load_knowledge(mod, path if path.is_file() else None, root=root, strict=False)
 
 
+def builtin_hash_table(mod: str, *, root: Path | None = None) -> dict[int, str]:
+    """Hash → internal name of the bundled entries of ``mod`` (and its base), read straight from ``objects.json``.
+
+    The fast path behind :func:`app.knowledge.names.hash_names`: no validation or text parsing, because the reader
+    calls it while opening a replay. Later files win, as in :func:`load_knowledge`.
+    """
+    base = (root or paths.knowledge_dir()).resolve()
+    table: dict[int, str] = {}
+    for name in _mod_chain(mod_folder(mod, root), base):
+        objects = base / name / "objects.json"
+        if not objects.exists():
+            continue
+        data = _read_json(objects)
+        for item in data.get("entries", []) if isinstance(data, dict) else []:
+            eid = item.get("id") if isinstance(item, dict) else None
+            if isinstance(eid, str) and eid.strip():
+                table[asset_hash(eid.strip())] = eid.strip()
+    return table
+
+
 def clear_cache() -> None:
     """Forget the parsed built-in knowledge (after the files changed on disk)."""
     _load_builtin.cache_clear()

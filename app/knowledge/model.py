@@ -163,7 +163,8 @@ class Knowledge:
     _by_alias: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self.reindex()
+        if not self._by_hash:  # a copy made with dataclasses.replace() brings its indexes along
+            self.reindex()
 
     def reindex(self) -> None:
         """Rebuild the hash and alias indexes (after entries changed); alias clashes become warnings."""

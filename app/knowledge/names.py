@@ -119,10 +119,11 @@ def hash_names(mod_name: str) -> Mapping[int, str]:
     if not mod:
         return MappingProxyType({})
     from app.knowledge.errors import KnowledgeError
-    from app.knowledge.loader import load_with_user_knowledge
+    from app.knowledge.loader import builtin_hash_table, load_knowledge, user_knowledge_path
 
     try:
-        table = load_with_user_knowledge(mod).hash_table
+        user = user_knowledge_path()
+        table = load_knowledge(mod, user, strict=False).hash_table if user.is_file() else builtin_hash_table(mod)
     except KnowledgeError:
         table = {}
     if not table and mod == "ra3":

@@ -69,3 +69,11 @@ def test_table_is_read_only_and_cached() -> None:
     assert table is hash_names("RA3")
     with pytest.raises(TypeError):
         table[1] = "x"  # type: ignore[index]
+
+
+def test_fast_table_equals_the_validated_one() -> None:
+    from app.knowledge.loader import builtin_hash_table
+
+    for mod in ("RA3", "corona"):
+        assert builtin_hash_table(mod) == load_knowledge(mod).hash_table
+        assert dict(hash_names(mod)) == load_knowledge(mod).hash_table
