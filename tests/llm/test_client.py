@@ -555,3 +555,29 @@ def test_body_held_open_after_done_is_closed_by_client(
     assert result.text == "complete"
     assert result.usage is not None
     assert server.wait_for(lambda: server.requests[-1].client_closed)
+
+
+# -- the scripted server's queue ---------------------------------------------------------------------------------
+
+
+def test_replies_matched_on_request_content(server: ScriptedServer, run: Run) -> None:
+    server.enqueue(Reply.chat("for the summary"), match="总结")
+    server.enqueue(Reply.chat("for anything"))
+
+    async def scenario() -> tuple[str, str]:
+        first = await _collect(server, ChatRequest.simple("第一段分析"))
+        second = await _collect(server, ChatRequest.simple("请写总结"))
+        return first.text, second.text
+
+    assert run(scenario()) == ("for anything", "for the summary")
+    assert [r.text for r in server.requests] == ["第一段分析", "请写总结"]
+    assert server.pending == 0
+
+
+def test_unscripted_request_gets_a_clear_500(server: ScriptedServer, run: Run) -> None:
+    from app.llm.openai_compat import RetryPolicy
+
+    result = run(_collect(server, retry=RetryPolicy(max_attempts=1)))
+    assert isinstance(result.error, ServerError)
+    assert len(server.requests) == 1
+    assert "no reply queued" in str(result.error)

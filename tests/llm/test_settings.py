@@ -217,3 +217,20 @@ def test_mask_hides_key() -> None:
 def test_unknown_profile_is_config_error(tmp_path: Path) -> None:
     with pytest.raises(ProviderConfigError, match="nope"):
         build_provider(Settings(tmp_path / "s.json"), "nope")
+
+
+def test_failed_migration_leaves_file_untouched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.settings as settings_module
+
+    def broken(data: dict) -> dict:
+        data["ui_language"] = "zh"
+        raise ValueError("step exploded")
+
+    monkeypatch.setitem(settings_module.MIGRATIONS, 1, broken)
+    path = tmp_path / "settings.json"
+    text = json.dumps({"language": "en"})
+    path.write_text(text)
+    with pytest.raises(SettingsError, match="step exploded"):
+        Settings.load(path)
+    assert path.read_text() == text
+    assert list(tmp_path.iterdir()) == [path]
