@@ -14,6 +14,8 @@ and a shadow hit that outcome tracking uses to validate them; ``archived``/``rej
 from __future__ import annotations
 
 import difflib
+import heapq
+import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -520,24 +522,33 @@ class PreventionIndex:
 
     def query(self, keys: set[str], model: str | None = None, mod: str | None = None, limit: int = 10,
               min_score: int = 1) -> list[tuple[IndexedEntry, int]]:
-        """Best entries for ``keys``: rarest features first, score = matched features, then confidence.
+        """Best entries for ``keys``: score = matched features, then confidence.
 
-        Entries scoped to another model or mod than the query's are skipped (their lesson is about that scope).
+        Candidates come from intersecting postings rarest first, skipping a feature whenever it would leave fewer
+        than ``limit`` candidates; so the candidates match every selective feature they can, and the work is
+        bounded by the rarest posting instead of by the index size. When even the rarest feature has fewer than
+        ``limit`` entries, the next postings fill up the candidates (at most :data:`CANDIDATE_CAP`). Entries
+        scoped to another model or mod than the query's are skipped (their lesson is about that scope).
         """
         posts = sorted((self.postings[k] for k in keys if self.postings.get(k)), key=len)
         if not posts:
             return []
-        cand: set[str] = set()
-        for p in posts:
-            if len(cand) >= self.CANDIDATE_CAP:
-                break
-            if len(cand) + len(p) <= self.CANDIDATE_CAP:
-                cand |= p
-            else:
+        cand: set[str] = posts[0]
+        for p in posts[1:]:
+            narrowed = cand & p
+            if len(narrowed) >= limit:
+                cand = narrowed
+        if len(cand) < limit:
+            cand = set(cand)
+            for p in posts[1:]:
                 for eid in p:
                     cand.add(eid)
                     if len(cand) >= self.CANDIDATE_CAP:
                         break
+                if len(cand) >= self.CANDIDATE_CAP:
+                    break
+        elif len(cand) > self.CANDIDATE_CAP:
+            cand = set(itertools.islice(cand, self.CANDIDATE_CAP))
         scored: list[tuple[int, float, str]] = []
         for eid in cand:
             ie = self.entries[eid]
@@ -546,5 +557,5 @@ class PreventionIndex:
             score = sum(1 for p in posts if eid in p)
             if score >= min_score:
                 scored.append((score, ie.confidence, eid))
-        scored.sort(reverse=True)
-        return [(self.entries[eid], score) for score, _c, eid in scored[:limit]]
+        top = heapq.nlargest(limit, scored)
+        return [(self.entries[eid], score) for score, _c, eid in top]
