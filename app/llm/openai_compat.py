@@ -422,6 +422,12 @@ class OpenAICompatProvider:
             if prog.delivered:
                 yield self._finished(prog, error)
                 return
+            if _rejects_stream_options(error, body):
+                # Older servers (some Azure API versions, old local servers) refuse the usage option with a 400:
+                # drop it once and ask again at once — the reply then simply comes without a usage chunk.
+                body = {k: v for k, v in body.items() if k != "stream_options"}
+                prog.attempts -= 1
+                continue
             delay = self._retry.delay(prog.attempts - 1, error, self._rng)
             if delay is None:
                 yield StreamFailed(error, attempts=prog.attempts)
@@ -588,6 +594,11 @@ class OpenAICompatProvider:
         events = self._chunk_events(obj, prog)
         prog.done_seen = True
         return events + self._end_of_content(prog)
+
+
+def _rejects_stream_options(error: ProviderError, body: Mapping[str, Any]) -> bool:
+    """True for a 400 that names ``stream_options`` while our body still carries it."""
+    return isinstance(error, BadRequestError) and "stream_options" in body and "stream_options" in error.detail.lower()
 
 
 def _split(parts: list[tuple[bool, str]]) -> list[StreamEvent]:

@@ -581,3 +581,15 @@ def test_unscripted_request_gets_a_clear_500(server: ScriptedServer, run: Run) -
     assert isinstance(result.error, ServerError)
     assert len(server.requests) == 1
     assert "no reply queued" in str(result.error)
+
+
+def test_server_rejecting_stream_options_is_asked_again_without(server: ScriptedServer, run: Run) -> None:
+    server.enqueue(Reply.error(400, "Unrecognized request argument supplied: stream_options"), Reply.chat("fine"))
+    result = run(_collect(server))
+    assert result.text == "fine"
+    assert result.usage is None  # without include_usage the server sends no usage chunk
+    first, second = server.requests[-2:]
+    assert "stream_options" in first.json
+    assert "stream_options" not in second.json
+    assert result.finished is not None
+    assert result.finished.attempts == 1
