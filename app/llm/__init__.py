@@ -1,6 +1,17 @@
-"""Model providers: typed stream events, the ChatProvider interface, the OpenAI-compatible client, settings.
+"""Model providers: typed stream events, the ChatProvider interface, the OpenAI-compatible client, keys.
 
-Import the light public types from here; the HTTP client lives in :mod:`app.llm.openai_compat` (imports httpx).
+Modules:
+
+* :mod:`app.llm.events` — the stream events (TextDelta, ReasoningDelta, UsageReport, Retrying, Finished,
+  StreamFailed) and ChatResult;
+* :mod:`app.llm.base` — ChatMessage, ChatRequest, the ChatProvider / EventStream protocols, ``collect``;
+* :mod:`app.llm.errors` — ProviderError and its subclasses;
+* :mod:`app.llm.openai_compat` — the streaming HTTP client (imports httpx), retries, the shared client;
+* :mod:`app.llm.offline` — the rule-based offline analyst;
+* :mod:`app.llm.factory` — build a provider from the settings; :mod:`app.llm.secrets` — API keys in the keyring;
+* :mod:`app.llm.scripted_server` — an OpenAI-compatible test/demo server on 127.0.0.1.
+
+Import the light public types from here.
 """
 
 from app.llm.base import ChatMessage, ChatProvider, ChatRequest, EventStream, collect
