@@ -20,6 +20,7 @@ import json
 import random
 import re
 import time
+import weakref
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -80,23 +81,26 @@ def make_http_client() -> httpx.AsyncClient:
     return httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False, trust_env=True)
 
 
-_shared: dict[int, httpx.AsyncClient] = {}
+_shared: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
 
 
 def shared_http_client() -> httpx.AsyncClient:
-    """The process-wide client for the running event loop (httpx pools are bound to one loop)."""
+    """The process-wide client for the running event loop (httpx pools are bound to one loop).
+
+    Pass it as ``client=`` to every provider so they share one connection pool; close it with
+    :func:`close_shared_http_client` at exit.
+    """
     loop = asyncio.get_running_loop()
-    client = _shared.get(id(loop))
+    client = _shared.get(loop)
     if client is None or client.is_closed:
         client = make_http_client()
-        _shared[id(loop)] = client
+        _shared[loop] = client
     return client
 
 
 async def close_shared_http_client() -> None:
     """Close the running loop's shared client (call at application exit, before the loop stops)."""
-    loop = asyncio.get_running_loop()
-    client = _shared.pop(id(loop), None)
+    client = _shared.pop(asyncio.get_running_loop(), None)
     if client is not None:
         await client.aclose()
 
