@@ -1,0 +1,84 @@
+"""Error wisdom inside real runs: three context overflows on one model become a rule that prevents the next one.
+
+The scripted server plays a model whose real context is smaller than its profile claims: every request asking
+for 8,000 output tokens on top of a window prompt overflows with the provider's own error message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from app.budget.profile import ModelProfile
+from app.i18n import Lang
+from app.llm.openai_compat import OpenAICompatProvider
+from app.llm.scripted_server import Reply, ScriptedServer
+from app.pipeline import events as ev
+from app.pipeline.repository import AnalysisRepository
+from app.pipeline.service import ModelChoice, run_analysis
+from app.store import open_database
+from app.wisdom import WisdomGate
+from tests.conftest import corpus_file
+from tests.pipeline.test_scripted_runs import CLEAN, REPLAY, _last
+
+MODEL = "small-context-model"
+PROFILE = ModelProfile(context_length=1_000_000, max_tokens=8000, provider="scripted", model=MODEL)
+OVERFLOW = ("This model's maximum context length is 32768 tokens. However, you requested 60000 tokens "
+            "(52000 in the messages, 8000 in the completion).")
+
+
+def _is_window(body: dict[str, Any]) -> bool:
+    return "请重点分析" in _last(body)
+
+
+def _run(server: ScriptedServer, db_path: Path) -> tuple[list[ev.PipelineEvent], Any]:
+    events: list[ev.PipelineEvent] = []
+    db = open_database(db_path)
+
+    async def main() -> int:
+        provider = OpenAICompatProvider("scripted", server.base_url, MODEL, api_key="k")
+        try:
+            return await run_analysis(corpus_file(REPLAY), db=db, provider=provider,
+                                      choice=ModelChoice("scripted", PROFILE), lang=Lang.ZH, emit=events.append)
+        finally:
+            await provider.aclose()
+
+    try:
+        rec = AnalysisRepository(db).load(asyncio.run(main()))
+    finally:
+        db.close()
+    return events, rec
+
+
+def test_three_overflows_in_a_run_make_a_rule_that_prevents_the_fourth(tmp_path: Path) -> None:
+    server = ScriptedServer(default=Reply.chat(CLEAN, piece_chars=60)).start()
+    db_path = tmp_path / "w.sqlite3"
+    try:
+        overflow = Reply.error(400, OVERFLOW, code="context_length_exceeded", err_type="invalid_request_error")
+        server.enqueue(overflow, overflow, overflow, match=_is_window)
+        _, first = _run(server, db_path)
+        failed = [s.key for s in first.stages if s.status == "failed"]
+        assert failed == ["window:0:0", "window:0:1", "window:0:2"]
+
+        db = open_database(db_path)
+        gate = WisdomGate(db, Lang.ZH)
+        rules = gate.rules_for(MODEL)
+        assert len(rules) == 1
+        assert rules[0].template == "token_limit"
+        assert len(rules[0].source_ids) == 3
+        gate.validate_rule(rules[0].rule_id)
+        db.close()
+
+        sent_before = len(server.requests)
+        server.enqueue(overflow, match=_is_window)  # the fourth would overflow again if it were sent as before
+        events, second = _run(server, db_path)
+        window_requests = [r for r in server.requests[sent_before:] if r.json and _is_window(r.json)]
+        first_window = next(s for s in second.stages if s.key == "window:0:0")
+        assert server.pending == 1  # the overflow reply was never needed: no request went out unchanged
+        assert first_window.status == "failed"
+        assert first_window.message.startswith("错误智慧规则拒绝发送请求")  # refused before sending
+        assert all(r.json["max_tokens"] < 8000 for r in window_requests)  # anything sent was auto-fixed
+        assert not any(isinstance(e, ev.StageFailed) and "However, you requested" in e.message for e in events)
+    finally:
+        server.stop()
