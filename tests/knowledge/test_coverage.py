@@ -104,3 +104,14 @@ def test_coverage_cli_json_has_stable_keys(ra3_files: list[Path], capsys: pytest
     assert list(out) == ["corona"]
     assert set(out["corona"]) == {"files", "distinct", "resolved", "share", "unresolved"}
     assert all(set(u) == {"hash", "count", "where"} for u in out["corona"]["unresolved"])
+
+
+def test_confirm_and_render_cli(ra3_files: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["knowledge", "confirm", *(str(p) for p in ra3_files), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out == {"corona": {"missing": [], "unflagged": []}, "ra3": {"missing": [], "unflagged": []}}
+    assert main(["knowledge", "render", "--mod", "RA3", "--factions", "Soviets", "--lang", "en"]) == 0
+    text = capsys.readouterr().out
+    assert "## Soviets" in text
+    assert "- `SovietAntiInfantryInfantry` Conscript" in text
+    assert "- `AlliedAntiInfantryInfantry`" not in text
