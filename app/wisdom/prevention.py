@@ -526,36 +526,46 @@ class PreventionIndex:
 
         Candidates come from intersecting postings rarest first, skipping a feature whenever it would leave fewer
         than ``limit`` candidates; so the candidates match every selective feature they can, and the work is
-        bounded by the rarest posting instead of by the index size. When even the rarest feature has fewer than
-        ``limit`` entries, the next postings fill up the candidates (at most :data:`CANDIDATE_CAP`). Entries
-        scoped to another model or mod than the query's are skipped (their lesson is about that scope).
+        bounded by the rarest posting instead of by the index size. Entries scoped to another model or mod than
+        the query's are skipped (their lesson is about that scope); when that leaves fewer than ``limit``, the
+        previous, wider intersection is scored too, and when even the rarest feature has too few entries, the
+        next postings fill up the candidates (at most :data:`CANDIDATE_CAP` looked at).
         """
         posts = sorted((self.postings[k] for k in keys if self.postings.get(k)), key=len)
         if not posts:
             return []
-        cand: set[str] = posts[0]
+        levels: list[set[str]] = [posts[0]]
         for p in posts[1:]:
-            narrowed = cand & p
+            narrowed = levels[-1] & p
             if len(narrowed) >= limit:
-                cand = narrowed
-        if len(cand) < limit:
-            cand = set(cand)
-            for p in posts[1:]:
-                for eid in p:
-                    cand.add(eid)
-                    if len(cand) >= self.CANDIDATE_CAP:
-                        break
-                if len(cand) >= self.CANDIDATE_CAP:
-                    break
-        elif len(cand) > self.CANDIDATE_CAP:
-            cand = set(itertools.islice(cand, self.CANDIDATE_CAP))
+                levels.append(narrowed)
+        seen: set[str] = set()
         scored: list[tuple[int, float, str]] = []
-        for eid in cand:
-            ie = self.entries[eid]
-            if (model and ie.model and ie.model != model) or (mod and ie.mod and ie.mod != mod):
-                continue
-            score = sum(1 for p in posts if eid in p)
-            if score >= min_score:
-                scored.append((score, ie.confidence, eid))
+        # narrowest level first; widen while the scope filter leaves fewer than ``limit`` results
+        for level in reversed(levels):
+            for eid in itertools.islice(level, self.CANDIDATE_CAP):
+                if eid in seen:
+                    continue
+                seen.add(eid)
+                ie = self.entries[eid]
+                if (model and ie.model and ie.model != model) or (mod and ie.mod and ie.mod != mod):
+                    continue
+                score = sum(1 for p in posts if eid in p)
+                if score >= min_score:
+                    scored.append((score, ie.confidence, eid))
+            if len(scored) >= limit or len(seen) >= self.CANDIDATE_CAP:
+                break
+        if len(scored) < limit and len(seen) < self.CANDIDATE_CAP:
+            for p in posts[1:]:  # even the rarest feature was too rare: fill up from the others
+                for eid in itertools.islice(p, self.CANDIDATE_CAP):
+                    if eid in seen:
+                        continue
+                    seen.add(eid)
+                    ie = self.entries[eid]
+                    if (model and ie.model and ie.model != model) or (mod and ie.mod and ie.mod != mod):
+                        continue
+                    scored.append((sum(1 for q in posts if eid in q), ie.confidence, eid))
+                if len(scored) >= limit or len(seen) >= self.CANDIDATE_CAP:
+                    break
         top = heapq.nlargest(limit, scored)
         return [(self.entries[eid], score) for score, _c, eid in top]
