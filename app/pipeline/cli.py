@@ -83,7 +83,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     from app.errors import KnownError
     from app.i18n import Lang
     from app.llm.base import ChatProvider
-    from app.pipeline.report import report_dict, write_report
+    from app.pipeline.report import REPORT_SUFFIXES, report_dict, write_report
     from app.pipeline.repository import AnalysisRepository
     from app.pipeline.service import ModelChoice, run_analysis
     from app.settings import Settings
@@ -94,6 +94,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise KnownError(f"{path}: no such replay file")
+    if args.out and Path(args.out).suffix.lower() not in REPORT_SUFFIXES:
+        raise KnownError(f"report {args.out}: unknown format; use .json, .md or .html")
     if args.base_url or args.model_id:
         if not (args.base_url and args.model_id):
             raise KnownError("--base-url and --model-id go together")

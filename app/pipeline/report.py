@@ -130,6 +130,9 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
     return "\n".join(parts) + "\n"
 
 
+REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
+
+
 def write_report(rec: AnalysisRecord, path: Path, lang: Lang) -> None:
     """Write the report in the format the file's suffix names (.json, .md, .html)."""
     data = report_dict(rec)
