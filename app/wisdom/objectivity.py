@@ -69,6 +69,9 @@ class EvidenceContext:
     terms: frozenset[str] = frozenset()
     vocabulary: frozenset[str] = frozenset()
 
+    # An empty part means "not known", not "nothing exists": without facts no number or id can be called invented,
+    # so the unsupported-specifics check only uses the parts that were given.
+
     @classmethod
     def from_facts(cls, facts_text: str, unit_ids: Iterable[int] = (), terms: Iterable[str] = (),
                    vocabulary: Iterable[str] = ()) -> EvidenceContext:
@@ -172,10 +175,10 @@ class ObjectivityEvaluator:
         vocab_missing = {t for t in ev.vocabulary if t not in ev.terms}
         for s in sents:
             ids = tuple(int(x) for x in _UNIT_ID.findall(s))
-            bad_ids = tuple(i for i in ids if i not in ev.unit_ids)
+            bad_ids = tuple(i for i in ids if i not in ev.unit_ids) if ev.unit_ids else ()
             stripped = _UNIT_ID.sub(" ", _TIME.sub(" ", s))
             nums = [_norm_num(x) for x in _NUMBER.findall(stripped)]
-            bad_nums = tuple(x for x in nums if x not in ev.numbers)
+            bad_nums = tuple(x for x in nums if x not in ev.numbers) if ev.numbers else ()
             bad_terms = tuple(sorted(t for t in vocab_missing if t in s))
             has_evidence = bool(_TIME.search(s)) or any(i in ev.unit_ids for i in ids) or any(
                 x in ev.numbers for x in nums) or _has(s, ("证据", "evidence", "记录显示", "the log shows"))

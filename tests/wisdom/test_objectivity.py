@@ -66,3 +66,9 @@ def test_evaluator_records_only_moderate_or_worse(manager: ErrorWisdomManager) -
     assert manager.store.count_entries() == 0
     ev.evaluate("显然 #9999 一共击毁了 27 辆坦克。", "window", FACTS, {"trace_id": "t", "stage": "window:0:0"})
     assert manager.store.count_entries() == 1
+
+
+def test_without_facts_numbers_are_not_called_invented() -> None:
+    m = ObjectivityEvaluator().score("玩家B 的 #9999 一共击毁了 27 辆坦克。", "window", EvidenceContext())
+    assert m.subjectivity_dimensions["unsupported_specifics"] == 0.0
+    assert m.severity == "none"
