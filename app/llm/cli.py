@@ -12,9 +12,6 @@ import json
 import sys
 from typing import Any
 
-PROBE_ZH = "用一句话回答：红色警戒3里盟军的基础步兵叫什么？"
-PROBE_EN = "Answer in one sentence: what is the Allied basic infantry unit in Red Alert 3 called?"
-
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add the ``provider`` command."""
@@ -44,7 +41,7 @@ def _cmd_test(args: argparse.Namespace) -> int:
     import asyncio
 
     from app.i18n import Lang
-    from app.llm.base import ChatProvider, ChatRequest
+    from app.llm.base import ChatProvider
     from app.llm.errors import ProviderConfigError
 
     lang = Lang.parse(args.lang)
@@ -67,11 +64,7 @@ def _cmd_test(args: argparse.Namespace) -> int:
         from app.settings import Settings
 
         provider = build_provider(Settings.load(), args.profile, use_env_key=True)
-    prompt = PROBE_ZH if lang is Lang.ZH else PROBE_EN
-    request = ChatRequest.simple(prompt, max_tokens=args.max_tokens)
-    if args.no_stream:
-        request = ChatRequest(request.messages, max_tokens=args.max_tokens, stream=False)
-    report = asyncio.run(_probe(provider, request, live=not args.json))
+    report = asyncio.run(_probe(provider, lang, args.max_tokens, False if args.no_stream else None, live=not args.json))
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
         return 0 if report["ok"] else 2
@@ -79,67 +72,29 @@ def _cmd_test(args: argparse.Namespace) -> int:
     if not report["ok"]:
         from app.llm.errors import ProviderError
 
-        error = report["error"]
-        raise ProviderError(report["provider"], report["model"], error["message"])
+        raise ProviderError(report["provider"], report["model"], report["error"]["message"])
     return 0
 
 
-async def _probe(provider: Any, request: Any, *, live: bool) -> dict[str, Any]:
+async def _probe(provider: Any, lang: Any, max_tokens: int, stream: bool | None, *, live: bool) -> dict[str, Any]:
     """Run the probe, echoing the reply as it streams when ``live``."""
-    from app.llm.events import ChatResult, ReasoningDelta, Retrying, TextDelta
+    from app.llm.events import ReasoningDelta, Retrying, StreamEvent, TextDelta
+    from app.llm.probe import probe
 
-    result = ChatResult()
+    def show(event: StreamEvent) -> None:
+        if isinstance(event, ReasoningDelta | TextDelta):
+            sys.stdout.write(event.text)
+            sys.stdout.flush()
+        elif isinstance(event, Retrying):
+            print(f"[retry {event.attempt} in {event.delay_s:.1f} s: {event.error}]", file=sys.stderr)
+
     try:
-        async with provider.stream(request) as stream:
-            async for event in stream:
-                result.add(event)
-                if live:
-                    if isinstance(event, ReasoningDelta | TextDelta):
-                        sys.stdout.write(event.text)
-                        sys.stdout.flush()
-                    elif isinstance(event, Retrying):
-                        print(f"[retry {event.attempt} in {event.delay_s:.1f} s: {event.error}]", file=sys.stderr)
+        report = await probe(provider, lang, max_tokens=max_tokens, stream=stream, on_event=show if live else None)
     finally:
         await provider.aclose()
-    if live and (result.text or result.reasoning):
+    if live and (report.result.text or report.result.reasoning):
         print()
-    return _report(provider, result)
-
-
-def _report(provider: Any, result: Any) -> dict[str, Any]:
-    """The stable ``--json`` document."""
-    fin = result.finished
-    usage = result.usage
-    error = result.error
-    return {
-        "ok": result.ok,
-        "provider": provider.name,
-        "model": provider.model,
-        "rule_based": bool(getattr(provider, "rule_based", False)),
-        "resolved_model": fin.resolved_model if fin else "",
-        "finish_reason": fin.reason if fin else None,
-        "truncated": bool(fin and fin.truncated),
-        "interrupted": bool(fin and fin.interrupted),
-        "attempts": fin.attempts if fin else (result.failed.attempts if result.failed else 0),
-        "ttft_s": round(fin.ttft_s, 4) if fin and fin.ttft_s is not None else None,
-        "tokens_per_s": round(fin.tokens_per_s, 2) if fin and fin.tokens_per_s is not None else None,
-        "elapsed_s": round(fin.elapsed_s, 4) if fin else None,
-        "text_chars": len(result.text),
-        "reasoning_chars": len(result.reasoning),
-        "text_deltas": result.text_deltas,
-        "reasoning_deltas": result.reasoning_deltas,
-        "text": result.text,
-        "usage": None
-        if usage is None
-        else {
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "reasoning_tokens": usage.reasoning_tokens,
-            "cached_prompt_tokens": usage.cached_prompt_tokens,
-            "raw": dict(usage.raw),
-        },
-        "error": None if error is None else {"kind": error.kind, "status": error.status, "message": str(error)},
-    }
+    return report.to_json()
 
 
 def _print_report(r: dict[str, Any]) -> None:

@@ -79,3 +79,29 @@ def test_provider_list_json(capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(capsys.readouterr().out)
     assert doc["profiles"][0]["name"] == "offline"
     assert doc["profiles"][0]["rule_based"] is True
+
+
+def test_probe_library_call_reports_failure_without_raising(server: ScriptedServer) -> None:
+    import asyncio
+
+    from app.i18n import Lang
+    from app.llm.events import StreamFailed
+    from app.llm.probe import probe
+    from tests.llm.conftest import make_provider
+
+    server.enqueue(Reply.error(404, "The model `nope` does not exist", code="model_not_found"))
+    seen: list[object] = []
+
+    async def scenario() -> dict:
+        provider = make_provider(server)
+        try:
+            return (await probe(provider, Lang.EN, on_event=seen.append)).to_json()
+        finally:
+            await provider.aclose()
+
+    report = asyncio.run(scenario())
+    assert report["ok"] is False
+    assert report["error"]["kind"] == "not_found"
+    assert report["error"]["status"] == 404
+    assert isinstance(seen[-1], StreamFailed)
+    assert server.requests[-1].json["max_tokens"] == 256

@@ -1,0 +1,93 @@
+"""One short probe request to check that an endpoint works (``replaysage provider test`` and the settings page).
+
+It reports what a user needs to judge an endpoint: did it answer, how fast the first token came, tokens per
+second, the usage the server reports and how the reply split between reasoning and text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app.i18n import Lang, pick
+from app.llm.base import ChatProvider, ChatRequest
+from app.llm.events import ChatResult, StreamEvent
+
+PROBE_ZH = "用一句话回答：红色警戒3里盟军的基础步兵叫什么？"
+PROBE_EN = "Answer in one sentence: what is the Allied basic infantry unit in Red Alert 3 called?"
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeReport:
+    """The outcome of a probe; :meth:`to_json` is the stable ``--json`` document."""
+
+    provider: str
+    model: str
+    rule_based: bool
+    result: ChatResult
+
+    @property
+    def ok(self) -> bool:
+        """True when the endpoint answered completely."""
+        return self.result.ok
+
+    def to_json(self) -> dict[str, Any]:
+        """Stable, machine-readable form (keys never change meaning)."""
+        r = self.result
+        fin = r.finished
+        usage = r.usage
+        error = r.error
+        return {
+            "ok": r.ok,
+            "provider": self.provider,
+            "model": self.model,
+            "rule_based": self.rule_based,
+            "resolved_model": fin.resolved_model if fin else "",
+            "finish_reason": fin.reason if fin else None,
+            "truncated": bool(fin and fin.truncated),
+            "interrupted": bool(fin and fin.interrupted),
+            "attempts": fin.attempts if fin else (r.failed.attempts if r.failed else 0),
+            "ttft_s": round(fin.ttft_s, 4) if fin and fin.ttft_s is not None else None,
+            "tokens_per_s": round(fin.tokens_per_s, 2) if fin and fin.tokens_per_s is not None else None,
+            "elapsed_s": round(fin.elapsed_s, 4) if fin else None,
+            "text_chars": len(r.text),
+            "reasoning_chars": len(r.reasoning),
+            "text_deltas": r.text_deltas,
+            "reasoning_deltas": r.reasoning_deltas,
+            "text": r.text,
+            "usage": None
+            if usage is None
+            else {
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "reasoning_tokens": usage.reasoning_tokens,
+                "cached_prompt_tokens": usage.cached_prompt_tokens,
+                "raw": dict(usage.raw),
+            },
+            "error": None if error is None else {"kind": error.kind, "status": error.status, "message": str(error)},
+        }
+
+
+def probe_request(lang: Lang, *, max_tokens: int = 256, stream: bool | None = None) -> ChatRequest:
+    """The probe question (short; ``max_tokens`` leaves reasoning models room to think)."""
+    request = ChatRequest.simple(pick(lang, PROBE_ZH, PROBE_EN), max_tokens=max_tokens)
+    return ChatRequest(request.messages, max_tokens=max_tokens, stream=stream, tag="probe")
+
+
+async def probe(
+    provider: ChatProvider,
+    lang: Lang,
+    *,
+    max_tokens: int = 256,
+    stream: bool | None = None,
+    on_event: Callable[[StreamEvent], None] | None = None,
+) -> ProbeReport:
+    """Send the probe through ``provider`` (not closed here) and report; never raises for provider failures."""
+    result = ChatResult()
+    async with provider.stream(probe_request(lang, max_tokens=max_tokens, stream=stream)) as events:
+        async for event in events:
+            result.add(event)
+            if on_event is not None:
+                on_event(event)
+    return ProbeReport(provider.name, provider.model, bool(getattr(provider, "rule_based", False)), result)
