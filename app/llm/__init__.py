@@ -9,6 +9,7 @@ Modules:
 * :mod:`app.llm.openai_compat` — the streaming HTTP client (imports httpx), retries, the shared client;
 * :mod:`app.llm.offline` — the rule-based offline analyst;
 * :mod:`app.llm.factory` — build a provider from the settings; :mod:`app.llm.secrets` — API keys in the keyring;
+* :mod:`app.llm.probe` — one short request to check an endpoint (CLI ``provider test``, settings page);
 * :mod:`app.llm.scripted_server` — an OpenAI-compatible test/demo server on 127.0.0.1.
 
 Import the light public types from here.
