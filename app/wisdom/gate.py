@@ -32,7 +32,7 @@ from app.wisdom.entry import WisdomEntry
 from app.wisdom.manager import ErrorWisdomManager
 from app.wisdom.objectivity import STRATEGY_EN, EvidenceContext, ObjectivityEvaluator, ObjectivityMetric
 from app.wisdom.prevention import PreCheckResult, stage_kind
-from app.wisdom.store import EntryFilter
+from app.wisdom.store import EntryFilter, EntryNotFoundError
 
 log = logging.getLogger("replaysage.wisdom")
 
@@ -99,7 +99,6 @@ _SEVERITY_BY_LABEL = {"info": None, "warning": "mild", "weakevidence": "moderate
 class _Pending:
     fired: list[str] = field(default_factory=list)
     shadow: list[str] = field(default_factory=list)
-    pitfall_entries: list[str] = field(default_factory=list)
 
 
 def _severity(sev: Any) -> str | None:
@@ -138,6 +137,7 @@ class WisdomGate:
         self.auto_generate = auto_generate
         self.evaluator = ObjectivityEvaluator(self.manager)
         self._pending: dict[str, _Pending] = {}
+        self._pitfalls: dict[str, list[str]] = {}  # trace|stage kind -> entries injected as pitfalls
 
     @staticmethod
     def _key(trace_id: str, stage: str | None) -> str:
@@ -191,7 +191,7 @@ class WisdomGate:
                 lines.append(text)
                 injected.append(ie.id)
         if trace_id:
-            self._pending.setdefault(self._key(trace_id, stage), _Pending()).pitfall_entries = injected
+            self._pitfalls[self._key(trace_id, kind)] = injected
         return lines[:limit]
 
     # ---- after a failure -------------------------------------------------------------------------------------
@@ -338,7 +338,9 @@ class WisdomGate:
             eid2 = self.evaluator._record_cognitive_error(metric, text, record)
             if eid2:
                 ids.append(eid2)
+                self._after_issue(trace_id, stage, eid2)
                 self._maybe_generate(eid2)
+        self._settle_pitfalls(trace_id, stage)
         return metric, ids
 
     # ---- after an outcome ------------------------------------------------------------------------------------
@@ -347,8 +349,9 @@ class WisdomGate:
         """Tell the library how a checked request (or stage) ended.
 
         Success: rules that auto-fixed it count a successful prevention and their source entries get a 验证历史
-        line; injected pitfalls are verified too. Failure with ``error_code``: the fired rules count a failure and
-        their source entries a counterexample (×0.7); observation rules that predicted it get a confirmation.
+        line (pitfalls are verified by :meth:`review_stage_text`). Failure with ``error_code``: the fired rules
+        count a failure and their source entries a counterexample (×0.7); observation rules that predicted it get
+        a confirmation.
         """
         pend = self._pending.pop(self._key(trace_id, stage), None)
         if pend is None:
@@ -357,7 +360,7 @@ class WisdomGate:
         for rid in pend.fired:
             try:
                 rule = m.store.get_rule(rid)
-            except Exception:
+            except EntryNotFoundError:  # removed meanwhile
                 continue
             if success:
                 m.engine.count(rid, success=1)
@@ -371,13 +374,6 @@ class WisdomGate:
                     m.refresh_index(eid)
         for rid in pend.shadow if not success else ():
             m.rule_generator.record_shadow_confirmation(rid)
-        for eid in pend.pitfall_entries:
-            if success:
-                m.add_verification(eid, f"{stage or ''} 窗口", "成功预防", "已注入窗口指令",
-                                   feedback=feedback, trace_id=trace_id)
-            elif error_code:
-                m.timeliness.register_counterexample(eid, f"注入后仍出现 {error_code}", trace_id)
-                m.refresh_index(eid)
         m.flush_stats()
         m.reload_rules()
 
@@ -390,18 +386,33 @@ class WisdomGate:
         del entry_id
 
     def _after_issue(self, trace_id: str, stage: str | None, entry_id: str) -> None:
-        pend = self._pending.get(self._key(trace_id, stage))
-        if pend is not None and pend.pitfall_entries:
-            e = self.manager.store.get_entry(entry_id)
-            for pid in pend.pitfall_entries:
-                try:
-                    p = self.manager.store.get_entry(pid)
-                except Exception:
-                    continue
-                if p.subtype_code == e.subtype_code and pid != entry_id:
-                    self.manager.timeliness.register_counterexample(pid, f"注入后仍出现 {e.error_code}", trace_id)
-                    self.manager.refresh_index(pid)
-            pend.pitfall_entries = []
+        """A pitfall injected for this stage did not prevent an error of its own class: a counterexample."""
+        key = self._key(trace_id, stage_kind(stage))
+        injected = self._pitfalls.get(key)
+        if not injected:
+            return
+        e = self.manager.store.get_entry(entry_id)
+        keep = []
+        for pid in injected:
+            try:
+                p = self.manager.store.get_entry(pid)
+            except EntryNotFoundError:
+                continue
+            if p.subtype_code == e.subtype_code and pid != entry_id:
+                self.manager.timeliness.register_counterexample(pid, f"注入后仍出现 {e.error_code}", trace_id)
+                self.manager.refresh_index(pid)
+            else:
+                keep.append(pid)
+        self._pitfalls[key] = keep
+
+    def _settle_pitfalls(self, trace_id: str, stage: str | None) -> None:
+        """After a stage's review: pitfalls that were injected and not contradicted prevented their error."""
+        for pid in self._pitfalls.pop(self._key(trace_id, stage_kind(stage)), []):
+            try:
+                self.manager.add_verification(pid, f"{stage or ''} 窗口", "成功预防", "已注入窗口指令",
+                                              trace_id=trace_id)
+            except EntryNotFoundError:
+                continue
 
     def _maybe_generate(self, entry_id: str) -> None:
         """Run rule generation on the new entry's scope (same type, subtype and model): cheap and immediate."""

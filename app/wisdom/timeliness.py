@@ -20,8 +20,8 @@ from typing import Any
 from app.i18n import Lang, pick
 from app.store import Database
 from app.wisdom import taxonomy as tx
-from app.wisdom.entry import PreventionRule, Verification, WisdomEntry, iso, now_utc, parse_iso
-from app.wisdom.store import WisdomStore
+from app.wisdom.entry import PreventionRule, Verification, WisdomEntry, WisdomFormatError, iso, now_utc, parse_iso
+from app.wisdom.store import EntryNotFoundError, WisdomStore
 
 LAMBDA_DECAY = 0.01
 """Time decay per day (spec: 每天衰减1%)."""
@@ -60,7 +60,7 @@ def state_of(confidence: float) -> str:
 def _days(since: str, now: datetime) -> float:
     try:
         start = parse_iso(since)
-    except Exception:
+    except WisdomFormatError:  # a broken timestamp must not stop an audit: treat the entry as new
         return 0.0
     return (now - start).total_seconds() / 86400.0
 
@@ -211,7 +211,7 @@ class TimelinessManager:
         for rid in filter(None, [e.abstract_rule_id]):
             try:
                 r = self.store.get_rule(rid)
-            except Exception:
+            except EntryNotFoundError:  # an imported abstract rule id may name no stored rule
                 continue
             if r.base_confidence is None:
                 r.base_confidence = r.confidence

@@ -230,3 +230,19 @@ def test_labels_and_hallucination_trend_feed_the_metrics(gate: WisdomGate) -> No
         e.created_at = iso(now_utc() - timedelta(days=40 + i))
         gate.manager.record_entry(e)
     assert gate.manager.metrics()["hallucination_reduction_rate"] == pytest.approx(0.25)
+
+
+def test_injected_pitfalls_are_verified_by_the_stage_review(gate: WisdomGate) -> None:
+    ids = [gate.record_validation_issue("NonexistentUnit", Severity.CONTRADICTION, MODEL, "corona", "window:0:0",
+                                        f"unit {u}", trace_id="old", unit_id=u) for u in (1, 2)]
+    # a window that got the pitfall and made no such error: the pitfall prevented it
+    assert gate.pitfalls_for(MODEL, "corona", "window", Lang.EN, trace_id="run")
+    gate.review_stage_text("3:20 玩家A 建造了兵营。", model=MODEL, mod="corona", stage="window:1:0", trace_id="run")
+    verified = [e for e in ids if any(v.effect == "成功预防" for v in gate.manager.get_entry(e).verifications)]
+    assert verified
+    # a window that got the pitfall and still invented a unit: a counterexample for the injected entry
+    assert gate.pitfalls_for(MODEL, "corona", "window", Lang.EN, trace_id="run")
+    issue = ValidationIssue(Severity.CONTRADICTION, "NonexistentUnit", "unit 77 does not exist", None, 77)
+    gate.review_stage_text("3:20 #77 出现。", issues=[issue], model=MODEL, mod="corona", stage="window:1:1",
+                           trace_id="run")
+    assert sum(gate.manager.get_entry(e).counterexamples for e in ids) == 1
