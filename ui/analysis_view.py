@@ -1,0 +1,703 @@
+"""The analysis view: Analyze / Cancel, a model picker, and one collapsible panel per stage, grouped.
+
+It consumes :mod:`app.pipeline.events` only (never model text or JSON) from whatever runner
+:mod:`ui.runner` provides. One worker per view: a new run cancels the old one and waits for it to stop before
+starting, and events of an old run are ignored by generation. Events may arrive from a worker thread (the
+pipeline marks a cancelled run from one), so :meth:`AnalysisView.emit` hops to the GUI thread when needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.claims.issues import Severity, ValidationIssue
+from app.errors import KnownError
+from app.pipeline import events as ev
+from ui.lang import UiLanguage
+from ui.runner import AnalysisRunner
+from ui.widgets import Collapsible, StreamBuffer, text_box
+
+log = logging.getLogger(__name__)
+
+BUDGET_PARTS: tuple[tuple[str, str, str, str], ...] = (
+    ("system", "系统", "system", "#5b8def"),
+    ("summary", "摘要", "summary", "#49b6a6"),
+    ("overview", "总览", "overview", "#9b6fd8"),
+    ("slice", "切片", "slice", "#f0a030"),
+    ("found_facts", "已发现事实", "found facts", "#d9644a"),
+    ("instruction", "指令", "instruction", "#7f8c8d"),
+    ("reserve", "输出预留", "reserve", "#c8c8c8"),
+)
+"""Budget bar parts in drawing order: key, 中文, English, colour."""
+
+SEVERITY_COLORS = {
+    Severity.INFO: "#607d8b",
+    Severity.WARNING: "#c49000",
+    Severity.WEAK_EVIDENCE: "#e67e22",
+    Severity.CONTRADICTION: "#c0392b",
+    Severity.FATAL: "#6d0000",
+}
+
+
+def clock(seconds: float) -> str:
+    """``m:ss`` (or ``h:mm:ss``) of a game time."""
+    s = max(0, round(seconds))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+class BudgetBar(QWidget):
+    """A stacked bar of a request's budget parts against ContextBudget (dashed) and ContextLength (full width)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.values: dict[str, int] = {}
+        self.setMinimumHeight(18)
+        self.setMaximumHeight(18)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def set_breakdown(self, breakdown: Mapping[str, int]) -> None:
+        """Show a request's breakdown (keys of :class:`app.pipeline.events.StageStarted`)."""
+        self.values = {k: int(v) for k, v in breakdown.items()}
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        """Draw the parts left to right, then the budget and context marks."""
+        p = QPainter(self)
+        w, h = self.width() - 2, self.height() - 2
+        p.fillRect(1, 1, w, h, QColor("#f3f3f3"))
+        parts_total = sum(self.values.get(k, 0) for k, *_ in BUDGET_PARTS)
+        scale_max = max(self.values.get("context_length", 0), self.values.get("budget", 0), parts_total, 1)
+        x = 1.0
+        for key, _zh, _en, color in BUDGET_PARTS:
+            n = self.values.get(key, 0)
+            if n <= 0:
+                continue
+            width = w * n / scale_max
+            p.fillRect(QRectF(x, 1, width, h), QColor(color))
+            x += width
+        budget = self.values.get("budget", 0)
+        if budget:
+            bx = 1 + w * budget / scale_max
+            pen = QPen(QColor("#222222"), 2, Qt.PenStyle.DashLine)
+            p.setPen(pen)
+            p.drawLine(int(bx), 0, int(bx), h + 2)
+        p.setPen(QPen(QColor("#888888")))
+        p.drawRect(0, 0, w + 1, h + 1)
+        p.end()
+
+
+class StagePanel(Collapsible):
+    """Everything about one stage: budget, usage, prompt, reasoning, drafts, text, claims, issues, lookbacks.
+
+    Signals:
+        time_clicked(float): an issue with a game time was clicked.
+    """
+
+    time_clicked = Signal(float)
+
+    def __init__(self, stage: ev.StageRef, title_zh: str, title_en: str, ui: UiLanguage,
+                 parent: QWidget | None = None) -> None:
+        super().__init__("", expanded=stage.kind is not ev.StageKind.SUMMARY, parent=parent)
+        self.stage = stage
+        self.ui = ui
+        self.title_zh, self.title_en = title_zh, title_en
+        self.status = "pending"
+        self.final_text: str | None = None
+        self.message = ""
+        self.breakdowns: list[dict[str, int]] = []
+        self.issues: list[ValidationIssue] = []
+        self.lookbacks: list[tuple[float, float, int]] = []
+        self.claims: dict[str, object] = {}
+        self.usage: dict[str, float] = {}
+        self._reason_start: float | None = None
+        self._reason_end: float | None = None
+
+        self.budget_bar = BudgetBar(self)
+        self.budget_label = QLabel(self)
+        self.budget_label.setWordWrap(True)
+        self.usage_label = QLabel(self)
+        self.usage_label.setWordWrap(True)
+        self.error_label = QLabel(self)
+        self.error_label.setStyleSheet("color: #b71c1c;")
+        self.error_label.setWordWrap(True)
+        self.error_label.hide()
+        self.prompt_section = Collapsible("", expanded=False, parent=self)
+        self.prompt_box = text_box(220)
+        self.prompt_section.add(self.prompt_box)
+        self.reasoning_section = Collapsible("", expanded=False, parent=self)
+        self.reasoning_box = text_box(200)
+        self.reasoning_section.add(self.reasoning_box)
+        self.reasoning = StreamBuffer(self.reasoning_box)
+        self.reasoning_section.hide()
+        self.drafts_section = Collapsible("", expanded=False, parent=self)
+        self.drafts_section.hide()
+        self.drafts: list[str] = []
+        self.live_box = text_box(320)
+        self.live = StreamBuffer(self.live_box)
+        self.final_view = QTextBrowser(self)
+        self.final_view.setOpenExternalLinks(False)
+        self.final_view.setMinimumHeight(80)
+        self.final_view.setMaximumHeight(360)
+        self.final_view.hide()
+        self.claims_section = Collapsible("", expanded=False, parent=self)
+        self.claims_box = text_box(200)
+        self.claims_section.add(self.claims_box)
+        self.claims_section.hide()
+        self.issues_section = Collapsible("", expanded=False, parent=self)
+        self.issue_list = QListWidget(self)
+        self.issue_list.setMaximumHeight(160)
+        self.issue_list.itemClicked.connect(self._issue_clicked)
+        self.issues_section.add(self.issue_list)
+        self.issues_section.hide()
+        self.lookback_label = QLabel(self)
+        self.lookback_label.setWordWrap(True)
+        self.lookback_label.hide()
+        for w in (self.budget_bar, self.budget_label, self.usage_label, self.error_label, self.prompt_section,
+                  self.reasoning_section, self.drafts_section, self.live_box, self.final_view, self.lookback_label,
+                  self.claims_section, self.issues_section):
+            self.add(w)
+        if stage.kind is ev.StageKind.SUMMARY:
+            self.budget_bar.hide()
+            self.budget_label.hide()
+            self.usage_label.hide()
+            self.prompt_section.hide()
+        self._tick = QTimer(self)
+        self._tick.setInterval(250)
+        self._tick.timeout.connect(self._retitle_reasoning)
+        ui.changed.connect(lambda _code: self.retranslate())
+        self.retranslate()
+
+    # -- texts ------------------------------------------------------------------------------------------------
+
+    def retranslate(self) -> None:
+        """Re-apply every label in the current language."""
+        t = self.ui.t
+        states = {"pending": ("等待", "waiting"), "running": ("进行中", "running"), "done": ("完成", "done"),
+                  "failed": ("失败", "failed"), "cancelled": ("已取消", "cancelled"),
+                  "revising": ("修订中", "revising")}
+        zh, en = states.get(self.status, (self.status, self.status))
+        span = ""
+        if self.stage.kind is ev.StageKind.WINDOW:
+            span = f"  {clock(self.stage.start_seconds)}–{clock(self.stage.end_seconds)}"
+        self.set_title(f"{t(self.title_zh, self.title_en)}{span}  · {t(zh, en)}")
+        self.prompt_section.set_title(t("发送的提示词", "Prompt sent"))
+        n = len(self.drafts)
+        self.drafts_section.set_title(t(f"修订前草稿（{n}）", f"Drafts before revision ({n})"))
+        self.claims_section.set_title(t("结构化断言", "Claims"))
+        self._retitle_issues()
+        self._retitle_reasoning()
+        self._relabel_budget()
+        self._relabel_usage()
+        self._relabel_lookbacks()
+
+    def _retitle_reasoning(self) -> None:
+        if self._reason_start is None:
+            self.reasoning_section.set_title(self.ui.t("思考", "Thinking"))
+            return
+        end = self._reason_end if self._reason_end is not None else time.monotonic()
+        n = int(end - self._reason_start)
+        live = self._reason_end is None
+        self.reasoning_section.set_title(self.ui.t(f"思考中 {n} 秒" if live else f"思考了 {n} 秒",
+                                                   f"thinking {n} s" if live else f"thought for {n} s"))
+
+    def _retitle_issues(self) -> None:
+        if not self.issues:
+            self.issues_section.set_title(self.ui.t("校验问题（0）", "Validation issues (0)"))
+            return
+        worst = max(i.severity for i in self.issues).label
+        self.issues_section.set_title(self.ui.t(f"校验问题（{len(self.issues)}，最严重 {worst}）",
+                                                f"Validation issues ({len(self.issues)}, worst {worst})"))
+
+    def _relabel_budget(self) -> None:
+        v = self.budget_bar.values
+        if not v:
+            self.budget_label.setText(self.ui.t("预算：尚未发送请求", "Budget: no request sent yet"))
+            return
+        parts = " · ".join(f"{self.ui.t(zh, en)} {v.get(k, 0):,}" for k, zh, en, _c in BUDGET_PARTS)
+        self.budget_label.setText(self.ui.t(
+            f"{parts}  ｜ 合计 {v.get('total', 0):,} / 预算 {v.get('budget', 0):,} / "
+            f"上下文 {v.get('context_length', 0):,}",
+            f"{parts}  | total {v.get('total', 0):,} / budget {v.get('budget', 0):,} / "
+            f"context {v.get('context_length', 0):,}"))
+
+    def _relabel_usage(self) -> None:
+        u = self.usage
+        if not u:
+            self.usage_label.setText("")
+            return
+        ttft = f"{u['ttft']:.2f} s" if u.get("ttft") is not None else "–"
+        tps = f"{u['tps']:.1f}" if u.get("tps") is not None else "–"
+        cost = f"{u['cost']:.4f}" if u.get("cost") is not None else "–"
+        self.usage_label.setText(self.ui.t(
+            f"用量：提示 {int(u['prompt']):,}（缓存 {int(u['cached']):,}） · 输出 {int(u['completion']):,} · "
+            f"推理 {int(u['reasoning']):,} · 首字 {ttft} · {tps} 词元/秒 · 费用 {cost}",
+            f"Usage: prompt {int(u['prompt']):,} (cached {int(u['cached']):,}) · completion {int(u['completion']):,}"
+            f" · reasoning {int(u['reasoning']):,} · TTFT {ttft} · {tps} tok/s · cost {cost}"))
+
+    def _relabel_lookbacks(self) -> None:
+        if not self.lookbacks:
+            return
+        items = ", ".join(f"{clock(a)}–{clock(b)} ({n:,})" for a, b, n in self.lookbacks)
+        self.lookback_label.setText(self.ui.t(f"回查：{items}", f"Lookbacks: {items}"))
+
+    # -- events -----------------------------------------------------------------------------------------------
+
+    def set_status(self, status: str) -> None:
+        """Change the status shown in the title."""
+        self.status = status
+        self.retranslate()
+
+    def started(self, e: ev.StageStarted) -> None:
+        """A request of this stage is being sent."""
+        if self.status in ("pending", "failed", "cancelled"):
+            self.set_status("running")
+        if e.breakdown:
+            self.breakdowns.append(dict(e.breakdown))
+            self.budget_bar.set_breakdown(e.breakdown)
+            self._relabel_budget()
+        if e.prompt:
+            existing = self.prompt_box.toPlainText()
+            sep = "\n\n────────\n\n" if existing else ""
+            self.prompt_box.setPlainText(existing + sep + e.prompt)
+
+    def text_delta(self, e: ev.TextDelta) -> None:
+        """Streamed answer text (plain while streaming)."""
+        if self._reason_start is not None and self._reason_end is None:
+            self._reason_end = time.monotonic()
+            self._tick.stop()
+            self._retitle_reasoning()
+        self.live.append(e.text)
+
+    def reasoning_delta(self, e: ev.ReasoningDelta) -> None:
+        """Streamed reasoning: the collapsed block with its live timer."""
+        if self._reason_start is None or self._reason_end is not None:
+            self._reason_start = self._reason_start or time.monotonic()
+            self._reason_end = None
+            self._tick.start()
+            self.reasoning_section.show()
+        self.reasoning.append(e.text)
+
+    def usage_updated(self, e: ev.UsageUpdated) -> None:
+        """Sum the stage's request usage; keep the last TTFT and speed."""
+        u = self.usage
+        for key, val in (("prompt", e.prompt_tokens), ("cached", e.cached_prompt_tokens),
+                         ("completion", e.completion_tokens), ("reasoning", e.reasoning_tokens)):
+            u[key] = u.get(key, 0) + val
+        if e.ttft_seconds is not None:
+            u["ttft"] = e.ttft_seconds
+        if e.tokens_per_second is not None:
+            u["tps"] = e.tokens_per_second
+        if e.cost is not None:
+            u["cost"] = u.get("cost", 0.0) + e.cost
+        self._relabel_usage()
+
+    def lookback(self, e: ev.LookbackServed) -> None:
+        """A lookback range was served."""
+        self.lookbacks.append((e.start_seconds, e.end_seconds, e.tokens))
+        self.lookback_label.show()
+        self._relabel_lookbacks()
+
+    def claims_parsed(self, e: ev.ClaimsParsed) -> None:
+        """The stage's claims (shown as JSON, collapsed)."""
+        self.claims = dict(e.claims)
+        self.claims_box.setPlainText(json.dumps(self.claims, ensure_ascii=False, indent=1, default=str))
+        self.claims_section.show()
+
+    def issues_found(self, e: ev.IssuesFound) -> None:
+        """Replace the issue list (after a revision the new list is the one that counts)."""
+        self.issues = list(e.issues)
+        self.issue_list.clear()
+        for issue in sorted(self.issues, key=lambda i: (-int(i.severity), i.time_seconds or 0.0)):
+            when = f"{clock(issue.time_seconds)} " if issue.time_seconds is not None else ""
+            item = QListWidgetItem(f"● {issue.severity.label}  {when}{issue.message}")
+            item.setForeground(QBrush(QColor(SEVERITY_COLORS[issue.severity])))
+            item.setToolTip(f"{issue.code}: {issue.message}")
+            item.setData(Qt.ItemDataRole.UserRole, issue.time_seconds)
+            self.issue_list.addItem(item)
+        self.issues_section.setVisible(bool(self.issues) or e.after_revision)
+        self._retitle_issues()
+
+    def revision_started(self, e: ev.RevisionStarted) -> None:
+        """Fold the current draft away and stream the revision into the live box."""
+        self.live.flush()
+        draft = self.live.text()
+        self.drafts.append(draft)
+        box = text_box(240)
+        box.setPlainText(draft)
+        self.drafts_section.add(box)
+        self.drafts_section.show()
+        self.live.reset()
+        self.set_status("revising")
+
+    def revision_finished(self, e: ev.RevisionFinished) -> None:
+        """A kept original goes back into the live box until the final text arrives."""
+        if e.kept_original and self.drafts and not self.live.text():
+            self.live.reset(self.drafts[-1])
+
+    def finished(self, e: ev.StageFinished) -> None:
+        """Render the final text as Markdown, once."""
+        self.live.flush()
+        self._stop_reasoning()
+        self.final_text = e.text
+        self.final_view.setMarkdown(e.text)
+        doc_h = int(self.final_view.document().size().height()) + 12
+        self.final_view.setMinimumHeight(min(max(doc_h, 80), 360))
+        self.live_box.hide()
+        self.final_view.show()
+        self.set_status("done")
+
+    def failed(self, e: ev.StageFailed) -> None:
+        """Keep the partial text visible with the reason."""
+        self.live.flush()
+        self._stop_reasoning()
+        if e.partial_text and not self.live.text():
+            self.live.reset(e.partial_text)
+        self.message = e.message
+        self.error_label.setText(e.message)
+        self.error_label.show()
+        cancelled = "cancel" in e.message.lower() or "取消" in e.message
+        self.set_status("cancelled" if cancelled else "failed")
+
+    def interrupt(self) -> None:
+        """The run ended while this stage was streaming: keep what arrived."""
+        if self.status in ("running", "revising"):
+            self.live.flush()
+            self._stop_reasoning()
+            self.set_status("cancelled")
+
+    def _stop_reasoning(self) -> None:
+        self.reasoning.flush()
+        if self._reason_start is not None and self._reason_end is None:
+            self._reason_end = time.monotonic()
+        self._tick.stop()
+        self._retitle_reasoning()
+
+    def live_text(self) -> str:
+        """The streamed text so far (partial when cancelled)."""
+        return self.live.text()
+
+    def _issue_clicked(self, item: QListWidgetItem) -> None:
+        when = item.data(Qt.ItemDataRole.UserRole)
+        if when is not None:
+            self.time_clicked.emit(float(when))
+
+
+class AnalysisView(QWidget):
+    """Drives one analysis at a time and shows it.
+
+    Args:
+        runner: where analyses come from (see :mod:`ui.runner`).
+        ui: the interface language.
+
+    Signals:
+        progress(int, int): stages finished, stages planned.
+        time_requested(float): jump the timeline to a game time (an issue was clicked).
+        plan_changed(list, list): segments and focus windows ``[(start, end)]`` of the run.
+        lookback_served(float, float): a lookback range to draw.
+        run_finished(str): ``completed``, ``cancelled``, ``failed`` (or ``error``).
+        error(str): a user-facing problem (:class:`KnownError`) for the message bar.
+        analyze_requested(): the Analyze button was pressed.
+        resume_requested(): the Resume button was pressed.
+        reopen_requested(int): a stored analysis was picked.
+    """
+
+    progress = Signal(int, int)
+    time_requested = Signal(float)
+    plan_changed = Signal(list, list)
+    lookback_served = Signal(float, float)
+    run_finished = Signal(str)
+    error = Signal(str)
+    analyze_requested = Signal()
+    resume_requested = Signal()
+    reopen_requested = Signal(int)
+
+    def __init__(self, runner: AnalysisRunner, ui: UiLanguage, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.ui = ui
+        self.panels: dict[str, StagePanel] = {}
+        self.groups: dict[int, Collapsible] = {}
+        self.stages: list[ev.StageRef] = []
+        self.segments: list[tuple[float, float]] = []
+        self.done = 0
+        self.status = "idle"
+        self.analysis_id: int | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._generation = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.last_event_at = 0.0
+
+        self.model_picker = QComboBox(self)
+        self.model_picker.setMinimumWidth(160)
+        self.analyze_button = QPushButton(self)
+        self.cancel_button = QPushButton(self)
+        self.cancel_button.setEnabled(False)
+        self.resume_button = QPushButton(self)
+        self.resume_button.setEnabled(False)
+        self.history = QComboBox(self)
+        self.history.setMinimumWidth(200)
+        self.history_label = QLabel(self)
+        self.model_label = QLabel(self)
+        self.analyze_button.clicked.connect(self.analyze_requested.emit)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.resume_button.clicked.connect(self.resume_requested.emit)
+        self.history.activated.connect(self._history_picked)
+        bar = QHBoxLayout()
+        bar.addWidget(self.model_label)
+        bar.addWidget(self.model_picker)
+        bar.addWidget(self.analyze_button)
+        bar.addWidget(self.cancel_button)
+        bar.addWidget(self.resume_button)
+        bar.addStretch(1)
+        bar.addWidget(self.history_label)
+        bar.addWidget(self.history)
+
+        self.container = QWidget()
+        self.panel_layout = QVBoxLayout(self.container)
+        self.panel_layout.setContentsMargins(4, 4, 4, 4)
+        self.panel_layout.addStretch(1)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setWidget(self.container)
+        self.placeholder = QLabel(self.container)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.panel_layout.insertWidget(0, self.placeholder)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(bar)
+        lay.addWidget(self.scroll, 1)
+        ui.bind(self, self.analyze_button.setText, "分析 (F5)", "Analyze (F5)")
+        ui.bind(self, self.cancel_button.setText, "取消 (Esc)", "Cancel (Esc)")
+        ui.bind(self, self.resume_button.setText, "继续", "Resume")
+        ui.bind(self, self.history_label.setText, "历史分析：", "Past analyses:")
+        ui.bind(self, self.model_label.setText, "模型：", "Model:")
+        ui.bind(self, self.placeholder.setText, "打开录像后按“分析”开始。", "Open a replay, then press Analyze.")
+
+    # -- running ---------------------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """True while a run's task is alive."""
+        return self._task is not None and not self._task.done()
+
+    def start(self, replay_path: Path, profile: str, *, resume: bool = False) -> asyncio.Task[None]:
+        """Start a run (cancelling the current one first) and return its task."""
+        old = self._task
+        if old is not None and not old.done():
+            old.cancel()
+        self._generation += 1
+        self._loop = asyncio.get_running_loop() if _loop_running() else asyncio.get_event_loop()
+        self._task = self._loop.create_task(self._run(self._generation, old, replay_path, profile, resume))
+        self.analyze_button.setEnabled(True)
+        self.cancel_button.setEnabled(True)
+        self.resume_button.setEnabled(False)
+        self.status = "starting"
+        return self._task
+
+    def cancel(self) -> None:
+        """Stop the running analysis (finished stages stay stored; partial text stays visible)."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def _run(self, gen: int, old: asyncio.Task[None] | None, path: Path, profile: str, resume: bool) -> None:
+        if old is not None and not old.done():
+            await asyncio.wait([old])
+
+        def emit(event: ev.PipelineEvent) -> None:
+            self.emit(event, gen)
+
+        outcome = "failed"
+        try:
+            self.analysis_id = await self.runner.run(path, emit, profile=profile, resume=resume)
+            outcome = self.status if self.status in ("completed", "failed") else "completed"
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            if gen == self._generation:
+                self._interrupt_all()
+            raise
+        except KnownError as exc:
+            outcome = "error"
+            if gen == self._generation:
+                self.error.emit(str(exc))
+                self._interrupt_all()
+        except Exception as exc:  # a bug: show it rather than lose it silently
+            outcome = "error"
+            log.exception("analysis run failed")
+            if gen == self._generation:
+                self.error.emit(self.ui.t(f"分析出错：{exc!r}", f"The analysis failed: {exc!r}"))
+                self._interrupt_all()
+        finally:
+            if gen == self._generation:
+                self.status = outcome
+                self.cancel_button.setEnabled(False)
+                self.run_finished.emit(outcome)
+
+    def emit(self, event: ev.PipelineEvent, generation: int | None = None) -> None:
+        """Accept an event from any thread (events of a superseded run are dropped)."""
+        if threading.current_thread() is not threading.main_thread() and self._loop is not None:
+            self._loop.call_soon_threadsafe(self.emit, event, generation)
+            return
+        if generation is not None and generation != self._generation:
+            return
+        self.handle(event)
+
+    # -- events ----------------------------------------------------------------------------------------------
+
+    def clear(self) -> None:
+        """Remove every panel."""
+        for w in [*self.panels.values(), *self.groups.values()]:
+            w.setParent(None)
+            w.deleteLater()
+        for extra in getattr(self, "_tops", []):
+            extra.setParent(None)
+            extra.deleteLater()
+        self._tops: list[QWidget] = []
+        self.panels.clear()
+        self.groups.clear()
+        self.stages = []
+        self.done = 0
+        self.placeholder.hide()
+
+    def _insert(self, widget: QWidget) -> None:
+        self.panel_layout.insertWidget(self.panel_layout.count() - 1, widget)
+
+    def _panel(self, stage: ev.StageRef) -> StagePanel:
+        panel = self.panels.get(stage.key)
+        if panel is not None:
+            return panel
+        if stage.kind is ev.StageKind.SUMMARY:
+            panel = StagePanel(stage, "比赛摘要（无需模型）", "Match summary (no model)", self.ui)
+            self._insert(panel)
+        elif stage.kind is ev.StageKind.OVERVIEW:
+            panel = StagePanel(stage, "总览", "Overview", self.ui)
+            self._insert(panel)
+        elif stage.kind is ev.StageKind.SUMMARY_ROUND:
+            panel = StagePanel(stage, "总结", "Summary", self.ui)
+            self._insert(panel)
+        else:
+            group = self.groups.get(stage.segment)
+            if group is None:
+                group = Collapsible("", expanded=True)
+                seg = stage.segment
+                span = ""
+                if 0 <= seg < len(self.segments):
+                    a, b = self.segments[seg]
+                    span = f"  {clock(a)}–{clock(b)}"
+                self.ui.bind(group, group.set_title, f"第 {seg + 1} 段{span}", f"Segment {seg + 1}{span}")
+                self.groups[seg] = group
+                self._insert(group)
+            panel = StagePanel(stage, f"窗口 {stage.window + 1}", f"Window {stage.window + 1}", self.ui)
+            group.add(panel)
+        panel.time_clicked.connect(self.time_requested.emit)
+        self.panels[stage.key] = panel
+        return panel
+
+    def handle(self, e: ev.PipelineEvent) -> None:
+        """Apply one pipeline event to the panels."""
+        self.last_event_at = time.monotonic()
+        match e:
+            case ev.RunStarted():
+                self.clear()
+                self.analysis_id = e.analysis_id
+                self.status = "running"
+                self.segments = list(e.segments)
+                self.stages = list(e.stages)
+                for st in e.stages:
+                    self._panel(st)
+                windows = [(s.start_seconds, s.end_seconds) for s in e.stages if s.kind is ev.StageKind.WINDOW]
+                self.plan_changed.emit(list(self.segments), windows)
+                self.progress.emit(0, len(self.stages))
+            case ev.StageStarted():
+                self._panel(e.stage).started(e)
+            case ev.TextDelta():
+                self._panel(e.stage).text_delta(e)
+            case ev.ReasoningDelta():
+                self._panel(e.stage).reasoning_delta(e)
+            case ev.UsageUpdated():
+                self._panel(e.stage).usage_updated(e)
+            case ev.LookbackServed():
+                self._panel(e.stage).lookback(e)
+                self.lookback_served.emit(e.start_seconds, e.end_seconds)
+            case ev.ClaimsParsed():
+                self._panel(e.stage).claims_parsed(e)
+            case ev.IssuesFound():
+                self._panel(e.stage).issues_found(e)
+            case ev.RevisionStarted():
+                self._panel(e.stage).revision_started(e)
+            case ev.RevisionFinished():
+                self._panel(e.stage).revision_finished(e)
+            case ev.StageFinished():
+                self._panel(e.stage).finished(e)
+                self._count()
+            case ev.StageFailed():
+                self._panel(e.stage).failed(e)
+                self._count()
+            case ev.RunFinished():
+                self.status = e.status
+                if e.status != "completed":
+                    self._interrupt_all()
+                if e.message and e.status == "failed":
+                    self.error.emit(e.message)
+            case _:
+                pass
+
+    def _count(self) -> None:
+        self.done = sum(1 for p in self.panels.values() if p.status in ("done", "failed", "cancelled"))
+        self.progress.emit(self.done, max(len(self.stages), len(self.panels)))
+
+    def _interrupt_all(self) -> None:
+        for panel in self.panels.values():
+            panel.interrupt()
+
+    def flush_all(self) -> None:
+        """Flush every pending stream buffer now (tests, screenshots)."""
+        for panel in self.panels.values():
+            panel.live.flush()
+            panel.reasoning.flush()
+
+    # -- history ---------------------------------------------------------------------------------------------
+
+    def set_history(self, items: list[tuple[int, str, bool]]) -> None:
+        """Past analyses of the open replay: ``(id, label, resumable)``, newest first."""
+        self.history.clear()
+        for aid, label, _resumable in items:
+            self.history.addItem(label, aid)
+        self.resume_button.setEnabled(any(r for _a, _l, r in items) and not self.running)
+
+    def _history_picked(self, index: int) -> None:
+        aid = self.history.itemData(index)
+        if aid is not None:
+            self.reopen_requested.emit(int(aid))
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

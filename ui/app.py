@@ -1,0 +1,187 @@
+"""GUI start-up: the Qt application on a qasync event loop, and ``replaysage --self-test``.
+
+Python 3.11 has no ``asyncio.run(loop_factory=…)``, so the loop comes from ``asyncio.Runner(loop_factory=…)``
+(engineering notes §1.2). The main coroutine shows the window, waits for ``aboutToQuit`` and then cancels its
+own tasks, closes the shared HTTP client and the database, and finalises async generators.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+_T0 = time.perf_counter()
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="replaysage", description="ReplaySage desktop app")
+    p.add_argument("files", nargs="*", help="replay files to open")
+    p.add_argument("--self-test", nargs="?", const="", metavar="FILE", default=None,
+                   help="boot the window offscreen, open FILE (default: the bundled sample), analyse it offline, "
+                        "print timings; exit 0 only if everything worked")
+    p.add_argument("--json", action="store_true", help="with --self-test: print a JSON document")
+    p.add_argument("--lang", help="interface language: zh or en (default: settings, then the system locale)")
+    return p
+
+
+def run_gui(args: Sequence[str]) -> int:
+    """Start the desktop app (or the self-test); returns the exit code."""
+    ns = _parser().parse_args(list(args))
+    start = time.perf_counter()
+    if ns.self_test is not None:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        if "REPLAYSAGE_HOME" not in os.environ:  # leave the user's profile untouched
+            os.environ["REPLAYSAGE_HOME"] = tempfile.mkdtemp(prefix="replaysage-selftest-")
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "replaysage"])
+    app.setApplicationName("ReplaySage")
+    assert isinstance(app, QApplication)
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        if ns.self_test is not None:
+            return runner.run(self_test(app, ns.self_test or None, as_json=ns.json, started=start))
+        return runner.run(_main(app, ns))
+
+
+async def _shutdown(ctx: Any) -> None:
+    for task in list(ctx.tasks):
+        task.cancel()
+    try:
+        from app.llm.openai_compat import close_shared_http_client
+
+        await close_shared_http_client()
+    except ImportError:
+        pass
+    ctx.db.close()
+    await asyncio.get_running_loop().shutdown_asyncgens()
+
+
+def _install_asyncgen_hooks() -> None:
+    from app.llm.streams import ensure_asyncgen_hooks
+
+    ensure_asyncgen_hooks()
+
+
+async def _main(app: Any, ns: argparse.Namespace) -> int:
+    from app.errors import KnownError
+    from app.i18n import Lang
+    from app.paths import sample_replay
+    from ui.lang import UiLanguage
+    from ui.main_window import AppContext, MainWindow
+
+    _install_asyncgen_hooks()
+    quit_event = asyncio.Event()
+    app.aboutToQuit.connect(quit_event.set)
+    try:
+        ctx = AppContext.open()
+    except KnownError as exc:
+        from PySide6.QtWidgets import QMessageBox
+
+        box = QMessageBox(QMessageBox.Icon.Critical, "ReplaySage", str(exc))
+        box.finished.connect(lambda _r: quit_event.set())
+        box.open()
+        await quit_event.wait()
+        return 2
+    ui = UiLanguage(Lang.parse(ns.lang) if ns.lang else ctx.settings.ui_lang())
+    window = MainWindow(ctx, ui)
+    window.show()
+    try:
+        files = [Path(f) for f in ns.files]
+        first = files[0] if files else sample_replay()
+        if first.is_file():
+            window.open_replay(first)
+        for extra in files[1:]:
+            window.spawn(window._list_only(extra))
+        await quit_event.wait()
+    finally:
+        window.analysis.cancel()
+        await _shutdown(ctx)
+    return 0
+
+
+async def self_test(app: Any, file: str | None, *, as_json: bool, started: float) -> int:
+    """Boot the real window, open the replay, analyse it offline to the end, report timings.
+
+    Exit code 0 only when the window showed, the replay opened, and the analysis completed with every stage
+    done; otherwise 1 (and the reasons are printed).
+    """
+    from app.paths import sample_replay
+    from app.settings import OFFLINE_PROFILE
+    from ui.main_window import AppContext, MainWindow
+    from ui.monitor import StallMonitor
+
+    _install_asyncgen_hooks()
+    problems: list[str] = []
+    report: dict[str, Any] = {"ok": False, "file": "", "startup_ms": None, "analysis_seconds": None,
+                              "longest_stall_ms": None, "stall_p99_ms": None, "stages": 0, "stages_done": 0,
+                              "issues": 0, "status": "", "problems": problems}
+    path = Path(file) if file else sample_replay()
+    report["file"] = str(path)
+    monitor = StallMonitor().start()
+    ctx = AppContext.open()
+    window = MainWindow(ctx)
+    try:
+        window.show()
+        await asyncio.sleep(0)
+        app.processEvents()
+        report["startup_ms"] = round((time.perf_counter() - min(started, _T0)) * 1000, 1)
+        if not window.isVisible():
+            problems.append("the main window did not become visible")
+        if not path.is_file():
+            problems.append(f"{path}: no such replay file")
+        else:
+            try:
+                await window.open_replay(path)
+            except Exception as exc:  # reported, not raised: the self-test prints every problem
+                problems.append(f"opening {path.name} failed: {exc}")
+        if window.info is not None:
+            window.analysis.model_picker.setCurrentIndex(window.analysis.model_picker.findData(OFFLINE_PROFILE))
+            t0 = time.perf_counter()
+            task = window.analyze()
+            if task is not None:
+                try:
+                    await asyncio.wait_for(asyncio.shield(task), timeout=600)
+                except (TimeoutError, asyncio.CancelledError):
+                    problems.append("the analysis did not finish within 600 s")
+                    window.analysis.cancel()
+            report["analysis_seconds"] = round(time.perf_counter() - t0, 2)
+            view = window.analysis
+            view.flush_all()
+            report["status"] = view.status
+            report["stages"] = len(view.stages)
+            report["stages_done"] = sum(1 for p in view.panels.values() if p.status == "done")
+            report["issues"] = sum(len(p.issues) for p in view.panels.values())
+            if view.status != "completed":
+                problems.append(f"the analysis ended with status {view.status!r}")
+            elif report["stages_done"] != report["stages"] or not report["stages"]:
+                problems.append(f"{report['stages_done']}/{report['stages']} stages done")
+            if window.message_bar.isVisible():
+                problems.append(f"message bar: {window.message_bar.label.text()}")
+        monitor.stop()
+        report["longest_stall_ms"] = round(monitor.max_ms, 1)
+        report["stall_p99_ms"] = round(monitor.percentile_ms(0.99), 1)
+        report["ok"] = not problems
+    finally:
+        monitor.stop()
+        window.close()
+        await _shutdown(ctx)
+    if as_json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        print(f"self-test {'OK' if report['ok'] else 'FAILED'}: {report['file']}")
+        print(f"  startup to visible window: {report['startup_ms']} ms")
+        print(f"  analysis: {report['analysis_seconds']} s, {report['stages_done']}/{report['stages']} stages, "
+              f"{report['issues']} issue(s), status {report['status'] or '-'}")
+        print(f"  longest event-loop stall: {report['longest_stall_ms']} ms (p99 {report['stall_p99_ms']} ms)")
+        for p in problems:
+            print(f"  problem: {p}")
+    return 0 if report["ok"] else 1

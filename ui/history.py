@@ -1,0 +1,75 @@
+"""Reopening stored analyses: a stored record becomes the same event stream a live run emits.
+
+The analysis view therefore has one way to show an analysis, live or past, and the budget bar of a reopened
+stage shows exactly the stored request breakdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from app.claims.issues import Severity, ValidationIssue
+from app.pipeline import events as ev
+from app.pipeline.repository import UNFINISHED_RUN_STATES, stage_ref_of
+
+
+def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
+    """Events that rebuild the view of a stored :class:`app.pipeline.records.AnalysisRecord`."""
+    stages = [stage_ref_of(s) for s in rec.stages]
+    plan = rec.plan if isinstance(rec.plan, dict) else {}
+    segments = tuple(
+        (float(s.get("own_start_seconds", s.get("start_seconds", 0.0))), float(s.get("end_seconds", 0.0)))
+        for s in plan.get("segments", []) if isinstance(s, dict)
+    )
+    yield ev.RunStarted(rec.id, rec.replay_path, rec.model_label, tuple(stages), segments=segments)
+    for srec, ref in zip(rec.stages, stages, strict=True):
+        if srec.status == "pending":
+            continue
+        requests = list(srec.requests)
+        if not requests:
+            yield ev.StageStarted(ref)
+        for req in requests:
+            prompt = "\n\n".join(f"[{m.get('role', '')}]\n{m.get('content', '')}" for m in req.messages or [])
+            yield ev.StageStarted(ref, {k: int(v) for k, v in (req.breakdown or {}).items()
+                                        if isinstance(v, int | float)}, prompt)
+            usage = req.usage or {}
+            if usage:
+                yield ev.UsageUpdated(ref, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)),
+                                      int(usage.get("reasoning_tokens", 0)), int(usage.get("cached_prompt_tokens", 0)),
+                                      req.ttft_seconds, req.tokens_per_second, usage.get("cost"),
+                                      req.resolved_model)
+        if srec.reasoning:
+            yield ev.ReasoningDelta(ref, srec.reasoning)
+        drafts = [o for o in srec.outputs if o.role == "draft"]
+        if srec.revised and drafts:
+            yield ev.TextDelta(ref, drafts[0].text)
+            yield ev.RevisionStarted(ref, 0)
+        for lb in srec.lookbacks:
+            if lb.served:
+                yield ev.LookbackServed(ref, lb.start_seconds, lb.end_seconds, lb.tokens)
+        if srec.claims:
+            yield ev.ClaimsParsed(ref, dict(srec.claims))
+        issues = list(srec.issues)
+        if issues:
+            after = any(i.after_revision for i in issues)
+            chosen = [i for i in issues if i.after_revision == after]
+            yield ev.IssuesFound(ref, tuple(ValidationIssue(Severity(i.severity), i.code, i.message, i.time_seconds,
+                                                            i.unit_id) for i in chosen), after_revision=after)
+        if srec.status == "done":
+            yield ev.StageFinished(ref, srec.text, bool(srec.revised), bool(srec.truncated))
+        else:
+            yield ev.StageFailed(ref, srec.message or srec.status, srec.text)
+    totals = rec.totals or {}
+    yield ev.RunFinished(rec.id, rec.status if rec.status in ("completed", "cancelled", "failed") else "cancelled",
+                         int(totals.get("prompt_tokens", 0)), int(totals.get("completion_tokens", 0)),
+                         totals.get("cost"), rec.message)
+
+
+def history_items(records: list[Any]) -> list[tuple[int, str, bool]]:
+    """``(id, label, resumable)`` for the view's past-analyses picker, newest first."""
+    out = []
+    for r in records:
+        when = r.created_at.strftime("%Y-%m-%d %H:%M") if r.created_at else ""
+        out.append((r.id, f"#{r.id} {when} {r.model_label} · {r.status}", r.status in UNFINISHED_RUN_STATES))
+    return out

@@ -1,0 +1,386 @@
+"""The main window: replay library, replay card with the APM timeline, the analysis view and side tabs.
+
+A thin view over :mod:`app` services: replays are parsed in worker threads, analyses come from the runner of
+:mod:`ui.runner`, user-facing problems (:class:`app.errors.KnownError`) go to the message bar.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.errors import KnownError
+from app.i18n import Lang
+from app.llm.secrets import SecretStore
+from app.settings import Settings
+from app.store.db import Database
+from ui.analysis_view import AnalysisView
+from ui.lang import UiLanguage
+from ui.library import LibraryWidget
+from ui.replay_card import ReplayCard, TimelineChart
+from ui.replay_info import ReplayInfo, is_replay, load_info
+from ui.runner import AnalysisRunner, default_runner
+from ui.settings_dialog import SettingsDialog
+from ui.widgets import MessageBar
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AppContext:
+    """What the window works with: the store, the settings, the key store and the analysis runner."""
+
+    db: Database
+    settings: Settings
+    secrets: SecretStore
+    runner: AnalysisRunner | None = None
+    tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+
+    @classmethod
+    def open(cls, runner: AnalysisRunner | None = None) -> AppContext:
+        """Open the user's store and settings (``REPLAYSAGE_HOME`` redirects both)."""
+        from app.store import open_database
+
+        settings = Settings.load()
+        return cls(open_database(), settings, SecretStore(settings.get("secret_fallback")), runner)
+
+
+class MainWindow(QMainWindow):
+    """ReplaySage's window.
+
+    Signals:
+        replay_opened(str): a replay was parsed and shown (its path).
+    """
+
+    replay_opened = Signal(str)
+
+    def __init__(self, ctx: AppContext, ui: UiLanguage | None = None) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.ui = ui or UiLanguage(ctx.settings.ui_lang())
+        runner = ctx.runner or default_runner(ctx.db, lambda: self.ctx.settings)
+        self.info: ReplayInfo | None = None
+        self.settings_dialog: SettingsDialog | None = None
+        self.setAcceptDrops(True)
+        self.resize(1360, 860)
+
+        self.message_bar = MessageBar(self)
+        self.library = LibraryWidget(self.ui)
+        self.card = ReplayCard(self.ui)
+        self.timeline = TimelineChart(self.ui)
+        self.analysis = AnalysisView(runner, self.ui)
+        self.side_tabs = QTabWidget()
+        self._build_side_tabs()
+
+        middle = QSplitter(Qt.Orientation.Vertical)
+        top = QWidget()
+        top_lay = QVBoxLayout(top)
+        top_lay.setContentsMargins(0, 0, 0, 0)
+        top_lay.addWidget(self.card)
+        top_lay.addWidget(self.timeline, 1)
+        middle.addWidget(top)
+        middle.addWidget(self.analysis)
+        middle.setStretchFactor(1, 3)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.library)
+        self.splitter.addWidget(middle)
+        self.splitter.addWidget(self.side_tabs)
+        self.splitter.setSizes([330, 700, 330])
+        central = QWidget()
+        lay = QVBoxLayout(central)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.message_bar)
+        lay.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
+
+        self.status_label = QLabel()
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(260)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.statusBar().addWidget(self.status_label, 1)
+        self.statusBar().addPermanentWidget(self.progress)
+        self._build_menus()
+
+        self.library.replay_activated.connect(lambda p: self.open_replay(Path(p)))
+        self.analysis.analyze_requested.connect(self.analyze)
+        self.analysis.resume_requested.connect(lambda: self.analyze(resume=True))
+        self.analysis.reopen_requested.connect(self.reopen)
+        self.analysis.progress.connect(self._progress)
+        self.analysis.plan_changed.connect(self.timeline.set_plan)
+        self.analysis.lookback_served.connect(self.timeline.add_lookback)
+        self.analysis.time_requested.connect(self.timeline.jump_to)
+        self.analysis.error.connect(self.show_error)
+        self.analysis.run_finished.connect(self._run_finished)
+        self.ui.changed.connect(lambda _c: self._retitle())
+        self._fill_models()
+        self._retitle()
+        self.library.set_folder(ctx.settings.get("replay_folder"))
+
+    # -- construction ----------------------------------------------------------------------------------------------
+
+    def _build_menus(self) -> None:
+        ui = self.ui
+        bar = self.menuBar()
+        file_menu = bar.addMenu("")
+        ui.bind(file_menu, file_menu.setTitle, "文件(&F)", "&File")
+        analysis_menu = bar.addMenu("")
+        ui.bind(analysis_menu, analysis_menu.setTitle, "分析(&A)", "&Analysis")
+        view_menu = bar.addMenu("")
+        ui.bind(view_menu, view_menu.setTitle, "视图(&V)", "&View")
+
+        def action(menu: Any, zh: str, en: str, shortcut: QKeySequence | str, slot: Callable[[], object]) -> QAction:
+            act = QAction(self)
+            ui.bind(act, act.setText, zh, en)
+            act.setShortcut(QKeySequence(shortcut))
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            act.triggered.connect(lambda _checked=False: slot())
+            menu.addAction(act)
+            self.addAction(act)
+            return act
+
+        self.open_action = action(file_menu, "打开录像…", "Open replay…", QKeySequence.StandardKey.Open,
+                                  self.open_dialog)
+        self.settings_action = action(file_menu, "设置…", "Settings…", "Ctrl+,", self.open_settings)
+        self.quit_action = action(file_menu, "退出", "Quit", "Ctrl+Q", self.close)
+        self.analyze_action = action(analysis_menu, "分析", "Analyze", "F5", self.analyze)
+        self.cancel_action = action(analysis_menu, "取消", "Cancel", "Esc", self.analysis.cancel)
+        self.resume_action = action(analysis_menu, "继续未完成的分析", "Resume unfinished analysis", "Shift+F5",
+                                    lambda: self.analyze(resume=True))
+        self.zh_action = action(view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C",
+                                lambda: self.set_language(Lang.ZH))
+        self.en_action = action(view_menu, "界面：English", "Interface: English", "Ctrl+Shift+E",
+                                lambda: self.set_language(Lang.EN))
+        self.side_action = action(view_menu, "显示/隐藏侧栏", "Show/hide side tabs", "Ctrl+B",
+                                  lambda: self.side_tabs.setVisible(not self.side_tabs.isVisible()))
+
+    def _build_side_tabs(self) -> None:
+        """Host the error-wisdom and memory views where they exist; otherwise show a ready, empty frame."""
+        lang = self.ui.lang
+        t = self.ui.t
+        try:
+            from app.wisdom.manager import ErrorWisdomManager
+            from ui.tabs.wisdom_tab import WisdomTab
+
+            self.wisdom_tab: QWidget = WisdomTab(ErrorWisdomManager(self.ctx.db, lang), lang)
+        except Exception as exc:  # a missing or broken side view must not take the window down
+            log.warning("error-wisdom tab unavailable: %r", exc)
+            self.wisdom_tab = self._placeholder(t("错误智慧库暂不可用", "Error wisdom is not available"), exc)
+        self.side_tabs.addTab(self.wisdom_tab, t("错误智慧", "Error wisdom"))
+        try:
+            from app.memory.store import MemoryStore
+            from ui.tabs.memory_tabs import MemoryTabs
+
+            self.memory_tabs: QWidget = MemoryTabs(MemoryStore(self.ctx.db), lang)
+        except Exception as exc:  # see above
+            log.warning("memory tabs unavailable: %r", exc)
+            self.memory_tabs = self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc)
+        self.side_tabs.addTab(self.memory_tabs, t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"))
+
+    @staticmethod
+    def _placeholder(text: str, exc: Exception) -> QWidget:
+        lab = QLabel(f"{text}\n({type(exc).__name__}: {exc})")
+        lab.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        lab.setWordWrap(True)
+        return lab
+
+    def _fill_models(self) -> None:
+        picker = self.analysis.model_picker
+        picker.clear()
+        for prof in self.ctx.settings.profiles:
+            offline = self.ui.t("offline（离线规则分析器）", "offline (rule-based analyst)")
+            label = offline if prof.rule_based else prof.name
+            picker.addItem(label, prof.name)
+        picker.setCurrentIndex(max(0, picker.findData(self.ctx.settings.active_profile().name)))
+
+    def _retitle(self) -> None:
+        name = f" — {self.info.path.name}" if self.info else ""
+        self.setWindowTitle(f"ReplaySage{name}")
+        if not self.analysis.running:
+            self.status_label.setText(self.ui.t("就绪", "Ready"))
+
+    # -- tasks -------------------------------------------------------------------------------------------------------
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run a coroutine on the loop; a KnownError it raises goes to the message bar."""
+        task = asyncio.get_event_loop().create_task(coro)
+        self.ctx.tasks.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self.ctx.tasks.discard(t)
+            if t.cancelled():
+                return
+            exc = t.exception()
+            if isinstance(exc, KnownError):
+                self.show_error(str(exc))
+            elif exc is not None:
+                log.error("background task failed", exc_info=exc)
+                self.show_error(self.ui.t(f"内部错误：{exc!r}", f"Internal error: {exc!r}"))
+
+        task.add_done_callback(done)
+        return task
+
+    def show_error(self, text: str) -> None:
+        """Show a user-facing problem in the message bar."""
+        self.message_bar.show_message(text, "error")
+        self.status_label.setText(text.splitlines()[0][:120] if text else "")
+
+    # -- replays -----------------------------------------------------------------------------------------------------
+
+    def open_dialog(self) -> None:
+        """Ctrl+O: pick a replay file (non-modal dialog, notes §1.4)."""
+        start = self.ctx.settings.get("replay_folder") or str(Path.home())
+        dlg = QFileDialog(self, self.ui.t("打开录像", "Open replay"), start,
+                          self.ui.t("录像 (*.RA3Replay *.KWReplay *.CNC3Replay);;所有文件 (*)",
+                                    "Replays (*.RA3Replay *.KWReplay *.CNC3Replay);;All files (*)"))
+        dlg.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dlg.fileSelected.connect(lambda p: self.open_replay(Path(p)))
+        self.file_dialog = dlg
+        dlg.open()
+
+    def open_replay(self, path: Path) -> asyncio.Task[Any]:
+        """Parse ``path`` in a worker thread, then show it (card, timeline, past analyses)."""
+        return self.spawn(self._open(path))
+
+    async def _open(self, path: Path) -> None:
+        self.status_label.setText(self.ui.t(f"正在读取 {path.name}…", f"Reading {path.name}…"))
+        info = await asyncio.to_thread(load_info, path)
+        if info.error:
+            raise KnownError(info.error)
+        self.info = info
+        self.card.set_replay(info)
+        self.timeline.set_replay(info)
+        self.library.add_files([info])
+        self.message_bar.hide()
+        self._retitle()
+        self.status_label.setText(self.ui.t(f"已打开 {path.name}", f"Opened {path.name}"))
+        await self.refresh_history()
+        self.replay_opened.emit(str(path))
+
+    async def refresh_history(self) -> None:
+        """Reload the past analyses of the open replay."""
+        if self.info is None:
+            return
+        from app.pipeline.service import analyses_of
+        from ui.history import history_items
+
+        try:
+            records = await asyncio.to_thread(analyses_of, self.ctx.db, self.info.path)
+        except KnownError as exc:
+            self.show_error(str(exc))
+            return
+        self.analysis.set_history(history_items(records))
+
+    def reopen(self, analysis_id: int) -> asyncio.Task[Any]:
+        """Show a stored analysis in the view (same panels as a live run)."""
+        return self.spawn(self._reopen(analysis_id))
+
+    async def _reopen(self, analysis_id: int) -> None:
+        from app.pipeline.repository import AnalysisRepository
+        from ui.history import record_events
+
+        rec = await asyncio.to_thread(AnalysisRepository(self.ctx.db).load, analysis_id)
+        if self.analysis.running:
+            self.analysis.cancel()
+        for event in record_events(rec):
+            self.analysis.handle(event)
+        self.analysis.flush_all()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
+        """Accept dragged replay files."""
+        if any(is_replay(Path(u.toLocalFile())) for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
+        """Open the first dropped replay (and list the others)."""
+        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if is_replay(Path(u.toLocalFile()))]
+        if paths:
+            self.open_replay(paths[0])
+            for extra in paths[1:]:
+                self.spawn(self._list_only(extra))
+            event.acceptProposedAction()
+
+    async def _list_only(self, path: Path) -> None:
+        self.library.add_files([await asyncio.to_thread(load_info, path, stats=False)])
+
+    # -- analysis ----------------------------------------------------------------------------------------------------
+
+    def analyze(self, resume: bool = False) -> asyncio.Task[None] | None:
+        """F5: analyse the open replay with the picked model (a running analysis is cancelled first)."""
+        if self.info is None:
+            self.show_error(self.ui.t("请先打开一个录像（Ctrl+O）。", "Open a replay first (Ctrl+O)."))
+            return None
+        profile = self.analysis.model_picker.currentData() or self.ctx.settings.active_profile().name
+        self.message_bar.hide()
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        self.status_label.setText(self.ui.t("正在准备分析…", "Preparing the analysis…"))
+        return self.analysis.start(self.info.path, str(profile), resume=resume)
+
+    def _progress(self, done: int, total: int) -> None:
+        self.progress.show()
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self.progress.setFormat(f"{done}/{total}")
+        self.status_label.setText(self.ui.t(f"分析中：{done}/{total} 个阶段完成",
+                                            f"Analysing: {done}/{total} stages done"))
+
+    def _run_finished(self, outcome: str) -> None:
+        texts = {"completed": ("分析完成", "Analysis complete"),
+                 "cancelled": ("分析已取消（可继续）", "Analysis cancelled (resumable)"),
+                 "failed": ("分析失败", "Analysis failed"), "error": ("分析出错", "Analysis error")}
+        zh, en = texts.get(outcome, (outcome, outcome))
+        self.status_label.setText(self.ui.t(zh, en))
+        if outcome == "completed":
+            self.progress.setRange(0, 1)
+            self.progress.setValue(1)
+        else:
+            self.progress.hide()
+        self.spawn(self.refresh_history())
+
+    # -- settings and language ---------------------------------------------------------------------------------------
+
+    def open_settings(self) -> SettingsDialog:
+        """Ctrl+,: the settings dialog (non-modal ``open()``)."""
+        dlg = SettingsDialog(self.ctx.settings, self.ctx.secrets, self.ui, self)
+        dlg.applied.connect(self._settings_applied)
+        self.settings_dialog = dlg
+        dlg.open()
+        return dlg
+
+    def _settings_applied(self) -> None:
+        self._fill_models()
+        self.library.set_folder(self.ctx.settings.get("replay_folder"))
+        wanted = self.ctx.settings.ui_lang()
+        if wanted is not self.ui.lang:
+            self.set_language(wanted)
+
+    def set_language(self, lang: Lang) -> None:
+        """Switch the interface language live."""
+        self.ui.set_lang(lang)
+        self._fill_models()
+        self._retitle()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        """Closing cancels the analysis (finished stages stay stored) and background tasks."""
+        self.analysis.cancel()
+        for task in list(self.ctx.tasks):
+            task.cancel()
+        super().closeEvent(event)

@@ -1,0 +1,50 @@
+"""Event-loop stall measurement for the self-test and the benchmarks.
+
+A coroutine sleeps a fixed tick over and over and records how late each wake-up is: on a qasync loop every
+lateness is time the GUI thread was busy elsewhere (a stall the user would feel as a frozen window).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+
+@dataclass
+class StallMonitor:
+    """Records wake-up lateness (seconds) of a ``tick``-second sleeper while running."""
+
+    tick: float = 0.005
+    lateness: list[float] = field(default_factory=list)
+    _task: asyncio.Task[None] | None = None
+
+    def start(self) -> StallMonitor:
+        """Begin sampling on the running loop."""
+        self._task = asyncio.get_event_loop().create_task(self._run())
+        return self
+
+    async def _run(self) -> None:
+        while True:
+            t0 = time.perf_counter()
+            await asyncio.sleep(self.tick)
+            self.lateness.append(max(0.0, time.perf_counter() - t0 - self.tick))
+
+    def stop(self) -> None:
+        """Stop sampling."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+    @property
+    def max_ms(self) -> float:
+        """Longest stall in milliseconds."""
+        return max(self.lateness, default=0.0) * 1000
+
+    def percentile_ms(self, q: float) -> float:
+        """The ``q`` quantile (0–1) of the lateness, in milliseconds."""
+        if not self.lateness:
+            return 0.0
+        data = sorted(self.lateness)
+        k = min(len(data) - 1, max(0, round(q * (len(data) - 1))))
+        return data[k] * 1000

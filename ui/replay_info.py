@@ -1,0 +1,107 @@
+"""What the library and the replay card show about a replay, computed off the GUI thread.
+
+:func:`load_info` parses a file (run it through ``asyncio.to_thread``); the dataclasses are plain values the
+widgets read without touching the parser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+REPLAY_SUFFIXES = (".ra3replay", ".kwreplay", ".cnc3replay")
+
+PLAYER_COLORS = ("#2f6fde", "#e8c31c", "#2faa3c", "#f07f1a", "#8e44ad", "#d62b2b", "#1ec8d8")
+"""RA3 header colour indices 0–6: blue, yellow, green, orange, purple, red, cyan (format notes §slots)."""
+RANDOM_COLOR = "#9e9e9e"
+FACTION_COLORS = {"Allies": "#3a7bd5", "Soviets": "#c0392b", "Empire": "#e6a817", "Celestial": "#16a085",
+                  "GDI": "#c9a227", "Nod": "#b03a2e", "Scrin": "#7d3c98", "Random": "#9e9e9e"}
+TEAM_COLORS = ("#455a64", "#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00")
+"""Team badge colours: index 0 = no team (-1), then teams 1…"""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerInfo:
+    """One player (or observer) as shown on the card."""
+
+    name: str
+    faction: str
+    team: int
+    color: str
+    apm: float = 0.0
+    observer: bool = False
+    apm_buckets: tuple[float, ...] = ()
+    bucket_seconds: int = 60
+    faction_resolved: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayInfo:
+    """A parsed replay's summary; ``error`` is set (and the rest empty) when the file could not be read."""
+
+    path: Path
+    map_name: str = ""
+    mod: str = ""
+    game: str = ""
+    date: datetime | None = None
+    duration: float = 0.0
+    players: tuple[PlayerInfo, ...] = field(default_factory=tuple)
+    truncated: bool = False
+    error: str = ""
+
+    @property
+    def players_text(self) -> str:
+        """``Name (Faction), …`` of the players (observers left out)."""
+        return ", ".join(f"{p.name} ({p.faction})" for p in self.players if not p.observer)
+
+
+def is_replay(path: Path) -> bool:
+    """True for RA3 / Kane's Wrath / Tiberium Wars replay file names."""
+    return path.suffix.lower() in REPLAY_SUFFIXES
+
+
+def load_info(path: Path, *, stats: bool = True) -> ReplayInfo:
+    """Parse ``path`` and summarise it (blocking: call from a worker thread).
+
+    Args:
+        path: the replay file.
+        stats: compute per-player APM (the card needs it; the library only needs the header).
+    """
+    from app.errors import KnownError
+    from app.replay import read_replay
+    from app.replay.model import SlotKind
+
+    try:
+        replay = read_replay(path)
+    except KnownError as exc:
+        return ReplayInfo(path=path, error=str(exc))
+    except OSError as exc:
+        return ReplayInfo(path=path, error=f"{path}: {exc.strerror or exc}")
+    header = replay.header
+    players: list[PlayerInfo] = []
+    by_slot: dict[int, object] = {}
+    if stats:
+        from app.replay.stats import player_stats
+
+        by_slot = {st.slot.index: st for st in player_stats(replay)}
+    for slot in header.slots:
+        if slot.kind in (SlotKind.CLOSED, SlotKind.OPEN):
+            continue
+        st = by_slot.get(slot.index)
+        faction = getattr(st, "faction", "") or slot.faction or "?"
+        color = PLAYER_COLORS[slot.color] if 0 <= slot.color < len(PLAYER_COLORS) else RANDOM_COLOR
+        players.append(PlayerInfo(
+            name=slot.display_name,
+            faction=faction, team=slot.team, color=color,
+            apm=float(getattr(st, "apm", 0.0)), observer=not slot.is_player,
+            apm_buckets=tuple(getattr(st, "apm_buckets", ())), bucket_seconds=int(getattr(st, "bucket_seconds", 60)),
+            faction_resolved=bool(getattr(st, "faction_resolved", False)),
+        ))
+    try:
+        date: datetime | None = header.utc_time
+    except (ValueError, OverflowError, OSError):
+        date = None
+    return ReplayInfo(path=path, map_name=header.map_name, mod=header.mod_name, game=str(replay.game.value),
+                      date=date, duration=replay.duration_seconds, players=tuple(players),
+                      truncated=replay.truncated)

@@ -1,0 +1,429 @@
+"""The settings dialog, generated from :data:`app.settings.OPTIONS` plus provider and model-profile editors.
+
+Opened with ``open()`` (never ``exec()``: a nested event loop inside a qasync coroutine breaks, notes §1.4).
+API keys go to :class:`app.llm.secrets.SecretStore` (the OS keyring), never into the settings file; the key
+field only shows a masked hint of a stored key. ContextBudget 0 shows the tier default it resolves to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.errors import KnownError
+from app.llm.secrets import SecretStore, mask
+from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings, ProviderSettings, Settings
+from ui.lang import UiLanguage
+
+LANG_CHOICES = (("", "跟随系统", "System"), ("zh", "中文", "中文"), ("en", "English", "English"))
+
+
+def tier_text(context_length: int, ui: UiLanguage) -> str:
+    """``= 160,000 (long tier)``: what ContextBudget 0 resolves to for a context length."""
+    from app.budget.profile import default_budget, tier_for
+
+    tier = tier_for(max(context_length, 1))
+    names = {"long": ("长", "long"), "medium": ("中", "medium"), "short": ("短", "short")}
+    zh, en = names.get(str(tier.value), (str(tier.value), str(tier.value)))
+    n = default_budget(max(context_length, 1))
+    return ui.t(f"0 = 档位默认 {n:,}（{zh}上下文档）", f"0 = tier default {n:,} ({en} tier)")
+
+
+class SettingsDialog(QDialog):
+    """Edit the settings; :meth:`apply` validates and saves them (keys into the keyring).
+
+    Args:
+        settings: the loaded settings (edited in place on apply).
+        secrets: where API keys go.
+        ui: the interface language.
+
+    Signals:
+        applied(): settings were saved.
+        test_finished(bool, str): the connection test result.
+    """
+
+    applied = Signal()
+    test_finished = Signal(bool, str)
+
+    def __init__(self, settings: Settings, secrets: SecretStore, ui: UiLanguage, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.secrets = secrets
+        self.ui = ui
+        t = ui.t
+        self.setWindowTitle(t("设置", "Settings"))
+        self.resize(640, 520)
+        self._providers: dict[str, ProviderSettings] = {p.name: p for p in settings.providers}
+        self._profiles: dict[str, ModelProfileSettings] = {p.name: p for p in settings.profiles
+                                                           if p.name != OFFLINE_PROFILE}
+        self._keys: dict[str, str] = {}  # typed, not yet stored
+        self._test_task: asyncio.Task[None] | None = None
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(self._general_tab(), t("常规", "General"))
+        self.tabs.addTab(self._providers_tab(), t("服务商", "Providers"))
+        self.tabs.addTab(self._models_tab(), t("模型", "Models"))
+        self.error_label = QLabel(self)
+        self.error_label.setStyleSheet("color: #b71c1c;")
+        self.error_label.setWordWrap(True)
+        self.warning_label = QLabel(secrets.warning(ui.lang), self)
+        self.warning_label.setStyleSheet("color: #8a6d00;")
+        self.warning_label.setWordWrap(True)
+        self.warning_label.setVisible(bool(self.warning_label.text()))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.accepted.connect(self._ok)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.tabs, 1)
+        lay.addWidget(self.warning_label)
+        lay.addWidget(self.error_label)
+        lay.addWidget(buttons)
+
+    # -- general ------------------------------------------------------------------------------------------------
+
+    def _general_tab(self) -> QWidget:
+        t = self.ui.t
+        page = QWidget()
+        form = QFormLayout(page)
+        self.ui_language = QComboBox()
+        self.analysis_language = QComboBox()
+        for box, key in ((self.ui_language, "ui_language"), (self.analysis_language, "analysis_language")):
+            for code, zh, en in LANG_CHOICES:
+                box.addItem(t(zh, en), code)
+            box.setCurrentIndex(max(0, box.findData(self.settings.get(key))))
+        self.replay_folder = QLineEdit(self.settings.get("replay_folder"))
+        self.knowledge_mod = QLineEdit(self.settings.get("knowledge_mod_override"))
+        self.knowledge_mod.setPlaceholderText(t("留空自动识别（如 RA3、Corona）", "empty: detect (e.g. RA3, Corona)"))
+        self.user_knowledge = QLineEdit(self.settings.get("user_knowledge_file"))
+        self.secret_fallback = QComboBox()
+        for code in OPTIONS["secret_fallback"].choices:
+            self.secret_fallback.addItem(code, code)
+        fallback = self.settings.get("secret_fallback")
+        self.secret_fallback.setCurrentIndex(max(0, self.secret_fallback.findData(fallback)))
+        form.addRow(OPTIONS["ui_language"].title(self.ui.lang), self.ui_language)
+        form.addRow(OPTIONS["analysis_language"].title(self.ui.lang), self.analysis_language)
+        form.addRow(OPTIONS["replay_folder"].title(self.ui.lang), self._browse(self.replay_folder, folder=True))
+        form.addRow(OPTIONS["knowledge_mod_override"].title(self.ui.lang), self.knowledge_mod)
+        form.addRow(OPTIONS["user_knowledge_file"].title(self.ui.lang), self._browse(self.user_knowledge, folder=False))
+        form.addRow(OPTIONS["secret_fallback"].title(self.ui.lang), self.secret_fallback)
+        return page
+
+    def _browse(self, edit: QLineEdit, *, folder: bool) -> QWidget:
+        row = QWidget()
+        lay = QHBoxLayout(row)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(edit, 1)
+        button = QPushButton(self.ui.t("浏览…", "Browse…"))
+        lay.addWidget(button)
+
+        def pick() -> None:
+            dlg = QFileDialog(self, self.ui.t("选择", "Choose"), edit.text() or str(Path.home()))
+            dlg.setFileMode(QFileDialog.FileMode.Directory if folder else QFileDialog.FileMode.ExistingFile)
+            dlg.fileSelected.connect(edit.setText)
+            dlg.open()
+
+        button.clicked.connect(pick)
+        return row
+
+    # -- providers ------------------------------------------------------------------------------------------------
+
+    def _providers_tab(self) -> QWidget:
+        t = self.ui.t
+        page = QWidget()
+        self.provider_list = QListWidget()
+        self.provider_list.addItems(list(self._providers))
+        self.provider_list.currentTextChanged.connect(self._show_provider)
+        self.p_name = QLineEdit()
+        self.p_url = QLineEdit()
+        self.p_url.setPlaceholderText("https://api.deepseek.com/v1")
+        self.p_key = QLineEdit()
+        self.p_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.p_stream = QCheckBox(t("流式输出", "Streaming"))
+        self.p_stream.setChecked(True)
+        save = QPushButton(t("保存服务商", "Save provider"))
+        save.clicked.connect(self.save_provider)
+        remove = QPushButton(t("删除", "Remove"))
+        remove.clicked.connect(self._remove_provider)
+        form = QFormLayout()
+        form.addRow(t("名称", "Name"), self.p_name)
+        form.addRow("Base URL", self.p_url)
+        form.addRow(t("API 密钥（存入系统钥匙串）", "API key (kept in the keyring)"), self.p_key)
+        form.addRow("", self.p_stream)
+        buttons = QHBoxLayout()
+        buttons.addWidget(save)
+        buttons.addWidget(remove)
+        form.addRow(buttons)
+        lay = QHBoxLayout(page)
+        lay.addWidget(self.provider_list, 1)
+        lay.addLayout(form, 2)
+        return page
+
+    def _show_provider(self, name: str) -> None:
+        prov = self._providers.get(name)
+        if prov is None:
+            return
+        self.p_name.setText(prov.name)
+        self.p_url.setText(prov.base_url)
+        self.p_stream.setChecked(prov.stream)
+        self.p_key.clear()
+        stored = self._keys.get(name) or self.secrets.get(name)
+        self.p_key.setPlaceholderText(self.ui.t(f"已保存：{mask(stored)}", f"stored: {mask(stored)}") if stored else "")
+
+    def save_provider(self) -> None:
+        """Take the provider form into the pending edit (validated; the key is stored on apply)."""
+        try:
+            prov = ProviderSettings.from_json({"name": self.p_name.text(), "base_url": self.p_url.text(),
+                                               "stream": self.p_stream.isChecked()})
+            if prov.name == OFFLINE_PROFILE:
+                raise KnownError(self.ui.t(f"“{OFFLINE_PROFILE}”是内置离线分析器的保留名",
+                                           f"{OFFLINE_PROFILE!r} is reserved for the built-in offline analyst"))
+        except KnownError as exc:
+            self.error_label.setText(str(exc))
+            return
+        if prov.name not in self._providers:
+            self.provider_list.addItem(prov.name)
+            self.m_provider.addItem(prov.name)
+        self._providers[prov.name] = prov
+        if self.p_key.text().strip():
+            self._keys[prov.name] = self.p_key.text().strip()
+            self.p_key.clear()
+        self.error_label.clear()
+
+    def _remove_provider(self) -> None:
+        name = self.provider_list.currentItem().text() if self.provider_list.currentItem() else ""
+        if name in self._providers:
+            del self._providers[name]
+            self.provider_list.takeItem(self.provider_list.currentRow())
+            for prof in [p for p in self._profiles.values() if p.provider == name]:
+                del self._profiles[prof.name]
+            self._refill_models()
+
+    # -- models ---------------------------------------------------------------------------------------------------
+
+    def _models_tab(self) -> QWidget:
+        t = self.ui.t
+        page = QWidget()
+        self.model_list = QListWidget()
+        self.model_list.currentTextChanged.connect(self._show_model)
+        self.m_name = QLineEdit()
+        self.m_provider = QComboBox()
+        self.m_provider.addItems(list(self._providers))
+        self.m_model = QLineEdit()
+        self.m_model.setPlaceholderText("deepseek-chat")
+        self.m_context = QSpinBox()
+        self.m_context.setRange(1_000, 10_000_000)
+        self.m_context.setSingleStep(1_000)
+        self.m_context.setValue(128_000)
+        self.m_budget = QSpinBox()
+        self.m_budget.setRange(0, 10_000_000)
+        self.m_budget.setSingleStep(1_000)
+        self.m_budget_hint = QLabel()
+        self.m_max_tokens = QSpinBox()
+        self.m_max_tokens.setRange(1, 1_000_000)
+        self.m_max_tokens.setValue(8192)
+        self.m_reasoning = QCheckBox(t("推理模型（输出思考）", "Reasoning model (emits thinking)"))
+        self.m_stream = QComboBox()
+        for code, zh, en in ((None, "跟随服务商", "as provider"), (True, "开", "on"), (False, "关", "off")):
+            self.m_stream.addItem(t(zh, en), code)
+        self.m_prices = [QDoubleSpinBox() for _ in range(3)]
+        for box in self.m_prices:
+            box.setRange(0, 1000)
+            box.setDecimals(4)
+        self.m_context.valueChanged.connect(self._budget_hint)
+        self.m_budget.valueChanged.connect(self._budget_hint)
+        self._budget_hint()
+        self.active = QComboBox()
+        save = QPushButton(t("保存模型", "Save model"))
+        save.clicked.connect(self.save_model)
+        remove = QPushButton(t("删除", "Remove"))
+        remove.clicked.connect(self._remove_model)
+        self.test_button = QPushButton(t("测试连接", "Test connection"))
+        self.test_button.clicked.connect(self.test_connection)
+        self.test_label = QLabel()
+        self.test_label.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow(t("名称", "Name"), self.m_name)
+        form.addRow(t("服务商", "Provider"), self.m_provider)
+        form.addRow(t("模型 ID", "Model id"), self.m_model)
+        form.addRow("ContextLength", self.m_context)
+        form.addRow("ContextBudget", self.m_budget)
+        form.addRow("", self.m_budget_hint)
+        form.addRow("max_tokens", self.m_max_tokens)
+        form.addRow("", self.m_reasoning)
+        form.addRow(t("流式", "Streaming"), self.m_stream)
+        form.addRow(t("输入价格 / 百万", "Input price / M"), self.m_prices[0])
+        form.addRow(t("缓存输入价格 / 百万", "Cached input price / M"), self.m_prices[1])
+        form.addRow(t("输出价格 / 百万", "Output price / M"), self.m_prices[2])
+        buttons = QHBoxLayout()
+        for b in (save, remove, self.test_button):
+            buttons.addWidget(b)
+        form.addRow(buttons)
+        form.addRow(self.test_label)
+        form.addRow(OPTIONS["active_profile"].title(self.ui.lang), self.active)
+        lay = QHBoxLayout(page)
+        lay.addWidget(self.model_list, 1)
+        lay.addLayout(form, 2)
+        self._refill_models()
+        return page
+
+    def _refill_models(self) -> None:
+        current = self.active.currentData() or self.settings.get("active_profile")
+        self.model_list.clear()
+        self.model_list.addItems(list(self._profiles))
+        self.active.clear()
+        self.active.addItem(self.ui.t("offline（离线规则分析器）", "offline (rule-based analyst)"), OFFLINE_PROFILE)
+        for name in self._profiles:
+            self.active.addItem(name, name)
+        self.active.setCurrentIndex(max(0, self.active.findData(current)))
+
+    def _budget_hint(self) -> None:
+        if self.m_budget.value() == 0:
+            self.m_budget_hint.setText(tier_text(self.m_context.value(), self.ui))
+        else:
+            self.m_budget_hint.setText("")
+
+    def _show_model(self, name: str) -> None:
+        prof = self._profiles.get(name)
+        if prof is None:
+            return
+        self.m_name.setText(prof.name)
+        self.m_provider.setCurrentText(prof.provider)
+        self.m_model.setText(prof.model_id)
+        self.m_context.setValue(prof.context_length)
+        self.m_budget.setValue(prof.context_budget)
+        self.m_max_tokens.setValue(prof.max_tokens)
+        self.m_reasoning.setChecked(prof.reasoning)
+        self.m_stream.setCurrentIndex(max(0, self.m_stream.findData(prof.stream)))
+        for box, val in zip(self.m_prices, (prof.price_input, prof.price_cached_input, prof.price_output),
+                            strict=True):
+            box.setValue(val)
+
+    def _model_from_form(self) -> ModelProfileSettings:
+        data: dict[str, Any] = {
+            "name": self.m_name.text(), "provider": self.m_provider.currentText(), "model_id": self.m_model.text(),
+            "context_length": self.m_context.value(), "context_budget": self.m_budget.value(),
+            "max_tokens": self.m_max_tokens.value(), "reasoning": self.m_reasoning.isChecked(),
+            "stream": self.m_stream.currentData(), "price_input": self.m_prices[0].value(),
+            "price_cached_input": self.m_prices[1].value(), "price_output": self.m_prices[2].value(),
+        }
+        prof = ModelProfileSettings.from_json(data)
+        if prof.name == OFFLINE_PROFILE:
+            raise KnownError(self.ui.t("“offline”是内置离线分析器，不能替换", "'offline' is the built-in analyst"))
+        if prof.provider not in self._providers:
+            raise KnownError(self.ui.t(f"模型 {prof.name} 的服务商 {prof.provider!r} 不存在",
+                                       f"model {prof.name}: unknown provider {prof.provider!r}"))
+        return prof
+
+    def save_model(self) -> None:
+        """Take the model form into the pending edit (validated)."""
+        try:
+            prof = self._model_from_form()
+        except KnownError as exc:
+            self.error_label.setText(str(exc))
+            return
+        self._profiles[prof.name] = prof
+        self._refill_models()
+        self.error_label.clear()
+
+    def _remove_model(self) -> None:
+        item = self.model_list.currentItem()
+        if item is not None and item.text() in self._profiles:
+            del self._profiles[item.text()]
+            self._refill_models()
+
+    def test_connection(self) -> asyncio.Task[None] | None:
+        """Send a one-line probe with the form's model and provider (and a typed key) in the background."""
+        try:
+            prof = self._model_from_form()
+        except KnownError as exc:
+            self.test_label.setText(str(exc))
+            return None
+        if self._test_task is not None and not self._test_task.done():
+            self._test_task.cancel()
+        self.test_label.setText(self.ui.t("正在测试…", "Testing…"))
+        self._test_task = asyncio.get_event_loop().create_task(self._probe(prof))
+        return self._test_task
+
+    async def _probe(self, prof: ModelProfileSettings) -> None:
+        from app.llm.base import ChatRequest, collect
+        from app.llm.openai_compat import OpenAICompatProvider
+
+        prov = self._providers[prof.provider]
+        key = self._keys.get(prov.name) or self.p_key.text().strip() or self.secrets.get(prov.name)
+        provider = OpenAICompatProvider(prof.name, prov.base_url, prof.model_id, api_key=key,
+                                        extra_headers={**prov.extra_headers, **prof.extra_headers},
+                                        stream=prov.stream if prof.stream is None else prof.stream, max_tokens=64)
+        ok, text = False, ""
+        try:
+            result = await collect(provider.stream(ChatRequest.simple(
+                self.ui.t("用一个词回答：你好", "Answer with one word: hello"), max_tokens=64)))
+            ok = result.ok
+            err = result.error
+            text = (result.text or result.reasoning)[:200] if ok else str(err or "no reply")
+        except KnownError as exc:
+            text = str(exc)
+        except Exception as exc:  # a transport bug must still end the test visibly
+            text = repr(exc)
+        finally:
+            await provider.aclose()
+        self.test_label.setText(self.ui.t(f"连接正常：{text}", f"Connection OK: {text}") if ok
+                                else self.ui.t(f"连接失败：{text}", f"Connection failed: {text}"))
+        self.test_finished.emit(ok, text)
+
+    # -- apply ----------------------------------------------------------------------------------------------------
+
+    def apply(self) -> bool:
+        """Validate everything, store keys in the keyring, write the settings file. False (with a message) if not."""
+        s = self.settings
+        try:
+            s.set("ui_language", self.ui_language.currentData())
+            s.set("analysis_language", self.analysis_language.currentData())
+            s.set("replay_folder", self.replay_folder.text().strip())
+            s.set("knowledge_mod_override", self.knowledge_mod.text().strip())
+            s.set("user_knowledge_file", self.user_knowledge.text().strip())
+            s.set("secret_fallback", self.secret_fallback.currentData())
+            for name in [p.name for p in s.providers if p.name not in self._providers]:
+                s.remove_provider(name)
+                self.secrets.delete(name)
+            for prov in self._providers.values():
+                s.put_provider(prov)
+            for name in [p.name for p in s.profiles if p.name != OFFLINE_PROFILE and p.name not in self._profiles]:
+                s.remove_profile(name)
+            for prof in self._profiles.values():
+                s.put_profile(prof)
+            s.set("active_profile", self.active.currentData() or OFFLINE_PROFILE)
+            for name, key in self._keys.items():
+                self.secrets.set(name, key)
+            self._keys.clear()
+            s.save()
+        except (KnownError, OSError) as exc:
+            self.error_label.setText(str(exc))
+            return False
+        self.warning_label.setText(self.secrets.warning(self.ui.lang))
+        self.warning_label.setVisible(bool(self.warning_label.text()))
+        self.applied.emit()
+        return True
+
+    def _ok(self) -> None:
+        if self.apply():
+            self.accept()
