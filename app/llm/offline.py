@@ -628,14 +628,14 @@ class _Writer:
 
     def unit_evidence(self, uid: int, slot: int, a: float, b: float) -> str | None:
         """One non-move ``kind|time|detail`` evidence string of ``slot`` for ``uid`` inside [a, b)."""
+        # only roles where the command itself names the id (a group recall or a harvester order reaches ids
+        # through the tracked selection, one inference more)
         kinds = {
             "group_member": "group",
-            "group_recall": "group",
             "builder": "build",
             "factory": "produce",
             "repair": "repair",
             "sell": "sell",
-            "harvester": "harvest",
             "caster": "power",
         }
         details = {
@@ -657,16 +657,7 @@ class _Writer:
     def window_unit_ids(self, slot: int, a: float, b: float) -> list[tuple[int, str]]:
         """Objects ``slot`` demonstrably owns that act in [a, b): (id, role), factories and builders first."""
         seen: dict[int, str] = {}
-        order = {
-            "factory": 0,
-            "builder": 1,
-            "caster": 2,
-            "group_member": 3,
-            "group_recall": 4,
-            "harvester": 5,
-            "repair": 6,
-            "sell": 7,
-        }
+        order = {"factory": 0, "builder": 1, "caster": 2, "group_member": 3, "repair": 4, "sell": 5}
         found: list[tuple[int, float, int, str]] = []
         for ev in self.ix.events_between(a, b, player=slot):
             if ev.automatic:
@@ -678,7 +669,7 @@ class _Writer:
                     (
                         e.role.value
                         for e in self.ix.evidence(uid)
-                        if e.player == slot and e.strength.value == "strong" and a <= e.seconds < b
+                        if e.player == slot and e.role.value in order and a <= e.seconds < b
                     ),
                     None,
                 )
