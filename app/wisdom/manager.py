@@ -23,7 +23,7 @@ from app.wisdom.entry import PreventionRule, Verification, WisdomEntry, WisdomFo
 from app.wisdom.prevention import PreCheckResult, PreventionEngine, builtin_rule_records, query_keys
 from app.wisdom.rules import RuleGenerationManager
 from app.wisdom.store import EntryFilter, WisdomStore
-from app.wisdom.timeliness import TimelinessManager, entry_confidence, state_of
+from app.wisdom.timeliness import TimelinessManager, as_store, entry_confidence, state_of
 
 log = logging.getLogger("replaysage.wisdom")
 
@@ -44,14 +44,15 @@ class ErrorWisdomManager:
     """The error-wisdom library over one database.
 
     Args:
-        db: the store.
+        db: the store, or a path as in the spec (``ErrorWisdomManager("./agi_memory")``: a folder gets
+            ``error_wisdom.sqlite3`` inside it).
         lang: language of pre-check messages (system language when None).
     """
 
-    def __init__(self, db: Database, lang: Lang | None = None) -> None:
-        self.db = db
+    def __init__(self, db: Database | str | Path, lang: Lang | None = None) -> None:
+        self.store = as_store(db)
+        self.db = self.store.db
         self.lang = lang or system_lang()
-        self.store = WisdomStore(db)
         self.timeliness = TimelinessManager(self.store)
         self.rule_generator = RuleGenerationManager(self.store, self.timeliness)
         self.engine = PreventionEngine(self.lang)

@@ -134,3 +134,13 @@ def test_failed_preventions_in_an_imported_history_count_as_counterexamples() ->
     e = WisdomEntry.from_spec(doc)
     assert e.counterexamples == 1
     assert e.to_spec() == doc  # derived, so nothing extra is written
+
+
+def test_manager_opens_a_memory_folder_like_the_spec(tmp_path: Path) -> None:
+    m = ErrorWisdomManager(tmp_path / "agi_memory")
+    try:
+        m.import_data(EXAMPLES)
+        assert m.store.count_entries() == 2
+    finally:
+        m.db.close()
+    assert (tmp_path / "agi_memory" / "error_wisdom.sqlite3").exists()
