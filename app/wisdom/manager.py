@@ -22,7 +22,7 @@ from app.wisdom import taxonomy as tx
 from app.wisdom.entry import PreventionRule, Verification, WisdomEntry, WisdomFormatError, iso, now_utc
 from app.wisdom.prevention import PreCheckResult, PreventionEngine, builtin_rule_records, query_keys
 from app.wisdom.rules import RuleGenerationManager
-from app.wisdom.store import EntryFilter, WisdomStore
+from app.wisdom.store import EntryFilter
 from app.wisdom.timeliness import TimelinessManager, as_store, entry_confidence, state_of
 
 log = logging.getLogger("replaysage.wisdom")
