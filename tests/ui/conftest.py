@@ -1,0 +1,80 @@
+"""Offscreen Qt on a function-scoped qasync loop (engineering notes §1.7).
+
+Each test body is ``async def scenario()`` run with ``loop.run_until_complete``; :func:`until` polls a
+predicate with short sleeps so the loop keeps serving Qt and asyncio while we wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("PySide6")
+qasync = pytest.importorskip("qasync")
+
+
+@pytest.fixture
+def loop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
+    """A fresh qasync loop for one test, closed afterwards."""
+    lp = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(lp)
+    try:
+        yield lp
+    finally:
+        lp.run_until_complete(lp.shutdown_asyncgens())
+        lp.close()
+        asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def run(loop: asyncio.AbstractEventLoop) -> Callable[[Coroutine[Any, Any, Any]], Any]:
+    """Run a scenario coroutine to completion on the test's loop."""
+
+    def runner(coro: Coroutine[Any, Any, Any]) -> Any:
+        return loop.run_until_complete(asyncio.wait_for(coro, timeout=120))
+
+    return runner
+
+
+async def until(pred: Callable[[], object], timeout: float = 30.0, what: str = "condition") -> None:
+    """Wait (serving the loop) until ``pred()`` is truthy; fail the test after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[Any]:
+    """Install an in-memory keyring backend for the test."""
+    import keyring
+    from keyring.backend import KeyringBackend
+
+    class Backend(KeyringBackend):
+        priority = 10  # type: ignore[assignment]
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.store: dict[tuple[str, str], str] = {}
+
+        def get_password(self, service: str, username: str) -> str | None:
+            return self.store.get((service, username))
+
+        def set_password(self, service: str, username: str, password: str) -> None:
+            self.store[(service, username)] = password
+
+        def delete_password(self, service: str, username: str) -> None:
+            self.store.pop((service, username), None)
+
+    previous = keyring.get_keyring()
+    backend = Backend()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.set_keyring(previous)

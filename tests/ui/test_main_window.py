@@ -1,0 +1,274 @@
+"""The real main window offscreen: corpus replays, scripted and real offline analyses, cancel, reopen."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.pipeline import events as ev
+from app.pipeline.repository import AnalysisRepository
+from tests.conftest import corpus_file
+from tests.ui.conftest import until
+from tests.ui.scripts import ISSUES, STAGES, breakdown, script
+from ui.lang import UiLanguage
+from ui.main_window import AppContext, MainWindow
+from ui.runner import ScriptedRunner
+
+pytestmark = pytest.mark.gui
+
+ALLIES_VS_EMPIRE = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
+SHORT_1V1 = "ra3_1v1_industrial_strength_observer_7m.RA3Replay"
+
+
+def make_window(qtbot: Any, runner: Any = None, lang: str = "zh") -> MainWindow:
+    from app.i18n import Lang
+
+    ctx = AppContext.open(runner=runner)
+    win = MainWindow(ctx, UiLanguage(Lang(lang)))
+    qtbot.addWidget(win)
+    win.show()
+    return win
+
+
+def close_window(win: MainWindow) -> None:
+    win.close()
+    win.ctx.db.close()
+
+
+def test_open_corpus_replay_and_scripted_analysis(qtbot: Any, run: Any) -> None:
+    runner = ScriptedRunner(script())
+    win = make_window(qtbot, runner)
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(ALLIES_VS_EMPIRE))
+        info = win.info
+        assert info is not None
+        # the corpus manifest names this game: a 1v1, Allies vs Empire, about 24 minutes
+        players = [p for p in info.players if not p.observer]
+        assert sorted(p.faction for p in players) == ["Allies", "Empire"]
+        assert 23 * 60 <= info.duration <= 25 * 60
+        texts = " ".join(lab.text() for lab in win.card.player_labels)
+        assert "Allies" in texts
+        assert "Empire" in texts
+        assert win.timeline.info is info
+        assert win.library.model.rowCount() == 1
+
+        win.analyze_action.trigger()  # F5
+        await until(lambda: win.analysis.status == "completed", what="completed run")
+        view = win.analysis
+        view.flush_all()
+        # one panel per stage, windows grouped under their segment
+        assert set(view.panels) == {s.key for s in STAGES}
+        assert sorted(view.groups) == [0, 1]
+        assert [p.stage.key for p in view.groups[0].findChildren(type(view.panels["overview"]))] == [
+            "window:0:0", "window:0:1"]
+        assert all(p.status == "done" for p in view.panels.values())
+        # budget bar values are exactly the event's breakdown
+        for i, st in enumerate(STAGES):
+            if st.kind is not ev.StageKind.SUMMARY:
+                assert view.panels[st.key].budget_bar.values == breakdown(i)
+        # Markdown rendered once the stage finished: the heading marker is gone, the text is there
+        overview = view.panels["overview"]
+        assert overview.final_view.isVisibleTo(overview)
+        assert not overview.live_box.isVisibleTo(overview)
+        assert overview.final_view.toPlainText().startswith("overview")
+        assert "final text" in overview.final_view.toPlainText()
+        # prompt and reasoning are collapsed by default, with their content
+        assert not overview.prompt_section.expanded
+        assert overview.prompt_box.toPlainText() == "PROMPT for overview"
+        assert not overview.reasoning_section.expanded
+        assert overview.reasoning.text() == "thinking about overview. "
+        # issues of the revised window: the after-revision list, worst first, severity badges
+        w = view.panels["window:0:1"]
+        assert not w.issues_section.expanded
+        rows = [w.issue_list.item(i).text() for i in range(w.issue_list.count())]
+        assert len(rows) == len(ISSUES)
+        assert rows[0].startswith("● Contradiction")
+        assert "2:30" in rows[0]
+        assert rows[-1].startswith("● Info")
+        # the draft before the revision is folded away, the final text open
+        assert w.drafts == ["".join(f"window:0:1 part {n}. " for n in range(8))]
+        assert not w.drafts_section.expanded
+        assert w.drafts_section.isVisibleTo(w)
+        assert "fixed unit 1234" in w.final_view.toPlainText()
+        assert w.lookbacks == [(200.0, 230.0, 812)]
+        assert (200.0, 230.0) in win.timeline.lookbacks
+        assert win.timeline.windows == [(60.0, 180.0), (180.0, 300.0), (300.0, 480.0)]
+        # clicking an issue jumps the timeline to its time
+        w.issue_list.itemClicked.emit(w.issue_list.item(0))
+        assert win.timeline.marker == 150.0
+        # usage and overall progress
+        assert "5,003" in view.panels["window:0:1"].usage_label.text()
+        assert win.progress.value() == 1
+        assert win.progress.maximum() == 1
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
+
+
+def test_cancel_mid_stream_keeps_partial_text(qtbot: Any, run: Any) -> None:
+    runner = ScriptedRunner(script(chunks=40, pause=0.005, stall_at=("window:0:0", 9), stall=60.0))
+    win = make_window(qtbot, runner)
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(SHORT_1V1))
+        win.analyze()
+        view = win.analysis
+        await until(lambda: "window:0:0" in view.panels and view.panels["window:0:0"].live_text().count("part") == 10,
+                    what="ten deltas of window 0:0")
+        await until(lambda: "part 9." in view.panels["window:0:0"].live_box.toPlainText(), what="the flush")
+        win.cancel_action.trigger()  # Esc
+        await until(lambda: not view.running, what="the run to stop")
+        panel = view.panels["window:0:0"]
+        expected = "".join(f"window:0:0 part {n}. " for n in range(10))
+        assert panel.live_text() == expected
+        assert panel.live_box.toPlainText() == expected
+        assert panel.live_box.isVisibleTo(panel)
+        assert panel.status == "cancelled"
+        assert view.status == "cancelled"
+        assert view.panels["overview"].status == "done"
+        assert view.panels["window:0:1"].status == "pending"
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
+
+
+def test_new_run_cancels_the_old_one(qtbot: Any, run: Any) -> None:
+    runner = ScriptedRunner(script(chunks=20, pause=0.01))
+    win = make_window(qtbot, runner)
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(SHORT_1V1))
+        first = win.analyze()
+        await until(lambda: "overview" in win.analysis.panels and win.analysis.panels["overview"].live_text(),
+                    what="the first run streaming")
+        second = win.analyze()
+        assert first is not None
+        assert second is not None
+        await until(first.done, what="the first run to stop")
+        assert first.cancelled()
+        await until(second.done, what="the second run")
+        assert win.analysis.status == "completed"
+        assert runner.runs == 2
+        assert all(p.status == "done" for p in win.analysis.panels.values())
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
+
+
+def test_real_offline_analysis_matches_the_store(qtbot: Any, run: Any) -> None:
+    win = make_window(qtbot, lang="en")
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(SHORT_1V1))
+        task = win.analyze()
+        assert task is not None
+        await task
+        view = win.analysis
+        assert view.status == "completed", win.message_bar.label.text()
+        rec = AnalysisRepository(win.ctx.db).load(view.analysis_id)
+        stored = {s.key: s for s in rec.stages}
+        assert set(view.panels) == set(stored)
+        windows = [k for k in stored if k.startswith("window:")]
+        assert windows
+        assert {int(k.split(":")[1]) for k in windows} == set(view.groups)
+        assert sum(1 for s in stored.values() if s.requests and s.requests[-1].breakdown) >= 3
+        for key, srec in stored.items():
+            panel = view.panels[key]
+            assert panel.status == "done"
+            if srec.requests:
+                assert panel.budget_bar.values == {k: int(v) for k, v in srec.requests[-1].breakdown.items()}
+            final_issues = [i for i in srec.issues if i.after_revision] or list(srec.issues)
+            assert panel.issue_list.count() == len(final_issues)
+        # reopening the stored analysis rebuilds the same panels with the same budgets
+        await until(lambda: win.analysis.history.count() >= 1, what="history")
+        before = {k: dict(p.budget_bar.values) for k, p in view.panels.items()}
+        await win.reopen(rec.id)
+        assert {k: p.budget_bar.values for k, p in view.panels.items()} == before
+        assert all(p.status == "done" for p in view.panels.values())
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
+
+
+def test_bad_file_goes_to_the_message_bar(qtbot: Any, run: Any, tmp_path: Path) -> None:
+    bad = tmp_path / "broken.RA3Replay"
+    bad.write_bytes(b"not a replay at all" * 10)
+    win = make_window(qtbot, ScriptedRunner([]))
+
+    async def scenario() -> None:
+        task = win.open_replay(bad)
+        await asyncio.wait([task])
+        await until(win.message_bar.isVisible, what="the message bar")
+        assert "broken.RA3Replay" in win.message_bar.label.text()
+        assert win.info is None
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
+
+
+def test_library_watches_the_folder_and_searches(qtbot: Any, run: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    win = make_window(qtbot, ScriptedRunner([]))
+
+    async def scenario() -> None:
+        win.library.set_folder(folder)
+        assert win.library.model.rowCount() == 0
+        (folder / "a.RA3Replay").symlink_to(corpus_file(ALLIES_VS_EMPIRE))
+        (folder / "b.RA3Replay").symlink_to(corpus_file(SHORT_1V1))
+        (folder / "notes.txt").write_text("not a replay")
+        await until(lambda: win.library.model.rowCount() == 2, what="the watcher to list two replays")
+        win.library.search.setText("no-such-player-xyz")
+        assert win.library.model.rowCount() == 0
+        win.library.search.setText("")
+        assert win.library.model.rowCount() == 2
+        # sorting by duration happens in the source model: 7 min before 24 min ascending
+        win.library.model.sort(3, Qt.SortOrder.AscendingOrder)
+        assert [p.name for p in win.library.model.paths()] == ["b.RA3Replay", "a.RA3Replay"]
+        (folder / "b.RA3Replay").unlink()
+        await until(lambda: win.library.model.rowCount() == 1, what="the removed file to disappear")
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
+
+
+def test_language_switch_is_live(qtbot: Any, run: Any) -> None:
+    from app.i18n import Lang
+
+    win = make_window(qtbot, ScriptedRunner(script(chunks=2)))
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(SHORT_1V1))
+        task = win.analyze()
+        assert task is not None
+        await task
+        assert win.analysis.analyze_button.text() == "分析 (F5)"
+        assert win.analysis.panels["overview"].title().startswith("总览")
+        win.set_language(Lang.EN)
+        assert win.analysis.analyze_button.text() == "Analyze (F5)"
+        assert win.analysis.panels["overview"].title().startswith("Overview")
+        assert win.library.model.headerData(0, Qt.Orientation.Horizontal) == "Map"
+        win.set_language(Lang.ZH)
+        assert win.analysis.groups[1].title().startswith("第 2 段")
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)

@@ -1,0 +1,129 @@
+"""The settings dialog round trip: the API key goes to the keyring, never into the settings file or the database."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.llm.scripted_server import Reply, ScriptedServer
+from app.llm.secrets import SERVICE, SecretStore
+from app.paths import database_path, user_data_dir
+from app.settings import Settings, settings_path
+from tests.ui.conftest import until
+from ui.lang import UiLanguage
+from ui.main_window import AppContext, MainWindow
+from ui.settings_dialog import SettingsDialog
+
+pytestmark = pytest.mark.gui
+
+SECRET = "sk-test-SECRET-0123456789abcdef"
+
+
+def fill_provider_and_model(dlg: SettingsDialog, base_url: str, *, context: int, budget: int) -> None:
+    dlg.p_name.setText("Local")
+    dlg.p_url.setText(base_url)
+    dlg.p_key.setText(SECRET)
+    dlg.save_provider()
+    dlg.m_name.setText("local-model")
+    dlg.m_provider.setCurrentText("Local")
+    dlg.m_model.setText("scripted-model")
+    dlg.m_context.setValue(context)
+    dlg.m_budget.setValue(budget)
+    dlg.m_max_tokens.setValue(4096)
+    dlg.m_prices[0].setValue(0.27)
+    dlg.save_model()
+
+
+def test_settings_round_trip_key_in_keyring_only(qtbot: Any, run: Any, memory_keyring: Any, tmp_path: Path) -> None:
+    from app.i18n import Lang
+
+    ctx = AppContext.open()
+    win = MainWindow(ctx, UiLanguage(Lang.EN))
+    qtbot.addWidget(win)
+    folder = tmp_path / "replays"
+    folder.mkdir()
+
+    async def scenario() -> None:
+        with ScriptedServer(default=Reply.chat("hello"), require_key=SECRET) as server:
+            dlg = win.open_settings()
+            fill_provider_and_model(dlg, server.base_url, context=1_000_000, budget=0)
+            assert dlg.error_label.text() == ""
+            # ContextBudget 0 shows the tier it resolves to (plan §4.1: ≥1M → 160K; 200K–256K → 100K)
+            assert "160,000" in dlg.m_budget_hint.text()
+            dlg.m_context.setValue(200_000)
+            assert "100,000" in dlg.m_budget_hint.text()
+            dlg.m_context.setValue(1_000_000)
+            dlg.m_budget.setValue(150_000)
+            assert dlg.m_budget_hint.text() == ""
+            dlg.save_model()
+            # test connection over real HTTP with the typed (not yet stored) key
+            task = dlg.test_connection()
+            assert task is not None
+            await task
+            assert dlg.test_label.text().startswith("Connection OK"), dlg.test_label.text()
+            auth = [r.headers.get("authorization", "") for r in server.requests]
+            assert auth == [f"Bearer {SECRET}"]
+            dlg.active.setCurrentIndex(dlg.active.findData("local-model"))
+            dlg.analysis_language.setCurrentIndex(dlg.analysis_language.findData("zh"))
+            dlg.replay_folder.setText(str(folder))
+            assert dlg.apply()
+            dlg.close()
+
+        # the key is in the keyring, nowhere else
+        assert memory_keyring.store[(SERVICE, "provider:Local")] == SECRET
+        text = settings_path().read_text(encoding="utf-8")
+        assert SECRET not in text
+        assert SECRET[-8:] not in text
+        for f in user_data_dir().rglob("*"):
+            if f.is_file():
+                assert SECRET.encode() not in f.read_bytes(), f
+        assert database_path().exists()
+        # round trip through the file
+        loaded = Settings.load()
+        assert json.loads(text)["active_profile"] == "local-model"
+        prof = loaded.profile("local-model")
+        assert (prof.provider, prof.model_id, prof.context_length, prof.context_budget, prof.max_tokens) == (
+            "Local", "scripted-model", 1_000_000, 150_000, 4096)
+        assert prof.price_input == pytest.approx(0.27)
+        assert loaded.provider("Local").base_url == server.base_url
+        assert loaded.get("analysis_language") == "zh"
+        assert loaded.get("replay_folder") == str(folder)
+        assert SecretStore().get("Local") == SECRET
+        # the window follows: the model picker lists the new profile, the library watches the folder
+        picker = win.analysis.model_picker
+        assert picker.findData("local-model") >= 0
+        assert picker.currentData() == "local-model"
+        await until(lambda: win.library.folder == folder, what="library folder")
+        # a reopened dialog masks the stored key instead of showing it
+        dlg2 = win.open_settings()
+        dlg2.provider_list.setCurrentRow(0)
+        assert SECRET not in dlg2.p_key.placeholderText()
+        assert dlg2.p_key.text() == ""
+        dlg2.close()
+
+    try:
+        run(scenario())
+    finally:
+        win.close()
+        ctx.db.close()
+
+
+def test_settings_refuse_bad_values_with_a_message(qtbot: Any, run: Any, memory_keyring: Any) -> None:
+    from app.i18n import Lang
+
+    ctx = AppContext.open()
+    ui = UiLanguage(Lang.EN)
+    dlg = SettingsDialog(ctx.settings, ctx.secrets, ui)
+    qtbot.addWidget(dlg)
+    dlg.p_name.setText("offline")
+    dlg.p_url.setText("http://127.0.0.1:1/v1")
+    dlg.save_provider()
+    assert "reserved" in dlg.error_label.text()
+    dlg.m_name.setText("m")
+    dlg.m_model.setText("x")
+    dlg.save_model()  # no provider exists yet
+    assert "provider" in dlg.error_label.text()
+    ctx.db.close()
