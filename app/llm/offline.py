@@ -62,6 +62,7 @@ BUILD_CLAIMS_PER_PLAYER = 3
 POWER_CLAIMS_PER_PLAYER = 3
 TIMELINE_CLAIMS_PER_PLAYER = 6
 MAX_LIST = 8
+MAX_EARLY_LISTED = 3
 IDLE_GAP_S = 25.0
 """A pause in a player's orders longer than this (after the opening) is worth pointing out."""
 
@@ -389,6 +390,11 @@ class _Writer:
     def pname(self, slot: int) -> str:
         return self.ix.player_name(slot)
 
+    def team(self, slot: int) -> int:
+        """Team number; a player without a team (-1) is a team of their own."""
+        p = next((p for p in self.ix.players if p.slot == slot), None)
+        return p.team if p is not None and p.team >= 0 else 1000 + slot
+
     def claim_player(self, slot: int) -> str | int:
         """The player as claims name it: the display name when it resolves back to the slot, else the slot."""
         name = self.pname(slot)
@@ -539,7 +545,7 @@ class _Writer:
                     act.points.append((t, "attack", ev.position[0], ev.position[1]))
                 if cid == ATTACK_OBJECT and ev.object_ids:
                     target_owner = self.owner_of(ev.object_ids[0])
-                    if target_owner is not None and target_owner != ev.player:
+                    if target_owner is not None and self.team(target_owner) != self.team(ev.player):
                         act.attacks_on[target_owner] += 1
             elif cat is Category.HARVEST:
                 act.harvest += 1
@@ -980,22 +986,19 @@ class _Writer:
             )
         groups = self.groups_in(slot, a, b)
         if groups:
+            big = max(groups, key=lambda g: (len(g.members), -g.time_code))
+            numbers = "/".join(str(n) for n in sorted({g.group for g in groups}))
             lines.append(
-                self.t("- 编队：", "- Control groups: ")
-                + self.lst(
-                    [
-                        self.t(
-                            f"{short(g.seconds)} 编队 {g.group}（{len(g.members)} 个单位）",
-                            f"{short(g.seconds)} group {g.group} ({len(g.members)} units)",
-                        )
-                        for g in groups
-                    ]
+                self.t(
+                    f"- 编队：{len(groups)} 次（编队 {numbers}），最大一次是 {short(big.seconds)} 编队 {big.group}"
+                    f"（{len(big.members)} 个单位）\n",
+                    f"- Control groups: {len(groups)} assignments (groups {numbers}); the largest is group {big.group} "
+                    f"at {short(big.seconds)} ({len(big.members)} units)\n",
                 )
-                + "\n"
             )
         if act.points:
             parts = []
-            for _cell, pts in self.clusters(act.points)[:3]:
+            for _cell, pts in self.clusters(act.points)[: 3 if len(self.players) <= 2 else 2]:
                 cx = sum(p[2] for p in pts) / len(pts)
                 cy = sum(p[3] for p in pts) / len(pts)
                 t0, t1 = min(p[0] for p in pts), max(p[0] for p in pts)
@@ -1035,9 +1038,9 @@ class _Writer:
                 by_cell[cell][slot] = pts
         found = []
         for cell, per in by_cell.items():
-            if len(per) < 2:
-                continue
-            times = sorted((p[0], s) for s, pts in per.items() for p in pts)
+            if len({self.team(s) for s in per}) < 2:
+                continue  # teammates gathering is not a fight
+            times = sorted((p[0], self.team(s)) for s, pts in per.items() for p in pts)
             close = any(t2 - t1 <= FIGHT_GAP_S and s1 != s2 for (t1, s1), (t2, s2) in itertools.pairwise(times))
             if close:
                 found.append((cell, per))
@@ -1060,56 +1063,66 @@ class _Writer:
             lines.append(
                 self.t(
                     f"- {short(t0)}–{short(t1)} 在 {self.where(cx, cy, t1)}：{who} 条部队指令，"
-                    "双方在此区域交替下令，可能发生交战\n",
+                    "敌对双方在此区域相近时间下令，可能发生交战\n",
                     f"- {short(t0)}–{short(t1)} at {self.where(cx, cy, t1)}: {who} army orders from both sides "
                     "close in "
                     f"time, likely a fight\n",
                 )
             )
-        for slot, act in sorted(acts.items()):
-            for o, c in sorted(act.attacks_on.items()):
-                lines.append(
-                    self.t(
-                        f"- {self.pname(slot)} 对 {self.pname(o)} 的已证实对象下达了 {c} 条攻击指令\n",
-                        f"- {self.pname(slot)} issued {c} attack orders on {self.pname(o)}'s proven objects\n",
-                    )
-                )
+        pairs = [
+            f"{self.pname(slot)}→{self.pname(o)} {c}"
+            for slot, act in sorted(acts.items())
+            for o, c in sorted(act.attacks_on.items())
+        ]
+        if pairs:
+            lines.append(
+                self.t("- 直接指向敌方已证实对象的攻击指令：", "- Attack orders on proven enemy objects: ")
+                + self.lst(pairs, 12)
+                + "\n"
+            )
         return "".join(lines) + "\n"
 
     def _verified_objects(self, claims: Sequence[_Claim], a: float, b: float) -> str:
+        """The claimed objects in prose, one line per player and role (what each one demonstrably did)."""
         units = [c.data for c in claims if c.section == "unitClaims"]
         if not units:
             return ""
-        items = []
+        what = {
+            "group": self.t("被编入编队", "put in a control group"),
+            "build": self.t("作为建造者下达建造指令", "ordered structures as constructors"),
+            "produce": self.t("作为生产建筑接受生产指令", "took production orders as factories"),
+            "power": self.t("施放技能", "cast powers"),
+            "repair": self.t("被维修", "were repaired"),
+            "sell": self.t("被出售", "were sold"),
+        }
+        rows: dict[tuple[str, str], list[tuple[int, str]]] = {}
         for d in units:
-            uid = int(d["unitId"])
-            ev = str(d["evidence"][0]).split("|")
-            what = {
-                "group": self.t("被编入编队", "put in a control group"),
-                "build": self.t("作为建造者下达建造指令", "ordered structures as a constructor"),
-                "produce": self.t("作为生产建筑接受生产指令", "took production orders as a factory"),
-                "power": self.t("施放技能", "cast a power"),
-                "harvest": self.t("接受矿车指令", "took harvester orders"),
-                "repair": self.t("被维修", "was repaired"),
-                "sell": self.t("被出售", "was sold"),
-            }.get(ev[0], ev[0])
+            kind, time_text = str(d["evidence"][0]).split("|")[:2]
+            rows.setdefault((str(d["player"]), kind), []).append((int(d["unitId"]), time_text[:-3]))
+        items = []
+        for (player, kind), objs in rows.items():
+            ids = self.t("、", ", ").join(
+                f"#{uid}（{t}）" if self.lang is Lang.ZH else f"#{uid} ({t})" for uid, t in objs
+            )
             made = ""
-            if ev[0] == "produce":
-                made_types = [
+            if kind == "produce":
+                slot = self.ix.player_slot(player)
+                wanted = {uid for uid, _ in objs}
+                types = [
                     n
-                    for fid, names in self.ix.factories(self.ix.player_slot(str(d["player"])) or 0)
-                    if fid == uid
+                    for fid, names in self.ix.factories(slot if slot is not None else -1)
+                    if fid in wanted
                     for n in names
                 ]
-                if made_types:
+                if types:
                     made = self.t(
-                        f"，生产过 {self.lst([self.disp(n) for n in made_types], 4)}",
-                        f", produced {self.lst([self.disp(n) for n in made_types], 4)}",
+                        f"，产出过 {self.lst([self.disp(n) for n in dict.fromkeys(types)], 5)}",
+                        f"; they produced {self.lst([self.disp(n) for n in dict.fromkeys(types)], 5)}",
                     )
             items.append(
                 self.t(
-                    f"- #{uid} 属于 {d['player']}：{ev[1][:-3]} {what}{made}\n",
-                    f"- #{uid} belongs to {d['player']}: {what} at {ev[1][:-3]}{made}\n",
+                    f"- {player}：{ids} {what.get(kind, kind)}{made}\n",
+                    f"- {player}: {ids} {what.get(kind, kind)}{made}\n",
                 )
             )
         return self.t("**已核实的对象归属**\n", "**Verified object ownership**\n") + "".join(items) + "\n"
@@ -1117,66 +1130,65 @@ class _Writer:
     def _relations(self, a: float, b: float, sa: float, early: Sequence[int], stage: StageRequest) -> str:
         """Links to events outside the focus period: earlier tech, base moves, what comes next, early objects."""
         lines: list[str] = []
+        sep = self.t("；", "; ")
         for p in self.players:
+            bits: list[str] = []
             before = [f for f in self.ix.first_productions(p.slot) if f.seconds < a]
             if before:
                 top = max(before, key=lambda f: (self.tier(f.name), f.time_code))
                 if self.tier(top.name) >= 2:
-                    lines.append(
+                    bits.append(
                         self.t(
-                            f"- {p.name} 在本时间段之前已于 {short(top.seconds)} 解锁 {self.tier(top.name)} 级的 "
-                            f"{self.disp(top.name)}。\n",
-                            f"- Before this period {p.name} already reached tier {self.tier(top.name)} with "
-                            f"{self.disp(top.name)} at {short(top.seconds)}.\n",
+                            f"此前已于 {short(top.seconds)} 解锁 {self.tier(top.name)} 级的 {self.disp(top.name)}",
+                            f"reached tier {self.tier(top.name)} earlier with {self.disp(top.name)} at "
+                            f"{short(top.seconds)}",
                         )
                     )
             protos = [x for x in self.ix.protocols_of(p.slot) if x.seconds < a]
             if protos:
-                lines.append(
+                bits.append(
                     self.t(
-                        f"- {p.name} 此前已选协议 {len(protos)} 个，最近一次是 {short(protos[-1].seconds)} 的 "
-                        f"{self.disp(protos[-1].name)}。\n",
-                        f"- {p.name} had picked {len(protos)} protocol(s) before, the latest "
-                        f"{self.disp(protos[-1].name)} at {short(protos[-1].seconds)}.\n",
+                        f"此前已选协议 {len(protos)} 个（最近：{short(protos[-1].seconds)} "
+                        f"{self.disp(protos[-1].name)}）",
+                        f"{len(protos)} protocol(s) picked before (latest: {self.disp(protos[-1].name)} at "
+                        f"{short(protos[-1].seconds)})",
                     )
                 )
             for c in self.ix.pack_chains:
                 if c.player != p.slot:
                     continue
-                prev = [s for s in c.steps if s.seconds < a]
-                nxt = [s for s in c.steps if s.seconds >= b]
-                inside = [s for s in c.steps if a <= s.seconds < b]
-                if inside and prev:
-                    lines.append(
-                        self.t(
-                            f"- {p.name} 的基地车此前在 {short(prev[-1].seconds)} "
-                            f"{self.pack_label(prev[-1].action.value)}，"
-                            f"本段的移动延续了这条打包/展开链。\n",
-                            f"- {p.name}'s base vehicle {self.pack_label(prev[-1].action.value)} at "
-                            f"{short(prev[-1].seconds)} before; this period continues that pack/deploy chain.\n",
+                prev = [st for st in c.steps if st.seconds < a]
+                nxt = [st for st in c.steps if st.seconds >= b]
+                if [st for st in c.steps if a <= st.seconds < b]:
+                    if prev:
+                        bits.append(
+                            self.t(
+                                f"基地车此前在 {short(prev[-1].seconds)} {self.pack_label(prev[-1].action.value)}，"
+                                "本时间段延续了这条打包/展开链",
+                                f"the base vehicle {self.pack_label(prev[-1].action.value)} at "
+                                f"{short(prev[-1].seconds)}, "
+                                "this period continues that pack/deploy chain",
+                            )
                         )
-                    )
-                if inside and nxt:
-                    lines.append(
-                        self.t(
-                            f"- 之后 {short(nxt[0].seconds)} {p.name} 的基地车"
-                            f"{self.pack_label(nxt[0].action.value)}。\n",
-                            f"- Later, at {short(nxt[0].seconds)}, {p.name}'s base vehicle "
-                            f"{self.pack_label(nxt[0].action.value)}.\n",
+                    if nxt:
+                        bits.append(
+                            self.t(
+                                f"之后 {short(nxt[0].seconds)} 基地车{self.pack_label(nxt[0].action.value)}",
+                                f"later the base vehicle {self.pack_label(nxt[0].action.value)} at "
+                                f"{short(nxt[0].seconds)}",
+                            )
                         )
-                    )
             after = [f for f in self.ix.first_productions(p.slot) if f.seconds >= b]
             if after:
-                nxt_f = after[0]
-                lines.append(
+                bits.append(
                     self.t(
-                        f"- 本时间段之后，{p.name} 下一个新类型是 {short(nxt_f.seconds)} 的 "
-                        f"{self.disp(nxt_f.name)}。\n",
-                        f"- After this period {p.name}'s next new type is {self.disp(nxt_f.name)} at "
-                        f"{short(nxt_f.seconds)}.\n",
+                        f"之后的下一个新类型是 {short(after[0].seconds)} 的 {self.disp(after[0].name)}",
+                        f"next new type afterwards: {self.disp(after[0].name)} at {short(after[0].seconds)}",
                     )
                 )
-        for uid in early:
+            if bits:
+                lines.append(f"- {p.name}" + self.t("：", ": ") + sep.join(bits) + self.t("。\n", ".\n"))
+        for uid in early[-MAX_EARLY_LISTED:]:  # the objects whose origin is closest to this slice say the most
             first = self.ix.first_seen(uid) or 0.0
             owner = self.owner_of(uid)
             who = self.pname(owner) if owner is not None else "?"
