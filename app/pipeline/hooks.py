@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.claims.issues import Severity, ValidationIssue
 from app.errors import KnownError
@@ -20,6 +20,10 @@ from app.i18n import Lang, pick
 from app.pipeline import events as ev
 from app.pipeline.streaming import RequestOutcome
 from app.store.db import Database
+
+if TYPE_CHECKING:
+    from app.facts import ReplayFactIndex
+    from app.wisdom.objectivity import EvidenceContext
 
 log = logging.getLogger("replaysage.pipeline")
 
@@ -41,13 +45,15 @@ class WisdomHooks:
         mod_version: the mod's version.
         lang: language of pitfalls.
         trace_id: identifies the run in entries (e.g. ``analysis:12``).
+        evidence: what the replay contains (ids, names), so the objectivity check can tell invented specifics.
     """
 
     def __init__(self, db: Database, *, model: str, provider: str, mod: str, mod_version: str, lang: Lang,
-                 trace_id: str = "") -> None:
+                 trace_id: str = "", evidence: EvidenceContext | None = None) -> None:
         from app.wisdom.gate import WisdomGate
 
         self.gate = WisdomGate(db, lang)
+        self.evidence = evidence
         self.model = model
         self.mod = mod
         self.lang = lang
@@ -90,9 +96,37 @@ class WisdomHooks:
     def after_validation(self, stage: ev.StageRef, issues: Sequence[ValidationIssue], text: str) -> None:
         """Record the stage's remaining issues and its objectivity (one entry per wrong claim)."""
         self.gate.review_stage_text(
-            text, issues=[i for i in issues if i.severity > Severity.INFO], model=self.model, mod=self.mod,
+            text, evidence=self.evidence, issues=[i for i in issues if i.severity > Severity.INFO], model=self.model,
+            mod=self.mod,
             stage=stage.key, trace_id=self.trace_id,
             context_type="summary" if stage.kind is ev.StageKind.SUMMARY_ROUND else "window")
+
+
+def replay_evidence(index: ReplayFactIndex) -> EvidenceContext:
+    """Ids and names the replay supports, against the mod's whole vocabulary.
+
+    Numbers are left unknown: an analysis derives many (APM, counts) that no fact states verbatim.
+    """
+    from app.knowledge.errors import KnowledgeError
+    from app.knowledge.loader import load_knowledge
+    from app.wisdom.objectivity import EvidenceContext
+
+    ids = {oid for ev in index.events for oid in ev.object_ids}
+    present = {h for ev in index.events if ev.type_hash is not None for h in (ev.type_hash,)}
+    terms: set[str] = {p.name for p in index.players if p.name}
+    vocabulary: set[str] = set()
+    try:
+        knowledge = load_knowledge(index.replay.header.mod_name)
+    except KnowledgeError:
+        knowledge = None
+    if knowledge is not None:
+        for entry in knowledge:
+            names = {n for n in (entry.id, entry.name_zh, entry.name_en) if n}
+            vocabulary |= names
+            if index.hash_of(entry.id) in present:
+                terms |= names
+    terms |= {index.name_of(h) for h in present}
+    return EvidenceContext.from_facts("", unit_ids=ids, terms=terms, vocabulary=vocabulary)
 
 
 def memory_injection(db: Database, players: Sequence[str], map_name: str, model: str, *, lang: Lang,

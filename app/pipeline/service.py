@@ -106,11 +106,12 @@ async def run_analysis(
     if choice.rule_based:
         provider = bind_offline(provider, prepared, lang)
     if hooks is None and learn:
-        from app.pipeline.hooks import WisdomHooks
+        from app.pipeline.hooks import WisdomHooks, replay_evidence
 
         header = prepared.replay.header
         hooks = WisdomHooks(db, model=provider.model, provider=provider.name, mod=header.mod_name,
-                            mod_version=header.mod_version, lang=lang, trace_id=f"replay:{prepared.sha256[:12]}")
+                            mod_version=header.mod_version, lang=lang, trace_id=f"replay:{prepared.sha256[:12]}",
+                            evidence=replay_evidence(prepared.index))
     run = AnalysisRun(prepared, provider, repo, lang=lang, emit=emit, model_label=choice.label, hooks=hooks,
                       calibration=calibration)
     analysis_id = await run.run(resume_id=resume_id)

@@ -82,3 +82,28 @@ def test_three_overflows_in_a_run_make_a_rule_that_prevents_the_fourth(tmp_path:
         assert not any(isinstance(e, ev.StageFailed) and "However, you requested" in e.message for e in events)
     finally:
         server.stop()
+
+
+def test_invented_specifics_become_one_cognitive_entry_and_clean_runs_none(tmp_path: Path) -> None:
+    from app.wisdom.manager import ErrorWisdomManager
+    from app.wisdom.store import EntryFilter
+
+    invented = ("毫无疑问，对手一定会输。苏联在 5:00 肯定造出了 Apocalypse Tank，这绝对是决定性的。\n"
+                "[机器可读声明]\n```json\n{\"unitClaims\": []}\n```")
+    server = ScriptedServer(default=Reply.chat(CLEAN, piece_chars=60)).start()
+    db_path = tmp_path / "o.sqlite3"
+    try:
+        _run(server, db_path)  # clean replies only
+        db = open_database(db_path)
+        assert ErrorWisdomManager(db).list_entries(EntryFilter(), limit=10) == []
+        db.close()
+        server.enqueue(Reply.chat(invented, piece_chars=60), match=_is_window)
+        _run(server, db_path)
+        db = open_database(db_path)
+        entries = ErrorWisdomManager(db).list_entries(EntryFilter(), limit=10)
+        db.close()
+    finally:
+        server.stop()
+    assert len(entries) == 1
+    assert entries[0].error_type == "认知性错误"
+    assert "Apocalypse Tank" in entries[0].description
