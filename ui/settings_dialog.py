@@ -366,13 +366,15 @@ class SettingsDialog(QDialog):
 
     async def _probe(self, prof: ModelProfileSettings) -> None:
         from app.llm.base import ChatRequest, collect
-        from app.llm.openai_compat import OpenAICompatProvider
+        from app.llm.openai_compat import OpenAICompatProvider, make_http_client
 
         prov = self._providers[prof.provider]
         key = self._keys.get(prov.name) or self.p_key.text().strip() or self.secrets.get(prov.name)
+        client = await asyncio.to_thread(make_http_client)  # TLS setup off the GUI thread
         provider = OpenAICompatProvider(prof.name, prov.base_url, prof.model_id, api_key=key,
                                         extra_headers={**prov.extra_headers, **prof.extra_headers},
-                                        stream=prov.stream if prof.stream is None else prof.stream, max_tokens=64)
+                                        stream=prov.stream if prof.stream is None else prof.stream, max_tokens=64,
+                                        client=client)
         ok, text = False, ""
         try:
             result = await collect(provider.stream(ChatRequest.simple(
@@ -386,6 +388,7 @@ class SettingsDialog(QDialog):
             text = repr(exc)
         finally:
             await provider.aclose()
+            await client.aclose()
         self.test_label.setText(self.ui.t(f"连接正常：{text}", f"Connection OK: {text}") if ok
                                 else self.ui.t(f"连接失败：{text}", f"Connection failed: {text}"))
         self.test_finished.emit(ok, text)

@@ -1,0 +1,165 @@
+"""Streaming into the analysis view: event-loop stalls and CPU while a model streams, and startup time.
+
+The scripted OpenAI-compatible server on 127.0.0.1 streams N tokens (one delta each, 4 characters, the first
+tenth as reasoning) at R tokens/s; the real client parses them and a runner turns them into pipeline events
+for the real main window (offscreen), exactly as a live analysis stage does. Targets: longest event-loop
+stall < 50 ms while streaming; startup to a visible window ≤ 2 s.
+
+Usage: .venv/bin/python benchmarks/ui_stream.py [--tokens 30000] [--rate 200] [--json]
+"""
+
+from __future__ import annotations
+
+import time
+
+T_PROCESS = time.perf_counter()
+
+import argparse  # noqa: E402 - the clock starts before anything heavy is imported
+import asyncio  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("REPLAYSAGE_HOME", tempfile.mkdtemp(prefix="replaysage-bench-"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+STALL_TARGET_MS = 50.0
+STARTUP_TARGET_MS = 2000.0
+
+
+class ServerStreamRunner:
+    """One analysis stage whose text comes from the scripted server through the real streaming client."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.deltas = 0
+        self.first_delta_at: float | None = None
+
+    async def run(self, replay_path: Path, emit: Any, *, profile: str, resume: bool = False) -> int:
+        from app.llm.base import ChatRequest
+        from app.llm.events import Finished, ReasoningDelta, TextDelta, UsageReport
+        from app.llm.openai_compat import OpenAICompatProvider
+        from app.pipeline import events as ev
+
+        stage = ev.StageRef(ev.StageKind.OVERVIEW, end_seconds=600.0)
+        emit(ev.RunStarted(1, str(replay_path), "scripted", (stage,)))
+        emit(ev.StageStarted(stage, {"system": 3000, "summary": 2000, "slice": 40_000, "instruction": 500,
+                                     "reserve": 32_768, "total": 78_268, "budget": 100_000,
+                                     "context_length": 200_000}, "bench prompt"))
+        from app.llm.openai_compat import make_http_client
+
+        client = await asyncio.to_thread(make_http_client)  # as the app's runner does: TLS setup off the GUI
+        provider = OpenAICompatProvider("bench", self.base_url, "scripted-model", client=client)
+        parts: list[str] = []
+        try:
+            async with provider.stream(ChatRequest.simple("bench")) as stream:
+                async for e in stream:
+                    if isinstance(e, TextDelta):
+                        parts.append(e.text)
+                        emit(ev.TextDelta(stage, e.text))
+                    elif isinstance(e, ReasoningDelta):
+                        emit(ev.ReasoningDelta(stage, e.text))
+                    elif isinstance(e, UsageReport):
+                        emit(ev.UsageUpdated(stage, e.prompt_tokens, e.completion_tokens))
+                    elif isinstance(e, Finished):
+                        pass
+                    else:
+                        continue
+                    self.deltas += 1
+                    if self.first_delta_at is None:
+                        self.first_delta_at = time.perf_counter()
+        finally:
+            await provider.aclose()
+            await client.aclose()
+        emit(ev.StageFinished(stage, "".join(parts)))
+        emit(ev.RunFinished(1, "completed"))
+        return 1
+
+
+async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
+    from app.llm.scripted_server import Reply, ScriptedServer
+    from app.paths import sample_replay
+    from ui.app import start_preload
+    from ui.main_window import AppContext, MainWindow
+    from ui.monitor import StallMonitor
+
+    preload = start_preload()  # as the app does at start-up
+
+    with ScriptedServer() as server:
+        runner = ServerStreamRunner(server.base_url)
+        ctx = AppContext.open(runner=runner)
+        window = MainWindow(ctx)
+        window.show()
+        app.processEvents()
+        startup_ms = (time.perf_counter() - T_PROCESS) * 1000
+        await window.open_replay(sample_replay())
+        await asyncio.to_thread(preload.join, 30)
+
+        n_reason = tokens // 10
+        piece = "数据 ab"[:4]  # 4 characters per token, Chinese and ASCII mixed
+        reasoning = "".join(piece for _ in range(n_reason))
+        text_lines = []
+        for i in range(tokens - n_reason):
+            text_lines.append(piece if i % 20 else "\n- ")
+        text = "## 流式基准 Streaming benchmark\n" + "".join(text_lines)
+        server.enqueue(Reply.chat(text, reasoning, style="deepseek", tokens_per_s=rate, piece_chars=4))
+
+        monitor = StallMonitor(tick=0.005).start()
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        task = window.analyze()
+        assert task is not None
+        await task
+        wall = time.perf_counter() - wall0
+        cpu = time.process_time() - cpu0
+        monitor.stop()
+        panel = window.analysis.panels["overview"]
+        ok = panel.final_text is not None and len(panel.live_text()) == len(text)
+        result = {
+            "tokens": tokens, "rate_tok_s": rate, "deltas_received": runner.deltas, "text_intact": ok,
+            "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "cpu_percent_of_one_core": round(100 * cpu / wall, 1),
+            "stall_p50_ms": round(monitor.percentile_ms(0.50), 2),
+            "stall_p99_ms": round(monitor.percentile_ms(0.99), 2),
+            "stall_max_ms": round(monitor.max_ms, 2), "stall_samples": len(monitor.lateness),
+            "text_flushes": panel.live.flushes, "startup_to_visible_ms": round(startup_ms, 1),
+            "stall_target_ms": STALL_TARGET_MS, "startup_target_ms": STARTUP_TARGET_MS,
+        }
+        result["stall_ok"] = result["stall_max_ms"] < STALL_TARGET_MS
+        result["startup_ok"] = startup_ms <= STARTUP_TARGET_MS
+        window.close()
+        ctx.db.close()
+    return result
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tokens", type=int, default=30_000)
+    ap.add_argument("--rate", type=float, default=200.0)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(["ui_stream"])
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        result = runner.run(bench(app, args.tokens, args.rate))
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"{result['tokens']:,} tokens at {result['rate_tok_s']:.0f} tok/s into the analysis view "
+              f"({result['wall_s']} s wall, text intact: {result['text_intact']})")
+        print(f"  event-loop stall p50 {result['stall_p50_ms']} ms · p99 {result['stall_p99_ms']} ms · "
+              f"max {result['stall_max_ms']} ms (target < {STALL_TARGET_MS:.0f} ms: "
+              f"{'OK' if result['stall_ok'] else 'MISSED'})")
+        print(f"  CPU {result['cpu_s']} s = {result['cpu_percent_of_one_core']} % of one core "
+              f"(client + server thread + GUI); {result['text_flushes']} text flushes")
+        print(f"  startup to visible window {result['startup_to_visible_ms']} ms (target ≤ {STARTUP_TARGET_MS:.0f} ms:"
+              f" {'OK' if result['startup_ok'] else 'MISSED'})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
