@@ -63,6 +63,9 @@ POWER_CLAIMS_PER_PLAYER = 3
 TIMELINE_CLAIMS_PER_PLAYER = 6
 MAX_LIST = 8
 MAX_EARLY_LISTED = 3
+OPENING_S = 180.0
+"""Base deploys before this are part of the opening, not turning points."""
+MAX_RELOCATIONS = 4
 IDLE_GAP_S = 25.0
 """A pause in a player's orders longer than this (after the opening) is worth pointing out."""
 
@@ -374,6 +377,9 @@ class _Writer:
         self._structures = {f.type_hash for f in index.first_productions() if f.kind.value == "structure"}
         self._activity: dict[tuple[float, float], dict[int, _Activity]] = {}
         self._owner_cache: dict[int, int | None] = {}
+        from app.facts.index import command_queue_id
+
+        self.queue_id = command_queue_id(index.replay.game)
 
     # ------------------------------------------------------------------ small helpers
 
@@ -557,7 +563,7 @@ class _Writer:
                 act.repairs += 1
             elif cat is Category.GARRISON:
                 act.garrison += 1
-            elif cat is Category.PRODUCTION and cid == QUEUE_UNIT and ev.type_hash is not None:
+            elif cat is Category.PRODUCTION and cid == self.queue_id and ev.type_hash is not None:
                 if ev.type_hash not in self._structures:
                     act.queued[self.ix.name_of(ev.type_hash)] += 1
             elif cat is Category.UPGRADE and cid == START_UPGRADE and ev.type_hash is not None:
@@ -1271,7 +1277,7 @@ class _Writer:
             traits.append((0, self.t("开局", "Opening")))
         if attacks / minutes / per_player >= 4:
             traits.append((1, self.t("交战", "fighting")))
-        if packs:
+        if any(s.action.value == "unpack" for s, _slot in packs):
             traits.append((2, self.t("基地转移", "base relocation")))
         if high_tier or protos:
             traits.append((3, self.t("科技提升", "tech-up")))
@@ -1347,7 +1353,7 @@ class _Writer:
             bits = [self.t(f"全场 APM ≈ {act.orders / (dur / 60):.0f}", f"APM ≈ {act.orders / (dur / 60):.0f}")]
             refineries = sum(1 for s in self.ix.build_order(p.slot) if self.is_refinery(s.name))
             bits.append(self.t(f"精炼厂 {refineries} 座", f"{refineries} refineries"))
-            if t2:
+            if t2 and t2 != t3:
                 bits.append(
                     self.t(
                         f"{short(t2[0])} 进入 2 级科技（{self.disp(t2[1])}）",
@@ -1605,20 +1611,24 @@ class _Writer:
                     ),
                 )
             )
-        for chain in self.ix.pack_chains:
-            for step in chain.steps:
-                if step.action.value == "unpack" and step.position is not None:
-                    xy = f"({int(step.position[0])}, {int(step.position[1])})"
-                    who = self.pname(chain.player)
-                    events.append(
-                        (
-                            step.seconds,
-                            self.t(
-                                f"{short(step.seconds)} {who} 把基地转移到 {xy}",
-                                f"{short(step.seconds)} {who} relocates the base to {xy}",
-                            ),
-                        )
-                    )
+        moves = sorted(
+            (step.seconds, chain.player, step.position)
+            for chain in self.ix.pack_chains
+            for step in chain.steps
+            if step.action.value == "unpack" and step.position is not None and step.seconds >= OPENING_S
+        )
+        for t, slot, pos in moves[-MAX_RELOCATIONS:]:  # opening deploys are routine; later moves turn games
+            assert pos is not None
+            xy = f"({int(pos[0])}, {int(pos[1])})"
+            events.append(
+                (
+                    t,
+                    self.t(
+                        f"{short(t)} {self.pname(slot)} 把基地转移到 {xy}",
+                        f"{short(t)} {self.pname(slot)} relocates the base to {xy}",
+                    ),
+                )
+            )
         for p in self.players:
             t3 = next((f for f in self.ix.first_productions(p.slot) if self.tier(f.name) >= 3), None)
             if t3 is not None:
@@ -1665,19 +1675,40 @@ class _Writer:
         act = self.activity(0.0, self.ix.duration_seconds + 1.0)[slot]
         return act.last_t if act.orders else 0.0
 
+    def _sides(self) -> list[tuple[str, list[int]]]:
+        """The sides of the match: teams when any team has several players, else each player on their own."""
+        teams: dict[int, list[int]] = {}
+        for p in self.players:
+            teams.setdefault(self.team(p.slot), []).append(p.slot)
+        if all(len(v) == 1 for v in teams.values()):
+            return [(self.pname(p.slot), [p.slot]) for p in self.players]
+        out = []
+        for team, slots in sorted(teams.items()):
+            names = self.lst([self.pname(x) for x in slots], 8)
+            label = self.t(f"队伍 {team}（{names}）", f"team {team} ({names})") if team < 1000 else names
+            out.append((label, slots))
+        return out
+
     def _decisive(self, stats: dict[int, dict[str, Any]]) -> str:
-        if len(self.players) < 2:
+        sides = self._sides()
+        if len(sides) < 2:
             return ""
         lines = [self.t("### 决定性因素（按数据比较）\n", "### Decisive factors (from the data)\n")]
         score: Counter[int] = Counter()
 
+        def side_value(key: str, slots: list[int]) -> float | None:
+            vals = [stats[x][key] for x in slots if stats[x][key] is not None]
+            if not vals:
+                return None
+            return float(min(vals)) if key == "tier2" else float(sum(vals))
+
         def lead(key: str, label_zh: str, label_en: str, higher: bool = True) -> None:
-            vals = [(stats[p.slot][key], p.slot) for p in self.players if stats[p.slot][key] is not None]
+            vals = [(v, n) for n, (_label, slots) in enumerate(sides) if (v := side_value(key, slots)) is not None]
             if len(vals) < 2:
                 return
-            vals.sort(reverse=higher)
+            vals.sort(key=lambda vn: (-vn[0] if higher else vn[0], vn[1]))
             (v1, s1), (v2, _s2) = vals[0], vals[1]
-            close = (v2 - v1 < 30) if key == "tier2" else (abs(v1 - v2) < 0.1 * max(abs(v1), abs(v2)))
+            close = abs(v2 - v1) < 30 if key == "tier2" else abs(v1 - v2) < 0.1 * max(abs(v1), abs(v2))
             if close:
                 return  # too close to call a lead
             score[s1] += 1
@@ -1687,25 +1718,29 @@ class _Writer:
 
             lines.append(
                 self.t(
-                    f"- {label_zh}：{self.pname(s1)} 领先（{fmt_v(v1)} 对 {fmt_v(v2)}）\n",
-                    f"- {label_en}: {self.pname(s1)} leads ({fmt_v(v1)} vs {fmt_v(v2)})\n",
+                    f"- {label_zh}：{sides[s1][0]} 领先（{fmt_v(v1)} 对 {fmt_v(v2)}）\n",
+                    f"- {label_en}: {sides[s1][0]} leads ({fmt_v(v1)} vs {fmt_v(v2)})\n",
                 )
             )
 
         lead("refineries", "经济（精炼厂数）", "Economy (refineries)")
         lead("army", "部队规模（作战单位下单数）", "Army size (combat units queued)")
         lead("tier2", "科技速度（进入 2 级的时间）", "Tech speed (time to tier 2)", higher=False)
-        lead("apm", "操作量（APM）", "Activity (APM)")
+        lead("apm", "操作量（APM 合计）", "Activity (APM, summed)")
         lead("attacks", "主动性（攻击类指令）", "Aggression (attack orders)")
         if score:
-            best = max(self.players, key=lambda p: (score[p.slot], -p.slot))
+            best = max(range(len(sides)), key=lambda n: (score[n], -n))
             lines.append(
                 self.t(
-                    f"- 综合：{best.name} 在 {score[best.slot]} 项对比中占优。"
+                    f"- 综合：{sides[best][0]} 在 {score[best]} 项对比中占优。"
                     "录像不记录胜负，这是基于指令数据的判断。\n",
-                    f"- Overall: {best.name} leads in {score[best.slot]} of these comparisons. "
-                    "The replay does not record the winner; this is a judgement from the orders.\n",
+                    f"- Overall: {sides[best][0]} leads in {score[best]} of these comparisons. The replay does not "
+                    "record the winner; this is a judgement from the orders.\n",
                 )
+            )
+        else:
+            lines.append(
+                self.t("- 各项数据接近，没有明显的一方占优。\n", "- The numbers are close; no side clearly leads.\n")
             )
         return "".join(lines) + "\n"
 
@@ -1713,7 +1748,7 @@ class _Writer:
         lines = [self.t("### 改进建议\n", "### Advice per player\n")]
         for p in self.players:
             s = stats[p.slot]
-            others = [stats[q.slot] for q in self.players if q.slot != p.slot]
+            others = [stats[q.slot] for q in self.players if self.team(q.slot) != self.team(p.slot)]
             tips: list[str] = []
 
             def best(key: str, others: list[dict[str, Any]] = others) -> float:
