@@ -101,7 +101,7 @@ class TimelineChart(QWidget):
         p.fillRect(r, QColor("#fafafa"))
         for a, b in self.windows:
             p.fillRect(QRectF(self.x_of(a), r.top(), max(2.0, self.x_of(b) - self.x_of(a)), r.height()),
-                       QColor(255, 193, 7, 60))
+                       QColor(255, 193, 7, 38))
         for a, b in self.lookbacks:
             band = QRectF(self.x_of(a), r.bottom() - 8, max(2.0, self.x_of(b) - self.x_of(a)), 8)
             p.fillRect(band, QBrush(QColor("#6a1b9a"), Qt.BrushStyle.BDiagPattern))

@@ -85,12 +85,16 @@ def load_info(path: Path, *, stats: bool = True) -> ReplayInfo:
         from app.replay.stats import player_stats
 
         by_slot = {st.slot.index: st for st in player_stats(replay)}
+    # a Random colour is assigned by the game at start and not recorded: give each such player a palette colour
+    # nobody else in the game uses, so every curve stays distinguishable
+    used = {s.color for s in header.slots}
+    free = iter([c for i, c in enumerate(PLAYER_COLORS) if i not in used])
     for slot in header.slots:
         if slot.kind in (SlotKind.CLOSED, SlotKind.OPEN):
             continue
         st = by_slot.get(slot.index)
         faction = getattr(st, "faction", "") or slot.faction or "?"
-        color = PLAYER_COLORS[slot.color] if 0 <= slot.color < len(PLAYER_COLORS) else RANDOM_COLOR
+        color = PLAYER_COLORS[slot.color] if 0 <= slot.color < len(PLAYER_COLORS) else next(free, RANDOM_COLOR)
         players.append(PlayerInfo(
             name=slot.display_name,
             faction=faction, team=slot.team, color=color,
