@@ -1141,7 +1141,7 @@ class _Writer:
             bits: list[str] = []
             before = [f for f in self.ix.first_productions(p.slot) if f.seconds < a]
             if before:
-                top = max(before, key=lambda f: (self.tier(f.name), f.time_code))
+                top = max(before, key=lambda f: (self.tier(f.name), -f.time_code))  # first of the highest tier
                 if self.tier(top.name) >= 2:
                     bits.append(
                         self.t(
@@ -1738,6 +1738,16 @@ class _Writer:
                     "record the winner; this is a judgement from the orders.\n",
                 )
             )
+            ends = sorted((max(self._last_order(x) for x in slots), n) for n, (_l, slots) in enumerate(sides))
+            if ends[0][1] == best and ends[1][0] - ends[0][0] >= 5.0:
+                lines.append(
+                    self.t(
+                        f"- 但 {sides[best][0]} 最早停止操作（{short(ends[0][0])}）：如果是它先退出，"
+                        "这些数据优势没有转化为胜势（推测）。\n",
+                        f"- Yet {sides[best][0]} stopped issuing orders first ({short(ends[0][0])}): if it left "
+                        "first, these advantages did not turn into a win (an inference).\n",
+                    )
+                )
         else:
             lines.append(
                 self.t("- 各项数据接近，没有明显的一方占优。\n", "- The numbers are close; no side clearly leads.\n")
