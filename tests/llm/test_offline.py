@@ -229,6 +229,35 @@ def _stage_texts(run: Run) -> list[list[Any]]:
     return [[s.key, s.text, s.claims, [o.text for o in s.outputs]] for s in run.record.stages]
 
 
+def test_window_text_reports_raw_order_counts_and_placements(runs: dict[str, Run]) -> None:
+    """Each player's order count and placed structures in a window, counted from the raw commands."""
+    from app.knowledge.loader import load_knowledge
+    from app.replay.commands import command_info
+
+    run = runs["snow_zh"]
+    replay = read_replay(corpus_file(SNOW))
+    knowledge = load_knowledge(replay.header.mod_name)
+    players = {s.index: s.display_name for s in replay.header.slots if s.is_player}
+    checked = 0
+    for stage in (s for s in run.record.stages if s.kind == "window"):
+        lo, hi = stage.start_seconds * TICKS - 1e-9, stage.end_seconds * TICKS - 1e-9
+        cmds = [c for c in replay.commands if lo <= c.time_code < hi and c.player in players
+                and not command_info(replay.game, c.command_id).automatic]
+        for slot, name in players.items():
+            own = [c for c in cmds if c.player == slot]
+            section = stage.text.split(f"### {name}（", 1)[1].split("\n\n", 1)[0]
+            if not own:
+                continue
+            assert f"共 {len(own)} 条" in section, (stage.key, name)
+            placed = [c for c in own if c.command_id == 0x209]
+            for c in placed[:12]:  # the build-order line lists up to 12 placements
+                entry = knowledge.lookup(int(c.args[1]))  # type: ignore[call-overload]
+                assert entry is not None
+                assert entry.name_zh in section, (stage.key, name, entry.id)
+            checked += len(placed)
+    assert checked >= 10
+
+
 def test_deterministic_bytes_across_processes(runs: dict[str, Run], tmp_path: Path) -> None:
     """A second run in another process (another string-hash seed, fresh parse) gives the same bytes."""
     code = (
