@@ -37,6 +37,7 @@ MAX_LOOKBACK_TOKENS = 10_000
 SUMMARY_ROUND_LOOKBACKS = 1
 FOUND_FACT_SENTENCES = 5
 ANALYSIS_EXCERPT_CHARS = 6_000
+MIN_EXCERPT_CHARS = 300
 
 Emit = Callable[[ev.PipelineEvent], None]
 
@@ -501,15 +502,35 @@ class AnalysisRun:
             text += pick(self.lang, " 已验证声明：", " Validated claims: ") + claims
         return text
 
-    async def _summary_round(self, stage: ev.StageRef) -> None:
-        analyses = "\n\n".join(
+    def _summary_request(self) -> AssembledRequest:
+        """The summary-round request with window analyses shortened until it fits the budget (plan §5.8).
+
+        Raises:
+            ContextLimitError: even the shortest excerpts exceed 90% of the context length.
+        """
+        limit = ANALYSIS_EXCERPT_CHARS
+        heads = [
             pick(self.lang, f"【第 {s.segment + 1} 段 {format_time(s.start_seconds)}~{format_time(s.end_seconds)}】",
                  f"[Segment {s.segment + 1} {format_time(s.start_seconds)}~{format_time(s.end_seconds)}]")
-            + "\n" + text[:ANALYSIS_EXCERPT_CHARS]
-            for s, text in self.window_texts)
+            for s, _text in self.window_texts]
+        while True:
+            analyses = "\n\n".join(
+                f"{head}\n{text[:limit]}" for head, (_s, text) in zip(heads, self.window_texts, strict=True))
+            instruction = prompts.summary_round_instruction(self.lang, analyses or pick(self.lang, "（无）", "(none)"))
+            try:
+                req = self.assembler.final(self._facts_within_budget(), instruction)
+            except ContextLimitError:
+                if limit <= MIN_EXCERPT_CHARS:
+                    raise
+                limit //= 2
+                continue
+            if req.verdict.ok or limit <= MIN_EXCERPT_CHARS:
+                return req
+            limit //= 2
+
+    async def _summary_round(self, stage: ev.StageRef) -> None:
         try:
-            req = self.assembler.final(self._facts_within_budget(), prompts.summary_round_instruction(
-                self.lang, analyses or pick(self.lang, "（无）", "(none)")))
+            req = self._summary_request()
         except ContextLimitError as exc:
             self._fail(stage, str(exc), "", [])
             return

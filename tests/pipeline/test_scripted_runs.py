@@ -202,3 +202,21 @@ def test_overview_retried_once_then_skipped(server: ScriptedServer, tmp_path: Pa
     assert window_requests
     assert all("[总览]" not in str(r.json["messages"]) for r in window_requests)
     assert all(s.status == "done" for s in rec.stages if s.kind == "window")
+
+
+def test_summary_round_shortens_window_excerpts_to_fit_the_budget(tmp_path: Path) -> None:
+    from app.pipeline.orchestrator import AnalysisRun
+
+    db = open_database(tmp_path / "b.sqlite3")
+    try:
+        run = AnalysisRun(_prepared(), OpenAICompatProvider("x", "http://127.0.0.1:9/v1", "m"),
+                          AnalysisRepository(db), lang=Lang.ZH, emit=lambda _e: None, model_label="x")
+        stage = ev.StageRef(ev.StageKind.WINDOW, 0, 0, 0.0, 60.0)
+        run.window_texts = [(stage, "这一段双方持续交战。" * 600)] * 30  # 30 × 6,000 characters ≫ the 160K budget
+        req = run._summary_request()
+        assert req.verdict.ok
+        assert req.breakdown.total <= PROFILE.budget
+        user = req.messages[-1]["content"]
+        assert user.count("【第 1 段") == 30  # every window is still represented
+    finally:
+        db.close()
