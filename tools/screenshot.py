@@ -81,6 +81,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(["screenshot"])
+    app.setQuitOnLastWindowClosed(False)
     fonts = cjk_fonts()
     if args.lang == "zh" and not fonts:
         print("warning: no CJK font found: Chinese text will render as boxes (apt-get install fonts-wqy-microhei)",

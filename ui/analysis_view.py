@@ -16,8 +16,9 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -59,6 +60,39 @@ SEVERITY_COLORS = {
     Severity.CONTRADICTION: "#c0392b",
     Severity.FATAL: "#6d0000",
 }
+
+
+MD_CHUNK_CHARS = 6000
+
+
+def markdown_chunks(text: str, size: int = MD_CHUNK_CHARS) -> list[str]:
+    """Split Markdown at line boundaries outside code fences into pieces of about ``size`` characters.
+
+    Blank-line boundaries are preferred; a long list without blank lines is cut between items (the next
+    piece starts a new list, which renders the same).
+    """
+    if len(text) <= size:
+        return [text]
+    pieces: list[str] = []
+    current: list[str] = []
+    length = 0
+    fenced = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        current.append(line)
+        length += len(line) + 1
+        if not fenced and length >= size and (not line.strip() or length >= 2 * size or _item_end(line)):
+            pieces.append("\n".join(current))
+            current, length = [], 0
+    if current:
+        pieces.append("\n".join(current))
+    return [p for p in pieces if p.strip()]
+
+
+def _item_end(line: str) -> bool:
+    """True after a complete list item or paragraph line (a safe place to cut)."""
+    return bool(line.strip()) and not line.rstrip().endswith(("\\", "|"))
 
 
 def clock(seconds: float) -> str:
@@ -135,7 +169,24 @@ class StagePanel(Collapsible):
         self.usage: dict[str, float] = {}
         self._reason_start: float | None = None
         self._reason_end: float | None = None
+        self.drafts: list[str] = []
+        self._built = False
+        self._tick = QTimer(self)
+        self._tick.setInterval(250)
+        self._tick.timeout.connect(self._retitle_reasoning)
+        ui.changed.connect(lambda _code: self.retranslate())
+        self.retranslate()
 
+    def _build(self) -> None:
+        """Create the body widgets on first use.
+
+        A plan of 30 stages then shows its titles at once, and each panel pays for its widgets only when its
+        stage starts (or it is opened).
+        """
+        if self._built:
+            return
+        self._built = True
+        stage = self.stage
         self.budget_bar = BudgetBar(self)
         self.budget_label = QLabel(self)
         self.budget_label.setWordWrap(True)
@@ -155,7 +206,6 @@ class StagePanel(Collapsible):
         self.reasoning_section.hide()
         self.drafts_section = Collapsible("", expanded=False, parent=self)
         self.drafts_section.hide()
-        self.drafts: list[str] = []
         self.live_box = text_box(320)
         self.live = StreamBuffer(self.live_box)
         self.final_view = QTextBrowser(self)
@@ -185,10 +235,6 @@ class StagePanel(Collapsible):
             self.budget_label.hide()
             self.usage_label.hide()
             self.prompt_section.hide()
-        self._tick = QTimer(self)
-        self._tick.setInterval(250)
-        self._tick.timeout.connect(self._retitle_reasoning)
-        ui.changed.connect(lambda _code: self.retranslate())
         self.retranslate()
 
     # -- texts ------------------------------------------------------------------------------------------------
@@ -204,6 +250,8 @@ class StagePanel(Collapsible):
         if self.stage.kind is ev.StageKind.WINDOW:
             span = f"  {clock(self.stage.start_seconds)}–{clock(self.stage.end_seconds)}"
         self.set_title(f"{t(self.title_zh, self.title_en)}{span}  · {t(zh, en)}")
+        if not self._built:
+            return
         self.prompt_section.set_title(t("发送的提示词", "Prompt sent"))
         n = len(self.drafts)
         self.drafts_section.set_title(t(f"修订前草稿（{n}）", f"Drafts before revision ({n})"))
@@ -273,6 +321,7 @@ class StagePanel(Collapsible):
 
     def started(self, e: ev.StageStarted) -> None:
         """A request of this stage is being sent."""
+        self._build()
         if self.status in ("pending", "failed", "cancelled"):
             self.set_status("running")
         if e.breakdown:
@@ -286,6 +335,7 @@ class StagePanel(Collapsible):
 
     def text_delta(self, e: ev.TextDelta) -> None:
         """Streamed answer text (plain while streaming)."""
+        self._build()
         if self._reason_start is not None and self._reason_end is None:
             self._reason_end = time.monotonic()
             self._tick.stop()
@@ -294,6 +344,7 @@ class StagePanel(Collapsible):
 
     def reasoning_delta(self, e: ev.ReasoningDelta) -> None:
         """Streamed reasoning: the collapsed block with its live timer."""
+        self._build()
         if self._reason_start is None or self._reason_end is not None:
             self._reason_start = self._reason_start or time.monotonic()
             self._reason_end = None
@@ -303,6 +354,7 @@ class StagePanel(Collapsible):
 
     def usage_updated(self, e: ev.UsageUpdated) -> None:
         """Sum the stage's request usage; keep the last TTFT and speed."""
+        self._build()
         u = self.usage
         for key, val in (("prompt", e.prompt_tokens), ("cached", e.cached_prompt_tokens),
                          ("completion", e.completion_tokens), ("reasoning", e.reasoning_tokens)):
@@ -317,18 +369,21 @@ class StagePanel(Collapsible):
 
     def lookback(self, e: ev.LookbackServed) -> None:
         """A lookback range was served."""
+        self._build()
         self.lookbacks.append((e.start_seconds, e.end_seconds, e.tokens))
         self.lookback_label.show()
         self._relabel_lookbacks()
 
     def claims_parsed(self, e: ev.ClaimsParsed) -> None:
         """The stage's claims (shown as JSON, collapsed)."""
+        self._build()
         self.claims = dict(e.claims)
         self.claims_box.setPlainText(json.dumps(self.claims, ensure_ascii=False, indent=1, default=str))
         self.claims_section.show()
 
     def issues_found(self, e: ev.IssuesFound) -> None:
         """Replace the issue list (after a revision the new list is the one that counts)."""
+        self._build()
         self.issues = list(e.issues)
         self.issue_list.clear()
         for issue in sorted(self.issues, key=lambda i: (-int(i.severity), i.time_seconds or 0.0)):
@@ -343,6 +398,7 @@ class StagePanel(Collapsible):
 
     def revision_started(self, e: ev.RevisionStarted) -> None:
         """Fold the current draft away and stream the revision into the live box."""
+        self._build()
         self.live.flush()
         draft = self.live.text()
         self.drafts.append(draft)
@@ -355,23 +411,55 @@ class StagePanel(Collapsible):
 
     def revision_finished(self, e: ev.RevisionFinished) -> None:
         """A kept original goes back into the live box until the final text arrives."""
+        self._build()
         if e.kept_original and self.drafts and not self.live.text():
             self.live.reset(self.drafts[-1])
 
     def finished(self, e: ev.StageFinished) -> None:
-        """Render the final text as Markdown, once."""
+        """Render the final text as Markdown, once (long texts in slices, one per event-loop turn)."""
+        self._build()
         self.live.flush()
         self._stop_reasoning()
         self.final_text = e.text
-        self.final_view.setMarkdown(e.text)
-        doc_h = int(self.final_view.document().size().height()) + 12
-        self.final_view.setMinimumHeight(min(max(doc_h, 80), 360))
         self.live_box.hide()
         self.final_view.show()
         self.set_status("done")
+        chunks = markdown_chunks(e.text)
+        if len(chunks) <= 1:
+            self.final_view.setMarkdown(e.text)
+            doc_h = int(self.final_view.document().size().height()) + 12
+            self.final_view.setMinimumHeight(min(max(doc_h, 80), 360))
+            return
+        # one setMarkdown of a 100K-character answer blocks the loop for ~100 ms; slices keep each turn short
+        self.final_view.setMinimumHeight(360)
+        self.final_view.clear()
+        self._md_chunks = chunks
+        self._md_first = True
+        self.md_pending = True
+        QTimer.singleShot(0, self._render_next_chunk)
+
+    md_pending = False
+
+    def _render_next_chunk(self) -> None:
+        if not shiboken6.isValid(self) or not self._md_chunks:
+            self.md_pending = False
+            return
+        chunk = self._md_chunks.pop(0)
+        cursor = QTextCursor(self.final_view.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        if not self._md_first:
+            cursor.insertBlock()
+        self._md_first = False
+        cursor.insertMarkdown(chunk)
+        if self._md_chunks:
+            QTimer.singleShot(0, self._render_next_chunk)
+        else:
+            self.md_pending = False
+            self.final_view.moveCursor(QTextCursor.MoveOperation.Start)
 
     def failed(self, e: ev.StageFailed) -> None:
         """Keep the partial text visible with the reason."""
+        self._build()
         self.live.flush()
         self._stop_reasoning()
         if e.partial_text and not self.live.text():
@@ -384,7 +472,7 @@ class StagePanel(Collapsible):
 
     def interrupt(self) -> None:
         """The run ended while this stage was streaming: keep what arrived."""
-        if self.status in ("running", "revising"):
+        if self._built and self.status in ("running", "revising"):
             self.live.flush()
             self._stop_reasoning()
             self.set_status("cancelled")
@@ -398,7 +486,12 @@ class StagePanel(Collapsible):
 
     def live_text(self) -> str:
         """The streamed text so far (partial when cancelled)."""
-        return self.live.text()
+        return self.live.text() if self._built else ""
+
+    def _on_toggled(self, on: bool) -> None:
+        if on:
+            self._build()
+        super()._on_toggled(on)
 
     def _issue_clicked(self, item: QListWidgetItem) -> None:
         when = item.data(Qt.ItemDataRole.UserRole)
@@ -677,8 +770,9 @@ class AnalysisView(QWidget):
     def flush_all(self) -> None:
         """Flush every pending stream buffer now (tests, screenshots)."""
         for panel in self.panels.values():
-            panel.live.flush()
-            panel.reasoning.flush()
+            if panel._built:
+                panel.live.flush()
+                panel.reasoning.flush()
 
     # -- history ---------------------------------------------------------------------------------------------
 

@@ -49,6 +49,8 @@ def run_gui(args: Sequence[str]) -> int:
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "replaysage"])
     app.setApplicationName("ReplaySage")
+    if ns.self_test is not None:
+        app.setQuitOnLastWindowClosed(False)  # the self-test closes its window before reporting
     assert isinstance(app, QApplication)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
         if ns.self_test is not None:

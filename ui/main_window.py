@@ -383,4 +383,7 @@ class MainWindow(QMainWindow):
         self.analysis.cancel()
         for task in list(self.ctx.tasks):
             task.cancel()
+        close = getattr(self.analysis.runner, "close", None)
+        if callable(close) and not self.analysis.running:
+            close()
         super().closeEvent(event)

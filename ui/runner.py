@@ -9,6 +9,7 @@ know which runner they drive, so tests and benchmarks inject :class:`ScriptedRun
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,9 +67,74 @@ class PipelineRunner:
                 await client.aclose()
 
 
+class ThreadedRunner:
+    """Runs another runner on its own event loop in a worker thread, so the GUI loop never waits for it.
+
+    The pipeline does real work between its awaits (fact indexes, prompt assembly, validation, SQLite writes);
+    on the GUI loop each of those would freeze the window for tens of milliseconds. Events come back through
+    ``emit``, which the analysis view marshals onto the GUI thread in order. Cancelling the awaiting task
+    cancels the run in the worker and waits until the pipeline has stored its partial stage.
+
+    Args:
+        inner: the runner to host.
+    """
+
+    def __init__(self, inner: AnalysisRunner) -> None:
+        self.inner = inner
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    def _worker_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None or self._thread is None or not self._thread.is_alive():
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+
+            def main() -> None:
+                asyncio.set_event_loop(loop)
+                loop.call_soon(ready.set)
+                try:
+                    loop.run_forever()  # run_forever installs the async-generator hooks (notes §1.5)
+                finally:
+                    loop.run_until_complete(loop.shutdown_asyncgens())
+                    loop.close()
+
+            self._thread = threading.Thread(target=main, name="replaysage-analysis", daemon=True)
+            self._thread.start()
+            ready.wait(10)
+            self._loop = loop
+        return self._loop
+
+    async def run(self, replay_path: Path, emit: Emit, *, profile: str, resume: bool = False) -> int | None:
+        """Run ``inner`` in the worker; a cancel here cancels it there and waits for it to wind down."""
+        loop = self._worker_loop()
+        done = threading.Event()
+
+        async def body() -> int | None:
+            try:
+                return await self.inner.run(replay_path, emit, profile=profile, resume=resume)
+            finally:
+                done.set()
+
+        future = asyncio.run_coroutine_threadsafe(body(), loop)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            future.cancel()
+            await asyncio.to_thread(done.wait, 60)
+            raise
+
+    def close(self) -> None:
+        """Stop the worker loop (pending runs were cancelled by their views)."""
+        if self._loop is not None and self._thread is not None and self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+        self._loop = None
+        self._thread = None
+
+
 def default_runner(db: Database, settings_loader: Callable[[], object]) -> AnalysisRunner:
-    """The runner the app uses (swap here to plug a different pipeline)."""
-    return PipelineRunner(db, settings_loader)
+    """The runner the app uses: the real pipeline in a worker thread (swap here to plug a different one)."""
+    return ThreadedRunner(PipelineRunner(db, settings_loader))
 
 
 @dataclass(frozen=True, slots=True)
