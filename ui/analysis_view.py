@@ -87,7 +87,7 @@ def markdown_chunks(text: str, size: int = MD_CHUNK_CHARS) -> list[str]:
             current, length = [], 0
     if current:
         pieces.append("\n".join(current))
-    return [p for p in pieces if p.strip()]
+    return pieces
 
 
 def _item_end(line: str) -> bool:
@@ -350,6 +350,7 @@ class StagePanel(Collapsible):
             self._reason_end = None
             self._tick.start()
             self.reasoning_section.show()
+            self._retitle_reasoning()
         self.reasoning.append(e.text)
 
     def usage_updated(self, e: ev.UsageUpdated) -> None:

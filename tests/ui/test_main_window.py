@@ -272,3 +272,36 @@ def test_language_switch_is_live(qtbot: Any, run: Any) -> None:
         run(scenario())
     finally:
         close_window(win)
+
+
+def test_cancel_a_real_run_then_resume_it(qtbot: Any, run: Any) -> None:
+    win = make_window(qtbot, lang="en")
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(ALLIES_VS_EMPIRE))
+        view = win.analysis
+        win.analyze()
+        await until(lambda: view.done >= 3, what="three finished stages")
+        win.cancel_action.trigger()
+        await until(lambda: not view.running, what="the cancelled run to stop")
+        assert view.status == "cancelled"
+        first_id = view.analysis_id
+        rec = AnalysisRepository(win.ctx.db).load(first_id)
+        assert rec.status == "cancelled"
+        done_before = {s.key for s in rec.stages if s.status == "done"}
+        assert 3 <= len(done_before) < len(rec.stages)
+        # the interrupted analysis is offered for Resume
+        await until(view.resume_button.isEnabled, what="Resume to be offered")
+        view.resume_button.click()
+        await until(lambda: view.status == "completed" and not view.running, timeout=60, what="the resumed run")
+        assert view.analysis_id == first_id
+        rec = AnalysisRepository(win.ctx.db).load(first_id)
+        assert rec.status == "completed"
+        assert all(s.status == "done" for s in rec.stages)
+        assert set(view.panels) == {s.key for s in rec.stages}
+        assert all(p.status == "done" for p in view.panels.values())
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)

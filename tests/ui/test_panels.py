@@ -1,0 +1,87 @@
+"""Stage panel details: the thinking timer, Markdown slicing, failures keep partial text, thread-safe emit."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from typing import Any
+
+import pytest
+
+from app.i18n import Lang
+from app.pipeline import events as ev
+from tests.ui.conftest import until
+from ui.analysis_view import AnalysisView, StagePanel, markdown_chunks
+from ui.lang import UiLanguage
+from ui.runner import ScriptedRunner
+
+pytestmark = pytest.mark.gui
+
+STAGE = ev.StageRef(ev.StageKind.WINDOW, 0, 0, 60.0, 120.0)
+
+
+def test_thinking_timer_runs_while_reasoning_and_stops_at_the_answer(qtbot: Any, run: Any) -> None:
+    ui = UiLanguage(Lang.EN)
+    panel = StagePanel(STAGE, "窗口 1", "Window 1", ui)
+    qtbot.addWidget(panel)
+
+    async def scenario() -> None:
+        panel.reasoning_delta(ev.ReasoningDelta(STAGE, "hmm "))
+        assert re.fullmatch(r"thinking \d+ s", panel.reasoning_section.title())
+        assert not panel.reasoning_section.expanded
+        await asyncio.sleep(1.1)
+        await until(lambda: panel.reasoning_section.title() != "thinking 0 s", what="the timer to tick")
+        panel.text_delta(ev.TextDelta(STAGE, "answer"))
+        title = panel.reasoning_section.title()
+        assert re.fullmatch(r"thought for [1-9]\d* s", title)
+        await asyncio.sleep(0.6)
+        assert panel.reasoning_section.title() == title  # stopped
+        ui.set_lang(Lang.ZH)
+        assert panel.reasoning_section.title().startswith("思考了")
+        assert panel.title().startswith("窗口 1  1:00–2:00")
+
+    run(scenario())
+
+
+def test_failed_stage_keeps_partial_text_and_reason(qtbot: Any) -> None:
+    panel = StagePanel(STAGE, "窗口 1", "Window 1", UiLanguage(Lang.EN))
+    qtbot.addWidget(panel)
+    panel.failed(ev.StageFailed(STAGE, "HTTP 429 rate limited", "partial answer"))
+    assert panel.status == "failed"
+    assert panel.live_box.toPlainText() == "partial answer"
+    assert panel.error_label.text() == "HTTP 429 rate limited"
+    assert "failed" in panel.title()
+
+
+def test_markdown_chunks_rejoin_and_never_cut_a_code_fence() -> None:
+    fence = "```\n" + "\n".join(f"code line {i}" for i in range(400)) + "\n```\n"
+    text = "# Title\n\n" + "\n".join(f"- item {i} " + "x" * 40 for i in range(600)) + "\n\n" + fence + "tail\n"
+    chunks = markdown_chunks(text, 2000)
+    assert len(chunks) > 5
+    assert "\n".join(chunks) == text
+    for c in chunks:
+        assert c.count("```") % 2 == 0
+    assert markdown_chunks("short") == ["short"]
+
+
+def test_events_from_a_worker_thread_arrive_in_order(qtbot: Any, run: Any) -> None:
+    view = AnalysisView(ScriptedRunner([]), UiLanguage(Lang.EN))
+    qtbot.addWidget(view)
+    stage = ev.StageRef(ev.StageKind.OVERVIEW)
+
+    async def scenario() -> None:
+        view._loop = asyncio.get_running_loop()
+        view.handle(ev.RunStarted(1, "r", "m", (stage,)))
+
+        def worker() -> None:
+            for i in range(500):
+                view.emit(ev.TextDelta(stage, f"{i},"))
+
+        t = threading.Thread(target=worker)
+        t.start()
+        await asyncio.to_thread(t.join)
+        expected = "".join(f"{i}," for i in range(500))
+        await until(lambda: view.panels["overview"].live_text() == expected, what="all deltas")
+
+    run(scenario())
