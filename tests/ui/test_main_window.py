@@ -305,3 +305,29 @@ def test_cancel_a_real_run_then_resume_it(qtbot: Any, run: Any) -> None:
         run(scenario())
     finally:
         close_window(win)
+
+
+def test_drop_replay_files_on_the_window(qtbot: Any, run: Any, tmp_path: Path) -> None:
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    win = make_window(qtbot, ScriptedRunner([]))
+    other = tmp_path / "note.txt"
+    other.write_text("x")
+
+    async def scenario() -> None:
+        mime = QMimeData()
+        mime.setUrls([QUrl.fromLocalFile(str(corpus_file(SHORT_1V1))), QUrl.fromLocalFile(str(other)),
+                      QUrl.fromLocalFile(str(corpus_file(ALLIES_VS_EMPIRE)))])
+        event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                           Qt.KeyboardModifier.NoModifier)
+        win.dropEvent(event)
+        await until(lambda: win.info is not None and win.library.model.rowCount() == 2, what="dropped files")
+        assert win.info is not None
+        assert win.info.path.name == SHORT_1V1
+        assert {p.name for p in win.library.model.paths()} == {SHORT_1V1, ALLIES_VS_EMPIRE}
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
