@@ -337,10 +337,14 @@ class PromptAssembler:
         Raises:
             ContextLimitError: The grown conversation would exceed 90% of the context length.
         """
+        grown = self.followup_breakdown(request, appended)
+        return check_request(self.profile, grown, stage=stage, lang=self.lang)
+
+    def followup_breakdown(self, request: AssembledRequest, appended: Sequence[ChatMessage]) -> Breakdown:
+        """The breakdown of a request grown by ``appended`` (every message added since it was assembled)."""
         raw = sum(count_tokens_batch([m.get("content", "") for m in appended]))
         raw += MESSAGE_OVERHEAD_TOKENS * len(appended)
-        grown = request.breakdown.with_followup(self.estimator.from_raw(raw))
-        return check_request(self.profile, grown, stage=stage, lang=self.lang)
+        return request.breakdown.with_followup(self.estimator.from_raw(raw))
 
 
 def segments_metadata(lang: Lang, segments: Sequence[Segment]) -> str:

@@ -91,11 +91,10 @@ def _json_blocks(section: str) -> list[str]:
 
 
 def _unit_key(claim: dict[str, Any]) -> object:
-    uid = claim.get("unitId")
-    try:
-        return int(str(uid).lstrip("#"))
-    except (TypeError, ValueError):
-        return uid
+    from app.claims.validate import unit_id_of
+
+    uid = unit_id_of(claim.get("unitId"))
+    return uid if uid is not None else repr(claim.get("unitId"))
 
 
 def parse_claims(text: str) -> ParsedClaims:

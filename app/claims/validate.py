@@ -48,16 +48,21 @@ def parse_evidence(items: Any) -> list[EvidenceItem]:
     return out
 
 
+MAX_OBJECT_ID = 2**32 - 1  # object ids are 32-bit in the replay; anything larger is not an id
+
+
 def unit_id_of(value: Any) -> int | None:
-    """``1234``, ``"1234"`` or ``"#1234"`` → 1234; None when it is not an id."""
+    """``1234``, ``"1234"`` or ``"#1234"`` → 1234; None when it is not a 32-bit object id."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    try:
-        return int(str(value).strip().lstrip("#"))
-    except (TypeError, ValueError):
-        return None
+        uid = value
+    else:
+        try:
+            uid = int(str(value).strip().lstrip("#"))
+        except (TypeError, ValueError):
+            return None
+    return uid if 0 <= uid <= MAX_OBJECT_ID else None
 
 
 class ClaimValidator:

@@ -84,7 +84,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     from app.i18n import Lang
     from app.llm.base import ChatProvider
     from app.pipeline.report import REPORT_SUFFIXES, report_dict, write_report
-    from app.pipeline.repository import AnalysisRepository
+    from app.pipeline.repository import SETTLED, AnalysisRepository
     from app.pipeline.service import ModelChoice, run_analysis
     from app.settings import Settings
     from app.store import open_database
@@ -138,7 +138,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     finally:
         db.close()
     fatal = [i for s in data["stages"] for i in s["issues"] if i["severity"] == "Fatal"]
-    failed = [s for s in data["stages"] if s["status"] != "done"]
+    failed = [s for s in data["stages"] if s["status"] not in SETTLED]
     print(f"analysis #{analysis_id}: {len(data['stages']) - len(failed)}/{len(data['stages'])} stages done, "
           f"{sum(len(s['issues']) for s in data['stages'])} issue(s), {len(fatal)} fatal")
     return 0 if not failed else 1

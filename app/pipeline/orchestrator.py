@@ -21,7 +21,7 @@ from app.claims.issues import Severity, ValidationIssue
 from app.claims.lookback import find_lookbacks, strip_lookbacks
 from app.claims.parse import ParsedClaims, parse_claims
 from app.claims.timeparse import format_time
-from app.claims.validate import ClaimValidator
+from app.claims.validate import ClaimValidator, unit_id_of
 from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.llm.base import ChatMessage, ChatProvider
@@ -29,7 +29,7 @@ from app.llm.events import UsageReport
 from app.pipeline import events as ev
 from app.pipeline import prompts
 from app.pipeline.prepare import PreparedReplay
-from app.pipeline.repository import AnalysisRepository, RequestLog, StageResult
+from app.pipeline.repository import SETTLED, SKIPPED, AnalysisRepository, RequestLog, StageResult
 from app.pipeline.streaming import RequestOutcome, send
 
 MAX_LOOKBACKS_PER_SEGMENT = 3
@@ -40,6 +40,10 @@ ANALYSIS_EXCERPT_CHARS = 6_000
 MIN_EXCERPT_CHARS = 300
 
 Emit = Callable[[ev.PipelineEvent], None]
+
+
+class ResumeMismatchError(KnownError):
+    """A stored analysis no longer matches the plan, so it cannot be continued."""
 
 
 class RunHooks(Protocol):
@@ -196,8 +200,7 @@ class AnalysisRun:
         self._emit(event)
 
     def _cost(self, usage: UsageReport) -> float:
-        cached = usage.cached_prompt_tokens
-        return self.profile.cost(usage.prompt_tokens - cached, cached, usage.completion_tokens)
+        return self.profile.cost(usage.prompt_tokens, usage.cached_prompt_tokens, usage.completion_tokens)
 
     async def _send(self, stage: ev.StageRef, messages: list[ChatMessage], purpose: str,
                     breakdown: dict[str, int], *, revision: bool = False, raw_tokens: int = 0) -> RequestOutcome:
@@ -229,7 +232,14 @@ class AnalysisRun:
         if resume_id is not None:
             self.analysis_id = resume_id
             rec = self.repo.load(resume_id)
-            done = {s.key: s for s in rec.stages if s.status == "done"}
+            stored_keys = [s.key for s in rec.stages]
+            if stored_keys != [s.key for s in stages]:
+                raise ResumeMismatchError(pick(
+                    self.lang,
+                    f"分析 #{resume_id} 的分段与现在的计划不同（知识、记忆或模型设置已改变），无法续跑；请重新分析",
+                    f"analysis #{resume_id} was planned with other segments (knowledge, memory or model settings "
+                    "changed since); it cannot be resumed, start a new analysis"))
+            done = {s.key: s for s in rec.stages if s.status in SETTLED}
             self.repo.set_status(resume_id, "running")
         else:
             self.analysis_id = self.repo.create(
@@ -246,8 +256,10 @@ class AnalysisRun:
         except asyncio.CancelledError:
             await asyncio.shield(asyncio.to_thread(self._cancelled))
             raise
-        status = "completed"
-        self.repo.finish(self.analysis_id, status, self.totals.as_dict())
+        unfinished = self.repo.unfinished_stages(self.analysis_id)
+        status = "completed" if not unfinished else "partial"  # partial runs stay resumable
+        self.repo.finish(self.analysis_id, status, self.totals.as_dict(),
+                         "" if not unfinished else ", ".join(unfinished))
         self.emit(ev.RunFinished(self.analysis_id, status, self.totals.prompt_tokens, self.totals.completion_tokens,
                                  self.totals.cost))
         return self.analysis_id
@@ -282,7 +294,17 @@ class AnalysisRun:
 
     def _replay_stored(self, stage: ev.StageRef, stored: Any) -> None:
         """Show a stage finished in an earlier run and restore what later stages need from it."""
+        for r in stored.requests:  # the run's totals include what the earlier run spent
+            u = r.usage or {}
+            report = UsageReport(int(u.get("prompt_tokens", 0) or 0), int(u.get("completion_tokens", 0) or 0))
+            self.totals.add(report, self._cost(report))
+        served = sum(1 for lb in stored.lookbacks if lb.served)
+        if served and stage.segment >= 0:
+            self._lookbacks_used[stage.segment] = self._lookbacks_used.get(stage.segment, 0) + served
         self.emit(ev.StageStarted(stage))
+        if stored.status == SKIPPED:
+            self.emit(ev.StageFailed(stage, stored.message))
+            return
         self.emit(ev.StageFinished(stage, stored.text, bool(stored.revised), bool(stored.truncated)))
         if stage.kind is ev.StageKind.OVERVIEW and stored.text:
             self.assembler = self.assembler.with_overview(stored.text)
@@ -320,7 +342,8 @@ class AnalysisRun:
         if not outcome.ok:
             reason = str(outcome.error) if outcome.error else pick(self.lang, "总览输出为空", "empty overview")
             self._fail(stage, pick(self.lang, f"总览轮失败，继续分析（无总览）：{reason}",
-                                   f"overview failed, continuing without it: {reason}"), outcome.text, logs)
+                                   f"overview failed, continuing without it: {reason}"), outcome.text, logs,
+                       status=SKIPPED)
             return
         text = outcome.text.strip()
         self.assembler = self.assembler.with_overview(text)
@@ -329,8 +352,9 @@ class AnalysisRun:
             truncated=outcome.truncated))
         self.emit(ev.StageFinished(stage, text, truncated=outcome.truncated))
 
-    def _fail(self, stage: ev.StageRef, message: str, partial: str, logs: Sequence[RequestLog]) -> None:
-        self.repo.stage_failed(self.analysis_id, stage, message, partial, logs)
+    def _fail(self, stage: ev.StageRef, message: str, partial: str, logs: Sequence[RequestLog], *,
+              status: str = "failed") -> None:
+        self.repo.stage_failed(self.analysis_id, stage, message, partial, logs, status=status)
         self.emit(ev.StageFailed(stage, message, partial))
 
     def _segment_window(self, stage: ev.StageRef) -> tuple[Segment, Window]:
@@ -364,8 +388,6 @@ class AnalysisRun:
             self._fail(stage, reason, outcome.text, state.logs)
             return
         draft = await self._serve_lookbacks(stage, state, outcome, breakdown)
-        if draft is None:
-            return
         state.outputs.append(("draft", draft, "".join(state.reasoning)))
         parsed = parse_claims(strip_lookbacks(draft))
         issues = self.validator.validate(parsed, draft)
@@ -390,7 +412,7 @@ class AnalysisRun:
         self.emit(ev.StageFinished(stage, display, revised, state.truncated or outcome.truncated))
 
     async def _serve_lookbacks(self, stage: ev.StageRef, state: _WindowState, outcome: RequestOutcome,
-                               breakdown: dict[str, int], *, limit: int | None = None) -> str | None:
+                               breakdown: dict[str, int], *, limit: int | None = None) -> str:
         """Answer ``[回查]`` requests in the same conversation (plan §5.7); returns the reply to validate."""
         used = self._lookbacks_used.get(stage.segment, 0)
         allowance = (MAX_LOOKBACKS_PER_SEGMENT - used) if limit is None else limit
@@ -407,6 +429,10 @@ class AnalysisRun:
                     self._lookback_refused(stage, state, start, end, reason=pick(
                         self.lang, "超过每段 3 次回查上限", "more than 3 lookbacks in this segment"))
                     continue
+                if start >= self.p.replay.duration_seconds:
+                    self._lookback_refused(stage, state, start, end, reason=pick(
+                        self.lang, "区间超出录像时长", "the range lies beyond the end of the replay"))
+                    continue
                 body = "\n".join(ln.text for ln in self.p.log.lines_between(start, end))
                 tokens = self.p.plan.estimator.estimate_tokens(body) if body else 0
                 if tokens > MAX_LOOKBACK_TOKENS:
@@ -417,10 +443,8 @@ class AnalysisRun:
                 piece = prompts.lookback_reply(self.lang, format_time(start), format_time(end),
                                                body or pick(self.lang, "（无操作）", "(no orders)"))
                 try:  # every served range must still fit (plan §5.7: all lookbacks within budget)
-                    self.assembler.check_followup(
-                        state.request, [ChatMessage("assistant", text).to_json(),
-                                        ChatMessage("user", "\n\n".join([*served, piece])).to_json()],
-                        stage="lookback")
+                    self._guard_followup(state, [ChatMessage("assistant", text),
+                                                 ChatMessage("user", "\n\n".join([*served, piece]))], "lookback")
                 except ContextLimitError as exc:
                     self._lookback_refused(stage, state, start, end, reason=str(exc), tokens=tokens)
                     continue
@@ -435,14 +459,29 @@ class AnalysisRun:
                 self.emit(ev.LookbackServed(stage, start, end, tokens))
             # one user message for all ranges: some servers reject consecutive user messages
             appended = [ChatMessage("assistant", text), ChatMessage("user", "\n\n".join(served))]
+            grown = self._guard_followup(state, appended, "lookback")
             state.messages = [*state.messages, *appended]
-            follow = await self._send(stage, state.messages, "lookback", breakdown)
+            follow = await self._send(stage, state.messages, "lookback", grown)
             state.logs.append(follow.log)
             state.reasoning.append(follow.reasoning)
             state.truncated = state.truncated or follow.truncated
             if not follow.text.strip():
                 return text  # keep the reply we had
             text = follow.text
+
+    def _guard_followup(self, state: _WindowState, new: Sequence[ChatMessage], name: str) -> dict[str, int]:
+        """Guard the window's conversation grown by everything appended so far plus ``new``; its breakdown.
+
+        Raises:
+            ContextLimitError: the grown conversation would exceed 90% of the context length.
+        """
+        appended = [m.to_json() for m in [*state.messages[len(state.request.messages):], *new]]
+        self.assembler.check_followup(state.request, appended, stage=name)
+        grown = self.assembler.followup_breakdown(state.request, appended)
+        d = dict(grown.to_dict())
+        d["budget"] = self.profile.budget
+        d["context_length"] = self.profile.context_length
+        return d
 
     def _lookback_refused(self, stage: ev.StageRef, state: _WindowState, start: float, end: float, *,
                           reason: str, tokens: int = 0) -> None:
@@ -464,13 +503,12 @@ class AnalysisRun:
             self.lang, issues_text, self.validator.relevant_facts(worth)))
         appended = [ChatMessage("assistant", draft), msg]
         try:
-            self.assembler.check_followup(state.request, [m.to_json() for m in appended], stage="revision")
+            breakdown = self._guard_followup(state, appended, "revision")
         except ContextLimitError as exc:
             state.issues.append((ValidationIssue(Severity.INFO, "RevisionRefused", str(exc)), False))
             self.emit(ev.RevisionFinished(stage, kept_original=True))
             return draft, parsed, issues, False
         state.messages = [*state.messages, *appended]
-        breakdown = _breakdown_dict(state.request, self.profile.budget, self.profile.context_length)
         out = await self._send(stage, state.messages, "revision", breakdown, revision=True)
         state.logs.append(out.log)
         state.reasoning.append(out.reasoning)
@@ -491,9 +529,10 @@ class AnalysisRun:
                     issues: Sequence[ValidationIssue]) -> str:
         """A window's contribution to found facts: a short summary plus its claims that passed validation."""
         bad_ids = {i.unit_id for i in issues if i.needs_revision and i.unit_id is not None}
-        good = [c for c in parsed.unit_claims if _claim_uid(c) not in bad_ids]
+        good = [c for c in parsed.unit_claims if unit_id_of(c.get("unitId")) not in bad_ids]
         claims = "; ".join(
-            f"#{_claim_uid(c)} {c.get('player', '')} {c.get('type', '')} ({c.get('confidence', '')})".strip()
+            f"#{unit_id_of(c.get('unitId'))} {c.get('player', '')} {c.get('type', '')} "
+            f"({c.get('confidence', '')})".strip()
             for c in good[:8])
         span = f"{format_time(stage.start_seconds)}~{format_time(stage.end_seconds)}"
         head = pick(self.lang, f"第 {stage.segment + 1} 段 {span}：", f"Segment {stage.segment + 1} {span}: ")
@@ -545,7 +584,6 @@ class AnalysisRun:
             self._fail(stage, reason, outcome.text, state.logs)
             return
         text = await self._serve_lookbacks(stage, state, outcome, breakdown, limit=SUMMARY_ROUND_LOOKBACKS)
-        text = text or outcome.text
         parsed = parse_claims(strip_lookbacks(text))
         issues = self.validator.validate(parsed, text) if parsed.marker_found else []
         state.issues.extend((i, False) for i in issues)
@@ -559,14 +597,6 @@ class AnalysisRun:
             text=display, reasoning="".join(state.reasoning), claims=parsed.as_dict(), truncated=outcome.truncated,
             requests=state.logs, outputs=state.outputs, issues=state.issues, lookbacks=state.lookbacks))
         self.emit(ev.StageFinished(stage, display, truncated=outcome.truncated))
-
-
-def _claim_uid(claim: dict[str, Any]) -> object:
-    uid = claim.get("unitId")
-    try:
-        return int(str(uid).lstrip("#"))
-    except (TypeError, ValueError):
-        return uid
 
 
 def _prompt_text(messages: Sequence[dict[str, str]]) -> str:

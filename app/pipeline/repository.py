@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app.claims.issues import ValidationIssue
+from app.claims.validate import unit_id_of
 from app.pipeline.events import StageKind, StageRef
 from app.pipeline.records import (
     AnalysisRecord,
@@ -24,7 +25,9 @@ from app.pipeline.records import (
 from app.store.db import Database
 
 FINISHED = "done"
-UNFINISHED_RUN_STATES = ("running", "interrupted", "cancelled", "failed")
+SKIPPED = "skipped"  # failed, but the run continues without it by design (the overview, plan §5.4)
+SETTLED = (FINISHED, SKIPPED)
+UNFINISHED_RUN_STATES = ("running", "interrupted", "cancelled", "failed", "partial")
 
 
 @dataclass(slots=True)
@@ -140,7 +143,7 @@ class AnalysisRepository:
             for issue, after in result.issues:
                 st.issues.append(IssueRecord(
                     severity=int(issue.severity), code=issue.code, message=issue.message,
-                    time_seconds=issue.time_seconds, unit_id=issue.unit_id, after_revision=after,
+                    time_seconds=issue.time_seconds, unit_id=unit_id_of(issue.unit_id), after_revision=after,
                 ))
             for start, end, tokens, served, reason in result.lookbacks:
                 st.lookbacks.append(LookbackRecord(
@@ -148,11 +151,7 @@ class AnalysisRepository:
             s.flush()
             for kind, key in (("unit", "unitClaims"), ("event", "eventClaims"), ("timeline", "timelineClaims")):
                 for claim in result.claims.get(key, []) or []:
-                    uid = claim.get("unitId") if isinstance(claim, dict) else None
-                    try:
-                        unit_id = int(str(uid).lstrip("#")) if uid is not None else None
-                    except ValueError:
-                        unit_id = None
+                    unit_id = unit_id_of(claim.get("unitId")) if isinstance(claim, dict) else None
                     s.add(ClaimRecord(stage_id=st.id, kind=kind, unit_id=unit_id,
                                       player=str(claim.get("player", "")) if isinstance(claim, dict) else "",
                                       payload=claim if isinstance(claim, dict) else {"value": claim}))
@@ -160,11 +159,11 @@ class AnalysisRepository:
                 st.analysis.overview_text = result.text
 
     def stage_failed(self, analysis_id: int, ref: StageRef, message: str, partial_text: str,
-                     requests: Sequence[RequestLog] = ()) -> None:
-        """Store a failed stage's partial text and error; it counts as unfinished for resume."""
+                     requests: Sequence[RequestLog] = (), *, status: str = "failed") -> None:
+        """Store a failed stage's partial text and error; ``failed`` stages are retried on resume."""
         with self.db.session() as s:
             st = self._stage(s, analysis_id, ref.key)
-            st.status = "failed"
+            st.status = status
             st.message = message
             st.finished_at = utcnow()
             if partial_text:
@@ -176,6 +175,15 @@ class AnalysisRepository:
                     duration_seconds=r.duration_seconds, resolved_model=r.resolved_model,
                     finish_reason=r.finish_reason, error=r.error or message,
                 ))
+
+    def unfinished_stages(self, analysis_id: int) -> list[str]:
+        """Keys of the stages of an analysis that are not done."""
+        with self.db.session() as s:
+            rows = s.scalars(
+                select(StageRecord.key)
+                .where(StageRecord.analysis_id == analysis_id, StageRecord.status.not_in(SETTLED))
+                .order_by(StageRecord.ordinal))
+            return list(rows)
 
     def finish(self, analysis_id: int, status: str, totals: dict[str, Any], message: str = "") -> None:
         """Close the run."""

@@ -195,7 +195,7 @@ def test_overview_retried_once_then_skipped(server: ScriptedServer, tmp_path: Pa
     server.enqueue(Reply.chat(""), Reply.chat(""), match=is_overview)
     rec, _ = _run(server, tmp_path / "o.sqlite3")
     overview = next(s for s in rec.stages if s.kind == "overview")
-    assert overview.status == "failed"
+    assert overview.status == "skipped"  # a degradation by design: the run is complete without it
     assert [r.purpose for r in overview.requests] == ["initial", "retry"]
     assert rec.status == "completed"
     window_requests = [r for r in server.requests if r.json and "请重点分析" in _last(r.json)]
@@ -218,5 +218,80 @@ def test_summary_round_shortens_window_excerpts_to_fit_the_budget(tmp_path: Path
         assert req.breakdown.total <= PROFILE.budget
         user = req.messages[-1]["content"]
         assert user.count("【第 1 段") == 30  # every window is still represented
+    finally:
+        db.close()
+
+
+def test_failed_window_makes_a_partial_run_that_resume_completes(server: ScriptedServer, tmp_path: Path) -> None:
+    start = _first_window_start()
+    server.enqueue(Reply.error(401, "bad key"), match=is_window(start))  # not retried: the window fails
+    db_path = tmp_path / "p.sqlite3"
+    rec, _ = _run(server, db_path)
+    assert rec.status == "partial"
+    assert [s.key for s in rec.stages if s.status == "failed"] == ["window:0:0"]
+    assert "window:0:0" in rec.message
+    before = len(server.requests)
+
+    events: list[ev.PipelineEvent] = []
+    db = open_database(db_path)
+
+    async def resume() -> int:
+        provider = OpenAICompatProvider("scripted", server.base_url, "scripted-model", api_key="k")
+        try:
+            return await run_analysis(corpus_file(REPLAY), db=db, provider=provider,
+                                      choice=ModelChoice("scripted", PROFILE), lang=Lang.ZH, emit=events.append,
+                                      prepared=_prepared(), resume=True)
+        finally:
+            await provider.aclose()
+
+    try:
+        resumed = AnalysisRepository(db).load(asyncio.run(resume()))
+    finally:
+        db.close()
+    assert resumed.id == rec.id
+    assert resumed.status == "completed"
+    asked = [_last(r.json) for r in server.requests[before:] if r.json]
+    assert len([a for a in asked if "请重点分析" in a]) == 1  # only the failed window was asked again
+    assert any(f"请重点分析 {start} 至" in a for a in asked)
+    # totals carry what the first run spent on the stages it finished
+    assert resumed.totals["requests"] >= rec.totals["requests"]
+    assert isinstance(events[0], ev.RunStarted)
+    assert events[0].resumed
+
+
+def test_out_of_range_lookback_is_refused_without_using_the_allowance(server: ScriptedServer,
+                                                                      tmp_path: Path) -> None:
+    draft = "需要更多数据。\n[回查] 59:00~59:30\n[回查] 1:00~1:30\n"
+    server.enqueue(Reply.chat(draft, piece_chars=50), match=is_window(_first_window_start()))
+    server.enqueue(Reply.chat(CLEAN, piece_chars=50), match=is_lookback_answer)
+    rec, _ = _run(server, tmp_path / "r.sqlite3")
+    w = next(s for s in rec.stages if s.key == "window:0:0")
+    assert [(lb.start_seconds, lb.served) for lb in w.lookbacks] == [(3540.0, False), (60.0, True)]
+    assert [i.code for i in w.issues] == ["LookbackRefused"]
+
+
+def test_absurd_unit_id_is_an_info_issue_not_a_crash(server: ScriptedServer, tmp_path: Path) -> None:
+    huge = "1" + "0" * 30
+    reply = "分析。\n[机器可读声明]\n```json\n{\"unitClaims\": [{\"unitId\": " + huge + ", \"player\": \"x\"}]}\n```"
+    server.enqueue(Reply.chat(reply, piece_chars=50), match=is_window(_first_window_start()))
+    rec, _ = _run(server, tmp_path / "u.sqlite3")
+    w = next(s for s in rec.stages if s.key == "window:0:0")
+    assert w.status == "done"
+    assert [i.code for i in w.issues] == ["UnitIdUnreadable"]
+
+
+def test_run_cost_counts_cached_tokens_once(tmp_path: Path) -> None:
+    from app.llm.events import UsageReport
+    from app.pipeline.orchestrator import AnalysisRun
+
+    priced = ModelProfile(context_length=1_000_000, max_tokens=8000, price_input=1.0, price_cached_input=0.1,
+                          price_output=0.0)
+    db = open_database(tmp_path / "c.sqlite3")
+    try:
+        run = AnalysisRun(_prepared(), OpenAICompatProvider("x", "http://127.0.0.1:9/v1", "m"),
+                          AnalysisRepository(db), lang=Lang.ZH, emit=lambda _e: None, model_label="x")
+        run.profile = priced
+        # 100K prompt tokens of which 80K cached: 20K × $1/M + 80K × $0.1/M = $0.028
+        assert run._cost(UsageReport(100_000, 0, cached_prompt_tokens=80_000)) == pytest.approx(0.028)
     finally:
         db.close()
