@@ -33,6 +33,10 @@ _ENTRY_FIELDS = frozenset({
     "id", "name", "faction", "kind", "tags", "cost", "buildTime", "producedBy", "alsoProducedBy", "usedBy",
     "aliases", "tier", "rank", "unpacksTo", "replaces", "confirmed", "mod", "notes",
 })
+# Fields whose value must have one JSON type; a hand-edited user file gets these wrong ("tags": 5), and a wrong
+# type must become a report line naming file, entry and field, never a TypeError deep inside the reader.
+_LIST_FIELDS = ("tags", "aliases", "alsoProducedBy")
+_STR_FIELDS = ("producedBy", "usedBy", "unpacksTo", "replaces")
 
 
 def mod_folder(mod_name: str, root: Path | None = None) -> str:
@@ -92,6 +96,10 @@ def load_knowledge(
             raise
         builtin.report.error("UserKnowledgeUnusable", str(exc), str(path))
         return builtin
+    if strict:
+        problems = override_type_problems(data)
+        if problems:
+            raise MalformedKnowledgeError(path, "; ".join(problems), fallback=builtin)
     apply_override(builtin, data, str(path))
     return builtin
 
@@ -271,8 +279,19 @@ def _parse_entry(item: Any, origin: str, taxonomy: Taxonomy, report: LoadReport,
     faction = str(item.get("faction", ""))
     if faction not in taxonomy.factions:
         report.warn("UnknownFaction", f"{eid}: faction {faction!r} is not in the taxonomy", file)
+    def strings(key: str) -> tuple[str, ...]:
+        return _checked_strings(item.get(key), eid, key, report, file)
+
+    def ref(key: str) -> str | None:
+        value = item.get(key)
+        problem = _field_problem(key, value)
+        if problem:
+            report.warn("BadFieldType", f"{eid}: {problem}; ignored", file)
+            return None
+        return _opt_str(value)
+
     tags: list[str] = []
-    for tag in item.get("tags", []) or []:
+    for tag in strings("tags"):
         if str(tag) in taxonomy.tags:
             tags.append(str(tag))
         else:
@@ -287,14 +306,14 @@ def _parse_entry(item: Any, origin: str, taxonomy: Taxonomy, report: LoadReport,
         tags=tuple(tags),
         cost=_opt_int(item.get("cost")),
         build_time=_opt_float(item.get("buildTime")),
-        produced_by=_opt_str(item.get("producedBy")),
-        also_produced_by=tuple(str(x) for x in item.get("alsoProducedBy", []) or []),
-        used_by=_opt_str(item.get("usedBy")),
-        aliases=tuple(str(x) for x in item.get("aliases", []) or []),
+        produced_by=ref("producedBy"),
+        also_produced_by=strings("alsoProducedBy"),
+        used_by=ref("usedBy"),
+        aliases=strings("aliases"),
         tier=_opt_int(item.get("tier")),
         rank=_opt_int(item.get("rank")),
-        unpacks_to=_opt_str(item.get("unpacksTo")),
-        replaces=_opt_str(item.get("replaces")),
+        unpacks_to=ref("unpacksTo"),
+        replaces=ref("replaces"),
         confirmed=bool(item.get("confirmed", False)),
         origin=origin,
     )
@@ -328,17 +347,18 @@ def apply_override(k: Knowledge, data: Any, file: str) -> None:
         only = item.get("mod")
         if only is not None and str(only).lower() not in (k.mod, str(k.base or "")):
             continue
+        fields = _without_bad_fields(item, k.report, file)
         current = k.lookup(item["id"])
         if current is not None and current.id.lower() == item["id"].strip().lower():
             merged = _entry_to_dict(current)
-            for key, value in item.items():
+            for key, value in fields.items():
                 if key == "name" and isinstance(value, dict):
                     merged["name"] = {**merged["name"], **value}
                 elif key != "mod":
                     merged[key] = value
             merged["id"] = current.id
         else:
-            merged = {k2: v for k2, v in item.items() if k2 != "mod"}
+            merged = {k2: v for k2, v in fields.items() if k2 != "mod"}
         entry = _parse_entry(merged, "user", k.taxonomy, k.report, file)
         if entry is None:
             continue
@@ -346,6 +366,74 @@ def apply_override(k: Knowledge, data: Any, file: str) -> None:
         applied += 1
     k.reindex()
     _check_references(k)
+
+
+def override_type_problems(data: Any) -> list[str]:
+    """Every wrongly typed field of a user knowledge document, as ``entry 'X': field 'tags' must be …`` lines.
+
+    Used by strict loading to refuse the whole file up front (the lenient path warns per field instead), so the
+    error names each entry and field the user has to fix.
+    """
+    raw = data.get("entries") if isinstance(data, dict) else data
+    if not isinstance(raw, list):
+        return []
+    problems: list[str] = []
+    for item in raw:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            continue
+        for key, value in item.items():
+            problem = _field_problem(key, value)
+            if problem:
+                problems.append(f"entry {item['id'].strip()!r}: {problem}")
+    return problems
+
+
+def _field_problem(key: str, value: Any) -> str | None:
+    """Why ``value`` cannot fill field ``key`` (None when it can, or when the field has no fixed type)."""
+    if value is None:
+        return None
+    if key in _LIST_FIELDS and not isinstance(value, list):
+        return f"field {key!r} must be a list of strings, got {type(value).__name__} {_short(value)}"
+    if key in _STR_FIELDS and not isinstance(value, str):
+        return f"field {key!r} must be a string, got {type(value).__name__} {_short(value)}"
+    if key == "name" and not isinstance(value, dict):
+        return f"field 'name' must be an object with 'zh'/'en' keys, got {type(value).__name__} {_short(value)}"
+    return None
+
+
+def _without_bad_fields(item: dict[str, Any], report: LoadReport, file: str) -> dict[str, Any]:
+    """``item`` minus its wrongly typed fields, each one warned about; the built-in value of the field stays."""
+    eid = str(item["id"]).strip()
+    kept: dict[str, Any] = {}
+    for key, value in item.items():
+        problem = _field_problem(key, value)
+        if problem:
+            report.warn("BadFieldType", f"{eid}: {problem}; ignored (the built-in value, if any, stays)", file)
+        else:
+            kept[key] = value
+    return kept
+
+
+def _checked_strings(value: Any, eid: str, key: str, report: LoadReport, file: str) -> tuple[str, ...]:
+    """The strings of a list field; a non-list value or non-string items are warned about and dropped."""
+    if value is None:
+        return ()
+    problem = _field_problem(key, value)
+    if problem:
+        report.warn("BadFieldType", f"{eid}: {problem}; ignored", file)
+        return ()
+    out: list[str] = []
+    for x in value:
+        if isinstance(x, str):
+            out.append(x)
+        else:
+            report.warn("BadFieldType", f"{eid}: field {key!r} item {_short(x)} is not a string; dropped", file)
+    return tuple(out)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _entry_to_dict(e: Entry) -> dict[str, Any]:

@@ -210,3 +210,69 @@ def test_broken_user_knowledge_file_never_breaks_the_reader() -> None:
         assert hash_names("RA3")[0x509BD329] == "AlliedBarracks"
     finally:
         hash_names.cache_clear()
+
+
+_BAD_TYPES = [("tags", 5), ("aliases", 5), ("alsoProducedBy", 5), ("producedBy", 5), ("tags", "vehicle"),
+              ("aliases", {"a": 1}), ("producedBy", ["AlliedWarFactory"])]
+
+
+@pytest.mark.parametrize(("field", "value"), _BAD_TYPES)
+def test_wrongly_typed_override_field_is_a_warning_naming_file_entry_and_field(
+    tmp_path: Path, field: str, value: object,
+) -> None:
+    user = tmp_path / "typed.json"
+    _write(user, {"entries": [{"id": "X", field: value},
+                              {"id": "AlliedAntiVehicleVehicleTech1", field: value, "cost": 1234}]})
+    k = load_knowledge("RA3", user, strict=False)
+    bad = [i for i in k.report.warnings if i.code == "BadFieldType"]
+    assert len(bad) == 2
+    assert {i.file for i in bad} == {str(user)}
+    assert all(repr(field) in i.message for i in bad)
+    assert any(i.message.startswith("X:") for i in bad)
+    assert any(i.message.startswith("AlliedAntiVehicleVehicleTech1:") for i in bad)
+    # The rest of the entry still applies, and the wrongly typed field keeps its built-in value.
+    guardian = k.lookup("AlliedAntiVehicleVehicleTech1")
+    builtin = load_knowledge("RA3").lookup("AlliedAntiVehicleVehicleTech1")
+    assert guardian is not None
+    assert builtin is not None
+    assert guardian.cost == 1234
+    assert (guardian.tags, guardian.aliases, guardian.producers) == (builtin.tags, builtin.aliases, builtin.producers)
+    assert k.lookup("X") is not None
+
+
+@pytest.mark.parametrize(("field", "value"), _BAD_TYPES[:4])
+def test_wrongly_typed_override_field_strict_raises_malformed_with_fallback(
+    tmp_path: Path, field: str, value: object,
+) -> None:
+    user = tmp_path / "typed.json"
+    _write(user, {"entries": [{"id": "AlliedMCV"}, {"id": "X", field: value}]})
+    with pytest.raises(MalformedKnowledgeError) as info:
+        load_knowledge("RA3", user)
+    message = str(info.value)
+    assert "typed.json" in message
+    assert "'X'" in message
+    assert repr(field) in message
+    assert info.value.fallback is not None
+    assert info.value.fallback.lookup("X") is None  # the built-in knowledge, without the refused file
+
+
+def test_non_string_list_items_are_dropped_with_a_warning(tmp_path: Path) -> None:
+    user = tmp_path / "items.json"
+    _write(user, {"entries": [{"id": "X", "aliases": ["Ex", 7, None]}]})
+    k = load_knowledge("RA3", user, strict=False)
+    x = k.lookup("X")
+    assert x is not None
+    assert x.aliases == ("Ex",)
+    assert len([i for i in k.report.warnings if i.code == "BadFieldType"]) == 2
+
+
+def test_wrongly_typed_user_knowledge_never_breaks_the_reader(capsys: pytest.CaptureFixture[str]) -> None:
+    _write(user_knowledge_path(), {"entries": [{"id": "SovietTerrorDroneToggleGuess", "tags": 5, "aliases": 5}]})
+    hash_names.cache_clear()
+    try:
+        assert hash_names("RA3")[0x509BD329] == "AlliedBarracks"
+    finally:
+        hash_names.cache_clear()
+    assert main(["knowledge", "check", "--user", str(user_knowledge_path()), "--json"]) == 0  # warnings only
+    codes = [i["code"] for i in json.loads(capsys.readouterr().out)["issues"]]
+    assert codes.count("BadFieldType") == 2
