@@ -1,20 +1,82 @@
-"""Plan a replay file end to end: read → fact index → compact logs → summary → :func:`app.budget.plan.plan_run`.
+"""Plan a replay end to end: fact index → compact logs → summary → :func:`app.budget.plan.plan_run`.
 
 The level-1 compact log (no automatic commands, no camera moves) is the base the slices start from and the
 naive baseline. Levels 2 and 3 are rendered only when the cut needs more compaction. The match summary lists the
 segments' time ranges, so it is rendered once with the planned segments and the plan is redone when that changed
-its size.
+its size. :func:`plan_for_index` is the one implementation; the ``plan`` CLI and the analysis pipeline both use it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.budget.calibration import Calibration, CalibrationStore
 from app.budget.plan import RunPlan, plan_run
 from app.budget.profile import ModelProfile
 from app.budget.segment import LogBlock
 from app.i18n import Lang
+
+if TYPE_CHECKING:
+    from app.facts import CompactLog, ReplayFactIndex
+
+
+@dataclass(slots=True)
+class IndexPlan:
+    """A plan together with the log and summary it was made from.
+
+    Attributes:
+        log: The level-1 compact log (the slices' base; lookbacks are cut from it).
+        summary: The match summary rendered with the planned segments.
+        plan: Slices, windows and planned requests.
+    """
+
+    log: CompactLog
+    summary: str
+    plan: RunPlan
+
+
+def plan_for_index(
+    index: ReplayFactIndex,
+    profile: ModelProfile,
+    *,
+    lang: Lang,
+    system_text: str | None = None,
+    calibration: Calibration | None = None,
+) -> IndexPlan:
+    """Plan the analysis run of an indexed replay (see the module docstring).
+
+    Raises:
+        ReplayTooLongError: The replay does not fit the model.
+        BudgetConfigError: The profile leaves no room for a slice.
+    """
+    from app.facts.eventlog import CompactLevel, build_compact_log
+    from app.facts.summary import build_summary
+
+    base = build_compact_log(index, CompactLevel.NO_AUTOMATIC, lang)
+
+    def level(lv: CompactLevel) -> tuple[LogBlock, ...]:
+        return build_compact_log(index, lv, lang).blocks
+
+    more = [lambda: level(CompactLevel.COLLAPSE_SELECTION), lambda: level(CompactLevel.MERGE_BURSTS)]
+
+    def run(summary: str) -> RunPlan:
+        return plan_run(base.blocks, profile, more_compact=more, summary_text=summary, system_text=system_text,
+                        calibration=calibration, lang=lang)
+
+    summary = build_summary(index, lang)
+    plan = run(summary)
+    ranges = [(s.own_start_seconds, s.end_seconds) for s in plan.segments]
+    final_summary = build_summary(index, lang, ranges)
+    if final_summary != summary:
+        replanned = run(final_summary)
+        if len(replanned.segments) == len(plan.segments):
+            plan = replanned
+            summary = final_summary
+        else:
+            summary = build_summary(index, lang, [(s.own_start_seconds, s.end_seconds) for s in plan.segments])
+    return IndexPlan(base, summary, plan)
 
 
 def plan_replay_file(
@@ -37,30 +99,9 @@ def plan_replay_file(
     Raises:
         KnownError: Unreadable replay (from the reader) or a replay that does not fit the model.
     """
-    from app.facts.eventlog import CompactLevel, build_compact_log
     from app.facts.index import build_fact_index
-    from app.facts.summary import build_summary
     from app.replay.reader import read_replay
 
-    index = build_fact_index(read_replay(path))
-    base = build_compact_log(index, CompactLevel.NO_AUTOMATIC, lang)
-
-    def level(lv: CompactLevel) -> tuple[LogBlock, ...]:
-        return build_compact_log(index, lv, lang).blocks
-
-    more = [lambda: level(CompactLevel.COLLAPSE_SELECTION), lambda: level(CompactLevel.MERGE_BURSTS)]
     calib = calibration if calibration is not None else CalibrationStore().get(profile.key)
-
-    def run(summary: str) -> RunPlan:
-        return plan_run(base.blocks, profile, more_compact=more, summary_text=summary, system_text=system_text,
-                        calibration=calib, lang=lang)
-
-    summary = build_summary(index, lang)
-    plan = run(summary)
-    ranges = [(s.own_start_seconds, s.end_seconds) for s in plan.segments]
-    final_summary = build_summary(index, lang, ranges)
-    if final_summary != summary:
-        replanned = run(final_summary)
-        if len(replanned.segments) == len(plan.segments):
-            plan = replanned
-    return plan
+    index = build_fact_index(read_replay(path))
+    return plan_for_index(index, profile, lang=lang, system_text=system_text, calibration=calib).plan

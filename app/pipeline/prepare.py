@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.budget.calibration import Calibration
-from app.budget.plan import RunPlan, plan_run
+from app.budget.from_replay import plan_for_index
+from app.budget.plan import RunPlan
 from app.budget.profile import ModelProfile
-from app.facts import CompactLevel, CompactLog, ReplayFactIndex, build_compact_log, build_fact_index, build_summary
+from app.facts import CompactLog, ReplayFactIndex, build_fact_index
 from app.i18n import Lang
 from app.pipeline.system_prompt import build_system_prompt
 from app.replay import Replay, ReplayFormatError
@@ -73,22 +74,7 @@ def prepare_replay(
     if not replay.commands:
         raise ReplayFormatError(str(p), replay.header.chunk_offset, "the replay holds no commands to analyse")
     index = build_fact_index(replay)
-    base = build_compact_log(index, CompactLevel.NO_AUTOMATIC, lang)
-
-    def level(lv: CompactLevel) -> tuple[object, ...]:
-        return build_compact_log(index, lv, lang).blocks
-
-    more = [lambda: level(CompactLevel.COLLAPSE_SELECTION), lambda: level(CompactLevel.MERGE_BURSTS)]
     extra = extra_system(replay) if callable(extra_system) else extra_system
     system = build_system_prompt(replay, lang, extra=extra, user_knowledge=user_knowledge)
-    summary = build_summary(index, lang)
-    plan = plan_run(base.blocks, profile, more_compact=more, summary_text=summary,  # type: ignore[arg-type]
-                    system_text=system, calibration=calibration, lang=lang)
-    ranges = [(s.own_start_seconds, s.end_seconds) for s in plan.segments]
-    final_summary = build_summary(index, lang, ranges)
-    if final_summary != summary:
-        replanned = plan_run(base.blocks, profile, more_compact=more,  # type: ignore[arg-type]
-                             summary_text=final_summary, system_text=system, calibration=calibration, lang=lang)
-        if len(replanned.segments) == len(plan.segments):
-            plan = replanned
-    return PreparedReplay(p, file_sha256(p), replay, index, base, final_summary, system, plan)
+    planned = plan_for_index(index, profile, lang=lang, system_text=system, calibration=calibration)
+    return PreparedReplay(p, file_sha256(p), replay, index, planned.log, planned.summary, system, planned.plan)
