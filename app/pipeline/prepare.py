@@ -67,14 +67,19 @@ def prepare_replay(
         ReplayFormatError: The file is not a readable replay.
         BudgetError: The replay does not fit the model.
     """
-    from app.replay import read_replay
+    from app.replay import parse_replay
 
     p = Path(path)
-    replay = read_replay(p)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ReplayFormatError(str(p), 0, f"cannot read file: {exc.strerror or exc}") from exc
+    replay = parse_replay(data, str(p))
     if not replay.commands:
         raise ReplayFormatError(str(p), replay.header.chunk_offset, "the replay holds no commands to analyse")
     index = build_fact_index(replay)
     extra = extra_system(replay) if callable(extra_system) else extra_system
     system = build_system_prompt(replay, lang, extra=extra, user_knowledge=user_knowledge)
     planned = plan_for_index(index, profile, lang=lang, system_text=system, calibration=calibration)
-    return PreparedReplay(p, file_sha256(p), replay, index, planned.log, planned.summary, system, planned.plan)
+    sha = hashlib.sha256(data).hexdigest()
+    return PreparedReplay(p, sha, replay, index, planned.log, planned.summary, system, planned.plan)
