@@ -106,7 +106,7 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
     import multiprocessing
 
     from app.paths import sample_replay
-    from ui.app import start_preload
+    from ui.app import settle_after_startup, start_preload
     from ui.main_window import AppContext, MainWindow
     from ui.monitor import StallMonitor
 
@@ -124,7 +124,7 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
         app.processEvents()
         startup_ms = (time.perf_counter() - T_PROCESS) * 1000
         await window.open_replay(sample_replay())
-        await asyncio.to_thread(preload.join, 30)
+        await settle_after_startup(preload)  # as the app does after start-up
         _reasoning, text = reply_texts(tokens)
 
         monitor = StallMonitor(tick=0.005).start()
@@ -144,7 +144,9 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
             "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "cpu_percent_of_one_core": round(100 * cpu / wall, 1),
             "stall_p50_ms": round(monitor.percentile_ms(0.50), 2),
             "stall_p99_ms": round(monitor.percentile_ms(0.99), 2),
+            "stall_p999_ms": round(monitor.percentile_ms(0.999), 2),
             "stall_max_ms": round(monitor.max_ms, 2), "stall_samples": len(monitor.lateness),
+            "stalls_over_50ms": sum(1 for x in monitor.lateness if x > STALL_TARGET_MS / 1000),
             "text_flushes": panel.live.flushes, "startup_to_visible_ms": round(startup_ms, 1),
             "stall_target_ms": STALL_TARGET_MS, "startup_target_ms": STARTUP_TARGET_MS,
         }
@@ -177,8 +179,9 @@ def main() -> int:
         print(f"{result['tokens']:,} tokens at {result['rate_tok_s']:.0f} tok/s into the analysis view "
               f"({result['wall_s']} s wall, text intact: {result['text_intact']})")
         print(f"  event-loop stall p50 {result['stall_p50_ms']} ms · p99 {result['stall_p99_ms']} ms · "
-              f"max {result['stall_max_ms']} ms (target < {STALL_TARGET_MS:.0f} ms: "
-              f"{'OK' if result['stall_ok'] else 'MISSED'})")
+              f"p99.9 {result['stall_p999_ms']} ms · max {result['stall_max_ms']} ms "
+              f"(target < {STALL_TARGET_MS:.0f} ms: {'OK' if result['stall_ok'] else 'MISSED'}; "
+              f"{result['stalls_over_50ms']} of {result['stall_samples']} samples over)")
         print(f"  CPU {result['cpu_s']} s = {result['cpu_percent_of_one_core']} % of one core "
               f"(GUI process: client + view; the server is another process); {result['text_flushes']} text flushes")
         print(f"  startup to visible window {result['startup_to_visible_ms']} ms (target ≤ {STARTUP_TARGET_MS:.0f} ms:"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import importlib
 import json
 import os
@@ -55,7 +56,7 @@ def run_gui(args: Sequence[str]) -> int:
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
         if ns.self_test is not None:
             return runner.run(self_test(app, ns.self_test or None, as_json=ns.json, started=start, preload=preload))
-        return runner.run(_main(app, ns))
+        return runner.run(_main(app, ns, preload))
 
 
 async def _shutdown(ctx: Any) -> None:
@@ -89,13 +90,25 @@ def start_preload() -> threading.Thread:
     return thread
 
 
+async def settle_after_startup(preload: threading.Thread | None) -> None:
+    """Once the start-up imports are done, move every object alive so far out of the garbage collector's view.
+
+    A full (generation 2) collection walks the whole heap — Qt wrappers, SQLAlchemy, the knowledge tables — and
+    took 40–75 ms on the GUI thread in ``benchmarks/ui_stream.py``: a visible stall mid-stream. ``gc.freeze()``
+    leaves those long-lived objects out of later collections, so the ones that still run stay short.
+    """
+    if preload is not None:
+        await asyncio.to_thread(preload.join, 60)
+    gc.freeze()
+
+
 def _install_asyncgen_hooks() -> None:
     from app.llm.streams import ensure_asyncgen_hooks
 
     ensure_asyncgen_hooks()
 
 
-async def _main(app: Any, ns: argparse.Namespace) -> int:
+async def _main(app: Any, ns: argparse.Namespace, preload: threading.Thread | None = None) -> int:
     from app.errors import KnownError
     from app.i18n import Lang
     from app.paths import sample_replay
@@ -118,6 +131,7 @@ async def _main(app: Any, ns: argparse.Namespace) -> int:
     ui = UiLanguage(Lang.parse(ns.lang) if ns.lang else ctx.settings.ui_lang())
     window = MainWindow(ctx, ui)
     window.show()
+    window.spawn(settle_after_startup(preload))
     try:
         files = [Path(f) for f in ns.files]
         first = files[0] if files else sample_replay()
@@ -168,8 +182,7 @@ async def self_test(app: Any, file: str | None, *, as_json: bool, started: float
                 await window.open_replay(path)
             except Exception as exc:  # reported, not raised: the self-test prints every problem
                 problems.append(f"opening {path.name} failed: {exc}")
-        if preload is not None:  # a user does not press F5 within the first second either
-            await asyncio.to_thread(preload.join, 30)
+        await settle_after_startup(preload)  # as the app does; a user does not press F5 within a second either
         if window.info is not None:
             window.analysis.model_picker.setCurrentIndex(window.analysis.model_picker.findData(OFFLINE_PROFILE))
             t0 = time.perf_counter()
