@@ -1,1 +1,16 @@
-"""Qt views over the ``app`` services."""
+"""Qt views over the ``app`` services (PySide6 on a qasync loop).
+
+Map of the package:
+
+* :mod:`ui.app` — ``run_gui`` (called by :mod:`ui.entry`), start-up, ``--self-test``.
+* :mod:`ui.main_window` — the window: library, replay card + APM timeline, analysis view, side tabs, menus.
+* :mod:`ui.analysis_view` — one collapsible panel per stage, driven only by :mod:`app.pipeline.events`.
+* :mod:`ui.runner` — **the wiring point to the pipeline**: :func:`ui.runner.default_runner` returns the runner
+  the window uses (the real pipeline on a worker-thread loop); tests inject :class:`ui.runner.ScriptedRunner`.
+* :mod:`ui.history` — stored analyses replayed as the same events (reopen, budget bars from stored requests).
+* :mod:`ui.library`, :mod:`ui.replay_card`, :mod:`ui.replay_info` — replay folder table, card, chart.
+* :mod:`ui.settings_dialog` — settings registry editor; API keys go to the keyring only.
+* :mod:`ui.widgets`, :mod:`ui.lang`, :mod:`ui.monitor` — collapsible sections, batched text streaming,
+  message bar, live language switching, event-loop stall measurement.
+* :mod:`ui.tabs` — side tabs written by the wisdom and memory engineers, hosted by the main window.
+"""
