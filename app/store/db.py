@@ -7,7 +7,8 @@ backed up before an upgrade, and a database newer than this app is refused rathe
 
 from __future__ import annotations
 
-import shutil
+import contextlib
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import KnownError
@@ -89,11 +91,46 @@ def open_database(path: Path | str | None = None) -> Database:
     url = "sqlite://" if p is None else f"sqlite:///{p}"
     engine = _make_engine(url)
     try:
+        # The first connection is made inside migrate(): a file that is not SQLite, a folder that does not exist
+        # or cannot be written surfaces here, and must reach the user as a message, not a driver traceback.
         migrate(engine, p)
     except DatabaseError:
         engine.dispose()
         raise
+    except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
+        engine.dispose()
+        hint = f" (folder {p.parent} does not exist)" if p is not None and not p.parent.is_dir() else ""
+        raise DatabaseError(f"cannot open database {p or ':memory:'}: {_reason(exc)}{hint}") from exc
     return Database(engine, p)
+
+
+def _reason(exc: BaseException) -> str:
+    """The driver's own words (``file is not a database``), without SQLAlchemy's SQL echo and help link."""
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        return str(exc.orig)
+    return str(exc).split("\n", 1)[0]
+
+
+def backup_database(path: Path, target: Path) -> None:
+    """Copy the database at ``path`` to ``target`` through SQLite's online backup.
+
+    A plain file copy would miss whatever still sits in the ``-wal`` file (committed but not yet checkpointed),
+    so the backup would lack the latest rows; the backup API reads through the WAL like any reader. The copy is
+    written next to ``target`` first and moved into place, so an old backup is never left half-overwritten.
+    """
+    partial = target.with_name(target.name + ".partial")
+    with contextlib.suppress(FileNotFoundError):
+        partial.unlink()
+    source = sqlite3.connect(path)
+    try:
+        dest = sqlite3.connect(partial)
+        try:
+            source.backup(dest)
+        finally:
+            dest.close()
+    finally:
+        source.close()
+    os.replace(partial, target)
 
 
 def migrate(engine: Engine, path: Path | None) -> None:
@@ -113,7 +150,7 @@ def migrate(engine: Engine, path: Path | None) -> None:
     if current == heads:
         return
     if path is not None and current and path.exists():
-        shutil.copy2(path, path.with_suffix(path.suffix + ".bak"))
+        backup_database(path, path.with_suffix(path.suffix + ".bak"))
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "heads")
