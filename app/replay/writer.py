@@ -8,6 +8,7 @@ giving the identical bytes is a real check of the command model.
 
 from __future__ import annotations
 
+import contextlib
 import struct
 from collections.abc import Iterable
 from pathlib import Path
@@ -232,7 +233,8 @@ def repair_replay(path: str | Path, out: str | Path | None = None, *, force: boo
     the replay as read from the original.
 
     Raises:
-        KnownError: the file is not truncated, the output would overwrite the original, or it exists.
+        KnownError: the file is not truncated, the output would overwrite the original, it exists, or it
+            cannot be written (missing or read-only folder, full disk).
     """
     src = Path(path)
     replay = read_replay(src)
@@ -249,7 +251,12 @@ def repair_replay(path: str | Path, out: str | Path | None = None, *, force: boo
     footer = make_footer(replay.game, chunks[-1].time_code)  # per-slot floats unknown: zeros, nothing invented
     data = write_replay_bytes(replay.header, chunks, footer)
     tmp = dst.with_name(dst.name + ".part")
-    tmp.write_bytes(data)
-    tmp.replace(dst)
+    try:
+        tmp.write_bytes(data)
+        tmp.replace(dst)
+    except OSError as exc:  # missing or read-only folder, full disk: a message for the user, not a traceback
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise KnownError(f"cannot write {dst}: {exc.strerror or exc}") from exc
     return dst, replay
 

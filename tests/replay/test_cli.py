@@ -72,3 +72,13 @@ def test_repair_cli(tmp_path: Path) -> None:
     again = _run("repair", str(out))
     assert again.returncode == 2
     assert "nothing to repair" in again.stderr
+
+
+def test_repair_into_a_missing_folder_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    out = tmp_path / "missing_dir" / "out.KWReplay"
+    result = _run("repair", str(corpus_file("kw_t59_2.KWReplay")), "-o", str(out))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert f"cannot write {out}" in result.stderr
+    assert "No such file or directory" in result.stderr  # the OS reason (ENOENT)
+    assert not (tmp_path / "missing_dir").exists()
