@@ -8,12 +8,15 @@ as "≈"). The safety factor 1.2 stays on top (see :mod:`app.budget.tokens`).
 Persistence is a small JSON file in the user data folder rather than a store table: it is one number and a count
 per model, read at every plan, written rarely, and has no relation to anything else in the database. It is
 written atomically (temp file + rename) so a crash never leaves half a file; an unreadable file is treated as
-"no calibration yet" and replaced on the next write rather than stopping an analysis.
+"no calibration yet" and replaced on the next write rather than stopping an analysis. A file that cannot be
+written (read-only folder, full disk) is logged as a warning and the new value is kept in memory for the process.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import threading
 from dataclasses import dataclass
@@ -27,6 +30,8 @@ MIN_RATIO = 0.1
 MAX_RATIO = 10.0
 """Ratios outside [0.1, 10] are not tokenizer differences but broken usage reports: ignored."""
 FILE_NAME = "budget_calibration.json"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +76,9 @@ class CalibrationStore:
     def __init__(self, path: Path | None = None) -> None:
         self._path = path
         self._lock = threading.Lock()
+        # Calibrations learned in this process that could not be written (read-only or full disk): they still
+        # serve this process's estimates, and are written with the next successful save.
+        self._unsaved: dict[str, Calibration] = {}
 
     @property
     def path(self) -> Path:
@@ -78,6 +86,11 @@ class CalibrationStore:
         return self._path or default_path()
 
     def _load(self) -> dict[str, Calibration]:
+        out = self._load_file()
+        out.update(self._unsaved)
+        return out
+
+    def _load_file(self) -> dict[str, Calibration]:
         try:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -91,16 +104,29 @@ class CalibrationStore:
                     continue
         return out
 
-    def _save(self, data: dict[str, Calibration]) -> None:
+    def _save(self, data: dict[str, Calibration], changed: str) -> None:
+        """Write ``data``; when the file cannot be written, keep ``data[changed]`` in memory and warn.
+
+        A calibration is an optimisation of estimates, so failing to persist it must never fail the request
+        that produced the sample (the analysis it belongs to has already been paid for).
+        """
         path = self.path
-        path.parent.mkdir(parents=True, exist_ok=True)
         payload = {
             "version": 1,
             "models": {k: {"coefficient": v.coefficient, "samples": v.samples} for k, v in sorted(data.items())},
         }
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(payload, ensure_ascii=False, indent=1), encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(payload, ensure_ascii=False, indent=1), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:
+            self._unsaved[changed] = data[changed]
+            log.warning("cannot save token calibration to %s (%s); kept in memory for this session", path, exc)
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            return
+        self._unsaved.clear()  # everything unsaved was part of ``data``
 
     def get(self, key: str) -> Calibration:
         """The calibration of a model (``ModelProfile.key``); uncalibrated if none."""
@@ -137,5 +163,5 @@ class CalibrationStore:
             if not MIN_RATIO <= ratio <= MAX_RATIO:
                 return current
             data[key] = current.updated(ratio)
-            self._save(data)
+            self._save(data, key)
             return data[key]

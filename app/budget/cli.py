@@ -37,20 +37,24 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
 
 
 def _profile(args: argparse.Namespace) -> Any:
+    from app.budget.errors import BudgetConfigError
     from app.budget.profile import DEFAULT_MAX_TOKENS, ModelProfile, parse_token_count
 
-    max_tokens = parse_token_count(args.max_tokens) if args.max_tokens else None
+    max_tokens = parse_token_count(args.max_tokens) if args.max_tokens is not None else None
+    if max_tokens is not None and max_tokens <= 0:
+        # An explicit 0 is a mistake to report, not a request for the default (which is what omitting it means).
+        raise BudgetConfigError(f"--max-tokens must be a positive token count, got {args.max_tokens!r}")
     budget = parse_token_count(args.budget) if args.budget else 0
     if args.context_length is not None:
         return ModelProfile(
             context_length=parse_token_count(args.context_length),
             context_budget=budget,
-            max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
+            max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
         )
     data = dict(_model_settings(args.model))
     if budget:
         data["context_budget"] = budget
-    if max_tokens:
+    if max_tokens is not None:
         data["max_tokens"] = max_tokens
     return ModelProfile.from_mapping(data)
 

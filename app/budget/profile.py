@@ -99,7 +99,8 @@ class ModelProfile:
 
     Attributes:
         context_length: The model's context window in tokens (ContextLength).
-        context_budget: Soft cap per request (prompt + reserve); 0 = tier default.
+        context_budget: Soft cap per request (prompt + reserve); 0 = tier default. At most the hard limit
+            (90% of ``context_length``): a larger value is refused with :class:`BudgetConfigError`, not clamped.
         max_tokens: Output token limit sent with each request (reasoning tokens count against it).
         provider: Provider name (calibration key, display).
         model: Model id at the provider.
@@ -127,6 +128,15 @@ class ModelProfile:
         if self.context_budget > self.context_length:
             raise BudgetConfigError(
                 f"context budget {self.context_budget:,} is larger than the context length {self.context_length:,}"
+            )
+        if self.context_budget > self.hard_limit:
+            # Refused rather than clamped: a budget is a number the user typed, and silently planning with another
+            # one would hide the mistake. Accepted, it would lift the slice cap above the hard guard (segment.py
+            # raises hard_slice_max to slice_max) and every such request would then fail the guard at send time.
+            raise BudgetConfigError(
+                f"context budget {self.context_budget:,} is above 90% of the context length {self.context_length:,} "
+                f"(the hard limit, {self.hard_limit:,}): lower the budget to at most {self.hard_limit:,}, or use 0 "
+                f"for the tier default"
             )
         if self.max_tokens <= 0:
             raise BudgetConfigError(f"max_tokens must be positive, got {self.max_tokens}")

@@ -68,3 +68,54 @@ def test_default_path_under_user_data(tmp_path: Path, monkeypatch: pytest.Monkey
     store = CalibrationStore()
     store.record("m", 100, 90)
     assert (tmp_path / "budget_calibration.json").exists()
+
+
+def _read_only_folder(tmp_path: Path) -> Path:
+    """A folder this process cannot create files in: 0o555, or /proc when running as root (Linux)."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    probe = folder / "probe"
+    try:
+        probe.write_text("x", encoding="utf-8")
+    except OSError:
+        return folder
+    probe.unlink()
+    if not Path("/proc/self").is_dir():
+        pytest.skip("this user can write into a 0o555 folder and there is no /proc")
+    return Path("/proc")
+
+
+def test_unwritable_file_keeps_the_value_in_memory_and_warns(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    folder = _read_only_folder(tmp_path)
+    path = folder / "budget_calibration.json"
+    try:
+        store = CalibrationStore(path)
+        with caplog.at_level("WARNING", logger="app.budget.calibration"):
+            assert store.record("m", 1000, 500).coefficient == pytest.approx(0.5)
+            # 0.5 + (0.7 − 0.5) / 2: the second sample builds on the unsaved first one
+            assert store.record("m", 1000, 700).coefficient == pytest.approx(0.6)
+        assert store.get("m").samples == 2
+        assert store.get("m").coefficient == pytest.approx(0.6)
+        assert store.estimator("m").calibrated
+        assert not path.exists()
+        warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+        assert len(warnings) == 2
+        assert str(path) in warnings[0].getMessage()
+    finally:
+        (tmp_path / "ro").chmod(0o755)
+
+
+def test_unsaved_values_are_written_with_the_next_successful_save(tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the folder should be", encoding="utf-8")
+    store = CalibrationStore(blocker / "c.json")
+    store.record("a", 1000, 500)  # cannot write: the parent is a file
+    blocker.unlink()
+    blocker.mkdir()
+    store.record("b", 1000, 800)
+    raw = json.loads((blocker / "c.json").read_text(encoding="utf-8"))
+    assert raw["models"]["a"] == {"coefficient": 0.5, "samples": 1}
+    assert raw["models"]["b"] == {"coefficient": 0.8, "samples": 1}

@@ -88,3 +88,22 @@ def test_bad_arguments_are_known_errors(tmp_path: Path, capsys: pytest.CaptureFi
     assert "larger than the context length" in capsys.readouterr().err
     missing = tmp_path / "missing.RA3Replay"
     assert main(["plan", str(missing), "--context-length", "1M"]) == 2
+
+
+def test_budget_above_ninety_percent_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(corpus_file(SHORT)), "--context-length", "128K", "--budget", "120K"]) == 2
+    err = capsys.readouterr().err
+    assert "120,000" in err
+    assert "128,000" in err
+
+
+@pytest.mark.parametrize("value", ["0", "0K"])
+def test_max_tokens_zero_is_an_error_not_the_default(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["plan", str(corpus_file(SHORT)), "--context-length", "1M", "--max-tokens", value]) == 2
+    assert "--max-tokens" in capsys.readouterr().err
+    profile = tmp_path / "m.json"
+    profile.write_text(json.dumps({"provider": "p", "model": "m", "context_length": 262_144}), encoding="utf-8")
+    assert main(["plan", str(corpus_file(SHORT)), "--model", str(profile), "--max-tokens", value]) == 2
+    assert "--max-tokens" in capsys.readouterr().err

@@ -118,3 +118,14 @@ def test_profile_numbers_match_plan_references() -> None:
     short = profile_numbers(ModelProfile(context_length=128_000), Lang.ZH)
     assert short.tier is Tier.SHORT
     assert "短录像" in short.note
+
+
+def test_budget_above_the_hard_limit_is_refused_naming_both_numbers() -> None:
+    # 90% of 128,000 = 115,200 (plan §4.3): the largest budget a 128K model can take.
+    assert ModelProfile(context_length=128_000, context_budget=115_200).budget == 115_200
+    with pytest.raises(BudgetConfigError) as info:
+        ModelProfile(context_length=128_000, context_budget=115_201)
+    assert "115,201" in str(info.value)
+    assert "128,000" in str(info.value)
+    with pytest.raises(BudgetConfigError, match="950,000"):
+        ModelProfile.from_mapping({"context_length": "1M", "context_budget": "950K"})
