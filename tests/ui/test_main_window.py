@@ -331,3 +331,18 @@ def test_drop_replay_files_on_the_window(qtbot: Any, run: Any, tmp_path: Path) -
         run(scenario())
     finally:
         close_window(win)
+
+
+def test_side_tabs_host_the_wisdom_and_memory_views(qtbot: Any) -> None:
+    from ui.tabs.memory_tabs import MemoryTabs
+    from ui.tabs.wisdom_tab import WisdomTab
+
+    win = make_window(qtbot, ScriptedRunner([]))
+    try:
+        assert isinstance(win.wisdom_tab, WisdomTab)
+        assert isinstance(win.memory_tabs, MemoryTabs)
+        assert win.side_tabs.count() == 2
+        win.side_action.trigger()  # Ctrl+B hides the side tabs
+        assert not win.side_tabs.isVisible()
+    finally:
+        close_window(win)
