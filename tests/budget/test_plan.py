@@ -69,10 +69,14 @@ def test_cacheable_share_counts_repeated_prefixes() -> None:
     # The first window repeats system + summary of the overview request.
     assert first_window.cacheable_tokens == first_window.breakdown.system + first_window.breakdown.summary
     second = reqs[2]
-    if second.segment == first_window.segment:
-        # Same segment: everything up to and including the earlier window's found facts is cached.
-        b = first_window.breakdown
-        assert second.cacheable_tokens == b.system + b.summary + b.overview + b.slice + b.found_facts
+    # Precondition (asserted, not assumed): 360K tokens of log in ~94K slices gives several windows per slice, so
+    # the first two window requests share a segment. A layout change must fail here, not skip the check below.
+    assert (first_window.stage, second.stage) == ("window", "window")
+    assert second.segment == first_window.segment
+    assert second.window == first_window.window + 1
+    # Same segment: everything up to and including the earlier window's found facts is cached.
+    b = first_window.breakdown
+    assert second.cacheable_tokens == b.system + b.summary + b.overview + b.slice + b.found_facts
     assert 0 < plan.cacheable_share < 1
 
 
