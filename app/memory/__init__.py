@@ -1,7 +1,8 @@
 """Semantic memory: distil analyses and feedback into typed, confidence-scored, traceable facts.
 
 Entry points: :class:`MemoryStore` (record episodes, run the batch, review, flip back, inject, scorecard),
-:func:`episode_from_replay` (an episode straight from a replay file) and the model step in
+:func:`episode_from_index` (an episode from a replay's fact index, e.g. the pipeline's),
+:func:`episode_from_replay` (the same straight from a replay file) and the model step in
 :mod:`app.memory.prompt`.
 """
 
@@ -23,7 +24,7 @@ from app.memory.model import (
     TimedItem,
     UnknownFactError,
 )
-from app.memory.replay_adapter import episode_from_replay
+from app.memory.replay_adapter import episode_from_index, episode_from_replay, replay_hash_of
 from app.memory.scorecard import HEALTHY, METRICS, Scorecard
 from app.memory.store import BatchReport, DistilResult, MemoryStore, Outcome
 from app.memory.views import FactView, QueueView, SourceView
@@ -33,5 +34,5 @@ __all__ = [
     "EvidenceKind", "FactStatus", "FactType", "FactView", "FeedbackInput", "Injection", "IssueInput",
     "MemoryStateError", "MemoryStore", "MemoryStoreError", "MissingFieldError", "Outcome", "PlayerInput",
     "QueueView", "RunEpisodeInput", "Scorecard", "SourceView", "TimedItem", "UnknownFactError",
-    "episode_from_replay",
+    "episode_from_index", "episode_from_replay", "replay_hash_of",
 ]

@@ -1,95 +1,123 @@
-"""Build a :class:`RunEpisodeInput` straight from a replay file, without the analysis pipeline.
+"""Build a :class:`RunEpisodeInput` from a replay's fact index (or straight from a replay file).
 
 Why: distillation must work for the offline analyst and for end-to-end tests over the corpus even when no
-model ran. It scans only the commands the memory needs (notes §4.3): 0x209 place structure (0x207 start
-structure when a player never places, e.g. Empire cores), 0x205 queue unit, 0x24E select protocol. Type hashes
-are named through ``app.knowledge.names.hash_names(mod)`` when that table knows them, else shown as
-``0x%08X`` so the same hash still compares equal across replays.
+model ran, and the pipeline already holds a :class:`~app.facts.index.ReplayFactIndex` for the replay it analysed.
+Reading command ids and argument positions here would duplicate (and, for Kane's Wrath / Tiberium Wars, get
+wrong) what the fact index already knows, so the episode is built only from the index's public API:
+
+* openings: ``build_order(player)`` (structures placed, Empire cores queued at a yard), the first
+  :data:`OPENING_ITEMS`; a player with no build step falls back to its first structure productions
+  (``first_productions(player, STRUCTURE)``: 0x207 starts);
+* protocols: ``protocols_of(player)`` (0x24E), the first :data:`FIRST_ITEMS`;
+* first units: ``first_productions(player, UNIT)`` (each unit type's first queue, in time order, with the
+  game's own queue command), the first :data:`FIRST_ITEMS`;
+* players: ``index.players`` that play; type names through ``index.name_of`` (``0x%08X`` when the name table
+  lacks a hash, so the same hash still compares equal across replays).
+
+``replay_hash`` is :func:`replay_hash_of` of the file's bytes (``sha256[:16]``): the memory's dedupe key, so
+every caller must use the same convention.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.memory.model import ClaimInput, IssueInput, PlayerInput, RunEpisodeInput, TimedItem
 
-PLACE, START, QUEUE_UNIT, PROTOCOL = 0x209, 0x207, 0x205, 0x24E
+if TYPE_CHECKING:
+    from app.facts.index import ReplayFactIndex
+
 OPENING_ITEMS = 6
 FIRST_ITEMS = 4
+TICKS_PER_SECOND = 15.0
+"""Replay time codes per second (notes §2), as ``Command.seconds`` uses."""
 
 
-def _namer(mod: str) -> Callable[[int], str]:
-    names: Mapping[int, str] = {}
-    try:
-        from app.knowledge.names import hash_names
-
-        names = hash_names(mod)
-    except ImportError:  # the knowledge package is optional for the memory
-        names = {}
-
-    def name(h: int) -> str:
-        return names.get(h) or f"0x{h:08X}"
-
-    return name
+def replay_hash_of(data: bytes) -> str:
+    """The memory's id of a replay: the first 16 hex digits of the SHA-256 of the file's bytes."""
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
-def _hash_arg(args: tuple[object, ...], index: int) -> int | None:
-    if len(args) > index:
-        v = args[index]
-        if isinstance(v, int):
-            return v
-    return None
+def _items(pairs: Iterable[tuple[str, int]], limit: int) -> tuple[TimedItem, ...]:
+    out: list[TimedItem] = []
+    for name, time_code in pairs:
+        if len(out) >= limit:
+            break
+        out.append(TimedItem(name, round(time_code / TICKS_PER_SECOND, 1)))
+    return tuple(out)
+
+
+def episode_from_index(
+    index: ReplayFactIndex, replay_hash: str, replay_path: str, *, model: str = "", analyst: str = "",
+    analysis_id: int | None = None, claims: tuple[ClaimInput, ...] = (), issues: tuple[IssueInput, ...] = (),
+    analysed_at: float | None = None,
+) -> RunEpisodeInput:
+    """Reduce a replay's fact index to an episode (players, openings, protocols, first unit productions).
+
+    Args:
+        index: The replay's fact index (``app.facts.build_fact_index``), e.g. the one the pipeline analysed.
+        replay_hash: :func:`replay_hash_of` the replay file's bytes (``sha256[:16]``).
+        replay_path: Where the replay was read from (the ``source_file`` of extracted facts).
+        model: The model id that wrote the analysis ("" for the offline analyst).
+        analyst: Who ran it.
+        analysis_id: The analysis row, to tie back injections.
+        claims: Validated claims of the analysis.
+        issues: Validation issues of the analysis.
+        analysed_at: When the analysis ran (Unix seconds; None means now).
+    """
+    from app.facts.model import ProductionKind
+
+    header = index.replay.header
+    playing = index.playing
+    openings: dict[str, tuple[TimedItem, ...]] = {}
+    protocols: dict[str, tuple[TimedItem, ...]] = {}
+    units: dict[str, tuple[TimedItem, ...]] = {}
+    for p in playing:
+        steps = [(s.name or index.name_of(s.type_hash), s.time_code) for s in index.build_order(p.slot)]
+        if not steps:
+            steps = [(f.name or index.name_of(f.type_hash), f.time_code)
+                     for f in index.first_productions(p.slot, ProductionKind.STRUCTURE)]
+        opening = _items(steps, OPENING_ITEMS)
+        if opening:
+            openings[p.name] = opening
+        picked = _items(((pick.name or index.name_of(pick.science_hash), pick.time_code)
+                         for pick in index.protocols_of(p.slot)), FIRST_ITEMS)
+        if picked:
+            protocols[p.name] = picked
+        first = _items(((f.name or index.name_of(f.type_hash), f.time_code)
+                        for f in index.first_productions(p.slot, ProductionKind.UNIT)), FIRST_ITEMS)
+        if first:
+            units[p.name] = first
+    players = tuple(PlayerInput(name=p.name, faction=p.faction, team=p.team, human=p.kind == "human")
+                    for p in playing)
+    return RunEpisodeInput(
+        replay_hash=replay_hash, replay_path=replay_path, map_name=header.map_name or header.map_path,
+        mod=header.mod_name, mod_version=header.mod_version, players=players, openings=openings,
+        protocols=protocols, first_productions=units, claims=claims, issues=issues, model=model,
+        played_at=float(header.timestamp), analysed_at=analysed_at, analysis_id=analysis_id, analyst=analyst,
+    )
 
 
 def episode_from_replay(path: str | Path, *, model: str = "", analyst: str = "", analysis_id: int | None = None,
                         claims: tuple[ClaimInput, ...] = (), issues: tuple[IssueInput, ...] = (),
                         analysed_at: float | None = None) -> RunEpisodeInput:
-    """Read a replay and reduce it to an episode (players, openings, protocols, first productions).
+    """Read a replay once, index it and reduce it to an episode (see :func:`episode_from_index`).
 
     Raises:
         ReplayFormatError: when the file is not a readable replay (a KnownError naming the problem).
     """
-    from app.replay import read_replay
+    from app.facts.index import build_fact_index
+    from app.replay.errors import ReplayFormatError
+    from app.replay.reader import parse_replay
 
     p = Path(path)
-    replay = read_replay(p)
-    header = replay.header
-    digest = hashlib.sha256(p.read_bytes()).hexdigest()[:16]
-    name = _namer(header.mod_name)
-    slots = {s.index: s for s in header.slots if s.is_player}
-    placed: dict[int, list[TimedItem]] = {}
-    started: dict[int, list[TimedItem]] = {}
-    units: dict[int, list[TimedItem]] = {}
-    protocols: dict[int, list[TimedItem]] = {}
-    for cmd in replay.commands:
-        if cmd.player not in slots:
-            continue
-        cid = cmd.command_id
-        if cid == PLACE:
-            target, h, limit = placed, _hash_arg(cmd.args, 1), OPENING_ITEMS
-        elif cid == START:
-            target, h, limit = started, _hash_arg(cmd.args, 1), OPENING_ITEMS
-        elif cid == QUEUE_UNIT:
-            target, h, limit = units, _hash_arg(cmd.args, 1), FIRST_ITEMS
-        elif cid == PROTOCOL:
-            target, h, limit = protocols, _hash_arg(cmd.args, 0), FIRST_ITEMS
-        else:
-            continue
-        items = target.setdefault(cmd.player, [])
-        if h is not None and len(items) < limit:
-            items.append(TimedItem(name(h), round(cmd.seconds, 1)))
-    players = tuple(PlayerInput(name=s.name if s.name else s.display_name, faction=s.faction, team=s.team,
-                                human=s.kind.value == "human") for s in slots.values())
-    by_name = {idx: (s.name if s.name else s.display_name) for idx, s in slots.items()}
-    openings = {by_name[i]: tuple(placed.get(i) or started.get(i) or ()) for i in slots}
-    return RunEpisodeInput(
-        replay_hash=digest, replay_path=str(p), map_name=header.map_name or header.map_path, mod=header.mod_name,
-        mod_version=header.mod_version, players=players,
-        openings={k: v for k, v in openings.items() if v},
-        protocols={by_name[i]: tuple(v) for i, v in protocols.items()},
-        first_productions={by_name[i]: tuple(v) for i, v in units.items()},
-        claims=claims, issues=issues, model=model, played_at=float(header.timestamp), analysed_at=analysed_at,
-        analysis_id=analysis_id, analyst=analyst,
-    )
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ReplayFormatError(str(p), 0, f"cannot read file: {exc.strerror or exc}") from exc
+    index = build_fact_index(parse_replay(data, str(p)))
+    return episode_from_index(index, replay_hash_of(data), str(p), model=model, analyst=analyst,
+                              analysis_id=analysis_id, claims=claims, issues=issues, analysed_at=analysed_at)
