@@ -28,15 +28,13 @@ from app.budget.tokens import (
     count_tokens_batch,
 )
 from app.i18n import Lang, pick
+from app.timefmt import format_time
 
 ChatMessage = dict[str, str]
 
 
-def format_game_time(seconds: float) -> str:
-    """Game time as ``m:ss.cc`` (e.g. 90.5 → ``1:30.50``), the format the plan's instruction uses."""
-    cs = max(round(seconds * 100), 0)
-    minutes, rest = divmod(cs, 6000)
-    return f"{minutes}:{rest // 100:02d}.{rest % 100:02d}"
+format_game_time = format_time
+"""Game time as ``m:ss.cc`` (90.5 → ``1:30.50``), the format the plan's instruction uses (``app.timefmt``)."""
 
 
 def _section(header: str, body: str) -> str:

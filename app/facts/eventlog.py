@@ -37,6 +37,7 @@ from app.facts.index import KEY_CATEGORIES, ReplayFactIndex
 from app.facts.model import TICKS_PER_SECOND, FactEvent
 from app.i18n import Lang
 from app.replay.commands import Category, command_info
+from app.timefmt import format_time as _format_time
 
 BLOCK_SECONDS = 10.0
 BLOCK_MAX_LINES = 48
@@ -61,12 +62,8 @@ class CompactLevel(enum.IntEnum):
     MERGE_BURSTS = 3
 
 
-def format_time(seconds: float) -> str:
-    """``m:ss.cc`` (minutes unpadded, hundredths of a second)."""
-    cs = round(seconds * 100)
-    m, rest = divmod(cs, 6000)
-    s, c = divmod(rest, 100)
-    return f"{m}:{s:02d}.{c:02d}"
+format_time = _format_time
+"""``m:ss.cc`` (minutes unpadded, hundredths of a second): ``app.timefmt.format_time`` under its facts name."""
 
 
 def parse_time(text: str) -> float:

@@ -15,6 +15,7 @@ from app.replay.commands import command_info
 from app.replay.model import ArgKind, Command, Replay, SlotKind, StringArg
 from app.replay.names import NameResolver, hash_arg
 from app.replay.stats import PlayerStats, player_stats
+from app.timefmt import format_time as clock  # ``m:ss.cc`` (minutes may exceed 59), re-exported
 
 COLORS = {-1: "random", 0: "blue", 1: "yellow", 2: "green", 3: "orange", 4: "purple", 5: "red", 6: "cyan"}
 COLORS_ZH = {-1: "随机", 0: "蓝", 1: "黄", 2: "绿", 3: "橙", 4: "紫", 5: "红", 6: "青"}
@@ -23,14 +24,6 @@ FACTION_ZH = {
     "Allies": "盟军", "Soviets": "苏联", "Empire": "帝国", "Celestial": "神州", "Random": "随机",
     "Observer": "观战", "Commentator": "解说",
 }
-
-
-def clock(seconds: float) -> str:
-    """``m:ss.cc`` (minutes may exceed 59)."""
-    cs = round(seconds * 100)
-    m, rest = divmod(cs, 6000)
-    s, c = divmod(rest, 100)
-    return f"{m}:{s:02d}.{c:02d}"
 
 
 def _player_dict(st: PlayerStats) -> dict[str, Any]:
