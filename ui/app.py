@@ -66,7 +66,7 @@ async def _shutdown(ctx: Any) -> None:
         from app.llm.openai_compat import close_shared_http_client
 
         await close_shared_http_client()
-    except ImportError:
+    except (ImportError, RuntimeError):  # nothing to close, or the loop is already gone
         pass
     ctx.db.close()
     await asyncio.get_running_loop().shutdown_asyncgens()
@@ -102,6 +102,26 @@ async def settle_after_startup(preload: threading.Thread | None) -> None:
     gc.freeze()
 
 
+def _quit_on_signals(app: Any, quit_event: asyncio.Event) -> None:
+    """Ctrl+C / SIGTERM quit cleanly (the database is closed, the analysis marked cancelled and resumable).
+
+    Python runs signal handlers only between bytecodes, so a light timer keeps the interpreter ticking while
+    Qt waits for events.
+    """
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(ValueError, OSError):  # not the main thread, or unsupported here
+            signal.signal(sig, lambda _s, _f: loop.call_soon_threadsafe(quit_event.set))
+    tick = QTimer(app)
+    tick.setInterval(250)
+    tick.timeout.connect(lambda: None)
+    tick.start()
+
+
 def _install_asyncgen_hooks() -> None:
     from app.llm.streams import ensure_asyncgen_hooks
 
@@ -117,7 +137,11 @@ async def _main(app: Any, ns: argparse.Namespace, preload: threading.Thread | No
 
     _install_asyncgen_hooks()
     quit_event = asyncio.Event()
+    # the loop must keep running for the clean-up, so closing the window ends main() rather than the Qt app
+    app.setQuitOnLastWindowClosed(False)
+    app.lastWindowClosed.connect(quit_event.set)
     app.aboutToQuit.connect(quit_event.set)
+    _quit_on_signals(app, quit_event)
     try:
         ctx = AppContext.open()
     except KnownError as exc:
@@ -142,6 +166,10 @@ async def _main(app: Any, ns: argparse.Namespace, preload: threading.Thread | No
         await quit_event.wait()
     finally:
         window.analysis.cancel()
+        task = window.analysis._task
+        if task is not None and not task.done():  # let the pipeline mark the run cancelled (resumable)
+            await asyncio.wait([task], timeout=10)
+        window.close()
         await _shutdown(ctx)
     return 0
 
