@@ -3,7 +3,7 @@
 It consumes :mod:`app.pipeline.events` only (never model text or JSON) from whatever runner
 :mod:`ui.runner` provides. One worker per view: a new run cancels the old one and waits for it to stop before
 starting, and events of an old run are ignored by generation. Events may arrive from a worker thread (the
-pipeline marks a cancelled run from one), so :meth:`AnalysisView.emit` hops to the GUI thread when needed.
+pipeline marks a cancelled run from one), so :meth:`AnalysisView.post` hops to the GUI thread when needed.
 """
 
 from __future__ import annotations
@@ -574,9 +574,9 @@ class AnalysisView(QWidget):
         self.panel_layout = QVBoxLayout(self.container)
         self.panel_layout.setContentsMargins(4, 4, 4, 4)
         self.panel_layout.addStretch(1)
-        self.scroll = QScrollArea(self)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setWidget(self.container)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setWidget(self.container)
         self.placeholder = QLabel(self.container)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
@@ -584,7 +584,7 @@ class AnalysisView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(bar)
-        lay.addWidget(self.scroll, 1)
+        lay.addWidget(self.scroll_area, 1)
         ui.bind(self, self.analyze_button.setText, "分析 (F5)", "Analyze (F5)")
         ui.bind(self, self.cancel_button.setText, "取消 (Esc)", "Cancel (Esc)")
         ui.bind(self, self.resume_button.setText, "继续", "Resume")
@@ -623,7 +623,7 @@ class AnalysisView(QWidget):
             await asyncio.wait([old])
 
         def emit(event: ev.PipelineEvent) -> None:
-            self.emit(event, gen)
+            self.post(event, gen)
 
         outcome = "failed"
         try:
@@ -651,10 +651,10 @@ class AnalysisView(QWidget):
                 self.cancel_button.setEnabled(False)
                 self.run_finished.emit(outcome)
 
-    def emit(self, event: ev.PipelineEvent, generation: int | None = None) -> None:
+    def post(self, event: ev.PipelineEvent, generation: int | None = None) -> None:
         """Accept an event from any thread (events of a superseded run are dropped)."""
         if threading.current_thread() is not threading.main_thread() and self._loop is not None:
-            self._loop.call_soon_threadsafe(self.emit, event, generation)
+            self._loop.call_soon_threadsafe(self.post, event, generation)
             return
         if generation is not None and generation != self._generation:
             return

@@ -49,10 +49,10 @@ def run_gui(args: Sequence[str]) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "replaysage"])
+    assert isinstance(app, QApplication)
     app.setApplicationName("ReplaySage")
     if ns.self_test is not None:
         app.setQuitOnLastWindowClosed(False)  # the self-test closes its window before reporting
-    assert isinstance(app, QApplication)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
         if ns.self_test is not None:
             return runner.run(self_test(app, ns.self_test or None, as_json=ns.json, started=start, preload=preload))

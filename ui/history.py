@@ -19,7 +19,7 @@ def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
     stages = [stage_ref_of(s) for s in rec.stages]
     plan = rec.plan if isinstance(rec.plan, dict) else {}
     segments = tuple(
-        (float(s.get("own_start_seconds", s.get("start_seconds", 0.0))), float(s.get("end_seconds", 0.0)))
+        (float(s.get("own_start_seconds") or s.get("start_seconds") or 0.0), float(s.get("end_seconds") or 0.0))
         for s in plan.get("segments", []) if isinstance(s, dict)
     )
     yield ev.RunStarted(rec.id, rec.replay_path, rec.model_label, tuple(stages), segments=segments)

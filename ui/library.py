@@ -178,17 +178,14 @@ class LibraryWidget(QWidget):
         lay.addWidget(self.table, 1)
         lay.addWidget(self.status)
         ui.bind(self.search, self.search.setPlaceholderText, "搜索地图、玩家、模组…", "Search map, player, mod…")
-        self.watcher = QFileSystemWatcher(self)
-        self.watcher.directoryChanged.connect(lambda _p: self._debounce.start())
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(300)
         self._debounce.timeout.connect(self.rescan)
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.directoryChanged.connect(lambda _p: self._debounce.start())
         self._scan_task: asyncio.Task[int] | None = None
         self.scans = 0
-
-    def _activated(self, index: QModelIndex) -> None:
-        self.replay_activated.emit(str(self.model.info_at(index.row()).path))
 
     def _activated(self, index: QModelIndex) -> None:
         self.replay_activated.emit(str(self.model.info_at(index.row()).path))

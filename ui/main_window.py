@@ -146,7 +146,8 @@ class MainWindow(QMainWindow):
         view_menu = bar.addMenu("")
         ui.bind(view_menu, view_menu.setTitle, "视图(&V)", "&View")
 
-        def action(menu: Any, zh: str, en: str, shortcut: QKeySequence | str, slot: Callable[[], object]) -> QAction:
+        def action(menu: Any, zh: str, en: str, shortcut: QKeySequence | QKeySequence.StandardKey | str,
+                   slot: Callable[[], object]) -> QAction:
             act = QAction(self)
             ui.bind(act, act.setText, zh, en)
             act.setShortcut(QKeySequence(shortcut))

@@ -76,7 +76,7 @@ def test_events_from_a_worker_thread_arrive_in_order(qtbot: Any, run: Any) -> No
 
         def worker() -> None:
             for i in range(500):
-                view.emit(ev.TextDelta(stage, f"{i},"))
+                view.post(ev.TextDelta(stage, f"{i},"))
 
         t = threading.Thread(target=worker)
         t.start()
