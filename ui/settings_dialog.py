@@ -39,6 +39,24 @@ from ui.lang import UiLanguage
 LANG_CHOICES = (("", "跟随系统", "System"), ("zh", "中文", "中文"), ("en", "English", "English"))
 
 
+def bundled_mods(ui: UiLanguage) -> list[tuple[str, str]]:
+    """``(id, title)`` of every mod with bundled knowledge (``knowledge/<mod>/mod.json``)."""
+    import json
+
+    from app.paths import knowledge_dir
+
+    mods = []
+    for path in sorted(knowledge_dir().glob("*/mod.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        title = data.get("title", {}) if isinstance(data, dict) else {}
+        text = ui.t(title.get("zh", ""), title.get("en", "")) if isinstance(title, dict) else ""
+        mods.append((str(data.get("id", path.parent.name)), text or path.parent.name))
+    return mods
+
+
 def tier_text(context_length: int, ui: UiLanguage) -> str:
     """``= 160,000 (long tier)``: what ContextBudget 0 resolves to for a context length."""
     from app.budget.profile import default_budget, tier_for
@@ -112,8 +130,17 @@ class SettingsDialog(QDialog):
                 box.addItem(t(zh, en), code)
             box.setCurrentIndex(max(0, box.findData(self.settings.get(key))))
         self.replay_folder = QLineEdit(self.settings.get("replay_folder"))
-        self.knowledge_mod = QLineEdit(self.settings.get("knowledge_mod_override"))
-        self.knowledge_mod.setPlaceholderText(t("留空自动识别（如 RA3、Corona）", "empty: detect (e.g. RA3, Corona)"))
+        self.knowledge_mod = QComboBox()
+        self.knowledge_mod.setEditable(True)  # a user knowledge folder may name a mod we do not bundle
+        self.knowledge_mod.addItem(t("自动识别", "detect from the replay"), "")
+        for mod_id, title in bundled_mods(self.ui):
+            self.knowledge_mod.addItem(f"{mod_id} — {title}", mod_id)
+        current = self.settings.get("knowledge_mod_override")
+        index = self.knowledge_mod.findData(current)
+        if index >= 0:
+            self.knowledge_mod.setCurrentIndex(index)
+        else:
+            self.knowledge_mod.setEditText(current)
         self.user_knowledge = QLineEdit(self.settings.get("user_knowledge_file"))
         self.secret_fallback = QComboBox()
         for code in OPTIONS["secret_fallback"].choices:
@@ -127,6 +154,13 @@ class SettingsDialog(QDialog):
         form.addRow(OPTIONS["user_knowledge_file"].title(self.ui.lang), self._browse(self.user_knowledge, folder=False))
         form.addRow(OPTIONS["secret_fallback"].title(self.ui.lang), self.secret_fallback)
         return page
+
+    def knowledge_mod_value(self) -> str:
+        """The chosen mod id ("" = detect); a typed id is taken as is."""
+        index = self.knowledge_mod.currentIndex()
+        if index >= 0 and self.knowledge_mod.itemText(index) == self.knowledge_mod.currentText():
+            return str(self.knowledge_mod.itemData(index) or "")
+        return self.knowledge_mod.currentText().strip()
 
     def _browse(self, edit: QLineEdit, *, folder: bool) -> QWidget:
         row = QWidget()
@@ -402,7 +436,7 @@ class SettingsDialog(QDialog):
             s.set("ui_language", self.ui_language.currentData())
             s.set("analysis_language", self.analysis_language.currentData())
             s.set("replay_folder", self.replay_folder.text().strip())
-            s.set("knowledge_mod_override", self.knowledge_mod.text().strip())
+            s.set("knowledge_mod_override", self.knowledge_mod_value())
             s.set("user_knowledge_file", self.user_knowledge.text().strip())
             s.set("secret_fallback", self.secret_fallback.currentData())
             for name in [p.name for p in s.providers if p.name not in self._providers]:

@@ -85,3 +85,42 @@ def test_events_from_a_worker_thread_arrive_in_order(qtbot: Any, run: Any) -> No
         await until(lambda: view.panels["overview"].live_text() == expected, what="all deltas")
 
     run(scenario())
+
+
+def test_timeline_draws_windows_lookbacks_and_marker(qtbot: Any) -> None:
+    from PySide6.QtGui import QColor
+
+    from ui.replay_card import TimelineChart
+    from ui.replay_info import PlayerInfo, ReplayInfo
+
+    chart = TimelineChart(UiLanguage(Lang.EN))
+    qtbot.addWidget(chart)
+    chart.resize(650, 200)
+    info = ReplayInfo(path=__import__("pathlib").Path("x.RA3Replay"), duration=600.0, players=(
+        PlayerInfo("A", "Allies", 0, "#2f6fde", 100.0, apm_buckets=(10.0,) * 10),))
+    chart.set_replay(info)
+    chart.set_plan([(0.0, 300.0), (300.0, 600.0)], [(60.0, 120.0)])
+    chart.add_lookback(400.0, 450.0)
+    chart.jump_to(500.0)
+    # the axis maps game time linearly onto the plot and back
+    assert chart.time_at(chart.x_of(137.0)) == pytest.approx(137.0, abs=1.0)
+    assert chart.x_of(0.0) == chart.MARGIN_L
+    img = chart.grab().toImage()
+    top = chart.height() - chart.MARGIN_B - 60  # below the flat APM curve, above the lookback strip
+    inside = QColor(img.pixel(int(chart.x_of(90.0)), top))
+    outside = QColor(img.pixel(int(chart.x_of(200.0)), top))
+    assert inside != outside  # the focus window is shaded
+    assert inside.red() > inside.blue()  # amber, not the background grey
+    marker = QColor(img.pixel(int(chart.x_of(500.0)), top + 20))
+    assert marker.red() > 150  # the red time marker
+    assert marker.green() < 80
+    bottom = chart.height() - chart.MARGIN_B
+
+    def strip_colors(t: float) -> set[str]:
+        x = int(chart.x_of(t))
+        return {QColor(img.pixel(x + dx, bottom - dy)).name() for dx in range(6) for dy in range(2, 7)}
+
+    assert "#6a1b9a" in strip_colors(420.0)  # the hatched lookback strip
+    assert "#6a1b9a" not in strip_colors(200.0)
+    column = {QColor(img.pixel(int(chart.x_of(300.0)), y)).name() for y in range(top, top + 12)}
+    assert column != {outside.name()}  # the dashed segment boundary

@@ -69,6 +69,7 @@ def test_settings_round_trip_key_in_keyring_only(qtbot: Any, run: Any, memory_ke
             dlg.active.setCurrentIndex(dlg.active.findData("local-model"))
             dlg.analysis_language.setCurrentIndex(dlg.analysis_language.findData("zh"))
             dlg.replay_folder.setText(str(folder))
+            dlg.knowledge_mod.setCurrentIndex(dlg.knowledge_mod.findData("corona"))  # knowledge/corona/mod.json
             assert dlg.apply()
             dlg.close()
 
@@ -91,6 +92,7 @@ def test_settings_round_trip_key_in_keyring_only(qtbot: Any, run: Any, memory_ke
         assert loaded.provider("Local").base_url == server.base_url
         assert loaded.get("analysis_language") == "zh"
         assert loaded.get("replay_folder") == str(folder)
+        assert loaded.get("knowledge_mod_override") == "corona"
         assert SecretStore().get("Local") == SECRET
         # the window follows: the model picker lists the new profile, the library watches the folder
         picker = win.analysis.model_picker
