@@ -129,3 +129,47 @@ def test_settings_refuse_bad_values_with_a_message(qtbot: Any, run: Any, memory_
     dlg.save_model()  # no provider exists yet
     assert "provider" in dlg.error_label.text()
     ctx.db.close()
+
+
+def test_gui_analysis_over_http_uses_the_keyring_key(qtbot: Any, run: Any, memory_keyring: Any) -> None:
+    from app.i18n import Lang
+    from app.settings import ModelProfileSettings, ProviderSettings
+    from tests.conftest import corpus_file
+
+    reply = Reply.chat("## 分析\n\n双方在中路交战。", reasoning="先看时间线。", style="deepseek")
+    with ScriptedServer(default=reply, require_key=SECRET) as server:
+        settings = Settings.load()
+        settings.put_provider(ProviderSettings("Local", server.base_url))
+        settings.put_profile(ModelProfileSettings("local-model", "Local", "scripted-model", context_length=1_000_000,
+                                                  max_tokens=2048))
+        settings.set("active_profile", "local-model")
+        settings.save()
+        SecretStore().set("Local", SECRET)
+        ctx = AppContext.open()
+        win = MainWindow(ctx, UiLanguage(Lang.ZH))
+        qtbot.addWidget(win)
+
+        async def scenario() -> None:
+            await win.open_replay(corpus_file("ra3_1v1_industrial_strength_observer_7m.RA3Replay"))
+            assert win.analysis.model_picker.currentData() == "local-model"
+            task = win.analyze()
+            assert task is not None
+            await task
+            view = win.analysis
+            assert view.status == "completed", win.message_bar.label.text()
+            assert all(p.status == "done" for p in view.panels.values())
+            assert server.requests
+            assert {r.headers.get("authorization") for r in server.requests} == {f"Bearer {SECRET}"}
+            overview = view.panels["overview"]
+            assert overview.reasoning.text().startswith("先看时间线。")
+            assert overview.usage["prompt"] > 0
+            assert overview.budget_bar.values["context_length"] == 1_000_000
+            for f in user_data_dir().rglob("*"):
+                if f.is_file():
+                    assert SECRET.encode() not in f.read_bytes(), f
+
+        try:
+            run(scenario())
+        finally:
+            win.close()
+            ctx.db.close()
