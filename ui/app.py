@@ -200,7 +200,11 @@ async def self_test(app: Any, file: str | None, *, as_json: bool, started: float
         window.show()
         await asyncio.sleep(0)
         app.processEvents()
-        report["startup_ms"] = round((time.perf_counter() - min(started, _T0)) * 1000, 1)
+        from ui.monitor import process_age_seconds
+
+        age = process_age_seconds()  # from the process start (interpreter and imports included) where known
+        since = age if age is not None else time.perf_counter() - min(started, _T0)
+        report["startup_ms"] = round(since * 1000, 1)
         if not window.isVisible():
             problems.append("the main window did not become visible")
         if not path.is_file():

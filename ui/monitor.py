@@ -48,3 +48,18 @@ class StallMonitor:
         data = sorted(self.lateness)
         k = min(len(data) - 1, max(0, round(q * (len(data) - 1))))
         return data[k] * 1000
+
+
+def process_age_seconds() -> float | None:
+    """Seconds since this process started (Linux ``/proc``; None elsewhere), for honest start-up times."""
+    import os
+
+    try:
+        with open("/proc/self/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime", encoding="ascii") as fh:
+            uptime = float(fh.read().split()[0])
+        start_ticks = int(fields[19])  # field 22 of stat; the split drops pid and comm
+        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
