@@ -176,6 +176,11 @@ class MainWindow(QMainWindow):
         """Host the error-wisdom and memory views where they exist; otherwise show a ready, empty frame."""
         lang = self.ui.lang
         t = self.ui.t
+        current = self.side_tabs.currentIndex()
+        while self.side_tabs.count():  # rebuilt on a language switch: those views take their language at birth
+            old = self.side_tabs.widget(0)
+            self.side_tabs.removeTab(0)
+            old.deleteLater()
         try:
             from app.wisdom.manager import ErrorWisdomManager
             from ui.tabs.wisdom_tab import WisdomTab
@@ -194,6 +199,7 @@ class MainWindow(QMainWindow):
             log.warning("memory tabs unavailable: %r", exc)
             self.memory_tabs = self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc)
         self.side_tabs.addTab(self.memory_tabs, t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"))
+        self.side_tabs.setCurrentIndex(max(0, current))
 
     @staticmethod
     def _placeholder(text: str, exc: Exception) -> QWidget:
@@ -377,6 +383,7 @@ class MainWindow(QMainWindow):
         """Switch the interface language live."""
         self.ui.set_lang(lang)
         self._fill_models()
+        self._build_side_tabs()
         self._retitle()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override

@@ -265,6 +265,8 @@ def test_language_switch_is_live(qtbot: Any, run: Any) -> None:
         assert win.analysis.analyze_button.text() == "Analyze (F5)"
         assert win.analysis.panels["overview"].title().startswith("Overview")
         assert win.library.model.headerData(0, Qt.Orientation.Horizontal) == "Map"
+        assert win.side_tabs.tabText(0) == "Error wisdom"
+        assert win.wisdom_tab.lang is Lang.EN  # the hosted side views are rebuilt in the new language
         win.set_language(Lang.ZH)
         assert win.analysis.groups[1].title().startswith("第 2 段")
 
