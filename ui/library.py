@@ -226,6 +226,7 @@ class LibraryWidget(QWidget):
         if batch:
             self.model.put(batch)
         self.scans += 1
+        self._fit_columns()
         n = self.model.rowCount()
         self.status.setText(self.ui.t(f"{folder} · {n} 个录像", f"{folder} · {n} replays"))
         return len(new)
@@ -233,3 +234,13 @@ class LibraryWidget(QWidget):
     def add_files(self, infos: list[ReplayInfo]) -> None:
         """Show opened or dropped files too (they may live outside the folder)."""
         self.model.put(infos)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Size columns to their content once rows exist (sampling rows keeps it cheap, notes §1.9)."""
+        if self.model.rowCount() and not getattr(self, "_fitted", False):
+            self._fitted = True
+            self.table.horizontalHeader().setResizeContentsPrecision(50)
+            self.table.resizeColumnsToContents()
+            for col in (0, 1):
+                self.table.setColumnWidth(col, min(self.table.columnWidth(col), 220))
