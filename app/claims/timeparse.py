@@ -9,6 +9,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from app.timefmt import format_time
+
+__all__ = ["format_time", "normalize", "parse_range", "parse_time"]
+
 _TIME = re.compile(
     r"^\s*(?:(\d{1,2}):)?(\d{1,3}):(\d{1,2}(?:\.\d{1,3})?)\s*$"
     r"|^\s*(\d{1,4}):(\d{1,2}(?:\.\d{1,3})?)\s*$"
@@ -48,10 +52,3 @@ def parse_range(text: str) -> tuple[float, float] | None:
     if start is None or end is None or end <= start:
         return None
     return start, end
-
-
-def format_time(seconds: float) -> str:
-    """``m:ss.cc`` as used in the compact log and in prompts."""
-    total_cs = round(max(0.0, seconds) * 100)
-    minutes, cs = divmod(total_cs, 6000)
-    return f"{minutes}:{cs // 100:02d}.{cs % 100:02d}"

@@ -23,6 +23,7 @@ from app.store.db import Database
 
 if TYPE_CHECKING:
     from app.facts import ReplayFactIndex
+    from app.pipeline.prepare import PreparedReplay
     from app.wisdom.objectivity import EvidenceContext
 
 log = logging.getLogger("replaysage.pipeline")
@@ -138,10 +139,10 @@ def memory_injection(db: Database, players: Sequence[str], map_name: str, model:
     return inj.text, tuple(inj.fact_ids)
 
 
-def remember_run(db: Database, analysis_id: int, replay_path: str, model: str, *, injected: Sequence[int] = (),
-                 analyst: str = "") -> None:
+def remember_run(db: Database, analysis_id: int, prepared: PreparedReplay, model: str, *,
+                 injected: Sequence[int] = (), analyst: str = "") -> None:
     """Distil a finished analysis into memory (immediate track); never fails the analysis."""
-    from app.memory import ClaimInput, IssueInput, MemoryStore, episode_from_replay
+    from app.memory import ClaimInput, IssueInput, MemoryStore, episode_from_index
     from app.pipeline.repository import AnalysisRepository
 
     try:
@@ -160,7 +161,8 @@ def remember_run(db: Database, analysis_id: int, replay_path: str, model: str, *
         store = MemoryStore(db)
         if injected:
             store.record_injection(analysis_id, list(injected))
-        store.record_run(episode_from_replay(replay_path, model=model, analyst=analyst, analysis_id=analysis_id,
-                                             claims=tuple(claims), issues=tuple(issues)))
+        store.record_run(episode_from_index(
+            prepared.index, prepared.sha256[:16], str(prepared.path), model=model, analyst=analyst,
+            analysis_id=analysis_id, claims=tuple(claims), issues=tuple(issues)))
     except KnownError as exc:
         log.warning("memory: analysis %s not distilled: %s", analysis_id, exc)

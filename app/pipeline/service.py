@@ -118,7 +118,7 @@ async def run_analysis(
     if learn:
         from app.pipeline.hooks import remember_run
 
-        await asyncio.to_thread(remember_run, db, analysis_id, str(prepared.path),
+        await asyncio.to_thread(remember_run, db, analysis_id, prepared,
                                 "" if choice.rule_based else provider.model, injected=injected)
     return analysis_id
 
