@@ -378,15 +378,10 @@ class AnalysisRun:
             return
         breakdown = _breakdown_dict(req, self.profile.budget, self.profile.context_length)
         breakdown["blocks_cut"] = cut
-        self.emit(ev.StageStarted(stage, breakdown, _prompt_text(req.messages)))
-        state = _WindowState(req, _to_chat(req.messages))
-        outcome = await self._send(stage, state.messages, "initial", breakdown, raw_tokens=req.raw_tokens)
-        state.logs.append(outcome.log)
-        state.reasoning.append(outcome.reasoning)
-        if not outcome.text.strip():
-            reason = str(outcome.error) if outcome.error else pick(self.lang, "回复为空", "empty reply")
-            self._fail(stage, reason, outcome.text, state.logs)
+        opened = await self._open(stage, req, breakdown)
+        if opened is None:
             return
+        state, outcome = opened
         draft = await self._serve_lookbacks(stage, state, outcome, breakdown)
         state.outputs.append(("draft", draft, "".join(state.reasoning)))
         parsed = parse_claims(strip_lookbacks(draft))
@@ -410,6 +405,20 @@ class AnalysisRun:
             revised=revised, truncated=state.truncated or outcome.truncated, requests=state.logs,
             outputs=state.outputs, issues=state.issues, lookbacks=state.lookbacks))
         self.emit(ev.StageFinished(stage, display, revised, state.truncated or outcome.truncated))
+
+    async def _open(self, stage: ev.StageRef, req: AssembledRequest, breakdown: dict[str, int],
+                    ) -> tuple[_WindowState, RequestOutcome] | None:
+        """Start a stage's conversation with its first request; None (stage stored as failed) on no reply."""
+        self.emit(ev.StageStarted(stage, breakdown, _prompt_text(req.messages)))
+        state = _WindowState(req, _to_chat(req.messages))
+        outcome = await self._send(stage, state.messages, "initial", breakdown, raw_tokens=req.raw_tokens)
+        state.logs.append(outcome.log)
+        state.reasoning.append(outcome.reasoning)
+        if not outcome.text.strip():
+            reason = str(outcome.error) if outcome.error else pick(self.lang, "回复为空", "empty reply")
+            self._fail(stage, reason, outcome.text, state.logs)
+            return None
+        return state, outcome
 
     async def _serve_lookbacks(self, stage: ev.StageRef, state: _WindowState, outcome: RequestOutcome,
                                breakdown: dict[str, int], *, limit: int | None = None) -> str:
@@ -574,15 +583,10 @@ class AnalysisRun:
             self._fail(stage, str(exc), "", [])
             return
         breakdown = _breakdown_dict(req, self.profile.budget, self.profile.context_length)
-        self.emit(ev.StageStarted(stage, breakdown, _prompt_text(req.messages)))
-        state = _WindowState(req, _to_chat(req.messages))
-        outcome = await self._send(stage, state.messages, "initial", breakdown)
-        state.logs.append(outcome.log)
-        state.reasoning.append(outcome.reasoning)
-        if not outcome.text.strip():
-            reason = str(outcome.error) if outcome.error else pick(self.lang, "回复为空", "empty reply")
-            self._fail(stage, reason, outcome.text, state.logs)
+        opened = await self._open(stage, req, breakdown)
+        if opened is None:
             return
+        state, outcome = opened
         text = await self._serve_lookbacks(stage, state, outcome, breakdown, limit=SUMMARY_ROUND_LOOKBACKS)
         parsed = parse_claims(strip_lookbacks(text))
         issues = self.validator.validate(parsed, text) if parsed.marker_found else []

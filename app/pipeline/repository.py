@@ -62,6 +62,14 @@ class StageResult:
     lookbacks: list[tuple[float, float, int, bool, str]] = field(default_factory=list)
 
 
+def _request_record(r: RequestLog, default_error: str = "") -> RequestRecord:
+    return RequestRecord(
+        purpose=r.purpose, messages=r.messages, breakdown=r.breakdown, usage=r.usage, ttft_seconds=r.ttft_seconds,
+        tokens_per_second=r.tokens_per_second, duration_seconds=r.duration_seconds,
+        resolved_model=r.resolved_model, finish_reason=r.finish_reason, error=r.error or default_error,
+    )
+
+
 def stage_ref_of(record: StageRecord) -> StageRef:
     """The event-side reference of a stored stage."""
     return StageRef(StageKind(record.kind), record.segment, record.window, record.start_seconds, record.end_seconds)
@@ -131,13 +139,7 @@ class AnalysisRepository:
             st.outputs.clear()
             st.issues.clear()
             st.lookbacks.clear()
-            for r in result.requests:
-                st.requests.append(RequestRecord(
-                    purpose=r.purpose, messages=r.messages, breakdown=r.breakdown, usage=r.usage,
-                    ttft_seconds=r.ttft_seconds, tokens_per_second=r.tokens_per_second,
-                    duration_seconds=r.duration_seconds, resolved_model=r.resolved_model,
-                    finish_reason=r.finish_reason, error=r.error,
-                ))
+            st.requests.extend(_request_record(r) for r in result.requests)
             for role, text, reasoning in result.outputs:
                 st.outputs.append(OutputRecord(role=role, text=text, reasoning=reasoning))
             for issue, after in result.issues:
@@ -168,13 +170,7 @@ class AnalysisRepository:
             st.finished_at = utcnow()
             if partial_text:
                 st.outputs.append(OutputRecord(role="partial", text=partial_text, reasoning=""))
-            for r in requests:
-                st.requests.append(RequestRecord(
-                    purpose=r.purpose, messages=r.messages, breakdown=r.breakdown, usage=r.usage,
-                    ttft_seconds=r.ttft_seconds, tokens_per_second=r.tokens_per_second,
-                    duration_seconds=r.duration_seconds, resolved_model=r.resolved_model,
-                    finish_reason=r.finish_reason, error=r.error or message,
-                ))
+            st.requests.extend(_request_record(r, default_error=message) for r in requests)
 
     def unfinished_stages(self, analysis_id: int) -> list[str]:
         """Keys of the stages of an analysis that are not done."""
