@@ -11,32 +11,13 @@ from typing import Any, TypeVar
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
 from app.llm.openai_compat import OpenAICompatProvider, RetryPolicy
 from app.llm.scripted_server import ScriptedServer
+from tests.keyrings import MemoryKeyring
 
 T = TypeVar("T")
 API_KEY = "sk-test-0123456789abcdef"
-
-
-class MemoryKeyring(KeyringBackend):
-    """A keyring backend that keeps passwords in a dict (tests never touch the OS keyring)."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.store.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.store[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.store.pop((service, username), None)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

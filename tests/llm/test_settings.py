@@ -25,7 +25,7 @@ from app.settings import (
     SettingsError,
     settings_path,
 )
-from tests.llm.conftest import MemoryKeyring
+from tests.keyrings import MemoryKeyring
 
 KEY = "sk-live-abcdefghijklmnop0123"
 

@@ -53,26 +53,11 @@ async def until(pred: Callable[[], object], timeout: float = 30.0, what: str = "
 def memory_keyring() -> Iterator[Any]:
     """Install an in-memory keyring backend for the test."""
     import keyring
-    from keyring.backend import KeyringBackend
 
-    class Backend(KeyringBackend):
-        priority = 10  # type: ignore[assignment]
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.store: dict[tuple[str, str], str] = {}
-
-        def get_password(self, service: str, username: str) -> str | None:
-            return self.store.get((service, username))
-
-        def set_password(self, service: str, username: str, password: str) -> None:
-            self.store[(service, username)] = password
-
-        def delete_password(self, service: str, username: str) -> None:
-            self.store.pop((service, username), None)
+    from tests.keyrings import MemoryKeyring
 
     previous = keyring.get_keyring()
-    backend = Backend()
+    backend = MemoryKeyring()
     keyring.set_keyring(backend)
     try:
         yield backend
