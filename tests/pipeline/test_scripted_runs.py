@@ -90,16 +90,19 @@ def server() -> Iterator[ScriptedServer]:
     srv.stop()
 
 
-def _run(server: ScriptedServer, db_path: Path) -> tuple[AnalysisRecord, list[ev.PipelineEvent]]:
+def _run(server: ScriptedServer, db_path: Path, *, model: str = "scripted-model",
+         profile: ModelProfile = PROFILE, reuse_prepared: bool = True,
+         resume: bool = False) -> tuple[AnalysisRecord, list[ev.PipelineEvent]]:
+    """One analysis against the scripted server, stored in ``db_path``; the stored record and every event."""
     events: list[ev.PipelineEvent] = []
     db = open_database(db_path)
 
     async def main() -> int:
-        provider = OpenAICompatProvider("scripted", server.base_url, "scripted-model", api_key="k")
+        provider = OpenAICompatProvider("scripted", server.base_url, model, api_key="k")
         try:
             return await run_analysis(corpus_file(REPLAY), db=db, provider=provider,
-                                      choice=ModelChoice("scripted", PROFILE), lang=Lang.ZH, emit=events.append,
-                                      prepared=_prepared())
+                                      choice=ModelChoice("scripted", profile), lang=Lang.ZH, emit=events.append,
+                                      prepared=_prepared() if reuse_prepared else None, resume=resume)
         finally:
             await provider.aclose()
 
@@ -232,22 +235,7 @@ def test_failed_window_makes_a_partial_run_that_resume_completes(server: Scripte
     assert "window:0:0" in rec.message
     before = len(server.requests)
 
-    events: list[ev.PipelineEvent] = []
-    db = open_database(db_path)
-
-    async def resume() -> int:
-        provider = OpenAICompatProvider("scripted", server.base_url, "scripted-model", api_key="k")
-        try:
-            return await run_analysis(corpus_file(REPLAY), db=db, provider=provider,
-                                      choice=ModelChoice("scripted", PROFILE), lang=Lang.ZH, emit=events.append,
-                                      prepared=_prepared(), resume=True)
-        finally:
-            await provider.aclose()
-
-    try:
-        resumed = AnalysisRepository(db).load(asyncio.run(resume()))
-    finally:
-        db.close()
+    resumed, events = _run(server, db_path, resume=True)
     assert resumed.id == rec.id
     assert resumed.status == "completed"
     asked = [_last(r.json) for r in server.requests[before:] if r.json]

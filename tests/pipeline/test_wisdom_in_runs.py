@@ -6,21 +6,18 @@ for 8,000 output tokens on top of a window prompt overflows with the provider's 
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 from app.budget.profile import ModelProfile
 from app.i18n import Lang
-from app.llm.openai_compat import OpenAICompatProvider
 from app.llm.scripted_server import Reply, ScriptedServer
 from app.pipeline import events as ev
-from app.pipeline.repository import AnalysisRepository
-from app.pipeline.service import ModelChoice, run_analysis
+from app.pipeline.records import AnalysisRecord
 from app.store import open_database
 from app.wisdom import WisdomGate
-from tests.conftest import corpus_file
-from tests.pipeline.test_scripted_runs import CLEAN, REPLAY, _last
+from tests.pipeline.test_scripted_runs import CLEAN, _last
+from tests.pipeline.test_scripted_runs import _run as scripted_run
 
 MODEL = "small-context-model"
 PROFILE = ModelProfile(context_length=1_000_000, max_tokens=8000, provider="scripted", model=MODEL)
@@ -32,22 +29,8 @@ def _is_window(body: dict[str, Any]) -> bool:
     return "请重点分析" in _last(body)
 
 
-def _run(server: ScriptedServer, db_path: Path) -> tuple[list[ev.PipelineEvent], Any]:
-    events: list[ev.PipelineEvent] = []
-    db = open_database(db_path)
-
-    async def main() -> int:
-        provider = OpenAICompatProvider("scripted", server.base_url, MODEL, api_key="k")
-        try:
-            return await run_analysis(corpus_file(REPLAY), db=db, provider=provider,
-                                      choice=ModelChoice("scripted", PROFILE), lang=Lang.ZH, emit=events.append)
-        finally:
-            await provider.aclose()
-
-    try:
-        rec = AnalysisRepository(db).load(asyncio.run(main()))
-    finally:
-        db.close()
+def _run(server: ScriptedServer, db_path: Path) -> tuple[list[ev.PipelineEvent], AnalysisRecord]:
+    rec, events = scripted_run(server, db_path, model=MODEL, profile=PROFILE, reuse_prepared=False)
     return events, rec
 
 
