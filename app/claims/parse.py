@@ -47,6 +47,23 @@ class ParsedClaims:
         return not (self.unit_claims or self.event_claims or self.timeline_claims)
 
 
+MAX_OBJECT_ID = 2**32 - 1  # object ids are 32-bit in the replay; anything larger is not an id
+
+
+def unit_id_of(value: Any) -> int | None:
+    """``1234``, ``"1234"`` or ``"#1234"`` → 1234; None when it is not a 32-bit object id."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        uid = value
+    else:
+        try:
+            uid = int(str(value).strip().lstrip("#"))
+        except (TypeError, ValueError):
+            return None
+    return uid if 0 <= uid <= MAX_OBJECT_ID else None
+
+
 def _marker_position(text: str) -> tuple[int, int] | None:
     best: tuple[int, int] | None = None
     for marker in MARKERS:
@@ -91,8 +108,6 @@ def _json_blocks(section: str) -> list[str]:
 
 
 def _unit_key(claim: dict[str, Any]) -> object:
-    from app.claims.validate import unit_id_of
-
     uid = unit_id_of(claim.get("unitId"))
     return uid if uid is not None else repr(claim.get("unitId"))
 

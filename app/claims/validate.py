@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.claims.issues import Severity, ValidationIssue
-from app.claims.parse import ParsedClaims
+from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.timeparse import format_time, parse_time
 from app.facts import OwnershipVerdict, ReplayFactIndex, Role
 from app.i18n import Lang, pick
@@ -46,23 +46,6 @@ def parse_evidence(items: Any) -> list[EvidenceItem]:
         detail = parts[2].strip() if len(parts) > 2 else ""
         out.append(EvidenceItem(kind, seconds, detail))
     return out
-
-
-MAX_OBJECT_ID = 2**32 - 1  # object ids are 32-bit in the replay; anything larger is not an id
-
-
-def unit_id_of(value: Any) -> int | None:
-    """``1234``, ``"1234"`` or ``"#1234"`` → 1234; None when it is not a 32-bit object id."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        uid = value
-    else:
-        try:
-            uid = int(str(value).strip().lstrip("#"))
-        except (TypeError, ValueError):
-            return None
-    return uid if 0 <= uid <= MAX_OBJECT_ID else None
 
 
 class ClaimValidator:

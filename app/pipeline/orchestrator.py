@@ -19,9 +19,9 @@ from app.budget.prompt import AssembledRequest, PromptAssembler, StablePrefix, f
 from app.budget.segment import Segment, Window
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.lookback import find_lookbacks, strip_lookbacks
-from app.claims.parse import ParsedClaims, parse_claims
+from app.claims.parse import ParsedClaims, parse_claims, unit_id_of
 from app.claims.timeparse import format_time
-from app.claims.validate import ClaimValidator, unit_id_of
+from app.claims.validate import ClaimValidator
 from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.llm.base import ChatMessage, ChatProvider

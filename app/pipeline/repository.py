@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app.claims.issues import ValidationIssue
-from app.claims.validate import unit_id_of
+from app.claims.parse import unit_id_of
 from app.pipeline.events import StageKind, StageRef
 from app.pipeline.records import (
     AnalysisRecord,
