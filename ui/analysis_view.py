@@ -38,7 +38,7 @@ from app.errors import KnownError
 from app.pipeline import events as ev
 from ui.lang import UiLanguage
 from ui.runner import AnalysisRunner
-from ui.widgets import Collapsible, StreamBuffer, text_box
+from ui.widgets import Collapsible, LazyTextSection, StreamBuffer, text_box
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ SEVERITY_COLORS = {
 }
 
 
-MD_CHUNK_CHARS = 6000
+MD_CHUNK_CHARS = 3000
 
 
 def markdown_chunks(text: str, size: int = MD_CHUNK_CHARS) -> list[str]:
@@ -196,9 +196,8 @@ class StagePanel(Collapsible):
         self.error_label.setStyleSheet("color: #b71c1c;")
         self.error_label.setWordWrap(True)
         self.error_label.hide()
-        self.prompt_section = Collapsible("", expanded=False, parent=self)
-        self.prompt_box = text_box(220)
-        self.prompt_section.add(self.prompt_box)
+        self.prompt_section = LazyTextSection("", 220, parent=self)
+        self.prompt_box = self.prompt_section.box
         self.reasoning_section = Collapsible("", expanded=False, parent=self)
         self.reasoning_box = text_box(200)
         self.reasoning_section.add(self.reasoning_box)
@@ -213,9 +212,8 @@ class StagePanel(Collapsible):
         self.final_view.setMinimumHeight(80)
         self.final_view.setMaximumHeight(360)
         self.final_view.hide()
-        self.claims_section = Collapsible("", expanded=False, parent=self)
-        self.claims_box = text_box(200)
-        self.claims_section.add(self.claims_box)
+        self.claims_section = LazyTextSection("", 200, parent=self)
+        self.claims_box = self.claims_section.box
         self.claims_section.hide()
         self.issues_section = Collapsible("", expanded=False, parent=self)
         self.issue_list = QListWidget(self)
@@ -329,9 +327,9 @@ class StagePanel(Collapsible):
             self.budget_bar.set_breakdown(e.breakdown)
             self._relabel_budget()
         if e.prompt:
-            existing = self.prompt_box.toPlainText()
+            existing = self.prompt_section.text()
             sep = "\n\n────────\n\n" if existing else ""
-            self.prompt_box.setPlainText(existing + sep + e.prompt)
+            self.prompt_section.set_text(existing + sep + e.prompt)
 
     def text_delta(self, e: ev.TextDelta) -> None:
         """Streamed answer text (plain while streaming)."""
@@ -379,7 +377,7 @@ class StagePanel(Collapsible):
         """The stage's claims (shown as JSON, collapsed)."""
         self._build()
         self.claims = dict(e.claims)
-        self.claims_box.setPlainText(json.dumps(self.claims, ensure_ascii=False, indent=1, default=str))
+        self.claims_section.set_text(json.dumps(self.claims, ensure_ascii=False, indent=1, default=str))
         self.claims_section.show()
 
     def issues_found(self, e: ev.IssuesFound) -> None:

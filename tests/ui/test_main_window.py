@@ -79,6 +79,8 @@ def test_open_corpus_replay_and_scripted_analysis(qtbot: Any, run: Any) -> None:
         assert "final text" in overview.final_view.toPlainText()
         # prompt and reasoning are collapsed by default, with their content
         assert not overview.prompt_section.expanded
+        assert overview.prompt_section.text() == "PROMPT for overview"
+        overview.prompt_section.header.click()  # the box is filled when the reader opens the section
         assert overview.prompt_box.toPlainText() == "PROMPT for overview"
         assert not overview.reasoning_section.expanded
         assert overview.reasoning.text() == "thinking about overview. "

@@ -8,6 +8,8 @@ import threading
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.i18n import Lang
 from app.pipeline import events as ev
@@ -124,3 +126,77 @@ def test_timeline_draws_windows_lookbacks_and_marker(qtbot: Any) -> None:
     assert "#6a1b9a" not in strip_colors(200.0)
     column = {QColor(img.pixel(int(chart.x_of(300.0)), y)).name() for y in range(top, top + 12)}
     assert column != {outside.name()}  # the dashed segment boundary
+
+
+def test_a_long_paragraph_is_shown_in_pieces_and_kept_whole(qtbot: Any) -> None:
+    from ui.widgets import BLOCK_CHARS, StreamBuffer, text_box
+
+    box = text_box()
+    qtbot.addWidget(box)
+    buf = StreamBuffer(box)
+    words = [f"word{i % 97} " if i % 5 else "数据，" for i in range(3000)]  # ~18,000 characters, no line break
+    for n, w in enumerate(words):
+        buf.append(w)
+        if n % 40 == 0:
+            buf.flush()
+    buf.flush()
+    original = "".join(words)
+    assert buf.text() == original  # the stream is kept exactly
+    shown = box.toPlainText()
+    assert shown.replace("\n", "") == original  # only paragraph breaks were added for display
+    paragraphs = shown.split("\n")
+    assert len(paragraphs) >= len(original) // BLOCK_CHARS
+    assert max(len(p) for p in paragraphs) <= BLOCK_CHARS
+    assert all(p.endswith((" ", "，")) for p in paragraphs[:-1])  # cut after a space or punctuation
+
+
+@given(st.lists(st.tuples(st.sampled_from(["ab", "ab ", "数据，", "x\ny"]), st.integers(0, 3000)), max_size=25))
+def test_display_pieces_rejoin_and_respect_the_paragraph_limit(parts: list[tuple[str, int]]) -> None:
+    from ui.widgets import BLOCK_CHARS, StreamBuffer
+
+    class Probe:  # only the counter _display_pieces keeps between flushes
+        _block = 0
+
+    probe = Probe()
+    shown: list[str] = []
+    for alphabet, n in parts:
+        chunk = (alphabet * (n // len(alphabet) + 1))[:n]
+        pieces = StreamBuffer._display_pieces(probe, chunk)  # type: ignore[arg-type]
+        assert "".join(pieces) == chunk
+        shown.append("\n".join(pieces))
+    paragraphs = "".join(shown).split("\n")
+    assert max(len(p) for p in paragraphs) <= BLOCK_CHARS
+    assert probe._block == len(paragraphs[-1])
+
+
+def test_the_prompt_is_set_into_its_box_only_when_opened(qtbot: Any) -> None:
+    panel = StagePanel(STAGE, "窗口 1", "Window 1", UiLanguage(Lang.EN))
+    qtbot.addWidget(panel)
+    panel.started(ev.StageStarted(STAGE, {"system": 10, "total": 10}, "first prompt"))
+    assert panel.prompt_section.text() == "first prompt"
+    assert panel.prompt_box.toPlainText() == ""  # collapsed: nothing laid out yet
+    panel.prompt_section.header.click()
+    assert panel.prompt_box.toPlainText() == "first prompt"
+    panel.started(ev.StageStarted(STAGE, {"system": 10, "total": 10}, "revision prompt"))
+    assert panel.prompt_box.toPlainText() == "first prompt\n\n────────\n\nrevision prompt"  # open: at once
+
+
+def test_timeline_curves_are_drawn_once_per_replay_and_size(qtbot: Any) -> None:
+    from ui.replay_card import TimelineChart
+    from ui.replay_info import PlayerInfo, ReplayInfo
+
+    chart = TimelineChart(UiLanguage(Lang.EN))
+    qtbot.addWidget(chart)
+    chart.resize(650, 200)
+    info = ReplayInfo(path=__import__("pathlib").Path("x.RA3Replay"), duration=600.0, players=(
+        PlayerInfo("A", "Allies", 0, "#2f6fde", 100.0, apm_buckets=(10.0,) * 10),))
+    chart.set_replay(info)
+    layer = chart._curves_layer()
+    chart.set_plan([(0.0, 300.0), (300.0, 600.0)], [(60.0, 120.0)])
+    chart.add_lookback(400.0, 450.0)
+    assert chart._curves_layer() is layer  # overlays do not redraw the curves
+    chart.resize(700, 200)
+    resized = chart._curves_layer()
+    assert resized is not layer
+    chart.set_replay(info)
+    assert chart._curves_layer() is not resized
