@@ -3,19 +3,26 @@
 A runner is anything with ``async run(replay_path, emit, *, profile, resume) -> analysis id``: it calls ``emit``
 with :mod:`app.pipeline.events` events as the analysis goes and stops when its task is cancelled. The views never
 know which runner they drive, so tests and benchmarks inject :class:`ScriptedRunner` and the app uses
-:class:`PipelineRunner` (:func:`default_runner`).
+:class:`ProcessRunner` (:func:`default_runner`), which runs :class:`PipelineRunner`'s work in a worker process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import multiprocessing
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from app.errors import KnownError
+from app.llm.secrets import SecretStore
 from app.pipeline import events as ev
+from app.settings import Settings
 from app.store.db import Database
 
 Emit = Callable[[ev.PipelineEvent], None]
@@ -30,7 +37,7 @@ class AnalysisRunner(Protocol):
 
 
 class PipelineRunner:
-    """The real pipeline: settings → provider (keyring key) → :func:`app.pipeline.service.run_analysis`.
+    """The real pipeline on the caller's event loop: settings → provider (keyring key) → the pipeline service.
 
     Args:
         db: the store the analysis is written to.
@@ -43,28 +50,146 @@ class PipelineRunner:
 
     async def run(self, replay_path: Path, emit: Emit, *, profile: str, resume: bool = False) -> int | None:
         """Run (or resume) an analysis through the pipeline service."""
-        from app.llm.factory import build_provider
-        from app.pipeline.service import ModelChoice, run_analysis
-        from app.settings import Settings
+        from app.pipeline.worker import run_with_settings
 
-        settings = self._settings()
-        assert isinstance(settings, Settings)
+        return await run_with_settings(replay_path, settings=_settings(self._settings), profile=profile, db=self.db,
+                                       emit=emit, resume=resume)
+
+
+def _settings(loader: Callable[[], object]) -> Settings:
+    settings = loader()
+    if not isinstance(settings, Settings):
+        raise TypeError(f"the settings loader returned {type(settings).__name__}, not Settings")
+    return settings
+
+
+class WorkerStoppedError(KnownError):
+    """The analysis worker process ended in the middle of a run."""
+
+
+class ProcessRunner:
+    """Runs analyses in a worker process (:mod:`app.pipeline.worker`): the GUI's interpreter stays free.
+
+    A worker thread of the GUI process shared the GIL with the window: the pipeline's pure-Python stretches
+    (indexing, the offline analyst, validation) froze it for 70–110 ms at a time. The worker process is started
+    once (:meth:`warm` starts it ahead of the first Analyze) and serves one run at a time; events come back in
+    order through a reader thread and ``emit``, which the analysis view marshals onto the GUI thread. The API
+    key is read from the keyring here and handed over with the order, so the worker never needs a keyring.
+
+    Args:
+        db: the store (its file is opened by the worker too; SQLite's WAL lets both read and write).
+        settings_loader: returns the current settings, sent with each run.
+        secrets: where API keys are kept.
+    """
+
+    def __init__(self, db: Database, settings_loader: Callable[[], object], secrets: SecretStore | None = None) -> None:
+        if db.path is None:
+            raise ValueError("a worker process needs a database file, not an in-memory store")
+        self.db_path = str(db.path)
+        self._settings = settings_loader
+        self._secrets = secrets
+        self._process: BaseProcess | None = None
+        self._orders: Connection | None = None
+        self._replies: Connection | None = None
+
+    def warm(self) -> None:
+        """Start the worker now (it takes about a second to import the pipeline) if it is not running."""
+        if self._process is not None and self._process.is_alive():
+            return
+        self.close()
+        ctx = multiprocessing.get_context("spawn")  # never fork a process that runs Qt
+        orders_out, orders_in = ctx.Pipe(duplex=False)
+        replies_out, replies_in = ctx.Pipe(duplex=False)
+        from app.pipeline.worker import worker_main
+
+        process = ctx.Process(target=worker_main, args=(orders_out, replies_in), name="replaysage-analysis",
+                              daemon=True)
+        process.start()
+        orders_out.close()
+        replies_in.close()
+        self._process, self._orders, self._replies = process, orders_in, replies_out
+
+    async def run(self, replay_path: Path, emit: Emit, *, profile: str, resume: bool = False) -> int | None:
+        """Send the run to the worker and relay its events; a cancel here cancels it there and waits."""
+        from app.pipeline.worker import RunOrder
+
+        settings = _settings(self._settings)
         prof = settings.profile(profile)
-        client = None
-        if not prof.rule_based:  # building an HTTP client loads the TLS trust store: not on the GUI thread
-            from app.llm.openai_compat import make_http_client
+        key = None
+        if not prof.rule_based:  # the keyring may be slow (a D-Bus call): not on the GUI thread
+            from app.llm.factory import resolve_api_key
 
-            client = await asyncio.to_thread(make_http_client)
-        provider = build_provider(settings, prof, client=client)
-        knowledge = settings.get("user_knowledge_file") or None
+            secrets = self._secrets or SecretStore(settings.get("secret_fallback"))
+            key = await asyncio.to_thread(resolve_api_key, settings.provider(prof.provider).name, secrets)
+        self.warm()
+        assert self._orders is not None
+        assert self._replies is not None
+        loop = asyncio.get_running_loop()
+        outcome: asyncio.Future[tuple[Any, ...]] = loop.create_future()
+        relay = threading.Thread(target=self._relay, args=(self._replies, emit, loop, outcome),
+                                 name="replaysage-relay", daemon=True)
+        relay.start()
+        self._orders.send(("run", RunOrder(str(replay_path), profile, resume, settings, self.db_path, key)))
         try:
-            return await run_analysis(replay_path, db=self.db, provider=provider,
-                                      choice=ModelChoice.from_settings(prof), lang=settings.analysis_lang(),
-                                      emit=emit, resume=resume, user_knowledge=knowledge)
-        finally:
-            await provider.aclose()
-            if client is not None:
-                await client.aclose()
+            result = await asyncio.shield(outcome)
+        except asyncio.CancelledError:
+            with contextlib.suppress(OSError):
+                self._orders.send(("cancel",))
+            await asyncio.to_thread(relay.join, 60)  # the worker stores the partial stage, then answers
+            if relay.is_alive():  # the worker hangs: stop it (its pipe's end also ends the relay)
+                self.close()
+            raise
+        kind = result[0]
+        if kind == "done":
+            return int(result[1])
+        if kind == "cancelled":
+            raise asyncio.CancelledError
+        if kind == "error":
+            raise KnownError(str(result[1]))
+        if kind == "stopped":
+            code = self._process.exitcode if self._process is not None else None
+            self.close()
+            raise WorkerStoppedError(f"the analysis worker stopped unexpectedly (exit code {code}); finished stages "
+                                "are stored and the analysis can be resumed")
+        raise RuntimeError(f"the analysis worker failed:\n{result[1]}")
+
+    @staticmethod
+    def _relay(replies: Connection, emit: Emit, loop: asyncio.AbstractEventLoop,
+               outcome: asyncio.Future[tuple[Any, ...]]) -> None:
+        """Reader thread: pass events on until the run's last message (or the pipe's end)."""
+        while True:
+            try:
+                message = replies.recv()
+            except (EOFError, OSError):
+                message = ("stopped",)
+            if message[0] == "event":
+                emit(message[1])
+                continue
+
+            def settle(m: tuple[Any, ...] = message) -> None:
+                if not outcome.done():
+                    outcome.set_result(m)
+
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+                loop.call_soon_threadsafe(settle)
+            return
+
+    def close(self) -> None:
+        """Stop the worker (a running analysis is cancelled and marked resumable first)."""
+        process, orders = self._process, self._orders
+        self._process = self._orders = None
+        if orders is not None:
+            with contextlib.suppress(OSError):
+                orders.send(("stop",))
+            orders.close()
+        if process is not None:
+            process.join(10)
+            if process.is_alive():
+                process.terminate()
+                process.join(2)
+        if self._replies is not None:
+            self._replies.close()
+            self._replies = None
 
 
 class ThreadedRunner:
@@ -132,9 +257,12 @@ class ThreadedRunner:
         self._thread = None
 
 
-def default_runner(db: Database, settings_loader: Callable[[], object]) -> AnalysisRunner:
-    """The runner the app uses: the real pipeline in a worker thread (swap here to plug a different one)."""
-    return ThreadedRunner(PipelineRunner(db, settings_loader))
+def default_runner(db: Database, settings_loader: Callable[[], object],
+                   secrets: SecretStore | None = None) -> AnalysisRunner:
+    """The runner the app uses: the real pipeline in a worker process (in a thread for an in-memory store)."""
+    if db.path is None:
+        return ThreadedRunner(PipelineRunner(db, settings_loader))
+    return ProcessRunner(db, settings_loader, secrets)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,167 @@
+"""Analyses in a worker process, so a front end's interpreter never shares its GIL with the pipeline.
+
+The pipeline does long stretches of pure Python (parsing, fact indexes, the offline analyst, validation); in a
+thread of the GUI process each stretch holds the GIL and the window freezes for tens of milliseconds at a time.
+A child process runs them instead: the front end sends :class:`RunOrder` messages down one pipe and reads
+:mod:`app.pipeline.events` back from another. Both sides are plain :mod:`multiprocessing` connections, so the
+child is started with the ``spawn`` method (never ``fork`` in a process that runs Qt).
+
+Messages, front end → worker: ``("run", RunOrder)``, ``("cancel",)``, ``("stop",)``.
+Worker → front end: ``("event", PipelineEvent)`` any number of times, then exactly one of ``("done", id)``,
+``("cancelled",)``, ``("error", message)`` (a :class:`~app.errors.KnownError`) or ``("crash", traceback)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app.errors import KnownError
+from app.pipeline import events as ev
+
+if TYPE_CHECKING:
+    from app.settings import Settings
+    from app.store.db import Database
+
+
+@dataclass(frozen=True, slots=True)
+class RunOrder:
+    """One analysis for the worker to run.
+
+    Attributes:
+        replay_path: The replay file.
+        profile: Name of the model profile in ``settings``.
+        resume: Continue the interrupted analysis of this replay and model, if there is one.
+        settings: The settings as the front end has them now (a dialog may have changed them).
+        db_path: The store to write to.
+        api_key: The provider's key, read from the keyring by the front end (it is never written anywhere).
+    """
+
+    replay_path: str
+    profile: str
+    resume: bool
+    settings: Settings
+    db_path: str
+    api_key: str | None = None
+
+    def __repr__(self) -> str:  # the key must never reach a log or a traceback
+        return (f"RunOrder(replay_path={self.replay_path!r}, profile={self.profile!r}, resume={self.resume}, "
+                f"db_path={self.db_path!r}, api_key={'***' if self.api_key else None})")
+
+
+async def run_with_settings(
+    replay_path: Path,
+    *,
+    settings: Settings,
+    profile: str,
+    db: Database,
+    emit: Callable[[ev.PipelineEvent], None],
+    resume: bool = False,
+    api_key: str | None = None,
+) -> int:
+    """Settings → provider → :func:`app.pipeline.service.run_analysis`; the one way a front end starts a run."""
+    from app.llm.factory import build_provider
+    from app.pipeline.service import ModelChoice, run_analysis
+
+    prof = settings.profile(profile)
+    client = None
+    if not prof.rule_based:  # building an HTTP client loads the TLS trust store: keep it off the caller's loop
+        from app.llm.openai_compat import make_http_client
+
+        client = await asyncio.to_thread(make_http_client)
+    provider = build_provider(settings, prof, client=client, api_key=api_key)
+    knowledge = settings.get("user_knowledge_file") or None
+    try:
+        return await run_analysis(replay_path, db=db, provider=provider, choice=ModelChoice.from_settings(prof),
+                                  lang=settings.analysis_lang(), emit=emit, resume=resume, user_knowledge=knowledge)
+    finally:
+        await provider.aclose()
+        if client is not None:
+            await client.aclose()
+
+
+class _Worker:
+    """The child's side: one run at a time on the child's event loop, orders read by a listener thread."""
+
+    def __init__(self, orders: Connection, replies: Connection) -> None:
+        self.orders = orders
+        self.replies = replies
+        self.loop = asyncio.new_event_loop()
+        self.task: asyncio.Task[None] | None = None
+        self._send_lock = threading.Lock()
+        self._databases: dict[str, Database] = {}
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        # the pipeline may emit from its own worker threads: one message at a time on the pipe
+        with self._send_lock:
+            self.replies.send(message)
+
+    def listen(self) -> None:
+        """Listener thread: hand each order to the loop; a closed pipe means the front end is gone."""
+        while True:
+            try:
+                message = self.orders.recv()
+            except (EOFError, OSError):
+                message = ("stop",)
+            self.loop.call_soon_threadsafe(self.obey, message)
+            if message[0] == "stop":
+                return
+
+    def obey(self, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        if kind == "run" and (self.task is None or self.task.done()):
+            self.task = self.loop.create_task(self.run(message[1]))
+        elif kind == "run":
+            self.send(("error", "an analysis is already running in the worker"))
+        elif kind == "cancel" and self.task is not None:
+            self.task.cancel()
+        elif kind == "stop":
+            if self.task is None or self.task.done():
+                self.loop.stop()
+            else:  # let the run store its partial stage first
+                self.task.add_done_callback(lambda _t: self.loop.stop())
+                self.task.cancel()
+
+    def database(self, path: str) -> Database:
+        from app.store import open_database
+
+        if path not in self._databases:
+            self._databases[path] = open_database(path)
+        return self._databases[path]
+
+    async def run(self, order: RunOrder) -> None:
+        try:
+            analysis_id = await run_with_settings(
+                Path(order.replay_path), settings=order.settings, profile=order.profile,
+                db=self.database(order.db_path), emit=lambda e: self.send(("event", e)), resume=order.resume,
+                api_key=order.api_key)
+        except asyncio.CancelledError:
+            self.send(("cancelled",))
+        except KnownError as exc:
+            self.send(("error", str(exc)))
+        except Exception:  # a bug: the front end shows it rather than losing it
+            self.send(("crash", traceback.format_exc()))
+        else:
+            self.send(("done", analysis_id))
+
+    def serve(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        threading.Thread(target=self.listen, name="replaysage-orders", daemon=True).start()
+        try:
+            self.loop.run_forever()  # run_forever installs the async-generator hooks (engineering notes §1.5)
+        finally:
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+            self.loop.close()
+            for db in self._databases.values():
+                db.close()
+
+
+def worker_main(orders: Connection, replies: Connection) -> None:
+    """Entry point of the worker process (the target given to ``multiprocessing.Process``)."""
+    _Worker(orders, replies).serve()

@@ -1,0 +1,132 @@
+"""The analysis worker process: real offline runs in a child process, cancel, resume, and a worker that dies.
+
+No Qt here: the runner is the GUI's wiring point but speaks only :mod:`app.pipeline.events`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from app.pipeline import events as ev
+from app.pipeline.prepare import file_sha256
+from app.pipeline.repository import AnalysisRepository
+from app.pipeline.worker import RunOrder
+from app.settings import OFFLINE_PROFILE, Settings
+from app.store import open_database
+from tests.conftest import corpus_file
+from ui.runner import ProcessRunner, WorkerStoppedError
+
+LONG_1V1 = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
+
+
+def _runner(tmp_path: Path) -> tuple[ProcessRunner, AnalysisRepository]:
+    db = open_database(tmp_path / "store.db")
+    settings = Settings.load()
+    return ProcessRunner(db, lambda: settings), AnalysisRepository(db)
+
+
+async def _run_until(runner: ProcessRunner, replay: Path, events: list[ev.PipelineEvent],
+                     stop_when: type[ev.PipelineEvent], *, resume: bool = False) -> asyncio.Task[int | None]:
+    """Start a run and return its task once an event of type ``stop_when`` has arrived."""
+    arrived = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def emit(e: ev.PipelineEvent) -> None:  # called on the relay thread
+        events.append(e)
+        if isinstance(e, stop_when):
+            loop.call_soon_threadsafe(arrived.set)
+
+    task = asyncio.ensure_future(runner.run(replay, emit, profile=OFFLINE_PROFILE, resume=resume))
+    waiter = asyncio.ensure_future(arrived.wait())
+    await asyncio.wait([task, waiter], timeout=120, return_when=asyncio.FIRST_COMPLETED)
+    waiter.cancel()
+    return task
+
+
+def test_cancel_in_the_worker_keeps_finished_stages_and_resume_completes(tmp_path: Path) -> None:
+    replay = corpus_file(LONG_1V1)
+    runner, repo = _runner(tmp_path)
+
+    async def scenario() -> None:
+        events: list[ev.PipelineEvent] = []
+        task = await _run_until(runner, replay, events, ev.StageFinished)
+        assert not task.done(), "the 24-minute analysis has more than one stage"
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # the worker's own pipeline marked the run: its RunFinished came through before the run ended
+        assert isinstance(events[0], ev.RunStarted)
+        assert isinstance(events[-1], ev.RunFinished)
+        assert events[-1].status == "cancelled"
+        analysis_id = events[0].analysis_id
+        rec = repo.load(analysis_id)
+        assert rec.status == "cancelled"
+        assert repo.resumable(file_sha256(replay), OFFLINE_PROFILE) == analysis_id
+        finished = {e.stage.key for e in events if isinstance(e, ev.StageFinished)}
+        assert finished <= {s.key for s in rec.stages if s.status == "done"}
+        requests_before = {s.key: len(s.requests) for s in rec.stages if s.key in finished}
+        # resume in the same worker: the same analysis completes
+        resumed: list[ev.PipelineEvent] = []
+        assert await runner.run(replay, resumed.append, profile=OFFLINE_PROFILE, resume=True) == analysis_id
+        assert repo.load(analysis_id).status == "completed"
+        after = {s.key: len(s.requests) for s in repo.load(analysis_id).stages if s.key in finished}
+        assert after == requests_before, "stages done before the cancel are not asked again"
+        assert isinstance(resumed[0], ev.RunStarted)
+        assert resumed[0].resumed
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        runner.close()
+
+
+def test_a_worker_that_dies_is_a_clear_error_and_the_run_resumes(tmp_path: Path) -> None:
+    replay = corpus_file(LONG_1V1)
+    runner, repo = _runner(tmp_path)
+
+    async def scenario() -> None:
+        events: list[ev.PipelineEvent] = []
+        task = await _run_until(runner, replay, events, ev.StageFinished)
+        process = runner._process
+        assert process is not None
+        process.kill()
+        with pytest.raises(WorkerStoppedError, match=r"stopped unexpectedly \(exit code -9\)"):
+            await task
+        analysis_id = events[0].analysis_id
+        assert isinstance(events[0], ev.RunStarted)
+        assert repo.load(analysis_id).status == "running"  # nobody could mark it: the process was killed
+        # a new worker starts on the next run and finishes the interrupted analysis
+        assert await runner.run(replay, lambda _e: None, profile=OFFLINE_PROFILE, resume=True) == analysis_id
+        assert runner._process is not None
+        assert runner._process is not process
+        assert repo.load(analysis_id).status == "completed"
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        runner.close()
+
+
+def test_a_bad_replay_is_reported_by_name_from_the_worker(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.RA3Replay"
+    bad.write_bytes(b"this is not a replay" * 20)
+    runner, _repo = _runner(tmp_path)
+    from app.errors import KnownError
+
+    try:
+        with pytest.raises(KnownError, match=r"broken\.RA3Replay"):
+            asyncio.run(runner.run(bad, lambda _e: None, profile=OFFLINE_PROFILE))
+        # the worker survives a user error and serves the next run
+        assert runner._process is not None
+        assert runner._process.is_alive()
+    finally:
+        runner.close()
+
+
+def test_the_order_never_shows_its_key() -> None:
+    order = RunOrder("a.RA3Replay", "remote", False, Settings(Path("unused.json")), "x.db", "sk-secret-123")
+    assert "sk-secret-123" not in repr(order)
+    assert "***" in repr(order)
