@@ -11,6 +11,9 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch to the CLI or launch the GUI."""
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # a frozen build starts the analysis worker through this executable
     args = list(sys.argv[1:] if argv is None else argv)
     from app.cli import command_names
     from app.cli import main as cli_main
