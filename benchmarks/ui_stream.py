@@ -122,6 +122,7 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
         window = MainWindow(ctx)
         window.show()
         app.processEvents()
+        window.repaint()  # visible means painted: the first full paint is part of start-up
         from ui.monitor import process_age_seconds
 
         age = process_age_seconds()  # from the process start, interpreter included (Linux); else from our clock
