@@ -3,8 +3,9 @@
 The scripted OpenAI-compatible server on 127.0.0.1 (in a child process, like a real server) streams N tokens
 (one delta each, 4 characters, the first
 tenth as reasoning) at R tokens/s; the real client parses them and a runner turns them into pipeline events
-for the real main window (offscreen), exactly as a live analysis stage does. Targets: longest event-loop
-stall < 50 ms while streaming; startup to a visible window ≤ 2 s.
+for the real main window (offscreen), as a live analysis stage does. The client runs on the GUI loop here,
+which is harsher than the app, where it runs in the analysis worker process and only the events reach the
+GUI. Targets: longest event-loop stall < 50 ms while streaming; startup to a visible window ≤ 2 s.
 
 Usage: .venv/bin/python benchmarks/ui_stream.py [--tokens 30000] [--rate 200] [--json]
 """
