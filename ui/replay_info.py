@@ -89,8 +89,9 @@ def load_info(path: Path, *, stats: bool = True) -> ReplayInfo:
     # nobody else in the game uses, so every curve stays distinguishable
     used = {s.color for s in header.slots}
     free = iter([c for i, c in enumerate(PLAYER_COLORS) if i not in used])
+    placeholder = header.post_commentator_slot  # ``PC=``: a slot that never acts, not a person
     for slot in header.slots:
-        if slot.kind in (SlotKind.CLOSED, SlotKind.OPEN):
+        if slot.kind in (SlotKind.CLOSED, SlotKind.OPEN) or slot.index == placeholder:
             continue
         st = by_slot.get(slot.index)
         faction = getattr(st, "faction", "") or slot.faction or "?"

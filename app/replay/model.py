@@ -163,6 +163,19 @@ class Header:
             return None
 
     @property
+    def post_commentator_slot(self) -> int | None:
+        """``S=`` index of the ``post Commentator`` placeholder (settings key ``PC``); None when there is none.
+
+        The placeholder never acts (format notes §1.2, §7), so views that list people leave this slot out.
+        ``PC=-1``, a missing key or a value that is not a number all mean "no placeholder".
+        """
+        try:
+            index = int(self.settings.get("PC", ""))
+        except ValueError:
+            return None
+        return index if index >= 0 else None
+
+    @property
     def utc_time(self) -> datetime:
         """The start time in UTC (from the Unix timestamp)."""
         from datetime import UTC

@@ -1,0 +1,46 @@
+"""What the replay card and the library list: the people in the ``S=`` slots, never the ``PC=`` placeholder.
+
+Expected names are the ``S=`` entries of each file read by hand from the bytes (see ``tests/replay``), minus the
+entry ``PC=`` points at.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.replay.sample import sample_bytes
+from tests.conftest import corpus_file
+from ui.replay_info import load_info
+
+# file -> (name, observer) in slot order, without the post Commentator placeholder
+CARDS: dict[str, list[tuple[str, bool]]] = {
+    "ra3_1v1_infinity_isle_observers_12m.RA3Replay": [
+        ("[LT]Laimis", True), ("HugeSini_no_Ouji", True), ("LostLamb", False), ("H2O||IaMGoDoFWaR", False),
+        ("uji", True)],
+    "ra3_1v1_industrial_strength_observer_7m.RA3Replay": [
+        ("极北之蛋", False), ("Neutralize", True), ("Superion", False)],
+    "corona_pve_vs_ai_10m.RA3Replay": [("st", False), ("AI (hard)", False)],
+    # PC=-1: nothing to leave out
+    "ra3_3v3_spring_showdown_19m.RA3Replay": [
+        ("Rumi", False), ("Lilika", False), ("Chtholly", False), ("lizisys", False), ("Toolman", False),
+        ("MahoMahoRepublic", False)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CARDS))
+@pytest.mark.parametrize("stats", [True, False])
+def test_card_lists_people_not_the_placeholder(name: str, stats: bool) -> None:
+    info = load_info(corpus_file(name), stats=stats)
+    assert info.error == ""
+    assert [(p.name, p.observer) for p in info.players] == CARDS[name]
+    assert "post Commentator" not in info.players_text
+
+
+def test_sample_card_has_alice_and_boris_only(tmp_path: Path) -> None:
+    path = tmp_path / "sample.RA3Replay"
+    path.write_bytes(sample_bytes())
+    info = load_info(path)
+    assert [p.name for p in info.players] == ["Alice", "Boris"]
+    assert info.players_text == "Alice (Allies), Boris (Soviets)"
