@@ -31,6 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.budget.errors import BudgetConfigError
+from app.budget.profile import ModelProfile, hard_limit
 from app.errors import KnownError
 from app.llm.secrets import SecretStore, mask
 from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings, ProviderSettings, Settings
@@ -283,8 +285,10 @@ class SettingsDialog(QDialog):
         for box in self.m_prices:
             box.setRange(0, 1000)
             box.setDecimals(4)
+        self.m_context.valueChanged.connect(self._cap_budget)
         self.m_context.valueChanged.connect(self._budget_hint)
         self.m_budget.valueChanged.connect(self._budget_hint)
+        self._cap_budget()
         self._budget_hint()
         self.active = QComboBox()
         save = QPushButton(t("保存模型", "Save model"))
@@ -330,6 +334,10 @@ class SettingsDialog(QDialog):
             self.active.addItem(name, name)
         self.active.setCurrentIndex(max(0, self.active.findData(current)))
 
+    def _cap_budget(self) -> None:
+        """ContextBudget may not exceed the profile's hard limit for the current ContextLength (0 = tier default)."""
+        self.m_budget.setMaximum(hard_limit(self.m_context.value()))
+
     def _budget_hint(self) -> None:
         if self.m_budget.value() == 0:
             self.m_budget_hint.setText(tier_text(self.m_context.value(), self.ui))
@@ -366,7 +374,15 @@ class SettingsDialog(QDialog):
         if prof.provider not in self._providers:
             raise KnownError(self.ui.t(f"模型 {prof.name} 的服务商 {prof.provider!r} 不存在",
                                        f"model {prof.name}: unknown provider {prof.provider!r}"))
+        self._check_budget(prof)
         return prof
+
+    def _check_budget(self, prof: ModelProfileSettings) -> None:
+        """Refuse numbers :class:`app.budget.profile.ModelProfile` would reject when an analysis starts."""
+        try:
+            ModelProfile.from_mapping(prof.budget_mapping())
+        except BudgetConfigError as exc:
+            raise KnownError(self.ui.t(f"模型 {prof.name}：{exc}", f"model {prof.name}: {exc}")) from exc
 
     def save_model(self) -> None:
         """Take the model form into the pending edit (validated)."""
@@ -433,6 +449,8 @@ class SettingsDialog(QDialog):
         """Validate everything, store keys in the keyring, write the settings file. False (with a message) if not."""
         s = self.settings
         try:
+            for prof in self._profiles.values():  # before anything is written: a bad profile saves nothing
+                self._check_budget(prof)
             s.set("ui_language", self.ui_language.currentData())
             s.set("analysis_language", self.analysis_language.currentData())
             s.set("replay_folder", self.replay_folder.text().strip())

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
 
 from app.llm.scripted_server import Reply, ScriptedServer
 from app.llm.secrets import SERVICE, SecretStore
@@ -173,3 +174,53 @@ def test_gui_analysis_over_http_uses_the_keyring_key(qtbot: Any, run: Any, memor
         finally:
             win.close()
             ctx.db.close()
+
+
+def test_budget_capped_at_the_profile_hard_limit(qtbot: Any, run: Any, memory_keyring: Any) -> None:
+    from app.i18n import Lang
+
+    ctx = AppContext.open()
+    dlg = SettingsDialog(ctx.settings, ctx.secrets, UiLanguage(Lang.EN))
+    qtbot.addWidget(dlg)
+    dlg.m_context.setValue(128_000)
+    assert dlg.m_budget.maximum() == 115_200  # 90% of 128,000 (plan §4.3)
+    dlg.m_budget.setValue(200_000)
+    assert dlg.m_budget.value() == 115_200
+    dlg.m_context.setValue(1_000_000)
+    assert dlg.m_budget.maximum() == 900_000
+    dlg.m_budget.setValue(0)  # 0 = the tier default, still allowed
+    assert dlg.m_budget.value() == 0
+    assert "160,000" in dlg.m_budget_hint.text()
+    ctx.db.close()
+
+
+def test_save_refuses_a_profile_the_budget_rules_reject(qtbot: Any, run: Any, memory_keyring: Any) -> None:
+    from app.i18n import Lang
+    from app.settings import ModelProfileSettings, ProviderSettings
+
+    settings = Settings.load()
+    settings.put_provider(ProviderSettings("Local", "http://127.0.0.1:1/v1"))
+    settings.save()
+    ctx = AppContext.open()
+    # a profile whose budget is above 90% of its context (120,000 > 115,200), as an older file could hold it
+    ctx.settings.put_profile(ModelProfileSettings("too-big", "Local", "m", context_length=128_000,
+                                                  context_budget=120_000))
+    dlg = SettingsDialog(ctx.settings, ctx.secrets, UiLanguage(Lang.EN))
+    qtbot.addWidget(dlg)
+    assert not dlg.apply()
+    message = dlg.error_label.text()
+    assert "too-big" in message
+    assert "context budget" in message
+    assert "115,200" in message
+    assert all(p.name != "too-big" for p in Settings.load().profiles)  # nothing written
+    # the form refuses what the profile would reject too: reserve max(2 × 20,000, 32,000) ≥ 90% of 40,000
+    dlg.m_name.setText("small")
+    dlg.m_provider.setCurrentText("Local")
+    dlg.m_model.setText("m")
+    dlg.m_context.setValue(40_000)
+    dlg.m_max_tokens.setValue(20_000)
+    dlg.save_model()
+    assert "small" in dlg.error_label.text()
+    assert "max_tokens" in dlg.error_label.text()
+    assert dlg.model_list.findItems("small", Qt.MatchFlag.MatchExactly) == []
+    ctx.db.close()
