@@ -91,18 +91,23 @@ class SettingsDialog(QDialog):
         self.settings = settings
         self.secrets = secrets
         self.ui = ui
-        t = ui.t
-        self.setWindowTitle(t("设置", "Settings"))
+        ui.bind(self, self.setWindowTitle, "设置", "Settings")
         self.resize(640, 520)
         self._providers: dict[str, ProviderSettings] = {p.name: p for p in settings.providers}
         self._profiles: dict[str, ModelProfileSettings] = {p.name: p for p in settings.profiles
                                                            if p.name != OFFLINE_PROFILE}
         self._keys: dict[str, str] = {}  # typed, not yet stored
         self._test_task: asyncio.Task[None] | None = None
+        self._test_text: tuple[str, str] = ("", "")  # the connection test line, 中文 and English
         self.tabs = QTabWidget(self)
-        self.tabs.addTab(self._general_tab(), t("常规", "General"))
-        self.tabs.addTab(self._providers_tab(), t("服务商", "Providers"))
-        self.tabs.addTab(self._models_tab(), t("模型", "Models"))
+        for page, zh, en in ((self._general_tab(), "常规", "General"), (self._providers_tab(), "服务商", "Providers"),
+                             (self._models_tab(), "模型", "Models")):
+            index = self.tabs.addTab(page, "")
+
+            def set_tab(text: str, i: int = index) -> None:
+                self.tabs.setTabText(i, text)
+
+            ui.bind(self, set_tab, zh, en)
         self.error_label = QLabel(self)
         self.error_label.setStyleSheet("color: #b71c1c;")
         self.error_label.setWordWrap(True)
@@ -110,9 +115,15 @@ class SettingsDialog(QDialog):
         self.warning_label.setStyleSheet("color: #8a6d00;")
         self.warning_label.setWordWrap(True)
         self.warning_label.setVisible(bool(self.warning_label.text()))
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+        std = QDialogButtonBox.StandardButton
+        buttons = QDialogButtonBox(std.Ok | std.Apply | std.Cancel, self)
         buttons.accepted.connect(self._ok)
         buttons.rejected.connect(self.reject)
+        buttons.button(std.Apply).clicked.connect(self.apply)
+        for which, zh, en in ((std.Ok, "确定", "OK"), (std.Apply, "应用", "Apply"), (std.Cancel, "取消", "Cancel")):
+            ui.bind(self, buttons.button(which).setText, zh, en)
+        self.buttons = buttons
+        ui.changed.connect(self._retranslate)
         lay = QVBoxLayout(self)
         lay.addWidget(self.tabs, 1)
         lay.addWidget(self.warning_label)
@@ -121,20 +132,31 @@ class SettingsDialog(QDialog):
 
     # -- general ------------------------------------------------------------------------------------------------
 
+    def _row(self, form: QFormLayout, zh: str, en: str, field: QWidget) -> QLabel:
+        """A form row whose label follows the interface language."""
+        label = QLabel()
+        self.ui.bind(self, label.setText, zh, en)
+        form.addRow(label, field)
+        return label
+
+    def _item(self, box: QComboBox, index: int, zh: str, en: str) -> None:
+        """A combo box item whose text follows the interface language."""
+        self.ui.bind(self, lambda text: box.setItemText(index, text), zh, en)
+
     def _general_tab(self) -> QWidget:
-        t = self.ui.t
         page = QWidget()
         form = QFormLayout(page)
         self.ui_language = QComboBox()
         self.analysis_language = QComboBox()
         for box, key in ((self.ui_language, "ui_language"), (self.analysis_language, "analysis_language")):
             for code, zh, en in LANG_CHOICES:
-                box.addItem(t(zh, en), code)
+                box.addItem("", code)
+                self._item(box, box.count() - 1, zh, en)
             box.setCurrentIndex(max(0, box.findData(self.settings.get(key))))
         self.replay_folder = QLineEdit(self.settings.get("replay_folder"))
         self.knowledge_mod = QComboBox()
         self.knowledge_mod.setEditable(True)  # a user knowledge folder may name a mod we do not bundle
-        self.knowledge_mod.addItem(t("自动识别", "detect from the replay"), "")
+        self.knowledge_mod.addItem(self._detect_text(), "")  # retranslated in _retranslate (keeps a typed id)
         for mod_id, title in bundled_mods(self.ui):
             self.knowledge_mod.addItem(f"{mod_id} — {title}", mod_id)
         current = self.settings.get("knowledge_mod_override")
@@ -149,12 +171,16 @@ class SettingsDialog(QDialog):
             self.secret_fallback.addItem(code, code)
         fallback = self.settings.get("secret_fallback")
         self.secret_fallback.setCurrentIndex(max(0, self.secret_fallback.findData(fallback)))
-        form.addRow(OPTIONS["ui_language"].title(self.ui.lang), self.ui_language)
-        form.addRow(OPTIONS["analysis_language"].title(self.ui.lang), self.analysis_language)
-        form.addRow(OPTIONS["replay_folder"].title(self.ui.lang), self._browse(self.replay_folder, folder=True))
-        form.addRow(OPTIONS["knowledge_mod_override"].title(self.ui.lang), self.knowledge_mod)
-        form.addRow(OPTIONS["user_knowledge_file"].title(self.ui.lang), self._browse(self.user_knowledge, folder=False))
-        form.addRow(OPTIONS["secret_fallback"].title(self.ui.lang), self.secret_fallback)
+        rows: tuple[tuple[str, QWidget], ...] = (
+            ("ui_language", self.ui_language), ("analysis_language", self.analysis_language),
+            ("replay_folder", self._browse(self.replay_folder, folder=True)),
+            ("knowledge_mod_override", self.knowledge_mod),
+            ("user_knowledge_file", self._browse(self.user_knowledge, folder=False)),
+            ("secret_fallback", self.secret_fallback),
+        )
+        self.general_labels: dict[str, QLabel] = {}
+        for key, widget in rows:
+            self.general_labels[key] = self._row(form, OPTIONS[key].title_zh, OPTIONS[key].title_en, widget)
         return page
 
     def knowledge_mod_value(self) -> str:
@@ -169,7 +195,8 @@ class SettingsDialog(QDialog):
         lay = QHBoxLayout(row)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(edit, 1)
-        button = QPushButton(self.ui.t("浏览…", "Browse…"))
+        button = QPushButton()
+        self.ui.bind(self, button.setText, "浏览…", "Browse…")
         lay.addWidget(button)
 
         def pick() -> None:
@@ -184,7 +211,7 @@ class SettingsDialog(QDialog):
     # -- providers ------------------------------------------------------------------------------------------------
 
     def _providers_tab(self) -> QWidget:
-        t = self.ui.t
+        bind = self.ui.bind
         page = QWidget()
         self.provider_list = QListWidget()
         self.provider_list.addItems(list(self._providers))
@@ -194,16 +221,19 @@ class SettingsDialog(QDialog):
         self.p_url.setPlaceholderText("https://api.deepseek.com/v1")
         self.p_key = QLineEdit()
         self.p_key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.p_stream = QCheckBox(t("流式输出", "Streaming"))
+        self.p_stream = QCheckBox()
+        bind(self, self.p_stream.setText, "流式输出", "Streaming")
         self.p_stream.setChecked(True)
-        save = QPushButton(t("保存服务商", "Save provider"))
+        self.save_provider_button = save = QPushButton()
+        bind(self, save.setText, "保存服务商", "Save provider")
         save.clicked.connect(self.save_provider)
-        remove = QPushButton(t("删除", "Remove"))
+        remove = QPushButton()
+        bind(self, remove.setText, "删除", "Remove")
         remove.clicked.connect(self._remove_provider)
         form = QFormLayout()
-        form.addRow(t("名称", "Name"), self.p_name)
+        self._row(form, "名称", "Name", self.p_name)
         form.addRow("Base URL", self.p_url)
-        form.addRow(t("API 密钥（存入系统钥匙串）", "API key (kept in the keyring)"), self.p_key)
+        self._row(form, "API 密钥（存入系统钥匙串）", "API key (kept in the keyring)", self.p_key)
         form.addRow("", self.p_stream)
         buttons = QHBoxLayout()
         buttons.addWidget(save)
@@ -222,7 +252,12 @@ class SettingsDialog(QDialog):
         self.p_url.setText(prov.base_url)
         self.p_stream.setChecked(prov.stream)
         self.p_key.clear()
-        stored = self._keys.get(name) or self.secrets.get(name)
+        self._key_hint()
+
+    def _key_hint(self) -> None:
+        """The masked hint of the shown provider's stored (or typed) key."""
+        name = self.p_name.text()
+        stored = (self._keys.get(name) or self.secrets.get(name)) if name in self._providers else ""
         self.p_key.setPlaceholderText(self.ui.t(f"已保存：{mask(stored)}", f"stored: {mask(stored)}") if stored else "")
 
     def save_provider(self) -> None:
@@ -257,7 +292,7 @@ class SettingsDialog(QDialog):
     # -- models ---------------------------------------------------------------------------------------------------
 
     def _models_tab(self) -> QWidget:
-        t = self.ui.t
+        bind = self.ui.bind
         page = QWidget()
         self.model_list = QListWidget()
         self.model_list.currentTextChanged.connect(self._show_model)
@@ -277,10 +312,12 @@ class SettingsDialog(QDialog):
         self.m_max_tokens = QSpinBox()
         self.m_max_tokens.setRange(1, 1_000_000)
         self.m_max_tokens.setValue(8192)
-        self.m_reasoning = QCheckBox(t("推理模型（输出思考）", "Reasoning model (emits thinking)"))
+        self.m_reasoning = QCheckBox()
+        bind(self, self.m_reasoning.setText, "推理模型（输出思考）", "Reasoning model (emits thinking)")
         self.m_stream = QComboBox()
         for code, zh, en in ((None, "跟随服务商", "as provider"), (True, "开", "on"), (False, "关", "off")):
-            self.m_stream.addItem(t(zh, en), code)
+            self.m_stream.addItem("", code)
+            self._item(self.m_stream, self.m_stream.count() - 1, zh, en)
         self.m_prices = [QDoubleSpinBox() for _ in range(3)]
         for box in self.m_prices:
             box.setRange(0, 1000)
@@ -291,33 +328,36 @@ class SettingsDialog(QDialog):
         self._cap_budget()
         self._budget_hint()
         self.active = QComboBox()
-        save = QPushButton(t("保存模型", "Save model"))
+        self.save_model_button = save = QPushButton()
+        bind(self, save.setText, "保存模型", "Save model")
         save.clicked.connect(self.save_model)
-        remove = QPushButton(t("删除", "Remove"))
+        remove = QPushButton()
+        bind(self, remove.setText, "删除", "Remove")
         remove.clicked.connect(self._remove_model)
-        self.test_button = QPushButton(t("测试连接", "Test connection"))
+        self.test_button = QPushButton()
+        bind(self, self.test_button.setText, "测试连接", "Test connection")
         self.test_button.clicked.connect(self.test_connection)
         self.test_label = QLabel()
         self.test_label.setWordWrap(True)
         form = QFormLayout()
-        form.addRow(t("名称", "Name"), self.m_name)
-        form.addRow(t("服务商", "Provider"), self.m_provider)
-        form.addRow(t("模型 ID", "Model id"), self.m_model)
+        self._row(form, "名称", "Name", self.m_name)
+        self._row(form, "服务商", "Provider", self.m_provider)
+        self._row(form, "模型 ID", "Model id", self.m_model)
         form.addRow("ContextLength", self.m_context)
         form.addRow("ContextBudget", self.m_budget)
         form.addRow("", self.m_budget_hint)
         form.addRow("max_tokens", self.m_max_tokens)
         form.addRow("", self.m_reasoning)
-        form.addRow(t("流式", "Streaming"), self.m_stream)
-        form.addRow(t("输入价格 / 百万", "Input price / M"), self.m_prices[0])
-        form.addRow(t("缓存输入价格 / 百万", "Cached input price / M"), self.m_prices[1])
-        form.addRow(t("输出价格 / 百万", "Output price / M"), self.m_prices[2])
+        self._row(form, "流式", "Streaming", self.m_stream)
+        self._row(form, "输入价格 / 百万", "Input price / M", self.m_prices[0])
+        self._row(form, "缓存输入价格 / 百万", "Cached input price / M", self.m_prices[1])
+        self._row(form, "输出价格 / 百万", "Output price / M", self.m_prices[2])
         buttons = QHBoxLayout()
         for b in (save, remove, self.test_button):
             buttons.addWidget(b)
         form.addRow(buttons)
         form.addRow(self.test_label)
-        form.addRow(OPTIONS["active_profile"].title(self.ui.lang), self.active)
+        self._row(form, OPTIONS["active_profile"].title_zh, OPTIONS["active_profile"].title_en, self.active)
         lay = QHBoxLayout(page)
         lay.addWidget(self.model_list, 1)
         lay.addLayout(form, 2)
@@ -329,10 +369,40 @@ class SettingsDialog(QDialog):
         self.model_list.clear()
         self.model_list.addItems(list(self._profiles))
         self.active.clear()
-        self.active.addItem(self.ui.t("offline（离线规则分析器）", "offline (rule-based analyst)"), OFFLINE_PROFILE)
+        self.active.addItem(self._offline_text(), OFFLINE_PROFILE)
         for name in self._profiles:
             self.active.addItem(name, name)
         self.active.setCurrentIndex(max(0, self.active.findData(current)))
+
+    def _detect_text(self) -> str:
+        return self.ui.t("自动识别", "detect from the replay")
+
+    def _offline_text(self) -> str:
+        return self.ui.t("offline（离线规则分析器）", "offline (rule-based analyst)")
+
+    def _retranslate(self) -> None:
+        """Texts built from state (not bound once): rebuilt after a language switch."""
+        self.active.setItemText(0, self._offline_text())
+        typed = self.knowledge_mod.currentText()
+        custom = self.knowledge_mod.itemText(self.knowledge_mod.currentIndex()) != typed
+        self.knowledge_mod.setItemText(0, self._detect_text())
+        for mod_id, title in bundled_mods(self.ui):
+            index = self.knowledge_mod.findData(mod_id)
+            if index >= 0:
+                self.knowledge_mod.setItemText(index, f"{mod_id} — {title}")
+        if custom:
+            self.knowledge_mod.setEditText(typed)
+        self._budget_hint()
+        self._key_hint()
+        self._show_test_result()
+        self.warning_label.setText(self.secrets.warning(self.ui.lang))
+        self.warning_label.setVisible(bool(self.warning_label.text()))
+
+    def _show_test_result(self, zh: str | None = None, en: str | None = None) -> None:
+        """Show a connection test line (or re-show the last one in the current language)."""
+        if zh is not None and en is not None:
+            self._test_text = (zh, en)
+        self.test_label.setText(self.ui.t(*self._test_text))
 
     def _cap_budget(self) -> None:
         """ContextBudget may not exceed the profile's hard limit for the current ContextLength (0 = tier default)."""
@@ -406,11 +476,11 @@ class SettingsDialog(QDialog):
         try:
             prof = self._model_from_form()
         except KnownError as exc:
-            self.test_label.setText(str(exc))
+            self._show_test_result(str(exc), str(exc))
             return None
         if self._test_task is not None and not self._test_task.done():
             self._test_task.cancel()
-        self.test_label.setText(self.ui.t("正在测试…", "Testing…"))
+        self._show_test_result("正在测试…", "Testing…")
         self._test_task = asyncio.get_event_loop().create_task(self._probe(prof))
         return self._test_task
 
@@ -439,8 +509,10 @@ class SettingsDialog(QDialog):
         finally:
             await provider.aclose()
             await client.aclose()
-        self.test_label.setText(self.ui.t(f"连接正常：{text}", f"Connection OK: {text}") if ok
-                                else self.ui.t(f"连接失败：{text}", f"Connection failed: {text}"))
+        if ok:
+            self._show_test_result(f"连接正常：{text}", f"Connection OK: {text}")
+        else:
+            self._show_test_result(f"连接失败：{text}", f"Connection failed: {text}")
         self.test_finished.emit(ok, text)
 
     # -- apply ----------------------------------------------------------------------------------------------------
@@ -477,6 +549,9 @@ class SettingsDialog(QDialog):
         self.warning_label.setText(self.secrets.warning(self.ui.lang))
         self.warning_label.setVisible(bool(self.warning_label.text()))
         self.applied.emit()
+        wanted = s.ui_lang()
+        if wanted is not self.ui.lang:  # nobody switched on ``applied`` (a window does): the dialog itself follows
+            self.ui.set_lang(wanted)
         return True
 
     def _ok(self) -> None:

@@ -224,3 +224,56 @@ def test_save_refuses_a_profile_the_budget_rules_reject(qtbot: Any, run: Any, me
     assert "max_tokens" in dlg.error_label.text()
     assert dlg.model_list.findItems("small", Qt.MatchFlag.MatchExactly) == []
     ctx.db.close()
+
+
+def test_dialog_follows_a_live_language_switch(qtbot: Any, run: Any, memory_keyring: Any) -> None:
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from app.i18n import Lang
+
+    ctx = AppContext.open()
+    ui = UiLanguage(Lang.ZH)
+    dlg = SettingsDialog(ctx.settings, ctx.secrets, ui)
+    qtbot.addWidget(dlg)
+    ok = dlg.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    assert dlg.windowTitle() == "设置"
+    assert dlg.tabs.tabText(2) == "模型"
+    assert dlg.save_model_button.text() == "保存模型"
+    assert ok.text() == "确定"
+    dlg.knowledge_mod.setEditText("mymod")  # a typed mod id survives the switch
+    ui.set_lang(Lang.EN)
+    assert dlg.windowTitle() == "Settings"
+    assert [dlg.tabs.tabText(i) for i in range(3)] == ["General", "Providers", "Models"]
+    assert dlg.save_model_button.text() == "Save model"
+    assert dlg.save_provider_button.text() == "Save provider"
+    assert dlg.test_button.text() == "Test connection"
+    assert ok.text() == "OK"
+    assert dlg.general_labels["replay_folder"].text() == "Replay folder"
+    assert dlg.m_stream.itemText(0) == "as provider"
+    assert dlg.active.itemText(0) == "offline (rule-based analyst)"
+    assert dlg.knowledge_mod.itemText(0) == "detect from the replay"
+    assert dlg.knowledge_mod_value() == "mymod"
+    assert dlg.m_budget.value() == 0
+    assert dlg.m_budget_hint.text().startswith("0 = tier default")
+    ctx.db.close()
+
+
+def test_choosing_the_interface_language_in_the_dialog_applies_it(qtbot: Any, run: Any, memory_keyring: Any) -> None:
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from app.i18n import Lang
+
+    ctx = AppContext.open()
+    ui = UiLanguage(Lang.ZH)
+    dlg = SettingsDialog(ctx.settings, ctx.secrets, ui)
+    qtbot.addWidget(dlg)
+    dlg.ui_language.setCurrentIndex(dlg.ui_language.findData("en"))
+    assert dlg.windowTitle() == "设置"  # not before it is applied
+    dlg.buttons.button(QDialogButtonBox.StandardButton.Apply).click()
+    assert dlg.error_label.text() == ""
+    assert ui.lang is Lang.EN
+    assert dlg.windowTitle() == "Settings"
+    assert dlg.tabs.tabText(0) == "General"
+    assert dlg.result() == 0  # Apply saves without accepting (closing) the dialog
+    assert Settings.load().get("ui_language") == "en"
+    ctx.db.close()
