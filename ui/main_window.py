@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -381,7 +382,14 @@ class MainWindow(QMainWindow):
     # -- settings and language ---------------------------------------------------------------------------------------
 
     def open_settings(self) -> SettingsDialog:
-        """Ctrl+,: the settings dialog (non-modal ``open()``)."""
+        """Ctrl+,: the settings dialog (non-modal ``open()``); an open one is brought to the front instead."""
+        old = self.settings_dialog
+        if old is not None and shiboken6.isValid(old):
+            if old.isVisible():
+                old.raise_()
+                old.activateWindow()
+                return old
+            old.deleteLater()  # a closed dialog would keep its language bindings alive
         dlg = SettingsDialog(self.ctx.settings, self.ctx.secrets, self.ui, self)
         dlg.applied.connect(self._settings_applied)
         self.settings_dialog = dlg

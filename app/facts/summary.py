@@ -179,7 +179,8 @@ def _header(ctx: _Ctx) -> str:
         if p.played_faction and p.played_faction != p.faction:
             faction += f" → {p.played_faction}"
         lines.append(f"- P{p.slot} {p.name}: {faction}, {ctx.t('team')} {team}, {kind}")
-    observers = [p.name for p in ix.players if p.kind in ("observer", "commentator") and p.name != "post Commentator"]
+    observers = [p.name for p in ix.players
+                 if p.kind in ("observer", "commentator") and p.slot != h.post_commentator_slot]
     if observers:
         lines.append(f"- {ctx.t('observers')}: {', '.join(observers)}")
     return "\n".join(lines)

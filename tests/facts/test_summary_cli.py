@@ -123,3 +123,13 @@ def test_cli_bad_input_is_a_clear_error(capsys: pytest.CaptureFixture[str], args
     err = capsys.readouterr().err
     assert err.startswith("replaysage: error:")
     assert message in err
+
+
+def test_observer_line_leaves_out_the_post_commentator_placeholder_by_slot() -> None:
+    # header S= of this file (format notes §1.3): obs [LT]Laimis, post Commentator (PC=1), obs HugeSini_no_Ouji,
+    # LostLamb, H2O||IaMGoDoFWaR, obs uji
+    replay = read_replay(corpus_file("ra3_1v1_infinity_isle_observers_12m.RA3Replay"))
+    assert replay.header.post_commentator_slot == 1
+    summary = build_summary(build_fact_index(replay), Lang.EN)
+    assert "- Observers: [LT]Laimis, HugeSini_no_Ouji, uji" in summary.splitlines()
+    assert "post Commentator" not in summary

@@ -277,3 +277,25 @@ def test_choosing_the_interface_language_in_the_dialog_applies_it(qtbot: Any, ru
     assert dlg.result() == 0  # Apply saves without accepting (closing) the dialog
     assert Settings.load().get("ui_language") == "en"
     ctx.db.close()
+
+
+def test_one_settings_dialog_at_a_time(qtbot: Any, memory_keyring: Any) -> None:
+    import shiboken6
+
+    from app.i18n import Lang
+    from ui.runner import ScriptedRunner
+
+    ctx = AppContext.open(runner=ScriptedRunner([]))
+    win = MainWindow(ctx, UiLanguage(Lang.EN))
+    qtbot.addWidget(win)
+    try:
+        first = win.open_settings()
+        assert win.open_settings() is first  # Ctrl+, again brings the open one to the front
+        first.reject()
+        second = win.open_settings()
+        assert second is not first
+        qtbot.waitUntil(lambda: not shiboken6.isValid(first))  # the closed one is deleted, bindings and all
+        second.reject()
+    finally:
+        win.close()
+        ctx.db.close()
