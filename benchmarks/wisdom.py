@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlalchemy import insert
 
 from app.i18n import Lang
-from app.store import open_database
+from app.store import Database, open_database
 from app.wisdom import ErrorWisdomManager, PreventionRule, WisdomEntry
 from app.wisdom import taxonomy as tx
 from app.wisdom.rules import RuleGenerationManager
@@ -105,10 +105,11 @@ def bench_pre_check(folder: Path, n_rules: int) -> None:
     db.close()
 
 
-def bench_query(folder: Path, n_entries: int) -> None:
-    db = open_database(folder / "entries.sqlite3")
-    rng = random.Random(2)
-    t0 = time.perf_counter()
+def seed_entries(db: Database, n_entries: int, rng: random.Random) -> None:
+    """Insert ``n_entries`` synthetic entries (1,000 ids per day from 2026-01-01) in bulk.
+
+    Shared with ``benchmarks/side_tabs.py``.
+    """
     batch: list[dict[str, object]] = []
     cols = [c.name for c in WisdomEntryRow.__table__.columns]
     for i in range(n_entries):
@@ -122,6 +123,13 @@ def bench_query(folder: Path, n_entries: int) -> None:
     if batch:
         with db.session() as s:
             s.execute(insert(WisdomEntryRow), batch)
+
+
+def bench_query(folder: Path, n_entries: int) -> None:
+    db = open_database(folder / "entries.sqlite3")
+    rng = random.Random(2)
+    t0 = time.perf_counter()
+    seed_entries(db, n_entries, rng)
     t_insert = time.perf_counter() - t0
     t0 = time.perf_counter()
     m = ErrorWisdomManager(db, Lang.EN)
