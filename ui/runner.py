@@ -135,7 +135,13 @@ class ProcessRunner:
         except asyncio.CancelledError:
             with contextlib.suppress(OSError):
                 self._orders.send(("cancel",))
-            await asyncio.to_thread(relay.join, 60)  # the worker stores the partial stage, then answers
+            # the worker stores the partial stage, then answers; a second cancel (Esc twice, Esc then F5, the
+            # window's close) must not end this wait early, or this relay would still read the shared pipe when
+            # the next run starts its own and could take that run's messages (or hand it this run's answer)
+            joined = asyncio.ensure_future(asyncio.to_thread(relay.join, 60))
+            while not joined.done():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.shield(joined)
             if relay.is_alive():  # the worker hangs: stop it (its pipe's end also ends the relay)
                 self.close()
             raise

@@ -117,6 +117,7 @@ class _Worker:
         kind = message[0]
         if kind == "run" and (self.task is None or self.task.done()):
             self.task = self.loop.create_task(self.run(message[1]))
+            self.task.add_done_callback(self._cancelled_before_start)
         elif kind == "run":
             self.send(("error", "an analysis is already running in the worker"))
         elif kind == "cancel" and self.task is not None:
@@ -127,6 +128,12 @@ class _Worker:
             else:  # let the run store its partial stage first
                 self.task.add_done_callback(lambda _t: self.loop.stop())
                 self.task.cancel()
+
+    def _cancelled_before_start(self, task: asyncio.Task[None]) -> None:
+        # a cancel that arrives with the order stops the task before run() begins, so run() never answers;
+        # the front end's relay still needs the run's last message
+        if task.cancelled():
+            self.send(("cancelled",))
 
     def database(self, path: str) -> Database:
         from app.store import open_database
@@ -163,5 +170,12 @@ class _Worker:
 
 
 def worker_main(orders: Connection, replies: Connection) -> None:
-    """Entry point of the worker process (the target given to ``multiprocessing.Process``)."""
+    """Entry point of the worker process (the target given to ``multiprocessing.Process``).
+
+    Ctrl+C in a terminal reaches the whole process group (on Windows, every process on the console): the front
+    end handles it (cancel, mark resumable, ``stop``); a KeyboardInterrupt here would kill the run unmarked.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _Worker(orders, replies).serve()

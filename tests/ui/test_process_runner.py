@@ -130,3 +130,83 @@ def test_the_order_never_shows_its_key() -> None:
     order = RunOrder("a.RA3Replay", "remote", False, Settings(Path("unused.json")), "x.db", "sk-secret-123")
     assert "sk-secret-123" not in repr(order)
     assert "***" in repr(order)
+
+
+def test_a_cancel_that_arrives_with_the_order_is_still_answered(tmp_path: Path) -> None:
+    # the order and the cancel reach the worker's loop in the same turn: the run's task is cancelled before
+    # its first step, and the front end's relay must still get the run's last message
+    import multiprocessing
+
+    from app.pipeline.worker import _Worker
+
+    orders_out, orders_in = multiprocessing.Pipe(duplex=False)
+    replies_out, replies_in = multiprocessing.Pipe(duplex=False)
+    worker = _Worker(orders_out, replies_in)
+    order = RunOrder(str(corpus_file(LONG_1V1)), OFFLINE_PROFILE, False, Settings.load(), str(tmp_path / "s.db"))
+    try:
+        worker.obey(("run", order))
+        worker.obey(("cancel",))
+        assert worker.task is not None
+        with pytest.raises(asyncio.CancelledError):
+            worker.loop.run_until_complete(worker.task)
+        worker.loop.run_until_complete(asyncio.sleep(0))  # the task's done callbacks
+        assert replies_out.poll(0), "no answer: the relay would wait for it until its 60 s timeout"
+        assert replies_out.recv() == ("cancelled",)
+    finally:
+        worker.loop.close()
+        for c in (orders_out, orders_in, replies_out, replies_in):
+            c.close()
+
+
+def test_a_second_cancel_still_waits_for_the_worker_to_answer(tmp_path: Path) -> None:
+    # Esc twice (or Esc then F5, or closing the window) cancels the awaiting task again while it waits for the
+    # worker: the run must still end only once its relay has stopped reading the shared pipe
+    import threading
+
+    replay = corpus_file(LONG_1V1)
+    runner, repo = _runner(tmp_path)
+
+    async def scenario() -> None:
+        events: list[ev.PipelineEvent] = []
+        task = await _run_until(runner, replay, events, ev.StageFinished)
+        assert not task.done()
+        task.cancel()
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not [t for t in threading.enumerate() if t.name == "replaysage-relay"], \
+            "a relay of the cancelled run still reads the pipe the next run will use"
+        assert repo.load(events[0].analysis_id).status == "cancelled"
+        assert await runner.run(replay, lambda _e: None, profile=OFFLINE_PROFILE, resume=True) == \
+            events[0].analysis_id
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        runner.close()
+
+
+def test_ctrl_c_in_the_terminal_leaves_the_run_to_the_front_end(tmp_path: Path) -> None:
+    # Ctrl+C signals the whole foreground process group: the GUI quits cleanly on it, the worker must not die
+    import os
+    import signal
+
+    replay = corpus_file(LONG_1V1)
+    runner, repo = _runner(tmp_path)
+
+    async def scenario() -> None:
+        events: list[ev.PipelineEvent] = []
+        task = await _run_until(runner, replay, events, ev.StageFinished)
+        assert not task.done()
+        assert runner._process is not None
+        assert runner._process.pid is not None
+        os.kill(runner._process.pid, signal.SIGINT)
+        assert await task == events[0].analysis_id
+        assert repo.load(events[0].analysis_id).status == "completed"
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        runner.close()
