@@ -114,7 +114,7 @@ async def bench(app: Any) -> dict[str, Any]:
     window = MainWindow(ctx)
     window_ms = (time.perf_counter() - t0) * 1000
     window.show()
-    app.processEvents()
+    await asyncio.sleep(0.01)  # not app.processEvents(): inside a task it would re-enter the loads' tasks
     await _settled(window)
 
     monitor = await _idle_monitor()

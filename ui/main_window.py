@@ -192,19 +192,32 @@ class MainWindow(QMainWindow):
                                   lambda: self.side_tabs.setVisible(not self.side_tabs.isVisible()))
 
     def _build_side_tabs(self) -> None:
-        """Host the error-wisdom and memory views where they exist; otherwise show a ready, empty frame."""
+        """Host the error-wisdom and memory views where they exist; otherwise show a ready, empty frame.
+
+        The views load their data in worker threads (the error-wisdom manager, whose construction loads the
+        query index, is built there too), so building them costs the GUI thread only the widgets.
+        """
         lang = self.ui.lang
         t = self.ui.t
         current = self.side_tabs.currentIndex()
         while self.side_tabs.count():  # rebuilt on a language switch: those views take their language at birth
             old = self.side_tabs.widget(0)
             self.side_tabs.removeTab(0)
+            cancel = getattr(old, "cancel_loading", None)
+            if callable(cancel):
+                cancel()
             old.deleteLater()
         try:
-            from app.wisdom.manager import ErrorWisdomManager
             from ui.tabs.wisdom_tab import WisdomTab
 
-            self.wisdom_tab: QWidget = WisdomTab(ErrorWisdomManager(self.ctx.db, lang), lang)
+            db = self.ctx.db
+
+            def wisdom_manager() -> Any:  # called in the tab's worker thread, heavy import included
+                from app.wisdom.manager import ErrorWisdomManager
+
+                return ErrorWisdomManager(db, lang)
+
+            self.wisdom_tab: QWidget = WisdomTab(wisdom_manager, lang)
         except Exception as exc:  # a missing or broken side view must not take the window down
             log.warning("error-wisdom tab unavailable: %r", exc)
             self.wisdom_tab = self._placeholder(t("错误智慧库暂不可用", "Error wisdom is not available"), exc)

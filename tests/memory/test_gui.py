@@ -1,16 +1,25 @@
-"""The memory tabs offscreen over a real temporary SQLite store."""
+"""The memory tabs offscreen over a real temporary SQLite store, on a qasync loop (they load in threads)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.i18n import Lang
 from app.memory import FeedbackInput, MemoryStore
 from tests.memory.helpers import Clock, analyse, make_store, run_ep
+from tests.ui.conftest import loop, run
 
 pytestmark = pytest.mark.gui
+__all__ = ["loop", "run"]  # the qasync loop fixtures of tests/ui
+
+
+def _collect(signal: Any) -> list[Any]:
+    got: list[Any] = []
+    signal.connect(lambda *args: got.append(list(args)))
+    return got
 
 
 @pytest.fixture
@@ -27,89 +36,118 @@ def store(tmp_path: Path) -> MemoryStore:
     return s
 
 
-def test_facts_tab_filters_and_detail(qtbot, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
+def test_facts_tab_filters_and_detail(qtbot, store: MemoryStore, run) -> None:  # type: ignore[no-untyped-def]
     from ui.tabs.memory_tabs import FactsTab
 
-    tab = FactsTab(store, Lang.EN)
-    qtbot.addWidget(tab)
-    tab.resize(900, 500)
-    assert tab.table.rowCount() == len(store.facts())
-    tab.type_box.setCurrentIndex(tab.type_box.findData("preference"))
-    tab.status_box.setCurrentIndex(tab.status_box.findData("superseded"))
-    assert tab.table.rowCount() == 1
-    [concise] = store.facts("preference", "superseded")
-    with qtbot.waitSignal(tab.fact_selected) as sig:
+    async def scenario() -> None:
+        tab = FactsTab(store, Lang.EN)
+        qtbot.addWidget(tab)
+        tab.resize(900, 500)
+        assert tab.table.rowCount() == 0  # the constructor does not query: the rows come from a worker thread
+        await tab.refreshed()
+        assert tab.table.rowCount() == len(store.facts())
+        tab.type_box.setCurrentIndex(tab.type_box.findData("preference"))
+        tab.status_box.setCurrentIndex(tab.status_box.findData("superseded"))
+        await tab.refreshed()
+        assert tab.table.rowCount() == 1
+        [concise] = store.facts("preference", "superseded")
+        selected = _collect(tab.fact_selected)
         tab.table.selectRow(0)
-    assert sig.args == [concise.id]
-    assert "请简洁" in tab.detail.toPlainText()
-    assert "− 2026-03-11" in tab.detail.toPlainText()
-    pols = [p[2] for p in tab.timeline.points()]
-    assert pols == [1, -1]
-    tab.timeline.grab()  # paints without error
-    tab.status_box.setCurrentIndex(0)
-    tab.type_box.setCurrentIndex(0)
-    store.record_run(run_ep("r3", "z", ("A", "B")))  # habits wait for the batch
-    before = tab.table.rowCount()
-    with qtbot.waitSignal(tab.batch_finished) as done:
+        await tab.refreshed()
+        assert selected == [[concise.id]]
+        assert "请简洁" in tab.detail.toPlainText()
+        assert "− 2026-03-11" in tab.detail.toPlainText()
+        pols = [p[2] for p in tab.timeline.points()]
+        assert pols == [1, -1]
+        tab.timeline.grab()  # paints without error
+        tab.status_box.setCurrentIndex(0)
+        tab.type_box.setCurrentIndex(0)
+        await tab.refreshed()
+        store.record_run(run_ep("r3", "z", ("A", "B")))  # habits wait for the batch
+        before = tab.table.rowCount()
+        done = _collect(tab.batch_finished)
         tab.batch_button.click()
-    assert done.args[0] > 0
-    assert tab.table.rowCount() == len(store.facts()) > before
-    tab.type_box.setCurrentIndex(tab.type_box.findData("preference"))
-    tab.min_conf.setValue(0.85)
-    assert tab.table.rowCount() == len(store.facts("preference", min_confidence=0.85)) == 1
+        await tab.refreshed()
+        assert done[0][0] > 0
+        assert tab.table.rowCount() == len(store.facts()) > before
+        tab.type_box.setCurrentIndex(tab.type_box.findData("preference"))
+        tab.min_conf.setValue(0.85)
+        await tab.refreshed()
+        assert tab.table.rowCount() == len(store.facts("preference", min_confidence=0.85)) == 1
+        assert tab.message.text() == f"batch: {done[0][0]} candidates committed"  # no error replaced it
+
+    run(scenario())
 
 
-def test_chains_tab_flip_back(qtbot, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
+def test_chains_tab_flip_back(qtbot, store: MemoryStore, run) -> None:  # type: ignore[no-untyped-def]
     from ui.tabs.memory_tabs import ChainsTab
 
-    tab = ChainsTab(store, Lang.EN)
-    qtbot.addWidget(tab)
-    assert tab.list.count() == 1
-    old_id, new_id = (f.id for f in store.chains()[0])
-    with qtbot.waitSignal(tab.flipped_back) as sig:
+    async def scenario() -> None:
+        tab = ChainsTab(store, Lang.EN)
+        qtbot.addWidget(tab)
+        await tab.refreshed()
+        assert tab.list.count() == 1
+        old_id, new_id = (f.id for f in store.chains()[0])
+        flipped = _collect(tab.flipped_back)
         tab.flip_button.click()
-    assert sig.args == [old_id]
-    assert store.fact(old_id).status == "active"
-    assert store.fact(new_id).status == "superseded"
-    tab.flip_button.click()  # the head has nothing before it: a message, no exception
-    assert tab.message.text()
+        await tab.refreshed()
+        assert flipped == [[old_id]]
+        assert store.fact(old_id).status == "active"
+        assert store.fact(new_id).status == "superseded"
+        tab.flip_button.click()  # the head has nothing before it: a message, no exception
+        await tab.refreshed()
+        assert tab.message.text()
+
+    run(scenario())
 
 
-def test_review_queue_side_by_side_and_approve(qtbot, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
+def test_review_queue_side_by_side_and_approve(qtbot, store: MemoryStore, run) -> None:  # type: ignore[no-untyped-def]
     from ui.tabs.memory_tabs import ReviewQueueTab
 
-    tab = ReviewQueueTab(store, Lang.EN, reviewer="rev")
-    qtbot.addWidget(tab)
-    [item] = store.queue()
-    assert tab.list.count() == 1
-    assert "B → A" in tab.left.toPlainText()
-    assert "A → B" in tab.right.toPlainText()
-    tab.split_right.setText("")
-    tab.split_button.click()  # no second value: refused with a message
-    assert tab.message.text()
-    with qtbot.waitSignal(tab.resolved) as sig:
+    async def scenario() -> None:
+        tab = ReviewQueueTab(store, Lang.EN, reviewer="rev")
+        qtbot.addWidget(tab)
+        await tab.refreshed()
+        [item] = store.queue()
+        assert tab.list.count() == 1
+        assert "B → A" in tab.left.toPlainText()
+        assert "A → B" in tab.right.toPlainText()
+        tab.split_right.setText("")
+        tab.split_button.click()  # no second value: refused with a message
+        await tab.refreshed()
+        assert tab.message.text()
+        resolved = _collect(tab.resolved)
         tab.approve_button.click()
-    assert sig.args == [item.id, "approved"]
-    assert store.queue() == []
-    assert tab.list.count() == 0
+        await tab.refreshed()
+        assert resolved == [[item.id, "approved"]]
+        assert store.queue() == []
+        assert tab.list.count() == 0
+
+    run(scenario())
 
 
-def test_scorecard_tab_and_trend_chart(qtbot, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
+def test_scorecard_tab_and_trend_chart(qtbot, store: MemoryStore, run) -> None:  # type: ignore[no-untyped-def]
     from ui.tabs.memory_tabs import MemoryTabs
 
-    tabs = MemoryTabs(store, Lang.ZH)
-    qtbot.addWidget(tabs)
-    tabs.resize(900, 600)
-    sc = tabs.scorecard
-    sc.months.setValue(3)
-    assert sc.table.rowCount() == 5
-    assert sc.table.columnCount() == 4
-    assert [c.month for c in sc.cards] == ["2026-01", "2026-02", "2026-03"]
-    march = sc.cards[-1]
-    # one supersede in March, not flipped back
-    assert march.metrics["flip_back_rate"] == 0.0
-    assert sc.table.item(4, 3).text() == "0.000"
-    series = sc.chart.series()
-    assert series["flip_back_rate"] == [None, None, 0.0]
-    img = sc.chart.grab().toImage()
-    assert not img.isNull()
+    async def scenario() -> None:
+        tabs = MemoryTabs(store, Lang.ZH)
+        qtbot.addWidget(tabs)
+        tabs.resize(900, 600)
+        sc = tabs.scorecard
+        sc.months.setValue(3)
+        await tabs.refreshed()
+        assert sc.table.rowCount() == 5
+        assert sc.table.columnCount() == 4
+        assert [c.month for c in sc.cards] == ["2026-01", "2026-02", "2026-03"]
+        march = sc.cards[-1]
+        # one supersede in March, not flipped back
+        assert march.metrics["flip_back_rate"] == 0.0
+        assert sc.table.item(4, 3).text() == "0.000"
+        series = sc.chart.series()
+        assert series["flip_back_rate"] == [None, None, 0.0]
+        img = sc.chart.grab().toImage()
+        assert not img.isNull()
+        assert tabs.facts.table.rowCount() == len(store.facts())
+        assert tabs.queue.list.count() == len(store.queue()) == 1
+
+    run(scenario())

@@ -337,16 +337,43 @@ def test_drop_replay_files_on_the_window(qtbot: Any, run: Any, tmp_path: Path) -
         close_window(win)
 
 
-def test_side_tabs_host_the_wisdom_and_memory_views(qtbot: Any) -> None:
+def test_side_tabs_host_the_wisdom_and_memory_views(qtbot: Any, run: Any) -> None:
+    from app.i18n import Lang
+    from app.memory import FeedbackInput, MemoryStore
+    from app.store import open_database
+    from app.wisdom import ErrorWisdomManager
     from ui.tabs.memory_tabs import MemoryTabs
     from ui.tabs.wisdom_tab import WisdomTab
 
+    db = open_database()  # the user's store (REPLAYSAGE_HOME), as the window opens it
+    entry_id = ErrorWisdomManager(db, Lang.EN).record_error(
+        "工具性错误", "调用失败类", "CONTEXT_OVERFLOW", "overflow", "too long", "shrink", "keep under the limit", "t",
+        {"severity": "severe", "model": "m1", "confidence": 0.9})
+    MemoryStore(db).record_feedback(FeedbackInput("ana", preference="请简洁"))
+    fact_ids = [str(f.id) for f in MemoryStore(db).facts()]
+    db.close()
     win = make_window(qtbot, ScriptedRunner([]))
-    try:
+
+    async def scenario() -> None:
         assert isinstance(win.wisdom_tab, WisdomTab)
         assert isinstance(win.memory_tabs, MemoryTabs)
         assert win.side_tabs.count() == 2
+        await win.wisdom_tab.refreshed()
+        await win.memory_tabs.refreshed()
+        assert [win.wisdom_tab.table.item(r, 0).text() for r in range(win.wisdom_tab.table.rowCount())] == [entry_id]
+        assert win.wisdom_tab.rules_table.rowCount() == 5  # the built-ins
+        facts = win.memory_tabs.facts.table
+        assert fact_ids
+        assert [facts.item(r, 0).text() for r in range(facts.rowCount())] == fact_ids
+        win.set_language(Lang.EN)  # rebuilt: the new views load again, the old ones stop
+        await win.wisdom_tab.refreshed()
+        await win.memory_tabs.refreshed()
+        assert win.wisdom_tab.table.item(0, 0).text() == entry_id
+        assert win.wisdom_tab.message.text() == ""
         win.side_action.trigger()  # Ctrl+B hides the side tabs
         assert not win.side_tabs.isVisible()
+
+    try:
+        run(scenario())
     finally:
         close_window(win)

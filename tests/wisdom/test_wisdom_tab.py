@@ -1,16 +1,20 @@
-"""The error-wisdom tab offscreen over a real temporary SQLite store."""
+"""The error-wisdom tab offscreen over a real temporary SQLite store, on a qasync loop (it loads in threads)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.i18n import Lang
 from app.wisdom import ErrorWisdomManager
+from app.wisdom.store import EntryNotFoundError
+from tests.ui.conftest import loop, run
 
 pytestmark = pytest.mark.gui
+__all__ = ["loop", "run"]  # the qasync loop fixtures of tests/ui
 
 EXAMPLES = json.loads((Path(__file__).parent / "data" / "spec_examples.json").read_text(encoding="utf-8"))
 
@@ -21,52 +25,106 @@ def _record(manager: ErrorWisdomManager, model: str) -> str:
                                 {"severity": "severe", "model": model, "confidence": 0.9})
 
 
-def test_tab_filters_detail_rules_audit_scene_change(qtbot, manager: ErrorWisdomManager) -> None:  # type: ignore[no-untyped-def]
+def _collect(signal: Any) -> list[Any]:
+    got: list[Any] = []
+    signal.connect(lambda *args: got.append(list(args)))
+    return got
+
+
+def test_tab_filters_detail_rules_audit_scene_change(qtbot, manager: ErrorWisdomManager, run) -> None:  # type: ignore[no-untyped-def]
     from ui.tabs.wisdom_tab import WisdomTab
 
     manager.import_data(EXAMPLES)
     fresh = _record(manager, "m1")
-    tab = WisdomTab(manager, Lang.EN)
-    qtbot.addWidget(tab)
-    tab.resize(1000, 600)
-    assert tab.table.rowCount() == 3
-    tab.type_box.setCurrentIndex(tab.type_box.findData("cognitive"))
-    assert tab.table.rowCount() == 1
-    with qtbot.waitSignal(tab.entry_selected) as sig:
+
+    async def scenario() -> None:
+        tab = WisdomTab(manager, Lang.EN)
+        qtbot.addWidget(tab)
+        tab.resize(1000, 600)
+        assert tab.table.rowCount() == 0  # the constructor does not query: the rows come from a worker thread
+        await tab.refreshed()
+        assert tab.table.rowCount() == 3
+        tab.type_box.setCurrentIndex(tab.type_box.findData("cognitive"))
+        await tab.refreshed()
+        assert tab.table.rowCount() == 1
+        selected = _collect(tab.entry_selected)
         tab.table.selectRow(0)
-    assert sig.args == ["ew_20260315_001"]
-    assert "get_realtime_stock_price" in tab.detail.toPlainText()
-    assert '"认知维度分析"' in tab.detail.toPlainText()
-    tab.type_box.setCurrentIndex(0)
-    tab.severity_box.setCurrentIndex(tab.severity_box.findData("severe"))
-    assert tab.table.rowCount() == 1
+        await tab.refreshed()
+        assert selected == [["ew_20260315_001"]]
+        assert "get_realtime_stock_price" in tab.detail.toPlainText()
+        assert '"认知维度分析"' in tab.detail.toPlainText()
+        tab.type_box.setCurrentIndex(0)
+        tab.severity_box.setCurrentIndex(tab.severity_box.findData("severe"))
+        await tab.refreshed()
+        assert tab.table.rowCount() == 1
 
-    # the five built-in rules with their statistics
-    assert tab.rules_table.rowCount() == 5
-    assert {tab.rules_table.item(r, 2).text() for r in range(5)} == {"active"}
+        # the five built-in rules with their statistics
+        assert tab.rules_table.rowCount() == 5
+        assert {tab.rules_table.item(r, 2).text() for r in range(5)} == {"active"}
 
-    # the March 2026 examples decay to archived; the fresh entry stays active
-    with qtbot.waitSignal(tab.audit_finished) as audit:
+        # the March 2026 examples decay to archived; the fresh entry stays active
+        audits = _collect(tab.audit_finished)
         tab.audit_button.click()
-    assert audit.args[0]["状态分布"] == {"active": 1, "deprecated": 0, "archived": 2}
-    assert "archived 2" in tab.report.toPlainText()
+        await tab.refreshed()
+        assert audits[0][0]["状态分布"] == {"active": 1, "deprecated": 0, "archived": 2}
+        assert "archived 2" in tab.report.toPlainText()
 
-    tab.scene_scope.setText("model:m1")
-    with qtbot.waitSignal(tab.scene_change_registered) as scene:
+        tab.scene_scope.setText("model:m1")
+        scenes = _collect(tab.scene_change_registered)
         tab.scene_button.click()
-    assert scene.args[0]["affected_entries"] == [fresh]
-    assert manager.get_entry(fresh).confidence == pytest.approx(0.9 * 0.65, rel=1e-3)
-    metrics = {tab.metrics_table.item(r, 0).text(): tab.metrics_table.item(r, 1).text()
-               for r in range(tab.metrics_table.rowCount())}
-    assert metrics["Audit coverage"] == "100.0%"
-    assert metrics["Entries"] == "3"
-    tab.grab()  # paints without error
+        await tab.refreshed()
+        assert scenes[0][0]["affected_entries"] == [fresh]
+        assert manager.get_entry(fresh).confidence == pytest.approx(0.9 * 0.65, rel=1e-3)
+        metrics = {tab.metrics_table.item(r, 0).text(): tab.metrics_table.item(r, 1).text()
+                   for r in range(tab.metrics_table.rowCount())}
+        assert metrics["Audit coverage"] == "100.0%"
+        assert metrics["Entries"] == "3"
+        assert tab.message.text() == ""
+        tab.grab()  # paints without error
+
+    run(scenario())
 
 
-def test_tab_in_chinese_builds(qtbot, manager: ErrorWisdomManager) -> None:  # type: ignore[no-untyped-def]
+def test_tab_in_chinese_builds(qtbot, manager: ErrorWisdomManager, run) -> None:  # type: ignore[no-untyped-def]
     from ui.tabs.wisdom_tab import WisdomTab
 
-    tab = WisdomTab(manager, Lang.ZH)
-    qtbot.addWidget(tab)
-    assert tab.pages.tabText(0) == "条目"
-    assert tab.scene_button.text() == "登记场景变化"
+    async def scenario() -> None:
+        tab = WisdomTab(manager, Lang.ZH)
+        qtbot.addWidget(tab)
+        assert tab.pages.tabText(0) == "条目"
+        assert tab.scene_button.text() == "登记场景变化"
+        await tab.refreshed()
+        assert tab.rules_table.rowCount() == 5
+
+    run(scenario())
+
+
+def test_manager_built_in_the_worker_thread_and_errors_shown(qtbot, db, run) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from ui.tabs.wisdom_tab import WisdomTab
+
+    built_on: list[str] = []
+
+    def factory() -> ErrorWisdomManager:
+        built_on.append(threading.current_thread().name)
+        return ErrorWisdomManager(db, Lang.EN)
+
+    async def scenario() -> None:
+        tab = WisdomTab(factory, Lang.EN)
+        qtbot.addWidget(tab)
+        assert tab.service is None
+        await tab.refreshed()
+        assert len(built_on) == 1
+        assert built_on[0] != threading.main_thread().name
+        assert tab.service is not None
+        assert tab.rules_table.rowCount() == 5
+        task = tab.show_entry("ew_20990101_001")  # no such entry: the KnownError's message shows in the tab
+        assert task is not None
+        await tab.refreshed()
+        manager = tab.service
+        with pytest.raises(EntryNotFoundError) as err:
+            manager.get_entry("ew_20990101_001")
+        assert tab.message.text() == str(err.value)
+
+    run(scenario())

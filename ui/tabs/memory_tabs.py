@@ -1,14 +1,19 @@
 """Semantic-memory side tabs: Facts, Supersede chains, Review queue, Scorecard.
 
 Thin views: every decision (filters, rulings, flip back, metrics) is made by :class:`app.memory.MemoryStore`;
-these widgets only show its views and forward clicks. Store calls are short local SQLite queries, so they run
-on the GUI thread.
+these widgets only show its views and forward clicks. Every store call runs in a worker thread through
+:mod:`ui.tabs.loading`: a query function per view returns plain data (frozen view dataclasses), and the view fills
+itself from it on the GUI thread; the newest refresh wins and errors show in the tab's message label.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPen
@@ -20,7 +25,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -32,10 +36,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.errors import KnownError
 from app.i18n import Lang, pick, system_lang
 from app.memory import HEALTHY, METRICS, FactView, MemoryStore, QueueView, Scorecard, SourceView
 from app.memory.scorecard import LABELS
+from ui.tabs.loading import Actions, Loader, batches, error_text
 
 TYPES = ("preference", "project_fact", "domain", "lesson")
 STATUSES = ("active", "hypothesis", "superseded", "conflict", "observation")
@@ -63,12 +67,53 @@ def _fact_text(f: FactView, lang: Lang) -> str:
     return "\n".join(lines)
 
 
+def query_facts(store: MemoryStore, type_: str | None, status: str | None, min_confidence: float | None,
+                lang: Lang) -> tuple[list[FactView], list[tuple[str, ...]]]:
+    """The facts table (worker thread): the filtered facts (the store's cap) and their column texts."""
+    facts = store.facts(type_, status, min_confidence=min_confidence)
+    return facts, [(str(f.id), f.type, f.status, f"{f.confidence:.3f}", f.content(lang)) for f in facts]
+
+
+def query_chains(store: MemoryStore, lang: Lang) -> tuple[list[list[FactView]], list[str]]:
+    """The chains list (worker thread): every supersede chain and its line of text."""
+    chains = store.chains()
+    lines = []
+    for chain in chains:
+        text = " → ".join(f"#{f.id}{'*' if f.status == 'active' else ''}" for f in chain)
+        if len(chain) >= 3:
+            text += pick(lang, "  （不稳定）", "  (unstable)")
+        lines.append(f"{text}  {chain[-1].content(lang)}")
+    return chains, lines
+
+
+def query_queue(store: MemoryStore, lang: Lang) -> tuple[list[QueueView], list[str]]:
+    """The review list (worker thread): the open items and their lines of text."""
+    items = store.queue()
+    return items, [f"[{q.id}] {q.kind}: {q.fact.content(lang)} — {q.reason}" for q in items]
+
+
+@dataclass(frozen=True)
+class QueuePair:
+    """One review item's two sides, as the detail shows them."""
+
+    left: str
+    right: str
+    split_left: str
+
+
+def query_queue_pair(store: MemoryStore, q: QueueView, key: str, lang: Lang) -> QueuePair:
+    """Both facts of a review item with their provenance (worker thread)."""
+    left = _fact_text(store.fact(q.fact.id), lang)
+    right = _fact_text(store.fact(q.other.id), lang) if q.other else ""
+    return QueuePair(left, right, q.fact.sources[0].context.get(key, "") if q.fact.sources else "")
+
+
 class MessageBar(QLabel):
     """A one-line message area for known errors (never a traceback)."""
 
-    def show_error(self, exc: KnownError) -> None:
-        """Show ``exc``'s message."""
-        self.setText(str(exc))
+    def show_error(self, exc: Exception, lang: Lang | None = None) -> None:
+        """Show ``exc``'s message (an unexpected exception as an internal error)."""
+        self.setText(error_text(exc, lambda zh, en: pick(lang or system_lang(), zh, en)))
         self.setStyleSheet("color: #b00020;")
 
     def clear_message(self) -> None:
@@ -141,6 +186,9 @@ class FactsTab(QWidget):
         self.store = store
         self.lang = lang or system_lang()
         self._facts: list[FactView] = []
+        self.loader = Loader(self, self._show_error)
+        self.detail_loader = Loader(self, self._show_error)
+        self._actions = Actions(self, self._show_error)
         self.type_box = QComboBox()
         self.type_box.addItem(pick(self.lang, "全部类型", "all types"), "")
         for t in TYPES:
@@ -186,40 +234,62 @@ class FactsTab(QWidget):
         self.batch_button.clicked.connect(self.run_batch)
         self.refresh()
 
-    def run_batch(self) -> None:
-        """Run the batch track on demand (spec §2.2) and reload."""
-        try:
-            report = self.store.run_batch()
-        except KnownError as exc:
-            self.message.show_error(exc)
-            return
-        self.message.setStyleSheet("")
-        self.message.setText(pick(self.lang, f"批量蒸馏：{report.committed} 条候选已处理",
-                                  f"batch: {report.committed} candidates committed"))
-        self.refresh()
-        self.batch_finished.emit(report.committed)
+    def _show_error(self, exc: Exception) -> None:
+        self.message.show_error(exc, self.lang)
 
-    def refresh(self) -> None:
-        """Reload the list with the current filters."""
+    async def refreshed(self) -> None:
+        """Return once every load and action started so far has finished (for tests and callers)."""
+        await _settle(self.loader, self.detail_loader, actions=self._actions)
+
+    def cancel_loading(self) -> None:
+        """Stop applying pending loads (the tab is being replaced)."""
+        _cancel(self.loader, self.detail_loader, actions=self._actions)
+
+    def run_batch(self) -> asyncio.Future[Any] | None:
+        """Run the batch track on demand (spec §2.2, worker thread) and reload."""
+
+        def done(committed: int) -> None:
+            self.message.setStyleSheet("")
+            self.message.setText(pick(self.lang, f"批量蒸馏：{committed} 条候选已处理",
+                                      f"batch: {committed} candidates committed"))
+            self.refresh()
+            self.batch_finished.emit(committed)
+
+        return self._actions.run(lambda: self.store.run_batch().committed, done)
+
+    def refresh(self) -> asyncio.Future[None] | None:
+        """Reload the list with the current filters (worker thread); returns the loading task."""
         conf = self.min_conf.value()
-        self._facts = self.store.facts(self.type_box.currentData() or None, self.status_box.currentData() or None,
-                                       min_confidence=conf if conf > 0 else None)
-        self.table.setRowCount(len(self._facts))
-        for row, f in enumerate(self._facts):
-            for col, text in enumerate((str(f.id), f.type, f.status, f"{f.confidence:.3f}", f.content(self.lang))):
-                self.table.setItem(row, col, QTableWidgetItem(text))
+        type_, status, lang = self.type_box.currentData() or None, self.status_box.currentData() or None, self.lang
+        return self.loader.start(
+            lambda: query_facts(self.store, type_, status, conf if conf > 0 else None, lang), self._fill)
+
+    def _fill(self, data: tuple[list[FactView], list[tuple[str, ...]]]) -> Iterator[None]:
+        facts, rows = data
+        self._facts = facts
+        self.table.setRowCount(len(rows))
+
+        def fill(start: int, stop: int) -> None:
+            for row in range(start, stop):
+                for col, text in enumerate(rows[row]):
+                    self.table.setItem(row, col, QTableWidgetItem(text))
+
+        yield from batches(len(rows), fill)
 
     def _on_select(self) -> None:
         rows = {i.row() for i in self.table.selectedItems()}
-        if rows:
+        if rows and min(rows) < len(self._facts):
             self.show_fact(self._facts[min(rows)].id)
 
-    def show_fact(self, fact_id: int) -> None:
-        """Show one fact's provenance and its polarity timeline."""
-        f = self.store.fact(fact_id)
-        self.detail.setPlainText(_fact_text(f, self.lang))
-        self.timeline.set_sources(f.sources)
-        self.fact_selected.emit(fact_id)
+    def show_fact(self, fact_id: int) -> asyncio.Future[None] | None:
+        """Show one fact's provenance and its polarity timeline (loaded in a worker thread)."""
+
+        def show(f: FactView) -> None:
+            self.detail.setPlainText(_fact_text(f, self.lang))
+            self.timeline.set_sources(f.sources)
+            self.fact_selected.emit(fact_id)
+
+        return self.detail_loader.start(lambda: self.store.fact(fact_id), show)
 
 
 class ChainsTab(QWidget):
@@ -236,6 +306,8 @@ class ChainsTab(QWidget):
         self.store = store
         self.lang = lang or system_lang()
         self._chains: list[list[FactView]] = []
+        self.loader = Loader(self, self._show_error)
+        self._actions = Actions(self, self._show_error)
         self.list = QListWidget()
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
@@ -254,15 +326,28 @@ class ChainsTab(QWidget):
         self.flip_button.clicked.connect(self.flip_back_selected)
         self.refresh()
 
-    def refresh(self) -> None:
-        """Reload the chains."""
-        self._chains = self.store.chains()
+    def _show_error(self, exc: Exception) -> None:
+        self.message.show_error(exc, self.lang)
+
+    async def refreshed(self) -> None:
+        """Return once every load and action started so far has finished (for tests and callers)."""
+        await _settle(self.loader, actions=self._actions)
+
+    def cancel_loading(self) -> None:
+        """Stop applying pending loads (the tab is being replaced)."""
+        _cancel(self.loader, actions=self._actions)
+
+    def refresh(self) -> asyncio.Future[None] | None:
+        """Reload the chains (worker thread); returns the loading task."""
+        lang = self.lang
+        return self.loader.start(lambda: query_chains(self.store, lang), self._fill)
+
+    def _fill(self, data: tuple[list[list[FactView]], list[str]]) -> Iterator[None]:
+        chains, lines = data
+        self._chains = []
         self.list.clear()
-        for chain in self._chains:
-            text = " → ".join(f"#{f.id}{'*' if f.status == 'active' else ''}" for f in chain)
-            if len(chain) >= 3:
-                text += pick(self.lang, "  （不稳定）", "  (unstable)")
-            self.list.addItem(QListWidgetItem(f"{text}  {chain[-1].content(self.lang)}"))
+        self._chains = chains
+        yield from batches(len(lines), lambda a, b: self.list.addItems(lines[a:b]))
         if self._chains:
             self.list.setCurrentRow(0)
 
@@ -270,24 +355,25 @@ class ChainsTab(QWidget):
         if 0 <= row < len(self._chains):
             self.detail.setPlainText("\n\n".join(_fact_text(f, self.lang) for f in self._chains[row]))
 
-    def flip_back_selected(self) -> None:
-        """Flip back the current (active) fact of the selected chain."""
+    def flip_back_selected(self) -> asyncio.Future[Any] | None:
+        """Flip back the current (active) fact of the selected chain (worker thread)."""
         row = self.list.currentRow()
         if not 0 <= row < len(self._chains):
-            return
+            return None
         current = [f for f in self._chains[row] if f.status == "active"]
-        try:
-            if not current:
-                from app.memory import MemoryStateError
+        if not current:
+            from app.memory import MemoryStateError
 
-                raise MemoryStateError(pick(self.lang, "该链没有当前事实", "this chain has no current fact"))
-            restored = self.store.flip_back(current[-1].id)
-        except KnownError as exc:
-            self.message.show_error(exc)
-            return
-        self.message.clear_message()
-        self.refresh()
-        self.flipped_back.emit(restored.id)
+            self._show_error(MemoryStateError(pick(self.lang, "该链没有当前事实", "this chain has no current fact")))
+            return None
+
+        def done(restored: FactView) -> None:
+            self.message.clear_message()
+            self.refresh()
+            self.flipped_back.emit(restored.id)
+
+        fact_id = current[-1].id
+        return self._actions.run(lambda: self.store.flip_back(fact_id), done)
 
 
 class ReviewQueueTab(QWidget):
@@ -305,6 +391,9 @@ class ReviewQueueTab(QWidget):
         self.store = store
         self.lang = lang or system_lang()
         self._items: list[QueueView] = []
+        self.loader = Loader(self, self._show_error)
+        self.detail_loader = Loader(self, self._show_error)
+        self._actions = Actions(self, self._show_error)
         self.list = QListWidget()
         self.left = QPlainTextEdit()
         self.left.setReadOnly(True)
@@ -337,14 +426,30 @@ class ReviewQueueTab(QWidget):
         self.split_button.clicked.connect(lambda: self._decide("split"))
         self.refresh()
 
-    def refresh(self) -> None:
-        """Reload the open items."""
-        self._items = self.store.queue()
+    def _show_error(self, exc: Exception) -> None:
+        self.message.show_error(exc, self.lang)
+
+    async def refreshed(self) -> None:
+        """Return once every load and action started so far has finished (for tests and callers)."""
+        await _settle(self.loader, self.detail_loader, actions=self._actions)
+
+    def cancel_loading(self) -> None:
+        """Stop applying pending loads (the tab is being replaced)."""
+        _cancel(self.loader, self.detail_loader, actions=self._actions)
+
+    def refresh(self) -> asyncio.Future[None] | None:
+        """Reload the open items (worker thread); returns the loading task."""
+        lang = self.lang
+        return self.loader.start(lambda: query_queue(self.store, lang), self._fill)
+
+    def _fill(self, data: tuple[list[QueueView], list[str]]) -> Iterator[None]:
+        items, lines = data
+        self._items = []
         self.list.clear()
-        for q in self._items:
-            self.list.addItem(QListWidgetItem(f"[{q.id}] {q.kind}: {q.fact.content(self.lang)} — {q.reason}"))
         self.left.clear()
         self.right.clear()
+        self._items = items
+        yield from batches(len(lines), lambda a, b: self.list.addItems(lines[a:b]))
         if self._items:
             self.list.setCurrentRow(0)
 
@@ -352,32 +457,40 @@ class ReviewQueueTab(QWidget):
         if not 0 <= row < len(self._items):
             return
         q = self._items[row]
-        self.left.setPlainText(_fact_text(self.store.fact(q.fact.id), self.lang))
-        self.right.setPlainText(_fact_text(self.store.fact(q.other.id), self.lang) if q.other else "")
         key = self.split_key.text() or "map"
-        self.split_left.setText(q.fact.sources[0].context.get(key, "") if q.fact.sources else "")
+        lang = self.lang
 
-    def _decide(self, action: str) -> None:
+        def show(pair: QueuePair) -> None:
+            self.left.setPlainText(pair.left)
+            self.right.setPlainText(pair.right)
+            self.split_left.setText(pair.split_left)
+
+        self.detail_loader.start(lambda: query_queue_pair(self.store, q, key, lang), show)
+
+    def _decide(self, action: str) -> asyncio.Future[Any] | None:
         row = self.list.currentRow()
         if not 0 <= row < len(self._items):
-            return
+            return None
         item = self._items[row]
         who = self.reviewer.text().strip() or "reviewer"
-        try:
+        key, left = self.split_key.text().strip(), self.split_left.text().strip()
+        right = self.split_right.text().strip()
+
+        def decide() -> tuple[int, str]:
             if action == "approve":
                 out = self.store.approve(item.id, who)
             elif action == "reject":
                 out = self.store.reject(item.id, who)
             else:
-                out = self.store.split_scope(item.id, who, key=self.split_key.text().strip(),
-                                             fact_value=self.split_left.text().strip(),
-                                             other_value=self.split_right.text().strip())
-        except KnownError as exc:
-            self.message.show_error(exc)
-            return
-        self.message.clear_message()
-        self.refresh()
-        self.resolved.emit(out.id, out.resolution)
+                out = self.store.split_scope(item.id, who, key=key, fact_value=left, other_value=right)
+            return out.id, out.resolution
+
+        def done(out: tuple[int, str]) -> None:
+            self.message.clear_message()
+            self.refresh()
+            self.resolved.emit(*out)
+
+        return self._actions.run(decide, done)
 
 
 class TrendChart(QWidget):
@@ -477,17 +590,33 @@ class ScorecardTab(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.chart = TrendChart()
         self.cards: list[Scorecard] = []
+        self.message = MessageBar()
+        self.loader = Loader(self, lambda exc: self.message.show_error(exc, self.lang))
         layout = QVBoxLayout(self)
         layout.addWidget(self.months)
         layout.addWidget(self.table)
         layout.addWidget(self.chart)
+        layout.addWidget(self.message)
         self.months.valueChanged.connect(self.refresh)
         self.table.horizontalHeader().sectionClicked.connect(self._on_column)
         self.refresh()
 
-    def refresh(self) -> None:
-        """Recompute the scorecards of the last N months."""
-        self.cards = self.store.scorecard_trend(self.months.value())
+    async def refreshed(self) -> None:
+        """Return once every load started so far has finished (for tests and callers)."""
+        await _settle(self.loader)
+
+    def cancel_loading(self) -> None:
+        """Stop applying pending loads (the tab is being replaced)."""
+        _cancel(self.loader)
+
+    def refresh(self) -> asyncio.Future[None] | None:
+        """Recompute the scorecards of the last N months (worker thread); returns the loading task."""
+        months = self.months.value()
+        return self.loader.start(lambda: self.store.scorecard_trend(months), self._fill)
+
+    def _fill(self, cards: list[Scorecard]) -> None:
+        self.message.clear_message()
+        self.cards = cards
         self.table.setColumnCount(len(self.cards) + 1)
         self.table.setHorizontalHeaderLabels([pick(self.lang, "健康范围", "healthy"),
                                               *(c.month for c in self.cards)])
@@ -530,3 +659,38 @@ class MemoryTabs(QTabWidget):
         self.addTab(self.scorecard, pick(lang, "记分卡", "Scorecard"))
         self.chains.flipped_back.connect(lambda _id: self.facts.refresh())
         self.queue.resolved.connect(lambda _id, _r: (self.facts.refresh(), self.chains.refresh()))
+
+    def views(self) -> tuple[FactsTab, ChainsTab, ReviewQueueTab, ScorecardTab]:
+        """The four tabs."""
+        return self.facts, self.chains, self.queue, self.scorecard
+
+    def refresh(self) -> None:
+        """Reload every tab (worker threads; :meth:`refreshed` waits for the result)."""
+        for view in self.views():
+            view.refresh()
+
+    async def refreshed(self) -> None:
+        """Return once every tab has applied everything started so far."""
+        for view in self.views():
+            await view.refreshed()
+
+    def cancel_loading(self) -> None:
+        """Stop applying pending loads (the tabs are being replaced)."""
+        for view in self.views():
+            view.cancel_loading()
+
+
+async def _settle(*loaders: Loader, actions: Actions | None = None) -> None:
+    """Wait until no loader is busy and no action is running (actions start loads when they finish)."""
+    while any(ld.busy() for ld in loaders) or (actions is not None and actions.tasks):
+        for ld in loaders:
+            await ld.wait()
+        if actions is not None:
+            await actions.wait()
+
+
+def _cancel(*loaders: Loader, actions: Actions | None = None) -> None:
+    for ld in loaders:
+        ld.cancel()
+    if actions is not None:
+        actions.cancel()

@@ -1,13 +1,17 @@
 """The "错误智慧 / Error wisdom" side tab: entries, the whole entry, rules, audit, scene changes, metrics.
 
 A thin view over :class:`app.wisdom.ErrorWisdomManager`: filtering, decay, audits, scene changes, rule validation
-and metrics are all decided there; this widget only shows results and forwards clicks. Store calls are short
-local SQLite queries, so they run on the GUI thread.
+and metrics are all decided there; this widget only shows results and forwards clicks. Every store call (the
+manager's construction, which loads the query index, included) runs in a worker thread through
+:mod:`ui.tabs.loading`: a query function per view returns plain rows, and the view fills itself from them on the
+GUI thread; the newest refresh wins and errors show in the tab's message label.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -27,11 +31,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.errors import KnownError
 from app.i18n import Lang, pick, system_lang
 from app.wisdom import EntryFilter, ErrorWisdomManager
 from app.wisdom import taxonomy as tx
 from app.wisdom.timeliness import format_audit_report
+from ui.tabs.loading import Actions, Lazy, Loader, batches, error_text
 
 SCENE_TYPES = ("model_upgrade", "model_change", "provider_change", "knowledge_update", "mod_version_change")
 METRIC_LABELS = {
@@ -43,6 +47,54 @@ METRIC_LABELS = {
     "cluster_accuracy": ("聚类准确性", "Cluster accuracy"),
     "hallucination_reduction_rate": ("幻觉倾向降低率", "Hallucination reduction"),
 }
+
+
+Row = tuple[str, tuple[str, ...]]  # (id, the column texts)
+
+
+def query_entries(service: Lazy[ErrorWisdomManager], flt: EntryFilter, lang: Lang) -> list[Row]:
+    """The entries table's rows (worker thread): the filtered entries, newest first (the manager's cap)."""
+    rows: list[Row] = []
+    for e in service.get().list_entries(flt):
+        kind = pick(lang, tx.subtype_label(e.subtype_code), tx.SUBTYPES.get(e.subtype_code, (
+            "", "", e.subtype_code))[2])
+        rows.append((e.id, (e.id, e.status, f"{e.confidence:.3f}", e.severity, kind, e.error_code or "",
+                            e.model or "", e.description)))
+    return rows
+
+
+def query_rules(service: Lazy[ErrorWisdomManager], lang: Lang) -> list[Row]:
+    """The rules table's rows (worker thread): statistics and state of every rule."""
+    rows: list[Row] = []
+    for rule in service.get().list_rules():
+        scope = " ".join(x for x in (rule.tool_name, rule.param_name, rule.model or "", rule.mod or "",
+                                     rule.stage or "") if x and x != "*") or "*"
+        name = rule.rule_name if lang is Lang.ZH else (rule.message_en or rule.rule_name)
+        rows.append((rule.rule_id, (rule.rule_id, name, rule.status, f"{rule.confidence:.3f}", str(rule.applied),
+                                    str(rule.successes), str(rule.failures),
+                                    f"{rule.success_rate:.0%}" if rule.applied else "-", scope)))
+    return rows
+
+
+def query_metrics(service: Lazy[ErrorWisdomManager], lang: Lang) -> list[tuple[str, str, str]]:
+    """The metrics table's rows (worker thread): value against the spec's target."""
+    m = service.get().metrics()
+    rows: list[tuple[str, str, str]] = [
+        (pick(lang, "条目数", "Entries"), str(m["entries"]), ""),
+        (pick(lang, "规则数（启用）", "Rules (active)"), f"{m['rules']} ({m['active_rules']})", "")]
+    for key, (zh, en) in METRIC_LABELS.items():
+        v = m[key]
+        rows.append((pick(lang, zh, en), "-" if v is None else f"{v:.1%}", f"{m['targets'][key]:.0%}"))
+    return rows
+
+
+def query_entry(service: Lazy[ErrorWisdomManager], entry_id: str, lang: Lang) -> str:
+    """The detail view's text (worker thread): the whole entry (the spec's JSON) with its current confidence."""
+    svc = service.get()
+    e = svc.get_entry(entry_id)
+    conf = svc.current_confidence(e)
+    head = pick(lang, f"当前置信度（含时间衰减）：{conf:.3f}", f"Current confidence (with time decay): {conf:.3f}")
+    return head + "\n\n" + json.dumps(e.to_spec(), ensure_ascii=False, indent=2)
 
 
 def _item(text: Any, data: Any = None) -> QTableWidgetItem:
@@ -57,7 +109,8 @@ class WisdomTab(QWidget):
     """Browse and maintain the error-wisdom library.
 
     Args:
-        service: the library (shared with the pipeline's gate, so new entries show after a refresh).
+        service: the library (shared with the pipeline's gate, so new entries show after a refresh), or a
+            function that builds it (called once, in a worker thread: building loads the query index).
         lang: label language (system language when None).
         parent: the Qt parent.
 
@@ -72,10 +125,16 @@ class WisdomTab(QWidget):
     audit_finished = Signal(dict)
     scene_change_registered = Signal(dict)
 
-    def __init__(self, service: ErrorWisdomManager, lang: Lang | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, service: ErrorWisdomManager | Callable[[], ErrorWisdomManager], lang: Lang | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.service = service
+        self._service = Lazy(service, ErrorWisdomManager)
         self.lang = lang or system_lang()
+        self._entries = Loader(self, self._show_error)
+        self._rules = Loader(self, self._show_error)
+        self._metrics = Loader(self, self._show_error)
+        self._detail = Loader(self, self._show_error)
+        self._actions = Actions(self, self._show_error)
         t = self._t
         self.setWindowTitle(t("错误智慧", "Error wisdom"))
 
@@ -186,13 +245,34 @@ class WisdomTab(QWidget):
             box.addItem(label, data)
         return box
 
-    def _show_error(self, exc: KnownError) -> None:
-        self.message.setText(str(exc))
+    def _show_error(self, exc: Exception) -> None:
+        self.message.setText(error_text(exc, self._t))
         self.message.setStyleSheet("color: #b00020;")
+
+    @property
+    def service(self) -> ErrorWisdomManager | None:
+        """The library once built (None while the first load is still building it)."""
+        return self._service.ready
+
+    def _loaders(self) -> tuple[Loader, ...]:
+        return (self._entries, self._rules, self._metrics, self._detail)
+
+    async def refreshed(self) -> None:
+        """Return once every refresh, detail load and action started so far has finished (for tests)."""
+        while any(ld.busy() for ld in self._loaders()) or self._actions.tasks:
+            for ld in self._loaders():
+                await ld.wait()
+            await self._actions.wait()
+
+    def cancel_loading(self) -> None:
+        """Stop applying pending loads (the tab is being replaced)."""
+        for ld in self._loaders():
+            ld.cancel()
+        self._actions.cancel()
 
     # ---- views -----------------------------------------------------------------------------------------------
     def refresh(self) -> None:
-        """Reload every view from the library."""
+        """Reload every view from the library (in worker threads; :meth:`refreshed` waits for the result)."""
         self.message.setText("")
         self.refresh_entries()
         self.refresh_rules()
@@ -203,18 +283,22 @@ class WisdomTab(QWidget):
         return EntryFilter(type_code=self.type_box.currentData(), subtype_code=self.subtype_box.currentData(),
                            severity=self.severity_box.currentData(), status=self.status_box.currentData())
 
-    def refresh_entries(self) -> None:
-        """Fill the entries table with the filtered entries (newest first)."""
-        entries = self.service.list_entries(self.current_filter())
-        self.table.setRowCount(len(entries))
-        for r, e in enumerate(entries):
-            kind = pick(self.lang, tx.subtype_label(e.subtype_code), tx.SUBTYPES.get(e.subtype_code, (
-                "", "", e.subtype_code))[2])
-            values = [e.id, e.status, f"{e.confidence:.3f}", e.severity, kind, e.error_code or "", e.model or "",
-                      e.description]
-            for c, v in enumerate(values):
-                self.table.setItem(r, c, _item(v, e.id if c == 0 else None))
+    def refresh_entries(self) -> asyncio.Future[None] | None:
+        """Fill the entries table with the filtered entries (newest first); returns the loading task."""
+        flt, lang = self.current_filter(), self.lang
+        return self._entries.start(lambda: query_entries(self._service, flt, lang), self._fill_entries)
+
+    def _fill_entries(self, rows: list[Row]) -> Iterator[None]:
+        self.table.setRowCount(len(rows))
         self.detail.setPlainText("")
+
+        def fill(start: int, stop: int) -> None:
+            for r in range(start, stop):
+                eid, values = rows[r]
+                for c, v in enumerate(values):
+                    self.table.setItem(r, c, _item(v, eid if c == 0 else None))
+
+        yield from batches(len(rows), fill)
 
     def _on_select(self) -> None:
         rows = self.table.selectionModel().selectedRows()
@@ -226,30 +310,31 @@ class WisdomTab(QWidget):
         eid = str(item.data(Qt.ItemDataRole.UserRole))
         self.show_entry(eid)
 
-    def show_entry(self, entry_id: str) -> None:
-        """Show the whole entry (the spec's JSON) with its current confidence."""
-        try:
-            e = self.service.get_entry(entry_id)
-        except KnownError as exc:
-            self._show_error(exc)
-            return
-        head = self._t(f"当前置信度（含时间衰减）：{self.service.current_confidence(e):.3f}",
-                       f"Current confidence (with time decay): {self.service.current_confidence(e):.3f}")
-        self.detail.setPlainText(head + "\n\n" + json.dumps(e.to_spec(), ensure_ascii=False, indent=2))
-        self.entry_selected.emit(entry_id)
+    def show_entry(self, entry_id: str) -> asyncio.Future[None] | None:
+        """Show the whole entry (the spec's JSON) with its current confidence; returns the loading task."""
+        lang = self.lang
 
-    def refresh_rules(self) -> None:
-        """Fill the rules table with statistics and state."""
-        rules = self.service.list_rules()
-        self.rules_table.setRowCount(len(rules))
-        for r, rule in enumerate(rules):
-            scope = " ".join(x for x in (rule.tool_name, rule.param_name, rule.model or "", rule.mod or "",
-                                         rule.stage or "") if x and x != "*") or "*"
-            name = rule.rule_name if self.lang is Lang.ZH else (rule.message_en or rule.rule_name)
-            values = [rule.rule_id, name, rule.status, f"{rule.confidence:.3f}", rule.applied, rule.successes,
-                      rule.failures, f"{rule.success_rate:.0%}" if rule.applied else "-", scope]
-            for c, v in enumerate(values):
-                self.rules_table.setItem(r, c, _item(v, rule.rule_id if c == 0 else None))
+        def show(text: str) -> None:
+            self.detail.setPlainText(text)
+            self.entry_selected.emit(entry_id)
+
+        return self._detail.start(lambda: query_entry(self._service, entry_id, lang), show)
+
+    def refresh_rules(self) -> asyncio.Future[None] | None:
+        """Fill the rules table with statistics and state; returns the loading task."""
+        lang = self.lang
+        return self._rules.start(lambda: query_rules(self._service, lang), self._fill_rules)
+
+    def _fill_rules(self, rows: list[Row]) -> Iterator[None]:
+        self.rules_table.setRowCount(len(rows))
+
+        def fill(start: int, stop: int) -> None:
+            for r in range(start, stop):
+                rid, values = rows[r]
+                for c, v in enumerate(values):
+                    self.rules_table.setItem(r, c, _item(v, rid if c == 0 else None))
+
+        yield from batches(len(rows), fill)
 
     def selected_rule_id(self) -> str | None:
         """The rule selected in the rules table."""
@@ -259,54 +344,49 @@ class WisdomTab(QWidget):
         item = self.rules_table.item(rows[0].row(), 0)
         return None if item is None else str(item.data(Qt.ItemDataRole.UserRole))
 
-    def _decide_rule(self, approve: bool) -> None:
+    def _decide_rule(self, approve: bool) -> asyncio.Future[Any] | None:
         rid = self.selected_rule_id()
         if rid is None:
-            return
-        try:
-            self.service.validate_rule(rid, approve)
-        except KnownError as exc:
-            self._show_error(exc)
-            return
-        self.refresh_rules()
-        self.refresh_metrics()
+            return None
 
-    def refresh_metrics(self) -> None:
-        """Fill the metrics table (value against the spec's target)."""
-        m = self.service.metrics()
-        self.metrics_table.setRowCount(len(METRIC_LABELS) + 2)
-        rows: list[tuple[str, str, str]] = [
-            (self._t("条目数", "Entries"), str(m["entries"]), ""),
-            (self._t("规则数（启用）", "Rules (active)"), f"{m['rules']} ({m['active_rules']})", "")]
-        for key, (zh, en) in METRIC_LABELS.items():
-            v = m[key]
-            rows.append((self._t(zh, en), "-" if v is None else f"{v:.1%}", f"{m['targets'][key]:.0%}"))
+        def done(_rule: object) -> None:
+            self.refresh_rules()
+            self.refresh_metrics()
+
+        return self._actions.run(lambda: self._service.get().validate_rule(rid, approve), done)
+
+    def refresh_metrics(self) -> asyncio.Future[None] | None:
+        """Fill the metrics table (value against the spec's target); returns the loading task."""
+        lang = self.lang
+        return self._metrics.start(lambda: query_metrics(self._service, lang), self._fill_metrics)
+
+    def _fill_metrics(self, rows: list[tuple[str, str, str]]) -> None:
+        self.metrics_table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, v in enumerate(row):
                 self.metrics_table.setItem(r, c, _item(v))
 
     # ---- actions ---------------------------------------------------------------------------------------------
-    def run_audit(self) -> None:
-        """Run the timeliness audit, show its report and refresh."""
-        try:
-            report = self.service.audit()
-        except KnownError as exc:
-            self._show_error(exc)
-            return
-        self.refresh()
-        self.report.setPlainText(format_audit_report(report, self.lang))
-        self.audit_finished.emit(report)
+    def run_audit(self) -> asyncio.Future[Any] | None:
+        """Run the timeliness audit (worker thread), show its report and refresh."""
 
-    def register_scene_change(self) -> None:
-        """Register the scene change described by the form (×0.65 on what it affects)."""
+        def done(report: dict[str, Any]) -> None:
+            self.refresh()
+            self.report.setPlainText(format_audit_report(report, self.lang))
+            self.audit_finished.emit(report)
+
+        return self._actions.run(lambda: self._service.get().audit(), done)
+
+    def register_scene_change(self) -> asyncio.Future[Any] | None:
+        """Register the scene change described by the form (×0.65 on what it affects), in a worker thread."""
         scope = self.scene_scope.text().strip()
         affected = [s for s in scope.split() if s] or None
-        desc = self.scene_description.text().strip() or str(self.scene_type.currentData())
-        try:
-            out = self.service.register_scene_change(str(self.scene_type.currentData()), desc, affected)
-        except KnownError as exc:
-            self._show_error(exc)
-            return
+        change_type = str(self.scene_type.currentData())
+        desc = self.scene_description.text().strip() or change_type
+        return self._actions.run(
+            lambda: self._service.get().register_scene_change(change_type, desc, affected), self._scene_registered)
+
+    def _scene_registered(self, out: dict[str, Any]) -> None:
         self.refresh()
         self.report.setPlainText(self._t(
             f"已登记场景变化 #{out['change_id']}：影响 {len(out['affected_entries'])} 条条目、"
