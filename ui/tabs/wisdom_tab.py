@@ -105,6 +105,19 @@ def _item(text: Any, data: Any = None) -> QTableWidgetItem:
     return it
 
 
+def _fill_table(table: QTableWidget, rows: list[Row]) -> Iterator[None]:
+    """Fill ``table`` with ``(id, values)`` rows in slices (one per loop turn); the id rides on column 0."""
+    table.setRowCount(len(rows))
+
+    def fill(start: int, stop: int) -> None:
+        for r in range(start, stop):
+            row_id, values = rows[r]
+            for c, v in enumerate(values):
+                table.setItem(r, c, _item(v, row_id if c == 0 else None))
+
+    yield from batches(len(rows), fill)
+
+
 class WisdomTab(QWidget):
     """Browse and maintain the error-wisdom library.
 
@@ -289,16 +302,8 @@ class WisdomTab(QWidget):
         return self._entries.start(lambda: query_entries(self._service, flt, lang), self._fill_entries)
 
     def _fill_entries(self, rows: list[Row]) -> Iterator[None]:
-        self.table.setRowCount(len(rows))
         self.detail.setPlainText("")
-
-        def fill(start: int, stop: int) -> None:
-            for r in range(start, stop):
-                eid, values = rows[r]
-                for c, v in enumerate(values):
-                    self.table.setItem(r, c, _item(v, eid if c == 0 else None))
-
-        yield from batches(len(rows), fill)
+        yield from _fill_table(self.table, rows)
 
     def _on_select(self) -> None:
         rows = self.table.selectionModel().selectedRows()
@@ -326,15 +331,7 @@ class WisdomTab(QWidget):
         return self._rules.start(lambda: query_rules(self._service, lang), self._fill_rules)
 
     def _fill_rules(self, rows: list[Row]) -> Iterator[None]:
-        self.rules_table.setRowCount(len(rows))
-
-        def fill(start: int, stop: int) -> None:
-            for r in range(start, stop):
-                rid, values = rows[r]
-                for c, v in enumerate(values):
-                    self.rules_table.setItem(r, c, _item(v, rid if c == 0 else None))
-
-        yield from batches(len(rows), fill)
+        yield from _fill_table(self.rules_table, rows)
 
     def selected_rule_id(self) -> str | None:
         """The rule selected in the rules table."""
