@@ -6,6 +6,7 @@ No Qt here: the runner is the GUI's wiring point but speaks only :mod:`app.pipel
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,13 +20,22 @@ from app.store import open_database
 from tests.conftest import corpus_file
 from ui.runner import ProcessRunner, WorkerStoppedError
 
+Worker = tuple[ProcessRunner, AnalysisRepository]
+
 LONG_1V1 = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
 
 
-def _runner(tmp_path: Path) -> tuple[ProcessRunner, AnalysisRepository]:
+@pytest.fixture
+def worker(tmp_path: Path) -> Iterator[Worker]:
+    """A process runner over a real store file, and that store's repository; the worker is stopped after."""
     db = open_database(tmp_path / "store.db")
     settings = Settings.load()
-    return ProcessRunner(db, lambda: settings), AnalysisRepository(db)
+    runner = ProcessRunner(db, lambda: settings)
+    try:
+        yield runner, AnalysisRepository(db)
+    finally:
+        runner.close()
+        db.close()
 
 
 async def _run_until(runner: ProcessRunner, replay: Path, events: list[ev.PipelineEvent],
@@ -46,9 +56,9 @@ async def _run_until(runner: ProcessRunner, replay: Path, events: list[ev.Pipeli
     return task
 
 
-def test_cancel_in_the_worker_keeps_finished_stages_and_resume_completes(tmp_path: Path) -> None:
+def test_cancel_in_the_worker_keeps_finished_stages_and_resume_completes(worker: Worker) -> None:
     replay = corpus_file(LONG_1V1)
-    runner, repo = _runner(tmp_path)
+    runner, repo = worker
 
     async def scenario() -> None:
         events: list[ev.PipelineEvent] = []
@@ -77,15 +87,12 @@ def test_cancel_in_the_worker_keeps_finished_stages_and_resume_completes(tmp_pat
         assert isinstance(resumed[0], ev.RunStarted)
         assert resumed[0].resumed
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        runner.close()
+    asyncio.run(scenario())
 
 
-def test_a_worker_that_dies_is_a_clear_error_and_the_run_resumes(tmp_path: Path) -> None:
+def test_a_worker_that_dies_is_a_clear_error_and_the_run_resumes(worker: Worker) -> None:
     replay = corpus_file(LONG_1V1)
-    runner, repo = _runner(tmp_path)
+    runner, repo = worker
 
     async def scenario() -> None:
         events: list[ev.PipelineEvent] = []
@@ -104,26 +111,21 @@ def test_a_worker_that_dies_is_a_clear_error_and_the_run_resumes(tmp_path: Path)
         assert runner._process is not process
         assert repo.load(analysis_id).status == "completed"
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        runner.close()
+    asyncio.run(scenario())
 
 
-def test_a_bad_replay_is_reported_by_name_from_the_worker(tmp_path: Path) -> None:
+def test_a_bad_replay_is_reported_by_name_from_the_worker(
+        tmp_path: Path, worker: Worker) -> None:
     bad = tmp_path / "broken.RA3Replay"
     bad.write_bytes(b"this is not a replay" * 20)
-    runner, _repo = _runner(tmp_path)
+    runner, _repo = worker
     from app.errors import KnownError
 
-    try:
-        with pytest.raises(KnownError, match=r"broken\.RA3Replay"):
-            asyncio.run(runner.run(bad, lambda _e: None, profile=OFFLINE_PROFILE))
-        # the worker survives a user error and serves the next run
-        assert runner._process is not None
-        assert runner._process.is_alive()
-    finally:
-        runner.close()
+    with pytest.raises(KnownError, match=r"broken\.RA3Replay"):
+        asyncio.run(runner.run(bad, lambda _e: None, profile=OFFLINE_PROFILE))
+    # the worker survives a user error and serves the next run
+    assert runner._process is not None
+    assert runner._process.is_alive()
 
 
 def test_the_order_never_shows_its_key() -> None:
@@ -158,13 +160,13 @@ def test_a_cancel_that_arrives_with_the_order_is_still_answered(tmp_path: Path) 
             c.close()
 
 
-def test_a_second_cancel_still_waits_for_the_worker_to_answer(tmp_path: Path) -> None:
+def test_a_second_cancel_still_waits_for_the_worker_to_answer(worker: Worker) -> None:
     # Esc twice (or Esc then F5, or closing the window) cancels the awaiting task again while it waits for the
     # worker: the run must still end only once its relay has stopped reading the shared pipe
     import threading
 
     replay = corpus_file(LONG_1V1)
-    runner, repo = _runner(tmp_path)
+    runner, repo = worker
 
     async def scenario() -> None:
         events: list[ev.PipelineEvent] = []
@@ -182,19 +184,16 @@ def test_a_second_cancel_still_waits_for_the_worker_to_answer(tmp_path: Path) ->
         assert await runner.run(replay, lambda _e: None, profile=OFFLINE_PROFILE, resume=True) == \
             events[0].analysis_id
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        runner.close()
+    asyncio.run(scenario())
 
 
-def test_ctrl_c_in_the_terminal_leaves_the_run_to_the_front_end(tmp_path: Path) -> None:
+def test_ctrl_c_in_the_terminal_leaves_the_run_to_the_front_end(worker: Worker) -> None:
     # Ctrl+C signals the whole foreground process group: the GUI quits cleanly on it, the worker must not die
     import os
     import signal
 
     replay = corpus_file(LONG_1V1)
-    runner, repo = _runner(tmp_path)
+    runner, repo = worker
 
     async def scenario() -> None:
         events: list[ev.PipelineEvent] = []
@@ -206,7 +205,4 @@ def test_ctrl_c_in_the_terminal_leaves_the_run_to_the_front_end(tmp_path: Path) 
         assert await task == events[0].analysis_id
         assert repo.load(events[0].analysis_id).status == "completed"
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        runner.close()
+    asyncio.run(scenario())
