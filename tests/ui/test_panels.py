@@ -89,9 +89,8 @@ def test_events_from_a_worker_thread_arrive_in_order(qtbot: Any, run: Any) -> No
     run(scenario())
 
 
-def test_timeline_draws_windows_lookbacks_and_marker(qtbot: Any) -> None:
-    from PySide6.QtGui import QColor
-
+def _ten_minute_chart(qtbot: Any) -> tuple[Any, Any]:
+    """A 650×200 timeline of a 10-minute replay with one player at a flat 10 APM."""
     from ui.replay_card import TimelineChart
     from ui.replay_info import PlayerInfo, ReplayInfo
 
@@ -101,6 +100,13 @@ def test_timeline_draws_windows_lookbacks_and_marker(qtbot: Any) -> None:
     info = ReplayInfo(path=__import__("pathlib").Path("x.RA3Replay"), duration=600.0, players=(
         PlayerInfo("A", "Allies", 0, "#2f6fde", 100.0, apm_buckets=(10.0,) * 10),))
     chart.set_replay(info)
+    return chart, info
+
+
+def test_timeline_draws_windows_lookbacks_and_marker(qtbot: Any) -> None:
+    from PySide6.QtGui import QColor
+
+    chart, _info = _ten_minute_chart(qtbot)
     chart.set_plan([(0.0, 300.0), (300.0, 600.0)], [(60.0, 120.0)])
     chart.add_lookback(400.0, 450.0)
     chart.jump_to(500.0)
@@ -182,15 +188,7 @@ def test_the_prompt_is_set_into_its_box_only_when_opened(qtbot: Any) -> None:
 
 
 def test_timeline_curves_are_drawn_once_per_replay_and_size(qtbot: Any) -> None:
-    from ui.replay_card import TimelineChart
-    from ui.replay_info import PlayerInfo, ReplayInfo
-
-    chart = TimelineChart(UiLanguage(Lang.EN))
-    qtbot.addWidget(chart)
-    chart.resize(650, 200)
-    info = ReplayInfo(path=__import__("pathlib").Path("x.RA3Replay"), duration=600.0, players=(
-        PlayerInfo("A", "Allies", 0, "#2f6fde", 100.0, apm_buckets=(10.0,) * 10),))
-    chart.set_replay(info)
+    chart, info = _ten_minute_chart(qtbot)
     layer = chart._curves_layer()
     chart.set_plan([(0.0, 300.0), (300.0, 600.0)], [(60.0, 120.0)])
     chart.add_lookback(400.0, 450.0)
