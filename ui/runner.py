@@ -153,7 +153,10 @@ class ProcessRunner:
         if kind == "error":
             raise KnownError(str(result[1]))
         if kind == "stopped":
-            code = self._process.exitcode if self._process is not None else None
+            process = self._process
+            if process is not None:  # the pipe ends a moment before the process is reaped: wait for its exit code
+                await asyncio.to_thread(process.join, 5)
+            code = process.exitcode if process is not None else None
             self.close()
             raise WorkerStoppedError(f"the analysis worker stopped unexpectedly (exit code {code}); finished stages "
                                 "are stored and the analysis can be resumed")
