@@ -1,8 +1,9 @@
 """The ``replaysage`` command line: one parser, sub-commands registered by each domain package.
 
-Each module in :data:`COMMAND_MODULES` exposes ``register(subparsers)`` and keeps heavy imports inside its
-handlers, so ``replaysage inspect`` stays fast. Handlers return an exit code; a :class:`KnownError` becomes a
-one-line message on stderr and exit code 2, never a traceback.
+Each module named in :data:`COMMANDS` exposes ``register(subparsers)`` and keeps heavy imports inside its
+handlers; only the module of the command being run is imported, so ``--help`` and ``inspect`` start fast.
+Handlers return an exit code; a :class:`KnownError` becomes a one-line message on stderr and exit code 2, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -10,46 +11,71 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from app.errors import KnownError
 
-COMMAND_MODULES = (
-    "app.replay.cli",
-    "app.facts.cli",
-    "app.knowledge.cli",
-    "app.budget.cli",
-    "app.llm.cli",
-    "app.pipeline.cli",
-    "app.wisdom.cli",
-    "app.memory.cli",
-)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "inspect": ("app.replay.cli", "show a replay's header, players, APM and command counts"),
+    "repair": ("app.replay.cli", "make a truncated replay playable again (written next to the original)"),
+    "facts": ("app.facts.cli", "match summary, compact event log and object facts of a replay"),
+    "knowledge": ("app.knowledge.cli", "game knowledge per mod: coverage, checks, lookup, prompt text"),
+    "plan": ("app.budget.cli", "plan slices, focus windows and request budgets of a replay for a model"),
+    "provider": ("app.llm.cli", "model providers: test an endpoint, list profiles, store a key"),
+    "analyze": ("app.pipeline.cli", "analyse a replay (offline rule-based analyst unless a model is given)"),
+    "wisdom": ("app.wisdom.cli", "error-wisdom library: recorded errors, prevention rules, audits"),
+    "memory": ("app.memory.cli", "semantic memory: facts distilled from analyses and feedback"),
+}
+"""Every sub-command: the module that registers it and its one-line help.
+
+Why a table: listing the commands (``--help``, the GUI launcher telling a command from a file) must not import
+the domains (SQLAlchemy and Alembic alone cost ~0.5 s), and running one command imports only its own module.
+``tests/test_cli_table.py`` checks that the table matches what the modules register.
+"""
+
+COMMAND_MODULES = tuple(dict.fromkeys(module for module, _ in COMMANDS.values()))
 
 Handler = Callable[[argparse.Namespace], int]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser with every domain's sub-commands."""
+def _top_parser() -> tuple[argparse.ArgumentParser, Any]:
     parser = argparse.ArgumentParser(prog="replaysage", description="Red Alert 3 replay analysis")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    return parser, sub
+
+
+def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with the full sub-commands of ``commands``' modules (all when None) and the others as stubs."""
+    wanted = set(COMMANDS) if commands is None else set(commands)
+    parser, sub = _top_parser()
+    modules = [m for m in COMMAND_MODULES if any(COMMANDS[c][0] == m for c in wanted if c in COMMANDS)]
+    registered: set[str] = set()
+    for name in modules:
         importlib.import_module(name).register(sub)
+        registered.update(c for c, (m, _) in COMMANDS.items() if m == name)
+    for command, (_, text) in COMMANDS.items():
+        if command not in registered:
+            sub.add_parser(command, help=text, add_help=False)
     return parser
 
 
 def command_names() -> set[str]:
     """Names of all sub-commands (the GUI launcher uses it to tell a command from a file argument)."""
-    parser = build_parser()
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return set(action.choices)
-    return set()
+    return set(COMMANDS)
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The sub-command ``argv`` asks for: its first argument, when that names one."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one sub-command and return its exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    command = _command_in(args_list)
+    parser = build_parser([command] if command else [])
+    args = parser.parse_args(args_list)
     func: Handler | None = getattr(args, "func", None)
     if func is None:
         parser.print_help()

@@ -4,29 +4,82 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("REPLAYSAGE_CORPUS", REPO_ROOT.parent / "shared" / "replays"))
+IN_REPO_CORPUS = REPO_ROOT / "tests" / "data" / "replays"
+"""A few corpus replays copied into the repo (see its PROVENANCE.tsv) so a fresh clone tests fully."""
+SHARED_CORPUS = REPO_ROOT.parent / "shared" / "replays"
+CORPUS = Path(
+    os.environ.get("REPLAYSAGE_CORPUS") or (SHARED_CORPUS if SHARED_CORPUS.is_dir() else IN_REPO_CORPUS)
+)
+FULL_CORPUS = CORPUS.resolve() != IN_REPO_CORPUS.resolve()
+"""True where the whole corpus is there (CI, a developer's machine): tests marked ``corpus`` run only then."""
+GAMES = ("ra3", "kw", "tw")
 
 
 def corpus_file(name: str) -> Path:
     """Path of a corpus replay by file name (searched in every game folder)."""
-    for sub in ("ra3", "kw", "tw"):
+    for sub in GAMES:
         p = CORPUS / sub / name
         if p.exists():
             return p
-    pytest.skip(f"corpus replay {name} is not available at {CORPUS}")
+    pytest.skip(f"corpus replay {name} is not available at {CORPUS}: mark the test `corpus` (full corpus only)")
     raise AssertionError  # unreachable
 
 
 def corpus_files(game: str | None = None) -> list[Path]:
     """Every corpus replay, optionally of one game folder (ra3, kw, tw)."""
-    subs = [game] if game else ["ra3", "kw", "tw"]
+    subs = [game] if game else list(GAMES)
     return sorted(p for s in subs for p in (CORPUS / s).glob("*") if p.is_file())
+
+
+def _needs_missing_replay(item: pytest.Item) -> bool:
+    """A parametrized case whose parameter names a corpus replay that is not in the corpus at hand."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return False
+    names = [v for v in callspec.params.values() if isinstance(v, str) and v.lower().endswith("replay")]
+    return any(not any((CORPUS / sub / n).exists() for sub in GAMES) for n in names)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without the full corpus, leave out (not skip) the tests that need it, and say so once."""
+    if FULL_CORPUS:
+        return
+    left_out = [i for i in items if i.get_closest_marker("corpus") or _needs_missing_replay(i)]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [i for i in items if i not in set(left_out)]
+        config.stash[_LEFT_OUT] = len(left_out)
+
+
+_LEFT_OUT = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Say why tests were left out, and (in CI) make any skip fail the run."""
+    left_out = config.stash.get(_LEFT_OUT, 0)
+    if left_out:
+        terminalreporter.write_line(
+            f"{left_out} tests need the full replay corpus at {SHARED_CORPUS} and were left out; "
+            "the in-repo subset (tests/data/replays) ran everything else"
+        )
+    skipped = terminalreporter.stats.get("skipped", [])
+    if skipped and os.environ.get("REPLAYSAGE_FAIL_ON_SKIP") == "1":
+        terminalreporter.write_line(f"REPLAYSAGE_FAIL_ON_SKIP: {len(skipped)} tests were skipped; none may be")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """In CI (``REPLAYSAGE_FAIL_ON_SKIP=1``) an unexpected skip fails the run."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter is not None else []
+    if skipped and os.environ.get("REPLAYSAGE_FAIL_ON_SKIP") == "1" and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(autouse=True)

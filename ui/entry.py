@@ -11,9 +11,10 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch to the CLI or launch the GUI."""
-    import multiprocessing
+    if getattr(sys, "frozen", False):  # a frozen build starts the analysis worker through this executable
+        import multiprocessing
 
-    multiprocessing.freeze_support()  # a frozen build starts the analysis worker through this executable
+        multiprocessing.freeze_support()
     args = list(sys.argv[1:] if argv is None else argv)
     from app.cli import command_names
     from app.cli import main as cli_main
