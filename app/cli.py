@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from app.errors import KnownError
+from app.logs import LEVELS, configure_logging
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "inspect": ("app.replay.cli", "show a replay's header, players, APM and command counts"),
@@ -41,6 +42,8 @@ Handler = Callable[[argparse.Namespace], int]
 
 def _top_parser() -> tuple[argparse.ArgumentParser, Any]:
     parser = argparse.ArgumentParser(prog="replaysage", description="Red Alert 3 replay analysis")
+    parser.add_argument("--log-level", default=None, choices=LEVELS,
+                        help="detail of the log file in the user data folder (default: info)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     return parser, sub
 
@@ -60,22 +63,21 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
     return parser
 
 
-def command_names() -> set[str]:
-    """Names of all sub-commands (the GUI launcher uses it to tell a command from a file argument)."""
-    return set(COMMANDS)
-
-
-def _command_in(argv: Sequence[str]) -> str | None:
-    """The sub-command ``argv`` asks for: its first argument, when that names one."""
-    return argv[0] if argv and argv[0] in COMMANDS else None
+def command_in(argv: Sequence[str]) -> str | None:
+    """The sub-command ``argv`` asks for: its first argument after the global options, when that names one."""
+    rest = list(argv)
+    while rest and rest[0].startswith("--log-level"):
+        rest = rest[1:] if "=" in rest[0] else rest[2:]
+    return rest[0] if rest and rest[0] in COMMANDS else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one sub-command and return its exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    command = _command_in(args_list)
+    command = command_in(args_list)
     parser = build_parser([command] if command else [])
     args = parser.parse_args(args_list)
+    configure_logging(args.log_level)
     func: Handler | None = getattr(args, "func", None)
     if func is None:
         parser.print_help()

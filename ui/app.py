@@ -13,6 +13,7 @@ import contextlib
 import gc
 import importlib
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -33,7 +34,19 @@ def _parser() -> argparse.ArgumentParser:
                         "print timings; exit 0 only if everything worked")
     p.add_argument("--json", action="store_true", help="with --self-test: print a JSON document")
     p.add_argument("--lang", help="interface language: zh or en (default: settings, then the system locale)")
+    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default=None,
+                   help="detail of the log file in the user data folder (default: info)")
     return p
+
+
+def _show_crash_report(path: Path) -> None:
+    """Tell the user where the crash report is (a message box when the GUI is up, stderr otherwise)."""
+    sys.stderr.write(f"replaysage: internal error; a crash report is at {path}\n")
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    if QApplication.instance() is not None and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
+        QMessageBox.critical(None, "ReplaySage", f"An internal error occurred / 发生内部错误.\n\n"
+                             f"A crash report (keys removed) is at / 崩溃报告（已去除密钥）位于:\n{path}")
 
 
 def run_gui(args: Sequence[str]) -> int:
@@ -44,6 +57,11 @@ def run_gui(args: Sequence[str]) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         if "REPLAYSAGE_HOME" not in os.environ:  # leave the user's profile untouched
             os.environ["REPLAYSAGE_HOME"] = tempfile.mkdtemp(prefix="replaysage-selftest-")
+    from app.logs import configure_logging, install_excepthook
+
+    log_path = configure_logging(ns.log_level)
+    install_excepthook(_show_crash_report)
+    logging.getLogger("replaysage").info("GUI start (log at %s)", log_path)
     preload = start_preload()
     import qasync
     from PySide6.QtWidgets import QApplication

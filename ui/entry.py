@@ -16,10 +16,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         multiprocessing.freeze_support()
     args = list(sys.argv[1:] if argv is None else argv)
-    from app.cli import command_names
+    from app.cli import command_in
     from app.cli import main as cli_main
+    from app.logs import install_excepthook
 
-    if args and (args[0] in command_names() or args[0] in ("-h", "--help")):
+    install_excepthook()
+    if command_in(args) or (args and args[0] in ("-h", "--help")):
         return cli_main(args)
     try:
         from ui.app import run_gui
