@@ -36,6 +36,7 @@ def test_type_hash_positions() -> None:
     assert type_hash(0x208, [1]) is None
 
 
+@pytest.mark.corpus
 def test_corpus_coverage_meets_the_targets(ra3_files: list[Path]) -> None:
     report = coverage_report(ra3_files)
     assert set(report) == {"ra3", "corona"}
@@ -86,6 +87,7 @@ def test_corona_only_objects_never_name_vanilla_hashes(corpus_hashes: dict[str, 
     assert not any(h in vanilla_table for h in corona_seen if hash_names("corona").get(h, "").startswith("Celestial"))
 
 
+@pytest.mark.corpus
 def test_confirmed_flags_match_the_corpus(corpus_hashes: dict[str, ModHashes]) -> None:
     for mod in ("ra3", "corona"):
         seen = corpus_hashes[mod].counts
@@ -106,6 +108,7 @@ def test_coverage_cli_json_has_stable_keys(ra3_files: list[Path], capsys: pytest
     assert all(set(u) == {"hash", "count", "where"} for u in out["corona"]["unresolved"])
 
 
+@pytest.mark.corpus
 def test_confirm_and_render_cli(ra3_files: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["knowledge", "confirm", *(str(p) for p in ra3_files), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

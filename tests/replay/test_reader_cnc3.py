@@ -68,6 +68,7 @@ def test_tw_header() -> None:
     assert players == [("lewisg396", "Nod"), ("d.Physick", "Scrin")]
 
 
+@pytest.mark.corpus
 def test_kw_slots_and_factions() -> None:
     h = parsed("kw_big_player_id.KWReplay").header
     assert h.map_name == "[1.02+] Tiberian Dunes"
@@ -83,6 +84,7 @@ def test_kw_slots_and_factions() -> None:
     assert parsed("kw_bh.KWReplay").header.slots[0].handicap == -40
 
 
+@pytest.mark.corpus
 def test_epic_scorp_command_players_skip_closed_slots() -> None:
     """Notes §5: L1onCub sits in slot 7 after four closed slots; its commands carry player number 3."""
     replay = parsed("kw_epic_scorp.KWReplay")
