@@ -86,6 +86,10 @@ def configure_logging(level: str | None = None) -> Path:
     for name in ("replaysage", "app", "ui"):
         logger = logging.getLogger(name)
         logger.setLevel(numeric)
+        for old in [h for h in logger.handlers if getattr(h, "replaysage_log", False)]:
+            if isinstance(old, logging.FileHandler) and Path(old.baseFilename) != path.resolve():
+                logger.removeHandler(old)  # the user data folder moved (REPLAYSAGE_HOME changed)
+                old.close()
         if not any(getattr(h, "replaysage_log", False) for h in logger.handlers):
             handler = logging.handlers.RotatingFileHandler(
                 path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8", delay=True
