@@ -51,6 +51,54 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_scorecard)
 
+    st = msub.add_parser("status", help="when the batch track last ran and is next due, and what waits")
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=_status)
+
+    rv = msub.add_parser("review", help="the review queue: list, show, approve, reject, split (as in the GUI)")
+    rsub = rv.add_subparsers(dest="review_command", metavar="ACTION", required=True)
+    rl = rsub.add_parser("list", help="open items (--all: decided ones too)")
+    rl.add_argument("--all", action="store_true")
+    rl.add_argument("--json", action="store_true")
+    rl.set_defaults(func=_review_list)
+    for name, text in (("show", "one item: both sides with their evidence"),
+                       ("approve", "the proposed fact wins (reversibly: flip-back undoes it)"),
+                       ("reject", "the proposed fact is kept as an observation only; the current one stays"),
+                       ("split", "both hold, each in its own scope: --scope ATTR=VALUE --other-scope ATTR=VALUE")):
+        r = rsub.add_parser(name, help=text)
+        r.add_argument("id", type=int, help="review item number")
+        r.add_argument("--json", action="store_true")
+        if name != "show":
+            r.add_argument("--reviewer", help="who decides (default: reviewer_name in the settings)")
+            r.add_argument("--note", default="")
+        if name == "split":
+            r.add_argument("--scope", required=True, metavar="ATTR=VALUE", help="where the proposed fact holds")
+            r.add_argument("--other-scope", required=True, metavar="ATTR=VALUE", help="where the other one holds")
+        r.set_defaults(func=_review_action, review_action=name)
+
+    au = msub.add_parser("audit", help="intake-quality audit: draw a sample, record verdicts")
+    asub = au.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
+    sa = asub.add_parser("sample", help="a deterministic sample of a month's new facts")
+    sa.add_argument("n", type=int, help="sample size")
+    sa.add_argument("--month", help="YYYY-MM (default: this month)")
+    sa.add_argument("--json", action="store_true")
+    sa.set_defaults(func=_audit_sample)
+    ve = asub.add_parser("verdict", help="record whether a sampled fact is correct")
+    ve.add_argument("id", type=int, help="fact number")
+    verdict = ve.add_mutually_exclusive_group(required=True)
+    verdict.add_argument("--correct", action="store_true")
+    verdict.add_argument("--wrong", action="store_true")
+    ve.add_argument("--reviewer", help="who audits (default: reviewer_name in the settings)")
+    ve.add_argument("--note", default="")
+    ve.set_defaults(func=_audit_verdict)
+
+    rc = msub.add_parser("recall", help="list (and with --retract take out of use) what a pipeline version produced")
+    rc.add_argument("--pipeline", required=True, metavar="VERSION", help="e.g. distil-v1")
+    rc.add_argument("--retract", action="store_true", help="move its live facts to observations (not injected)")
+    rc.add_argument("--reviewer", help="who retracts (default: reviewer_name in the settings)")
+    rc.add_argument("--json", action="store_true")
+    rc.set_defaults(func=_recall)
+
 
 def _store() -> Any:
     from app.memory.store import MemoryStore
@@ -171,4 +219,146 @@ def _scorecard(args: argparse.Namespace) -> int:
     else:
         print(card.render(_lang()))
     store.db.close()
+    return 0
+
+
+def _reviewer(args: argparse.Namespace) -> str:
+    from app.memory.model import MemoryStateError
+    from app.settings import Settings
+
+    name = (getattr(args, "reviewer", None) or str(Settings.load().get("reviewer_name"))).strip()
+    if not name:
+        raise MemoryStateError("a ruling needs a reviewer: pass --reviewer NAME or set reviewer_name in the settings")
+    return name
+
+
+def _status(args: argparse.Namespace) -> int:
+    from app.memory.status import memory_status
+
+    store = _store()
+    try:
+        status = memory_status(store.db)
+    finally:
+        store.db.close()
+    if args.json:
+        _print_json(status)
+    else:
+        for key, value in status.items():
+            print(f"{key}: {_when(value) if key in ('last_batch', 'next_batch_due') else value}")
+    return 0
+
+
+def _when(value: Any) -> str:
+    import time
+
+    return "never" if value is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(float(value)))
+
+
+def _item_text(q: Any, lang: Any) -> str:
+    from app.i18n import pick
+
+    head = f"[{q.id}] {q.kind}" + (f" — {q.resolution} by {q.reviewer}" if q.resolved_at else "")
+    lines = [head, "  " + pick(lang, "提议：", "proposed: ") + _line(q.fact, lang)]
+    if q.other is not None:
+        lines.append("  " + pick(lang, "现有：", "current:  ") + _line(q.other, lang))
+    lines.append("  " + pick(lang, "原因：", "reason: ") + q.reason)
+    return "\n".join(lines)
+
+
+def _review_list(args: argparse.Namespace) -> int:
+    store = _store()
+    try:
+        items = store.queue(open_only=not args.all)
+    finally:
+        store.db.close()
+    if args.json:
+        _print_json([q.to_json() for q in items])
+    else:
+        lang = _lang()
+        for q in items:
+            print(_item_text(q, lang))
+    return 0
+
+
+def _scope_arg(text: str) -> tuple[str, str]:
+    from app.memory.model import MemoryStateError
+
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip() or not value.strip():
+        raise MemoryStateError(f"scope {text!r} must be ATTR=VALUE (for example map=Snow Plow)")
+    return key.strip(), value.strip()
+
+
+def _review_action(args: argparse.Namespace) -> int:
+    from app.memory.model import MemoryStateError, UnknownFactError
+
+    store = _store()
+    try:
+        action = args.review_action
+        if action == "show":
+            items = [q for q in store.queue(open_only=False) if q.id == args.id]
+            if not items:
+                raise UnknownFactError(f"review item {args.id} does not exist")
+            item = items[0]
+        elif action == "approve":
+            item = store.approve(args.id, _reviewer(args), args.note)
+        elif action == "reject":
+            item = store.reject(args.id, _reviewer(args), args.note)
+        else:
+            key, fact_value = _scope_arg(args.scope)
+            other_key, other_value = _scope_arg(args.other_scope)
+            if other_key != key:
+                raise MemoryStateError(f"a split needs one attribute on both sides, not {key!r} and {other_key!r}")
+            item = store.split_scope(args.id, _reviewer(args), key=key, fact_value=fact_value,
+                                     other_value=other_value, note=args.note)
+    finally:
+        store.db.close()
+    if args.json:
+        _print_json(item.to_json())
+    else:
+        print(_item_text(item, _lang()))
+    return 0
+
+
+def _audit_sample(args: argparse.Namespace) -> int:
+    from app.memory.scorecard import month_of
+
+    store = _store()
+    try:
+        facts = store.audit_sample(args.month or month_of(store.clock()), args.n)
+    finally:
+        store.db.close()
+    if args.json:
+        _print_json([f.to_json() for f in facts])
+    else:
+        lang = _lang()
+        for f in facts:
+            print(_line(f, lang))
+    return 0
+
+
+def _audit_verdict(args: argparse.Namespace) -> int:
+    store = _store()
+    try:
+        store.record_audit(args.id, _reviewer(args), bool(args.correct), args.note)
+    finally:
+        store.db.close()
+    print(json.dumps({"fact": args.id, "correct": bool(args.correct)}))
+    return 0
+
+
+def _recall(args: argparse.Namespace) -> int:
+    store = _store()
+    try:
+        facts = (store.retract_version(args.pipeline, _reviewer(args)) if args.retract
+                 else store.recall_by_version(args.pipeline))
+    finally:
+        store.db.close()
+    if args.json:
+        _print_json({"pipeline": args.pipeline, "retracted": bool(args.retract), "facts": [f.to_json() for f in facts]})
+    else:
+        lang = _lang()
+        for f in facts:
+            print(_line(f, lang))
+        print(f"{len(facts)} facts" + (" retracted" if args.retract else ""))
     return 0

@@ -77,6 +77,14 @@ def is_stale(f: MemFact, now: float) -> bool:
     return now - touched > STALE_AFTER_DAYS * DAY
 
 
+def confirmed_at(f: MemFact) -> float:
+    """When the memory last learned something about the fact (evidence recorded, activated, ruled on).
+
+    Decay counts from here, not from the replay's date: an analyst who studies a 2014 replay today learns today.
+    """
+    return max(f.last_evidence_at, f.activated_at or 0.0, f.updated_at)
+
+
 def injection_for(db: Database, players: Sequence[str], map_name: str, model: str, analyst: str, *,
                   lang: Lang, now: float) -> Injection:
     """Build the memory block for one analysis (see the module docstring for the policy)."""
@@ -95,8 +103,10 @@ def injection_for(db: Database, players: Sequence[str], map_name: str, model: st
         rows = s.scalars(select(MemFact).where(
             MemFact.subject.in_(list(order)), MemFact.status == FactStatus.ACTIVE.value,
             MemFact.confidence >= ledger.HEDGED_THRESHOLD, MemFact.type != FactType.PROJECT_FACT.value)).all()
-        rows = [f for f in rows if not is_stale(f, now)]
-        rows.sort(key=lambda f: (order[f.subject], -f.confidence, f.attribute, f.id))
+        standing = {f.id: ledger.decayed(f.confidence, f.type, (now - confirmed_at(f)) / ledger.DAY_S)
+                    for f in rows}
+        rows = [f for f in rows if not is_stale(f, now) and standing[f.id] >= ledger.HEDGED_THRESHOLD]
+        rows.sort(key=lambda f: (order[f.subject], -standing[f.id], f.attribute, f.id))
         ctx: dict[int, list[dict[str, str]]] = {}
         trail: dict[int, list[tuple[float, int]]] = {}
         if rows:
@@ -110,7 +120,7 @@ def injection_for(db: Database, players: Sequence[str], map_name: str, model: st
         ids: list[int] = []
         for f in rows:
             content = f.content_zh if lang is Lang.ZH else f.content_en
-            _tier, text = ledger.inject_policy(f.confidence, content, lang.value)
+            _tier, text = ledger.inject_policy(standing[f.id], content, lang.value)
             text += boundary_hint(ctx.get(f.id, []), json.loads(f.scope), lang)
             text += shift_note(trail.get(f.id, []), lang)
             if f.chain_depth + 1 >= UNSTABLE_CHAIN:

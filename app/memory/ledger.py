@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 
-from app.memory.model import EvidenceKind
+from app.memory.model import EvidenceKind, FactType
 
 WEIGHTS: dict[EvidenceKind, float] = {
     EvidenceKind.EXPLICIT: 0.9,
@@ -25,6 +25,25 @@ DIRECT_THRESHOLD = 0.8
 HEDGED_THRESHOLD = 0.5
 HEDGE_ZH = "（可能）"
 HEDGE_EN = "(possibly) "
+
+
+HALF_LIFE_DAYS: dict[FactType, float] = {
+    FactType.PREFERENCE: 180.0,
+    FactType.PROJECT_FACT: 365.0,
+    FactType.DOMAIN: 730.0,
+    FactType.LESSON: 270.0,
+}
+"""Decay half-lives per fact type (spec §3.1 ``FACT_SCHEMA`` "衰减半衰期"): people's preferences drift fastest."""
+DAY_S = 86400.0
+
+
+def decayed(confidence: float, fact_type: FactType | str, days_since_evidence: float) -> float:
+    """Confidence as it stands ``days_since_evidence`` after the fact's last evidence: halved every half-life.
+
+    The stored confidence is the evidence ledger; this is how much of it still counts when the fact is used.
+    """
+    half_life = HALF_LIFE_DAYS[FactType(fact_type)]
+    return round(confidence * float(0.5 ** (max(0.0, days_since_evidence) / half_life)), 3)
 
 
 def update(confidence: float, kind: EvidenceKind, positive: bool = True) -> float:

@@ -77,6 +77,9 @@ CONFIRM_AFTER_DAYS = 90
 LIVE = (FactStatus.ACTIVE.value, FactStatus.HYPOTHESIS.value, FactStatus.CONFLICT.value,
         FactStatus.OBSERVATION.value)
 OPEN_CONFLICT_KINDS = ("conflict", "review", "counterexample")
+HUMAN_RULING = EvidenceKind.EXPLICIT
+"""A reviewer's approval (or scope split) is a human's explicit statement: the spec's strongest first evidence
+(weight 0.9), so an approved fact is injected (0.40 → 0.94)."""
 
 
 def _dumps(d: Any) -> str:
@@ -636,6 +639,24 @@ class MemoryStore:
         """Everything one pipeline version produced (spec §5.1 ``batch_recall``)."""
         return self.facts(produced_by=produced_by, limit=10**9)
 
+
+    def retract_version(self, produced_by: str, reviewer: str) -> list[FactView]:
+        """Take every live fact a pipeline version produced out of use (kept as observations, searchable).
+
+        The spec's quality attribution (§5.1): a distillation bug is traced by pipeline version and its facts are
+        pulled back without touching what other versions or people established.
+        """
+        now = self.clock()
+        with self.db.session() as s:
+            rows = s.scalars(select(MemFact).where(MemFact.produced_by == produced_by,
+                                                   MemFact.status.in_(LIVE[:3]))).all()
+            for f in rows:
+                f.status = FactStatus.OBSERVATION.value
+                f.updated_at = now
+                s.add(MemVerdict(fact_id=f.id, reviewer=reviewer, verdict="retract", audit=False, ts=now,
+                                 note=f"recalled: pipeline {produced_by}"))
+            s.flush()
+            return [fact_view(f) for f in rows]
     def chain(self, fact_id: int) -> list[FactView]:
         """The supersede chain through a fact, oldest first (walks the pointers both ways)."""
         with self.db.session() as s:
@@ -747,7 +768,9 @@ class MemoryStore:
             if item is None:
                 raise UnknownFactError(f"review item {item_id} does not exist")
             if item.resolved_at is not None:
-                raise MemoryStateError(f"review item {item_id} was already resolved ({item.resolution})")
+                when = time.strftime("%Y-%m-%d %H:%M", time.localtime(item.resolved_at))
+                raise MemoryStateError(f"review item {item_id} was already decided by {item.reviewer or '?'} at "
+                                       f"{when} ({item.resolution})")
             fact = self._get(s, item.fact_id)
             other = s.get(MemFact, item.other_fact_id) if item.other_fact_id is not None else None
             if item.kind == "team_proposal":
@@ -763,6 +786,7 @@ class MemoryStore:
                 elif fact.status != FactStatus.ACTIVE.value:
                     self._activate(fact, now, fact.created_at)
                 fact.approved_by = reviewer
+                fact.confidence = ledger.update(fact.confidence, HUMAN_RULING)
             elif verdict == "reject":
                 fact.status = FactStatus.OBSERVATION.value
                 fact.updated_at = now
@@ -774,6 +798,7 @@ class MemoryStore:
                 self._narrow(fact, key, fact_value, now)
                 fact.status = self._earned_status(fact).value
                 fact.approved_by = reviewer
+                fact.confidence = ledger.update(fact.confidence, HUMAN_RULING)
                 if other is not None:
                     self._narrow(other, key, other_value, now)
                     if other.status == FactStatus.CONFLICT.value:
@@ -781,6 +806,11 @@ class MemoryStore:
             item.resolved_at = now
             item.resolution = {"approve": "approved", "reject": "rejected", "split": "split"}[verdict]
             item.reviewer = reviewer
+            sides = [fact.id] + ([other.id] if other is not None else [])
+            for linked in s.scalars(select(MemQueueItem).where(  # a counterexample closes with its conflict
+                    MemQueueItem.kind == "counterexample", MemQueueItem.resolved_at.is_(None),
+                    MemQueueItem.id != item.id, MemQueueItem.fact_id.in_(sides))).all():
+                linked.resolved_at, linked.resolution, linked.reviewer = now, f"closed with #{item.id}", reviewer
             s.add(MemVerdict(fact_id=fact.id, queue_item_id=item.id, reviewer=reviewer, verdict=verdict, audit=False,
                              ts=now, note=note))
             s.flush()

@@ -70,14 +70,21 @@ async def run_analysis(
     prepared: PreparedReplay | None = None,
     learn: bool = True,
     user_knowledge: str | Path | None = None,
+    analyst: str | None = None,
 ) -> int:
     """Analyse (or resume) one replay; returns the analysis id.
 
     Parsing and planning run in a worker thread so a GUI stays responsive. Cancelling the awaiting task stops the
     run: finished stages stay stored, the run is marked cancelled and can be resumed. With ``learn`` (the default)
     the error-wisdom library watches every request and memory facts go into the system prompt; the finished run
-    is distilled into memory.
+    is distilled into memory, then the learning libraries' scheduled work runs if due (the memory batch track, the
+    daily error-wisdom audit). ``analyst`` (None: ``analyst_name`` from the settings) selects the analyst's own
+    preferences for the prompt and signs the run's episode.
     """
+    if analyst is None:
+        from app.settings import Settings
+
+        analyst = str(Settings.load().get("analyst_name")) if learn else ""
     calibration = calibration if calibration is not None else (None if choice.rule_based else CalibrationStore())
     calib = calibration.get(choice.profile.key) if calibration is not None else None
     repo = AnalysisRepository(db)
@@ -96,7 +103,8 @@ async def run_analysis(
         from app.pipeline.hooks import memory_injection
 
         players = [s.name for s in replay.header.slots if s.is_player and s.name]
-        text, ids = memory_injection(db, players, replay.header.map_name, provider.model, lang=lang)
+        text, ids = memory_injection(db, players, replay.header.map_name, provider.model, lang=lang,
+                                     analyst=analyst or "")
         injected.extend(ids)
         return text
 
@@ -117,9 +125,11 @@ async def run_analysis(
     analysis_id = await run.run(resume_id=resume_id)
     if learn:
         from app.pipeline.hooks import remember_run
+        from app.pipeline.learning import run_due_maintenance
 
         await asyncio.to_thread(remember_run, db, analysis_id, prepared,
-                                "" if choice.rule_based else provider.model, injected=injected)
+                                "" if choice.rule_based else provider.model, injected=injected, analyst=analyst or "")
+        await asyncio.to_thread(run_due_maintenance, db)
     return analysis_id
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import String, Text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from app.store.base import Base
 
@@ -15,3 +15,18 @@ class AppMeta(Base):
 
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+def read_meta(session: Session, key: str) -> str | None:
+    """The value stored under ``key``, or None."""
+    row = session.get(AppMeta, key)
+    return row.value if row is not None else None
+
+
+def write_meta(session: Session, key: str, value: str) -> None:
+    """Store ``value`` under ``key`` (insert or replace) in the caller's transaction."""
+    row = session.get(AppMeta, key)
+    if row is None:
+        session.add(AppMeta(key=key, value=value))
+    else:
+        row.value = value

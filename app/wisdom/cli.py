@@ -75,6 +75,10 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     me.add_argument("--json", action="store_true")
     me.set_defaults(func=_metrics)
 
+    st = wsub.add_parser("status", help="when the timeliness audit last ran (it runs daily on its own) and is next due")
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=_status)
+
 
 def _manager(args: argparse.Namespace) -> Any:
     from app.errors import KnownError
@@ -241,3 +245,22 @@ def _metrics(args: argparse.Namespace) -> int:
         return 0
     finally:
         m.db.close()
+
+
+def _status(args: argparse.Namespace) -> int:
+    import time
+
+    m = _manager(args)
+    try:
+        status = m.status()
+    finally:
+        m.db.close()
+    if args.json:
+        _dump(status)
+        return 0
+    for key, value in status.items():
+        shown = value
+        if key in ("last_audit", "next_audit_due"):
+            shown = "never" if value is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(value))
+        print(f"{key}: {shown}")
+    return 0

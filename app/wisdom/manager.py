@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 
 from app.i18n import Lang, system_lang
 from app.store import Database
+from app.store.meta import read_meta, write_meta
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import PreventionRule, Verification, WisdomEntry, WisdomFormatError, iso, now_utc
 from app.wisdom.prevention import PreCheckResult, PreventionEngine, builtin_rule_records, query_keys
@@ -38,6 +40,23 @@ _META_FIELDS = ("severity", "trigger_scene", "impact_scope", "detection_method",
                 "applicable_scenes", "non_applicable_scenes", "prevention_priority", "prevention_cost", "tool_name",
                 "model", "mod", "stage", "trigger_patterns", "params", "dedupe_key", "recognized", "cognitive_flag",
                 "version", "common_pattern")
+
+
+AUDIT_INTERVAL_S = 86400.0
+"""The timeliness audit runs at most once a day on its own (entries decay by age; a day is the finest step)."""
+LAST_AUDIT_KEY = "wisdom.last_audit"
+LAST_AUDIT_REPORT_KEY = "wisdom.last_audit_report"
+
+
+def audit_summary(report: Mapping[str, Any]) -> dict[str, Any]:
+    """An audit report's counts under English keys (the full report keeps the spec's Chinese keys)."""
+    return {
+        "audited": report.get("审计条目数", 0),
+        "total": report.get("总条目数", 0),
+        "states": dict(report.get("状态分布", {})),
+        "state_changes": len(report.get("状态变化", [])),
+        "rule_state_changes": len(report.get("规则状态变化", [])),
+    }
 
 
 class ErrorWisdomManager:
@@ -205,12 +224,47 @@ class ErrorWisdomManager:
         self.store.add_rule_stats(self.engine.take_stats())
 
     # ---- timeliness and rules ----------------------------------------------------------------------------------
-    def audit(self) -> dict[str, Any]:
-        """Run the timeliness audit and refresh the indexes."""
+    def audit(self, now: float | None = None) -> dict[str, Any]:
+        """Run the timeliness audit, remember when it ran and what it found, and refresh the indexes."""
         self.flush_stats()
         report = self.timeliness.run_audit()
+        with self.db.session() as s:
+            write_meta(s, LAST_AUDIT_KEY, repr(now if now is not None else time.time()))
+            write_meta(s, LAST_AUDIT_REPORT_KEY, json.dumps(audit_summary(report), sort_keys=True))
         self.reload()
         return report
+
+    def audit_due(self, now: float | None = None) -> bool:
+        """True when the timeliness audit has not run in the last :data:`AUDIT_INTERVAL_S`."""
+        last = self.last_audit()
+        return last is None or (now if now is not None else time.time()) - last >= AUDIT_INTERVAL_S
+
+    def last_audit(self) -> float | None:
+        """When the timeliness audit last ran (Unix seconds), or None."""
+        with self.db.session() as s:
+            value = read_meta(s, LAST_AUDIT_KEY)
+        return float(value) if value is not None else None
+
+    def status(self, now: float | None = None) -> dict[str, Any]:
+        """When the audit last ran and is next due, its last result, and entries and rules by state."""
+        from sqlalchemy import func, select
+
+        from app.wisdom.tables import WisdomEntryRow, WisdomRuleRow
+
+        now = now if now is not None else time.time()
+        last = self.last_audit()
+        with self.db.session() as s:
+            report = read_meta(s, LAST_AUDIT_REPORT_KEY)
+            entries = dict(s.execute(select(WisdomEntryRow.status, func.count()).group_by(WisdomEntryRow.status)).all())
+            rules = dict(s.execute(select(WisdomRuleRow.status, func.count()).group_by(WisdomRuleRow.status)).all())
+        return {
+            "last_audit": last,
+            "next_audit_due": (last + AUDIT_INTERVAL_S) if last is not None else now,
+            "audit_due": last is None or now - last >= AUDIT_INTERVAL_S,
+            "last_audit_result": json.loads(report) if report else None,
+            "entries_by_status": {str(k): int(v) for k, v in entries.items()},
+            "rules_by_status": {str(k): int(v) for k, v in rules.items()},
+        }
 
     def register_scene_change(self, change_type: str, description: str,
                               affected: Sequence[str] | None = None) -> dict[str, Any]:

@@ -106,8 +106,12 @@ def test_untouched_player_facts_drop_out_but_stay_searchable(tmp_path: Path) -> 
     report = store.run_batch()
     assert report.demoted > 0
     inj = store.injection_for(["p"], "", "", "ana", Lang.ZH)
-    assert len(inj.fact_ids) == 1
+    # the player facts are demoted; the analyst's preference (0.9, unconfirmed for 184 days) has decayed with the
+    # spec's 180-day half-life to 0.9 × 0.5^(184/180) = 0.442 < 0.5, so it waits for a confirmation
+    assert inj.fact_ids == ()
     assert store.facts(subject="player:p", status="active")  # still there, searchable
+    store.record_feedback(FeedbackInput("ana", preference="请简洁"))  # confirmed again: back in
+    assert len(store.injection_for(["p"], "", "", "ana", Lang.ZH).fact_ids) == 1
 
 
 def _fields(ep: object) -> dict[str, object]:
@@ -127,3 +131,14 @@ def test_injection_tells_when_the_evidence_changed_direction(tmp_path: Path) -> 
     store.record_feedback(FeedbackInput("ana", preference="还是简洁"))  # 0.36 + 0.64 x 0.9 = 0.936
     inj = store.injection_for([], "", "", "ana", Lang.ZH)
     assert inj.text.splitlines()[1] == "- 分析师偏好简洁的报告（轨迹：3 条证据，于 2026-03-11 发生方向翻转）"
+
+
+def test_decay_half_lives_per_fact_type() -> None:
+    from app.memory import ledger
+    from app.memory.model import FactType
+
+    # spec §3.1 FACT_SCHEMA: 180 / 365 / 730 / 270 days; one half-life halves what counts
+    assert [ledger.decayed(0.9, t, d) for t, d in ((FactType.PREFERENCE, 180), (FactType.PROJECT_FACT, 365),
+                                                    (FactType.DOMAIN, 730), (FactType.LESSON, 270))] == [0.45] * 4
+    assert ledger.decayed(0.8, FactType.PREFERENCE, 90) == round(0.8 / 2**0.5, 3)  # 0.566
+    assert ledger.decayed(0.8, FactType.DOMAIN, 0) == 0.8

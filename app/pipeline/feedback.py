@@ -1,0 +1,105 @@
+"""An analyst's feedback on a stored analysis, fed to both learning libraries.
+
+Why one function: the same feedback must teach the memory and the error-wisdom library, whether it comes from
+the GUI or from ``replaysage feedback``.
+
+* Memory: a free statement (no ``--agree``/``--disagree``) is an explicit statement (weight 0.9), a preference
+  of the analyst; a disagreement's text is scanned for reversal phrases ("太简略了"); ratings are recorded.
+* Error wisdom, for a claim of a stage: when the validator flagged that claim, agreeing confirms the issue (a
+  successful verification of its entry) and disagreeing is a counterexample (the check misfired); when the
+  validator passed it, disagreeing records the model's wrong claim as a new cognitive entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from sqlalchemy.exc import NoResultFound
+
+from app.claims.parse import unit_id_of
+from app.errors import KnownError
+from app.store import Database
+
+Verdict = Literal["agree", "disagree"] | None
+
+
+class FeedbackError(KnownError):
+    """The feedback names an analysis, stage or claim that does not exist, or has no analyst."""
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackResult:
+    """What the feedback changed."""
+
+    episode_id: int
+    facts: tuple[int, ...]
+    wisdom: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form (stable keys)."""
+        return {"episode_id": self.episode_id, "facts": list(self.facts), "wisdom": self.wisdom}
+
+
+def give_feedback(
+    db: Database, analysis_id: int, text: str, *, analyst: str, stage: int | None = None, claim: str | None = None,
+    verdict: Verdict = None, rating: int | None = None,
+) -> FeedbackResult:
+    """Record feedback on analysis ``analysis_id`` (``stage`` is the 1-based stage number shown by ``analyze``)."""
+    from app.memory.model import FeedbackInput
+    from app.memory.store import MemoryStore
+    from app.pipeline.repository import AnalysisRepository
+
+    if not analyst.strip():
+        raise FeedbackError("feedback needs an analyst name: pass --analyst NAME or set analyst_name in the settings")
+    if not text.strip() and verdict is None and rating is None:
+        raise FeedbackError("feedback needs --text, --agree/--disagree or --rating")
+    if claim is not None and stage is None:
+        raise FeedbackError("--claim needs --stage (the claim's stage number)")
+    try:
+        record = AnalysisRepository(db).load(analysis_id)
+    except NoResultFound as exc:
+        raise FeedbackError(f"analysis {analysis_id} does not exist") from exc
+    stage_key = None
+    if stage is not None:
+        stages = sorted(record.stages, key=lambda s: s.ordinal)
+        if not 1 <= stage <= len(stages):
+            raise FeedbackError(f"analysis {analysis_id} has stages 1–{len(stages)}, not {stage}")
+        stage_key = stages[stage - 1].key
+    scope = "claim" if claim else ("stage" if stage_key else "report")
+    fb = FeedbackInput(
+        analyst=analyst.strip(), rating=rating, analysis_id=analysis_id, model=record.model_id or "",
+        preference=text if verdict is None else "", correction=text if verdict == "disagree" else "", scope=scope,
+    )
+    result = MemoryStore(db).record_feedback(fb)
+    wisdom: dict[str, Any] = {}
+    if claim is not None and verdict is not None and stage_key is not None:
+        wisdom = _teach_wisdom(db, f"replay:{record.replay_sha256[:12]}", stage_key, claim, verdict=verdict,
+                               text=text, model=record.model_id or "")
+    facts = tuple(o.fact_id for o in result.outcomes if o.fact_id is not None)
+    return FeedbackResult(result.episode_id, facts, wisdom)
+
+
+def _teach_wisdom(db: Database, trace_id: str, stage_key: str, claim: str, *, verdict: str, text: str,
+                  model: str) -> dict[str, Any]:
+    from app.wisdom.gate import WisdomGate
+    from app.wisdom.manager import ErrorWisdomManager
+
+    unit = unit_id_of(claim)
+    key = f"unit:{unit}" if unit is not None else claim
+    manager = ErrorWisdomManager(db)
+    entry_id = manager.store.find_by_dedupe_key(f"{trace_id}|{stage_key}|{key}")
+    note = text.strip() or verdict
+    if entry_id is not None and verdict == "agree":
+        manager.add_verification(entry_id, f"{stage_key} analyst review", "issue confirmed", note,
+                                 feedback="positive", trace_id=trace_id, success=True)
+        return {"entry": entry_id, "action": "confirmed"}
+    if entry_id is not None:
+        confidence = manager.timeliness.register_counterexample(entry_id, f"analyst disputes: {note}", trace_id)
+        return {"entry": entry_id, "action": "counterexample", "confidence": round(confidence, 4)}
+    if verdict == "disagree":
+        new_id = WisdomGate(manager).record_validation_issue(
+            "AnalystDisputed", "Warning", model or None, None, stage_key, f"analyst disputes claim {claim}: {note}",
+            trace_id=trace_id, unit_id=unit)
+        return {"entry": new_id, "action": "recorded"}
+    return {"entry": None, "action": "none"}
