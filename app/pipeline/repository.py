@@ -7,11 +7,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import Session, selectinload
 
 from app.claims.issues import ValidationIssue
 from app.claims.parse import unit_id_of
 from app.pipeline.events import StageKind, StageRef
+from app.pipeline.prompt_blocks import (
+    PromptIntegrityError,
+    is_reference_form,
+    load_messages,
+    request_digest,
+    store_messages,
+)
 from app.pipeline.records import (
     AnalysisRecord,
     ClaimRecord,
@@ -62,12 +69,22 @@ class StageResult:
     lookbacks: list[tuple[float, float, int, bool, str]] = field(default_factory=list)
 
 
-def _request_record(r: RequestLog, default_error: str = "") -> RequestRecord:
+def _request_record(s: Session, r: RequestLog, default_error: str = "") -> RequestRecord:
+    """A request row; its prompt goes into the shared block store (see :mod:`app.pipeline.prompt_blocks`)."""
     return RequestRecord(
-        purpose=r.purpose, messages=r.messages, breakdown=r.breakdown, usage=r.usage, ttft_seconds=r.ttft_seconds,
+        purpose=r.purpose, messages=store_messages(s, r.messages), prompt_sha256=request_digest(r.messages),
+        breakdown=r.breakdown, usage=r.usage, ttft_seconds=r.ttft_seconds,
         tokens_per_second=r.tokens_per_second, duration_seconds=r.duration_seconds,
         resolved_model=r.resolved_model, finish_reason=r.finish_reason, error=r.error or default_error,
     )
+
+
+def _prompt_of(s: Session, req: RequestRecord) -> list[dict[str, Any]]:
+    """A request row's messages as sent: rebuilt from blocks, or as stored by a pre-block row (no hash)."""
+    stored = list(req.messages or [])
+    if not is_reference_form(stored):
+        return stored
+    return list(load_messages(s, stored, req.prompt_sha256 or None, request_id=req.id))
 
 
 def stage_ref_of(record: StageRecord) -> StageRef:
@@ -139,7 +156,7 @@ class AnalysisRepository:
             st.outputs.clear()
             st.issues.clear()
             st.lookbacks.clear()
-            st.requests.extend(_request_record(r) for r in result.requests)
+            st.requests.extend(_request_record(s, r) for r in result.requests)
             for role, text, reasoning in result.outputs:
                 st.outputs.append(OutputRecord(role=role, text=text, reasoning=reasoning))
             for issue, after in result.issues:
@@ -170,7 +187,7 @@ class AnalysisRepository:
             st.finished_at = utcnow()
             if partial_text:
                 st.outputs.append(OutputRecord(role="partial", text=partial_text, reasoning=""))
-            st.requests.extend(_request_record(r, default_error=message) for r in requests)
+            st.requests.extend(_request_record(s, r, default_error=message) for r in requests)
 
     def unfinished_stages(self, analysis_id: int) -> list[str]:
         """Keys of the stages of an analysis that are not done."""
@@ -191,7 +208,11 @@ class AnalysisRepository:
             rec.finished_at = utcnow()
 
     def load(self, analysis_id: int) -> AnalysisRecord:
-        """An analysis with its stages, requests, outputs, issues and lookbacks loaded (detached)."""
+        """An analysis with its stages, requests, outputs, issues and lookbacks loaded (a detached snapshot).
+
+        Each request's ``messages`` holds the prompt as it was sent, rebuilt from the block store and checked
+        against its hash (:class:`~app.pipeline.prompt_blocks.PromptIntegrityError` when it cannot be).
+        """
         with self.db.session() as s:
             rec = s.scalars(
                 select(AnalysisRecord).where(AnalysisRecord.id == analysis_id).options(
@@ -202,7 +223,19 @@ class AnalysisRepository:
                 )
             ).one()
             assert isinstance(rec, AnalysisRecord)
-            return rec
+            prompts = {req.id: _prompt_of(s, req) for stage in rec.stages for req in stage.requests}
+        for stage in rec.stages:  # detached now: filling in the text never writes it back
+            for req in stage.requests:
+                req.messages = prompts[req.id]
+        return rec
+
+    def request_messages(self, request_id: int) -> list[dict[str, Any]]:
+        """The prompt of one stored request exactly as it was sent (hash-checked)."""
+        with self.db.session() as s:
+            req = s.get(RequestRecord, request_id)
+            if req is None:
+                raise PromptIntegrityError(f"request {request_id} does not exist")
+            return _prompt_of(s, req)
 
     def for_replay(self, replay_sha256: str) -> list[AnalysisRecord]:
         """Past analyses of a replay, newest first (without their stages)."""
