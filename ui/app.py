@@ -39,6 +39,13 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _scheduled_learning(db: Any) -> None:
+    """The learning libraries' start-up work (runs in a worker thread; imports inside, per the GUI rules)."""
+    from app.pipeline.learning import run_due_maintenance
+
+    run_due_maintenance(db)
+
+
 def _show_crash_report(path: Path) -> None:
     """Tell the user where the crash report is (a message box when the GUI is up, stderr otherwise)."""
     sys.stderr.write(f"replaysage: internal error; a crash report is at {path}\n")
@@ -177,6 +184,7 @@ async def _main(app: Any, ns: argparse.Namespace, preload: threading.Thread | No
     async def settle() -> None:
         await settle_after_startup(preload)
         window.warm_up()
+        await asyncio.to_thread(_scheduled_learning, ctx.db)  # memory batch + wisdom audit when due, off the GUI
 
     window.spawn(settle())
     try:
