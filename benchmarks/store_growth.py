@@ -53,7 +53,7 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="replaysage-store-growth-"))
     env = {**os.environ, "REPLAYSAGE_HOME": str(home)}
     db_path = home / "replaysage.sqlite3"
-    subprocess.run([sys.executable, "-m", "app.cli", "memory", "status"], env=env, check=True,
+    subprocess.run([sys.executable, "-m", "app.cli", "memory", "facts"], env=env, check=True,
                    stdout=subprocess.DEVNULL)  # creates and migrates the store
     size = vacuumed_size(db_path)
     print(f"empty store: {size / 1e6:.2f} MB")
