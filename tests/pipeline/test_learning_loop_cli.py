@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from app.pipeline.repository import AnalysisRepository
+from app.store import open_database
 from tests.conftest import corpus_file
 
 MIRROR = "ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay"  # players 0010 and nickname
@@ -39,12 +41,14 @@ def _json(home: Path, *args: str) -> Any:
 
 
 def _system_prompts(home: Path, analysis_id: int) -> list[str]:
-    """The system messages as sent in every request of one analysis (read back from the store)."""
-    with sqlite3.connect(home / "replaysage.sqlite3") as db:
-        rows = db.execute(
-            "SELECT r.messages FROM analysis_requests r JOIN analysis_stages s ON r.stage_id = s.id "
-            "WHERE s.analysis_id = ?", (analysis_id,)).fetchall()
-    return [m["content"] for (raw,) in rows for m in json.loads(raw) if m["role"] == "system"]
+    """The system messages as sent in every request of one analysis (read back from the store, hash-checked)."""
+    db = open_database(home / "replaysage.sqlite3")
+    try:
+        record = AnalysisRepository(db).load(analysis_id)
+    finally:
+        db.close()
+    return [m["content"] for stage in record.stages for req in stage.requests for m in req.messages
+            if m["role"] == "system"]
 
 
 def _analysis_ids(home: Path) -> list[int]:
@@ -110,3 +114,13 @@ def test_learning_loops_from_the_command_line(tmp_path: Path) -> None:
                             "--reviewer", "other"], capture_output=True, text=True, env=env, check=False)
     assert again.returncode == 2
     assert "already decided by lead" in again.stderr
+
+    # 5. with an intake audit recorded, this month's scorecard has all five metrics
+    sample = _json(home, "memory", "audit", "sample", "3")
+    assert sample
+    for fact in sample:
+        _cli(home, "memory", "audit", "verdict", str(fact["id"]), "--correct", "--reviewer", "lead")
+    card = _json(home, "memory", "scorecard")
+    assert card["metrics"], card
+    assert {k: v for k, v in card["metrics"].items() if v is None} == {}
+    assert len(card["metrics"]) == 5
