@@ -385,9 +385,8 @@ class MainWindow(QMainWindow):
                  "failed": ("分析失败", "Analysis failed"), "error": ("分析出错", "Analysis error")}
         zh, en = texts.get(outcome, (outcome, outcome))
         self.status_label.setText(self.ui.t(zh, en))
-        if outcome == "completed":
-            self.progress.setRange(0, 1)
-            self.progress.setValue(1)
+        if outcome == "completed":  # full, whatever stage count the last progress event gave (it may come later)
+            self.progress.setValue(self.progress.maximum())
         else:
             self.progress.hide()
         self.spawn(self.refresh_history())

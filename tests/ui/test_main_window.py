@@ -105,8 +105,8 @@ def test_open_corpus_replay_and_scripted_analysis(qtbot: Any, run: Any) -> None:
         assert win.timeline.marker == 150.0
         # usage and overall progress
         assert "5,003" in view.panels["window:0:1"].usage_label.text()
-        assert win.progress.value() == 1
-        assert win.progress.maximum() == 1
+        assert win.progress.maximum() == len(STAGES)
+        assert win.progress.value() == len(STAGES)
 
     try:
         run(scenario())
