@@ -83,6 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help()
         return 0
+    from app.analyst import register as register_offline_analyst
+
+    register_offline_analyst()  # the composition root: providers outside app.llm register themselves here
     try:
         return func(args)
     except KnownError as exc:

@@ -18,3 +18,9 @@ def format_time(seconds: float) -> str:
     cs = max(round(seconds * 100), 0)
     minutes, rest = divmod(cs, 6000)
     return f"{minutes}:{rest // 100:02d}.{rest % 100:02d}"
+
+
+def format_clock(seconds: float) -> str:
+    """``m:ss`` for prose: whole seconds, truncated (a 59.9 s event happened in the 0:59 second), never negative."""
+    s = int(max(0.0, seconds))
+    return f"{s // 60}:{s % 60:02d}"

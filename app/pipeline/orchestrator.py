@@ -26,6 +26,7 @@ from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.llm.base import ChatMessage, ChatProvider
 from app.llm.events import UsageReport
+from app.llm.stage import StageInfo, StageKindName, phase_named
 from app.pipeline import events as ev
 from app.pipeline import prompts
 from app.pipeline.prepare import PreparedReplay
@@ -202,8 +203,19 @@ class AnalysisRun:
     def _cost(self, usage: UsageReport) -> float:
         return self.profile.cost(usage.prompt_tokens, usage.cached_prompt_tokens, usage.completion_tokens)
 
+    def _stage_info(self, stage: ev.StageRef, purpose: str, served: Sequence[tuple[float, float]]) -> StageInfo:
+        """What a request asks for, as data for rule-based providers (never sent on the wire)."""
+        phase = phase_named(purpose)
+        if stage.kind is not ev.StageKind.WINDOW:
+            kind: StageKindName = "overview" if stage.kind is ev.StageKind.OVERVIEW else "summary_round"
+            return StageInfo(kind, phase, served=tuple(served), lang=self.lang)
+        seg, win = self._segment_window(stage)
+        return StageInfo("window", phase, seg.index, win.index, (win.start_seconds, win.end_seconds),
+                         (seg.start_seconds, seg.end_seconds), tuple(served), self.lang)
+
     async def _send(self, stage: ev.StageRef, messages: list[ChatMessage], purpose: str,
-                    breakdown: dict[str, int], *, revision: bool = False, raw_tokens: int = 0) -> RequestOutcome:
+                    breakdown: dict[str, int], *, revision: bool = False, raw_tokens: int = 0,
+                    served: Sequence[tuple[float, float]] = ()) -> RequestOutcome:
         params: dict[str, Any] = {"max_tokens": self.profile.max_tokens, "purpose": purpose,
                                   "estimated_prompt_tokens": breakdown.get("total", 0) - breakdown.get("reserve", 0),
                                   "context_length": self.profile.context_length, "model": self.provider.model}
@@ -215,7 +227,7 @@ class AnalysisRun:
                                                                 dict(breakdown), error=str(exc)))
         outcome = await send(self.provider, messages, stage=stage, purpose=purpose, emit=self.emit,
                              max_tokens=int(params.get("max_tokens", self.profile.max_tokens)), breakdown=breakdown,
-                             revision=revision, price=self._cost)
+                             revision=revision, price=self._cost, info=self._stage_info(stage, purpose, served))
         self.totals.add(outcome.usage, self._cost(outcome.usage) if outcome.usage else None)
         if self.calibration is not None and raw_tokens and outcome.usage and outcome.usage.prompt_tokens:
             self.calibration.record(self.profile.key, raw_tokens, outcome.usage.prompt_tokens)
@@ -470,7 +482,8 @@ class AnalysisRun:
             appended = [ChatMessage("assistant", text), ChatMessage("user", "\n\n".join(served))]
             grown = self._guard_followup(state, appended, "lookback")
             state.messages = [*state.messages, *appended]
-            follow = await self._send(stage, state.messages, "lookback", grown)
+            follow = await self._send(stage, state.messages, "lookback", grown,
+                                      served=[(start, end) for start, end, _tokens in pending])
             state.logs.append(follow.log)
             state.reasoning.append(follow.reasoning)
             state.truncated = state.truncated or follow.truncated
