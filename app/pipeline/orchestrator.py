@@ -15,6 +15,12 @@ from typing import Any, Protocol
 
 from app.budget.calibration import CalibrationStore
 from app.budget.errors import ContextLimitError
+from app.budget.limits import (
+    MAX_LOOKBACK_TOKENS,
+    MAX_LOOKBACKS_PER_SEGMENT,
+    SUMMARY_ROUND_LOOKBACKS,
+    lookback_tokens_label,
+)
 from app.budget.prompt import AssembledRequest, PromptAssembler, StablePrefix, fit_facts, segments_metadata
 from app.budget.segment import Segment, Window
 from app.claims.issues import Severity, ValidationIssue
@@ -33,9 +39,6 @@ from app.pipeline.prepare import PreparedReplay
 from app.pipeline.repository import SETTLED, SKIPPED, AnalysisRepository, RequestLog, StageResult
 from app.pipeline.streaming import RequestOutcome, send
 
-MAX_LOOKBACKS_PER_SEGMENT = 3
-MAX_LOOKBACK_TOKENS = 10_000
-SUMMARY_ROUND_LOOKBACKS = 1
 FOUND_FACT_SENTENCES = 5
 ANALYSIS_EXCERPT_CHARS = 6_000
 MIN_EXCERPT_CHARS = 300
@@ -174,7 +177,7 @@ class AnalysisRun:
         self.assembler = PromptAssembler(
             self.profile, prepared.plan.estimator, lang, StablePrefix(prepared.system, prepared.summary))
         self._current: tuple[ev.StageRef, list[str]] | None = None
-        self._lookbacks_used: dict[int, int] = {}  # segment → lookbacks served (at most 3 per segment)
+        self._lookbacks_used: dict[int, int] = {}  # segment → lookbacks served (MAX_LOOKBACKS_PER_SEGMENT)
 
     # ------------------------------------------------------------------ plan
 
@@ -448,7 +451,8 @@ class AnalysisRun:
             for start, end in found.ranges:
                 if allowance <= 0:
                     self._lookback_refused(stage, state, start, end, reason=pick(
-                        self.lang, "超过每段 3 次回查上限", "more than 3 lookbacks in this segment"))
+                        self.lang, f"超过每段 {MAX_LOOKBACKS_PER_SEGMENT} 次回查上限",
+                        f"more than {MAX_LOOKBACKS_PER_SEGMENT} lookbacks in this segment"))
                     continue
                 if start >= self.p.replay.duration_seconds:
                     self._lookback_refused(stage, state, start, end, reason=pick(
@@ -458,8 +462,9 @@ class AnalysisRun:
                 tokens = self.p.plan.estimator.estimate_tokens(body) if body else 0
                 if tokens > MAX_LOOKBACK_TOKENS:
                     self._lookback_refused(stage, state, start, end, reason=pick(
-                        self.lang, f"区间约 {tokens:,} token，超过单次 10K 上限",
-                        f"the range is about {tokens:,} tokens, over the 10K limit"), tokens=tokens)
+                        self.lang, f"区间约 {tokens:,} token，超过单次 {lookback_tokens_label()} 上限",
+                        f"the range is about {tokens:,} tokens, over the {lookback_tokens_label()} limit"),
+                        tokens=tokens)
                     continue
                 piece = prompts.lookback_reply(self.lang, format_time(start), format_time(end),
                                                body or pick(self.lang, "（无操作）", "(no orders)"))
