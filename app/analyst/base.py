@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from app.analyst import texts
 from app.i18n import Lang, pick
 from app.timefmt import format_time as fmt  # m:ss.cc in claims
 
@@ -82,8 +83,11 @@ class Activity:
 @dataclass(frozen=True, slots=True)
 class Claim:
     """One claim of the ``[机器可读声明]`` block: its section and its JSON object."""
+
     section: str  # unitClaims | eventClaims | timelineClaims
     data: dict[str, Any]
+
+
 class AnalystBase:
     """One replay's facts in one language, and the helpers every round uses."""
 
@@ -108,16 +112,16 @@ class AnalystBase:
     # ------------------------------------------------------------------ small helpers
 
     def t(self, zh: str, en: str) -> str:
-        """The text in the analysis language."""
+        """The text in the analysis language (for pieces assembled from other texts)."""
         return pick(self.lang, zh, en)
+
+    def say(self, template: tuple[str, str], **values: object) -> str:
+        """A sentence of :mod:`app.analyst.texts` in the analysis language, filled with ``values``."""
+        return pick(self.lang, *template).format(**values)
 
     def header(self) -> str:
         """The first line of every reply: says the text was written by rules."""
-        return self.t(
-            "> 离线规则分析：由程序按固定规则从录像事实生成，不是大模型的输出。\n\n",
-            "> Offline rule-based analysis: written by fixed rules from the replay's facts, not by a language "
-            "model.\n\n",
-        )
+        return self.say(texts.HEADER)
 
     def pname(self, slot: int) -> str:
         """Display name of a player slot."""
@@ -185,25 +189,8 @@ class AnalystBase:
 
     def class_label(self, cls: str) -> str:
         """A unit class as prose."""
-        zh = {
-            "infantry": "步兵",
-            "vehicle": "载具",
-            "aircraft": "飞机",
-            "ship": "舰船",
-            "harvester": "矿车",
-            "mcv": "基地车",
-            "other": "其他",
-        }
-        en = {
-            "infantry": "infantry",
-            "vehicle": "vehicles",
-            "aircraft": "aircraft",
-            "ship": "ships",
-            "harvester": "harvesters",
-            "mcv": "MCVs",
-            "other": "other",
-        }
-        return self.t(zh.get(cls, cls), en.get(cls, cls))
+        label = texts.UNIT_CLASSES.get(cls)
+        return self.t(*label) if label is not None else cls
 
     def is_refinery(self, name: str) -> bool:
         """True for refineries and other economy structures."""
@@ -213,9 +200,9 @@ class AnalystBase:
         """A list in prose, at most ``limit`` items plus how many more."""
         head = list(items[:limit])
         more = len(items) - len(head)
-        text = self.t("、", ", ").join(head)
+        text = self.say(texts.ENUM_SEP).join(head)
         if more > 0:
-            text += self.t(f" 等（另 {more} 项）", f" and {more} more")
+            text += self.say(texts.AND_MORE, more=more)
         return text
 
     def owner_of(self, uid: int) -> int | None:
@@ -247,8 +234,8 @@ class AnalystBase:
                     best = (d, p.slot)
         xy = f"({int(x)}, {int(y)})"
         if best is not None and best[0] <= NEAR_BASE:
-            return self.t(f"{self.pname(best[1])} 的建筑区 {xy}", f"{self.pname(best[1])}'s base area {xy}")
-        return self.t(f"野外 {xy}", f"open ground {xy}")
+            return self.say(texts.S_BASE_AREA, pname_best_1=self.pname(best[1]), xy=xy)
+        return self.say(texts.OPEN_GROUND, xy=xy)
 
     # ------------------------------------------------------------------ measuring a range
 
@@ -345,11 +332,11 @@ class AnalystBase:
         """How many moves, attack-moves and attacks a set of points holds, as prose."""
         c = Counter(p[1] for p in pts)
         labels = {
-            "move": self.t("移动", "move"),
-            "amove": self.t("攻击移动", "attack-move"),
-            "attack": self.t("攻击", "attack"),
+            "move": self.say(texts.MOVE),
+            "amove": self.say(texts.ATTACK_MOVE),
+            "attack": self.say(texts.ATTACK),
         }
-        return self.t("，", ", ").join(f"{labels[k]} {c[k]}" for k in ("attack", "amove", "move") if c[k])
+        return self.say(texts.COMMA).join(f"{labels[k]} {c[k]}" for k in ("attack", "amove", "move") if c[k])
 
     # ------------------------------------------------------------------ segments and windows from the plan
     def segment_ranges(self) -> list[tuple[int, float, float, float]]:
@@ -357,10 +344,12 @@ class AnalystBase:
         if self.plan is not None and self.plan.segments:
             return [(s.index, s.start_seconds, s.own_start_seconds, s.end_seconds) for s in self.plan.segments]
         return [(0, 0.0, 0.0, self.ix.duration_seconds + 1.0)]
+
     # ------------------------------------------------------------------ claims (true by construction)
 
     def _type_known(self, name: str) -> bool:
         return name.lower() in self._names_lower and not name.lower().startswith("0x")
+
     def fallback_claims(self, b: float) -> list[Claim]:
         """When a range has nothing to claim: the latest first production before its end (still exact)."""
         firsts = [
@@ -404,13 +393,15 @@ class AnalystBase:
             items = ",\n".join("  " + json.dumps(c.data, ensure_ascii=False) for c in claims if c.section == key)
             parts.append(f'"{key}": [\n{items}\n ]' if items else f'"{key}": []')
         body = "{\n " + ",\n ".join(parts) + "\n}"
-        return self.t("[机器可读声明]", "[claims]") + "\n```json\n" + body + "\n```\n"
+        return self.say(texts.CLAIMS) + "\n```json\n" + body + "\n```\n"
+
     def pack_label(self, action: str) -> str:
         """A pack-chain step as prose."""
-        zh = {"produce": "生产", "pack": "打包", "unpack": "展开", "new_yard": "新建造场启用"}
-        en = {"produce": "queued", "pack": "packed", "unpack": "deployed", "new_yard": "new yard active"}
-        return self.t(zh.get(action, action), en.get(action, action))
-    def _attack_peaks(self, n: int) -> list[tuple[int, int]]:
+        label = texts.PACK_ACTIONS.get(action)
+        return self.t(*label) if label is not None else action
+
+    def attack_peaks(self, n: int) -> list[tuple[int, int]]:
+        """The ``n`` minutes with the most attack orders of all players, in time order: (minute, orders)."""
         from app.replay.commands import Category
 
         playing = {p.slot for p in self.players}

@@ -6,6 +6,7 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 
+from app.analyst import texts
 from app.analyst.base import LOOKBACK_AFTER_S, LOOKBACK_BEFORE_S, AnalystBase
 from app.i18n import Lang
 from app.timefmt import format_clock as short  # m:ss in prose
@@ -18,19 +19,21 @@ class OverviewRound(AnalystBase):
 
     def overview(self) -> str:
         """The overview round reply."""
-        out = [self.header(), self.t("## 总览\n\n", "## Overview\n\n")]
+        out = [self.header(), self.say(texts.OVERVIEW)]
         dur = self.ix.duration_seconds
         out.append(
-            self.t(
-                f"本局时长 {short(dur)}，玩家："
-                + self.lst([f"{p.name}（{self.faction(p.slot)}）" for p in self.players])
-                + "。\n\n",
-                f"Match length {short(dur)}; players: "
-                + self.lst([f"{p.name} ({self.faction(p.slot)})" for p in self.players])
-                + ".\n\n",
+            self.say(
+                texts.MATCH_LENGTH_PLAYERS_PARAGRAPH,
+                length=short(dur),
+                players=self.lst(
+                    [
+                        self.say(texts.PLAYER_FACTION, p_name=p.name, faction_p_slot=self.faction(p.slot))
+                        for p in self.players
+                    ]
+                ),
             )
         )
-        out.append(self.t("### 分段\n", "### Segments\n"))
+        out.append(self.say(texts.SEGMENTS))
         segs = self.segment_ranges()
         for n, _sa, a, b in segs:
             out.append(self._segment_line(n, a, b))
@@ -53,19 +56,19 @@ class OverviewRound(AnalystBase):
         high_tier = [f for f in firsts if self.tier(f.name) >= 2]
         traits: list[tuple[int, str]] = []
         if n == 0:
-            traits.append((0, self.t("开局", "Opening")))
+            traits.append((0, self.say(texts.OPENING)))
         if attacks / minutes / per_player >= 4:
-            traits.append((1, self.t("交战", "fighting")))
+            traits.append((1, self.say(texts.FIGHTING)))
         if any(s.action.value == "unpack" for s, _slot in packs):
-            traits.append((2, self.t("基地转移", "base relocation")))
+            traits.append((2, self.say(texts.BASE_RELOCATION)))
         if high_tier or protos:
-            traits.append((3, self.t("科技提升", "tech-up")))
+            traits.append((3, self.say(texts.TECH_UP)))
         if refineries:
-            traits.append((4, self.t("经济扩张", "economic expansion")))
+            traits.append((4, self.say(texts.ECONOMIC_EXPANSION)))
         if sum(len(v) for v in builds.values()) / minutes / per_player >= 1:
-            traits.append((5, self.t("建设", "build-up")))
-        chosen = [t for _, t in sorted(traits)[:2]] or [self.t("调动与运营", "manoeuvre and economy")]
-        title = self.t("与", " and ").join(chosen)
+            traits.append((5, self.say(texts.BUILD_UP)))
+        chosen = [t for _, t in sorted(traits)[:2]] or [self.say(texts.MANOEUVRE_AND_ECONOMY)]
+        title = self.say(texts.AND).join(chosen)
         if self.lang is Lang.EN:
             title = title[0].upper() + title[1:]
         sentences = []
@@ -73,26 +76,28 @@ class OverviewRound(AnalystBase):
             act = acts[p.slot]
             bits = []
             if builds[p.slot]:
-                bits.append(self.t(f"放置建筑 {len(builds[p.slot])} 次", f"placed {len(builds[p.slot])} structures"))
+                bits.append(self.say(texts.PLACED_STRUCTURES, len_builds_p_slot=len(builds[p.slot])))
             new = [f for f in firsts if f.player == p.slot]
             if new:
-                bits.append(self.t("首次下单 ", "first ordered ") + self.lst([self.disp(f.name) for f in new], 3))
+                bits.append(self.say(texts.FIRST_ORDERED) + self.lst([self.disp(f.name) for f in new], 3))
             queued = sum(act.queued.values())
             if queued:
-                bits.append(self.t(f"生产下单 {queued} 次", f"queued {queued} units"))
+                bits.append(self.say(texts.QUEUED_UNITS, queued=queued))
             if bits:
-                sentences.append(f"{p.name}" + self.t("：", ": ") + self.t("，", ", ").join(bits))
+                sentences.append(f"{p.name}" + self.say(texts.COLON) + self.say(texts.COMMA).join(bits))
         if protos:
             sentences.append(
-                self.t("协议：", "protocols: ")
+                self.say(texts.PROTOCOLS_2)
                 + self.lst([f"{self.pname(s)} {short(x.seconds)} {self.disp(x.name)}" for x, s in protos], 4)
             )
         if packs:
             s, slot = packs[0]
             sentences.append(
-                self.t(
-                    f"{self.pname(slot)} 在 {short(s.seconds)} 基地车{self.pack_label(s.action.value)}",
-                    f"{self.pname(slot)}'s base vehicle {self.pack_label(s.action.value)} at {short(s.seconds)}",
+                self.say(
+                    texts.S_BASE_VEHICLE_AT,
+                    pname_slot=self.pname(slot),
+                    short_s_seconds=short(s.seconds),
+                    pack_label_s_action_value=self.pack_label(s.action.value),
                 )
             )
         if attacks:
@@ -101,27 +106,21 @@ class OverviewRound(AnalystBase):
                 _cell, top = self.clusters(pts)[0]
                 cx, cy = sum(p[2] for p in top) / len(top), sum(p[3] for p in top) / len(top)
                 sentences.append(
-                    self.t(
-                        f"攻击类指令 {attacks} 条，最集中在 {self.where(cx, cy, b)}",
-                        f"{attacks} attack orders, most at {self.where(cx, cy, b)}",
-                    )
+                    self.say(texts.ATTACK_ORDERS_MOST_AT, attacks=attacks, where_cx_cy_b=self.where(cx, cy, b))
                 )
             else:
-                sentences.append(self.t(f"攻击类指令 {attacks} 条", f"{attacks} attack orders"))
+                sentences.append(self.say(texts.ATTACK_ORDERS, attacks=attacks))
         body = (
-            self.t("；".join(sentences) + "。", "; ".join(sentences) + ".")
+            self.say(texts.SEMICOLON).join(sentences) + self.say(texts.SENTENCE_END)
             if sentences
-            else self.t("没有值得注意的操作。", "Nothing notable happened.")
+            else self.say(texts.NOTHING_NOTABLE_HAPPENED)
         )
-        return self.t(
-            f"- **第 {n + 1} 段（{short(a)}–{short(b)}）：{title}**。{body}\n",
-            f"- **Segment {n + 1} ({short(a)}–{short(b)}): {title}.** {body}\n",
-        )
+        return self.say(texts.SEGMENT_LINE, n_1=n + 1, short_a=short(a), short_b=short(b), title=title, body=body)
 
     def _course(self) -> str:
         dur = max(self.ix.duration_seconds, 1.0)
         acts = self.activity(0.0, dur + 1.0)
-        lines = [self.t("### 整局走势\n", "### Course of the match\n")]
+        lines = [self.say(texts.COURSE_OF_THE_MATCH)]
         for p in self.players:
             act = acts[p.slot]
             if not act.orders:
@@ -129,33 +128,24 @@ class OverviewRound(AnalystBase):
             tiers = [(f.seconds, self.tier(f.name), f.name) for f in self.ix.first_productions(p.slot)]
             t2 = next(((t, n) for t, tier, n in tiers if tier >= 2), None)
             t3 = next(((t, n) for t, tier, n in tiers if tier >= 3), None)
-            bits = [self.t(f"全场 APM ≈ {act.orders / (dur / 60):.0f}", f"APM ≈ {act.orders / (dur / 60):.0f}")]
+            bits = [self.say(texts.MATCH_APM, act_orders_dur_60=act.orders / (dur / 60))]
             refineries = sum(1 for s in self.ix.build_order(p.slot) if self.is_refinery(s.name))
-            bits.append(self.t(f"精炼厂 {refineries} 座", f"{refineries} refineries"))
+            bits.append(self.say(texts.REFINERIES, refineries=refineries))
             if t2 and t2 != t3:
-                bits.append(
-                    self.t(
-                        f"{short(t2[0])} 进入 2 级科技（{self.disp(t2[1])}）",
-                        f"tier 2 at {short(t2[0])} ({self.disp(t2[1])})",
-                    )
-                )
+                bits.append(self.say(texts.TIER_AT, short_t2_0=short(t2[0]), disp_t2_1=self.disp(t2[1])))
             if t3:
-                bits.append(
-                    self.t(
-                        f"{short(t3[0])} 进入 3 级科技（{self.disp(t3[1])}）",
-                        f"tier 3 at {short(t3[0])} ({self.disp(t3[1])})",
-                    )
-                )
-            bits.append(self.t(f"最后一条指令 {short(act.last_t)}", f"last order at {short(act.last_t)}"))
-            lines.append(f"- {p.name}" + self.t("：", ": ") + self.t("，", ", ").join(bits) + "\n")
-        peaks = self._attack_peaks(3)
+                bits.append(self.say(texts.TIER_AT_2, short_t3_0=short(t3[0]), disp_t3_1=self.disp(t3[1])))
+            bits.append(self.say(texts.LAST_ORDER_AT, short_act_last_t=short(act.last_t)))
+            lines.append(f"- {p.name}" + self.say(texts.COLON) + self.say(texts.COMMA).join(bits) + "\n")
+        peaks = self.attack_peaks(3)
         if peaks:
             lines.append(
-                self.t("- 交战最密集的分钟：", "- Busiest fighting minutes: ")
-                + self.lst([self.t(f"{m}:00–{m + 1}:00（{c} 条）", f"{m}:00–{m + 1}:00 ({c})") for m, c in peaks])
+                self.say(texts.BUSIEST_FIGHTING_MINUTES)
+                + self.lst([self.say(texts.MINUTE_COUNT, m=m, m_1=m + 1, c=c) for m, c in peaks])
                 + "\n"
             )
         return "".join(lines) + "\n"
+
     def _threads(self, segs: Sequence[tuple[int, float, float, float]]) -> str:
         def seg_of(t: float) -> int:
             for n, _sa, a, b in segs:
@@ -171,23 +161,27 @@ class OverviewRound(AnalystBase):
                 nxt = next((x for x in c.steps[i + 1 :] if x.action.value == "unpack"), None)
                 if nxt is None:
                     lines.append(
-                        self.t(
-                            f"- {self.pname(c.player)} 在第 {seg_of(s.seconds)} 段 {short(s.seconds)} "
-                            f"打包建造场 #{s.object_id}，之后没有再展开。\n",
-                            f"- {self.pname(c.player)} packed yard #{s.object_id} at {short(s.seconds)} (segment "
-                            f"{seg_of(s.seconds)}) and never deployed again.\n",
+                        self.say(
+                            texts.PACKED_YARD_AT_SEGMENT_AND,
+                            pname_c_player=self.pname(c.player),
+                            seg_of_s_seconds=seg_of(s.seconds),
+                            short_s_seconds=short(s.seconds),
+                            s_object_id=s.object_id,
                         )
                     )
                 else:
                     pos = f" ({int(nxt.position[0])}, {int(nxt.position[1])})" if nxt.position else ""
                     lines.append(
-                        self.t(
-                            f"- {self.pname(c.player)} 在第 {seg_of(s.seconds)} 段 {short(s.seconds)} "
-                            f"打包建造场 #{s.object_id}，第 {seg_of(nxt.seconds)} 段 {short(nxt.seconds)} "
-                            f"在{pos} 展开为 #{nxt.object_id}。\n",
-                            f"- {self.pname(c.player)} packed yard #{s.object_id} at {short(s.seconds)} (segment "
-                            f"{seg_of(s.seconds)}) and deployed #{nxt.object_id} at{pos} {short(nxt.seconds)} (segment "
-                            f"{seg_of(nxt.seconds)}).\n",
+                        self.say(
+                            texts.PACKED_YARD_AT_SEGMENT_AND_2,
+                            pname_c_player=self.pname(c.player),
+                            seg_of_s_seconds=seg_of(s.seconds),
+                            short_s_seconds=short(s.seconds),
+                            s_object_id=s.object_id,
+                            seg_of_nxt_seconds=seg_of(nxt.seconds),
+                            short_nxt_seconds=short(nxt.seconds),
+                            pos=pos,
+                            nxt_object_id=nxt.object_id,
                         )
                     )
         for p in self.players:
@@ -203,22 +197,26 @@ class OverviewRound(AnalystBase):
             switches = [(n2, c1, c2) for (_n1, c1), (n2, c2) in itertools.pairwise(mixes) if c1 != c2]
             for n2, c1, c2 in switches[:3]:
                 lines.append(
-                    self.t(
-                        f"- {p.name} 在第 {n2 + 1} 段把主力生产从{self.class_label(c1)}转向{self.class_label(c2)}。\n",
-                        f"- {p.name} switched main production from {self.class_label(c1)} to {self.class_label(c2)} in "
-                        f"segment {n2 + 1}.\n",
+                    self.say(
+                        texts.SWITCHED_MAIN_PRODUCTION_FROM_TO,
+                        p_name=p.name,
+                        n2_1=n2 + 1,
+                        class_label_c1=self.class_label(c1),
+                        class_label_c2=self.class_label(c2),
                     )
                 )
             protos = self.ix.protocols_of(p.slot)
             if protos:
                 lines.append(
-                    self.t(f"- {p.name} 的协议顺序：", f"- {p.name}'s protocol order: ")
+                    self.say(texts.S_PROTOCOL_ORDER, p_name=p.name)
                     + self.lst(
                         [
-                            f"{short(x.seconds)} {self.disp(x.name)}（{self.t('第', 'seg ')}{seg_of(x.seconds)}"
-                            f"{self.t('段', '')}）"
-                            if self.lang is Lang.ZH
-                            else f"{short(x.seconds)} {self.disp(x.name)} (segment {seg_of(x.seconds)})"
+                            self.say(
+                                texts.PROTOCOL_IN_SEGMENT,
+                                time=short(x.seconds),
+                                name=self.disp(x.name),
+                                segment=seg_of(x.seconds),
+                            )
                             for x in protos
                         ],
                         10,
@@ -227,7 +225,7 @@ class OverviewRound(AnalystBase):
                 )
         if not lines:
             return ""
-        return self.t("### 跨段线索\n", "### Cross-segment threads\n") + "".join(lines) + "\n"
+        return self.say(texts.CROSS_SEGMENT_THREADS) + "".join(lines) + "\n"
 
     def _lookback_suggestions(self, segs: Sequence[tuple[int, float, float, float]]) -> str:
         lines: list[str] = []
@@ -245,11 +243,13 @@ class OverviewRound(AnalystBase):
                 first, uid = min(early)
                 lo, hi = max(0.0, first - LOOKBACK_BEFORE_S), first + LOOKBACK_AFTER_S
                 lines.append(
-                    self.t(
-                        f"- 第 {n + 1} 段分析时可回查 {short(lo)}~{short(hi)}：该段编队中的 #{uid} "
-                        f"在 {short(first)} 首次出现。\n",
-                        f"- When analysing segment {n + 1}, look back at {short(lo)}~{short(hi)}: #{uid} of that "
-                        f"segment's control groups first appears at {short(first)}.\n",
+                    self.say(
+                        texts.WHEN_ANALYSING_SEGMENT_LOOK_BACK,
+                        n_1=n + 1,
+                        short_lo=short(lo),
+                        short_hi=short(hi),
+                        uid=uid,
+                        short_first=short(first),
                     )
                 )
         for c in self.ix.pack_chains:
@@ -258,18 +258,11 @@ class OverviewRound(AnalystBase):
                     seg_n = next((n for n, _sa, a, b in segs if a <= s.seconds < b), None)
                     if seg_n:
                         lines.append(
-                            self.t(
-                                f"- 第 {seg_n + 1} 段的展开（{short(s.seconds)}）对应之前的打包，可回查打包时刻。\n",
-                                f"- The deploy in segment {seg_n + 1} ({short(s.seconds)}) follows an earlier pack; "
-                                "look back at the pack if needed.\n",
+                            self.say(
+                                texts.THE_DEPLOY_IN_SEGMENT_FOLLOWS, seg_n_1=seg_n + 1, short_s_seconds=short(s.seconds)
                             )
                         )
                     break
         if not lines:
-            lines.append(
-                self.t(
-                    "- 各段数据基本自足，暂无必须回查的区间。\n",
-                    "- Each segment's data stands on its own; no lookback is needed.\n",
-                )
-            )
-        return self.t("### 回查建议\n", "### Lookback suggestions\n") + "".join(lines[:6]) + "\n"
+            lines.append(self.say(texts.EACH_SEGMENT_S_DATA_STANDS))
+        return self.say(texts.LOOKBACK_SUGGESTIONS) + "".join(lines[:6]) + "\n"

@@ -192,4 +192,3 @@ class OfflineAnalyst:
             resolved_model=OFFLINE_MODEL,
             elapsed_s=end - started,
         )
-

@@ -6,6 +6,7 @@ import itertools
 from collections import Counter
 from typing import Any
 
+from app.analyst import texts
 from app.analyst.base import (
     IDLE_GAP_S,
     MAX_RELOCATIONS,
@@ -15,7 +16,6 @@ from app.analyst.base import (
     AnalystBase,
     Claim,
 )
-from app.i18n import Lang
 from app.timefmt import format_clock as short  # m:ss in prose
 from app.timefmt import format_time as fmt  # m:ss.cc in claims
 
@@ -31,37 +31,36 @@ class SummaryRound(AnalystBase):
         end = dur + 1.0
         acts = self.activity(0.0, end)
         stats = {p.slot: self._player_stats(p.slot, acts[p.slot], dur) for p in self.players}
-        out = [self.header(), self.t(f"## 整局总结（{short(dur)}）\n\n", f"## Match report ({short(dur)})\n\n")]
-        out.append(self.t("### 开局\n", "### Openings\n"))
+        out = [self.header(), self.say(texts.MATCH_REPORT, short_dur=short(dur))]
+        out.append(self.say(texts.OPENINGS))
         for p in self.players:
             steps = self.ix.build_order(p.slot)[:6]
             units = [f for f in self.ix.first_productions(p.slot) if f.kind.value == "unit"][:3]
-            line = (
-                f"- {p.name}（{self.faction(p.slot)}）："
-                if self.lang is Lang.ZH
-                else f"- {p.name} ({self.faction(p.slot)}): "
-            )
-            line += self.lst([f"{short(s.seconds)} {self.disp(s.name)}" for s in steps], 6) or self.t(
-                "无建造", "no builds"
-            )
+            line = self.say(texts.PLAYER_LINE_HEAD, name=p.name, faction=self.faction(p.slot))
+            line += self.lst([f"{short(s.seconds)} {self.disp(s.name)}" for s in steps], 6) or self.say(texts.NO_BUILDS)
             if units:
-                line += self.t("；首批单位 ", "; first units ") + self.lst(
+                line += self.say(texts.FIRST_UNITS) + self.lst(
                     [f"{self.disp(f.name)} {short(f.seconds)}" for f in units]
                 )
             out.append(line + "\n")
-        out.append("\n" + self.t("### 经济、生产与科技对比\n", "### Economy, production and tech\n"))
+        out.append("\n" + self.say(texts.ECONOMY_PRODUCTION_AND_TECH))
         for p in self.players:
             s = stats[p.slot]
-            mix = self.t("，", ", ").join(f"{self.class_label(k)} {v}" for k, v in s["mix"])
-            tier2 = short(s["tier2"]) if s["tier2"] is not None else self.t("未达到", "never")
+            mix = self.say(texts.COMMA).join(f"{self.class_label(k)} {v}" for k, v in s["mix"])
+            tier2 = short(s["tier2"]) if s["tier2"] is not None else self.say(texts.NEVER)
             out.append(
-                self.t(
-                    f"- {p.name}：APM ≈ {s['apm']:.0f}；精炼厂 {s['refineries']} 座，矿车下单 {s['harvesters']}；"
-                    f"生产下单 {s['queued']} 次（{mix or '无'}）；2 级科技 {tier2}；协议 {s['protocols']} 个；"
-                    f"编队 {s['groups']} 次\n",
-                    f"- {p.name}: APM ≈ {s['apm']:.0f}; {s['refineries']} refineries, {s['harvesters']} harvesters "
-                    f"queued; {s['queued']} units queued ({mix or 'none'}); tier 2 {tier2}; "
-                    f"{s['protocols']} protocols; {s['groups']} control-group assignments\n",
+                self.say(
+                    texts.APM_REFINERIES_HARVESTERS_QUEUED_UNITS,
+                    p_name=p.name,
+                    s_apm=s["apm"],
+                    s_refineries=s["refineries"],
+                    s_harvesters=s["harvesters"],
+                    s_queued=s["queued"],
+                    mix_or=mix or "无",
+                    tier2=tier2,
+                    s_protocols=s["protocols"],
+                    s_groups=s["groups"],
+                    mix_or_none=mix or "none",
                 )
             )
         out.append("\n" + self._turning_points())
@@ -110,16 +109,13 @@ class SummaryRound(AnalystBase):
         }
 
     def _turning_points(self) -> str:
-        lines = [self.t("### 关键转折\n", "### Turning points\n")]
+        lines = [self.say(texts.TURNING_POINTS)]
         events: list[tuple[float, str]] = []
-        for m, c in self._attack_peaks(3):
+        for m, c in self.attack_peaks(3):
             events.append(
                 (
                     m * 60.0,
-                    self.t(
-                        f"{m}:00–{m + 1}:00 攻击类指令 {c} 条，是全场交战最密集的时段之一",
-                        f"{m}:00–{m + 1}:00: {c} attack orders, one of the busiest fighting minutes",
-                    ),
+                    self.say(texts.ATTACK_ORDERS_ONE_OF_THE, m=m, m_1=m + 1, c=c),
                 )
             )
         moves = sorted(
@@ -134,10 +130,7 @@ class SummaryRound(AnalystBase):
             events.append(
                 (
                     t,
-                    self.t(
-                        f"{short(t)} {self.pname(slot)} 把基地转移到 {xy}",
-                        f"{short(t)} {self.pname(slot)} relocates the base to {xy}",
-                    ),
+                    self.say(texts.RELOCATES_THE_BASE_TO, short_t=short(t), pname_slot=self.pname(slot), xy=xy),
                 )
             )
         for p in self.players:
@@ -146,9 +139,11 @@ class SummaryRound(AnalystBase):
                 events.append(
                     (
                         t3.seconds,
-                        self.t(
-                            f"{short(t3.seconds)} {p.name} 首次下单 3 级的 {self.disp(t3.name)}",
-                            f"{short(t3.seconds)} {p.name} first orders tier-3 {self.disp(t3.name)}",
+                        self.say(
+                            texts.FIRST_ORDERS_TIER,
+                            short_t3_seconds=short(t3.seconds),
+                            p_name=p.name,
+                            disp_t3_name=self.disp(t3.name),
                         ),
                     )
                 )
@@ -159,9 +154,11 @@ class SummaryRound(AnalystBase):
                     events.append(
                         (
                             x.seconds,
-                            self.t(
-                                f"{short(x.seconds)} {p.name} 选择高级协议 {self.disp(x.name)}",
-                                f"{short(x.seconds)} {p.name} picks top protocol {self.disp(x.name)}",
+                            self.say(
+                                texts.PICKS_TOP_PROTOCOL,
+                                short_x_seconds=short(x.seconds),
+                                p_name=p.name,
+                                disp_x_name=self.disp(x.name),
                             ),
                         )
                     )
@@ -172,12 +169,8 @@ class SummaryRound(AnalystBase):
         if len(ends) >= 2 and ends[-1][0] - ends[0][0] >= 5.0:
             t, slot = ends[0]
             lines.append(
-                self.t(
-                    f"- 结局：{self.pname(slot)} 的最后一条指令在 {short(t)}，比其他玩家早至少 "
-                    f"{ends[1][0] - t:.0f} 秒，可能是先退出或认输的一方（推测）。\n",
-                    f"- The end: {self.pname(slot)}'s last order is at {short(t)}, at least "
-                    f"{ends[1][0] - t:.0f} s before anyone else's; probably the side that left or surrendered "
-                    "first (an inference).\n",
+                self.say(
+                    texts.THE_END_S_LAST_ORDER, pname_slot=self.pname(slot), short_t=short(t), ends_1_0_t=ends[1][0] - t
                 )
             )
         return "".join(lines) + "\n"
@@ -196,7 +189,7 @@ class SummaryRound(AnalystBase):
         out = []
         for team, slots in sorted(teams.items()):
             names = self.lst([self.pname(x) for x in slots], 8)
-            label = self.t(f"队伍 {team}（{names}）", f"team {team} ({names})") if team < 1000 else names
+            label = self.say(texts.TEAM, team=team, names=names) if team < 1000 else names
             out.append((label, slots))
         return out
 
@@ -204,7 +197,7 @@ class SummaryRound(AnalystBase):
         sides = self._sides()
         if len(sides) < 2:
             return ""
-        lines = [self.t("### 决定性因素（按数据比较）\n", "### Decisive factors (from the data)\n")]
+        lines = [self.say(texts.DECISIVE_FACTORS_FROM_THE_DATA)]
         score: Counter[int] = Counter()
 
         def side_value(key: str, slots: list[int]) -> float | None:
@@ -228,9 +221,13 @@ class SummaryRound(AnalystBase):
                 return short(v) if key == "tier2" else f"{v:.0f}"
 
             lines.append(
-                self.t(
-                    f"- {label_zh}：{sides[s1][0]} 领先（{fmt_v(v1)} 对 {fmt_v(v2)}）\n",
-                    f"- {label_en}: {sides[s1][0]} leads ({fmt_v(v1)} vs {fmt_v(v2)})\n",
+                self.say(
+                    texts.LEADS_VS,
+                    label_zh=label_zh,
+                    sides_s1_0=sides[s1][0],
+                    fmt_v_v1=fmt_v(v1),
+                    fmt_v_v2=fmt_v(v2),
+                    label_en=label_en,
                 )
             )
 
@@ -241,32 +238,22 @@ class SummaryRound(AnalystBase):
         lead("attacks", "主动性（攻击类指令）", "Aggression (attack orders)")
         if score:
             best = max(range(len(sides)), key=lambda n: (score[n], -n))
-            lines.append(
-                self.t(
-                    f"- 综合：{sides[best][0]} 在 {score[best]} 项对比中占优。"
-                    "录像不记录胜负，这是基于指令数据的判断。\n",
-                    f"- Overall: {sides[best][0]} leads in {score[best]} of these comparisons. The replay does not "
-                    "record the winner; this is a judgement from the orders.\n",
-                )
-            )
+            lines.append(self.say(texts.OVERALL_LEADS_IN_OF_THESE, sides_best_0=sides[best][0], score_best=score[best]))
             ends = sorted((max(self._last_order(x) for x in slots), n) for n, (_l, slots) in enumerate(sides))
             if ends[0][1] == best and ends[1][0] - ends[0][0] >= 5.0:
                 lines.append(
-                    self.t(
-                        f"- 但 {sides[best][0]} 最早停止操作（{short(ends[0][0])}）：如果是它先退出，"
-                        "这些数据优势没有转化为胜势（推测）。\n",
-                        f"- Yet {sides[best][0]} stopped issuing orders first ({short(ends[0][0])}): if it left "
-                        "first, these advantages did not turn into a win (an inference).\n",
+                    self.say(
+                        texts.YET_STOPPED_ISSUING_ORDERS_FIRST,
+                        sides_best_0=sides[best][0],
+                        short_ends_0_0=short(ends[0][0]),
                     )
                 )
         else:
-            lines.append(
-                self.t("- 各项数据接近，没有明显的一方占优。\n", "- The numbers are close; no side clearly leads.\n")
-            )
+            lines.append(self.say(texts.THE_NUMBERS_ARE_CLOSE_NO))
         return "".join(lines) + "\n"
 
     def _advice(self, stats: dict[int, dict[str, Any]]) -> str:
-        lines = [self.t("### 改进建议\n", "### Advice per player\n")]
+        lines = [self.say(texts.ADVICE_PER_PLAYER)]
         for p in self.players:
             s = stats[p.slot]
             others = [stats[q.slot] for q in self.players if self.team(q.slot) != self.team(p.slot)]
@@ -278,73 +265,41 @@ class SummaryRound(AnalystBase):
 
             if others and s["refineries"] + 2 <= best("refineries"):
                 tips.append(
-                    self.t(
-                        f"精炼厂比对手少 {best('refineries') - s['refineries']:.0f} 座，应更早扩张矿区",
-                        f"{best('refineries') - s['refineries']:.0f} fewer refineries than the opponent: "
-                        "expand to new ore fields earlier",
+                    self.say(
+                        texts.FEWER_REFINERIES_THAN_THE_OPPONENT,
+                        best_refineries_s_refineries=best("refineries") - s["refineries"],
                     )
                 )
             other_t2 = [o["tier2"] for o in others if o["tier2"] is not None]
             if s["tier2"] is None and other_t2:
-                tips.append(
-                    self.t("全场没有进入 2 级科技，而对手进入了", "never reached tier 2 while the opponent did")
-                )
+                tips.append(self.say(texts.NEVER_REACHED_TIER_WHILE_THE))
             elif s["tier2"] is not None and other_t2 and s["tier2"] - min(other_t2) >= 60:
-                tips.append(
-                    self.t(
-                        f"2 级科技比对手晚 {s['tier2'] - min(other_t2):.0f} 秒",
-                        f"tier 2 came {s['tier2'] - min(other_t2):.0f} s after the opponent's",
-                    )
-                )
+                tips.append(self.say(texts.TIER_CAME_S_AFTER_THE, s_tier2_min_other_t2=s["tier2"] - min(other_t2)))
             if others and s["army"] < 0.6 * best("army"):
-                tips.append(
-                    self.t(
-                        "作战单位产量明显少于对手，保持兵营和工厂持续生产",
-                        "far fewer combat units than the opponent: keep factories producing",
-                    )
-                )
+                tips.append(self.say(texts.FAR_FEWER_COMBAT_UNITS_THAN))
             if others and s["apm"] < 0.7 * best("apm"):
-                tips.append(
-                    self.t(
-                        "操作量明显低于对手，多用编队与快捷键",
-                        "much lower APM than the opponent: use control groups and hotkeys more",
-                    )
-                )
+                tips.append(self.say(texts.MUCH_LOWER_APM_THAN_THE))
             if s["groups"] == 0:
-                tips.append(
-                    self.t(
-                        "没有使用编队（0x1FA），大规模部队难以控制",
-                        "no control groups used; large armies are hard to control without them",
-                    )
-                )
+                tips.append(self.say(texts.NO_CONTROL_GROUPS_USED_LARGE))
             gap, at = s["gap"]
             if gap >= IDLE_GAP_S:
-                tips.append(
-                    self.t(
-                        f"{short(at)} 之后有 {gap:.0f} 秒没有任何操作",
-                        f"{gap:.0f} s without any order after {short(at)}",
-                    )
-                )
+                tips.append(self.say(texts.S_WITHOUT_ANY_ORDER_AFTER, short_at=short(at), gap=gap))
             if s["protocols"] == 0:
-                tips.append(
-                    self.t("没有选择协议，错过了协议带来的能力", "no protocols picked: their powers went unused")
-                )
+                tips.append(self.say(texts.NO_PROTOCOLS_PICKED_THEIR_POWERS))
             if not tips:
-                tips.append(
-                    self.t(
-                        "各项数据不落后于对手，保持当前的运营节奏并在交战前集中部队",
-                        "no metric lags the opponent: keep the pace and mass the army before fights",
-                    )
-                )
-            lines.append(f"- {p.name}" + self.t("：", ": ") + self.t("；", "; ").join(tips) + self.t("。\n", ".\n"))
+                tips.append(self.say(texts.NO_METRIC_LAGS_THE_OPPONENT))
+            lines.append(
+                f"- {p.name}"
+                + self.say(texts.COLON)
+                + self.say(texts.SEMICOLON).join(tips)
+                + self.say(texts.FULL_STOP_LINE)
+            )
         return "".join(lines) + "\n"
 
     def match_brief(self) -> str:
         """A two-line brief: what a bound analyst answers a request without stage data."""
         dur = self.ix.duration_seconds
         names = self.lst(
-            [self.t(f"{p.name}（{self.faction(p.slot)}）", f"{p.name} ({self.faction(p.slot)})") for p in self.players]
+            [self.say(texts.PLAYER_FACTION, p_name=p.name, faction_p_slot=self.faction(p.slot)) for p in self.players]
         )
-        return self.header() + self.t(
-            f"本局时长 {short(dur)}，玩家：{names}。\n", f"Match length {short(dur)}; players: {names}.\n"
-        )
+        return self.header() + self.say(texts.MATCH_LENGTH_PLAYERS, short_dur=short(dur), names=names)

@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from app.analyst import texts
 from app.analyst.base import (
     BUILD_CLAIMS_PER_PLAYER,
     CAST_IDS,
@@ -21,7 +22,6 @@ from app.analyst.base import (
     AnalystBase,
     Claim,
 )
-from app.i18n import Lang
 from app.llm.stage import StageInfo
 from app.timefmt import format_clock as short  # m:ss in prose
 from app.timefmt import format_time as fmt  # m:ss.cc in claims
@@ -36,9 +36,11 @@ class WindowRound(AnalystBase):
             seg = self.plan.segments[stage.segment]
             if 0 <= stage.window < len(seg.windows):
                 w = seg.windows[stage.window]
-                label = self.t(
-                    f"第 {seg.index + 1} 段 · 重点时间段 {w.index + 1}/{len(seg.windows)}",
-                    f"Segment {seg.index + 1} · focus period {w.index + 1}/{len(seg.windows)}",
+                label = self.say(
+                    texts.SEGMENT_FOCUS_PERIOD,
+                    seg_index_1=seg.index + 1,
+                    w_index_1=w.index + 1,
+                    len_seg_windows=len(seg.windows),
                 )
                 return w.start_seconds, w.end_seconds, seg.start_seconds, seg.end_seconds, label
         if stage.focus is not None:
@@ -46,6 +48,7 @@ class WindowRound(AnalystBase):
             return stage.focus[0], stage.focus[1], min(sa, stage.focus[0]), max(sb, stage.focus[1]), ""
         end = self.ix.duration_seconds + 1.0
         return 0.0, end, 0.0, end, ""
+
     def unit_evidence(self, uid: int, slot: int, a: float, b: float) -> str | None:
         """One non-move ``kind|time|detail`` evidence string of ``slot`` for ``uid`` inside [a, b)."""
         # only roles where the command itself names the id (a group recall or a harvester order reaches ids
@@ -59,13 +62,13 @@ class WindowRound(AnalystBase):
             "caster": "power",
         }
         details = {
-            "group": self.t("编队成员", "control-group member"),
-            "build": self.t("建造者", "constructor"),
+            "group": self.say(texts.CONTROL_GROUP_MEMBER),
+            "build": self.say(texts.CONSTRUCTOR),
             "produce": "factory",
-            "repair": self.t("维修", "repair"),
-            "sell": self.t("出售", "sold"),
-            "harvest": self.t("矿车指令", "harvester order"),
-            "power": self.t("技能施放者", "power caster"),
+            "repair": self.say(texts.REPAIR),
+            "sell": self.say(texts.SOLD),
+            "harvest": self.say(texts.HARVESTER_ORDER),
+            "power": self.say(texts.POWER_CASTER),
         }
         for e in self.ix.evidence(uid):
             if e.player == slot and e.strength.value == "strong" and a <= e.seconds < b:
@@ -129,15 +132,11 @@ class WindowRound(AnalystBase):
                     claims.append(Claim("eventClaims", {"time": fmt(t), "player": who, "kind": "build", "name": name}))
             for t, uid, power in self.casts_in(slot, a, b)[:POWER_CLAIMS_PER_PLAYER]:
                 claims.append(
-                    Claim(
-                        "eventClaims", {"time": fmt(t), "player": who, "kind": "power", "name": power, "unitId": uid}
-                    )
+                    Claim("eventClaims", {"time": fmt(t), "player": who, "kind": "power", "name": power, "unitId": uid})
                 )
             for f in self.firsts_in(slot, a, b)[:TIMELINE_CLAIMS_PER_PLAYER]:
                 if self._type_known(f.name):
-                    claims.append(
-                        Claim("timelineClaims", {"player": who, "type": f.name, "firstTime": fmt(f.seconds)})
-                    )
+                    claims.append(Claim("timelineClaims", {"player": who, "type": f.name, "firstTime": fmt(f.seconds)}))
         return self.checked(claims)
 
     def casts_in(self, slot: int, a: float, b: float) -> list[tuple[float, int, str]]:
@@ -155,6 +154,7 @@ class WindowRound(AnalystBase):
                     done.add(uid)
                     out.append((ev.seconds, uid, self.ix.name_of(ev.type_hash)))
         return out
+
     # ------------------------------------------------------------------ window
 
     def window(self, stage: StageInfo) -> str:
@@ -170,9 +170,9 @@ class WindowRound(AnalystBase):
         )
         out = [self.header()]
         title = (
-            self.t(f"## {label}：{short(a)}–{short(b)}\n\n", f"## {label}: {short(a)}–{short(b)}\n\n")
+            self.say(texts.WINDOW_HEADING, label=label, short_a=short(a), short_b=short(b))
             if label
-            else self.t(f"## 重点时间段 {short(a)}–{short(b)}\n\n", f"## Focus period {short(a)}–{short(b)}\n\n")
+            else self.say(texts.FOCUS_PERIOD, short_a=short(a), short_b=short(b))
         )
         out.append(title)
         out.append(self._window_lead(acts, a, b, minutes))
@@ -187,87 +187,82 @@ class WindowRound(AnalystBase):
             first = self.ix.first_seen(uid) or 0.0
             lo, hi = max(0.0, first - LOOKBACK_BEFORE_S), first + LOOKBACK_AFTER_S
             out.append(
-                self.t(
-                    f"#{early[0]} 首次出现在本段切片之前，需要核对它最早的操作：\n[回查] {fmt(lo)}~{fmt(hi)}\n\n",
-                    f"#{early[0]} first appears before this slice; its earliest orders need checking:\n"
-                    f"[lookback] {fmt(lo)}~{fmt(hi)}\n\n",
-                )
+                self.say(texts.FIRST_APPEARS_BEFORE_THIS_SLICE, early_0=early[0], fmt_lo=fmt(lo), fmt_hi=fmt(hi))
             )
         if stage.phase == "revision":
-            out.append(
-                self.t(
-                    "（修正说明：以下声明均由事实索引直接导出并已逐条核对，保持不变。）\n\n",
-                    "(Revision note: every claim below is derived from the fact index and checked one by one; "
-                    "unchanged.)\n\n",
-                )
-            )
+            out.append(self.say(texts.REVISION_NOTE_EVERY_CLAIM_BELOW))
         out.append(self.claims_block(claims))
         return "".join(out)
 
     def _window_lead(self, acts: dict[int, Activity], a: float, b: float, minutes: float) -> str:
         total = sum(x.orders for x in acts.values())
         if not total:
-            return self.t("这一时间段内没有玩家操作记录。\n\n", "No player issued orders in this period.\n\n")
+            return self.say(texts.NO_PLAYER_ISSUED_ORDERS_IN)
         busiest = max(self.players, key=lambda p: (acts[p.slot].orders, -p.slot))
         attacks = sum(x.attacks + x.attack_moves for x in acts.values())
         builds = sum(len(self.builds_in(p.slot, a, b)) for p in self.players)
         parts = [
-            self.t(
-                f"本时间段共 {total} 条玩家指令（约 {total / minutes:.0f} 条/分钟），{busiest.name} 最活跃",
-                f"{total} player orders in this period (about {total / minutes:.0f} per minute); "
-                f"{busiest.name} is the busiest",
+            self.say(
+                texts.PLAYER_ORDERS_IN_THIS_PERIOD,
+                total=total,
+                total_minutes=total / minutes,
+                busiest_name=busiest.name,
             )
         ]
         if builds:
-            parts.append(self.t(f"放置建筑 {builds} 次", f"{builds} structures placed"))
+            parts.append(self.say(texts.STRUCTURES_PLACED, builds=builds))
         if attacks:
-            parts.append(self.t(f"攻击与攻击移动指令 {attacks} 条", f"{attacks} attack and attack-move orders"))
+            parts.append(self.say(texts.ATTACK_AND_ATTACK_MOVE_ORDERS, attacks=attacks))
         steps = [(s, p.slot) for p in self.players for s in self.pack_steps_in(p.slot, a, b)]
         if steps:
             s, slot = steps[0]
             parts.append(
-                self.t(
-                    f"{self.pname(slot)} 在 {short(s.seconds)} 有基地车{self.pack_label(s.action.value)}",
-                    f"{self.pname(slot)} {self.pack_label(s.action.value)} the base vehicle at {short(s.seconds)}",
+                self.say(
+                    texts.THE_BASE_VEHICLE_AT,
+                    pname_slot=self.pname(slot),
+                    short_s_seconds=short(s.seconds),
+                    pack_label_s_action_value=self.pack_label(s.action.value),
                 )
             )
-        return self.t("，".join(parts) + "。\n\n", "; ".join(parts) + ".\n\n")
+        return self.say(texts.CLAUSE_SEP).join(parts) + self.say(texts.PARAGRAPH_END)
+
     def _player_block(self, slot: int, act: Activity, a: float, b: float, minutes: float) -> str:
         name = self.pname(slot)
-        lines = [self.t(f"### {name}（{self.faction(slot)}）\n", f"### {name} ({self.faction(slot)})\n")]
+        lines = [self.say(texts.PLAYER_HEADING, name=name, faction_slot=self.faction(slot))]
         if not act.orders:
-            lines.append(self.t("- 本时间段没有操作。\n\n", "- No orders in this period.\n\n"))
+            lines.append(self.say(texts.NO_ORDERS_IN_THIS_PERIOD))
             return "".join(lines)
         apm = act.orders / minutes
         lines.append(
-            self.t(
-                f"- APM（每分钟指令数）≈ {apm:.0f}：共 {act.orders} 条，其中移动 {act.moves}、"
-                f"攻击移动 {act.attack_moves}、攻击 {act.attacks}\n",
-                f"- APM (orders per minute) ≈ {apm:.0f}: {act.orders} orders, of which move {act.moves}, attack-move "
-                f"{act.attack_moves}, attack {act.attacks}\n",
+            self.say(
+                texts.APM_ORDERS_PER_MINUTE_ORDERS,
+                apm=apm,
+                act_orders=act.orders,
+                act_moves=act.moves,
+                act_attack_moves=act.attack_moves,
+                act_attacks=act.attacks,
             )
         )
         builds = self.builds_in(slot, a, b)
         if builds:
             lines.append(
-                self.t("- 建造顺序：", "- Build order: ")
-                + self.lst([f"{short(t)} {self.disp(n)}" for t, n in builds], 12)
-                + "\n"
+                self.say(texts.BUILD_ORDER) + self.lst([f"{short(t)} {self.disp(n)}" for t, n in builds], 12) + "\n"
             )
         firsts = self.firsts_in(slot, a, b)
         if firsts:
             lines.append(
-                self.t("- 首次生产/建造（新类型）：", "- New types first ordered: ")
+                self.say(texts.NEW_TYPES_FIRST_ORDERED)
                 + self.lst([f"{self.disp(f.name)} {short(f.seconds)}" for f in firsts])
                 + "\n"
             )
             top = max(firsts, key=lambda f: (self.tier(f.name), -f.time_code))
             if self.tier(top.name) >= 2:
                 lines.append(
-                    self.t(
-                        f"- 科技：{short(top.seconds)} 首次下单 {self.tier(top.name)} 级科技的 {self.disp(top.name)}\n",
-                        f"- Tech: first tier-{self.tier(top.name)} type {self.disp(top.name)} ordered at "
-                        f"{short(top.seconds)}\n",
+                    self.say(
+                        texts.TECH_FIRST_TIER_TYPE_ORDERED,
+                        short_top_seconds=short(top.seconds),
+                        tier_top_name=self.tier(top.name),
+                        disp_top_name=self.disp(top.name),
                     )
                 )
         if act.queued:
@@ -275,38 +270,33 @@ class WindowRound(AnalystBase):
             by_class: Counter[str] = Counter()
             for n, c in act.queued.items():
                 by_class[self.unit_class(n)] += c
-            mix = self.t("，", ", ").join(
+            mix = self.say(texts.COMMA).join(
                 f"{self.class_label(k)} {v}" for k, v in sorted(by_class.items(), key=lambda kv: (-kv[1], kv[0]))
             )
             lines.append(
-                self.t("- 生产下单：", "- Units queued: ")
+                self.say(texts.UNITS_QUEUED)
                 + self.lst([f"{self.disp(n)}×{c}" for n, c in ranked])
-                + self.t(f"（{mix}）", f" ({mix})")
+                + self.say(texts.CLASS_MIX, mix=mix)
                 + "\n"
             )
         if act.upgrades:
             lines.append(
-                self.t("- 升级：", "- Upgrades: ")
-                + self.lst([f"{short(t)} {self.disp(n)}" for t, n in act.upgrades])
-                + "\n"
+                self.say(texts.UPGRADES) + self.lst([f"{short(t)} {self.disp(n)}" for t, n in act.upgrades]) + "\n"
             )
         protos = self.protocols_in(slot, a, b)
         if protos:
             lines.append(
-                self.t("- 协议：", "- Protocols: ")
-                + self.lst([f"{short(x.seconds)} {self.disp(x.name)}" for x in protos])
-                + "\n"
+                self.say(texts.PROTOCOLS) + self.lst([f"{short(x.seconds)} {self.disp(x.name)}" for x in protos]) + "\n"
             )
         if act.powers:
             counts = Counter(n for _, n in act.powers)
             firsts_at = {n: min(t for t, m in act.powers if m == n) for n in counts}
             lines.append(
-                self.t("- 技能：", "- Powers: ")
+                self.say(texts.POWERS)
                 + self.lst(
                     [
-                        self.t(
-                            f"{self.disp(n)}×{c}（首次 {short(firsts_at[n])}）",
-                            f"{self.disp(n)}×{c} (first {short(firsts_at[n])})",
+                        self.say(
+                            texts.POWER_COUNT_FIRST, disp_n=self.disp(n), c=c, short_firsts_at_n=short(firsts_at[n])
                         )
                         for n, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
                     ]
@@ -316,29 +306,30 @@ class WindowRound(AnalystBase):
         econ = []
         refineries = [n for _, n in builds if self.is_refinery(n)]
         if refineries:
-            econ.append(self.t(f"新建精炼厂 {len(refineries)} 座", f"{len(refineries)} new refineries"))
+            econ.append(self.say(texts.NEW_REFINERIES, len_refineries=len(refineries)))
         harvesters = sum(c for n, c in act.queued.items() if self.unit_class(n) == "harvester")
         if harvesters:
-            econ.append(self.t(f"矿车下单 {harvesters} 辆", f"{harvesters} harvesters queued"))
+            econ.append(self.say(texts.HARVESTERS_QUEUED, harvesters=harvesters))
         if act.harvest:
-            econ.append(self.t(f"采矿指令 {act.harvest} 条", f"{act.harvest} harvest orders"))
+            econ.append(self.say(texts.HARVEST_ORDERS, act_harvest=act.harvest))
         if act.nodes:
             econ.append(
-                self.t(
-                    f"指定矿点 {len(act.nodes)} 个（" + "、".join(f"#{n}" for n in sorted(act.nodes)) + "）",
-                    f"{len(act.nodes)} ore node(s) ordered (" + ", ".join(f"#{n}" for n in sorted(act.nodes)) + ")",
+                self.say(
+                    texts.ORE_NODES,
+                    count=len(act.nodes),
+                    ids=self.say(texts.ENUM_SEP).join(f"#{n}" for n in sorted(act.nodes)),
                 )
             )
         if act.sells:
-            econ.append(self.t(f"出售建筑 {act.sells} 次", f"{act.sells} structures sold"))
+            econ.append(self.say(texts.STRUCTURES_SOLD, act_sells=act.sells))
         if act.repairs:
-            econ.append(self.t(f"维修 {act.repairs} 次", f"{act.repairs} repair orders"))
+            econ.append(self.say(texts.REPAIR_ORDERS, act_repairs=act.repairs))
         if econ:
-            lines.append(self.t("- 经济：", "- Economy: ") + self.lst(econ) + "\n")
+            lines.append(self.say(texts.ECONOMY) + self.lst(econ) + "\n")
         packs = self.pack_steps_in(slot, a, b)
         if packs:
             lines.append(
-                self.t("- 基地车：", "- Base vehicle: ")
+                self.say(texts.BASE_VEHICLE)
                 + self.lst(
                     [
                         f"{short(s.seconds)} {self.pack_label(s.action.value)} #{s.object_id}"
@@ -353,11 +344,13 @@ class WindowRound(AnalystBase):
             big = max(groups, key=lambda g: (len(g.members), -g.time_code))
             numbers = "/".join(str(n) for n in sorted({g.group for g in groups}))
             lines.append(
-                self.t(
-                    f"- 编队：{len(groups)} 次（编队 {numbers}），最大一次是 {short(big.seconds)} 编队 {big.group}"
-                    f"（{len(big.members)} 个单位）\n",
-                    f"- Control groups: {len(groups)} assignments (groups {numbers}); the largest is group {big.group} "
-                    f"at {short(big.seconds)} ({len(big.members)} units)\n",
+                self.say(
+                    texts.CONTROL_GROUPS_ASSIGNMENTS_GROUPS_THE,
+                    len_groups=len(groups),
+                    numbers=numbers,
+                    short_big_seconds=short(big.seconds),
+                    big_group=big.group,
+                    len_big_members=len(big.members),
                 )
             )
         if act.points:
@@ -367,26 +360,23 @@ class WindowRound(AnalystBase):
                 cy = sum(p[3] for p in pts) / len(pts)
                 t0, t1 = min(p[0] for p in pts), max(p[0] for p in pts)
                 parts.append(
-                    self.t(
-                        f"{self.where(cx, cy, t1)}：{len(pts)} 条（{self.kinds_text(pts)}，{short(t0)}–{short(t1)}）",
-                        f"{self.where(cx, cy, t1)}: {len(pts)} ({self.kinds_text(pts)}, {short(t0)}–{short(t1)})",
+                    self.say(
+                        texts.ORDER_CLUSTER,
+                        where_cx_cy_t1=self.where(cx, cy, t1),
+                        len_pts=len(pts),
+                        kinds_text_pts=self.kinds_text(pts),
+                        short_t0=short(t0),
+                        short_t1=short(t1),
                     )
                 )
-            lines.append(
-                self.t("- 部队调动集中在：", "- Army orders concentrate at: ") + "；".join(parts)
-                if self.lang is Lang.ZH
-                else "- Army orders concentrate at: " + "; ".join(parts)
-            )
+            lines.append(self.say(texts.ARMY_ORDERS_CONCENTRATE_AT) + self.say(texts.SEMICOLON).join(parts))
             lines.append("\n")
         if act.attacks_on:
             lines.append(
-                self.t("- 攻击目标：", "- Attack targets: ")
+                self.say(texts.ATTACK_TARGETS)
                 + self.lst(
                     [
-                        self.t(
-                            f"{c} 条攻击指令指向 {self.pname(o)} 的已证实对象",
-                            f"{c} attack orders on objects proven to be {self.pname(o)}'s",
-                        )
+                        self.say(texts.ATTACK_ORDERS_ON_OBJECTS_PROVEN, c=c, pname_o=self.pname(o))
                         for o, c in sorted(act.attacks_on.items())
                     ]
                 )
@@ -411,13 +401,8 @@ class WindowRound(AnalystBase):
         found.sort(key=lambda cp: (-sum(len(v) for v in cp[1].values()), cp[0]))
         hits = sum(sum(x.attacks_on.values()) for x in acts.values())
         if not found and not hits:
-            return self.t(
-                "**交战**：本时间段内没有发现多名玩家的部队指令在同一区域相近时间出现，也没有针对敌方已证实对象的攻击指令；"
-                "以调动和运营为主。\n\n",
-                "**Fights**: no area received army orders from several players close in time and no attack order "
-                "targeted a proven enemy object; the period is about manoeuvre and economy.\n\n",
-            )
-        lines = [self.t("**交战（推测）**\n", "**Fights (inferred)**\n")]
+            return self.say(texts.FIGHTS_NO_AREA_RECEIVED_ARMY)
+        lines = [self.say(texts.FIGHTS_INFERRED)]
         for _cell, per in found[:3]:
             pts = [p for v in per.values() for p in v]
             cx = sum(p[2] for p in pts) / len(pts)
@@ -425,12 +410,12 @@ class WindowRound(AnalystBase):
             t0, t1 = min(p[0] for p in pts), max(p[0] for p in pts)
             who = self.lst([f"{self.pname(s)} {len(v)}" for s, v in sorted(per.items())])
             lines.append(
-                self.t(
-                    f"- {short(t0)}–{short(t1)} 在 {self.where(cx, cy, t1)}：{who} 条部队指令，"
-                    "敌对双方在此区域相近时间下令，可能发生交战\n",
-                    f"- {short(t0)}–{short(t1)} at {self.where(cx, cy, t1)}: {who} army orders from both sides "
-                    "close in "
-                    f"time, likely a fight\n",
+                self.say(
+                    texts.AT_ARMY_ORDERS_FROM_BOTH,
+                    short_t0=short(t0),
+                    short_t1=short(t1),
+                    where_cx_cy_t1=self.where(cx, cy, t1),
+                    who=who,
                 )
             )
         pairs = [
@@ -439,11 +424,7 @@ class WindowRound(AnalystBase):
             for o, c in sorted(act.attacks_on.items())
         ]
         if pairs:
-            lines.append(
-                self.t("- 直接指向敌方已证实对象的攻击指令：", "- Attack orders on proven enemy objects: ")
-                + self.lst(pairs, 12)
-                + "\n"
-            )
+            lines.append(self.say(texts.ATTACK_ORDERS_ON_PROVEN_ENEMY) + self.lst(pairs, 12) + "\n")
         return "".join(lines) + "\n"
 
     def _verified_objects(self, claims: Sequence[Claim], a: float, b: float) -> str:
@@ -452,12 +433,12 @@ class WindowRound(AnalystBase):
         if not units:
             return ""
         what = {
-            "group": self.t("被编入编队", "put in a control group"),
-            "build": self.t("作为建造者下达建造指令", "ordered structures as constructors"),
-            "produce": self.t("作为生产建筑接受生产指令", "took production orders as factories"),
-            "power": self.t("施放技能", "cast powers"),
-            "repair": self.t("被维修", "were repaired"),
-            "sell": self.t("被出售", "were sold"),
+            "group": self.say(texts.PUT_IN_A_CONTROL_GROUP),
+            "build": self.say(texts.ORDERED_STRUCTURES_AS_CONSTRUCTORS),
+            "produce": self.say(texts.TOOK_PRODUCTION_ORDERS_AS_FACTORIES),
+            "power": self.say(texts.CAST_POWERS),
+            "repair": self.say(texts.WERE_REPAIRED),
+            "sell": self.say(texts.WERE_SOLD),
         }
         rows: dict[tuple[str, str], list[tuple[int, str]]] = {}
         for d in units:
@@ -465,9 +446,7 @@ class WindowRound(AnalystBase):
             rows.setdefault((str(d["player"]), kind), []).append((int(d["unitId"]), time_text[:-3]))
         items = []
         for (player, kind), objs in rows.items():
-            ids = self.t("、", ", ").join(
-                f"#{uid}（{t}）" if self.lang is Lang.ZH else f"#{uid} ({t})" for uid, t in objs
-            )
+            ids = self.say(texts.ENUM_SEP).join(self.say(texts.OBJECT_AT, uid=uid, t=t) for uid, t in objs)
             made = ""
             if kind == "produce":
                 slot = self.ix.player_slot(player)
@@ -479,22 +458,23 @@ class WindowRound(AnalystBase):
                     for n in names
                 ]
                 if types:
-                    made = self.t(
-                        f"，产出过 {self.lst([self.disp(n) for n in dict.fromkeys(types)], 5)}",
-                        f"; they produced {self.lst([self.disp(n) for n in dict.fromkeys(types)], 5)}",
+                    made = self.say(
+                        texts.THEY_PRODUCED,
+                        lst_disp_n_for_n_in_dict_fromkeys_types=self.lst(
+                            [self.disp(n) for n in dict.fromkeys(types)], 5
+                        ),
                     )
             items.append(
-                self.t(
-                    f"- {player}：{ids} {what.get(kind, kind)}{made}\n",
-                    f"- {player}: {ids} {what.get(kind, kind)}{made}\n",
+                self.say(
+                    texts.OWNERSHIP_ROW, player=player, ids=ids, what_get_kind_kind=what.get(kind, kind), made=made
                 )
             )
-        return self.t("**已核实的对象归属**\n", "**Verified object ownership**\n") + "".join(items) + "\n"
+        return self.say(texts.VERIFIED_OBJECT_OWNERSHIP) + "".join(items) + "\n"
 
     def _relations(self, a: float, b: float, sa: float, early: Sequence[int], stage: StageInfo) -> str:
         """Links to events outside the focus period: earlier tech, base moves, what comes next, early objects."""
         lines: list[str] = []
-        sep = self.t("；", "; ")
+        sep = self.say(texts.SEMICOLON)
         for p in self.players:
             bits: list[str] = []
             before = [f for f in self.ix.first_productions(p.slot) if f.seconds < a]
@@ -502,20 +482,21 @@ class WindowRound(AnalystBase):
                 top = max(before, key=lambda f: (self.tier(f.name), -f.time_code))  # first of the highest tier
                 if self.tier(top.name) >= 2:
                     bits.append(
-                        self.t(
-                            f"此前已于 {short(top.seconds)} 解锁 {self.tier(top.name)} 级的 {self.disp(top.name)}",
-                            f"reached tier {self.tier(top.name)} earlier with {self.disp(top.name)} at "
-                            f"{short(top.seconds)}",
+                        self.say(
+                            texts.REACHED_TIER_EARLIER_WITH_AT,
+                            short_top_seconds=short(top.seconds),
+                            tier_top_name=self.tier(top.name),
+                            disp_top_name=self.disp(top.name),
                         )
                     )
             protos = [x for x in self.ix.protocols_of(p.slot) if x.seconds < a]
             if protos:
                 bits.append(
-                    self.t(
-                        f"此前已选协议 {len(protos)} 个（最近：{short(protos[-1].seconds)} "
-                        f"{self.disp(protos[-1].name)}）",
-                        f"{len(protos)} protocol(s) picked before (latest: {self.disp(protos[-1].name)} at "
-                        f"{short(protos[-1].seconds)})",
+                    self.say(
+                        texts.PROTOCOL_S_PICKED_BEFORE_LATEST,
+                        len_protos=len(protos),
+                        short_protos_1_seconds=short(protos[-1].seconds),
+                        disp_protos_1_name=self.disp(protos[-1].name),
                     )
                 )
             for c in self.ix.pack_chains:
@@ -526,32 +507,31 @@ class WindowRound(AnalystBase):
                 if [st for st in c.steps if a <= st.seconds < b]:
                     if prev:
                         bits.append(
-                            self.t(
-                                f"基地车此前在 {short(prev[-1].seconds)} {self.pack_label(prev[-1].action.value)}，"
-                                "本时间段延续了这条打包/展开链",
-                                f"the base vehicle {self.pack_label(prev[-1].action.value)} at "
-                                f"{short(prev[-1].seconds)}, "
-                                "this period continues that pack/deploy chain",
+                            self.say(
+                                texts.THE_BASE_VEHICLE_AT_THIS,
+                                short_prev_1_seconds=short(prev[-1].seconds),
+                                pack_label_prev_1_action_value=self.pack_label(prev[-1].action.value),
                             )
                         )
                     if nxt:
                         bits.append(
-                            self.t(
-                                f"之后 {short(nxt[0].seconds)} 基地车{self.pack_label(nxt[0].action.value)}",
-                                f"later the base vehicle {self.pack_label(nxt[0].action.value)} at "
-                                f"{short(nxt[0].seconds)}",
+                            self.say(
+                                texts.LATER_THE_BASE_VEHICLE_AT,
+                                short_nxt_0_seconds=short(nxt[0].seconds),
+                                pack_label_nxt_0_action_value=self.pack_label(nxt[0].action.value),
                             )
                         )
             after = [f for f in self.ix.first_productions(p.slot) if f.seconds >= b]
             if after:
                 bits.append(
-                    self.t(
-                        f"之后的下一个新类型是 {short(after[0].seconds)} 的 {self.disp(after[0].name)}",
-                        f"next new type afterwards: {self.disp(after[0].name)} at {short(after[0].seconds)}",
+                    self.say(
+                        texts.NEXT_NEW_TYPE_AFTERWARDS_AT,
+                        short_after_0_seconds=short(after[0].seconds),
+                        disp_after_0_name=self.disp(after[0].name),
                     )
                 )
             if bits:
-                lines.append(f"- {p.name}" + self.t("：", ": ") + sep.join(bits) + self.t("。\n", ".\n"))
+                lines.append(f"- {p.name}" + self.say(texts.COLON) + sep.join(bits) + self.say(texts.FULL_STOP_LINE))
         for uid in early[-MAX_EARLY_LISTED:]:  # the objects whose origin is closest to this slice say the most
             first = self.ix.first_seen(uid) or 0.0
             owner = self.owner_of(uid)
@@ -560,26 +540,30 @@ class WindowRound(AnalystBase):
             if served is not None:
                 evs = [e for e in self.ix.events_for_object(uid) if served[0] <= e.seconds <= served[1]]
                 lines.append(
-                    self.t(
-                        f"- 回查 {short(served[0])}–{short(served[1])}（{self.served_lines(served)} 行原始操作）显示："
-                        f"#{uid} 在 {fmt(first)} 首次出现（{self.event_label(evs[0]) if evs else '?'}），"
-                        f"之后一直由 {who} 操作，与本段的编队/生产记录一致。\n",
-                        f"- The lookback {short(served[0])}–{short(served[1])} "
-                        f"({self.served_lines(served)} raw orders) "
-                        f"shows #{uid} first appearing at {fmt(first)} ({self.event_label(evs[0]) if evs else '?'}), "
-                        f"operated by {who} from then on, consistent with this segment's records.\n",
+                    self.say(
+                        texts.THE_LOOKBACK_RAW_ORDERS_SHOWS,
+                        short_served_0=short(served[0]),
+                        short_served_1=short(served[1]),
+                        served_lines_served=self.served_lines(served),
+                        uid=uid,
+                        fmt_first=fmt(first),
+                        event_label_evs_0_if_evs_else=self.event_label(evs[0]) if evs else "?",
+                        who=who,
                     )
                 )
             else:
                 lines.append(
-                    self.t(
-                        f"- #{uid}（{who}）早在 {fmt(first)} 就已出现，早于本段切片（{short(sa)} 起）。\n",
-                        f"- #{uid} ({who}) already appeared at {fmt(first)}, before this slice (from {short(sa)}).\n",
+                    self.say(
+                        texts.ALREADY_APPEARED_AT_BEFORE_THIS,
+                        uid=uid,
+                        who=who,
+                        fmt_first=fmt(first),
+                        short_sa=short(sa),
                     )
                 )
         if not lines:
             return ""
-        return self.t("**与时间段外事件的关联**\n", "**Links outside this period**\n") + "".join(lines) + "\n"
+        return self.say(texts.LINKS_OUTSIDE_THIS_PERIOD) + "".join(lines) + "\n"
 
     def served_lines(self, rng: tuple[float, float]) -> int:
         """How many raw log lines a served lookback range holds."""
@@ -592,6 +576,6 @@ class WindowRound(AnalystBase):
         from app.replay.commands import command_info
 
         info = command_info(self.ix.replay.game, ev.command_id)
-        what = info.name("zh" if self.lang is Lang.ZH else "en")
+        what = info.name(self.lang.value)
         extra = f" {self.disp(self.ix.name_of(ev.type_hash))}" if ev.type_hash is not None else ""
         return f"{self.pname(ev.player)} {what}{extra}"
