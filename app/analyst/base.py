@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.analyst import texts
 from app.i18n import Lang, pick
+from app.timefmt import format_clock as short  # m:ss in prose
 from app.timefmt import format_time as fmt  # m:ss.cc in claims
 
 if TYPE_CHECKING:
@@ -399,6 +400,15 @@ class AnalystBase:
         """A pack-chain step as prose."""
         label = texts.PACK_ACTIONS.get(action)
         return self.t(*label) if label is not None else action
+
+    def pack_step_sentence(self, template: tuple[str, str], step: Any, slot: int) -> str:
+        """A sentence about one base-vehicle step of ``slot`` (who, when, what)."""
+        return self.say(
+            template,
+            pname_slot=self.pname(slot),
+            short_s_seconds=short(step.seconds),
+            pack_label_s_action_value=self.pack_label(step.action.value),
+        )
 
     def attack_peaks(self, n: int) -> list[tuple[int, int]]:
         """The ``n`` minutes with the most attack orders of all players, in time order: (minute, orders)."""

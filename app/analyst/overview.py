@@ -92,14 +92,7 @@ class OverviewRound(AnalystBase):
             )
         if packs:
             s, slot = packs[0]
-            sentences.append(
-                self.say(
-                    texts.S_BASE_VEHICLE_AT,
-                    pname_slot=self.pname(slot),
-                    short_s_seconds=short(s.seconds),
-                    pack_label_s_action_value=self.pack_label(s.action.value),
-                )
-            )
+            sentences.append(self.pack_step_sentence(texts.S_BASE_VEHICLE_AT, s, slot))
         if attacks:
             pts = [p for x in acts.values() for p in x.points if p[1] != "move"]
             if pts:

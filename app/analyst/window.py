@@ -216,14 +216,7 @@ class WindowRound(AnalystBase):
         steps = [(s, p.slot) for p in self.players for s in self.pack_steps_in(p.slot, a, b)]
         if steps:
             s, slot = steps[0]
-            parts.append(
-                self.say(
-                    texts.THE_BASE_VEHICLE_AT,
-                    pname_slot=self.pname(slot),
-                    short_s_seconds=short(s.seconds),
-                    pack_label_s_action_value=self.pack_label(s.action.value),
-                )
-            )
+            parts.append(self.pack_step_sentence(texts.THE_BASE_VEHICLE_AT, s, slot))
         return self.say(texts.CLAUSE_SEP).join(parts) + self.say(texts.PARAGRAPH_END)
 
     def _player_block(self, slot: int, act: Activity, a: float, b: float, minutes: float) -> str:
