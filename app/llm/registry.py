@@ -70,5 +70,5 @@ def provider_factory(name: str) -> ProviderFactory:
 
 
 def registered_providers() -> tuple[str, ...]:
-    """The registered names, sorted."""
+    """The registered names, sorted (:mod:`app.llm.factory` registers :data:`OPENAI_COMPAT` when imported)."""
     return tuple(sorted(_FACTORIES))
