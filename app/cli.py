@@ -83,6 +83,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help()
         return 0
+    if command == "provider":  # it builds providers by profile; the analysis service registers for ``analyze``
+        from app.analyst import register as register_offline_analyst
+
+        register_offline_analyst()  # providers outside app.llm register here, the composition root
     try:
         return func(args)
     except KnownError as exc:

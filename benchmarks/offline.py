@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.analyst.provider import OfflineAnalyst
 from app.i18n import Lang
-from app.llm.offline import OfflineAnalyst
 from app.pipeline import events as ev
 from app.pipeline.prepare import prepare_replay
 from app.pipeline.repository import AnalysisRepository

@@ -15,13 +15,17 @@ import argparse
 import asyncio
 import contextlib
 import json
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support: the scripted server
 
 from app.llm.base import ChatRequest
 from app.llm.events import Finished, ReasoningDelta, TextDelta
 from app.llm.openai_compat import OpenAICompatProvider
-from app.llm.scripted_server import Reply, ScriptedServer
 from app.llm.sse import SSEParser
+from tests.support.scripted_server import Reply, ScriptedServer
 
 TARGET = 2000.0
 

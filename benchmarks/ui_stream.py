@@ -94,7 +94,7 @@ def reply_texts(tokens: int) -> tuple[str, str]:
 def serve(conn: Any, tokens: int, rate: float) -> None:
     """Child process: the scripted server with the benchmark reply (a real model server is another process
     too, so its work must not compete for the GUI process's GIL)."""
-    from app.llm.scripted_server import Reply, ScriptedServer
+    from tests.support.scripted_server import Reply, ScriptedServer
 
     reasoning, text = reply_texts(tokens)
     with ScriptedServer() as server:

@@ -7,7 +7,7 @@ Map of the package:
 * :mod:`ui.analysis_view` — one collapsible panel per stage, driven only by :mod:`app.pipeline.events`.
 * :mod:`ui.runner` — **the wiring point to the pipeline**: :func:`ui.runner.default_runner` returns the runner
   the window uses (the real pipeline in a worker process, :mod:`app.pipeline.worker`, so the pipeline's Python
-  never competes with the window for the GIL); tests inject :class:`ui.runner.ScriptedRunner`.
+  never competes with the window for the GIL); tests inject ``tests.support.scripted_runner.ScriptedRunner``.
 * :mod:`ui.history` — stored analyses replayed as the same events (reopen, budget bars from stored requests).
 * :mod:`ui.library`, :mod:`ui.replay_card`, :mod:`ui.replay_info` — replay folder table, card, chart.
 * :mod:`ui.settings_dialog` — settings registry editor; API keys go to the keyring only.

@@ -23,12 +23,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_excepthook()
     if command_in(args) or (args and args[0] in ("-h", "--help")):
         return cli_main(args)
-    try:
-        from ui.app import run_gui
-    except ImportError:  # the GUI is not built yet: show the bundled sample instead
-        from app.paths import sample_replay
+    from ui.app import run_gui
 
-        return cli_main(["inspect", str(sample_replay()), *args])
     return run_gui(args)
 
 

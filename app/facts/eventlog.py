@@ -38,6 +38,7 @@ from app.facts.model import TICKS_PER_SECOND, FactEvent
 from app.i18n import Lang
 from app.replay.commands import Category, command_info
 from app.timefmt import format_time as _format_time
+from app.timefmt import parse_time as _parse_time
 
 BLOCK_SECONDS = 10.0
 BLOCK_MAX_LINES = 48
@@ -49,7 +50,7 @@ _MOVE_IDS_RA3 = frozenset({0x214, 0x215, 0x216, 0x22C, 0x236})
 _CREATE_GROUP = 0x1FA
 _DESELECT = 0x1F8
 _Q_SELECT = 0x22A
-_TIME_PART = re.compile(r"\d+(\.\d+)?")
+_SECONDS = re.compile(r"\d+(\.\d+)?")
 _CAMERA_LABEL = {Lang.ZH: "镜头", Lang.EN: "Camera"}
 
 
@@ -67,20 +68,16 @@ format_time = _format_time
 
 
 def parse_time(text: str) -> float:
-    """Parse ``m:ss``, ``m:ss.cc``, ``h:mm:ss`` or plain seconds; ValueError when it is none of these."""
+    """Parse plain seconds or a game time (``app.timefmt.parse_time``: ``m:ss``, ``m:ss.cc``, ``h:mm:ss``).
+
+    Raises:
+        ValueError: the text is neither (the command line turns it into an error message).
+    """
     t = text.strip()
-    if not t:
-        raise ValueError("empty time")
-    parts = t.split(":")
-    if len(parts) > 3:
+    seconds = float(t) if _SECONDS.fullmatch(t) else _parse_time(t)
+    if seconds is None:
         raise ValueError(f"bad time {text!r}")
-    total = 0.0
-    for k, part in enumerate(parts):
-        last = k == len(parts) - 1
-        if not _TIME_PART.fullmatch(part) or (not last and "." in part):
-            raise ValueError(f"bad time {text!r}")
-        total = total * 60 + float(part)
-    return total
+    return seconds
 
 
 class LogLine(NamedTuple):

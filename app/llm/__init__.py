@@ -1,4 +1,4 @@
-"""Model providers: typed stream events, the ChatProvider interface, the OpenAI-compatible client, keys.
+"""Model providers only: typed stream events, the ChatProvider interface, the OpenAI-compatible client, keys.
 
 Modules:
 
@@ -7,10 +7,10 @@ Modules:
 * :mod:`app.llm.base` — ChatMessage, ChatRequest, the ChatProvider / EventStream protocols, ``collect``;
 * :mod:`app.llm.errors` — ProviderError and its subclasses;
 * :mod:`app.llm.openai_compat` — the streaming HTTP client (imports httpx), retries, the shared client;
-* :mod:`app.llm.offline` — the rule-based offline analyst;
+* :mod:`app.llm.stage` — StageInfo: which stage a request belongs to, as data (never sent);
+* :mod:`app.llm.registry` — provider name → factory (the offline analyst registers from :mod:`app.analyst`);
 * :mod:`app.llm.factory` — build a provider from the settings; :mod:`app.llm.secrets` — API keys in the keyring;
-* :mod:`app.llm.probe` — one short request to check an endpoint (CLI ``provider test``, settings page);
-* :mod:`app.llm.scripted_server` — an OpenAI-compatible test/demo server on 127.0.0.1.
+* :mod:`app.llm.probe` — one short request to check an endpoint (CLI ``provider test``, settings page).
 
 Import the light public types from here.
 """

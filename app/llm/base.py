@@ -28,6 +28,7 @@ from app.llm.errors import (
     ServerError,
 )
 from app.llm.events import ChatResult, StreamEvent
+from app.llm.stage import StageInfo
 
 __all__ = [
     "AuthError",
@@ -45,6 +46,7 @@ __all__ = [
     "RateLimitError",
     "Role",
     "ServerError",
+    "StageInfo",
     "collect",
 ]
 
@@ -75,6 +77,8 @@ class ChatRequest:
         tag: free label for logs and the scripted server (sent as the ``user`` field only if ``send_tag``).
         extra_body: additional JSON fields merged into the request body (e.g. ``top_p``).
         send_tag: send ``tag`` as the OpenAI ``user`` field.
+        stage: what the pipeline asks for, as data (never sent; rule-based providers read it, see
+            :mod:`app.llm.stage`).
     """
 
     messages: tuple[ChatMessage, ...]
@@ -84,6 +88,7 @@ class ChatRequest:
     tag: str = ""
     extra_body: Mapping[str, Any] = field(default_factory=dict)
     send_tag: bool = False
+    stage: StageInfo | None = None
 
     @classmethod
     def simple(cls, prompt: str, *, system: str | None = None, max_tokens: int | None = None) -> ChatRequest:

@@ -1,4 +1,4 @@
-"""Build a :class:`~app.llm.base.ChatProvider` from the settings (profile + provider + keyring key)."""
+"""Build a :class:`~app.llm.base.ChatProvider` from the settings (profile + registered factory + keyring key)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from app.llm.base import ChatProvider
 from app.llm.errors import ProviderConfigError
+from app.llm.registry import OPENAI_COMPAT, ProviderContext, provider_factory, register_provider
 from app.llm.secrets import ENV_API_KEY, SecretStore
 
 if TYPE_CHECKING:
@@ -33,7 +34,10 @@ def build_provider(
     api_key: str | None = None,
     use_env_key: bool = False,
 ) -> ChatProvider:
-    """The provider for a model profile (the active one by default).
+    """The provider for a model profile (the active one by default), built by its registered factory.
+
+    A rule-based profile names its provider directly (``offline``: registered by :mod:`app.analyst`); every other
+    profile is a configured OpenAI-compatible endpoint (:data:`~app.llm.registry.OPENAI_COMPAT`).
 
     Args:
         settings: loaded settings.
@@ -44,7 +48,7 @@ def build_provider(
         use_env_key: let ``REPLAYSAGE_API_KEY`` override the keyring (CLI, scripts).
 
     Raises:
-        ProviderConfigError: the profile or its provider is unknown, or the offline analyst is unavailable.
+        ProviderConfigError: the profile or its provider is unknown, or no factory is registered for it.
     """
     from app.settings import SettingsError
 
@@ -54,21 +58,24 @@ def build_provider(
         )  # fmt: skip
     except SettingsError as exc:
         raise ProviderConfigError(str(exc)) from exc
-    if prof.rule_based:
-        try:
-            from app.llm.offline import OfflineAnalyst  # type: ignore[import-not-found,unused-ignore]
-        except ImportError as exc:
-            raise ProviderConfigError("the offline rule-based analyst is not available in this build") from exc
-        provider: ChatProvider = OfflineAnalyst()
-        return provider
+    name = prof.provider if prof.rule_based else OPENAI_COMPAT
+    context = ProviderContext(settings, prof, secrets, client, api_key, use_env_key)
+    return provider_factory(name)(context)
+
+
+def _openai_compat(ctx: ProviderContext) -> ChatProvider:
+    """A configured OpenAI-compatible endpoint (the profile's provider settings plus its key)."""
+    from app.settings import SettingsError
+
+    prof = ctx.profile
     try:
-        prov = settings.provider(prof.provider)
+        prov = ctx.settings.provider(prof.provider)
     except SettingsError as exc:
         raise ProviderConfigError(f"model profile {prof.name!r}: {exc}") from exc
     from app.llm.openai_compat import OpenAICompatProvider
 
-    key = api_key or resolve_api_key(
-        prov.name, secrets or SecretStore(settings.get("secret_fallback")), use_env=use_env_key
+    key = ctx.api_key or resolve_api_key(
+        prov.name, ctx.secrets or SecretStore(ctx.settings.get("secret_fallback")), use_env=ctx.use_env_key
     )
     headers = {**prov.extra_headers, **prof.extra_headers}
     return OpenAICompatProvider(
@@ -79,5 +86,8 @@ def build_provider(
         extra_headers=headers,
         stream=prov.stream if prof.stream is None else prof.stream,
         max_tokens=prof.max_tokens or None,
-        client=client,
+        client=ctx.client,
     )
+
+
+register_provider(OPENAI_COMPAT, _openai_compat)

@@ -100,20 +100,16 @@ def demote_stale(s: Session, now: float) -> int:
 def push_wisdom(db: Database) -> list[tuple[int, str]]:
     """Hand proposed lesson rules to the error-wisdom library (``observation`` status).
 
-    Returns (promotion id, wisdom rule id) for each one pushed. When the wisdom library is not available the
-    proposals stay recorded as ``proposed`` and nothing is lost.
+    Returns (promotion id, wisdom rule id) for each one pushed.
     """
     with db.session() as s:
         pending = [(p.id, json.loads(p.payload)) for p in s.scalars(select(MemPromotion).where(
             MemPromotion.target == "wisdom", MemPromotion.status == "proposed")).all()]
     if not pending:
         return []
-    try:
-        from app.wisdom.entry import PreventionRule, iso, now_utc
-        from app.wisdom.store import WisdomStore
-    except ImportError:
-        log.info("error-wisdom library not available: %d lesson rules stay proposed", len(pending))
-        return []
+    from app.wisdom.entry import PreventionRule, iso, now_utc
+    from app.wisdom.store import WisdomStore
+
     wisdom: Any = WisdomStore(db)
     pushed: list[tuple[int, str]] = []
     for promo_id, p in pending:

@@ -15,6 +15,12 @@ from typing import Any, Protocol
 
 from app.budget.calibration import CalibrationStore
 from app.budget.errors import ContextLimitError
+from app.budget.limits import (
+    MAX_LOOKBACK_TOKENS,
+    MAX_LOOKBACKS_PER_SEGMENT,
+    SUMMARY_ROUND_LOOKBACKS,
+    lookback_tokens_label,
+)
 from app.budget.prompt import AssembledRequest, PromptAssembler, StablePrefix, fit_facts, segments_metadata
 from app.budget.segment import Segment, Window
 from app.claims.issues import Severity, ValidationIssue
@@ -26,15 +32,13 @@ from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.llm.base import ChatMessage, ChatProvider
 from app.llm.events import UsageReport
+from app.llm.stage import StageInfo, StageKindName, phase_named
 from app.pipeline import events as ev
 from app.pipeline import prompts
 from app.pipeline.prepare import PreparedReplay
 from app.pipeline.repository import SETTLED, SKIPPED, AnalysisRepository, RequestLog, StageResult
 from app.pipeline.streaming import RequestOutcome, send
 
-MAX_LOOKBACKS_PER_SEGMENT = 3
-MAX_LOOKBACK_TOKENS = 10_000
-SUMMARY_ROUND_LOOKBACKS = 1
 FOUND_FACT_SENTENCES = 5
 ANALYSIS_EXCERPT_CHARS = 6_000
 MIN_EXCERPT_CHARS = 300
@@ -173,7 +177,7 @@ class AnalysisRun:
         self.assembler = PromptAssembler(
             self.profile, prepared.plan.estimator, lang, StablePrefix(prepared.system, prepared.summary))
         self._current: tuple[ev.StageRef, list[str]] | None = None
-        self._lookbacks_used: dict[int, int] = {}  # segment → lookbacks served (at most 3 per segment)
+        self._lookbacks_used: dict[int, int] = {}  # segment → lookbacks served (MAX_LOOKBACKS_PER_SEGMENT)
 
     # ------------------------------------------------------------------ plan
 
@@ -202,8 +206,19 @@ class AnalysisRun:
     def _cost(self, usage: UsageReport) -> float:
         return self.profile.cost(usage.prompt_tokens, usage.cached_prompt_tokens, usage.completion_tokens)
 
+    def _stage_info(self, stage: ev.StageRef, purpose: str, served: Sequence[tuple[float, float]]) -> StageInfo:
+        """What a request asks for, as data for rule-based providers (never sent on the wire)."""
+        phase = phase_named(purpose)
+        if stage.kind is not ev.StageKind.WINDOW:
+            kind: StageKindName = "overview" if stage.kind is ev.StageKind.OVERVIEW else "summary_round"
+            return StageInfo(kind, phase, served=tuple(served), lang=self.lang)
+        seg, win = self._segment_window(stage)
+        return StageInfo("window", phase, seg.index, win.index, (win.start_seconds, win.end_seconds),
+                         (seg.start_seconds, seg.end_seconds), tuple(served), self.lang)
+
     async def _send(self, stage: ev.StageRef, messages: list[ChatMessage], purpose: str,
-                    breakdown: dict[str, int], *, revision: bool = False, raw_tokens: int = 0) -> RequestOutcome:
+                    breakdown: dict[str, int], *, revision: bool = False, raw_tokens: int = 0,
+                    served: Sequence[tuple[float, float]] = ()) -> RequestOutcome:
         params: dict[str, Any] = {"max_tokens": self.profile.max_tokens, "purpose": purpose,
                                   "estimated_prompt_tokens": breakdown.get("total", 0) - breakdown.get("reserve", 0),
                                   "context_length": self.profile.context_length, "model": self.provider.model}
@@ -215,7 +230,7 @@ class AnalysisRun:
                                                                 dict(breakdown), error=str(exc)))
         outcome = await send(self.provider, messages, stage=stage, purpose=purpose, emit=self.emit,
                              max_tokens=int(params.get("max_tokens", self.profile.max_tokens)), breakdown=breakdown,
-                             revision=revision, price=self._cost)
+                             revision=revision, price=self._cost, info=self._stage_info(stage, purpose, served))
         self.totals.add(outcome.usage, self._cost(outcome.usage) if outcome.usage else None)
         if self.calibration is not None and raw_tokens and outcome.usage and outcome.usage.prompt_tokens:
             self.calibration.record(self.profile.key, raw_tokens, outcome.usage.prompt_tokens)
@@ -436,7 +451,8 @@ class AnalysisRun:
             for start, end in found.ranges:
                 if allowance <= 0:
                     self._lookback_refused(stage, state, start, end, reason=pick(
-                        self.lang, "超过每段 3 次回查上限", "more than 3 lookbacks in this segment"))
+                        self.lang, f"超过每段 {MAX_LOOKBACKS_PER_SEGMENT} 次回查上限",
+                        f"more than {MAX_LOOKBACKS_PER_SEGMENT} lookbacks in this segment"))
                     continue
                 if start >= self.p.replay.duration_seconds:
                     self._lookback_refused(stage, state, start, end, reason=pick(
@@ -446,8 +462,9 @@ class AnalysisRun:
                 tokens = self.p.plan.estimator.estimate_tokens(body) if body else 0
                 if tokens > MAX_LOOKBACK_TOKENS:
                     self._lookback_refused(stage, state, start, end, reason=pick(
-                        self.lang, f"区间约 {tokens:,} token，超过单次 10K 上限",
-                        f"the range is about {tokens:,} tokens, over the 10K limit"), tokens=tokens)
+                        self.lang, f"区间约 {tokens:,} token，超过单次 {lookback_tokens_label()} 上限",
+                        f"the range is about {tokens:,} tokens, over the {lookback_tokens_label()} limit"),
+                        tokens=tokens)
                     continue
                 piece = prompts.lookback_reply(self.lang, format_time(start), format_time(end),
                                                body or pick(self.lang, "（无操作）", "(no orders)"))
@@ -470,7 +487,8 @@ class AnalysisRun:
             appended = [ChatMessage("assistant", text), ChatMessage("user", "\n\n".join(served))]
             grown = self._guard_followup(state, appended, "lookback")
             state.messages = [*state.messages, *appended]
-            follow = await self._send(stage, state.messages, "lookback", grown)
+            follow = await self._send(stage, state.messages, "lookback", grown,
+                                      served=[(start, end) for start, end, _tokens in pending])
             state.logs.append(follow.log)
             state.reasoning.append(follow.reasoning)
             state.truncated = state.truncated or follow.truncated

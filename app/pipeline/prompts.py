@@ -7,6 +7,7 @@ between runs (the stable prefix is what the providers cache).
 
 from __future__ import annotations
 
+from app.budget.limits import MAX_LOOKBACKS_PER_SEGMENT, lookback_tokens_label
 from app.i18n import Lang, pick
 
 ROLE_ZH = """你是《红色警戒3》录像分析师。你会收到程序从录像中提取的确定性对局摘要和压缩后的操作日志（时间 m:ss.cc、玩家、操作、单位类型、对象编号 #1234、坐标）。
@@ -46,10 +47,13 @@ support confirmed or highly likely. A selection (0x1F5) may click an enemy unit 
 control group (0x1FA) almost certainly means an own unit. Casters of abilities come only from 0x1FE / 0x200; the
 object in 0x201 / 0x232 may be the target rather than the caster."""
 
-LOOKBACK_HINT_ZH = "如需查看本段以外的原始操作，可在回复末尾写 `[回查] mm:ss~mm:ss`（每段最多 3 次，每次不超过约 10K token）。"
+LOOKBACK_HINT_ZH = (
+    "如需查看本段以外的原始操作，可在回复末尾写 `[回查] mm:ss~mm:ss`"
+    f"（每段最多 {MAX_LOOKBACKS_PER_SEGMENT} 次，每次不超过约 {lookback_tokens_label()} token）。"
+)
 LOOKBACK_HINT_EN = (
     "To see raw orders outside this segment, end the reply with `[lookback] mm:ss~mm:ss` "
-    "(at most 3 per segment, each up to about 10K tokens)."
+    f"(at most {MAX_LOOKBACKS_PER_SEGMENT} per segment, each up to about {lookback_tokens_label()} tokens)."
 )
 
 

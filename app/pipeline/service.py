@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.analyst import register as register_offline_analyst
 from app.budget.calibration import Calibration, CalibrationStore
 from app.budget.profile import ModelProfile
 from app.i18n import Lang
@@ -24,6 +25,8 @@ from app.store.db import Database
 
 if TYPE_CHECKING:
     from app.settings import ModelProfileSettings
+
+register_offline_analyst()  # the service is where analyses start: the rule-based profile must resolve here
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from app.errors import KnownError
 from app.llm.base import ChatMessage, ChatProvider, ChatRequest
 from app.llm.events import Finished, ReasoningDelta, StreamFailed, TextDelta, UsageReport
+from app.llm.stage import StageInfo
 from app.pipeline import events as ev
 from app.pipeline.repository import RequestLog
 
@@ -53,10 +54,13 @@ class RequestOutcome:
 async def send(
     provider: ChatProvider, messages: list[ChatMessage], *, stage: ev.StageRef, purpose: str, emit: Emit,
     max_tokens: int | None, breakdown: dict[str, int], revision: bool = False, price: Callable[[UsageReport], float]
-    | None = None,
+    | None = None, info: StageInfo | None = None,
 ) -> RequestOutcome:
-    """Stream one request, emitting deltas and usage; never raises for provider failures."""
-    request = ChatRequest(messages=tuple(messages), max_tokens=max_tokens, tag=stage.key)
+    """Stream one request, emitting deltas and usage; never raises for provider failures.
+
+    ``info`` states which stage the request belongs to (for rule-based providers; never sent).
+    """
+    request = ChatRequest(messages=tuple(messages), max_tokens=max_tokens, tag=stage.key, stage=info)
     out = RequestOutcome(log=RequestLog(purpose, [m.to_json() for m in messages], dict(breakdown)))
     text: list[str] = []
     reasoning: list[str] = []

@@ -15,6 +15,7 @@ from app.replay.commands import command_info
 from app.replay.model import ArgKind, Command, Replay, SlotKind, StringArg
 from app.replay.names import NameResolver, hash_arg
 from app.replay.stats import PlayerStats, player_stats
+from app.timefmt import format_clock
 from app.timefmt import format_time as clock  # ``m:ss.cc`` (minutes may exceed 59), re-exported
 
 COLORS = {-1: "random", 0: "blue", 1: "yellow", 2: "green", 3: "orange", 4: "purple", 5: "red", 6: "cyan"}
@@ -141,7 +142,7 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
         f"{L('游戏', 'Game')}: {rep['game'].upper()} {rep['version']}   "
         f"{L('模组', 'Mod')}: {rep['mod']['name']} {rep['mod']['version']}".rstrip(),
         f"{L('地图', 'Map')}: {rep['map']['name']} ({rep['map']['path']})",
-        f"{L('时长', 'Duration')}: {int(dur // 60)}:{int(dur % 60):02d}   "
+        f"{L('时长', 'Duration')}: {format_clock(dur)}   "
         f"{L('指令', 'Commands')}: {rep['commands']}   {L('开始', 'Started')}: {rep['start_utc']}",
     ]
     if rep["truncated"]:

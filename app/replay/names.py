@@ -64,11 +64,9 @@ def format_hash(value: int) -> str:
 
 
 def load_names(mod_name: str) -> Mapping[int, str]:
-    """The hash → name table for a mod; empty when the knowledge package cannot provide one."""
-    try:
-        from app.knowledge.names import hash_names
-    except ImportError:  # knowledge package not installed: every hash stays 0x…
-        return {}
+    """The hash → name table for a mod; empty when the knowledge files cannot provide one."""
+    from app.knowledge.names import hash_names
+
     try:
         return hash_names(mod_name)
     except Exception:  # a broken knowledge file must not stop replay reading

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.budget.limits import MAX_LOOKBACKS_PER_SEGMENT
 from app.i18n import Lang, pick
 from app.store import Database
 from app.wisdom import taxonomy as tx
@@ -85,7 +86,8 @@ _ISSUES: list[tuple[tuple[str, ...], str, list[str], str, str, str]] = [
     (("weakevidence", "evidence"), "reasoning_jump", ["reasoning_bias/missing_premise"],
      "结论缺少足够证据", "为每个结论给出时间点与证据", "give a time and evidence for each conclusion"),
     (("lookback",), "parameter", ["param_source/model_generated", "tool_interface/unclear_constraint"],
-     "回查请求格式或范围不合法", "回查格式为 mm:ss~mm:ss，每段最多 3 次", "lookback is mm:ss~mm:ss, ≤ 3 per segment"),
+     "回查请求格式或范围不合法", f"回查格式为 mm:ss~mm:ss，每段最多 {MAX_LOOKBACKS_PER_SEGMENT} 次",
+     f"lookback is mm:ss~mm:ss, ≤ {MAX_LOOKBACKS_PER_SEGMENT} per segment"),
     (("claims", "parse", "machinereadable"), "result_processing", ["param_source/model_generated"],
      "机器可读声明缺失或无法解析", "在回复末尾输出完整的机器可读声明 JSON",
      "end the reply with a complete machine-readable claims JSON"),

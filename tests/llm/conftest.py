@@ -13,8 +13,8 @@ import keyring
 import pytest
 
 from app.llm.openai_compat import OpenAICompatProvider, RetryPolicy
-from app.llm.scripted_server import ScriptedServer
 from tests.keyrings import MemoryKeyring
+from tests.support.scripted_server import ScriptedServer
 
 T = TypeVar("T")
 API_KEY = "sk-test-0123456789abcdef"

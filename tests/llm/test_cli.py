@@ -7,8 +7,8 @@ import json
 import pytest
 
 from app.cli import main
-from app.llm.scripted_server import Reply, ScriptedServer
 from app.settings import ModelProfileSettings, ProviderSettings, Settings
+from tests.support.scripted_server import Reply, ScriptedServer
 
 KEY = "sk-env-key-9876543210"
 

@@ -23,8 +23,8 @@ from app.llm.errors import (
     ServerError,
 )
 from app.llm.events import ChatResult, Finished, ReasoningDelta, Retrying, StreamFailed, TextDelta, UsageReport
-from app.llm.scripted_server import Reply, ScriptedServer
 from tests.llm.conftest import API_KEY, SleepRecorder, make_provider
+from tests.support.scripted_server import Reply, ScriptedServer
 
 Run = Callable[[Any], Any]
 pytestmark = pytest.mark.filterwarnings("error::ResourceWarning")

@@ -11,8 +11,8 @@ import pytest
 
 from app.llm.base import ChatRequest, collect
 from app.llm.events import TextDelta
-from app.llm.scripted_server import Reply, ScriptedServer
 from tests.llm.conftest import make_provider
+from tests.support.scripted_server import Reply, ScriptedServer
 
 pytestmark = pytest.mark.gui
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from app.claims.timeparse import format_time
 from app.i18n import Lang
-from app.llm.scripted_server import Reply, ScriptedServer
 from tests.conftest import REPO_ROOT, corpus_file
 from tests.pipeline.test_scripted_runs import CLEAN, PROFILE, REPLAY, _last, is_window
+from tests.support.scripted_server import Reply, ScriptedServer
 
 STAGE_QUERY = "SELECT key, status FROM analysis_stages ORDER BY ordinal"
 

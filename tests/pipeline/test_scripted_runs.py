@@ -19,7 +19,6 @@ from app.budget.profile import ModelProfile
 from app.claims.issues import Severity
 from app.i18n import Lang
 from app.llm.openai_compat import OpenAICompatProvider
-from app.llm.scripted_server import Reply, ScriptedServer
 from app.pipeline import events as ev
 from app.pipeline.prepare import PreparedReplay, prepare_replay
 from app.pipeline.records import AnalysisRecord
@@ -28,6 +27,7 @@ from app.pipeline.service import ModelChoice, run_analysis
 from app.replay import ArgKind, read_replay
 from app.store import open_database
 from tests.conftest import corpus_file
+from tests.support.scripted_server import Reply, ScriptedServer
 
 REPLAY = "ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay"
 PROFILE = ModelProfile(context_length=1_000_000, max_tokens=8000, provider="scripted", model="scripted-model")

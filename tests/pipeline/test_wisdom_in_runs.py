@@ -11,13 +11,13 @@ from typing import Any
 
 from app.budget.profile import ModelProfile
 from app.i18n import Lang
-from app.llm.scripted_server import Reply, ScriptedServer
 from app.pipeline import events as ev
 from app.pipeline.records import AnalysisRecord
 from app.store import open_database
 from app.wisdom import WisdomGate
 from tests.pipeline.test_scripted_runs import CLEAN, _last
 from tests.pipeline.test_scripted_runs import _run as scripted_run
+from tests.support.scripted_server import Reply, ScriptedServer
 
 MODEL = "small-context-model"
 PROFILE = ModelProfile(context_length=1_000_000, max_tokens=8000, provider="scripted", model=MODEL)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.claims.issues import Severity, ValidationIssue
 from app.pipeline import events as ev
-from ui.runner import Pause, Step
+from tests.support.scripted_runner import Pause, Step
 
 SEGMENTS = ((0.0, 300.0), (300.0, 600.0))
 STAGES = (

@@ -12,11 +12,11 @@ from PySide6.QtCore import Qt
 from app.pipeline import events as ev
 from app.pipeline.repository import AnalysisRepository
 from tests.conftest import corpus_file
+from tests.support.scripted_runner import ScriptedRunner
 from tests.ui.conftest import until
 from tests.ui.scripts import ISSUES, STAGES, breakdown, script
 from ui.lang import UiLanguage
 from ui.main_window import AppContext, MainWindow
-from ui.runner import ScriptedRunner
 
 pytestmark = pytest.mark.gui
 

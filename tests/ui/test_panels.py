@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from app.i18n import Lang
 from app.pipeline import events as ev
+from tests.support.scripted_runner import ScriptedRunner
 from tests.ui.conftest import until
 from ui.analysis_view import AnalysisView, StagePanel, markdown_chunks
 from ui.lang import UiLanguage
-from ui.runner import ScriptedRunner
 
 pytestmark = pytest.mark.gui
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from app.llm.scripted_server import Reply, ScriptedServer
 from app.llm.secrets import SERVICE, SecretStore
 from app.paths import database_path, user_data_dir
 from app.settings import Settings, settings_path
+from tests.support.scripted_server import Reply, ScriptedServer
 from tests.ui.conftest import until
 from ui.lang import UiLanguage
 from ui.main_window import AppContext, MainWindow
@@ -283,7 +283,7 @@ def test_one_settings_dialog_at_a_time(qtbot: Any, memory_keyring: Any) -> None:
     import shiboken6
 
     from app.i18n import Lang
-    from ui.runner import ScriptedRunner
+    from tests.support.scripted_runner import ScriptedRunner
 
     ctx = AppContext.open(runner=ScriptedRunner([]))
     win = MainWindow(ctx, UiLanguage(Lang.EN))

@@ -14,7 +14,7 @@ Transcripts follow the real wire formats: OpenAI's final usage chunk with ``choi
 ``reasoning_content`` deltas, ``prompt_cache_hit_tokens`` and ``: keep-alive`` comments, ``<think>`` tags in
 content. Faults: any HTTP error status with ``Retry-After`` / ``retry-after-ms``, a stream cut mid-way, an error
 object inside the stream, malformed SSE, a slow first token, a fixed token rate. Run ``python -m
-app.llm.scripted_server`` for a demo endpoint.
+tests.support.scripted_server`` for a demo endpoint.
 """
 
 from __future__ import annotations
@@ -595,8 +595,8 @@ def demo_reply(rate: float | None, style: Style = "deepseek") -> Reply:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Serve demo replies until interrupted (``python -m app.llm.scripted_server --rate 200``)."""
-    parser = argparse.ArgumentParser(prog="python -m app.llm.scripted_server", description=__doc__.split("\n")[0])
+    """Serve demo replies until interrupted (``python -m tests.support.scripted_server --rate 200``)."""
+    parser = argparse.ArgumentParser(prog="python -m tests.support.scripted_server", description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=0, help="port (0: ephemeral)")
     parser.add_argument("--rate", type=float, default=200.0, help="deltas per second (0: unlimited)")
     parser.add_argument("--style", choices=["openai", "deepseek", "think"], default="deepseek")

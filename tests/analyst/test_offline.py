@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from app.analyst.provider import OfflineAnalyst
 from app.budget.profile import ModelProfile
 from app.budget.prompt import window_instruction
 from app.claims.issues import Severity
@@ -34,7 +35,7 @@ from app.i18n import Lang
 from app.llm.base import ChatMessage, ChatProvider, ChatRequest, collect
 from app.llm.events import Finished, TextDelta, UsageReport
 from app.llm.factory import build_provider
-from app.llm.offline import OfflineAnalyst
+from app.llm.stage import StageInfo
 from app.pipeline import events as ev
 from app.pipeline.prepare import PreparedReplay, prepare_replay
 from app.pipeline.prompts import lookback_reply
@@ -261,7 +262,8 @@ def test_window_text_reports_raw_order_counts_and_placements(runs: dict[str, Run
 def test_deterministic_bytes_across_processes(runs: dict[str, Run], tmp_path: Path) -> None:
     """A second run in another process (another string-hash seed, fresh parse) gives the same bytes."""
     code = (
-        "import json, sys; from pathlib import Path; from app.i18n import Lang; import tests.llm.test_offline as t; "
+        "import json, sys; from pathlib import Path; from app.i18n import Lang; "
+        "import tests.analyst.test_offline as t; "
         "print(json.dumps(t._stage_texts(t._run(t.SNOW, Lang.ZH, Path(sys.argv[1])))))"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345", "REPLAYSAGE_HOME": str(tmp_path / "home")}
@@ -320,8 +322,10 @@ def _bound(lang: Lang = Lang.EN, **kw: Any) -> OfflineAnalyst:
     return OfflineAnalyst(**kw).bind(p.index, p.log, p.plan, lang)
 
 
-def _window_request(tag: str = "window:0:1") -> ChatRequest:
-    return ChatRequest((ChatMessage("system", "s"), ChatMessage("user", "Focus on the operations.")), tag=tag)
+def _window_request(segment: int = 0, window: int = 1) -> ChatRequest:
+    """A window request whose wording says nothing: the stage data alone says what is asked."""
+    return ChatRequest((ChatMessage("system", "s"), ChatMessage("user", "Focus on the operations.")),
+                       stage=StageInfo("window", segment=segment, window=window))
 
 
 def test_factory_builds_the_unbound_analyst_which_introduces_itself(run: Any) -> None:
@@ -376,7 +380,7 @@ def test_followups_lookback_and_revision() -> None:
     analyst = _bound()
     p = _prepared_snow()
     seg = p.plan.segments[1]
-    first = analyst.compose(_window_request("window:1:0"))
+    first = analyst.compose(_window_request(1, 0))
     m = re.search(r"\[lookback\] (\S+)~(\S+)", first)
     assert m, "segment 2 refers to objects first seen in segment 1"
     lo, hi = parse_time(m.group(1)), parse_time(m.group(2))
@@ -384,20 +388,42 @@ def test_followups_lookback_and_revision() -> None:
     assert hi is not None
     assert lo < seg.start_seconds
     served = ChatMessage("user", f"[Lookback] raw orders from {m.group(1)} to {m.group(2)}:\n...\n\nUse this data.")
-    follow = ChatRequest((*_window_request("window:1:0").messages, ChatMessage("assistant", first), served),
-                         tag="window:1:0")
+    follow = ChatRequest((*_window_request(1, 0).messages, ChatMessage("assistant", first), served),
+                         stage=StageInfo("window", "lookback", 1, 0, served=((lo, hi),)))
     final = analyst.compose(follow)
     assert "[lookback]" not in final.lower().replace("[lookback] raw", "")
     assert "The lookback" in final
     revision = ChatRequest((*follow.messages, ChatMessage("assistant", final),
-                            ChatMessage("user", "[Validation] The program checked your claims...")), tag="window:1:0")
+                            ChatMessage("user", "[Validation] The program checked your claims...")),
+                           stage=StageInfo("window", "revision", 1, 0))
     revised = analyst.compose(revision)
     assert revised.split("[claims]")[1] == final.split("[claims]")[1]
     assert "[lookback]" not in revised
 
 
+def test_the_stage_comes_from_stage_data_not_from_wording() -> None:
+    """Rewording a prompt changes nothing; the pipeline's exact window wording without stage data is no window."""
+    analyst = _bound()
+    p = _prepared_snow()
+    seg, win = p.plan.segments[1], p.plan.segments[1].windows[0]
+    stage = StageInfo("window", segment=1, window=0)
+    worded = ChatRequest((ChatMessage("user", window_instruction(Lang.EN, seg, win)),), stage=stage)
+    reworded = ChatRequest((ChatMessage("user", "完全不同的措辞 / entirely different wording"),), stage=stage)
+    text = analyst.compose(worded)
+    assert analyst.compose(reworded) == text
+    assert f"{format_time(win.start_seconds)[:-3]}–" in text  # the focus period's m:ss heading
+    assert "[claims]" in text
+    unstaged = analyst.compose(ChatRequest(worded.messages))
+    assert "[claims]" not in unstaged  # a short brief, not a window analysis
+    assert unstaged.startswith("> Offline rule-based analysis")
+    overview = analyst.compose(ChatRequest(reworded.messages, stage=StageInfo("overview")))
+    assert "## Overview" in overview
+    summary = analyst.compose(ChatRequest(reworded.messages, stage=StageInfo("summary_round")))
+    assert "## Match report" in summary
+
+
 # ---------------------------------------------------------------------------------------------- without a plan
-# The analyst bound to the index alone reads the window from the pipeline's instruction wording (a 24-minute 1v1 and
+# The analyst bound to the index alone takes the window's ranges from the request's stage data (a 24-minute 1v1 and
 # a 3v3), validated with the pipeline's validator; protocol claims are checked against the raw 0x24E commands.
 
 PROTOCOL_COMMAND = 0x24E  # sage-replay-format notes §4.3: select protocol (purchase science)
@@ -421,9 +447,15 @@ def windows(p: PreparedReplay) -> Iterator[tuple[Any, Any]]:
             yield seg, win
 
 
+def window_stage(lang: Lang, seg: Any, win: Any, phase: Any = "initial",
+                 served: tuple[tuple[float, float], ...] = ()) -> StageInfo:
+    return StageInfo("window", phase, seg.index, win.index, (win.start_seconds, win.end_seconds),
+                     (seg.start_seconds, seg.end_seconds), served, lang)
+
+
 def request_for(lang: Lang, seg: Any, win: Any) -> ChatRequest:
     text = window_instruction(lang, seg, win)
-    return ChatRequest((ChatMessage("user", text),), tag=f"window:{seg.index}:{win.index}")
+    return ChatRequest((ChatMessage("user", text),), stage=window_stage(lang, seg, win))
 
 
 def compose(provider: ChatProvider, request: ChatRequest) -> str:
@@ -467,7 +499,8 @@ def test_every_window_validates_with_zero_issues(prepared: tuple[PreparedReplay,
             raw = "\n".join(line.text for line in p.log.lines_between(start, end))
             served = lookback_reply(lang, format_time(start), format_time(end), raw)
             follow = ChatRequest(
-                (*request.messages, ChatMessage("assistant", text), ChatMessage("user", served)), tag=request.tag
+                (*request.messages, ChatMessage("assistant", text), ChatMessage("user", served)),
+                stage=window_stage(lang, seg, win, "lookback", ((start, end),)),
             )
             follow_text = compose(analyst, follow)
             assert not find_lookbacks(follow_text).ranges

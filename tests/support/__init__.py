@@ -1,0 +1,1 @@
+"""Test support that must not ship: the scripted OpenAI-compatible server and the scripted GUI runner."""
