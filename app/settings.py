@@ -84,7 +84,7 @@ OPTIONS: dict[str, Option] = {
         Option("knowledge_mod_override", str, "", "知识库模组（留空自动识别）", "Knowledge mod (empty: detect)"),
         Option("user_knowledge_file", str, "", "用户知识文件", "User knowledge file", kind="file"),
         Option("active_profile", str, OFFLINE_PROFILE, "当前模型配置", "Active model profile", kind="choice"),
-        Option("analyst_name", str, "", "分析师名字（反馈与偏好记在此名下）", "Analyst name (feedback and preferences)"),
+        Option("analyst_name", str, "", "分析师名字（反馈与偏好记在此名下）", "Analyst name (feedback, preferences)"),
         Option("reviewer_name", str, "", "审核人名字（裁决记在此名下）", "Reviewer name (recorded with rulings)"),
         Option(
             "secret_fallback",
