@@ -7,6 +7,7 @@ predicate with short sleeps so the loop keeps serving Qt and asyncio while we wa
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 qasync = pytest.importorskip("qasync")
+from PySide6.QtCore import QCoreApplication, QEvent  # noqa: E402 - after the importorskip guards
 
 
 @pytest.fixture
@@ -28,6 +30,11 @@ def loop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
         lp.run_until_complete(lp.shutdown_asyncgens())
         lp.close()
         asyncio.set_event_loop(None)
+        # destroy this test's Qt leftovers now, inside the test, not at some later garbage collection while
+        # another test runs (a deferred delete or timer of a collected object then crashed processEvents)
+        gc.collect()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        qapp.processEvents()
 
 
 @pytest.fixture
