@@ -24,6 +24,7 @@ from typing import Any
 
 from app.errors import KnownError
 from app.i18n import Lang, pick
+from app.llm.limits import DEFAULT_LIMITS, StreamLimits
 
 SCHEMA_VERSION = 2
 SETTINGS_FILE = "settings.json"
@@ -99,6 +100,26 @@ OPTIONS: dict[str, Option] = {
 }
 """Every scalar option, declared once."""
 
+LIMIT_OPTIONS: dict[str, Option] = {
+    o.key: o
+    for o in (
+        Option("connect_s", float, DEFAULT_LIMITS.connect_s, "连接时限（秒）", "Connect deadline (s)"),
+        Option("first_byte_s", float, DEFAULT_LIMITS.first_byte_s, "首个字的时限（秒）", "First token deadline (s)"),
+        Option("idle_s", float, DEFAULT_LIMITS.idle_s, "内容间隔时限（秒，心跳不算）",
+               "Gap between content deadline (s, keep-alives do not count)"),
+        Option("reply_s", float, DEFAULT_LIMITS.reply_s, "单次回复时限（秒）", "Whole reply deadline (s)"),
+        Option("request_s", float, DEFAULT_LIMITS.request_s, "单个请求含重试的时限（秒）",
+               "Request deadline with retries (s)"),
+        Option("error_body_s", float, DEFAULT_LIMITS.error_body_s, "读取错误内容的时限（秒）",
+               "Error body deadline (s)"),
+        Option("error_body_bytes", int, DEFAULT_LIMITS.error_body_bytes, "错误内容上限（字节）",
+               "Error body cap (bytes)"),
+        Option("max_attempts", int, DEFAULT_LIMITS.max_attempts, "每个请求的最多尝试次数", "Attempts per request"),
+        Option("run_s", float, DEFAULT_LIMITS.run_s, "整次分析的时限（秒，0 为不限）", "Run deadline (s, 0: none)"),
+    )
+}
+"""The per-provider limits (:class:`app.llm.limits.StreamLimits` fields), with titles for the settings page."""
+
 
 @dataclass(frozen=True, slots=True)
 class ProviderSettings:
@@ -109,17 +130,19 @@ class ProviderSettings:
         base_url: e.g. ``https://api.deepseek.com/v1`` (``/chat/completions`` is appended).
         extra_headers: added to every request (never credentials: those go to the keyring).
         stream: stream replies (off for servers whose streaming is broken).
+        limits: deadlines and retries of its requests, and the run deadline (:data:`LIMIT_OPTIONS`).
     """
 
     name: str
     base_url: str
     extra_headers: Mapping[str, str] = field(default_factory=dict)
     stream: bool = True
+    limits: StreamLimits = DEFAULT_LIMITS
 
     def to_json(self) -> dict[str, Any]:
         """The persisted form."""
         return {"name": self.name, "base_url": self.base_url, "extra_headers": dict(self.extra_headers),
-                "stream": self.stream}  # fmt: skip
+                "stream": self.stream, "limits": self.limits.to_json()}  # fmt: skip
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ProviderSettings:
@@ -136,8 +159,15 @@ class ProviderSettings:
                     f"provider {name!r}: header {key!r} would store a credential in the settings file; "
                     "enter the API key instead (it is kept in the system keyring)"
                 )
+        limits = data.get("limits") or {}
+        if not isinstance(limits, Mapping):
+            raise SettingsError(f"provider {name!r}: limits must be an object")
+        try:
+            parsed = StreamLimits.from_mapping(limits, f"provider {name!r} limits")
+        except ValueError as exc:
+            raise SettingsError(str(exc)) from None
         return cls(name=name, base_url=_req_str(data, "base_url", f"provider {name!r}"), extra_headers=dict(headers),
-                   stream=bool(data.get("stream", True)))  # fmt: skip
+                   stream=bool(data.get("stream", True)), limits=parsed)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,7 +59,9 @@ def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
         if srec.status == "done":
             yield ev.StageFinished(ref, srec.text, bool(srec.revised), bool(srec.truncated))
         else:
-            yield ev.StageFailed(ref, srec.message or srec.status, srec.text)
+            partial = [o.text for o in srec.outputs if o.role == "partial"]
+            yield ev.StageFailed(ref, srec.message or srec.status, srec.text or (partial[-1] if partial else ""),
+                                 srec.outcome or "error")
     totals = rec.totals or {}
     yield ev.RunFinished(rec.id, rec.status if rec.status in ("completed", "cancelled", "failed") else "cancelled",
                          int(totals.get("prompt_tokens", 0)), int(totals.get("completion_tokens", 0)),

@@ -87,6 +87,7 @@ def _openai_compat(ctx: ProviderContext) -> ChatProvider:
         stream=prov.stream if prof.stream is None else prof.stream,
         max_tokens=prof.max_tokens or None,
         client=ctx.client,
+        limits=prov.limits,
     )
 
 

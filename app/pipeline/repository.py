@@ -138,6 +138,7 @@ class AnalysisRepository:
         with self.db.session() as s:
             st = self._stage(s, analysis_id, ref.key)
             st.status = "running"
+            st.outcome = ""
             st.started_at = utcnow()
 
     def stage_done(self, analysis_id: int, ref: StageRef, result: StageResult) -> None:
@@ -145,6 +146,7 @@ class AnalysisRepository:
         with self.db.session() as s:
             st = self._stage(s, analysis_id, ref.key)
             st.status = FINISHED
+            st.outcome = "stop"
             st.text = result.text
             st.reasoning = result.reasoning
             st.found_fact = result.found_fact
@@ -178,11 +180,12 @@ class AnalysisRepository:
                 st.analysis.overview_text = result.text
 
     def stage_failed(self, analysis_id: int, ref: StageRef, message: str, partial_text: str,
-                     requests: Sequence[RequestLog] = (), *, status: str = "failed") -> None:
-        """Store a failed stage's partial text and error; ``failed`` stages are retried on resume."""
+                     requests: Sequence[RequestLog] = (), *, status: str = "failed", outcome: str = "error") -> None:
+        """Store an unfinished stage's partial text (role ``partial``), its outcome and error; resume re-runs it."""
         with self.db.session() as s:
             st = self._stage(s, analysis_id, ref.key)
             st.status = status
+            st.outcome = outcome
             st.message = message
             st.finished_at = utcnow()
             if partial_text:
