@@ -59,6 +59,11 @@ class _ReplyIncompleteError(Exception):
         self.logs = list(logs)
 
 
+def _unfinished(outcome: RequestOutcome) -> Outcome:
+    """The outcome to store for a reply that is not an answer: an empty reply that stopped is an error."""
+    return Outcome.ERROR if outcome.outcome is Outcome.STOP else outcome.outcome
+
+
 def incomplete_message(lang: Lang, outcome: RequestOutcome) -> str:
     """Why a reply is not an answer, naming the outcome and keeping the provider's own words."""
     cause = str(outcome.error) if outcome.error else ""
@@ -350,7 +355,7 @@ class AnalysisRun:
                     await self._summary_round(stage)
             except _ReplyIncompleteError as inc:
                 self._fail(stage, incomplete_message(self.lang, inc.outcome), inc.outcome.text, inc.logs,
-                           outcome=inc.outcome.outcome if inc.outcome.text.strip() else Outcome.ERROR)
+                           outcome=_unfinished(inc.outcome))
             self._current = None
 
     def _replay_stored(self, stage: ev.StageRef, stored: Any) -> None:
@@ -404,7 +409,7 @@ class AnalysisRun:
             reason = incomplete_message(self.lang, outcome)
             self._fail(stage, pick(self.lang, f"总览轮失败，继续分析（无总览）：{reason}",
                                    f"overview failed, continuing without it: {reason}"), outcome.text, logs,
-                       status=SKIPPED, outcome=outcome.outcome if outcome.text.strip() else Outcome.ERROR)
+                       status=SKIPPED, outcome=_unfinished(outcome))
             return
         text = outcome.text.strip()
         self.assembler = self.assembler.with_overview(text)
