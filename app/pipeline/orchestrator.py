@@ -36,7 +36,15 @@ from app.llm.stage import StageInfo, StageKindName, phase_named
 from app.pipeline import events as ev
 from app.pipeline import prompts
 from app.pipeline.prepare import PreparedReplay
-from app.pipeline.repository import SETTLED, SKIPPED, AnalysisRepository, RequestLog, StageResult
+from app.pipeline.repository import (
+    LEASE_HEARTBEAT_S,
+    SETTLED,
+    SKIPPED,
+    AnalysisRepository,
+    RequestLog,
+    StageResult,
+    new_owner,
+)
 from app.pipeline.streaming import RequestOutcome, send
 
 FOUND_FACT_SENTENCES = 5
@@ -210,6 +218,7 @@ class AnalysisRun:
             self.profile, prepared.plan.estimator, lang, StablePrefix(prepared.system, prepared.summary))
         self._current: tuple[ev.StageRef, list[str]] | None = None
         self._lookbacks_used: dict[int, int] = {}  # segment → lookbacks served (MAX_LOOKBACKS_PER_SEGMENT)
+        self.owner = new_owner()  # the run lease: no other process resumes this analysis while we run it
 
     # ------------------------------------------------------------------ plan
 
@@ -291,17 +300,20 @@ class AnalysisRun:
                     f"analysis #{resume_id} was planned with other segments (knowledge, memory or model settings "
                     "changed since); it cannot be resumed, start a new analysis"))
             done = {s.key: s for s in rec.stages if s.status in SETTLED}
+            self.repo.acquire(resume_id, self.owner)
             self.repo.set_status(resume_id, "running")
         else:
             self.analysis_id = self.repo.create(
                 replay_path=str(self.p.path), replay_sha256=self.p.sha256, replay_name=self.p.path.name,
                 model_label=self.model_label, provider=self.provider.name, model_id=self.provider.model,
                 lang=self.lang.value, plan=self.p.plan.to_json(), stages=stages, summary_text=self.p.summary,
+                owner=self.owner,
             )
         self.emit(ev.RunStarted(
             self.analysis_id, str(self.p.path), self.model_label, tuple(stages), resumed=resume_id is not None,
             segments=tuple((s.own_start_seconds, s.end_seconds) for s in self.segments),
         ))
+        heartbeat = asyncio.create_task(self._heartbeat())
         try:
             async with asyncio.timeout(deadline_s or None):
                 await self._run_stages(stages, done)
@@ -310,6 +322,9 @@ class AnalysisRun:
             raise
         except TimeoutError:
             self._deadline_passed(deadline_s)
+        finally:
+            heartbeat.cancel()
+            await asyncio.shield(asyncio.to_thread(self.repo.release, self.analysis_id, self.owner))
         unfinished = self.repo.unfinished_stages(self.analysis_id)
         status = "completed" if not unfinished else "partial"  # partial runs stay resumable
         self.repo.finish(self.analysis_id, status, self.totals.as_dict(),
@@ -317,6 +332,12 @@ class AnalysisRun:
         self.emit(ev.RunFinished(self.analysis_id, status, self.totals.prompt_tokens, self.totals.completion_tokens,
                                  self.totals.cost))
         return self.analysis_id
+
+    async def _heartbeat(self) -> None:
+        """Refresh the run's lease while it runs (a crashed run's heartbeat goes stale: it is offered for resume)."""
+        while True:
+            await asyncio.sleep(LEASE_HEARTBEAT_S)
+            await asyncio.to_thread(self.repo.heartbeat, self.analysis_id, self.owner)
 
     def _deadline_passed(self, deadline_s: float) -> None:
         if self._current is not None:

@@ -173,11 +173,8 @@ class Database:
         if outer is not None:
             yield outer
             return
-        with self._read_sessions() as s:
-            try:
-                yield s
-            finally:
-                s.rollback()
+        with self._read_sessions() as s:  # closing ends the transaction; loaded objects stay usable (detached)
+            yield s
 
     def close(self) -> None:
         """Release every connection."""
