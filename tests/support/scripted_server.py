@@ -68,6 +68,7 @@ class ChatScript:
         hold_open_s: keep the body open this long after the last event (a server that never ends its body).
         stall_after: after this many deltas send nothing but keep-alive comments (every ``keepalive_s``) until the
             client goes away: a reply that stalls after content.
+        gate: hold the first delta (sending keep-alives) until this event is set — a test decides when it goes on.
     """
 
     text: str = ""
@@ -89,6 +90,7 @@ class ChatScript:
     crlf: bool = False
     hold_open_s: float = 0.0
     stall_after: int | None = None
+    gate: threading.Event | None = field(default=None, compare=False)
 
     def pieces(self) -> list[tuple[bool, str]]:
         """The deltas as ``(is_reasoning, text)``; for ``think`` the tags are part of the content pieces."""
@@ -458,6 +460,8 @@ class ScriptedServer:
                 await _sleep_or_gone(step, gone)
                 waited += step
                 await send(f": keep-alive{nl}{nl}".encode())
+            if script.gate is not None:
+                await _wait_gate(script, send, gone, nl)
             interval = 1.0 / script.tokens_per_s if script.tokens_per_s else 0.0
             started = time.monotonic()
             for n, (is_reasoning, piece) in enumerate(script.pieces()):
@@ -511,6 +515,14 @@ async def _stall_forever(
     """Send only keep-alive comments until the client goes away (raises :class:`_ClientGoneError` then)."""
     while True:
         await _sleep_or_gone(script.keepalive_s, gone)
+        await send(f": keep-alive{nl}{nl}".encode())
+
+
+async def _wait_gate(script: ChatScript, send: Callable[[bytes], Any], gone: asyncio.Event, nl: str) -> None:
+    """Keep-alive comments until the script's gate opens (raises :class:`_ClientGoneError` if the client leaves)."""
+    assert script.gate is not None
+    while not script.gate.is_set():
+        await _sleep_or_gone(0.02, gone)
         await send(f": keep-alive{nl}{nl}".encode())
 
 
