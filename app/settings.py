@@ -18,13 +18,14 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.llm.limits import DEFAULT_LIMITS, StreamLimits
+from app.llm.urls import UrlCredentials, split_url_credentials
 
 SCHEMA_VERSION = 2
 SETTINGS_FILE = "settings.json"
@@ -131,6 +132,8 @@ class ProviderSettings:
         extra_headers: added to every request (never credentials: those go to the keyring).
         stream: stream replies (off for servers whose streaming is broken).
         limits: deadlines and retries of its requests, and the run deadline (:data:`LIMIT_OPTIONS`).
+        url_credentials: credentials that were typed into the base URL, on their way to the keyring
+            (:meth:`Settings.put_provider` moves them); never written to the settings file.
     """
 
     name: str
@@ -138,6 +141,7 @@ class ProviderSettings:
     extra_headers: Mapping[str, str] = field(default_factory=dict)
     stream: bool = True
     limits: StreamLimits = DEFAULT_LIMITS
+    url_credentials: UrlCredentials = field(default=UrlCredentials(), compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """The persisted form."""
@@ -166,8 +170,9 @@ class ProviderSettings:
             parsed = StreamLimits.from_mapping(limits, f"provider {name!r} limits")
         except ValueError as exc:
             raise SettingsError(str(exc)) from None
-        return cls(name=name, base_url=_req_str(data, "base_url", f"provider {name!r}"), extra_headers=dict(headers),
-                   stream=bool(data.get("stream", True)), limits=parsed)  # fmt: skip
+        base_url, creds = split_url_credentials(_req_str(data, "base_url", f"provider {name!r}"))
+        return cls(name=name, base_url=base_url, extra_headers=dict(headers), stream=bool(data.get("stream", True)),
+                   limits=parsed, url_credentials=creds)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,6 +354,7 @@ class Settings:
         self._providers: dict[str, ProviderSettings] = {}
         self._profiles: dict[str, ModelProfileSettings] = {}
         self.migrated_from: int | None = None
+        self.url_credentials_moved = False  # a base URL held a credential: it went to the keyring
 
     # -- loading and saving ---------------------------------------------------------------------------------
 
@@ -374,6 +380,8 @@ class Settings:
             settings._apply(doc)
         except SettingsError as exc:
             raise SettingsError(f"{settings.path}: {exc}") from exc
+        if settings.url_credentials_moved and version == SCHEMA_VERSION:
+            settings.save()  # the file must not keep the credential it was loaded with
         if version != SCHEMA_VERSION:
             settings.migrated_from = version
             backup = settings.path.with_name(f"{settings.path.name}.v{version}.bak")
@@ -390,7 +398,7 @@ class Settings:
             if not isinstance(item, Mapping):
                 raise SettingsError(f"{self.path}: a provider entry is not an object")
             prov = ProviderSettings.from_json(item)
-            self._providers[prov.name] = prov
+            self._providers[prov.name] = self._keep_url_credentials(prov)
         for item in doc.get("profiles", []) or []:
             if not isinstance(item, Mapping):
                 raise SettingsError(f"{self.path}: a model profile entry is not an object")
@@ -465,7 +473,20 @@ class Settings:
         """Add or replace a provider (validated)."""
         if provider.name == OFFLINE_PROFILE:
             raise SettingsError(f"{OFFLINE_PROFILE!r} is reserved for the built-in rule-based analyst")
-        self._providers[provider.name] = ProviderSettings.from_json(provider.to_json())
+        parsed = ProviderSettings.from_json(provider.to_json())
+        if provider.url_credentials and not parsed.url_credentials:
+            parsed = replace(parsed, url_credentials=provider.url_credentials)
+        self._providers[provider.name] = self._keep_url_credentials(parsed)
+
+    def _keep_url_credentials(self, provider: ProviderSettings) -> ProviderSettings:
+        """Move credentials found in a base URL to the keyring; the provider keeps the clean URL only."""
+        if not provider.url_credentials:
+            return provider
+        from app.llm.secrets import SecretStore
+
+        SecretStore(self.get("secret_fallback")).set_url_credentials(provider.name, provider.url_credentials)
+        self.url_credentials_moved = True
+        return replace(provider, url_credentials=UrlCredentials())
 
     def remove_provider(self, name: str) -> None:
         """Remove a provider and the profiles using it (its keyring entry is the caller's to delete)."""

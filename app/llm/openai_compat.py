@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import email.utils
 import json
+import logging
 import random
 import re
 import time
@@ -53,6 +54,7 @@ from app.llm.events import (
 from app.llm.limits import DEFAULT_LIMITS, StreamLimits
 from app.llm.sse import SSEParser, ThinkSplitter
 from app.llm.streams import ChatStream
+from app.llm.urls import UrlCredentials, redact_urls, split_url_credentials
 
 CONNECT_TIMEOUT_S = DEFAULT_LIMITS.connect_s
 READ_TIMEOUT_S = DEFAULT_LIMITS.first_byte_s
@@ -74,6 +76,20 @@ _CONTEXT_MARKERS = (
     "reduce the length",
 )
 _TERMINAL_QUOTA_MARKERS = ("insufficient_quota", "billing", "exceeded your current quota", "insufficient balance")
+
+
+class _RedactUrls(logging.Filter):
+    """httpx logs every request URL at INFO: credentials in a URL must not reach any log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = redact_urls(message)
+        if redacted != message:
+            record.msg, record.args = redacted, ()
+        return True
+
+
+logging.getLogger("httpx").addFilter(_RedactUrls())
 
 
 def make_http_client() -> httpx.AsyncClient:
@@ -161,14 +177,21 @@ def parse_retry_after(headers: httpx.Headers) -> float | None:
 def chat_completions_url(base_url: str) -> str:
     """The endpoint for a base URL as users enter it (``https://api.openai.com/v1``, ``http://localhost:11434/v1``).
 
-    Like the OpenAI SDK we append ``/chat/completions``; a URL that already ends with it is used as is.
+    Like the OpenAI SDK we append ``/chat/completions`` to the path; a path that already ends with it is used as
+    is. A query string stays after the path (``…/v1?api-version=1`` → ``…/v1/chat/completions?api-version=1``).
     """
-    url = base_url.strip().rstrip("/")
+    from urllib.parse import urlsplit, urlunsplit
+
+    url = base_url.strip()
     if not url:
         raise ProviderConfigError("the provider's base URL is empty")
     if not url.startswith(("http://", "https://")):
-        raise ProviderConfigError(f"the provider's base URL must start with http:// or https://: {url!r}")
-    return url if url.endswith("/chat/completions") else url + "/chat/completions"
+        raise ProviderConfigError(f"the provider's base URL must start with http:// or https://: {redact_urls(url)!r}")
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path += "/chat/completions"
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
 
 
 def usage_from_json(usage: Mapping[str, Any]) -> UsageReport:
@@ -224,7 +247,8 @@ class OpenAICompatProvider:
 
     Args:
         name: display name (profile name), used in errors.
-        base_url: e.g. ``https://api.deepseek.com/v1``; ``/chat/completions`` is appended.
+        base_url: e.g. ``https://api.deepseek.com/v1``; ``/chat/completions`` is appended. Credentials inside it
+            (``?api-key=…``, ``user:pass@``) are split off: sent on the wire only, never shown (:mod:`app.llm.urls`).
         model: model id to request.
         api_key: bearer token, or None for local servers without auth. Masked in ``repr``, never logged.
         extra_headers: added to every request (e.g. OpenRouter's ``HTTP-Referer``).
@@ -233,6 +257,7 @@ class OpenAICompatProvider:
         client: a shared :class:`httpx.AsyncClient`; when None the provider creates one and closes it in ``aclose``.
         retry: the retry policy (default: ``limits.max_attempts`` attempts).
         limits: deadlines of connect, first token, gaps between deltas, the reply, the request with retries.
+        url_credentials: credentials for the URL kept apart (from the keyring), merged with any in ``base_url``.
         rng: jitter source ``(low, high) -> float`` (tests pass a fixed one).
         sleep: the sleep coroutine (tests may record waits).
     """
@@ -252,13 +277,16 @@ class OpenAICompatProvider:
         client: httpx.AsyncClient | None = None,
         retry: RetryPolicy | None = None,
         limits: StreamLimits | None = None,
+        url_credentials: UrlCredentials | None = None,
         rng: Callable[[float, float], float] = random.uniform,
         sleep: Callable[[float], Any] = asyncio.sleep,
     ) -> None:
         if not model.strip():
             raise ProviderConfigError(f"provider {name!r} has no model id")
         self._name = name
-        self._url = chat_completions_url(base_url)
+        clean, inline = split_url_credentials(base_url)
+        self._url_credentials = inline.merged(url_credentials or UrlCredentials())
+        self._url = chat_completions_url(clean)
         self._model = model.strip()
         self._api_key = api_key or None
         self._extra_headers = dict(extra_headers or {})
@@ -332,6 +360,11 @@ class OpenAICompatProvider:
         headers.update(self._extra_headers)
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
+        elif self._url_credentials.username or self._url_credentials.password:
+            import base64
+
+            pair = f"{self._url_credentials.username}:{self._url_credentials.password}".encode()
+            headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
         return headers
 
     def _http(self) -> httpx.AsyncClient:
@@ -346,6 +379,9 @@ class OpenAICompatProvider:
         """Trim a server message and remove anything that looks like a key (servers echo keys in 401 texts)."""
         if self._api_key:
             text = text.replace(self._api_key, "***")
+        for secret in self._url_credentials.secrets():
+            text = text.replace(secret, "***")
+        text = redact_urls(text)
         text = _KEY_PATTERN.sub(lambda m: m.group(1) + "-***", text)
         text = " ".join(text.split())
         return text[:_DETAIL_LIMIT] + ("…" if len(text) > _DETAIL_LIMIT else "")
@@ -428,7 +464,8 @@ class OpenAICompatProvider:
             error: ProviderError | None = None
             response: httpx.Response | None = None
             try:
-                req = http.build_request("POST", self._url, json=body, headers=headers, timeout=timeout)
+                req = http.build_request("POST", self._url, json=body, headers=headers, timeout=timeout,
+                                         params=dict(self._url_credentials.params) or None)
                 at, why = self._deadline(prog, request_deadline)
                 try:
                     async with asyncio.timeout(max(0.0, at - time.monotonic())):

@@ -109,9 +109,11 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         from app.budget.profile import ModelProfile
         from app.llm.factory import resolve_api_key
         from app.llm.openai_compat import OpenAICompatProvider
+        from app.llm.urls import split_url_credentials
 
-        choice = ModelChoice(f"{args.base_url} {args.model_id}", ModelProfile(
-            context_length=args.context_length, max_tokens=args.max_tokens, provider=args.base_url,
+        shown_url = split_url_credentials(args.base_url)[0]  # a key in the URL is never stored or shown
+        choice = ModelChoice(f"{shown_url} {args.model_id}", ModelProfile(
+            context_length=args.context_length, max_tokens=args.max_tokens, provider=shown_url,
             model=args.model_id))
         provider: ChatProvider = OpenAICompatProvider(
             "command line", args.base_url, args.model_id, api_key=resolve_api_key("", use_env=True),

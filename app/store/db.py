@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from alembic import command
 from alembic.config import Config
@@ -41,6 +41,13 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import KnownError
+from app.store.health import (
+    DatabaseReadOnlyError,
+    check_database,
+    corrupt_error,
+    daily_backup,
+    ensure_writable,
+)
 
 log = logging.getLogger("replaysage.store")
 
@@ -142,6 +149,29 @@ class Database:
         key = str(path.resolve()) if path is not None else f"memory:{id(self)}"
         self._writer = _writer_lock(key)
         self._local = threading.local()
+        self._damage: list[str] = []  # set once a check found the file damaged: nothing more is written
+
+    def _raise_translated(self, exc: DBAPIError) -> NoReturn:
+        translated = self._translate(exc)
+        if translated is exc:
+            raise exc
+        raise translated from exc
+
+    def _translate(self, exc: DBAPIError) -> BaseException:
+        """A driver error as the user should see it: a read-only or damaged file (checked now), else as it was."""
+        orig = exc.orig
+        text = str(orig).lower()
+        if isinstance(orig, sqlite3.OperationalError) and "readonly" in text:
+            return DatabaseReadOnlyError(
+                f"database {self.path} cannot be written (read-only file or folder); make it writable or set "
+                "REPLAYSAGE_HOME to another folder (数据库为只读)")
+        damage_class = isinstance(orig, sqlite3.DatabaseError) and not isinstance(
+            orig, sqlite3.OperationalError | sqlite3.IntegrityError)
+        if damage_class and self.path is not None and _is_sqlite(self.engine):
+            self._damage = check_database(self.path) or []
+            if self._damage:
+                return corrupt_error(self.path, self._damage)
+        return exc
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -155,11 +185,17 @@ class Database:
         if outer is not None:
             yield outer
             return
+        if self._damage and self.path is not None:
+            raise corrupt_error(self.path, self._damage)
         with self._writer, self._sessions() as s:
             self._local.session = s
             try:
                 yield s
                 s.commit()
+            except DBAPIError as exc:
+                with contextlib.suppress(SQLAlchemyError):
+                    s.rollback()
+                self._raise_translated(exc)
             except BaseException:
                 s.rollback()
                 raise
@@ -173,8 +209,13 @@ class Database:
         if outer is not None:
             yield outer
             return
+        if self._damage and self.path is not None:
+            raise corrupt_error(self.path, self._damage)
         with self._read_sessions() as s:  # closing ends the transaction; loaded objects stay usable (detached)
-            yield s
+            try:
+                yield s
+            except DBAPIError as exc:
+                self._raise_translated(exc)
 
     def close(self) -> None:
         """Release every connection."""
@@ -188,6 +229,13 @@ def open_database(path: Path | str | None = None) -> Database:
 
         path = database_path()
     p = None if str(path) == ":memory:" else Path(path)
+    existed = p is not None and p.exists() and p.stat().st_size > 0
+    if p is not None and existed:
+        # before anything touches the file: a read-only file is a clear error, a damaged one is never written to
+        ensure_writable(p)
+        problems = check_database(p)
+        if problems:
+            raise corrupt_error(p, problems)
     url = "sqlite://" if p is None else f"sqlite:///{p}"
     engine = _make_engine(url)
     try:
@@ -201,6 +249,11 @@ def open_database(path: Path | str | None = None) -> Database:
         engine.dispose()
         hint = f" (folder {p.parent} does not exist)" if p is not None and not p.parent.is_dir() else ""
         raise DatabaseError(f"cannot open database {p or ':memory:'}: {_reason(exc)}{hint}") from exc
+    if p is not None and existed:
+        try:
+            daily_backup(p)
+        except (sqlite3.Error, OSError) as exc:  # a failed backup must not stop the app; say so in the log
+            log.warning("daily backup of %s failed: %s", p, exc)
     return Database(engine, p)
 
 
