@@ -367,6 +367,15 @@ class OpenAICompatProvider:
             headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
         return headers
 
+    def _wire_url(self) -> str:
+        """The endpoint as sent: with the URL's secret query parameters put back (never shown or stored)."""
+        if not self._url_credentials.params:
+            return self._url
+        from urllib.parse import urlencode
+
+        sep = "&" if "?" in self._url else "?"
+        return self._url + sep + urlencode(self._url_credentials.params)
+
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
             self._client = make_http_client()
@@ -464,8 +473,7 @@ class OpenAICompatProvider:
             error: ProviderError | None = None
             response: httpx.Response | None = None
             try:
-                req = http.build_request("POST", self._url, json=body, headers=headers, timeout=timeout,
-                                         params=dict(self._url_credentials.params) or None)
+                req = http.build_request("POST", self._wire_url(), json=body, headers=headers, timeout=timeout)
                 at, why = self._deadline(prog, request_deadline)
                 try:
                     async with asyncio.timeout(max(0.0, at - time.monotonic())):

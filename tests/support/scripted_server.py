@@ -394,7 +394,7 @@ class ScriptedServer:
             await _write_simple(writer, 200, {"Content-Type": "application/json"}, body)
             req.completed = True
             return True
-        if req.method != "POST" or not req.path.rstrip("/").endswith("/chat/completions"):
+        if req.method != "POST" or not req.path.split("?", 1)[0].rstrip("/").endswith("/chat/completions"):
             await _write_simple(writer, 404, {"Content-Type": "application/json"},
                                 json.dumps({"error": {"message": f"no route {req.path}"}}).encode())  # fmt: skip
             req.completed = True
