@@ -41,17 +41,18 @@ def server() -> Iterator[ScriptedServer]:
     srv.stop()
 
 
-def _run(base_url: str, db_path: Path, *, resume: bool = False) -> tuple[AnalysisRecord, list[ev.PipelineEvent]]:
+def _run(base_url: str, db_path: Path, *, resume: bool = False, limits: StreamLimits = LIMITS,
+         deadline_s: float | None = None) -> tuple[AnalysisRecord, list[ev.PipelineEvent]]:
     events: list[ev.PipelineEvent] = []
     db = open_database(db_path)
 
     async def main() -> int:
-        provider = OpenAICompatProvider("scripted", base_url, "scripted-model", api_key="k", limits=LIMITS,
+        provider = OpenAICompatProvider("scripted", base_url, "scripted-model", api_key="k", limits=limits,
                                         retry=RetryPolicy(max_attempts=ATTEMPTS, base_s=0.05, cap_s=0.1))
         try:
             return await run_analysis(corpus_file(REPLAY), db=db, provider=provider,
                                       choice=ModelChoice("scripted", PROFILE), lang=Lang.ZH, emit=events.append,
-                                      prepared=_prepared(), resume=resume, learn=False)
+                                      prepared=_prepared(), resume=resume, learn=False, deadline_s=deadline_s)
         finally:
             await provider.aclose()
 
@@ -175,3 +176,30 @@ def test_cli_prints_retries_and_outcomes_and_exits_non_zero_until_resumed(server
     out, err = (b.decode() for b in again.communicate(timeout=300))
     assert again.returncode == 0, err
     assert "(window" not in out
+
+
+def test_run_deadline_ends_the_running_stage_cancelled_and_the_run_resumable(server: ScriptedServer,
+                                                                             tmp_path: Path) -> None:
+    import threading
+
+    gate = threading.Event()  # never opened: the first window waits (with keep-alives) past the run's deadline
+    server.enqueue(Reply.chat(CLEAN, gate=gate), match=is_window(_first_window_start()))
+    db = tmp_path / "store.sqlite3"
+    patient = StreamLimits(first_byte_s=600.0, idle_s=600.0, reply_s=600.0, request_s=600.0)
+    try:
+        rec, events = _run(server.base_url, db, limits=patient, deadline_s=5.0)
+    finally:
+        gate.set()
+    stage = next(s for s in rec.stages if s.key == FIRST)
+    assert (stage.status, stage.outcome) == ("failed", "cancelled")
+    assert stage.message == "超过本次分析的时限（5 秒），已停止"
+    assert rec.status == "partial"
+    later = [s for s in rec.stages if s.ordinal > stage.ordinal]
+    assert later
+    assert all(s.status == "pending" for s in later)  # the run stopped there
+    finished = [e for e in events if isinstance(e, ev.RunFinished)]
+    assert [e.status for e in finished] == ["partial"]
+
+    resumed, _ = _run(server.base_url, db, resume=True)
+    assert resumed.status == "completed"
+    assert all((s.status, s.outcome) == ("done", "stop") for s in resumed.stages)
