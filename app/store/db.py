@@ -40,8 +40,8 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.errors import KnownError
 from app.store.health import (
+    DatabaseError,
     DatabaseReadOnlyError,
     check_database,
     corrupt_error,
@@ -56,10 +56,6 @@ BUSY_TIMEOUT_MS = 5000
 BUSY_RETRIES = 6
 """How many more times a busy ``BEGIN IMMEDIATE`` is tried (with a short pause) before the write fails."""
 _READ_OPTION = "replaysage_read"
-
-
-class DatabaseError(KnownError):
-    """The store cannot be opened or migrated."""
 
 
 class DatabaseBusyError(DatabaseError):
@@ -151,6 +147,13 @@ class Database:
         self._local = threading.local()
         self._damage: list[str] = []  # set once a check found the file damaged: nothing more is written
 
+    def _joined(self) -> Session | None:
+        """The session this thread already holds (to join), else None after refusing a file known to be damaged."""
+        outer: Session | None = getattr(self._local, "session", None)
+        if outer is None and self._damage and self.path is not None:
+            raise corrupt_error(self.path, self._damage)
+        return outer
+
     def _raise_translated(self, exc: DBAPIError) -> NoReturn:
         translated = self._translate(exc)
         if translated is exc:
@@ -181,12 +184,10 @@ class Database:
         short. A session opened while this thread already holds one joins it (one writer per process: a second
         connection of the same thread would wait for the first one forever).
         """
-        outer: Session | None = getattr(self._local, "session", None)
+        outer = self._joined()
         if outer is not None:
             yield outer
             return
-        if self._damage and self.path is not None:
-            raise corrupt_error(self.path, self._damage)
         with self._writer, self._sessions() as s:
             self._local.session = s
             try:
@@ -205,12 +206,10 @@ class Database:
     @contextmanager
     def read(self) -> Iterator[Session]:
         """A read-only session (a deferred ``BEGIN``: it never waits for a writer, nor holds one up)."""
-        outer: Session | None = getattr(self._local, "session", None)
+        outer = self._joined()
         if outer is not None:
             yield outer
             return
-        if self._damage and self.path is not None:
-            raise corrupt_error(self.path, self._damage)
         with self._read_sessions() as s:  # closing ends the transaction; loaded objects stay usable (detached)
             try:
                 yield s

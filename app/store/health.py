@@ -25,11 +25,15 @@ BACKUP_DIR = "backups"
 RESTORE_HINT = "run `replaysage db restore` to put back the newest good backup"
 
 
-class DatabaseCorruptError(KnownError):
+class DatabaseError(KnownError):
+    """The store cannot be opened, migrated or used."""
+
+
+class DatabaseCorruptError(DatabaseError):
     """The database file is damaged; nothing more is written into it."""
 
 
-class DatabaseReadOnlyError(KnownError):
+class DatabaseReadOnlyError(DatabaseError):
     """The database file (or its folder) cannot be written."""
 
 

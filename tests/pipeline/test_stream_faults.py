@@ -6,7 +6,6 @@ every other request gets a clean reply. Deadlines are small so each fault ends q
 
 from __future__ import annotations
 
-import asyncio
 import os
 import socket
 import subprocess
@@ -22,11 +21,9 @@ from app.llm.openai_compat import OpenAICompatProvider, RetryPolicy
 from app.llm.scripted_server import Reply, ScriptedServer
 from app.pipeline import events as ev
 from app.pipeline.records import AnalysisRecord
-from app.pipeline.repository import AnalysisRepository
-from app.pipeline.service import ModelChoice, run_analysis
-from app.store import open_database
 from tests.conftest import REPO_ROOT, corpus_file
 from tests.pipeline.test_scripted_runs import CLEAN, PROFILE, REPLAY, _first_window_start, _prepared, is_window
+from tests.pipeline.test_scripted_runs import _run as scripted_run
 
 ATTEMPTS = 2
 LIMITS = StreamLimits(first_byte_s=0.6, idle_s=0.6, reply_s=20.0, request_s=30.0, error_body_s=0.5,
@@ -43,24 +40,9 @@ def server() -> Iterator[ScriptedServer]:
 
 def _run(base_url: str, db_path: Path, *, resume: bool = False, limits: StreamLimits = LIMITS,
          deadline_s: float | None = None) -> tuple[AnalysisRecord, list[ev.PipelineEvent]]:
-    events: list[ev.PipelineEvent] = []
-    db = open_database(db_path)
-
-    async def main() -> int:
-        provider = OpenAICompatProvider("scripted", base_url, "scripted-model", api_key="k", limits=limits,
-                                        retry=RetryPolicy(max_attempts=ATTEMPTS, base_s=0.05, cap_s=0.1))
-        try:
-            return await run_analysis(corpus_file(REPLAY), db=db, provider=provider,
-                                      choice=ModelChoice("scripted", PROFILE), lang=Lang.ZH, emit=events.append,
-                                      prepared=_prepared(), resume=resume, learn=False, deadline_s=deadline_s)
-        finally:
-            await provider.aclose()
-
-    try:
-        rec = AnalysisRepository(db).load(asyncio.run(main()))
-    finally:
-        db.close()
-    return rec, events
+    provider = OpenAICompatProvider("scripted", base_url, "scripted-model", api_key="k", limits=limits,
+                                    retry=RetryPolicy(max_attempts=ATTEMPTS, base_s=0.05, cap_s=0.1))
+    return scripted_run(None, db_path, resume=resume, provider=provider, learn=False, deadline_s=deadline_s)
 
 
 FIRST = "window:0:0"
