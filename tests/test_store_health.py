@@ -153,7 +153,7 @@ def test_daily_backup_rotates_and_keeps_the_newest(tmp_path: Path) -> None:
 
 
 def test_a_key_in_the_base_url_is_sent_but_never_stored_or_shown(tmp_path: Path) -> None:
-    from app.llm.scripted_server import Reply, ScriptedServer
+    from tests.support.scripted_server import Reply, ScriptedServer
 
     key = "sk-url-7f3a9c1e5b2d4680"
     user, password = "relay-user", "pw-9d8c7b6a5f4e"

@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import email.utils
 import json
-import logging
 import random
 import re
 import time
@@ -54,7 +53,8 @@ from app.llm.events import (
 from app.llm.limits import DEFAULT_LIMITS, StreamLimits
 from app.llm.sse import SSEParser, ThinkSplitter
 from app.llm.streams import ChatStream
-from app.llm.urls import UrlCredentials, redact_urls, split_url_credentials
+from app.llm.urls import UrlCredentials, split_url_credentials
+from app.logs import redact
 
 CONNECT_TIMEOUT_S = DEFAULT_LIMITS.connect_s
 READ_TIMEOUT_S = DEFAULT_LIMITS.first_byte_s
@@ -76,20 +76,6 @@ _CONTEXT_MARKERS = (
     "reduce the length",
 )
 _TERMINAL_QUOTA_MARKERS = ("insufficient_quota", "billing", "exceeded your current quota", "insufficient balance")
-
-
-class _RedactUrls(logging.Filter):
-    """httpx logs every request URL at INFO: credentials in a URL must not reach any log."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        redacted = redact_urls(message)
-        if redacted != message:
-            record.msg, record.args = redacted, ()
-        return True
-
-
-logging.getLogger("httpx").addFilter(_RedactUrls())
 
 
 def make_http_client() -> httpx.AsyncClient:
@@ -186,7 +172,7 @@ def chat_completions_url(base_url: str) -> str:
     if not url:
         raise ProviderConfigError("the provider's base URL is empty")
     if not url.startswith(("http://", "https://")):
-        raise ProviderConfigError(f"the provider's base URL must start with http:// or https://: {redact_urls(url)!r}")
+        raise ProviderConfigError(f"the provider's base URL must start with http:// or https://: {redact(url)!r}")
     parts = urlsplit(url)
     path = parts.path.rstrip("/")
     if not path.endswith("/chat/completions"):
@@ -390,7 +376,7 @@ class OpenAICompatProvider:
             text = text.replace(self._api_key, "***")
         for secret in self._url_credentials.secrets():
             text = text.replace(secret, "***")
-        text = redact_urls(text)
+        text = redact(text)
         text = _KEY_PATTERN.sub(lambda m: m.group(1) + "-***", text)
         text = " ".join(text.split())
         return text[:_DETAIL_LIMIT] + ("…" if len(text) > _DETAIL_LIMIT else "")

@@ -3,7 +3,8 @@
 Some gateways (Azure-style proxies, self-hosted relays) take the key in the query string or as URL user info.
 Such a URL must never be stored, shown or logged as entered: the credential goes to the keyring
 (:meth:`app.llm.secrets.SecretStore.set_url_credentials`), the clean URL is what settings, the database, reports and
-the UI see, and the provider puts the credential back only on the wire.
+the UI see, and the provider puts the credential back only on the wire. Texts that may hold such a URL (errors,
+logs) go through :func:`app.logs.redact`.
 """
 
 from __future__ import annotations
@@ -17,10 +18,6 @@ SECRET_PARAM = re.compile(
     r"^(api[-_]?key|key|token|access[-_]?token|auth|authorization|password|passwd|secret|client[-_]?secret|"
     r"sig|signature|code)$", re.IGNORECASE)
 """Query parameter names that carry a credential."""
-
-_USERINFO = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@\s:]+(:[^/@\s]*)?@", re.IGNORECASE)
-_QUERY_SECRET = re.compile(r"(?P<name>[?&;](?:api[-_]?key|key|token|access[-_]?token|auth|authorization|password|"
-                           r"passwd|secret|client[-_]?secret|sig|signature|code)=)[^&#\s\"'<>]*", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +78,3 @@ def split_url_credentials(url: str) -> tuple[str, UrlCredentials]:
     if not creds:
         return text, creds
     return urlunsplit((parts.scheme, netloc, parts.path, urlencode(kept), parts.fragment)), creds
-
-
-def redact_urls(text: str) -> str:
-    """Any URL credentials inside a text (an error message, a log line) replaced by ``***``."""
-    text = _USERINFO.sub(lambda m: m.group("scheme") + "***@", text)
-    return _QUERY_SECRET.sub(lambda m: m.group("name") + "***", text)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from app.llm.scripted_server import Reply, ScriptedServer
 from tests.conftest import REPO_ROOT, corpus_file
 from tests.pipeline.test_scripted_runs import CLEAN, PROFILE, REPLAY, _first_window_start, is_window
+from tests.support.scripted_server import Reply, ScriptedServer
 
 REPLAYS = ("ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay", "ra3_1v1_snow_plow_soviets_vs_allies_14m.RA3Replay",
            "ra3_1v1_infinity_isle_observers_12m.RA3Replay", "ra3_1v1_industrial_strength_observer_7m.RA3Replay")

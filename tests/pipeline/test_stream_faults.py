@@ -18,12 +18,12 @@ import pytest
 from app.i18n import Lang
 from app.llm.limits import StreamLimits
 from app.llm.openai_compat import OpenAICompatProvider, RetryPolicy
-from app.llm.scripted_server import Reply, ScriptedServer
 from app.pipeline import events as ev
 from app.pipeline.records import AnalysisRecord
 from tests.conftest import REPO_ROOT, corpus_file
 from tests.pipeline.test_scripted_runs import CLEAN, PROFILE, REPLAY, _first_window_start, _prepared, is_window
 from tests.pipeline.test_scripted_runs import _run as scripted_run
+from tests.support.scripted_server import Reply, ScriptedServer
 
 ATTEMPTS = 2
 LIMITS = StreamLimits(first_byte_s=0.6, idle_s=0.6, reply_s=20.0, request_s=30.0, error_body_s=0.5,
