@@ -71,12 +71,12 @@ def test_read_only_database_file_is_one_clear_error(tmp_path: Path) -> None:
         db.chmod(stat.S_IRUSR | stat.S_IWUSR)
 
 
-def _damage_middle_page(db: Path) -> int:
-    """Overwrite one page in the middle of the file (a b-tree page of the stored analysis) with garbage."""
+def _damage_middle_page(db: Path, page: int | None = None) -> int:
+    """Overwrite one page (0-based; default: the middle one) with garbage."""
     size = db.stat().st_size
     pages = size // PAGE
     assert pages >= 8, "the database should span several pages"
-    page = pages // 2
+    page = pages // 2 if page is None else page
     with db.open("r+b") as fh:
         fh.seek(page * PAGE)
         fh.write(bytes([0xA5]) * PAGE)
@@ -117,9 +117,12 @@ def test_corruption_in_the_middle_is_detected_never_written_and_restored(tmp_pat
 
 def test_a_damaged_page_found_mid_session_stops_every_later_write(tmp_path: Path) -> None:
     db = _analysed_home(tmp_path)
+    con = sqlite3.connect(db)
+    root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'analysis_stages'").fetchone()[0]
+    con.close()
     store = open_database(db)
     try:
-        _damage_middle_page(db)
+        _damage_middle_page(db, int(root) - 1)  # the stages table's page: the next load must read it
         store.engine.dispose()  # no page cache from before the damage
         from app.pipeline.repository import AnalysisRepository
 

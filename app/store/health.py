@@ -55,7 +55,8 @@ def check_database(path: Path, *, full: bool = False) -> list[str]:
 
 def corrupt_error(path: Path, problems: list[str]) -> DatabaseCorruptError:
     """The user-facing error for a damaged file: what SQLite found and the way back."""
-    first = problems[0] if problems else "unknown damage"
+    first = " ".join((problems[0] if problems else "unknown damage").replace("*** in database main ***", "").split())
+    first = first[:200] + ("…" if len(first) > 200 else "")
     more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
     return DatabaseCorruptError(
         f"database {path} is damaged ({first}{more}); nothing was written to it. {RESTORE_HINT} "
