@@ -18,12 +18,14 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from app.errors import KnownError
 from app.i18n import Lang, pick
+from app.llm.limits import DEFAULT_LIMITS, StreamLimits
+from app.llm.urls import UrlCredentials, split_url_credentials
 
 SCHEMA_VERSION = 2
 SETTINGS_FILE = "settings.json"
@@ -99,6 +101,26 @@ OPTIONS: dict[str, Option] = {
 }
 """Every scalar option, declared once."""
 
+LIMIT_OPTIONS: dict[str, Option] = {
+    o.key: o
+    for o in (
+        Option("connect_s", float, DEFAULT_LIMITS.connect_s, "连接时限（秒）", "Connect deadline (s)"),
+        Option("first_byte_s", float, DEFAULT_LIMITS.first_byte_s, "首个字的时限（秒）", "First token deadline (s)"),
+        Option("idle_s", float, DEFAULT_LIMITS.idle_s, "内容间隔时限（秒，心跳不算）",
+               "Gap between content deadline (s, keep-alives do not count)"),
+        Option("reply_s", float, DEFAULT_LIMITS.reply_s, "单次回复时限（秒）", "Whole reply deadline (s)"),
+        Option("request_s", float, DEFAULT_LIMITS.request_s, "单个请求含重试的时限（秒）",
+               "Request deadline with retries (s)"),
+        Option("error_body_s", float, DEFAULT_LIMITS.error_body_s, "读取错误内容的时限（秒）",
+               "Error body deadline (s)"),
+        Option("error_body_bytes", int, DEFAULT_LIMITS.error_body_bytes, "错误内容上限（字节）",
+               "Error body cap (bytes)"),
+        Option("max_attempts", int, DEFAULT_LIMITS.max_attempts, "每个请求的最多尝试次数", "Attempts per request"),
+        Option("run_s", float, DEFAULT_LIMITS.run_s, "整次分析的时限（秒，0 为不限）", "Run deadline (s, 0: none)"),
+    )
+}
+"""The per-provider limits (:class:`app.llm.limits.StreamLimits` fields), with titles for the settings page."""
+
 
 @dataclass(frozen=True, slots=True)
 class ProviderSettings:
@@ -109,17 +131,22 @@ class ProviderSettings:
         base_url: e.g. ``https://api.deepseek.com/v1`` (``/chat/completions`` is appended).
         extra_headers: added to every request (never credentials: those go to the keyring).
         stream: stream replies (off for servers whose streaming is broken).
+        limits: deadlines and retries of its requests, and the run deadline (:data:`LIMIT_OPTIONS`).
+        url_credentials: credentials that were typed into the base URL, on their way to the keyring
+            (:meth:`Settings.put_provider` moves them); never written to the settings file.
     """
 
     name: str
     base_url: str
     extra_headers: Mapping[str, str] = field(default_factory=dict)
     stream: bool = True
+    limits: StreamLimits = DEFAULT_LIMITS
+    url_credentials: UrlCredentials = field(default=UrlCredentials(), compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """The persisted form."""
         return {"name": self.name, "base_url": self.base_url, "extra_headers": dict(self.extra_headers),
-                "stream": self.stream}  # fmt: skip
+                "stream": self.stream, "limits": self.limits.to_json()}  # fmt: skip
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ProviderSettings:
@@ -136,8 +163,16 @@ class ProviderSettings:
                     f"provider {name!r}: header {key!r} would store a credential in the settings file; "
                     "enter the API key instead (it is kept in the system keyring)"
                 )
-        return cls(name=name, base_url=_req_str(data, "base_url", f"provider {name!r}"), extra_headers=dict(headers),
-                   stream=bool(data.get("stream", True)))  # fmt: skip
+        limits = data.get("limits") or {}
+        if not isinstance(limits, Mapping):
+            raise SettingsError(f"provider {name!r}: limits must be an object")
+        try:
+            parsed = StreamLimits.from_mapping(limits, f"provider {name!r} limits")
+        except ValueError as exc:
+            raise SettingsError(str(exc)) from None
+        base_url, creds = split_url_credentials(_req_str(data, "base_url", f"provider {name!r}"))
+        return cls(name=name, base_url=base_url, extra_headers=dict(headers), stream=bool(data.get("stream", True)),
+                   limits=parsed, url_credentials=creds)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,6 +354,7 @@ class Settings:
         self._providers: dict[str, ProviderSettings] = {}
         self._profiles: dict[str, ModelProfileSettings] = {}
         self.migrated_from: int | None = None
+        self.url_credentials_moved = False  # a base URL held a credential: it went to the keyring
 
     # -- loading and saving ---------------------------------------------------------------------------------
 
@@ -344,6 +380,8 @@ class Settings:
             settings._apply(doc)
         except SettingsError as exc:
             raise SettingsError(f"{settings.path}: {exc}") from exc
+        if settings.url_credentials_moved and version == SCHEMA_VERSION:
+            settings.save()  # the file must not keep the credential it was loaded with
         if version != SCHEMA_VERSION:
             settings.migrated_from = version
             backup = settings.path.with_name(f"{settings.path.name}.v{version}.bak")
@@ -360,7 +398,7 @@ class Settings:
             if not isinstance(item, Mapping):
                 raise SettingsError(f"{self.path}: a provider entry is not an object")
             prov = ProviderSettings.from_json(item)
-            self._providers[prov.name] = prov
+            self._providers[prov.name] = self._keep_url_credentials(prov)
         for item in doc.get("profiles", []) or []:
             if not isinstance(item, Mapping):
                 raise SettingsError(f"{self.path}: a model profile entry is not an object")
@@ -435,7 +473,20 @@ class Settings:
         """Add or replace a provider (validated)."""
         if provider.name == OFFLINE_PROFILE:
             raise SettingsError(f"{OFFLINE_PROFILE!r} is reserved for the built-in rule-based analyst")
-        self._providers[provider.name] = ProviderSettings.from_json(provider.to_json())
+        parsed = ProviderSettings.from_json(provider.to_json())
+        if provider.url_credentials and not parsed.url_credentials:
+            parsed = replace(parsed, url_credentials=provider.url_credentials)
+        self._providers[provider.name] = self._keep_url_credentials(parsed)
+
+    def _keep_url_credentials(self, provider: ProviderSettings) -> ProviderSettings:
+        """Move credentials found in a base URL to the keyring; the provider keeps the clean URL only."""
+        if not provider.url_credentials:
+            return provider
+        from app.llm.secrets import SecretStore
+
+        SecretStore(self.get("secret_fallback")).set_url_credentials(provider.name, provider.url_credentials)
+        self.url_credentials_moved = True
+        return replace(provider, url_credentials=UrlCredentials())
 
     def remove_provider(self, name: str) -> None:
         """Remove a provider and the profiles using it (its keyring entry is the caller's to delete)."""

@@ -63,6 +63,8 @@ SEVERITY_COLORS = {
 
 
 MD_CHUNK_CHARS = 3000
+ENDED_STATES = ("done", "failed", "cancelled", "cut", "stalled", "length")
+"""Panel states of a stage that ended; all but ``done`` mean the reply did not end by itself (resumable)."""
 
 
 def markdown_chunks(text: str, size: int = MD_CHUNK_CHARS) -> list[str]:
@@ -242,7 +244,8 @@ class StagePanel(Collapsible):
         t = self.ui.t
         states = {"pending": ("等待", "waiting"), "running": ("进行中", "running"), "done": ("完成", "done"),
                   "failed": ("失败", "failed"), "cancelled": ("已取消", "cancelled"),
-                  "revising": ("修订中", "revising")}
+                  "revising": ("修订中", "revising"), "cut": ("连接中断", "cut"), "stalled": ("停滞", "stalled"),
+                  "length": ("达到输出上限", "output limit"), "retrying": ("重试中", "retrying")}
         zh, en = states.get(self.status, (self.status, self.status))
         span = ""
         if self.stage.kind is ev.StageKind.WINDOW:
@@ -320,7 +323,7 @@ class StagePanel(Collapsible):
     def started(self, e: ev.StageStarted) -> None:
         """A request of this stage is being sent."""
         self._build()
-        if self.status in ("pending", "failed", "cancelled"):
+        if self.status in ("pending", *ENDED_STATES[1:]):
             self.set_status("running")
         if e.breakdown:
             self.breakdowns.append(dict(e.breakdown))
@@ -422,6 +425,7 @@ class StagePanel(Collapsible):
         self.final_text = e.text
         self.live_box.hide()
         self.final_view.show()
+        self.error_label.hide()  # a retry note from before the answer arrived
         self.set_status("done")
         chunks = markdown_chunks(e.text)
         if len(chunks) <= 1:
@@ -456,8 +460,15 @@ class StagePanel(Collapsible):
             self.md_pending = False
             self.final_view.moveCursor(QTextCursor.MoveOperation.Start)
 
+    def retry(self, e: ev.RetryScheduled) -> None:
+        """A request failed before content and waits for its next attempt: say so ("retry 2/5 in 8 s: HTTP 503")."""
+        self._build()
+        self.error_label.setText(e.describe(self.ui.lang))
+        self.error_label.show()
+        self.set_status("retrying")
+
     def failed(self, e: ev.StageFailed) -> None:
-        """Keep the partial text visible with the reason."""
+        """Keep the partial text visible with the reason; the title names how the reply ended."""
         self._build()
         self.live.flush()
         self._stop_reasoning()
@@ -466,12 +477,11 @@ class StagePanel(Collapsible):
         self.message = e.message
         self.error_label.setText(e.message)
         self.error_label.show()
-        cancelled = "cancel" in e.message.lower() or "取消" in e.message
-        self.set_status("cancelled" if cancelled else "failed")
+        self.set_status(e.outcome if e.outcome in ("cut", "stalled", "length", "cancelled") else "failed")
 
     def interrupt(self) -> None:
         """The run ended while this stage was streaming: keep what arrived."""
-        if self._built and self.status in ("running", "revising"):
+        if self._built and self.status in ("running", "revising", "retrying"):
             self.live.flush()
             self._stop_reasoning()
             self.set_status("cancelled")
@@ -749,6 +759,8 @@ class AnalysisView(QWidget):
             case ev.StageFailed():
                 self._panel(e.stage).failed(e)
                 self._count()
+            case ev.RetryScheduled():
+                self._panel(e.stage).retry(e)
             case ev.RunFinished():
                 self.status = e.status
                 if e.status != "completed":
@@ -759,7 +771,7 @@ class AnalysisView(QWidget):
                 pass
 
     def _count(self) -> None:
-        self.done = sum(1 for p in self.panels.values() if p.status in ("done", "failed", "cancelled"))
+        self.done = sum(1 for p in self.panels.values() if p.status in ENDED_STATES)
         self.progress.emit(self.done, max(len(self.stages), len(self.panels)))
 
     def _interrupt_all(self) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from app.claims.issues import Severity, ValidationIssue
 from app.pipeline import events as ev
-from app.pipeline.repository import UNFINISHED_RUN_STATES, stage_ref_of
+from app.pipeline.repository import UNFINISHED_RUN_STATES, lease_alive, stage_ref_of
 
 
 def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
@@ -59,7 +59,9 @@ def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
         if srec.status == "done":
             yield ev.StageFinished(ref, srec.text, bool(srec.revised), bool(srec.truncated))
         else:
-            yield ev.StageFailed(ref, srec.message or srec.status, srec.text)
+            partial = [o.text for o in srec.outputs if o.role == "partial"]
+            yield ev.StageFailed(ref, srec.message or srec.status, srec.text or (partial[-1] if partial else ""),
+                                 srec.outcome or "error")
     totals = rec.totals or {}
     yield ev.RunFinished(rec.id, rec.status if rec.status in ("completed", "cancelled", "failed") else "cancelled",
                          int(totals.get("prompt_tokens", 0)), int(totals.get("completion_tokens", 0)),
@@ -71,5 +73,7 @@ def history_items(records: list[Any]) -> list[tuple[int, str, bool]]:
     out = []
     for r in records:
         when = r.created_at.strftime("%Y-%m-%d %H:%M") if r.created_at else ""
-        out.append((r.id, f"#{r.id} {when} {r.model_label} · {r.status}", r.status in UNFINISHED_RUN_STATES))
+        busy = lease_alive(r.owner, r.heartbeat_at)  # running in another process (or in this one) right now
+        status = r.status + (" · 运行中/running" if busy else " · 中断/stale" if r.status == "running" else "")
+        out.append((r.id, f"#{r.id} {when} {r.model_label} · {status}", r.status in UNFINISHED_RUN_STATES and not busy))
     return out

@@ -52,6 +52,11 @@ class ProviderError(KnownError):
         """Short English description of the error class (the UI adds a translated one by ``kind``)."""
         return "request failed"
 
+    @property
+    def short(self) -> str:
+        """A few words for a progress line: ``HTTP 503``, or the headline when no response arrived."""
+        return f"HTTP {self.status}" if self.status is not None else self.headline
+
 
 class AuthError(ProviderError):
     """401/403: the API key is missing, wrong or lacks access. Never retried."""
@@ -109,6 +114,20 @@ class NetworkError(ProviderError):
     def headline(self) -> str:
         """See :attr:`ProviderError.headline`."""
         return "network error"
+
+
+class StalledError(NetworkError):
+    """A deadline passed: no first token, no content for too long (keep-alives do not count), or a too long reply.
+
+    Retried like a network error before content; after content the reply ends as *stalled* with what arrived.
+    """
+
+    kind = "stalled"
+
+    @property
+    def headline(self) -> str:
+        """See :attr:`ProviderError.headline`."""
+        return "the server stalled"
 
 
 class ProtocolError(ProviderError):

@@ -15,11 +15,31 @@ Stop) must close the stream (``await stream.aclose()`` or ``async with stream``)
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.llm.errors import ProviderError
+from app.llm.errors import ProviderError, StalledError
+
+NORMAL_FINISH_REASONS = frozenset({"stop", "eos", "end_turn", "stop_sequence", "unknown"})
+"""Finish reasons of a reply that ended by itself (``unknown``: the server sent ``[DONE]`` without a reason)."""
+
+
+class Outcome(enum.StrEnum):
+    """How a reply ended. Only :attr:`STOP` is a finished answer; every other outcome leaves its stage resumable."""
+
+    STOP = "stop"  # the model ended its answer
+    LENGTH = "length"  # the output limit cut it
+    CUT = "cut"  # the connection broke after content
+    STALLED = "stalled"  # a deadline passed (no first token, no content for too long, too long a reply)
+    ERROR = "error"  # the request failed (HTTP error, refused connection, invalid reply, content filter)
+    CANCELLED = "cancelled"  # the user or the run deadline stopped it
+
+
+def outcome_of_error(error: BaseException | None) -> Outcome:
+    """The outcome a failure stands for: stalled for a passed deadline, else error."""
+    return Outcome.STALLED if isinstance(error, StalledError) else Outcome.ERROR
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +84,7 @@ class Retrying:
     attempt: int
     delay_s: float
     error: ProviderError
+    max_attempts: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +115,15 @@ class Finished:
     attempts: int = 1
     elapsed_s: float = 0.0
 
+    @property
+    def outcome(self) -> Outcome:
+        """How the reply ended (see :class:`Outcome`)."""
+        if self.interrupted:
+            return Outcome.STALLED if isinstance(self.error, StalledError) else Outcome.CUT
+        if self.truncated:
+            return Outcome.LENGTH
+        return Outcome.STOP if self.reason in NORMAL_FINISH_REASONS else Outcome.ERROR
+
 
 @dataclass(frozen=True, slots=True)
 class StreamFailed:
@@ -106,6 +136,11 @@ class StreamFailed:
 
     error: ProviderError
     attempts: int = 1
+
+    @property
+    def outcome(self) -> Outcome:
+        """Stalled when a deadline passed, else error."""
+        return outcome_of_error(self.error)
 
 
 StreamEvent = TextDelta | ReasoningDelta | UsageReport | Retrying | Finished | StreamFailed
@@ -141,6 +176,13 @@ class ChatResult:
     def ok(self) -> bool:
         """True when the reply ended normally (not failed, not interrupted)."""
         return self.finished is not None and not self.finished.interrupted
+
+    @property
+    def outcome(self) -> Outcome:
+        """How the reply ended (error when the stream ended with no terminal event)."""
+        if self.finished is not None:
+            return self.finished.outcome
+        return self.failed.outcome if self.failed is not None else Outcome.ERROR
 
     @property
     def error(self) -> ProviderError | None:

@@ -74,9 +74,8 @@ def _openai_compat(ctx: ProviderContext) -> ChatProvider:
         raise ProviderConfigError(f"model profile {prof.name!r}: {exc}") from exc
     from app.llm.openai_compat import OpenAICompatProvider
 
-    key = ctx.api_key or resolve_api_key(
-        prov.name, ctx.secrets or SecretStore(ctx.settings.get("secret_fallback")), use_env=ctx.use_env_key
-    )
+    store = ctx.secrets or SecretStore(ctx.settings.get("secret_fallback"))
+    key = ctx.api_key or resolve_api_key(prov.name, store, use_env=ctx.use_env_key)
     headers = {**prov.extra_headers, **prof.extra_headers}
     return OpenAICompatProvider(
         prof.name,
@@ -87,6 +86,8 @@ def _openai_compat(ctx: ProviderContext) -> ChatProvider:
         stream=prov.stream if prof.stream is None else prof.stream,
         max_tokens=prof.max_tokens or None,
         client=ctx.client,
+        limits=prov.limits,
+        url_credentials=store.url_credentials(prov.name),
     )
 
 

@@ -39,6 +39,7 @@ from app.llm.errors import (
     ProviderError,
     RateLimitError,
     ServerError,
+    StalledError,
 )
 from app.llm.events import (
     Finished,
@@ -49,16 +50,19 @@ from app.llm.events import (
     TextDelta,
     UsageReport,
 )
+from app.llm.limits import DEFAULT_LIMITS, StreamLimits
 from app.llm.sse import SSEParser, ThinkSplitter
 from app.llm.streams import ChatStream
+from app.llm.urls import UrlCredentials, split_url_credentials
+from app.logs import redact
 
-CONNECT_TIMEOUT_S = 10.0
-READ_TIMEOUT_S = 180.0
-"""Reasoning models can think for minutes before the first byte (notes §1.6)."""
+CONNECT_TIMEOUT_S = DEFAULT_LIMITS.connect_s
+READ_TIMEOUT_S = DEFAULT_LIMITS.first_byte_s
+"""Reasoning models can think for minutes before the first byte (notes §1.6). Our own deadlines
+(:class:`~app.llm.limits.StreamLimits`) decide; httpx's read timeout is only a backstop."""
 
 DRAIN_TIMEOUT_S = 2.0
 """How long to wait for EOF after ``[DONE]`` or an in-stream error before closing the connection ourselves."""
-_ERROR_BODY_LIMIT = 64 * 1024
 _DETAIL_LIMIT = 300
 _KEY_PATTERN = re.compile(r"\b(sk|key|api)[-_][A-Za-z0-9_\-*.]{6,}", re.IGNORECASE)
 _CONTEXT_MARKERS = (
@@ -159,14 +163,21 @@ def parse_retry_after(headers: httpx.Headers) -> float | None:
 def chat_completions_url(base_url: str) -> str:
     """The endpoint for a base URL as users enter it (``https://api.openai.com/v1``, ``http://localhost:11434/v1``).
 
-    Like the OpenAI SDK we append ``/chat/completions``; a URL that already ends with it is used as is.
+    Like the OpenAI SDK we append ``/chat/completions`` to the path; a path that already ends with it is used as
+    is. A query string stays after the path (``…/v1?api-version=1`` → ``…/v1/chat/completions?api-version=1``).
     """
-    url = base_url.strip().rstrip("/")
+    from urllib.parse import urlsplit, urlunsplit
+
+    url = base_url.strip()
     if not url:
         raise ProviderConfigError("the provider's base URL is empty")
     if not url.startswith(("http://", "https://")):
-        raise ProviderConfigError(f"the provider's base URL must start with http:// or https://: {url!r}")
-    return url if url.endswith("/chat/completions") else url + "/chat/completions"
+        raise ProviderConfigError(f"the provider's base URL must start with http:// or https://: {redact(url)!r}")
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path += "/chat/completions"
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
 
 
 def usage_from_json(usage: Mapping[str, Any]) -> UsageReport:
@@ -214,6 +225,7 @@ class _Progress:
     usage: Mapping[str, Any] | None = None
     think: ThinkSplitter = field(default_factory=ThinkSplitter)
     content_ended: bool = False
+    last_delta_at: float | None = None
 
 
 class OpenAICompatProvider:
@@ -221,14 +233,17 @@ class OpenAICompatProvider:
 
     Args:
         name: display name (profile name), used in errors.
-        base_url: e.g. ``https://api.deepseek.com/v1``; ``/chat/completions`` is appended.
+        base_url: e.g. ``https://api.deepseek.com/v1``; ``/chat/completions`` is appended. Credentials inside it
+            (``?api-key=…``, ``user:pass@``) are split off: sent on the wire only, never shown (:mod:`app.llm.urls`).
         model: model id to request.
         api_key: bearer token, or None for local servers without auth. Masked in ``repr``, never logged.
         extra_headers: added to every request (e.g. OpenRouter's ``HTTP-Referer``).
         stream: default for requests that leave ``ChatRequest.stream`` unset.
         max_tokens: default output limit for requests that leave it unset (None: server default).
         client: a shared :class:`httpx.AsyncClient`; when None the provider creates one and closes it in ``aclose``.
-        retry: the retry policy.
+        retry: the retry policy (default: ``limits.max_attempts`` attempts).
+        limits: deadlines of connect, first token, gaps between deltas, the reply, the request with retries.
+        url_credentials: credentials for the URL kept apart (from the keyring), merged with any in ``base_url``.
         rng: jitter source ``(low, high) -> float`` (tests pass a fixed one).
         sleep: the sleep coroutine (tests may record waits).
     """
@@ -247,13 +262,17 @@ class OpenAICompatProvider:
         max_tokens: int | None = None,
         client: httpx.AsyncClient | None = None,
         retry: RetryPolicy | None = None,
+        limits: StreamLimits | None = None,
+        url_credentials: UrlCredentials | None = None,
         rng: Callable[[float, float], float] = random.uniform,
         sleep: Callable[[float], Any] = asyncio.sleep,
     ) -> None:
         if not model.strip():
             raise ProviderConfigError(f"provider {name!r} has no model id")
         self._name = name
-        self._url = chat_completions_url(base_url)
+        clean, inline = split_url_credentials(base_url)
+        self._url_credentials = inline.merged(url_credentials or UrlCredentials())
+        self._url = chat_completions_url(clean)
         self._model = model.strip()
         self._api_key = api_key or None
         self._extra_headers = dict(extra_headers or {})
@@ -261,7 +280,8 @@ class OpenAICompatProvider:
         self._max_tokens = max_tokens
         self._client = client
         self._owns_client = client is None
-        self._retry = retry or RetryPolicy()
+        self._limits = limits or DEFAULT_LIMITS
+        self._retry = retry or RetryPolicy(max_attempts=self._limits.max_attempts)
         self._rng = rng
         self._sleep = sleep
 
@@ -283,6 +303,11 @@ class OpenAICompatProvider:
     def url(self) -> str:
         """The chat completions endpoint."""
         return self._url
+
+    @property
+    def limits(self) -> StreamLimits:
+        """The deadlines this provider enforces (the run deadline among them)."""
+        return self._limits
 
     async def aclose(self) -> None:
         """Close the HTTP client if this provider created it."""
@@ -321,7 +346,21 @@ class OpenAICompatProvider:
         headers.update(self._extra_headers)
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
+        elif self._url_credentials.username or self._url_credentials.password:
+            import base64
+
+            pair = f"{self._url_credentials.username}:{self._url_credentials.password}".encode()
+            headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
         return headers
+
+    def _wire_url(self) -> str:
+        """The endpoint as sent: with the URL's secret query parameters put back (never shown or stored)."""
+        if not self._url_credentials.params:
+            return self._url
+        from urllib.parse import urlencode
+
+        sep = "&" if "?" in self._url else "?"
+        return self._url + sep + urlencode(self._url_credentials.params)
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -335,6 +374,9 @@ class OpenAICompatProvider:
         """Trim a server message and remove anything that looks like a key (servers echo keys in 401 texts)."""
         if self._api_key:
             text = text.replace(self._api_key, "***")
+        for secret in self._url_credentials.secrets():
+            text = text.replace(secret, "***")
+        text = redact(text)
         text = _KEY_PATTERN.sub(lambda m: m.group(1) + "-***", text)
         text = " ".join(text.split())
         return text[:_DETAIL_LIMIT] + ("…" if len(text) > _DETAIL_LIMIT else "")
@@ -383,41 +425,77 @@ class OpenAICompatProvider:
 
     # -- the request loop -------------------------------------------------------------------------------------
 
+    def _deadline(self, prog: _Progress, request_deadline: float) -> tuple[float, str]:
+        """When the running attempt must have progressed, and what it means if it has not."""
+        lim = self._limits
+        reply_end = prog.attempt_sent_at + lim.reply_s
+        if prog.last_delta_at is None:
+            step, why = prog.attempt_sent_at + lim.first_byte_s, f"no first token within {lim.first_byte_s:g} s"
+        else:
+            step, why = prog.last_delta_at + lim.idle_s, f"no new content for {lim.idle_s:g} s"
+        if reply_end < step:
+            step, why = reply_end, f"the reply took longer than {lim.reply_s:g} s"
+        if request_deadline < step:
+            step, why = request_deadline, f"the request took longer than {lim.request_s:g} s"
+        return step, why
+
+    def _stalled(self, why: str) -> StalledError:
+        return StalledError(self._name, self._model, why)
+
     async def _run(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """One request with retries; yields events and exactly one terminal event."""
         streaming = self._stream_default if request.stream is None else request.stream
         body = self._body(request, streaming)
         headers = self._headers(streaming)
         http = self._http()  # built before timing starts: creating a client loads CA certificates (~0.2 s)
+        lim = self._limits
+        timeout = httpx.Timeout(connect=lim.connect_s, read=max(lim.first_byte_s, lim.idle_s) + 5.0, write=30.0,
+                                pool=30.0)
         prog = _Progress()
+        request_deadline = prog.started + lim.request_s
         while True:
             prog.attempts += 1
             prog.attempt_sent_at = time.monotonic()
             error: ProviderError | None = None
+            response: httpx.Response | None = None
             try:
-                async with http.stream("POST", self._url, json=body, headers=headers) as response:
-                    if response.status_code >= 400:
-                        raise self._http_error(response, await _read_limited(response))
-                    ctype = response.headers.get("content-type", "").lower()
-                    if "text/event-stream" in ctype:
-                        sse_events = self._read_sse(response, prog)
-                        try:
-                            async for event in sse_events:
-                                yield event
-                        finally:
-                            await sse_events.aclose()  # never leave our own generator to the GC
-                    elif "json" in ctype or not ctype:
-                        for event in self._from_completion(await response.aread(), prog):
+                req = http.build_request("POST", self._wire_url(), json=body, headers=headers, timeout=timeout)
+                at, why = self._deadline(prog, request_deadline)
+                try:
+                    async with asyncio.timeout(max(0.0, at - time.monotonic())):
+                        response = await http.send(req, stream=True)
+                except TimeoutError:
+                    raise self._stalled(why) from None
+                if response.status_code >= 400:
+                    raise self._http_error(response, await _read_limited(response, lim))
+                ctype = response.headers.get("content-type", "").lower()
+                if "text/event-stream" in ctype:
+                    sse_events = self._read_sse(response, prog, request_deadline)
+                    try:
+                        async for event in sse_events:
                             yield event
-                    else:
-                        await response.aread()
-                        raise ProtocolError(
-                            self._name, self._model, f"unexpected content type {ctype!r} (is the base URL right?)"
-                        )
+                    finally:
+                        await sse_events.aclose()  # never leave our own generator to the GC
+                elif "json" in ctype or not ctype:
+                    at, why = self._deadline(prog, request_deadline)
+                    try:
+                        async with asyncio.timeout(max(0.0, at - time.monotonic())):
+                            raw_body = await response.aread()
+                    except TimeoutError:
+                        raise self._stalled(why) from None
+                    for event in self._from_completion(raw_body, prog):
+                        yield event
+                else:
+                    raise ProtocolError(
+                        self._name, self._model, f"unexpected content type {ctype!r} (is the base URL right?)"
+                    )
             except ProviderError as exc:
                 error = exc
             except httpx.HTTPError as exc:
                 error = self._network_error(exc)
+            finally:
+                if response is not None:
+                    await response.aclose()
             if error is None:
                 error = self._incomplete_error(prog)
                 if error is None:
@@ -433,16 +511,19 @@ class OpenAICompatProvider:
                 prog.attempts -= 1
                 continue
             delay = self._retry.delay(prog.attempts - 1, error, self._rng)
+            if delay is not None and time.monotonic() + delay >= request_deadline:
+                delay = None  # the wait would end after the request's deadline: give up now, visibly
             if delay is None:
                 yield StreamFailed(error, attempts=prog.attempts)
                 return
-            yield Retrying(prog.attempts, delay, error)
+            yield Retrying(prog.attempts, delay, error, self._retry.max_attempts)
             await self._sleep(delay)
             prog.usage = None
             prog.finish_reason = None
             prog.done_seen = False
             prog.think = ThinkSplitter()
             prog.content_ended = False
+            prog.last_delta_at = None
 
     def _incomplete_error(self, prog: _Progress) -> ProviderError | None:
         """A stream that ended with neither ``[DONE]`` nor a finish reason was cut off."""
@@ -478,13 +559,27 @@ class OpenAICompatProvider:
             elapsed_s=end - prog.started,
         )
 
-    async def _read_sse(self, response: httpx.Response, prog: _Progress) -> AsyncGenerator[StreamEvent, None]:
-        """Parse one SSE body into events; reads to EOF so httpcore's generators end naturally."""
+    async def _read_sse(
+        self, response: httpx.Response, prog: _Progress, request_deadline: float
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """Parse one SSE body into events; reads to EOF so httpcore's generators end naturally.
+
+        Each read waits at most until the attempt's current deadline (:meth:`_deadline`): only content deltas move
+        it, so a server sending keep-alive comments forever stalls like one sending nothing.
+        """
         parser = SSEParser()
         failure: ProviderError | None = None
         raw = cast(AsyncGenerator[bytes, None], response.aiter_raw())
         try:
-            async for chunk in raw:
+            while True:
+                at, why = self._deadline(prog, request_deadline)
+                try:
+                    async with asyncio.timeout(max(0.0, at - time.monotonic())):
+                        chunk = await anext(raw, None)
+                except TimeoutError:
+                    raise self._stalled(why) from None
+                if chunk is None:
+                    break
                 for sse in parser.feed(chunk):
                     try:
                         events = self._handle_data(sse.data, prog)
@@ -497,7 +592,7 @@ class OpenAICompatProvider:
                         break
                 if failure is not None or prog.done_seen:
                     break
-            else:  # EOF without [DONE]: a last event may lack its blank line, or the stream was cut
+            if failure is None and not prog.done_seen:  # EOF without [DONE]: a last event may lack its blank line
                 for sse in parser.close():
                     try:
                         events = self._handle_data(sse.data, prog, at_eof=True)
@@ -579,8 +674,10 @@ class OpenAICompatProvider:
     @staticmethod
     def _count(events: list[StreamEvent], prog: _Progress) -> None:
         n = sum(1 for e in events if isinstance(e, TextDelta | ReasoningDelta))
-        if n and prog.first_delta_at is None:
-            prog.first_delta_at = time.monotonic()
+        if n:
+            prog.last_delta_at = time.monotonic()
+            if prog.first_delta_at is None:
+                prog.first_delta_at = prog.last_delta_at
         prog.delivered += n
 
     def _from_completion(self, body: bytes, prog: _Progress) -> list[StreamEvent]:
@@ -633,12 +730,24 @@ async def _drain(raw: AsyncGenerator[bytes, None]) -> None:
                 pass
 
 
-async def _read_limited(response: httpx.Response) -> bytes:
-    """Read an error body, at most 64 KiB (to its end so the connection is released cleanly)."""
+async def _read_limited(response: httpx.Response, limits: StreamLimits) -> bytes:
+    """Read an error body: at most ``error_body_bytes``, for at most ``error_body_s`` seconds.
+
+    A body that never ends (or is huge) is not read to its end: the response is closed afterwards, which drops the
+    connection — cheaper than waiting for a server that keeps writing.
+    """
     parts: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
-        if size < _ERROR_BODY_LIMIT:
-            parts.append(chunk)
-            size += len(chunk)
-    return b"".join(parts)[:_ERROR_BODY_LIMIT]
+    raw = cast(AsyncGenerator[bytes, None], response.aiter_raw())
+    try:
+        async with asyncio.timeout(limits.error_body_s):
+            async for chunk in raw:
+                parts.append(chunk)
+                size += len(chunk)
+                if size >= limits.error_body_bytes:
+                    break
+    except (TimeoutError, httpx.HTTPError):
+        pass
+    finally:
+        await raw.aclose()
+    return b"".join(parts)[: limits.error_body_bytes]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from app.i18n import Lang, pick
+from app.llm.urls import UrlCredentials
 
 SERVICE = "ReplaySage"
 ENV_API_KEY = "REPLAYSAGE_API_KEY"
@@ -132,6 +133,14 @@ class SecretStore:
             self._memory[provider] = key
         return self.status
 
+    def set_url_credentials(self, provider: str, credentials: UrlCredentials) -> SecretBackend:
+        """Keep the credentials that were inside a provider's base URL (see :mod:`app.llm.urls`)."""
+        return self.set(url_credentials_account(provider), credentials.to_json())
+
+    def url_credentials(self, provider: str) -> UrlCredentials:
+        """The credentials kept for a provider's base URL (empty when none)."""
+        return UrlCredentials.from_json(self.get(url_credentials_account(provider)))
+
     def delete(self, provider: str) -> None:
         """Forget the key of ``provider`` everywhere we may have put it."""
         self._memory.pop(provider, None)
@@ -173,6 +182,11 @@ class SecretStore:
             json.dump(data, fh)
         os.chmod(tmp, 0o600)
         os.replace(tmp, path)
+
+
+def url_credentials_account(provider: str) -> str:
+    """The name under which a provider's base-URL credentials are kept (next to its API key)."""
+    return f"{provider}#url"
 
 
 def keyring_available() -> bool:

@@ -25,9 +25,12 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
 
 
 class _Progress:
-    """Live progress on stderr: one line per stage, streamed token count while a stage runs."""
+    """Live progress on stderr: one line per stage, streamed token count while a stage runs, every retry."""
 
-    def __init__(self, enabled: bool) -> None:
+    def __init__(self, enabled: bool, lang: Any = None) -> None:
+        from app.i18n import Lang
+
+        self.lang = lang if lang is not None else Lang.EN
         self.enabled = enabled and sys.stderr.isatty()
         self.lines = enabled
         self.chars = 0
@@ -60,15 +63,17 @@ class _Progress:
                 print(f"\n  {len(issues)} issue(s) {tag}, worst {worst}", file=sys.stderr)
             case ev.RevisionStarted():
                 print("  revising once …", file=sys.stderr)
+            case ev.RetryScheduled():
+                print(f"\n  {event.describe(self.lang)}", file=sys.stderr, flush=True)
             case ev.LookbackServed(start_seconds=a, end_seconds=b, tokens=n):
                 print(f"  lookback {format_time(a)}–{format_time(b)} served ({n:,} tokens)", file=sys.stderr)
             case ev.StageFinished():
                 self.done += 1
                 if self.enabled:
                     print("", file=sys.stderr)
-            case ev.StageFailed(message=msg):
+            case ev.StageFailed(message=msg, outcome=outcome):
                 self.done += 1
-                print(f"\n  failed: {msg}", file=sys.stderr)
+                print(f"\n  {outcome}: {msg}", file=sys.stderr)
             case ev.RunFinished(status=status, prompt_tokens=pt, completion_tokens=ct):
                 secs = time.monotonic() - self.started
                 print(f"{status} in {secs:.1f} s — prompt {pt:,} tokens, completion {ct:,}", file=sys.stderr)
@@ -84,7 +89,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     from app.i18n import Lang
     from app.llm.base import ChatProvider
     from app.pipeline.report import REPORT_SUFFIXES, report_dict, write_report
-    from app.pipeline.repository import SETTLED, AnalysisRepository
+    from app.pipeline.repository import FINISHED, AnalysisRepository
     from app.pipeline.service import ModelChoice, run_analysis
     from app.settings import Settings
     from app.store import open_database
@@ -104,9 +109,11 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         from app.budget.profile import ModelProfile
         from app.llm.factory import resolve_api_key
         from app.llm.openai_compat import OpenAICompatProvider
+        from app.llm.urls import split_url_credentials
 
-        choice = ModelChoice(f"{args.base_url} {args.model_id}", ModelProfile(
-            context_length=args.context_length, max_tokens=args.max_tokens, provider=args.base_url,
+        shown_url = split_url_credentials(args.base_url)[0]  # a key in the URL is never stored or shown
+        choice = ModelChoice(f"{shown_url} {args.model_id}", ModelProfile(
+            context_length=args.context_length, max_tokens=args.max_tokens, provider=shown_url,
             model=args.model_id))
         provider: ChatProvider = OpenAICompatProvider(
             "command line", args.base_url, args.model_id, api_key=resolve_api_key("", use_env=True),
@@ -119,7 +126,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         provider = build_provider(settings, prof, use_env_key=True)
 
     db = open_database()
-    progress = _Progress(not args.quiet)
+    progress = _Progress(not args.quiet, lang)
 
     async def main() -> int:
         try:
@@ -138,7 +145,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     finally:
         db.close()
     fatal = [i for s in data["stages"] for i in s["issues"] if i["severity"] == "Fatal"]
-    failed = [s for s in data["stages"] if s["status"] not in SETTLED]
-    print(f"analysis #{analysis_id}: {len(data['stages']) - len(failed)}/{len(data['stages'])} stages done, "
-          f"{sum(len(s['issues']) for s in data['stages'])} issue(s), {len(fatal)} fatal")
-    return 0 if not failed else 1
+    not_done = [s for s in data["stages"] if s["status"] != FINISHED]
+    how = ", ".join(f"{s['key']} {s['outcome'] or s['status']}" for s in not_done)
+    print(f"analysis #{analysis_id}: {len(data['stages']) - len(not_done)}/{len(data['stages'])} stages done"
+          f"{f' ({how})' if how else ''}, {sum(len(s['issues']) for s in data['stages'])} issue(s), "
+          f"{len(fatal)} fatal")
+    return 0 if not not_done else 1

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from app.claims.issues import ValidationIssue
+from app.i18n import Lang, pick
 
 
 class StageKind(enum.StrEnum):
@@ -150,22 +151,48 @@ class RevisionFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class RetryScheduled:
+    """A request of the stage failed before any content and is retried after ``delay_s`` (a progress line)."""
+
+    stage: StageRef
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    reason: str
+
+    def describe(self, lang: Lang) -> str:
+        """``retry 2/5 in 8 s: HTTP 503`` — the attempt about to be made, of how many, after what wait, why."""
+        n = f"{self.attempt + 1}/{self.max_attempts}" if self.max_attempts else str(self.attempt + 1)
+        wait = f"{self.delay_s:.0f}" if self.delay_s >= 1 else f"{self.delay_s:.1f}"
+        return pick(lang, f"第 {n} 次重试，{wait} 秒后：{self.reason}", f"retry {n} in {wait} s: {self.reason}")
+
+
+@dataclass(frozen=True, slots=True)
 class StageFinished:
-    """A stage completed and was stored. ``text`` is the final text (claims block removed)."""
+    """A stage completed and was stored. ``text`` is the final text (claims block removed).
+
+    Only a reply that ended by itself finishes a stage, so its outcome is always ``stop``.
+    """
 
     stage: StageRef
     text: str
     revised: bool = False
     truncated: bool = False
+    outcome: str = "stop"
 
 
 @dataclass(frozen=True, slots=True)
 class StageFailed:
-    """A stage failed; ``partial_text`` keeps what arrived."""
+    """A stage did not finish; ``partial_text`` keeps what arrived, ``outcome`` says how the reply ended.
+
+    ``outcome`` is an :class:`app.llm.events.Outcome` value: ``length``, ``cut``, ``stalled``, ``error`` or
+    ``cancelled``. Such a stage stays resumable (except a skipped overview, which the run continues without).
+    """
 
     stage: StageRef
     message: str
     partial_text: str = ""
+    outcome: str = "error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,5 +209,5 @@ class RunFinished:
 
 PipelineEvent = (
     RunStarted | StageStarted | TextDelta | ReasoningDelta | UsageUpdated | LookbackServed | ClaimsParsed
-    | IssuesFound | RevisionStarted | RevisionFinished | StageFinished | StageFailed | RunFinished
+    | IssuesFound | RevisionStarted | RevisionFinished | RetryScheduled | StageFinished | StageFailed | RunFinished
 )

@@ -31,12 +31,20 @@ from app.claims.validate import ClaimValidator
 from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.llm.base import ChatMessage, ChatProvider
-from app.llm.events import UsageReport
+from app.llm.events import Outcome, UsageReport
 from app.llm.stage import StageInfo, StageKindName, phase_named
 from app.pipeline import events as ev
 from app.pipeline import prompts
 from app.pipeline.prepare import PreparedReplay
-from app.pipeline.repository import SETTLED, SKIPPED, AnalysisRepository, RequestLog, StageResult
+from app.pipeline.repository import (
+    LEASE_HEARTBEAT_S,
+    SETTLED,
+    SKIPPED,
+    AnalysisRepository,
+    RequestLog,
+    StageResult,
+    new_owner,
+)
 from app.pipeline.streaming import RequestOutcome, send
 
 FOUND_FACT_SENTENCES = 5
@@ -48,6 +56,38 @@ Emit = Callable[[ev.PipelineEvent], None]
 
 class ResumeMismatchError(KnownError):
     """A stored analysis no longer matches the plan, so it cannot be continued."""
+
+
+class _ReplyIncompleteError(Exception):
+    """A stage's reply did not end by itself (cut, stalled, truncated, failed): the stage stops, kept resumable."""
+
+    def __init__(self, outcome: RequestOutcome, logs: Sequence[RequestLog]) -> None:
+        super().__init__(outcome.outcome.value)
+        self.outcome = outcome
+        self.logs = list(logs)
+
+
+def _unfinished(outcome: RequestOutcome) -> Outcome:
+    """The outcome to store for a reply that is not an answer: an empty reply that stopped is an error."""
+    return Outcome.ERROR if outcome.outcome is Outcome.STOP else outcome.outcome
+
+
+def incomplete_message(lang: Lang, outcome: RequestOutcome) -> str:
+    """Why a reply is not an answer, naming the outcome and keeping the provider's own words."""
+    cause = str(outcome.error) if outcome.error else ""
+    n = len(outcome.text)
+    match outcome.outcome:
+        case Outcome.CUT:
+            return pick(lang, f"回复在 {n} 个字符后中断（已保留部分文本）：{cause}",
+                        f"the reply was cut after {n} characters (partial text kept): {cause}")
+        case Outcome.STALLED:
+            return pick(lang, f"回复停滞（已保留 {n} 个字符）：{cause}",
+                        f"the reply stalled ({n} characters kept): {cause}")
+        case Outcome.LENGTH:
+            return pick(lang, f"回复达到输出上限被截断（已保留 {n} 个字符）",
+                        f"the reply hit the output limit ({n} characters kept)")
+        case _:
+            return cause or pick(lang, "回复为空", "empty reply")
 
 
 class RunHooks(Protocol):
@@ -178,6 +218,7 @@ class AnalysisRun:
             self.profile, prepared.plan.estimator, lang, StablePrefix(prepared.system, prepared.summary))
         self._current: tuple[ev.StageRef, list[str]] | None = None
         self._lookbacks_used: dict[int, int] = {}  # segment → lookbacks served (MAX_LOOKBACKS_PER_SEGMENT)
+        self.owner = new_owner()  # the run lease: no other process resumes this analysis while we run it
 
     # ------------------------------------------------------------------ plan
 
@@ -240,8 +281,12 @@ class AnalysisRun:
 
     # ------------------------------------------------------------------ run
 
-    async def run(self, *, resume_id: int | None = None) -> int:
-        """Run (or resume) the analysis; returns its id. Cancellation keeps every finished stage."""
+    async def run(self, *, resume_id: int | None = None, deadline_s: float = 0.0) -> int:
+        """Run (or resume) the analysis; returns its id. Cancellation keeps every finished stage.
+
+        ``deadline_s`` (0: none) bounds the whole run: when it passes, the running stage ends ``cancelled`` with
+        what arrived, and the run is stored ``partial`` (resumable).
+        """
         stages = self.planned_stages()
         done: dict[str, Any] = {}
         if resume_id is not None:
@@ -255,22 +300,31 @@ class AnalysisRun:
                     f"analysis #{resume_id} was planned with other segments (knowledge, memory or model settings "
                     "changed since); it cannot be resumed, start a new analysis"))
             done = {s.key: s for s in rec.stages if s.status in SETTLED}
+            self.repo.acquire(resume_id, self.owner)
             self.repo.set_status(resume_id, "running")
         else:
             self.analysis_id = self.repo.create(
                 replay_path=str(self.p.path), replay_sha256=self.p.sha256, replay_name=self.p.path.name,
                 model_label=self.model_label, provider=self.provider.name, model_id=self.provider.model,
                 lang=self.lang.value, plan=self.p.plan.to_json(), stages=stages, summary_text=self.p.summary,
+                owner=self.owner,
             )
         self.emit(ev.RunStarted(
             self.analysis_id, str(self.p.path), self.model_label, tuple(stages), resumed=resume_id is not None,
             segments=tuple((s.own_start_seconds, s.end_seconds) for s in self.segments),
         ))
+        heartbeat = asyncio.create_task(self._heartbeat())
         try:
-            await self._run_stages(stages, done)
+            async with asyncio.timeout(deadline_s or None):
+                await self._run_stages(stages, done)
         except asyncio.CancelledError:
             await asyncio.shield(asyncio.to_thread(self._cancelled))
             raise
+        except TimeoutError:
+            self._deadline_passed(deadline_s)
+        finally:
+            heartbeat.cancel()
+            await asyncio.shield(asyncio.to_thread(self.repo.release, self.analysis_id, self.owner))
         unfinished = self.repo.unfinished_stages(self.analysis_id)
         status = "completed" if not unfinished else "partial"  # partial runs stay resumable
         self.repo.finish(self.analysis_id, status, self.totals.as_dict(),
@@ -279,12 +333,26 @@ class AnalysisRun:
                                  self.totals.cost))
         return self.analysis_id
 
+    async def _heartbeat(self) -> None:
+        """Refresh the run's lease while it runs (a crashed run's heartbeat goes stale: it is offered for resume)."""
+        while True:
+            await asyncio.sleep(LEASE_HEARTBEAT_S)
+            await asyncio.to_thread(self.repo.heartbeat, self.analysis_id, self.owner)
+
+    def _deadline_passed(self, deadline_s: float) -> None:
+        if self._current is not None:
+            stage, parts = self._current
+            self._current = None
+            self._fail(stage, pick(self.lang, f"超过本次分析的时限（{deadline_s:g} 秒），已停止",
+                                   f"the run's deadline of {deadline_s:g} s passed; stopped"),
+                       "".join(parts), [], outcome=Outcome.CANCELLED)
+
     def _cancelled(self) -> None:
         if self._current is not None:
             stage, parts = self._current
             msg = pick(self.lang, "已取消", "cancelled")
-            self.repo.stage_failed(self.analysis_id, stage, msg, "".join(parts))
-            self.emit(ev.StageFailed(stage, msg, "".join(parts)))
+            self.repo.stage_failed(self.analysis_id, stage, msg, "".join(parts), outcome=Outcome.CANCELLED)
+            self.emit(ev.StageFailed(stage, msg, "".join(parts), Outcome.CANCELLED))
         self.repo.finish(self.analysis_id, "cancelled", self.totals.as_dict())
         self.emit(ev.RunFinished(self.analysis_id, "cancelled", self.totals.prompt_tokens,
                                  self.totals.completion_tokens, self.totals.cost))
@@ -297,14 +365,18 @@ class AnalysisRun:
                 continue
             self._current = (stage, [])
             self.repo.stage_started(self.analysis_id, stage)
-            if stage.kind is ev.StageKind.SUMMARY:
-                self._summary_stage(stage)
-            elif stage.kind is ev.StageKind.OVERVIEW:
-                await self._overview(stage)
-            elif stage.kind is ev.StageKind.WINDOW:
-                await self._window(stage)
-            else:
-                await self._summary_round(stage)
+            try:
+                if stage.kind is ev.StageKind.SUMMARY:
+                    self._summary_stage(stage)
+                elif stage.kind is ev.StageKind.OVERVIEW:
+                    await self._overview(stage)
+                elif stage.kind is ev.StageKind.WINDOW:
+                    await self._window(stage)
+                else:
+                    await self._summary_round(stage)
+            except _ReplyIncompleteError as inc:
+                self._fail(stage, incomplete_message(self.lang, inc.outcome), inc.outcome.text, inc.logs,
+                           outcome=_unfinished(inc.outcome))
             self._current = None
 
     def _replay_stored(self, stage: ev.StageRef, stored: Any) -> None:
@@ -318,7 +390,7 @@ class AnalysisRun:
             self._lookbacks_used[stage.segment] = self._lookbacks_used.get(stage.segment, 0) + served
         self.emit(ev.StageStarted(stage))
         if stored.status == SKIPPED:
-            self.emit(ev.StageFailed(stage, stored.message))
+            self.emit(ev.StageFailed(stage, stored.message, outcome=stored.outcome or Outcome.ERROR))
             return
         self.emit(ev.StageFinished(stage, stored.text, bool(stored.revised), bool(stored.truncated)))
         if stage.kind is ev.StageKind.OVERVIEW and stored.text:
@@ -355,10 +427,10 @@ class AnalysisRun:
                 break
         assert outcome is not None
         if not outcome.ok:
-            reason = str(outcome.error) if outcome.error else pick(self.lang, "总览输出为空", "empty overview")
+            reason = incomplete_message(self.lang, outcome)
             self._fail(stage, pick(self.lang, f"总览轮失败，继续分析（无总览）：{reason}",
                                    f"overview failed, continuing without it: {reason}"), outcome.text, logs,
-                       status=SKIPPED)
+                       status=SKIPPED, outcome=_unfinished(outcome))
             return
         text = outcome.text.strip()
         self.assembler = self.assembler.with_overview(text)
@@ -368,9 +440,9 @@ class AnalysisRun:
         self.emit(ev.StageFinished(stage, text, truncated=outcome.truncated))
 
     def _fail(self, stage: ev.StageRef, message: str, partial: str, logs: Sequence[RequestLog], *,
-              status: str = "failed") -> None:
-        self.repo.stage_failed(self.analysis_id, stage, message, partial, logs, status=status)
-        self.emit(ev.StageFailed(stage, message, partial))
+              status: str = "failed", outcome: Outcome = Outcome.ERROR) -> None:
+        self.repo.stage_failed(self.analysis_id, stage, message, partial, logs, status=status, outcome=outcome)
+        self.emit(ev.StageFailed(stage, message, partial, outcome))
 
     def _segment_window(self, stage: ev.StageRef) -> tuple[Segment, Window]:
         seg = self.segments[stage.segment]
@@ -393,10 +465,7 @@ class AnalysisRun:
             return
         breakdown = _breakdown_dict(req, self.profile.budget, self.profile.context_length)
         breakdown["blocks_cut"] = cut
-        opened = await self._open(stage, req, breakdown)
-        if opened is None:
-            return
-        state, outcome = opened
+        state, outcome = await self._open(stage, req, breakdown)
         draft = await self._serve_lookbacks(stage, state, outcome, breakdown)
         state.outputs.append(("draft", draft, "".join(state.reasoning)))
         parsed = parse_claims(strip_lookbacks(draft))
@@ -422,17 +491,19 @@ class AnalysisRun:
         self.emit(ev.StageFinished(stage, display, revised, state.truncated or outcome.truncated))
 
     async def _open(self, stage: ev.StageRef, req: AssembledRequest, breakdown: dict[str, int],
-                    ) -> tuple[_WindowState, RequestOutcome] | None:
-        """Start a stage's conversation with its first request; None (stage stored as failed) on no reply."""
+                    ) -> tuple[_WindowState, RequestOutcome]:
+        """Start a stage's conversation with its first request.
+
+        Raises:
+            _ReplyIncompleteError: the reply did not end by itself, or is empty (the stage is stored unfinished).
+        """
         self.emit(ev.StageStarted(stage, breakdown, _prompt_text(req.messages)))
         state = _WindowState(req, _to_chat(req.messages))
         outcome = await self._send(stage, state.messages, "initial", breakdown, raw_tokens=req.raw_tokens)
         state.logs.append(outcome.log)
         state.reasoning.append(outcome.reasoning)
-        if not outcome.text.strip():
-            reason = str(outcome.error) if outcome.error else pick(self.lang, "回复为空", "empty reply")
-            self._fail(stage, reason, outcome.text, state.logs)
-            return None
+        if not outcome.ok:
+            raise _ReplyIncompleteError(outcome, state.logs)
         return state, outcome
 
     async def _serve_lookbacks(self, stage: ev.StageRef, state: _WindowState, outcome: RequestOutcome,
@@ -492,6 +563,8 @@ class AnalysisRun:
             state.logs.append(follow.log)
             state.reasoning.append(follow.reasoning)
             state.truncated = state.truncated or follow.truncated
+            if follow.outcome is not Outcome.STOP:
+                raise _ReplyIncompleteError(follow, state.logs)
             if not follow.text.strip():
                 return text  # keep the reply we had
             text = follow.text
@@ -539,7 +612,7 @@ class AnalysisRun:
         out = await self._send(stage, state.messages, "revision", breakdown, revision=True)
         state.logs.append(out.log)
         state.reasoning.append(out.reasoning)
-        if not out.text.strip():
+        if not out.ok:  # an empty, cut or stalled revision keeps the complete draft
             self.emit(ev.RevisionFinished(stage, kept_original=True))
             return draft, parsed, issues, False
         state.truncated = state.truncated or out.truncated
@@ -601,10 +674,7 @@ class AnalysisRun:
             self._fail(stage, str(exc), "", [])
             return
         breakdown = _breakdown_dict(req, self.profile.budget, self.profile.context_length)
-        opened = await self._open(stage, req, breakdown)
-        if opened is None:
-            return
-        state, outcome = opened
+        state, outcome = await self._open(stage, req, breakdown)
         text = await self._serve_lookbacks(stage, state, outcome, breakdown, limit=SUMMARY_ROUND_LOOKBACKS)
         parsed = parse_claims(strip_lookbacks(text))
         issues = self.validator.validate(parsed, text) if parsed.marker_found else []

@@ -41,6 +41,8 @@ class AnalysisRecord(Base):
     overview_text: Mapped[str] = mapped_column(Text, default="")
     totals: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     message: Mapped[str] = mapped_column(Text, default="")
+    owner: Mapped[str] = mapped_column(String(200), default="")  # the run lease: host:pid:token of the runner
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
     stages: Mapped[list[StageRecord]] = relationship(
         back_populates="analysis", order_by="StageRecord.ordinal", cascade="all, delete-orphan")
@@ -68,6 +70,7 @@ class StageRecord(Base):
     revised: Mapped[bool] = mapped_column(Boolean, default=False)
     truncated: Mapped[bool] = mapped_column(Boolean, default=False)
     message: Mapped[str] = mapped_column(Text, default="")
+    outcome: Mapped[str] = mapped_column(String(20), default="")  # how the reply ended (app.llm.events.Outcome)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 

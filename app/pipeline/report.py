@@ -34,14 +34,18 @@ def report_dict(rec: AnalysisRecord) -> dict[str, Any]:
     stages = []
     for s in rec.stages:
         first = s.requests[0] if s.requests else None
+        partial = [o.text for o in s.outputs if o.role == "partial"]
         stages.append({
+            "key": s.key,
             "kind": s.kind,
             "segment": s.segment if s.segment >= 0 else None,
             "window": s.window if s.window >= 0 else None,
             "start_seconds": round(s.start_seconds, 2),
             "end_seconds": round(s.end_seconds, 2),
             "status": s.status,
+            "outcome": s.outcome,
             "text": s.text,
+            "partial_text": partial[-1] if partial and s.status != "done" else "",
             "claims": s.claims or {},
             "issues": [
                 {"severity": Severity(i.severity).label, "code": i.code, "message": i.message,
@@ -84,6 +88,16 @@ def _title(stage: dict[str, Any], lang: Lang) -> str:
                 f"Segment {stage['segment'] + 1} · window {stage['window'] + 1} ({span})")
 
 
+_OUTCOME_LABELS = {"stop": ("完成", "finished"), "length": ("达到输出上限", "output limit reached"),
+                   "cut": ("连接中断", "cut"), "stalled": ("停滞", "stalled"), "error": ("出错", "error"),
+                   "cancelled": ("已取消", "cancelled")}  # fmt: skip
+
+
+def _outcome_label(outcome: str, lang: Lang) -> str:
+    zh, en = _OUTCOME_LABELS.get(outcome, (outcome, outcome))
+    return pick(lang, zh, en)
+
+
 def report_markdown(data: dict[str, Any], lang: Lang) -> str:
     """A readable Markdown report."""
     out = [f"# {pick(lang, 'ReplaySage 分析报告', 'ReplaySage analysis report')}: {data['replay']}", "",
@@ -95,10 +109,17 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
                    f"reasoning {t.get('reasoning_tokens', 0):,}; {pick(lang, '费用', 'cost')} {t.get('cost', 0)}")
     for st in data["stages"]:
         out += ["", f"## {_title(st, lang)}", ""]
+        if st["status"] != "done" and st["outcome"]:
+            out += [pick(lang, f"*未完成：{_outcome_label(st['outcome'], lang)}*",
+                         f"*Not finished: {_outcome_label(st['outcome'], lang)}*"), ""]
         if st["revised"]:
             out.append(pick(lang, "*已按验证结果修订一次。*", "*Revised once after validation.*"))
             out.append("")
         out.append(st["text"] or pick(lang, f"（未完成：{st['message']}）", f"(not finished: {st['message']})"))
+        if st["partial_text"]:  # kept, but marked: it is not a finished answer
+            out += ["", pick(lang, f"**部分文本（{_outcome_label(st['outcome'], lang)}）：**",
+                             f"**Partial text ({_outcome_label(st['outcome'], lang)}):**"), ""]
+            out += ["> " + line for line in st["partial_text"].splitlines()]
         if st["issues"]:
             out += ["", f"**{pick(lang, '验证问题', 'Validation issues')}**", ""]
             out += [f"- [{i['severity']}] {i['code']}: {i['message']}" for i in st["issues"]]
@@ -122,6 +143,10 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
     ]
     for st in data["stages"]:
         parts.append(f"<h2>{esc(_title(st, lang))}</h2><pre>{esc(st['text'] or st['message'])}</pre>")
+        if st["partial_text"]:
+            label = pick(lang, "部分文本", "Partial text") + f" ({_outcome_label(st['outcome'], lang)})"
+            parts.append(f'<p class="Warning">{esc(label)}</p><blockquote><pre>{esc(st["partial_text"])}</pre>'
+                         "</blockquote>")
         if st["issues"]:
             parts.append("<ul>" + "".join(
                 f'<li class="{esc(i["severity"])}">[{esc(i["severity"])}] {esc(i["code"])}: {esc(i["message"])}</li>'

@@ -1,9 +1,18 @@
-"""Reads and writes stored analyses. The pipeline writes through here, stage by stage."""
+"""Reads and writes stored analyses. The pipeline writes through here, stage by stage.
+
+A running analysis holds a *lease*: its row names the owner (``host:pid:token``) and a heartbeat the run refreshes
+every :data:`LEASE_HEARTBEAT_S`. A second process never resumes an analysis whose lease is alive; a run that
+crashed (its process is gone, or its heartbeat is older than :data:`LEASE_STALE_S`) is stale and offered for resume.
+"""
 
 from __future__ import annotations
 
+import os
+import socket
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -11,6 +20,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from app.claims.issues import ValidationIssue
 from app.claims.parse import unit_id_of
+from app.errors import KnownError
 from app.pipeline.events import StageKind, StageRef
 from app.pipeline.prompt_blocks import (
     PromptIntegrityError,
@@ -35,6 +45,45 @@ FINISHED = "done"
 SKIPPED = "skipped"  # failed, but the run continues without it by design (the overview, plan §5.4)
 SETTLED = (FINISHED, SKIPPED)
 UNFINISHED_RUN_STATES = ("running", "interrupted", "cancelled", "failed", "partial")
+LEASE_HEARTBEAT_S = 10.0
+LEASE_STALE_S = 60.0
+
+
+def new_owner() -> str:
+    """A lease owner for one run: this host, this process, and a token (a process may run several analyses)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _naive_utc(when: datetime) -> datetime:
+    return when.replace(tzinfo=None) if when.tzinfo is None else when.astimezone(UTC).replace(tzinfo=None)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # exists, owned by someone else (or we cannot tell: assume alive)
+    return True
+
+
+def lease_alive(owner: str, heartbeat_at: datetime | None, now: datetime | None = None) -> bool:
+    """True while the owner of a lease still runs: a fresh heartbeat and, on this host, a living process."""
+    if not owner or heartbeat_at is None:
+        return False
+    now = now or utcnow()
+    if _naive_utc(now) - _naive_utc(heartbeat_at) > timedelta(seconds=LEASE_STALE_S):
+        return False
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host == socket.gethostname() and pid.isdigit():
+        return _process_alive(int(pid))
+    return True
+
+
+class LeaseHeldError(KnownError):
+    """Another living process runs (or resumes) this analysis."""
 
 
 @dataclass(slots=True)
@@ -101,13 +150,15 @@ class AnalysisRepository:
     def create(
         self, *, replay_path: str, replay_sha256: str, replay_name: str, model_label: str, provider: str,
         model_id: str, lang: str, plan: dict[str, Any], stages: Sequence[StageRef], summary_text: str,
+        owner: str = "",
     ) -> int:
-        """Store a new analysis with all its planned stages pending; returns its id."""
+        """Store a new analysis with all its planned stages pending (leased to ``owner``); returns its id."""
         with self.db.session() as s:
             rec = AnalysisRecord(
                 replay_path=replay_path, replay_sha256=replay_sha256, replay_name=replay_name,
                 model_label=model_label, provider=provider, model_id=model_id, lang=lang, status="running",
                 plan=plan, summary_text=summary_text, overview_text="", totals={}, message="",
+                owner=owner, heartbeat_at=utcnow() if owner else None,
             )
             for i, ref in enumerate(stages):
                 rec.stages.append(StageRecord(
@@ -118,6 +169,37 @@ class AnalysisRepository:
             s.add(rec)
             s.flush()
             return rec.id
+
+    def acquire(self, analysis_id: int, owner: str) -> None:
+        """Take the lease of an analysis (in one write transaction, so exactly one of two racing processes wins).
+
+        Raises:
+            LeaseHeldError: a living process holds it.
+        """
+        with self.db.session() as s:
+            rec = s.get_one(AnalysisRecord, analysis_id)
+            if rec.owner != owner and lease_alive(rec.owner, rec.heartbeat_at):
+                pid = rec.owner.split(":")[1] if rec.owner.count(":") >= 2 else "?"
+                raise LeaseHeldError(
+                    f"analysis #{analysis_id} is being run by another process (pid {pid}); "
+                    f"分析 #{analysis_id} 正由另一个进程（pid {pid}）运行，请等它结束")
+            rec.owner = owner
+            rec.heartbeat_at = utcnow()
+
+    def heartbeat(self, analysis_id: int, owner: str) -> None:
+        """Refresh the lease (only the owner's own)."""
+        with self.db.session() as s:
+            rec = s.get_one(AnalysisRecord, analysis_id)
+            if rec.owner == owner:
+                rec.heartbeat_at = utcnow()
+
+    def release(self, analysis_id: int, owner: str) -> None:
+        """Give the lease up (only the owner's own)."""
+        with self.db.session() as s:
+            rec = s.get_one(AnalysisRecord, analysis_id)
+            if rec.owner == owner:
+                rec.owner = ""
+                rec.heartbeat_at = None
 
     def set_status(self, analysis_id: int, status: str, message: str = "") -> None:
         """Mark the run (running, interrupted…)."""
@@ -138,6 +220,7 @@ class AnalysisRepository:
         with self.db.session() as s:
             st = self._stage(s, analysis_id, ref.key)
             st.status = "running"
+            st.outcome = ""
             st.started_at = utcnow()
 
     def stage_done(self, analysis_id: int, ref: StageRef, result: StageResult) -> None:
@@ -145,6 +228,7 @@ class AnalysisRepository:
         with self.db.session() as s:
             st = self._stage(s, analysis_id, ref.key)
             st.status = FINISHED
+            st.outcome = "stop"
             st.text = result.text
             st.reasoning = result.reasoning
             st.found_fact = result.found_fact
@@ -178,11 +262,12 @@ class AnalysisRepository:
                 st.analysis.overview_text = result.text
 
     def stage_failed(self, analysis_id: int, ref: StageRef, message: str, partial_text: str,
-                     requests: Sequence[RequestLog] = (), *, status: str = "failed") -> None:
-        """Store a failed stage's partial text and error; ``failed`` stages are retried on resume."""
+                     requests: Sequence[RequestLog] = (), *, status: str = "failed", outcome: str = "error") -> None:
+        """Store an unfinished stage's partial text (role ``partial``), its outcome and error; resume re-runs it."""
         with self.db.session() as s:
             st = self._stage(s, analysis_id, ref.key)
             st.status = status
+            st.outcome = outcome
             st.message = message
             st.finished_at = utcnow()
             if partial_text:
@@ -191,7 +276,7 @@ class AnalysisRepository:
 
     def unfinished_stages(self, analysis_id: int) -> list[str]:
         """Keys of the stages of an analysis that are not done."""
-        with self.db.session() as s:
+        with self.db.read() as s:
             rows = s.scalars(
                 select(StageRecord.key)
                 .where(StageRecord.analysis_id == analysis_id, StageRecord.status.not_in(SETTLED))
@@ -213,7 +298,7 @@ class AnalysisRepository:
         Each request's ``messages`` holds the prompt as it was sent, rebuilt from the block store and checked
         against its hash (:class:`~app.pipeline.prompt_blocks.PromptIntegrityError` when it cannot be).
         """
-        with self.db.session() as s:
+        with self.db.read() as s:
             rec = s.scalars(
                 select(AnalysisRecord).where(AnalysisRecord.id == analysis_id).options(
                     selectinload(AnalysisRecord.stages).selectinload(StageRecord.requests),
@@ -239,7 +324,7 @@ class AnalysisRepository:
 
     def for_replay(self, replay_sha256: str) -> list[AnalysisRecord]:
         """Past analyses of a replay, newest first (without their stages)."""
-        with self.db.session() as s:
+        with self.db.read() as s:
             rows = s.scalars(
                 select(AnalysisRecord).where(AnalysisRecord.replay_sha256 == replay_sha256)
                 .order_by(AnalysisRecord.id.desc())
@@ -247,7 +332,10 @@ class AnalysisRepository:
             return list(rows)
 
     def resumable(self, replay_sha256: str, model_label: str) -> int | None:
-        """The newest unfinished analysis of this replay with this model, if any."""
+        """The newest unfinished analysis of this replay with this model, if any.
+
+        Also when its lease is alive: :meth:`acquire` then says who runs it, rather than a second copy starting.
+        """
         for rec in self.for_replay(replay_sha256):
             if rec.model_label == model_label and rec.status in UNFINISHED_RUN_STATES:
                 return rec.id

@@ -16,6 +16,7 @@ from app.budget.calibration import Calibration, CalibrationStore
 from app.budget.profile import ModelProfile
 from app.i18n import Lang
 from app.llm.base import ChatProvider
+from app.llm.limits import StreamLimits
 from app.pipeline import events as ev
 from app.pipeline.orchestrator import AnalysisRun, RunHooks
 from app.pipeline.prepare import PreparedReplay, prepare_replay
@@ -74,6 +75,7 @@ async def run_analysis(
     learn: bool = True,
     user_knowledge: str | Path | None = None,
     analyst: str | None = None,
+    deadline_s: float | None = None,
 ) -> int:
     """Analyse (or resume) one replay; returns the analysis id.
 
@@ -82,7 +84,8 @@ async def run_analysis(
     the error-wisdom library watches every request and memory facts go into the system prompt; the finished run
     is distilled into memory, then the learning libraries' scheduled work runs if due (the memory batch track, the
     daily error-wisdom audit). ``analyst`` (None: ``analyst_name`` from the settings) selects the analyst's own
-    preferences for the prompt and signs the run's episode.
+    preferences for the prompt and signs the run's episode. ``deadline_s`` bounds the run (None: the provider's
+    ``limits.run_s``; 0: none).
     """
     if analyst is None:
         from app.settings import Settings
@@ -125,7 +128,10 @@ async def run_analysis(
                             evidence=replay_evidence(prepared.index))
     run = AnalysisRun(prepared, provider, repo, lang=lang, emit=emit, model_label=choice.label, hooks=hooks,
                       calibration=calibration)
-    analysis_id = await run.run(resume_id=resume_id)
+    if deadline_s is None:
+        limits = getattr(provider, "limits", None)
+        deadline_s = limits.run_s if isinstance(limits, StreamLimits) else 0.0
+    analysis_id = await run.run(resume_id=resume_id, deadline_s=deadline_s)
     if learn:
         from app.pipeline.hooks import remember_run
         from app.pipeline.learning import run_due_maintenance

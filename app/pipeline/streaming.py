@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from app.errors import KnownError
 from app.llm.base import ChatMessage, ChatProvider, ChatRequest
-from app.llm.events import Finished, ReasoningDelta, StreamFailed, TextDelta, UsageReport
+from app.llm.events import Finished, Outcome, ReasoningDelta, Retrying, StreamFailed, TextDelta, UsageReport
 from app.llm.stage import StageInfo
 from app.pipeline import events as ev
 from app.pipeline.repository import RequestLog
@@ -37,13 +37,21 @@ class RequestOutcome:
     reasoning: str = ""
     usage: UsageReport | None = None
     finished: Finished | None = None
+    failed: StreamFailed | None = None
     error: KnownError | None = None
     log: RequestLog = field(default_factory=lambda: RequestLog("initial", []))
 
     @property
+    def outcome(self) -> Outcome:
+        """How the reply ended; a request refused before sending, or a stream without an end, is an error."""
+        if self.finished is not None:
+            return self.finished.outcome
+        return self.failed.outcome if self.failed is not None else Outcome.ERROR
+
+    @property
     def ok(self) -> bool:
-        """True when the reply ended normally with some text."""
-        return self.finished is not None and not self.finished.interrupted and bool(self.text.strip())
+        """True when the model ended its reply by itself (not cut, stalled, truncated) with some text."""
+        return self.outcome is Outcome.STOP and bool(self.text.strip())
 
     @property
     def truncated(self) -> bool:
@@ -56,7 +64,7 @@ async def send(
     max_tokens: int | None, breakdown: dict[str, int], revision: bool = False, price: Callable[[UsageReport], float]
     | None = None, info: StageInfo | None = None,
 ) -> RequestOutcome:
-    """Stream one request, emitting deltas and usage; never raises for provider failures.
+    """Stream one request, emitting deltas, retries and usage; never raises for provider failures.
 
     ``info`` states which stage the request belongs to (for rule-based providers; never sent).
     """
@@ -80,9 +88,11 @@ async def send(
                     out.finished = event
                     out.error = event.error
                 case StreamFailed(error=error):
+                    out.failed = event
                     out.error = error
-                case _:
-                    pass  # Retrying: the client handles it; the status line is the UI's business
+                case Retrying():
+                    emit(ev.RetryScheduled(stage, event.attempt, event.max_attempts, event.delay_s,
+                                           event.error.short))
     out.text = "".join(text)
     out.reasoning = "".join(reasoning)
     log = out.log

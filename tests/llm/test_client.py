@@ -513,31 +513,21 @@ def test_events_are_frozen() -> None:
 
 
 def test_read_timeout_before_content_is_retried(server: ScriptedServer, run: Run) -> None:
-    import httpx
+    from app.llm.limits import StreamLimits
 
     server.enqueue(Reply.chat("late", first_token_delay_s=1.5, keepalive_s=5.0), Reply.chat("on time"))
-
-    async def scenario() -> ChatResult:
-        async with httpx.AsyncClient(timeout=httpx.Timeout(0.3)) as client:
-            return await _collect(server, client=client)
-
-    result = run(scenario())
+    result = run(_collect(server, limits=StreamLimits(first_byte_s=0.3)))
     assert result.text == "on time"
     assert result.finished is not None
     assert result.finished.attempts == 2
     assert server.wait_for(lambda: server.requests[0].client_closed)
 
 
-def test_keepalives_keep_a_slow_first_token_alive(server: ScriptedServer, run: Run) -> None:
-    import httpx
+def test_a_slow_first_token_within_its_deadline_is_waited_for(server: ScriptedServer, run: Run) -> None:
+    from app.llm.limits import StreamLimits
 
     server.enqueue(Reply.chat("patient", first_token_delay_s=0.8, keepalive_s=0.1))
-
-    async def scenario() -> ChatResult:
-        async with httpx.AsyncClient(timeout=httpx.Timeout(0.4)) as client:
-            return await _collect(server, client=client)
-
-    result = run(scenario())
+    result = run(_collect(server, limits=StreamLimits(first_byte_s=30.0, idle_s=0.4)))
     assert result.text == "patient"
     assert result.finished is not None
     assert result.finished.attempts == 1

@@ -90,19 +90,25 @@ def server() -> Iterator[ScriptedServer]:
     srv.stop()
 
 
-def _run(server: ScriptedServer, db_path: Path, *, model: str = "scripted-model",
-         profile: ModelProfile = PROFILE, reuse_prepared: bool = True,
-         resume: bool = False) -> tuple[AnalysisRecord, list[ev.PipelineEvent]]:
-    """One analysis against the scripted server, stored in ``db_path``; the stored record and every event."""
+def _run(server: ScriptedServer | None, db_path: Path, *, model: str = "scripted-model",
+         profile: ModelProfile = PROFILE, reuse_prepared: bool = True, resume: bool = False,
+         provider: OpenAICompatProvider | None = None, **options: Any) -> tuple[AnalysisRecord, list[ev.PipelineEvent]]:
+    """One analysis against the scripted server (or ``provider``), stored in ``db_path``; the record and every event.
+
+    ``options`` go to :func:`run_analysis` as they are.
+    """
     events: list[ev.PipelineEvent] = []
     db = open_database(db_path)
 
     async def main() -> int:
-        provider = OpenAICompatProvider("scripted", server.base_url, model, api_key="k")
+        nonlocal provider
+        if provider is None:
+            assert server is not None
+            provider = OpenAICompatProvider("scripted", server.base_url, model, api_key="k")
         try:
             return await run_analysis(corpus_file(REPLAY), db=db, provider=provider,
                                       choice=ModelChoice("scripted", profile), lang=Lang.ZH, emit=events.append,
-                                      prepared=_prepared() if reuse_prepared else None, resume=resume)
+                                      prepared=_prepared() if reuse_prepared else None, resume=resume, **options)
         finally:
             await provider.aclose()
 

@@ -66,6 +66,9 @@ class ChatScript:
         include_done: end with ``data: [DONE]``.
         crlf: use CRLF line endings.
         hold_open_s: keep the body open this long after the last event (a server that never ends its body).
+        stall_after: after this many deltas send nothing but keep-alive comments (every ``keepalive_s``) until the
+            client goes away: a reply that stalls after content.
+        gate: hold the first delta (sending keep-alives) until this event is set — a test decides when it goes on.
     """
 
     text: str = ""
@@ -86,6 +89,8 @@ class ChatScript:
     include_done: bool = True
     crlf: bool = False
     hold_open_s: float = 0.0
+    stall_after: int | None = None
+    gate: threading.Event | None = field(default=None, compare=False)
 
     def pieces(self) -> list[tuple[bool, str]]:
         """The deltas as ``(is_reasoning, text)``; for ``think`` the tags are part of the content pieces."""
@@ -135,6 +140,7 @@ class Reply:
     chat_script: ChatScript | None = None
     sse_chunks: tuple[bytes, ...] | None = None
     delay_s: float = 0.0
+    endless: bool = False
 
     @classmethod
     def chat(cls, text: str = "", reasoning: str = "", **options: Any) -> Reply:
@@ -168,6 +174,11 @@ class Reply:
         """A ``text/event-stream`` body written exactly as given, one write per item (malformed input tests)."""
         data = tuple(c.encode() if isinstance(c, str) else c for c in chunks)
         return cls(sse_chunks=data)
+
+    @classmethod
+    def endless_error(cls, status: int = 500) -> Reply:
+        """An error status whose body never ends (a chunk of text every few milliseconds, until the client leaves)."""
+        return cls(status=status, headers={"Content-Type": "text/plain"}, endless=True)
 
     @classmethod
     def raw(cls, status: int, body: bytes | str, content_type: str = "text/plain") -> Reply:
@@ -383,7 +394,7 @@ class ScriptedServer:
             await _write_simple(writer, 200, {"Content-Type": "application/json"}, body)
             req.completed = True
             return True
-        if req.method != "POST" or not req.path.rstrip("/").endswith("/chat/completions"):
+        if req.method != "POST" or not req.path.split("?", 1)[0].rstrip("/").endswith("/chat/completions"):
             await _write_simple(writer, 404, {"Content-Type": "application/json"},
                                 json.dumps({"error": {"message": f"no route {req.path}"}}).encode())  # fmt: skip
             req.completed = True
@@ -404,6 +415,9 @@ class ScriptedServer:
                 await _write_simple(writer, 200, {"Content-Type": "application/json"}, body)
                 req.completed = True
             return not (reply.chat_script.cut_after is not None)
+        if reply.endless:
+            await _write_endless(writer, reply, req)
+            return False
         if reply.sse_chunks is not None:
             await _write_head(writer, 200, {"Content-Type": "text/event-stream"}, chunked=True)
             for chunk in reply.sse_chunks:
@@ -446,12 +460,16 @@ class ScriptedServer:
                 await _sleep_or_gone(step, gone)
                 waited += step
                 await send(f": keep-alive{nl}{nl}".encode())
+            if script.gate is not None:
+                await _wait_gate(script, send, gone, nl)
             interval = 1.0 / script.tokens_per_s if script.tokens_per_s else 0.0
             started = time.monotonic()
             for n, (is_reasoning, piece) in enumerate(script.pieces()):
                 if script.cut_after is not None and n >= script.cut_after:
                     writer.transport.abort()  # connection cut mid-body: no terminating chunk
                     raise _ClientGoneError
+                if script.stall_after is not None and n >= script.stall_after:
+                    await _stall_forever(script, send, gone, nl)
                 if script.error_after is not None and n >= script.error_after:
                     await send(f"data: {json.dumps({'error': dict(script.error)})}{nl}{nl}".encode())
                     await send(b"")
@@ -489,6 +507,36 @@ class ScriptedServer:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
+
+
+async def _stall_forever(
+    script: ChatScript, send: Callable[[bytes], Any], gone: asyncio.Event, nl: str
+) -> None:
+    """Send only keep-alive comments until the client goes away (raises :class:`_ClientGoneError` then)."""
+    while True:
+        await _sleep_or_gone(script.keepalive_s, gone)
+        await send(f": keep-alive{nl}{nl}".encode())
+
+
+async def _wait_gate(script: ChatScript, send: Callable[[bytes], Any], gone: asyncio.Event, nl: str) -> None:
+    """Keep-alive comments until the script's gate opens (raises :class:`_ClientGoneError` if the client leaves)."""
+    assert script.gate is not None
+    while not script.gate.is_set():
+        await _sleep_or_gone(0.02, gone)
+        await send(f": keep-alive{nl}{nl}".encode())
+
+
+async def _write_endless(writer: asyncio.StreamWriter, reply: Reply, req: ReceivedRequest) -> None:
+    """An error head, then a chunked body that never ends; returns when the client has gone."""
+    await _write_head(writer, reply.status, dict(reply.headers), chunked=True)
+    line = b"upstream error: still writing the details of this error " * 20 + b"\n"
+    try:
+        while not writer.transport.is_closing():
+            await _write_chunk(writer, line)
+            await asyncio.sleep(0.002)
+    except ConnectionError:
+        pass
+    req.client_closed = True
 
 
 async def _watch_eof(reader: asyncio.StreamReader, gone: asyncio.Event) -> None:

@@ -56,6 +56,22 @@ def test_failed_stage_keeps_partial_text_and_reason(qtbot: Any) -> None:
     assert "failed" in panel.title()
 
 
+def test_retry_then_cut_reply_is_shown_with_its_outcome(qtbot: Any) -> None:
+    ui = UiLanguage(Lang.EN)
+    panel = StagePanel(STAGE, "窗口 1", "Window 1", ui)
+    qtbot.addWidget(panel)
+    panel.retry(ev.RetryScheduled(STAGE, 1, 5, 8.0, "HTTP 503"))
+    assert panel.error_label.text() == "retry 2/5 in 8 s: HTTP 503"
+    assert "retrying" in panel.title()
+    panel.text_delta(ev.TextDelta(STAGE, "Allied player opened with"))
+    panel.failed(ev.StageFailed(STAGE, "the reply was cut after 25 characters", "Allied player opened with", "cut"))
+    assert panel.status == "cut"
+    assert panel.title().endswith("· cut")
+    assert panel.live_box.toPlainText() == "Allied player opened with"  # the partial text stays visible
+    ui.set_lang(Lang.ZH)
+    assert panel.title().endswith("· 连接中断")
+
+
 def test_markdown_chunks_rejoin_and_never_cut_a_code_fence() -> None:
     fence = "```\n" + "\n".join(f"code line {i}" for i in range(400)) + "\n```\n"
     text = "# Title\n\n" + "\n".join(f"- item {i} " + "x" * 40 for i in range(600)) + "\n\n" + fence + "tail\n"
