@@ -49,7 +49,8 @@ def test_summary_sections_and_facts() -> None:
         assert heading in text
     # first placements read off the raw 0x209s: slot 0 SovietBarracks at tc 42, slot 1 AlliedWallPiece at tc 64
     assert "- lanyiiiiiii: 0:02.80 SovietBarracks;" in text
-    assert "- nickname: 0:04.27 AlliedWallPiece;" in text
+    # slot 1's walls (AlliedWallPiece, 0x209 at tc 64 … 1488) are counted apart: its first listed step is the barracks
+    assert "- nickname: 0:12.60 AlliedBarracks ×2;" in text
     # slot 1's only protocol pick: tc 86 = 0:05.73, science hash 0xDD6C4C5B
     assert asset_hash("PlayerTech_Allied_AirPower") == 0xDD6C4C5B
     assert "- nickname: 0:05.73 PlayerTech_Allied_AirPower" in text
