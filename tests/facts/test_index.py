@@ -236,7 +236,7 @@ def test_casters_are_the_single_sources_of_powers(snow: ReplayFactIndex, empire:
     assert Role.CASTER not in roles(snow, 645, SOVIET)
     assert [(e.player, e.role, e.command_id, e.time_code) for e in snow.evidence(58)] == [
         (SOVIET, Role.CASTER, 0x1FF, 7295), (SOVIET, Role.CASTER, 0x1FF, 10186)]
-    ev = next(e for e in snow.events_for_object(58) if e.command_id == 0x1FF)
+    ev = [e for e in snow.events_for_object(58) if e.command_id == 0x1FF][-1]
     assert (ev.time_code, ev.actor_ids, ev.target_ids) == (10186, (58,), (645,))
     # 0x200: tc 97 slot 1 (0xCD754906, P, F, 0, 0, 1, 241) deploys Empire core #241
     casts = [(e.player, e.command_id, e.time_code) for e in empire.evidence(241) if e.role is Role.CASTER]
