@@ -284,6 +284,7 @@ class ReplayFactIndex:
         self._deploys: list[PackChain] = []
         self.knowledge: Knowledge | None = None
         self._by_object: dict[int, list[FactEvent]] | None = None
+        self._created_by: tuple[list[int], list[int]] | None = None
         self.duration_seconds = replay.duration_seconds
 
     # ------------------------------------------------------------------ build
@@ -586,6 +587,26 @@ class ReplayFactIndex:
         """Seconds of the first command that mentions ``object_id`` (None when never seen)."""
         tc = self._seen.get(object_id)
         return None if tc is None else tc / TICKS_PER_SECOND
+
+    def existed_by(self, object_id: int) -> float | None:
+        """Seconds by which ``object_id`` existed: the first mention of it or of any newer id, whichever is earlier.
+
+        The engine gives out object ids in creation order (notes §4.3), so an id named at time t proves that every
+        lower id had been created by t. None when neither it nor a newer id is ever named.
+        """
+        if self._created_by is None:
+            ids = sorted(self._seen)
+            best: list[int] = []
+            low = None
+            for oid in reversed(ids):
+                tc = self._seen[oid]
+                low = tc if low is None else min(low, tc)
+                best.append(low)
+            best.reverse()
+            self._created_by = (ids, best)
+        ids, best = self._created_by
+        i = bisect.bisect_left(ids, object_id)
+        return best[i] / TICKS_PER_SECOND if i < len(ids) else None
 
     def evidence(self, object_id: int) -> tuple[Evidence, ...]:
         """All ownership evidence for ``object_id`` in time order (observers never contribute)."""
