@@ -49,6 +49,10 @@ _T: dict[str, tuple[str, str]] = {
     "team": ("队伍", "team"),
     "no_team": ("无", "none"),
     "observers": ("观战", "Observers"),
+    "ai_note": (
+        "电脑玩家：它的行动不会作为指令记录在录像里，没有指令不代表没有行动",
+        "computer player: its actions are not recorded as orders, so no orders does not mean no activity",
+    ),
     "build": (
         "## 建造顺序（摆放的建筑与帝国核心，前 {n} 步；连续重复合并为 ×n，围墙单独计数）",
         "## Build order (structures placed and Empire cores, first {n}; repeats in a row as ×n, walls counted apart)",
@@ -189,7 +193,8 @@ def _header(ctx: _Ctx) -> str:
         faction = p.faction or "?"
         if p.played_faction and p.played_faction != p.faction:
             faction += f" → {p.played_faction}"
-        lines.append(f"- P{p.slot} {p.name}: {faction}, {ctx.t('team')} {team}, {kind}")
+        note = f" ({ctx.t('ai_note')})" if p.kind == "ai" else ""
+        lines.append(f"- P{p.slot} {p.name}: {faction}, {ctx.t('team')} {team}, {kind}{note}")
     observers = [p.name for p in ix.players
                  if p.kind in ("observer", "commentator") and p.slot != h.post_commentator_slot]
     if observers:

@@ -2,7 +2,8 @@
 
 Heavy imports stay inside the handlers. ``--json`` output has stable keys:
 
-* ``coverage``: ``{mod: {"files", "distinct", "resolved", "share", "unresolved": [{"hash", "count", "where"}]}}``;
+* ``coverage``: ``{mod: {"files", "distinct", "resolved", "share", "unresolved": [{"hash", "count", "where",
+  "observed"}]}}`` (``observed``: what the replays show about the id);
 * ``check``: ``{"mod", "entries", "confirmed", "issues": [{"severity", "code", "message", "file"}]}``; with
   ``--corpus``: ``{"files", "findings": [{"mod", "code", "entry", "field", "listed", "observed", "evidence"}]}``;
 * ``show``: the entry (``id``, ``hash``, ``name``, ``faction``, ``kind``, ``tags``, …) or ``null``;
@@ -93,6 +94,8 @@ def _coverage(args: argparse.Namespace) -> int:
               f"({r['share']:.1%}) in {r['files']} file(s)")
         for u in r["unresolved"]:
             print(f"  {u['hash']}  x{u['count']:<4} {', '.join(u['where'])}")
+            for line in u["observed"]:
+                print(f"      {line}")
     return 0
 
 
