@@ -24,8 +24,8 @@ Argument positions are the RA3 ones of ``sage-replay-format.md`` §4.3, checked 
 * 0x205 ``O I B I``: factory, unit hash (the new unit's id is not in the command); 0x207 ``O I I`` and 0x209
   ``O I I P F``: constructor, structure hash; 0x208 ``O I I``: constructor, flag, structure hash;
 * 0x203/0x204 upgrade ``I I O``: hash, 1, the structure that upgrades; 0x202 rally ``O O P B O``: the structure
-  first; 0x20A sell / 0x228 repair ``O``: the structure; 0x212 ``O``: harvester order naming an own object; 0x248
-  ``O``: "harvest from node" whose id is the ore node (a low map-object id, e.g. #233/#234 in
+  first; 0x20A sell / 0x228 repair ``O``: the structure; 0x212 ``O``: harvester order naming the refinery to dock
+  at (``docs/replay-format.md`` §4.3e); 0x248 ``O``: "harvest from node" whose id is the ore node (a low map-object id, e.g. #233/#234 in
   ``ra3_1v1_infinity_isle_allies_vs_empire_24m``), so the strong evidence goes to the selected harvesters;
 * 0x24E ``I``: science hash.
 
@@ -415,7 +415,9 @@ class ReplayFactIndex:
                 self._note_order(_cmd, ev, orders, yards, structure_hashes)
             elif cid == HARVESTER_ORDER:
                 if owner:
-                    for oid in (*ev.object_ids, *ev.affected_ids):
+                    for oid in ev.object_ids:  # the dock (a refinery, docs/replay-format.md §4.3e)
+                        add(oid, Strength.STRONG, Role.DOCK)
+                    for oid in ev.affected_ids:
                         add(oid, Strength.STRONG, Role.HARVESTER)
             elif cid == HARVEST_FROM_NODE:
                 if owner:
@@ -482,8 +484,8 @@ class ReplayFactIndex:
         found: dict[int, set[str]] = defaultdict(set)
         for _cmd, ev in pending:
             cid = ev.command_id
-            if cid in _OWNER_ROLES and cid not in (START_REPAIR, 0x229):
-                for oid in ev.actor_ids:
+            if cid in _OWNER_ROLES or cid == HARVESTER_ORDER:  # all of them name a structure
+                for oid in ev.actor_ids or ev.object_ids:
                     found[oid].add(STRUCTURE_TYPE)
             elif cid in POWER_IDS and len(ev.actor_ids) == 1:
                 users = self._users_of(ev.type_hash)

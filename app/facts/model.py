@@ -40,7 +40,8 @@ class Role(enum.StrEnum):
     SELL = "sell"  # 0x20A
     UPGRADE = "upgrade"  # the structure of a 0x203 start / 0x204 cancel upgrade
     RALLY = "rally"  # the structure of a 0x202 rally point
-    HARVESTER = "harvester"  # 0x212 / 0x248
+    HARVESTER = "harvester"  # the selected harvesters of 0x212 / 0x248
+    DOCK = "dock"  # the refinery a 0x212 sends the selected harvesters to
     CASTER = "caster"  # the single source of a power (0x1FE, 0x1FF, 0x200, 0x201, 0x232)
     ABILITY_GROUP = "ability_group"  # one of several selected sources of one ability command (weak)
     SELECTED = "selected"  # 0x1F5 selection (weak)

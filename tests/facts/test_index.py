@@ -215,8 +215,9 @@ def test_repair_sell_and_harvester_orders_are_strong(snow: ReplayFactIndex) -> N
     assert [(e.player, e.role, e.time_code) for e in snow.evidence(657) if e.role is Role.SELL] == [
         (ALLIED, Role.SELL, 962)
     ]
-    # tc 3627 slot 1 0x212 (724,) while slot 1's selection is (736,) (0x1F5 just before): both are its own
-    assert Role.HARVESTER in roles(snow, 724, ALLIED)
+    # tc 3627 slot 1 0x212 (724,) while slot 1's selection is (736,) (0x1F5 just before): both are its own; #724
+    # is the refinery the harvester docks at
+    assert Role.DOCK in roles(snow, 724, ALLIED)
     assert Role.HARVESTER in roles(snow, 736, ALLIED)
     # 0x248 (624,) names an ore node (a map object, below the first player object #626): no evidence for it,
     # but the selected harvester #857 (0x1F5 (1, 0, 857) before tc 7722) gets strong evidence
