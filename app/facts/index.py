@@ -25,8 +25,9 @@ Argument positions are the RA3 ones of ``sage-replay-format.md`` §4.3, checked 
   ``O I I P F``: constructor, structure hash; 0x208 ``O I I``: constructor, flag, structure hash;
 * 0x203/0x204 upgrade ``I I O``: hash, 1, the structure that upgrades; 0x202 rally ``O O P B O``: the structure
   first; 0x20A sell / 0x228 repair ``O``: the structure; 0x212 ``O``: harvester order naming the refinery to dock
-  at (``docs/replay-format.md`` §4.3e); 0x248 ``O``: "harvest from node" whose id is the ore node (a low map-object id, e.g. #233/#234 in
-  ``ra3_1v1_infinity_isle_allies_vs_empire_24m``), so the strong evidence goes to the selected harvesters;
+  at (``docs/replay-format.md`` §4.3e); 0x248 ``O``: "harvest from node" whose id is the ore node (a low
+  map-object id, e.g. #233/#234 in ``ra3_1v1_infinity_isle_allies_vs_empire_24m``), so the strong evidence goes to
+  the selected harvesters;
 * 0x24E ``I``: science hash.
 
 Kane's Wrath and Tiberium Wars files get events and first productions from the category table, but no

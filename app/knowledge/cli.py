@@ -127,7 +127,8 @@ def _check_corpus(args: argparse.Namespace) -> int:
         print(json.dumps({"files": len(files), "findings": [f.as_dict() for f in findings]},
                          ensure_ascii=False, indent=2))
     else:
-        print(f"{len(files)} replay(s), {len(findings)} contradicted knowledge entr{'y' if len(findings) == 1 else 'ies'}")
+        entries = "entry" if len(findings) == 1 else "entries"
+        print(f"{len(files)} replay(s), {len(findings)} contradicted knowledge {entries}")
         for f in findings:
             print(f.render())
     return 1 if findings else 0

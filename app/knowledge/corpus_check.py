@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +49,7 @@ class Finding:
     field: str
     listed: tuple[str, ...]
     observed: str
-    evidence: list[str] = field(default_factory=list)
+    evidence: list[str] = dc_field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-compatible form (stable keys)."""
@@ -119,8 +120,8 @@ def _check_replay(index: ReplayFactIndex, k: Knowledge, file: str) -> list[Findi
                 "made by an object older than any listed producer",
                 [f"{file}: {p.name}: {evidence}; listed producers {when}"],
             ))
-        for fid, names in index.factories(p.slot):
-            products[fid] = list(names)
+        for fid, made in index.factories(p.slot):
+            products[fid] = list(made)
         for fid, names in products.items():
             entries = [e for e in (k.lookup(n) for n in names) if e is not None and e.producers]
             if len(entries) < 2:
