@@ -15,15 +15,7 @@ import pytest
 from app.cli import main
 from app.knowledge.corpus_check import check_corpus
 from app.knowledge.names import hash_names
-from tests.conftest import corpus_file, corpus_files
-
-
-@pytest.fixture(scope="module")
-def ra3_files() -> list[Path]:
-    files = corpus_files("ra3")
-    if not files:
-        pytest.skip("RA3 corpus not available")
-    return files
+from tests.conftest import corpus_file
 
 
 def test_bundled_knowledge_matches_the_corpus(ra3_files: list[Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,15 +11,6 @@ from app.cli import main
 from app.knowledge.coverage import ModHashes, collect_hashes, coverage_report, type_hash
 from app.knowledge.loader import load_knowledge
 from app.knowledge.names import hash_names
-from tests.conftest import corpus_files
-
-
-@pytest.fixture(scope="module")
-def ra3_files() -> list[Path]:
-    files = corpus_files("ra3")
-    if not files:
-        pytest.skip("RA3 corpus not available")
-    return files
 
 
 @pytest.fixture(scope="module")
