@@ -28,7 +28,7 @@ from __future__ import annotations
 import bisect
 import enum
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import NamedTuple
@@ -270,11 +270,7 @@ class _Renderer:
             parts.append(f"[{ev.group}]")
         ids = ev.affected_ids if ev.affected_ids and ev.category not in _SELECTION_CATEGORIES else ()
         if ev.command_id in POWER_IDS and self.game is Game.RA3:
-            words = _ROLE_WORDS[self.lang]
-            if ev.target_ids:
-                parts.append(f"{words['on']} {self.ids(ev.target_ids)}")
-            if ev.actor_ids:
-                parts.append(f"{words['by' if len(ev.actor_ids) == 1 else 'group']} {self.ids(ev.actor_ids)}")
+            parts.extend(power_role_parts(ev, self.lang, self.ids))
         elif count > 1 and ev.category in _SELECTION_CATEGORIES:
             # a collapsed run of selections: what matters is the selection it leaves
             if ev.affected_ids:
@@ -295,6 +291,21 @@ class _Renderer:
         if self.index.is_cancelled(ev.command_index):
             parts.append(_ROLE_WORDS[self.lang]["cancelled"])
         return "  ".join(parts[:2]) + "  " + " ".join(parts[2:])
+
+
+def power_role_parts(ev: FactEvent, lang: Lang, ids: Callable[[tuple[int, ...]], str] | None = None) -> list[str]:
+    """``on #target`` and ``by #source`` (``by group …`` for several sources) of a power event (RA3).
+
+    The log and the summary print powers this way so that a model reads the record as the validator does.
+    """
+    show = ids or _ids
+    words = _ROLE_WORDS[lang]
+    parts = []
+    if ev.target_ids:
+        parts.append(f"{words['on']} {show(ev.target_ids)}")
+    if ev.actor_ids:
+        parts.append(f"{words['by' if len(ev.actor_ids) == 1 else 'group']} {show(ev.actor_ids)}")
+    return parts
 
 
 def _ids(ids: Sequence[int]) -> str:

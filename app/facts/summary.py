@@ -14,11 +14,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.facts.eventlog import format_time
-from app.facts.index import ReplayFactIndex
+from app.facts.eventlog import format_time, power_role_parts
+from app.facts.index import POWER_IDS, ReplayFactIndex
 from app.facts.model import BuildStep, FactEvent, PackAction, ProductionKind, Strength
 from app.i18n import Lang
 from app.replay.commands import Category, command_info
+from app.replay.model import Game
 
 DEFAULT_SEGMENT_SECONDS = 240.0
 BUILD_ORDER_STEPS = 14
@@ -388,7 +389,10 @@ def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
         for ev in sample_key_events(ix, start, end, SAMPLES_PER_SEGMENT):
             what = ctx.label(ev.command_id)
             name = f" {ix.name_of(ev.type_hash)}" if ev.type_hash is not None else ""
-            ids = " ".join(f"#{i}" for i in ev.object_ids[:3] if i)
+            if ev.command_id in POWER_IDS and ix.replay.game is Game.RA3:
+                ids = " ".join(power_role_parts(ev, ctx.lang))
+            else:
+                ids = " ".join(f"#{i}" for i in ev.object_ids[:3] if i)
             tail = f" {ids}" if ids else ""
             lines.append(f"- {format_time(ev.seconds)} {ix.player_name(ev.player)} {what}{name}{tail}")
     return "\n".join(lines)
