@@ -59,6 +59,7 @@ _T: dict[str, tuple[str, str]] = {
         "## Build order (structures placed and Empire cores, first {n}; repeats in a row as ×n, walls counted apart)",
     ),
     "walls": ("围墙", "walls"),
+    "deployers": ("该玩家下单的可展开单位", "deployable units this player ordered"),
     "cancelled": ("已取消，未生产", "cancelled, never produced"),
     "deploys": (
         "其他展开（非基地车：帝国核心、日冕神州矿车等）",
@@ -275,6 +276,11 @@ def _chains(ctx: _Ctx) -> str:
         )
         if len(chain.steps) > MAX_DEPLOYS:
             shown += f"; ({ctx.t('more').format(n=len(chain.steps) - MAX_DEPLOYS)})"
+        k = ix.knowledge
+        deployers = [f.name for f in ix.first_productions(chain.player, ProductionKind.UNIT)
+                     if k is not None and k.has_tag(f.type_hash, "deploy")]
+        if deployers:
+            shown += f" — {ctx.t('deployers')}: {', '.join(deployers)}"
         lines.append(f"- {ix.player_name(chain.player)} {ctx.t('deploys')}: {shown}")
     _ = PackAction  # the step words come from the enum values
     return "\n".join(lines)

@@ -255,3 +255,4 @@ def test_miner_deploys_are_listed_apart_from_base_moves(corona: ReplayFactIndex)
     assert len(miners) == len(deploys.steps) == 3
     summary = build_summary(corona, Lang.EN)
     assert "st other deploys (not MCVs: Empire cores, Corona miners…): 1:33.33 #420 (2033,2889)" in summary
+    assert "(1142,1276) — deployable units this player ordered: CelestialMiner" in summary
