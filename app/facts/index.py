@@ -229,6 +229,9 @@ class _OrderBook:
             standing.pop(0)
         elif self._taken_back[key]:  # the start was only held: it is built after all
             self.cancelled.discard(self._taken_back[key].pop().command_index)
+        else:  # placed without a start order of its own: the placement is the order
+            self.all.append(_Order(ev.player, ProductionKind.STRUCTURE, ev.type_hash or 0, ev.time_code,
+                                   ev.object_ids[0], ev.command_index, 0))
 
     def cancel(self, ev: FactEvent, count: int) -> None:
         key = self._key(ev)
@@ -373,7 +376,7 @@ class ReplayFactIndex:
         known_types = self._known_types(pending) if ra3 else {}
         orders = _OrderBook()
         player_slots = {p.slot for p in self.players if p.is_player}
-        for _cmd, ev in pending:
+        for cmd, ev in pending:
             if ev.automatic:
                 continue
             for oid in ev.object_ids:
@@ -413,7 +416,7 @@ class ReplayFactIndex:
                 if owner:
                     for oid in ev.actor_ids:
                         add(oid, Strength.STRONG, _OWNER_ROLES[cid])
-                self._note_order(_cmd, ev, orders, yards, structure_hashes)
+                self._note_order(cmd, ev, orders, yards, structure_hashes)
             elif cid == HARVESTER_ORDER:
                 if owner:
                     for oid in ev.object_ids:  # the dock (a refinery, docs/replay-format.md §4.3e)

@@ -96,6 +96,8 @@ def test_first_production_per_type(snow: ReplayFactIndex) -> None:
     for f in snow.first_productions():
         if (f.player, f.type_hash) not in cancelled_types:
             assert raw_first[(f.player, f.type_hash)] == f.time_code
+    # every ordered type has a record (placed-only walls included), cancelled or not
+    assert {(f.player, f.type_hash) for f in snow.first_productions(include_cancelled=True)} == set(raw_first)
 
 
 def test_empire_cores_count_as_structures(empire: ReplayFactIndex) -> None:
