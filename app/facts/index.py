@@ -104,8 +104,10 @@ _TARGET_ORDERS = frozenset({ATTACK, FORCE_FIRE, GARRISON, HARVEST_FROM_NODE})
 _SELF_ACTING = frozenset({QUEUE_UNIT, CANCEL_UNIT, START_STRUCTURE, CANCEL_STRUCTURE, PLACE_STRUCTURE, START_UPGRADE,
                           CANCEL_UPGRADE, SELL, START_REPAIR, 0x229, SET_RALLY})
 """Commands whose first object id is the one that acts (factory, constructor, upgrading/sold/repaired structure)."""
-CANCEL_WINDOW_SECONDS = 30.0
-"""How far back a 0x206 "hold/cancel unit" can reach: an order older than this has left the queue [inferred]."""
+CANCEL_WINDOW_SECONDS = 10.0
+"""How far back a 0x206 "hold/cancel unit" is taken to reach [inferred]: a unit ordered less than this before cannot
+have left the factory yet, so the cancel surely took it back; an older order may already have been produced (the
+cancel then hit a later one in the queue, or nothing), so it is never marked cancelled."""
 
 UNPACK_POWER_HASHES = frozenset({0xCD754906})
 """0x200 power that deploys a construction-yard vehicle or an Empire core (``SpecialPower_UnpackReplaceSelf``).

@@ -7,6 +7,7 @@ commands decoded). ``_at`` re-reads those bytes in every run, so a test fails if
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -256,3 +257,28 @@ def test_miner_deploys_are_listed_apart_from_base_moves(corona: ReplayFactIndex)
     summary = build_summary(corona, Lang.EN)
     assert "st other deploys (not MCVs: Empire cores, Corona miners…): 1:33.33 #420 (2033,2889)" in summary
     assert "(1142,1276) — deployable units this player ordered: CelestialMiner" in summary
+
+
+def test_a_structure_started_and_cancelled_is_marked_never_built(capsys: pytest.CaptureFixture[str]) -> None:
+    """12-minute mirror, slot 1: AlliedWarFactory (0x8209C058, notes §6) started once and never placed.
+
+    0x2E108 tc 5094: ``07 1a | 04 #464 | 10 0x8209C058, 0 | ff``; 0x30CB5 tc 5445 and 0x30D6A tc 5448:
+    ``08 1a | 04 #464 | 10 0, 0x8209C058 | ff`` (hold, then cancel). No 0x209 of it follows.
+    """
+    from app.cli import main
+
+    _at(MIRROR, 0x2E108, "071a 04d0010000 1058c0098200000000 ff")
+    _at(MIRROR, 0x30CB5, "081a 04d0010000 100000000058c00982 ff")
+    _at(MIRROR, 0x30D6A, "081a 04d0010000 100000000058c00982 ff")
+    index = _index(MIRROR)
+    assert index.first_production(1, "AlliedWarFactory") is None
+    wf = index.first_production(1, "AlliedWarFactory", include_cancelled=True)
+    assert wf is not None
+    assert (wf.time_code, wf.source_id, wf.cancelled) == (5094, 464, True)
+    summary = build_summary(index, Lang.EN)
+    assert "5:39.60 AlliedWarFactory (cancelled, never produced)" in summary
+    assert main(["facts", str(corpus_file(MIRROR)), "--json", "--lang", "en"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = [f for f in doc["first_production"] if f["slot"] == 1 and f["type"] == "AlliedWarFactory"]
+    assert rows == [{"player": "nickname", "slot": 1, "type": "AlliedWarFactory", "kind": "structure",
+                     "time_seconds": 339.6, "cancelled": True}]
