@@ -28,15 +28,16 @@ from __future__ import annotations
 import bisect
 import enum
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import NamedTuple
 
-from app.facts.index import KEY_CATEGORIES, ReplayFactIndex
+from app.facts.index import KEY_CATEGORIES, POWER_IDS, ReplayFactIndex
 from app.facts.model import TICKS_PER_SECOND, FactEvent
 from app.i18n import Lang
 from app.replay.commands import Category, command_info
+from app.replay.model import Game
 from app.timefmt import format_time as _format_time
 from app.timefmt import parse_time as _parse_time
 
@@ -52,6 +53,11 @@ _DESELECT = 0x1F8
 _Q_SELECT = 0x22A
 _SECONDS = re.compile(r"\d+(\.\d+)?")
 _CAMERA_LABEL = {Lang.ZH: "镜头", Lang.EN: "Camera"}
+_ROLE_WORDS = {
+    Lang.ZH: {"on": "目标", "by": "来源", "group": "来源(选中组)", "cancelled": "(已取消)"},
+    Lang.EN: {"on": "on", "by": "by", "group": "by group", "cancelled": "(cancelled)"},
+}
+"""Role words of power lines (``on #target by #source``; several sources: ``by group …``) and cancelled orders."""
 
 
 class CompactLevel(enum.IntEnum):
@@ -263,7 +269,9 @@ class _Renderer:
         if ev.group is not None:
             parts.append(f"[{ev.group}]")
         ids = ev.affected_ids if ev.affected_ids and ev.category not in _SELECTION_CATEGORIES else ()
-        if count > 1 and ev.category in _SELECTION_CATEGORIES:
+        if ev.command_id in POWER_IDS and self.game is Game.RA3:
+            parts.extend(power_role_parts(ev, self.lang, self.ids))
+        elif count > 1 and ev.category in _SELECTION_CATEGORIES:
             # a collapsed run of selections: what matters is the selection it leaves
             if ev.affected_ids:
                 parts.append(self.ids(ev.affected_ids))
@@ -280,7 +288,24 @@ class _Renderer:
         pos = (last or ev).position
         if pos is not None:
             parts.append(f"({round(pos[0])},{round(pos[1])})")
+        if self.index.is_cancelled(ev.command_index):
+            parts.append(_ROLE_WORDS[self.lang]["cancelled"])
         return "  ".join(parts[:2]) + "  " + " ".join(parts[2:])
+
+
+def power_role_parts(ev: FactEvent, lang: Lang, ids: Callable[[tuple[int, ...]], str] | None = None) -> list[str]:
+    """``on #target`` and ``by #source`` (``by group …`` for several sources) of a power event (RA3).
+
+    The log and the summary print powers this way so that a model reads the record as the validator does.
+    """
+    show = ids or _ids
+    words = _ROLE_WORDS[lang]
+    parts = []
+    if ev.target_ids:
+        parts.append(f"{words['on']} {show(ev.target_ids)}")
+    if ev.actor_ids:
+        parts.append(f"{words['by' if len(ev.actor_ids) == 1 else 'group']} {show(ev.actor_ids)}")
+    return parts
 
 
 def _ids(ids: Sequence[int]) -> str:

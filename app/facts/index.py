@@ -12,13 +12,22 @@ Argument positions are the RA3 ones of ``sage-replay-format.md`` §4.3, checked 
   0x1F8 clear, 0x1F9 ``O*`` remove, 0x22A Q-select (the
   resulting set is not written, so the tracked selection becomes unknown);
 * 0x1FA ``I O*`` create group (group number, members), 0x1FB / 0x1FC ``I`` select / add group;
-* 0x1FE ``I I I O*``: power hash, 0, k, then k sources and a trailing 0; 0x200 ``I P F O I I O``: the non-zero
-  object ids are the caster (a construction-yard vehicle or core for the deploy power);
+* powers: 0x1FE ``I I I(k) O×k O``, 0x1FF ``I P O I I(k) O×k``, 0x200 ``I P F O I I(k) O×k``, 0x201
+  ``I O I I(k) O×k P`` and 0x232 ``I O I P P I(k) O×k``: the power hash first; the object ids *before* the count
+  k are the target (0 = none), the k ids after it are the sources (0x1FE adds a trailing 0). Checked on the
+  corpus: of the 56 records of a power on an object (0x201), 47 have sources with ownership evidence from other
+  commands, and in all 47 it is the issuing player's (none another player's); the target is another player's in
+  45 records (Shrink Ray, Kamikaze on enemy units). Protocol
+  (player-level) powers name the player's own object as the source, a very low id: #1…#N for the N playing slots
+  in slot order in 7 of the 8 corpus files (``SpecialPowerChronoSwapSelect`` of the 3v3's fourth slot: #4; the
+  Corona Centurion power: #1), #58 for the Soviet slot on Snow Plow; see :func:`power_roles`;
 * 0x205 ``O I B I``: factory, unit hash (the new unit's id is not in the command); 0x207 ``O I I`` and 0x209
   ``O I I P F``: constructor, structure hash; 0x208 ``O I I``: constructor, flag, structure hash;
-* 0x20A sell / 0x228 repair ``O``: the structure; 0x212 ``O``: harvester order naming an own object; 0x248
-  ``O``: "harvest from node" whose id is the ore node (a low map-object id, e.g. #233/#234 in
-  ``ra3_1v1_infinity_isle_allies_vs_empire_24m``), so the strong evidence goes to the selected harvesters;
+* 0x203/0x204 upgrade ``I I O``: hash, 1, the structure that upgrades; 0x202 rally ``O O P B O``: the structure
+  first; 0x20A sell / 0x228 repair ``O``: the structure; 0x212 ``O``: harvester order naming the refinery to dock
+  at (``docs/replay-format.md`` §4.3e); 0x248 ``O``: "harvest from node" whose id is the ore node (a low
+  map-object id, e.g. #233/#234 in ``ra3_1v1_infinity_isle_allies_vs_empire_24m``), so the strong evidence goes to
+  the selected harvesters;
 * 0x24E ``I``: science hash.
 
 Kane's Wrath and Tiberium Wars files get events and first productions from the category table, but no
@@ -31,6 +40,7 @@ import bisect
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from app.facts.model import (
     TICKS_PER_SECOND,
@@ -53,6 +63,9 @@ from app.facts.model import (
 from app.replay.commands import Category, CommandInfo, command_info
 from app.replay.model import ArgKind, Command, Game, Replay
 from app.replay.names import HASH_ARGS
+
+if TYPE_CHECKING:
+    from app.knowledge.model import Knowledge
 
 # RA3 command ids with a special meaning for the index (notes §4.3).
 SELECT = 0x1F5
@@ -80,6 +93,21 @@ Q_SELECT = 0x22A
 POWER_TWO_TARGETS = 0x232
 HARVEST_FROM_NODE = 0x248
 SELECT_PROTOCOL = 0x24E
+SET_RALLY = 0x202
+ATTACK = 0x20D
+FORCE_FIRE = 0x20E
+GARRISON = 0x210
+
+POWER_IDS = frozenset({POWER, POWER_AT_LOCATION, POWER_WITH_FACING, POWER_ON_OBJECT, POWER_TWO_TARGETS})
+"""Every power command: they share the ``…, k, k sources`` layout (see :func:`power_roles`)."""
+_TARGET_ORDERS = frozenset({ATTACK, FORCE_FIRE, GARRISON, HARVEST_FROM_NODE})
+_SELF_ACTING = frozenset({QUEUE_UNIT, CANCEL_UNIT, START_STRUCTURE, CANCEL_STRUCTURE, PLACE_STRUCTURE, START_UPGRADE,
+                          CANCEL_UPGRADE, SELL, START_REPAIR, 0x229, SET_RALLY})
+"""Commands whose first object id is the one that acts (factory, constructor, upgrading/sold/repaired structure)."""
+CANCEL_WINDOW_SECONDS = 10.0
+"""How far back a 0x206 "hold/cancel unit" is taken to reach [inferred]: a unit ordered less than this before cannot
+have left the factory yet, so the cancel surely took it back; an older order may already have been produced (the
+cancel then hit a later one in the queue, or nothing), so it is never marked cancelled."""
 
 UNPACK_POWER_HASHES = frozenset({0xCD754906})
 """0x200 power that deploys a construction-yard vehicle or an Empire core (``SpecialPower_UnpackReplaceSelf``).
@@ -96,8 +124,9 @@ misaligned ``0x10551A20`` key."""
 
 _INDEXED_IDS = frozenset(
     {
-        CREATE_GROUP, SELECT_GROUP, ADD_GROUP, SELECT, START_STRUCTURE, PLACE_STRUCTURE, QUEUE_UNIT, START_REPAIR,
-        SELL, HARVESTER_ORDER, HARVEST_FROM_NODE, POWER, POWER_WITH_FACING, SELECT_PROTOCOL,
+        CREATE_GROUP, SELECT_GROUP, ADD_GROUP, SELECT, START_STRUCTURE, PLACE_STRUCTURE, CANCEL_STRUCTURE, QUEUE_UNIT,
+        CANCEL_UNIT, START_REPAIR, SELL, START_UPGRADE, CANCEL_UPGRADE, SET_RALLY, HARVESTER_ORDER, HARVEST_FROM_NODE,
+        SELECT_PROTOCOL, *POWER_IDS,
     }
 )
 _ORDER_CATEGORIES = frozenset(
@@ -143,6 +172,86 @@ def _int_arg(cmd: Command, i: int) -> int | None:
     return None
 
 
+STRUCTURE_TYPE = "<structure>"
+"""The proven type of an object that produced, built, upgraded, was sold or got a rally point: some structure."""
+_OWNER_ROLES: Mapping[int, Role] = {
+    START_STRUCTURE: Role.BUILDER, PLACE_STRUCTURE: Role.BUILDER, CANCEL_STRUCTURE: Role.BUILDER,
+    QUEUE_UNIT: Role.FACTORY, CANCEL_UNIT: Role.FACTORY, START_UPGRADE: Role.UPGRADE, CANCEL_UPGRADE: Role.UPGRADE,
+    SELL: Role.SELL, START_REPAIR: Role.REPAIR, SET_RALLY: Role.RALLY,
+}
+"""Owner-only commands on one object (strong evidence for their actor) and the role they give it."""
+
+
+def _bulk(cmd: Command) -> int:
+    """Orders one 0x205/0x206 stands for: its bool (argument 2) is the shift-click of five (KWRAS ``chunks.py``)."""
+    return 5 if len(cmd.args) > 2 and cmd.args[2] is True else 1
+
+
+@dataclass(slots=True)
+class _Order:
+    player: int
+    kind: ProductionKind
+    type_hash: int
+    time_code: int
+    source: int
+    command_index: int
+    left: int  # orders of this command still standing (a shift-click stands for five)
+
+
+@dataclass(slots=True)
+class _OrderBook:
+    """Production and structure orders with their cancels (0x206 / 0x208) matched to them.
+
+    A cancel takes back the latest standing order of the same player, factory (or constructor) and type: a unit
+    order only while it can still be in the queue (:data:`CANCEL_WINDOW_SECONDS`), a started structure until it is
+    placed (0x209 uses up the oldest start). The first click on the item in production only holds it; a held
+    structure that is placed later was therefore not cancelled, and its start is restored [inferred from the corpus,
+    e.g. the Corona replay's War Factory started at 2:27.07, held and cancelled at 2:28.20/2:28.40, started again
+    at 2:43.80 and placed at 2:44.87]. A held unit that resumes shows as a new order.
+    """
+
+    all: list[_Order] = field(default_factory=list)
+    cancelled: set[int] = field(default_factory=set)
+    _standing: dict[tuple[int, int, int], list[_Order]] = field(default_factory=lambda: defaultdict(list))
+    _taken_back: dict[tuple[int, int, int], list[_Order]] = field(default_factory=lambda: defaultdict(list))
+
+    @staticmethod
+    def _key(ev: FactEvent) -> tuple[int, int, int]:
+        return (ev.player, ev.object_ids[0], ev.type_hash or 0)
+
+    def start(self, ev: FactEvent, kind: ProductionKind, count: int) -> None:
+        order = _Order(ev.player, kind, ev.type_hash or 0, ev.time_code, ev.object_ids[0], ev.command_index, count)
+        self.all.append(order)
+        self._standing[self._key(ev)].append(order)
+
+    def place(self, ev: FactEvent) -> None:
+        key = self._key(ev)
+        standing = self._standing[key]
+        if standing:
+            standing.pop(0)
+        elif self._taken_back[key]:  # the start was only held: it is built after all
+            self.cancelled.discard(self._taken_back[key].pop().command_index)
+        else:  # placed without a start order of its own: the placement is the order
+            self.all.append(_Order(ev.player, ProductionKind.STRUCTURE, ev.type_hash or 0, ev.time_code,
+                                   ev.object_ids[0], ev.command_index, 0))
+
+    def cancel(self, ev: FactEvent, count: int) -> None:
+        key = self._key(ev)
+        standing = self._standing[key]
+        unit = ev.command_id == CANCEL_UNIT
+        for _ in range(count):
+            if not standing:
+                return
+            order = standing[-1]
+            if unit and ev.time_code - order.time_code > CANCEL_WINDOW_SECONDS * TICKS_PER_SECOND:
+                return
+            order.left -= 1
+            if order.left <= 0:
+                standing.pop()
+                self.cancelled.add(order.command_index)
+                self._taken_back[key].append(order)
+
+
 @dataclass(slots=True)
 class _PlayerState:
     selection: tuple[int, ...] | None = ()  # None = unknown (after a Q-select)
@@ -175,9 +284,13 @@ class ReplayFactIndex:
         self._first: dict[tuple[int, ProductionKind, int], FirstProduction] = {}
         self._build_steps: list[BuildStep] = []
         self._constructors: dict[int, list[int]] = defaultdict(list)
-        self._factories: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        self._factories: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # (factory, hash, command index)
+        self._cancelled: frozenset[int] = frozenset()
         self._chains: list[PackChain] = []
+        self._deploys: list[PackChain] = []
+        self.knowledge: Knowledge | None = None
         self._by_object: dict[int, list[FactEvent]] | None = None
+        self._created_by: tuple[list[int], list[int]] | None = None
         self.duration_seconds = replay.duration_seconds
 
     # ------------------------------------------------------------------ build
@@ -226,6 +339,7 @@ class ReplayFactIndex:
             append_event(ev)
             append_pending((cmd, ev))
         index = cls(replay, names, players, tuple(events))
+        index.knowledge = _knowledge_of(replay) if ra3 else None
         index._ingest(pending, ra3)
         index._resolve_factions()
         return index
@@ -254,14 +368,15 @@ class ReplayFactIndex:
         seen = self._seen
         evidence = self._evidence
         structure_hashes: set[int] = set()
-        if ra3:
-            for cmd, _ev in pending:
-                if cmd.command_id in (START_STRUCTURE, PLACE_STRUCTURE) and len(cmd.args) > 1:
-                    structure_hashes.add(int(cmd.args[1]))  # type: ignore[call-overload]
         yards: set[int] = set()  # constructor-class objects: they built structures with 0x207/0x209
-        for cmd, ev in pending:
-            if ra3 and cmd.command_id in (START_STRUCTURE, PLACE_STRUCTURE) and ev.object_ids:
-                yards.add(ev.object_ids[0])
+        if ra3:
+            for _cmd, ev in pending:
+                if ev.command_id in (START_STRUCTURE, PLACE_STRUCTURE) and ev.type_hash is not None:
+                    structure_hashes.add(ev.type_hash)
+                    if ev.object_ids:
+                        yards.add(ev.object_ids[0])
+        known_types = self._known_types(pending) if ra3 else {}
+        orders = _OrderBook()
         player_slots = {p.slot for p in self.players if p.is_player}
         for cmd, ev in pending:
             if ev.automatic:
@@ -270,7 +385,7 @@ class ReplayFactIndex:
                 if oid and oid not in seen:
                     seen[oid] = ev.time_code
             if not ra3:
-                self._first_generic(ev)
+                self._first_generic(ev, orders)
                 continue
             cid = ev.command_id
             if cid not in _INDEXED_IDS:
@@ -299,53 +414,116 @@ class ReplayFactIndex:
                 if owner:
                     for oid in ev.object_ids:
                         add(oid, Strength.WEAK, Role.SELECTED)
-            elif cid in (START_STRUCTURE, PLACE_STRUCTURE):
-                if owner and ev.object_ids:
-                    add(ev.object_ids[0], Strength.STRONG, Role.BUILDER)
-                if ev.object_ids and ev.type_hash is not None:
-                    if ev.object_ids[0] not in self._constructors[p]:
-                        self._constructors[p].append(ev.object_ids[0])
-                    self._note_first(p, ProductionKind.STRUCTURE, ev.type_hash, tc, ev.object_ids[0])
-                    if cid == PLACE_STRUCTURE:
-                        self._build_steps.append(
-                            BuildStep(p, tc, ev.type_hash, self.name_of(ev.type_hash), cid, ev.position)
-                        )
-            elif cid == QUEUE_UNIT:
-                if ev.object_ids and ev.type_hash is not None:
-                    factory = ev.object_ids[0]
-                    if owner:
-                        add(factory, Strength.STRONG, Role.FACTORY)
-                    self._factories[p].append((factory, ev.type_hash))
-                    is_core = factory in yards and ev.type_hash not in structure_hashes
-                    kind = ProductionKind.STRUCTURE if is_core else ProductionKind.UNIT
-                    if is_core and self._is_core_step(p, ev):
-                        self._build_steps.append(BuildStep(p, tc, ev.type_hash, self.name_of(ev.type_hash), cid, None))
-                    self._note_first(p, kind, ev.type_hash, tc, factory)
-            elif cid == START_REPAIR:
+            elif cid in _OWNER_ROLES:
                 if owner:
-                    for oid in ev.object_ids:
-                        add(oid, Strength.STRONG, Role.REPAIR)
-            elif cid == SELL:
-                if owner:
-                    for oid in ev.object_ids:
-                        add(oid, Strength.STRONG, Role.SELL)
+                    for oid in ev.actor_ids:
+                        add(oid, Strength.STRONG, _OWNER_ROLES[cid])
+                self._note_order(cmd, ev, orders, yards, structure_hashes)
             elif cid == HARVESTER_ORDER:
                 if owner:
-                    for oid in (*ev.object_ids, *ev.affected_ids):
+                    for oid in ev.object_ids:  # the dock (a refinery, docs/replay-format.md §4.3e)
+                        add(oid, Strength.STRONG, Role.DOCK)
+                    for oid in ev.affected_ids:
                         add(oid, Strength.STRONG, Role.HARVESTER)
             elif cid == HARVEST_FROM_NODE:
                 if owner:
                     for oid in ev.affected_ids:  # the command's own id is the ore node
                         add(oid, Strength.STRONG, Role.HARVESTER)
-            elif cid in (POWER, POWER_WITH_FACING):
-                if owner:
-                    for oid in _casters(cmd):
-                        add(oid, Strength.STRONG, Role.CASTER)
+            elif cid in POWER_IDS:
+                if owner and len(ev.actor_ids) == 1:
+                    add(ev.actor_ids[0], Strength.STRONG, Role.CASTER)
+                elif owner:
+                    for oid in self._able_members(ev.actor_ids, ev.type_hash, known_types):
+                        add(oid, Strength.WEAK, Role.ABILITY_GROUP)
             elif cid == SELECT_PROTOCOL and ev.type_hash is not None:
                 self._protocols.append(ProtocolPick(p, tc, ev.type_hash, self.name_of(ev.type_hash)))
         for lst in evidence.values():
             lst.sort(key=lambda e: (e.time_code, e.player))
-        self._chains = _pack_chains(self.events, yards, self.players, self.name_of)
+        self._finish_orders(orders)
+        self._chains, self._deploys = _pack_chains(self.events, yards, self.players, self.name_of, self._cancelled)
+
+    def _note_order(
+        self, cmd: Command, ev: FactEvent, orders: _OrderBook, yards: set[int], structure_hashes: set[int]
+    ) -> None:
+        """Record a production / structure order or its cancel (the factory and constructor lists come from here)."""
+        cid, p = ev.command_id, ev.player
+        if ev.type_hash is None or not ev.object_ids:
+            return
+        source = ev.object_ids[0]
+        if cid in (START_STRUCTURE, PLACE_STRUCTURE):
+            if source not in self._constructors[p]:
+                self._constructors[p].append(source)
+            if cid == PLACE_STRUCTURE:
+                orders.place(ev)
+                self._build_steps.append(BuildStep(p, ev.time_code, ev.type_hash, self.name_of(ev.type_hash), cid,
+                                                   ev.position, ev.command_index))
+            else:
+                orders.start(ev, ProductionKind.STRUCTURE, 1)
+        elif cid == QUEUE_UNIT:
+            self._factories[p].append((source, ev.type_hash, ev.command_index))
+            is_core = source in yards and ev.type_hash not in structure_hashes
+            orders.start(ev, ProductionKind.STRUCTURE if is_core else ProductionKind.UNIT, _bulk(cmd))
+            if is_core and self._is_core_step(p, ev):
+                self._build_steps.append(BuildStep(p, ev.time_code, ev.type_hash, self.name_of(ev.type_hash), cid,
+                                                   None, ev.command_index))
+        elif cid in (CANCEL_UNIT, CANCEL_STRUCTURE):
+            orders.cancel(ev, _bulk(cmd) if cid == CANCEL_UNIT else 1)
+
+    def _finish_orders(self, orders: _OrderBook) -> None:
+        """First productions from the orders that stayed, the cancelled ones marked; cancelled core steps dropped."""
+        self._cancelled = frozenset(orders.cancelled)
+        for o in orders.all:
+            key = (o.player, o.kind, o.type_hash)
+            current = self._first.get(key)
+            cancelled = o.command_index in self._cancelled
+            if current is None or (current.cancelled and not cancelled):
+                self._first[key] = FirstProduction(o.player, o.kind, o.type_hash, self.name_of(o.type_hash),
+                                                   o.time_code, o.source, cancelled)
+        self._build_steps = [s for s in self._build_steps if s.command_index not in self._cancelled]
+
+    def _known_types(self, pending: Sequence[tuple[Command, FactEvent]]) -> dict[int, str]:
+        """Object types the orders prove (kept only when every proof of an object agrees).
+
+        Structures produce, build, upgrade, are sold or get a rally point; the single source of an ability that the
+        knowledge says only one type uses is of that type.
+        """
+        found: dict[int, set[str]] = defaultdict(set)
+        for _cmd, ev in pending:
+            cid = ev.command_id
+            if cid in _OWNER_ROLES or cid == HARVESTER_ORDER:  # all of them name a structure
+                for oid in ev.actor_ids or ev.object_ids:
+                    found[oid].add(STRUCTURE_TYPE)
+            elif cid in POWER_IDS and len(ev.actor_ids) == 1:
+                users = self._users_of(ev.type_hash)
+                if users is not None and len(users) == 1:
+                    found[ev.actor_ids[0]].add(next(iter(users)))
+        return {oid: next(iter(types)) for oid, types in found.items() if len(types) == 1}
+
+    def _users_of(self, power_hash: int | None) -> frozenset[str] | None:
+        """Types that can use a power per the knowledge (``usedBy``), or None when the knowledge does not say."""
+        if power_hash is None or self.knowledge is None:
+            return None
+        entry = self.knowledge.lookup(power_hash)
+        users = entry.producers if entry is not None and entry.kind == "power" else ()
+        return frozenset(users) or None
+
+    def _able_members(self, sources: tuple[int, ...], power_hash: int | None,
+                      known_types: Mapping[int, str]) -> tuple[int, ...]:
+        """The members of an ability group that may have used it.
+
+        Every member counts unless its proven type is excluded by the knowledge's ``usedBy`` (a structure never uses
+        a unit ability; a proven Peacekeeper never uses the Javelin's lock-on).
+        """
+        users = self._users_of(power_hash)
+        if users is None:
+            return sources
+        structure_users = self.knowledge is not None and any(self.knowledge.is_structure(u) for u in users)
+        out = []
+        for oid in sources:
+            known = known_types.get(oid)
+            if known is None or known in users or (known == STRUCTURE_TYPE and structure_users):
+                out.append(oid)
+        return tuple(out)
 
     def _is_core_step(self, player: int, ev: FactEvent) -> bool:
         """A core queued twice in a row within 1 s is one build step (a double click), not two."""
@@ -359,16 +537,12 @@ class ReplayFactIndex:
             )
         return True
 
-    def _first_generic(self, ev: FactEvent) -> None:
+    def _first_generic(self, ev: FactEvent, orders: _OrderBook) -> None:
+        """KW/TW: every queue order stands (their cancel layout is not verified)."""
         if ev.type_hash is None or not ev.object_ids:
             return
         if ev.category is Category.PRODUCTION and ev.command_id == command_queue_id(self.replay.game):
-            self._note_first(ev.player, ProductionKind.UNIT, ev.type_hash, ev.time_code, ev.object_ids[0])
-
-    def _note_first(self, player: int, kind: ProductionKind, type_hash: int, tc: int, source: int) -> None:
-        key = (player, kind, type_hash)
-        if key not in self._first:
-            self._first[key] = FirstProduction(player, kind, type_hash, self.name_of(type_hash), tc, source)
+            orders.start(ev, ProductionKind.UNIT, 1)
 
     # ------------------------------------------------------------------ names and players
 
@@ -421,6 +595,26 @@ class ReplayFactIndex:
         """Seconds of the first command that mentions ``object_id`` (None when never seen)."""
         tc = self._seen.get(object_id)
         return None if tc is None else tc / TICKS_PER_SECOND
+
+    def existed_by(self, object_id: int) -> float | None:
+        """Seconds by which ``object_id`` existed: the first mention of it or of any newer id, whichever is earlier.
+
+        The engine gives out object ids in creation order (notes §4.3), so an id named at time t proves that every
+        lower id had been created by t. None when neither it nor a newer id is ever named.
+        """
+        if self._created_by is None:
+            ids = sorted(self._seen)
+            best: list[int] = []
+            low = None
+            for oid in reversed(ids):
+                tc = self._seen[oid]
+                low = tc if low is None else min(low, tc)
+                best.append(low)
+            best.reverse()
+            self._created_by = (ids, best)
+        ids, best = self._created_by
+        i = bisect.bisect_left(ids, object_id)
+        return best[i] / TICKS_PER_SECOND if i < len(ids) else None
 
     def evidence(self, object_id: int) -> tuple[Evidence, ...]:
         """All ownership evidence for ``object_id`` in time order (observers never contribute)."""
@@ -546,24 +740,38 @@ class ReplayFactIndex:
         return tuple(p for p in self._protocols if p.player == player)
 
     def first_productions(
-        self, player: int | None = None, kind: ProductionKind | None = None
+        self, player: int | None = None, kind: ProductionKind | None = None, *, include_cancelled: bool = False
     ) -> tuple[FirstProduction, ...]:
-        """First production records, sorted by time (then player, name)."""
+        """First production records, sorted by time (then player, name).
+
+        Types whose every order was cancelled were never produced: they come only with ``include_cancelled``
+        (marked ``cancelled``).
+        """
         out = [
             f
             for f in self._first.values()
             if (player is None or f.player == player) and (kind is None or f.kind is kind)
+            and (include_cancelled or not f.cancelled)
         ]
         return tuple(sorted(out, key=lambda f: (f.time_code, f.player, f.name)))
 
-    def first_production(self, player: int, type_name_or_hash: str | int) -> FirstProduction | None:
-        """When ``player`` first ordered a type (unit or structure), or None if never."""
+    def first_production(
+        self, player: int, type_name_or_hash: str | int, *, include_cancelled: bool = False
+    ) -> FirstProduction | None:
+        """When ``player`` first ordered a type (unit or structure) and kept the order, or None if never.
+
+        With ``include_cancelled`` a type whose every order was cancelled gives its first (cancelled) order.
+        """
         h = type_name_or_hash if isinstance(type_name_or_hash, int) else self.hash_of(type_name_or_hash)
         if h is None:
             return None
         found = [self._first.get((player, k, h)) for k in ProductionKind]
-        hits = [f for f in found if f is not None]
-        return min(hits, key=lambda f: f.time_code) if hits else None
+        hits = [f for f in found if f is not None and (include_cancelled or not f.cancelled)]
+        return min(hits, key=lambda f: (f.cancelled, f.time_code)) if hits else None
+
+    def is_cancelled(self, command_index: int) -> bool:
+        """True when the production or structure order at ``command_index`` was taken back (0x206 / 0x208)."""
+        return command_index in self._cancelled
 
     def build_order(self, player: int | None = None) -> tuple[BuildStep, ...]:
         """Structures placed (0x209) and Empire cores queued at a yard (0x205), in time order."""
@@ -574,12 +782,15 @@ class ReplayFactIndex:
         return tuple(self._constructors.get(player, ()))
 
     def factories(self, player: int) -> tuple[tuple[int, tuple[str, ...]], ...]:
-        """Factories of ``player`` (first-use order) with the distinct type names each produced."""
+        """Factories of ``player`` (first-use order) with the distinct type names each produced.
+
+        A type all of whose orders at that factory were cancelled was not produced there and is left out.
+        """
         order: dict[int, list[str]] = {}
-        for fid, h in self._factories.get(player, ()):
+        for fid, h, i in self._factories.get(player, ()):
             names = order.setdefault(fid, [])
             n = self.name_of(h)
-            if n not in names:
+            if n not in names and i not in self._cancelled:
                 names.append(n)
         return tuple((fid, tuple(n)) for fid, n in order.items())
 
@@ -587,6 +798,14 @@ class ReplayFactIndex:
     def pack_chains(self) -> tuple[PackChain, ...]:
         """Pack/unpack chains of construction-yard vehicles (MCV-class entities only), by player."""
         return tuple(self._chains)
+
+    @property
+    def other_deploys(self) -> tuple[PackChain, ...]:
+        """Per player, the deploys (unpack power) of vehicles no MCV chain explains (Empire cores, Corona miners).
+
+        One unpack step per vehicle: its last deploy order (a re-sent order supersedes the earlier one).
+        """
+        return tuple(self._deploys)
 
     # ------------------------------------------------------------------ events
 
@@ -626,15 +845,40 @@ def command_queue_id(game: Game) -> int:
     return {Game.RA3: QUEUE_UNIT, Game.KW: 0x22D, Game.TW: 0x223}[game]
 
 
-def _casters(cmd: Command) -> tuple[int, ...]:
-    """Casters of 0x1FE (the k sources after the count) and 0x200 (its non-zero object ids)."""
-    if cmd.command_id == POWER:
-        k = _int_arg(cmd, 2)
-        objs = _objects(cmd)
-        if k is None:
-            return tuple(o for o in objs if o)
-        return tuple(o for o in objs[:k] if o)
-    return tuple(o for o in _objects(cmd) if o)
+def power_roles(cmd: Command) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``(sources, targets)`` of a power command (0x1FE, 0x1FF, 0x200, 0x201, 0x232), zero ids left out.
+
+    Every power writes a count k followed by the k source object ids (the casters); the object ids written before
+    the count are the target (0 when the power has none). The count is the last int argument that an object id
+    follows: ``I O I I(k) O P`` for a power on an object, ``I I I(k) O O`` for a targetless one (whose trailing
+    0 is not a source). A layout without such an int (none in the corpus) makes every id a source.
+    """
+    kinds, args = cmd.kinds, cmd.args
+    j = -1
+    for i in range(len(kinds) - 1):
+        if kinds[i] is ArgKind.INT and kinds[i + 1] is _OBJECT:
+            j = i
+    if j < 0:
+        return tuple(o for o in _objects(cmd) if o), ()
+    k = args[j]
+    after = [a for a, kd in zip(args[j + 1 :], kinds[j + 1 :], strict=True) if kd is _OBJECT]
+    before = [a for a, kd in zip(args[:j], kinds[:j], strict=True) if kd is _OBJECT]
+    count = k if isinstance(k, int) and k >= 0 else len(after)
+    return (
+        tuple(o for o in after[:count] if o),  # type: ignore[misc]
+        tuple(o for o in before if o),  # type: ignore[misc]
+    )
+
+
+def _knowledge_of(replay: Replay) -> Knowledge | None:
+    """The mod's knowledge (with the user's overrides) for ``usedBy``; None when there is none for the mod."""
+    from app.knowledge.errors import KnowledgeError
+    from app.knowledge.loader import load_with_user_knowledge
+
+    try:
+        return load_with_user_knowledge(replay.header.mod_name)
+    except KnowledgeError:
+        return None
 
 
 def _selection_after(ev: FactEvent) -> tuple[int, ...] | None:
@@ -659,6 +903,8 @@ def _make_event(
     type_hash: int | None = None
     group: int | None = None
     affected: tuple[int, ...] = ()
+    actors: tuple[int, ...] = ()
+    targets: tuple[int, ...] = ()
     cat = info.category
     if game is Game.RA3:
         if cid in (QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE, CANCEL_UNIT):
@@ -669,8 +915,14 @@ def _make_event(
             type_hash = _int_arg(cmd, 0)
         elif cid in (CREATE_GROUP, SELECT_GROUP, ADD_GROUP, 0x1FD):
             group = _int_arg(cmd, 0)
-        if cid == POWER:
-            objects = _casters(cmd)
+        if cid in POWER_IDS:
+            actors, targets = power_roles(cmd)
+            if cid == POWER:
+                objects = actors
+        elif cid in _SELF_ACTING:
+            actors = objects[:1] if objects and objects[0] else ()
+        elif cid in _TARGET_ORDERS:
+            targets = tuple(o for o in objects if o)
         if state is not None:
             sel = state.selection
             if cid in (SELECT, SELECT_NO_SOUND):
@@ -702,6 +954,8 @@ def _make_event(
                 affected = state.selection
             elif cat in _ORDER_CATEGORIES and sel:
                 affected = sel
+        if targets and cid in _TARGET_ORDERS:
+            actors = affected
     else:
         spec = HASH_ARGS[game].get(cid)
         if spec is not None:
@@ -718,6 +972,8 @@ def _make_event(
         affected_ids=affected,
         position=_position(cmd) if ArgKind.POSITION in cmd.kinds else None,
         group=group,
+        actor_ids=actors,
+        target_ids=targets,
     )
 
 
@@ -731,8 +987,9 @@ def _pack_chains(
     yards: set[int],
     players: Sequence[PlayerInfo],
     name_of: Callable[[int], str],
-) -> list[PackChain]:
-    """Pack/unpack chains restricted to MCV-class entities.
+    cancelled: frozenset[int] = frozenset(),
+) -> tuple[list[PackChain], list[PackChain]]:
+    """Pack/unpack chains restricted to MCV-class entities, and per player the deploys no chain explains.
 
     The replay never says what an object is, so a deploy (0x200 with the unpack power) is chained only when it is
     an MCV-class vehicle's by construction:
@@ -742,8 +999,11 @@ def _pack_chains(
     * after the player queued an MCV-class type (0x205 of ``…MCV…``), when a construction yard the player never
       used before shows up: the latest deploy since the queue of an id newer than every id seen at queue time.
 
-    Empire cores use the same deploy power but are never chained: a pack does not create them and no new yard
-    follows their deploy. Each chain step after an unpack closes with the first command of the new yard.
+    Empire cores (and Corona's Celestial miners) use the same deploy power but are never chained: a pack does not
+    create them and no new yard follows their deploy; they come back as the second list, one step per vehicle.
+    Each chain step after an unpack closes with the first command of the new yard. A deploy is often sent twice
+    (a second click, often at another spot): the order that produced the new yard is the vehicle's last deploy
+    before the yard appears, so that is the unpack step. A cancelled MCV order starts no chain.
     """
     chains: list[PackChain] = []
     max_seen = 0
@@ -762,21 +1022,29 @@ def _pack_chains(
         cid = ev.command_id
         if cid == POWER and ev.type_hash in PACK_POWER_HASHES and ev.object_ids:
             yard = ev.object_ids[0]
-            last = steps[p][-1] if steps[p] else None
+            last = steps[p][-1] if steps.get(p) else None
             repeated = last is not None and last.action is PackAction.PACK and last.object_id == yard
             if yard in yards and not repeated:  # a double click sends the pack twice
                 steps[p].append(PackStep(PackAction.PACK, ev.time_code, yard, None))
                 open_pack[p] = (ev.time_code, max_seen)
         elif cid == POWER_WITH_FACING and ev.type_hash in UNPACK_POWER_HASHES:
             vehicle = max(ev.object_ids, default=0)
+            step = PackStep(PackAction.UNPACK, ev.time_code, vehicle, ev.position)
+            last = steps[p][-1] if steps.get(p) else None
             if p in open_pack and vehicle > open_pack[p][1]:
-                steps[p].append(PackStep(PackAction.UNPACK, ev.time_code, vehicle, ev.position))
+                steps[p].append(step)
                 chained.add(vehicle)
                 del open_pack[p]
                 waiting_yard[p] = True
+            elif (waiting_yard.get(p) and last is not None and last.action is PackAction.UNPACK
+                  and last.object_id == vehicle):
+                steps[p][-1] = step  # sent again before the yard appeared: this later order is the one that deployed
             elif vehicle:
                 deploys[p].append((ev.time_code, vehicle, ev.position))
-        elif cid == QUEUE_UNIT and ev.type_hash is not None and ev.object_ids and _is_mcv_name(name_of(ev.type_hash)):
+        elif (
+            cid == QUEUE_UNIT and ev.type_hash is not None and ev.object_ids and _is_mcv_name(name_of(ev.type_hash))
+            and ev.command_index not in cancelled
+        ):
             queued[p].append((ev.time_code, ev.object_ids[0], max_seen))
         if cid in (START_STRUCTURE, PLACE_STRUCTURE, QUEUE_UNIT) and ev.object_ids:
             yard = ev.object_ids[0]
@@ -789,7 +1057,7 @@ def _pack_chains(
                     cands = [d for d in deploys[p] if d[0] >= q_tc and d[1] > limit and d[1] not in chained]
                     if cands:
                         vehicle = cands[-1][1]
-                        d_tc, _v, pos = next(d for d in cands if d[1] == vehicle)  # a deploy is often sent twice
+                        d_tc, _v, pos = cands[-1]  # the vehicle's last deploy before its yard appeared
                         queued[p].pop(0)
                         chained.add(vehicle)
                         steps[p].append(PackStep(PackAction.PRODUCE, q_tc, factory, None))
@@ -801,7 +1069,15 @@ def _pack_chains(
     for p in sorted(steps):
         ordered = sorted(steps[p], key=lambda st: st.time_code)  # stable: a produce step lands before its unpack
         chains.append(PackChain(p, tuple(ordered)))
-    return chains
+    others: list[PackChain] = []
+    for p in sorted(deploys):
+        latest: dict[int, PackStep] = {}
+        for tc, vehicle, pos in deploys[p]:
+            if vehicle not in chained:
+                latest[vehicle] = PackStep(PackAction.UNPACK, tc, vehicle, pos)  # the vehicle's last deploy wins
+        if latest:
+            others.append(PackChain(p, tuple(sorted(latest.values(), key=lambda st: (st.time_code, st.object_id)))))
+    return chains, others
 
 
 def build_fact_index(replay: Replay, names: Mapping[int, str] | None = None) -> ReplayFactIndex:

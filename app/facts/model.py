@@ -19,8 +19,10 @@ TICKS_PER_SECOND = 15.0
 class Strength(enum.StrEnum):
     """How much an ownership observation proves (plan §7.1).
 
-    Strong: only the owner can issue it (group creation, building, producing, repairing, selling, harvesting,
-    casting a targetless power). Weak: anyone can click an enemy unit, so a selection only hints.
+    Strong: only the owner can issue it (group creation, building, producing, upgrading, setting a rally point,
+    repairing, selling, harvesting, being the single source of a power). Weak: anyone can click an enemy unit, so
+    a selection only hints; an ability sent to several selected objects shows only that each was in the group
+    that used it, not which of them could.
     """
 
     STRONG = "strong"
@@ -36,8 +38,12 @@ class Role(enum.StrEnum):
     FACTORY = "factory"  # factory in 0x205 (the factory, never the new unit)
     REPAIR = "repair"  # 0x228
     SELL = "sell"  # 0x20A
-    HARVESTER = "harvester"  # 0x212 / 0x248
-    CASTER = "caster"  # source of 0x1FE / 0x200
+    UPGRADE = "upgrade"  # the structure of a 0x203 start / 0x204 cancel upgrade
+    RALLY = "rally"  # the structure of a 0x202 rally point
+    HARVESTER = "harvester"  # the selected harvesters of 0x212 / 0x248
+    DOCK = "dock"  # the refinery a 0x212 sends the selected harvesters to
+    CASTER = "caster"  # the single source of a power (0x1FE, 0x1FF, 0x200, 0x201, 0x232)
+    ABILITY_GROUP = "ability_group"  # one of several selected sources of one ability command (weak)
     SELECTED = "selected"  # 0x1F5 selection (weak)
 
 
@@ -98,6 +104,11 @@ class FactEvent(NamedTuple):
         affected_ids: For orders without ids (move, stop…): the player's tracked selection at that moment.
         position: Target position (x, y) when the command has one.
         group: Control-group number for 0x1FA/0x1FB/0x1FC.
+        actor_ids: The objects that act in the command (a claim's ``actorId``): the source(s) of a power, the
+            factory of a production order, the constructor of a structure order, the structure that upgrades, is
+            sold, repaired or gets a rally point; for orders with a target object, the selection that obeys.
+        target_ids: The objects acted on (a claim's ``targetId``): the target of a power on an object (0x201) or
+            of a located power that names one, the target of an attack, force-fire, garrison or harvest order.
     """
 
     command_index: int
@@ -111,6 +122,8 @@ class FactEvent(NamedTuple):
     affected_ids: tuple[int, ...]
     position: tuple[float, float] | None
     group: int | None
+    actor_ids: tuple[int, ...] = ()
+    target_ids: tuple[int, ...] = ()
 
     @property
     def seconds(self) -> float:
@@ -205,8 +218,9 @@ class FirstProduction:
         kind: Unit or structure.
         type_hash: The type hash.
         name: Resolved type name (``0x…`` when unknown).
-        time_code: When it was first ordered.
+        time_code: When it was first ordered (the first order that was not cancelled, if there is one).
         source_id: The factory or constructor object id that took the order.
+        cancelled: True when every order of the type was taken back (0x206 / 0x208): it was never produced.
     """
 
     player: int
@@ -215,6 +229,7 @@ class FirstProduction:
     name: str
     time_code: int
     source_id: int
+    cancelled: bool = False
 
     @property
     def seconds(self) -> float:
@@ -233,6 +248,7 @@ class BuildStep:
         name: Resolved name.
         command_id: 0x209 (placement) or 0x205 (core queued at a construction yard).
         position: Placement position (x, y) for 0x209.
+        command_index: Position of the command in the replay's command list.
     """
 
     player: int
@@ -241,6 +257,7 @@ class BuildStep:
     name: str
     command_id: int
     position: tuple[float, float] | None
+    command_index: int = -1
 
     @property
     def seconds(self) -> float:

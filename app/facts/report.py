@@ -17,7 +17,9 @@ MAX_OBJECT_EVENTS = 40
 def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
     """The ``--json`` document: summary text, build order, protocols and first productions.
 
-    Times are seconds rounded to hundredths; ``player`` is the display name and ``slot`` its ``S=`` index.
+    Times are seconds rounded to hundredths; ``player`` is the display name and ``slot`` its ``S=`` index. A first
+    production with ``cancelled`` true was ordered and taken back every time (never produced); ``other_deploys``
+    are the deploys no MCV chain explains (Empire cores, Corona miners).
     """
     return {
         "summary": summary,
@@ -59,8 +61,9 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
                 "type": f.name,
                 "kind": f.kind.value,
                 "time_seconds": round(f.seconds, 2),
+                "cancelled": f.cancelled,
             }
-            for f in index.first_productions()
+            for f in index.first_productions(include_cancelled=True)
         ],
         "pack_chains": [
             {
@@ -72,6 +75,14 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
                 ],
             }
             for c in index.pack_chains
+        ],
+        "other_deploys": [
+            {
+                "player": index.player_name(c.player),
+                "slot": c.player,
+                "steps": [{"time_seconds": round(s.seconds, 2), "object_id": s.object_id} for s in c.steps],
+            }
+            for c in index.other_deploys
         ],
     }
 

@@ -14,17 +14,19 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.facts.eventlog import format_time
-from app.facts.index import ReplayFactIndex
-from app.facts.model import FactEvent, PackAction, ProductionKind, Strength
+from app.facts.eventlog import format_time, power_role_parts
+from app.facts.index import POWER_IDS, ReplayFactIndex
+from app.facts.model import BuildStep, FactEvent, PackAction, ProductionKind, Strength
 from app.i18n import Lang
 from app.replay.commands import Category, command_info
+from app.replay.model import Game
 
 DEFAULT_SEGMENT_SECONDS = 240.0
 BUILD_ORDER_STEPS = 14
 SAMPLES_PER_SEGMENT = 8
 MAX_FACTORIES = 8
 MAX_GROUPS = 6
+MAX_DEPLOYS = 8
 
 _SAMPLE_CATEGORIES = frozenset(
     {Category.BUILD, Category.PLACE, Category.SELL, Category.POWER, Category.PROTOCOL, Category.UPGRADE}
@@ -48,15 +50,26 @@ _T: dict[str, tuple[str, str]] = {
     "team": ("队伍", "team"),
     "no_team": ("无", "none"),
     "observers": ("观战", "Observers"),
+    "ai_note": (
+        "电脑玩家：它的行动不会作为指令记录在录像里，没有指令不代表没有行动",
+        "computer player: its actions are not recorded as orders, so no orders does not mean no activity",
+    ),
     "build": (
-        "## 建造顺序（摆放的建筑与帝国核心，前 {n} 步）",
-        "## Build order (structures placed and Empire cores, first {n})",
+        "## 建造顺序（摆放的建筑与帝国核心，前 {n} 步；连续重复合并为 ×n，围墙单独计数）",
+        "## Build order (structures placed and Empire cores, first {n}; repeats in a row as ×n, walls counted apart)",
+    ),
+    "walls": ("围墙", "walls"),
+    "deployers": ("该玩家下单的可展开单位", "deployable units this player ordered"),
+    "cancelled": ("已取消，未生产", "cancelled, never produced"),
+    "deploys": (
+        "其他展开（非基地车：帝国核心、日冕神州矿车等）",
+        "other deploys (not MCVs: Empire cores, Corona miners…)",
     ),
     "first": ("## 首次生产时间线（每种单位/建筑首次下单）", "## First-production timeline (first order of each type)"),
     "units": ("单位", "units"),
     "structures": ("建筑", "structures"),
     "chains": ("## 基地车打包/展开链（仅 MCV 类实体）", "## MCV pack/unpack chains (MCV-class entities only)"),
-    "no_chains": ("无打包/展开。", "No packs or unpacks."),
+    "no_chains": ("无基地车打包/展开。", "No MCV packs or unpacks."),
     "produce": ("生产基地车于", "MCV queued at"),
     "pack": ("打包", "pack"),
     "unpack": ("展开", "unpack"),
@@ -73,10 +86,14 @@ _T: dict[str, tuple[str, str]] = {
     ),
     "no_conflicts": ("无强证据冲突。", "No conflicting strong evidence."),
     "rules": (
-        "说明：强证据 = 编队成员、建造者/生产建筑、维修、出售、矿车指令、0x1FE/0x200 施法者；"
-        "弱证据 = 选择（可能点选了敌方单位）。",
-        "Note: strong = group member, builder/factory, repair, sell, harvester order, 0x1FE/0x200 caster; "
-        "weak = selection (may be a click on an enemy unit).",
+        "说明：强证据 = 编队成员、建造者/生产建筑、升级、集结点、维修、出售、矿车指令、技能的唯一来源；"
+        "弱证据 = 选择（可能点选了敌方单位）、多选单位共同发出的技能（选中组成员，不一定是施放者）。"
+        "技能行写作“目标 #目标 来源 #来源”；"
+        "来源是很小的编号（如 #1…#{n}）时，那是玩家自身的对象（协议技能），不是单位。",
+        "Note: strong = group member, builder/factory, upgrade, rally point, repair, sell, harvester order, the single "
+        "source of a power; weak = selection (may be a click on an enemy unit), membership of a selected group that "
+        "used an ability (not necessarily a caster). Power lines read \"on #target by #source\"; a source with a "
+        "very low id (such as #1…#{n}) is the player's own object (a protocol power), not a unit.",
     ),
     "protocols": ("## 协议选择", "## Protocol picks"),
     "none": ("无", "none"),
@@ -178,7 +195,8 @@ def _header(ctx: _Ctx) -> str:
         faction = p.faction or "?"
         if p.played_faction and p.played_faction != p.faction:
             faction += f" → {p.played_faction}"
-        lines.append(f"- P{p.slot} {p.name}: {faction}, {ctx.t('team')} {team}, {kind}")
+        note = f" ({ctx.t('ai_note')})" if p.kind == "ai" else ""
+        lines.append(f"- P{p.slot} {p.name}: {faction}, {ctx.t('team')} {team}, {kind}{note}")
     observers = [p.name for p in ix.players
                  if p.kind in ("observer", "commentator") and p.slot != h.post_commentator_slot]
     if observers:
@@ -190,12 +208,36 @@ def _build_order(ctx: _Ctx) -> str:
     ix = ctx.index
     lines = [ctx.t("build").format(n=BUILD_ORDER_STEPS)]
     for p in ix.playing:
-        steps = ix.build_order(p.slot)
-        shown = "; ".join(f"{format_time(s.seconds)} {s.name}" for s in steps[:BUILD_ORDER_STEPS])
+        steps, walls = collapse_build_order(ix, p.slot)
+        shown = "; ".join(
+            f"{format_time(s.seconds)} {s.name}" + (f" ×{n}" if n > 1 else "") for s, n in steps[:BUILD_ORDER_STEPS]
+        )
         if len(steps) > BUILD_ORDER_STEPS:
             shown += f"; ({ctx.t('more').format(n=len(steps) - BUILD_ORDER_STEPS)})"
+        if walls:
+            span = f"{format_time(walls[0].seconds)}–{format_time(walls[-1].seconds)}"
+            shown += f"; {ctx.t('walls')} ×{len(walls)} ({span})"
         lines.append(f"- {p.name}: {shown or ctx.t('none')}")
     return "\n".join(lines)
+
+
+def collapse_build_order(index: ReplayFactIndex, player: int) -> tuple[list[tuple[BuildStep, int]], list[BuildStep]]:
+    """A player's build order as ``(first step, repeats)`` runs of the same type in a row, and the walls apart.
+
+    Walls are a third of some build orders and hide the structures that matter, so they are counted separately
+    (knowledge tag ``wall``; names with ``Wall`` when there is no knowledge).
+    """
+    k = index.knowledge
+    runs: list[tuple[BuildStep, int]] = []
+    walls: list[BuildStep] = []
+    for step in index.build_order(player):
+        if (k.has_tag(step.type_hash, "wall") if k is not None else "Wall" in step.name):
+            walls.append(step)
+        elif runs and runs[-1][0].type_hash == step.type_hash:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((step, 1))
+    return runs, walls
 
 
 def _first_production(ctx: _Ctx) -> str:
@@ -203,8 +245,11 @@ def _first_production(ctx: _Ctx) -> str:
     lines = [ctx.t("first")]
     for p in ix.playing:
         for kind, key in ((ProductionKind.STRUCTURE, "structures"), (ProductionKind.UNIT, "units")):
-            firsts = ix.first_productions(p.slot, kind)
-            shown = "; ".join(f"{format_time(f.seconds)} {f.name}" for f in firsts) or ctx.t("none")
+            firsts = ix.first_productions(p.slot, kind, include_cancelled=True)
+            shown = "; ".join(
+                f"{format_time(f.seconds)} {f.name}" + (f" ({ctx.t('cancelled')})" if f.cancelled else "")
+                for f in firsts
+            ) or ctx.t("none")
             lines.append(f"- {p.name} {ctx.t(key)}: {shown}")
     return "\n".join(lines)
 
@@ -221,13 +266,29 @@ def _chains(ctx: _Ctx) -> str:
             pos = f" ({round(s.position[0])},{round(s.position[1])})" if s.position else ""
             steps.append(f"{format_time(s.seconds)} {word} #{s.object_id}{pos}")
         lines.append(f"- {ix.player_name(chain.player)}: " + " → ".join(steps))
+    for chain in ix.other_deploys:
+        if any(s.command_id == 0x205 for s in ix.build_order(chain.player)):
+            continue  # an Empire player's deploys are the cores its build order already lists
+        shown = "; ".join(
+            f"{format_time(s.seconds)} #{s.object_id}" + (f" ({round(s.position[0])},{round(s.position[1])})"
+                                                         if s.position else "")
+            for s in chain.steps[:MAX_DEPLOYS]
+        )
+        if len(chain.steps) > MAX_DEPLOYS:
+            shown += f"; ({ctx.t('more').format(n=len(chain.steps) - MAX_DEPLOYS)})"
+        k = ix.knowledge
+        deployers = [f.name for f in ix.first_productions(chain.player, ProductionKind.UNIT)
+                     if k is not None and k.has_tag(f.type_hash, "deploy")]
+        if deployers:
+            shown += f" — {ctx.t('deployers')}: {', '.join(deployers)}"
+        lines.append(f"- {ix.player_name(chain.player)} {ctx.t('deploys')}: {shown}")
     _ = PackAction  # the step words come from the enum values
     return "\n".join(lines)
 
 
 def _ownership(ctx: _Ctx) -> str:
     ix = ctx.index
-    lines = [ctx.t("ownership"), ctx.t("rules")]
+    lines = [ctx.t("ownership"), ctx.t("rules").format(n=len(ix.playing))]
     strong_count: Counter[int] = Counter()
     weak_count: Counter[int] = Counter()
     conflicts: list[tuple[int, tuple[int, ...]]] = []
@@ -334,7 +395,10 @@ def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
         for ev in sample_key_events(ix, start, end, SAMPLES_PER_SEGMENT):
             what = ctx.label(ev.command_id)
             name = f" {ix.name_of(ev.type_hash)}" if ev.type_hash is not None else ""
-            ids = " ".join(f"#{i}" for i in ev.object_ids[:3] if i)
+            if ev.command_id in POWER_IDS and ix.replay.game is Game.RA3:
+                ids = " ".join(power_role_parts(ev, ctx.lang))
+            else:
+                ids = " ".join(f"#{i}" for i in ev.object_ids[:3] if i)
             tail = f" {ids}" if ids else ""
             lines.append(f"- {format_time(ev.seconds)} {ix.player_name(ev.player)} {what}{name}{tail}")
     return "\n".join(lines)

@@ -2,8 +2,10 @@
 
 Heavy imports stay inside the handlers. ``--json`` output has stable keys:
 
-* ``coverage``: ``{mod: {"files", "distinct", "resolved", "share", "unresolved": [{"hash", "count", "where"}]}}``;
-* ``check``: ``{"mod", "entries", "confirmed", "issues": [{"severity", "code", "message", "file"}]}``;
+* ``coverage``: ``{mod: {"files", "distinct", "resolved", "share", "unresolved": [{"hash", "count", "where",
+  "observed"}]}}`` (``observed``: what the replays show about the id);
+* ``check``: ``{"mod", "entries", "confirmed", "issues": [{"severity", "code", "message", "file"}]}``; with
+  ``--corpus``: ``{"files", "findings": [{"mod", "code", "entry", "field", "listed", "observed", "evidence"}]}``;
 * ``show``: the entry (``id``, ``hash``, ``name``, ``faction``, ``kind``, ``tags``, …) or ``null``;
 * ``confirm``: ``{mod: {"missing": [...], "unflagged": [...]}}`` (entries whose ``confirmed`` flag disagrees).
 """
@@ -26,8 +28,11 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     c.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
     c.set_defaults(func=_coverage)
 
-    k = ksub.add_parser("check", help="load a mod's knowledge (and a user override) and print the load report")
+    k = ksub.add_parser("check", help="load a mod's knowledge (and a user override) and print the load report; "
+                        "with --corpus, the entries the replays contradict")
     k.add_argument("--mod", default="RA3", help="mod name as in the replay header (RA3, corona)")
+    k.add_argument("--corpus", default=None, metavar="DIR",
+                   help="check producedBy/usedBy entries against every RA3/Corona replay under DIR")
     k.add_argument("--user", default=None, help="a user knowledge JSON applied over the built-in entries")
     k.add_argument("--lang", default=None, help="zh or en (default: system language)")
     k.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
@@ -89,12 +94,16 @@ def _coverage(args: argparse.Namespace) -> int:
               f"({r['share']:.1%}) in {r['files']} file(s)")
         for u in r["unresolved"]:
             print(f"  {u['hash']}  x{u['count']:<4} {', '.join(u['where'])}")
+            for line in u["observed"]:
+                print(f"      {line}")
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
     from app.knowledge.loader import load_knowledge
 
+    if args.corpus is not None:
+        return _check_corpus(args)
     lang = _lang(args.lang)
     k = load_knowledge(args.mod, args.user, strict=False)
     if args.json:
@@ -104,6 +113,25 @@ def _check(args: argparse.Namespace) -> int:
         print(f"{k.title(lang)}: {len(k)} entries, {sum(e.confirmed for e in k)} confirmed by replays")
         print(k.report.render(lang))
     return 1 if k.report.errors else 0
+
+
+def _check_corpus(args: argparse.Namespace) -> int:
+    from app.knowledge.corpus_check import check_corpus, corpus_files
+    from app.knowledge.errors import KnowledgeError
+
+    files = corpus_files(args.corpus)
+    if not files:
+        raise KnowledgeError(f"no .RA3Replay files under {args.corpus}")
+    findings = check_corpus(files)
+    if args.json:
+        print(json.dumps({"files": len(files), "findings": [f.as_dict() for f in findings]},
+                         ensure_ascii=False, indent=2))
+    else:
+        entries = "entry" if len(findings) == 1 else "entries"
+        print(f"{len(files)} replay(s), {len(findings)} contradicted knowledge {entries}")
+        for f in findings:
+            print(f.render())
+    return 1 if findings else 0
 
 
 def _show(args: argparse.Namespace) -> int:

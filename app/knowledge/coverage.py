@@ -65,15 +65,78 @@ def collect_hashes(replay_paths: Iterable[str | Path]) -> dict[str, ModHashes]:
     return out
 
 
+def observed_roles(replay_paths: Iterable[str | Path], hashes: set[int]) -> dict[int, list[str]]:
+    """What the replays show about each of ``hashes``: one line per distinct observation (RA3-engine replays).
+
+    Where the order went and what that object is known to be: an upgrade "at #600, which produced nothing (not a
+    construction yard)" or "at #733, producer of CelestialAntiAirShip, … (CelestialWarFactory per the knowledge)";
+    a power with its source(s) and target and their owners; production and structure orders with their
+    factory or constructor. The replays carry no costs, so the cost class stays unknown.
+    """
+    from app.facts.index import POWER_IDS, build_fact_index
+    from app.replay import read_replay
+    from app.replay.model import Game
+    from app.timefmt import format_time
+
+    out: dict[int, list[str]] = defaultdict(list)
+    for path in replay_paths:
+        replay = read_replay(path)
+        if replay.game is not Game.RA3:
+            continue
+        ix = build_fact_index(replay)
+        k = ix.knowledge
+        for ev in ix.events:
+            if ev.type_hash is None or ev.type_hash & 0xFFFFFFFF not in hashes or ev.command_id not in TYPE_COMMANDS:
+                continue
+            what = TYPE_COMMANDS[ev.command_id]
+            who = ix.player_name(ev.player)
+            if ev.command_id in POWER_IDS:
+                sources = " ".join(f"#{o}" for o in ev.actor_ids) or "-"
+                line = f"{what} by {sources}" + (" (a group of selected objects)" if len(ev.actor_ids) > 1 else "")
+                if ev.target_ids:
+                    owners = {ix.owner(t).player for t in ev.target_ids}
+                    whose = ("the caster's own" if owners == {ev.player} else
+                             "nobody's evidence" if owners == {None} else "another player's")
+                    line += f" on {' '.join(f'#{t}' for t in ev.target_ids)} ({whose})"
+            else:
+                at = ev.actor_ids[0] if ev.actor_ids else None
+                line = f"{what} at {_object_role(ix, k, ev.player, at)}"
+            text = f"{line} [{Path(path).name} {format_time(ev.seconds)} {who}]"
+            if not any(x.split(" [", 1)[0] == line for x in out[ev.type_hash & 0xFFFFFFFF]):
+                out[ev.type_hash & 0xFFFFFFFF].append(text)
+    return dict(out)
+
+
+def _object_role(ix: Any, k: Any, player: int, oid: int | None) -> str:
+    """``#id`` with what the orders prove it is (construction yard, producer of …, nothing produced)."""
+    if oid is None:
+        return "an unnamed object"
+    if oid in ix.constructors(player):
+        return f"#{oid}, a construction yard (it builds structures)"
+    products = dict(ix.factories(player)).get(oid)
+    if not products:
+        return f"#{oid}, which produced nothing (not a construction yard)"
+    kinds = None
+    if k is not None:
+        sets = [set(e.producers) for e in (k.lookup(n) for n in products) if e is not None and e.producers]
+        kinds = set.intersection(*sets) if sets else None
+    guess = f" ({' / '.join(sorted(kinds))} per the knowledge)" if kinds else ""
+    return f"#{oid}, producer of {', '.join(products)}{guess}"
+
+
 def coverage_report(replay_paths: Iterable[str | Path]) -> dict[str, Any]:
     """Per mod: ``distinct``, ``resolved``, ``share`` and the ``unresolved`` hashes with counts and command kinds.
 
     The names come from :func:`app.knowledge.names.hash_names` of each replay's own mod, so a mod's coverage
-    never borrows names from another mod.
+    never borrows names from another mod. Each unresolved hash also lists what the replays show about it
+    (``observed``: :func:`observed_roles`), so an id that stays unnamed is still described.
     """
     from app.knowledge.names import hash_names
 
+    replay_paths = list(replay_paths)
     mods = collect_hashes(replay_paths)
+    missing = {h for mod, acc in mods.items() for h in acc.counts if h not in hash_names(mod)}
+    observed = observed_roles(replay_paths, missing) if missing else {}
     report: dict[str, Any] = {}
     for mod in sorted(mods):
         acc = mods[mod]
@@ -87,7 +150,9 @@ def coverage_report(replay_paths: Iterable[str | Path]) -> dict[str, Any]:
             "resolved": distinct - len(unresolved),
             "share": round((distinct - len(unresolved)) / distinct, 4) if distinct else 1.0,
             "unresolved": [
-                {"hash": f"0x{h:08X}", "count": acc.counts[h], "where": sorted(acc.where[h])} for h in unresolved
+                {"hash": f"0x{h:08X}", "count": acc.counts[h], "where": sorted(acc.where[h]),
+                 "observed": observed.get(h, [])}
+                for h in unresolved
             ],
         }
     return report

@@ -4,7 +4,8 @@ Every window's claims must validate with zero issues (stored issue records, look
 are also checked here against the raw commands of the replay, independently of the fact index: a unit claim needs
 a strong command of that player naming the id (0x1FA group, 0x205 factory, 0x207/0x209 constructor, 0x1FE/0x200
 caster…) and none of another player; a protocol claim needs a 0x24E of that player with that science hash at that
-time; a timeline claim needs that player's first 0x205/0x207/0x209 of the type hash at that time.
+time; a timeline claim needs that player's first 0x205/0x207/0x209 of the type hash at that time (or, for a type
+with a 0x206/0x208 cancel, some order of the type at that time: the first order may have been taken back).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,9 @@ from tests.conftest import REPO_ROOT, corpus_file
 SNOW = "ra3_1v1_snow_plow_soviets_vs_allies_14m.RA3Replay"
 MIRROR = "ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay"
 TICKS = 15.0
-STRONG_IDS = {0x1FA, 0x205, 0x207, 0x209, 0x20A, 0x228, 0x1FE, 0x200}
+STRONG_IDS = {0x1FA, 0x202, 0x203, 0x204, 0x205, 0x206, 0x207, 0x208, 0x209, 0x20A, 0x228}
+FIRST_ID_ONLY = {0x202, 0x203, 0x204, 0x205, 0x206, 0x207, 0x208, 0x209}
+POWER_IDS = {0x1FE, 0x1FF, 0x200, 0x201, 0x232}
 """Commands whose object ids only the owner can issue (plan §7.1); 0x212/0x1FB need tracked state, left out."""
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -109,6 +112,8 @@ class RawFacts:
     seen: dict[int, float]  # object id → first mention
     protocols: set[tuple[int, int, int]]  # (player, time code, science hash)
     first: dict[tuple[int, int], int]  # (player, type hash) → first 0x205/0x207/0x209 time code
+    orders: set[tuple[int, int, int]] = field(default_factory=set)  # (player, type hash, time code)
+    cancelled: set[tuple[int, int]] = field(default_factory=set)  # (player, type hash) with a 0x206/0x208
 
 
 @cache
@@ -124,13 +129,21 @@ def raw_facts(name: str) -> RawFacts:
         if c.player not in players:
             continue
         if c.command_id in STRONG_IDS:
-            named = objs[:1] if c.command_id in (0x205, 0x207, 0x209) else objs
+            named = objs[:1] if c.command_id in FIRST_ID_ONLY else objs
             for o in named:
                 facts.strong.setdefault(o, set()).add(c.player)
+        if c.command_id in POWER_IDS:  # ``…, k, k sources``: one source is a caster, several are a weak group
+            every = [int(v) for v in c.values(ArgKind.OBJECT)]  # type: ignore[call-overload]
+            sources = [o for o in (every[:ints[2]] if c.command_id == 0x1FE else every[-ints[-1]:]) if o]
+            if len(sources) == 1:
+                facts.strong.setdefault(sources[0], set()).add(c.player)
         if c.command_id == 0x24E and ints:
             facts.protocols.add((c.player, c.time_code, ints[0] & 0xFFFFFFFF))
         if c.command_id in (0x205, 0x207, 0x209) and len(c.args) > 1 and c.kinds[1] is ArgKind.INT:
             facts.first.setdefault((c.player, int(c.args[1]) & 0xFFFFFFFF), c.time_code)  # type: ignore[call-overload]
+            facts.orders.add((c.player, int(c.args[1]) & 0xFFFFFFFF, c.time_code))  # type: ignore[call-overload]
+        if c.command_id in (0x206, 0x208) and len(ints) > 1:
+            facts.cancelled.add((c.player, ints[1 if c.command_id == 0x208 else 0] & 0xFFFFFFFF))
     return facts
 
 
@@ -158,7 +171,11 @@ def check_claims_against_raw(name: str, claims: dict[str, Any]) -> None:
     for c in claims.get("timelineClaims", []):
         slot = _slot(facts, c["player"])
         tc = round(parse_time(c["firstTime"]) * TICKS)  # type: ignore[operator]
-        assert facts.first[(slot, asset_hash(c["type"]))] == tc, c
+        h = asset_hash(c["type"])
+        if (slot, h) in facts.cancelled:
+            assert (slot, h, tc) in facts.orders, c
+        else:
+            assert facts.first[(slot, h)] == tc, c
 
 
 # ---------------------------------------------------------------------------------------------- pipeline runs

@@ -161,7 +161,7 @@ def test_rule4_engineer_captured_yard_has_strong_evidence_from_both_players() ->
 
 
 def _casters_0x1fe() -> dict[int, set[int]]:
-    """0x1FE casters (the k source objects after the count I2) → the playing slots that cast with them."""
+    """0x1FE casters (the single source object after the count I2 = 1) → the playing slots that cast with them."""
     players = _players()
     out: dict[int, set[int]] = defaultdict(set)
     for c in _replay().commands:
@@ -169,6 +169,8 @@ def _casters_0x1fe() -> dict[int, set[int]]:
             continue
         k = c.args[2]
         assert isinstance(k, int)
+        if k != 1:  # an ability sent by several selected objects proves only weak group membership
+            continue
         for oid in [int(v) for v in c.values(ArgKind.OBJECT)][:k]:
             if oid:
                 out[oid].add(c.player)

@@ -86,13 +86,18 @@ def test_first_production_per_type(snow: ReplayFactIndex) -> None:
     assert barracks is not None
     assert (barracks.time_code, barracks.kind) == (21, ProductionKind.STRUCTURE)
     assert snow.first_production(ALLIED, "SovietScoutInfantry") is None
-    # every first-production record is the earliest raw order of that type by that player
+    # every first-production record of a type never cancelled (no 0x206 of it) is the earliest raw order of it
     raw_first: dict[tuple[int, int], int] = {}
+    cancelled_types = {(c.player, int(c.args[1])) for c in snow.replay.commands  # type: ignore[call-overload]
+                       if c.command_id == 0x206}
     for c in snow.replay.commands:
         if c.command_id in (0x205, 0x207, 0x209):
             raw_first.setdefault((c.player, int(c.args[1])), c.time_code)  # type: ignore[call-overload]
     for f in snow.first_productions():
-        assert raw_first[(f.player, f.type_hash)] == f.time_code
+        if (f.player, f.type_hash) not in cancelled_types:
+            assert raw_first[(f.player, f.type_hash)] == f.time_code
+    # every ordered type has a record (placed-only walls included), cancelled or not
+    assert {(f.player, f.type_hash) for f in snow.first_productions(include_cancelled=True)} == set(raw_first)
 
 
 def test_empire_cores_count_as_structures(empire: ReplayFactIndex) -> None:
@@ -181,15 +186,16 @@ def test_selecting_an_enemy_factory_stays_weak(snow: ReplayFactIndex) -> None:
 
 
 def test_factory_not_the_new_unit(snow: ReplayFactIndex) -> None:
-    """0x205 names the factory; the unit's id is not in the command, so no unit gets evidence from it."""
+    """0x205 / 0x206 name the factory; the unit's id is not in the command, so no unit gets evidence from it."""
     factories = {
         int(c.args[0])  # type: ignore[call-overload]
         for c in snow.replay.commands
-        if c.command_id == 0x205
+        if c.command_id in (0x205, 0x206)
     }
     with_factory_role = {oid for oid in snow.evidence_ids() if any(e.role is Role.FACTORY for e in snow.evidence(oid))}
     assert with_factory_role == factories
-    assert {e.command_id for oid in with_factory_role for e in snow.evidence(oid) if e.role is Role.FACTORY} == {0x205}
+    assert {e.command_id for oid in with_factory_role for e in snow.evidence(oid) if e.role is Role.FACTORY} == {
+        0x205, 0x206}
 
 
 def test_group_member_and_recall_are_strong(snow: ReplayFactIndex) -> None:
@@ -211,8 +217,9 @@ def test_repair_sell_and_harvester_orders_are_strong(snow: ReplayFactIndex) -> N
     assert [(e.player, e.role, e.time_code) for e in snow.evidence(657) if e.role is Role.SELL] == [
         (ALLIED, Role.SELL, 962)
     ]
-    # tc 3627 slot 1 0x212 (724,) while slot 1's selection is (736,) (0x1F5 just before): both are its own
-    assert Role.HARVESTER in roles(snow, 724, ALLIED)
+    # tc 3627 slot 1 0x212 (724,) while slot 1's selection is (736,) (0x1F5 just before): both are its own; #724
+    # is the refinery the harvester docks at
+    assert Role.DOCK in roles(snow, 724, ALLIED)
     assert Role.HARVESTER in roles(snow, 736, ALLIED)
     # 0x248 (624,) names an ore node (a map object, below the first player object #626): no evidence for it,
     # but the selected harvester #857 (0x1F5 (1, 0, 857) before tc 7722) gets strong evidence
@@ -222,16 +229,18 @@ def test_repair_sell_and_harvester_orders_are_strong(snow: ReplayFactIndex) -> N
     assert any(e.role is Role.HARVESTER and e.time_code == 7722 for e in snow.evidence(857))
 
 
-def test_casters_only_for_1fe_and_200(snow: ReplayFactIndex, empire: ReplayFactIndex) -> None:
+def test_casters_are_the_single_sources_of_powers(snow: ReplayFactIndex, empire: ReplayFactIndex) -> None:
     # tc 662 slot 0 0x1FE (0xB1B78CB8, 0, 1, 647, 0): caster #647
     assert any(e.role is Role.CASTER and e.time_code == 662 and e.player == SOVIET for e in snow.evidence(647))
-    # tc 10186 slot 0 0x1FF (0x36DF7A71, P, 645, 0, 1, 58): #645 is the Allied barracks; 0x1FF never makes casters
-    assert all(e.command_id != 0x1FF for oid in snow.evidence_ids() for e in snow.evidence(oid))
+    # tc 7295 and 10186 slot 0 0x1FF (0x36DF8D71 = SpecialPowerOrbitalRefuse_Rank1, P, target, 0, 1, 58): the
+    # protocol power's source is #58, a low id (the player's own object); the second target #645 is the Allied
+    # barracks. The target gets nothing, the source is slot 0's caster.
+    assert asset_hash("SpecialPowerOrbitalRefuse_Rank1") == 0x36DF8D71
     assert Role.CASTER not in roles(snow, 645, SOVIET)
-    assert snow.evidence(58) == ()
-    assert snow.id_exists(58)
-    caster_ids = {e.command_id for e in snow.casters()}
-    assert caster_ids <= {0x1FE, 0x200}
+    assert [(e.player, e.role, e.command_id, e.time_code) for e in snow.evidence(58)] == [
+        (SOVIET, Role.CASTER, 0x1FF, 7295), (SOVIET, Role.CASTER, 0x1FF, 10186)]
+    ev = [e for e in snow.events_for_object(58) if e.command_id == 0x1FF][-1]
+    assert (ev.time_code, ev.actor_ids, ev.target_ids) == (10186, (58,), (645,))
     # 0x200: tc 97 slot 1 (0xCD754906, P, F, 0, 0, 1, 241) deploys Empire core #241
     casts = [(e.player, e.command_id, e.time_code) for e in empire.evidence(241) if e.role is Role.CASTER]
     assert casts == [(1, 0x200, 97)]
@@ -340,8 +349,9 @@ def test_produced_mcv_chain(three: ReplayFactIndex) -> None:
     chain = next(c for c in three.pack_chains if c.player == 5)
     steps = [(s.action, s.time_code, s.object_id) for s in chain.steps]
     i = steps.index((PackAction.PRODUCE, 8254, 2429))
+    # the deploy was sent twice; the second order (tc 9528) is the one that produced the yard
     assert steps[i + 1 : i + 4] == [
-        (PackAction.UNPACK, 9524, 3506),
+        (PackAction.UNPACK, 9528, 3506),
         (PackAction.NEW_YARD, 9773, 3523),
         (PackAction.PACK, steps[i + 3][1], 3523),
     ]

@@ -49,7 +49,8 @@ def test_summary_sections_and_facts() -> None:
         assert heading in text
     # first placements read off the raw 0x209s: slot 0 SovietBarracks at tc 42, slot 1 AlliedWallPiece at tc 64
     assert "- lanyiiiiiii: 0:02.80 SovietBarracks;" in text
-    assert "- nickname: 0:04.27 AlliedWallPiece;" in text
+    # slot 1's walls (AlliedWallPiece, 0x209 at tc 64 … 1488) are counted apart: its first listed step is the barracks
+    assert "- nickname: 0:12.60 AlliedBarracks ×2;" in text
     # slot 1's only protocol pick: tc 86 = 0:05.73, science hash 0xDD6C4C5B
     assert asset_hash("PlayerTech_Allied_AirPower") == 0xDD6C4C5B
     assert "- nickname: 0:05.73 PlayerTech_Allied_AirPower" in text
@@ -89,8 +90,13 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(doc["protocols"]) == 5
     first = [f for f in doc["first_production"] if f["player"] == "lanyiiiiiii" and f["type"] == "SovietScoutInfantry"]
     assert first == [
-        {"player": "lanyiiiiiii", "slot": 0, "type": "SovietScoutInfantry", "kind": "unit", "time_seconds": 14.53}
+        {"player": "lanyiiiiiii", "slot": 0, "type": "SovietScoutInfantry", "kind": "unit", "time_seconds": 14.53,
+         "cancelled": False}
     ]
+    # the one type slot 0 ordered (tc 2947) and took back (0x206 at tc 3054) before ordering it again at tc 3357
+    aa = [f for f in doc["first_production"] if f["slot"] == 0 and f["type"] == "SovietAntiAirShip_Ground"]
+    assert aa == [{"player": "lanyiiiiiii", "slot": 0, "type": "SovietAntiAirShip_Ground", "kind": "unit",
+                   "time_seconds": 223.8, "cancelled": False}]
     assert doc["build_order"][0]["name"] == "SovietBarracks"
 
 

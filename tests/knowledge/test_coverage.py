@@ -11,15 +11,6 @@ from app.cli import main
 from app.knowledge.coverage import ModHashes, collect_hashes, coverage_report, type_hash
 from app.knowledge.loader import load_knowledge
 from app.knowledge.names import hash_names
-from tests.conftest import corpus_files
-
-
-@pytest.fixture(scope="module")
-def ra3_files() -> list[Path]:
-    files = corpus_files("ra3")
-    if not files:
-        pytest.skip("RA3 corpus not available")
-    return files
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +96,29 @@ def test_coverage_cli_json_has_stable_keys(ra3_files: list[Path], capsys: pytest
     out = json.loads(capsys.readouterr().out)
     assert list(out) == ["corona"]
     assert set(out["corona"]) == {"files", "distinct", "resolved", "share", "unresolved"}
-    assert all(set(u) == {"hash", "count", "where"} for u in out["corona"]["unresolved"])
+    assert all(set(u) == {"hash", "count", "where", "observed"} for u in out["corona"]["unresolved"])
+
+
+def test_every_unnamed_corona_id_is_listed_with_what_the_replay_shows(ra3_files: list[Path]) -> None:
+    """Issue 21 §3: the ids the knowledge cannot name are described by the replay (where, by whom, on what).
+
+    Bytes of the Corona replay: 0x6E0C ``03 12 | 10 13d33ce4 01000000 | 04 58020000 | ff`` = 0x203 upgrade
+    0xE43CD313 at #600 (tc 2290); #600 takes no production order and never builds. 0xC0B4 ``03 12 10 069de754 …
+    04 dd020000`` = upgrade 0x54E79D06 at #733, the object that queued CelestialAntiAirShip and
+    CelestialAntiVehicleVehicleTech1 (0x205 at 3:35.20/3:35.67). 0x269B ``01 12 | 00 a5c8f79c | 04 45010000 | 10 0 1
+    | 04 41010000 | 07 …`` = power 0x9CF7C8A5 on #325 by #321. 0xB5D5 ``fe 11 | 20 fc529b41 0 9 | 94 …`` = ability
+    0x419B52FC sent by 9 selected objects.
+    """
+    corona = [p for p in ra3_files if p.name.startswith("corona_")]
+    report = coverage_report(corona)["corona"]
+    assert report["distinct"] == 28
+    rows = {u["hash"]: u["observed"] for u in report["unresolved"]}
+    assert all(rows.values()), rows  # every unnamed id has at least one observation
+    assert rows["0xE43CD313"][0].startswith("upgrade at #600, which produced nothing (not a construction yard)")
+    assert rows["0x54E79D06"][0].startswith(
+        "upgrade at #733, producer of CelestialAntiAirShip, CelestialAntiVehicleVehicleTech1 (CelestialWarFactory")
+    assert rows["0x9CF7C8A5"][0].startswith("power by #321 on #325")
+    assert rows["0x419B52FC"][0].startswith("power by #616 #639 #670 #368 #594 #365 #336 #851 #598 (a group")
 
 
 @pytest.mark.corpus
