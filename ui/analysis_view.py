@@ -21,7 +21,6 @@ from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -38,7 +37,7 @@ from app.errors import KnownError
 from app.pipeline import events as ev
 from ui.lang import UiLanguage
 from ui.runner import AnalysisRunner
-from ui.widgets import Collapsible, LazyTextSection, StreamBuffer, text_box
+from ui.widgets import Collapsible, FlowLayout, LazyTextSection, StreamBuffer, text_box
 
 log = logging.getLogger(__name__)
 
@@ -544,29 +543,27 @@ class AnalysisView(QWidget):
         self.last_event_at = 0.0
 
         self.model_picker = QComboBox(self)
-        self.model_picker.setMinimumWidth(160)
+        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_picker.setMinimumContentsLength(16)
         self.analyze_button = QPushButton(self)
         self.cancel_button = QPushButton(self)
         self.cancel_button.setEnabled(False)
         self.resume_button = QPushButton(self)
         self.resume_button.setEnabled(False)
         self.history = QComboBox(self)
-        self.history.setMinimumWidth(200)
+        self.history.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.history.setMinimumContentsLength(22)
         self.history_label = QLabel(self)
         self.model_label = QLabel(self)
         self.analyze_button.clicked.connect(self.analyze_requested.emit)
         self.cancel_button.clicked.connect(self.cancel)
         self.resume_button.clicked.connect(self.resume_requested.emit)
         self.history.activated.connect(self._history_picked)
-        bar = QHBoxLayout()
-        bar.addWidget(self.model_label)
-        bar.addWidget(self.model_picker)
-        bar.addWidget(self.analyze_button)
-        bar.addWidget(self.cancel_button)
-        bar.addWidget(self.resume_button)
-        bar.addStretch(1)
-        bar.addWidget(self.history_label)
-        bar.addWidget(self.history)
+        self.analyze_button.setProperty("primary", True)
+        bar = FlowLayout()  # wraps onto a second row in a narrow window instead of widening it
+        for w in (self.model_label, self.model_picker, self.analyze_button, self.cancel_button, self.resume_button,
+                  self.history_label, self.history):
+            bar.addWidget(w)
 
         self.container = QWidget()
         self.panel_layout = QVBoxLayout(self.container)

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QDockWidget,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -98,7 +99,8 @@ class MainWindow(QMainWindow):
         self.info: ReplayInfo | None = None
         self.settings_dialog: SettingsDialog | None = None
         self.setAcceptDrops(True)
-        self.resize(1360, 860)
+        self.setObjectName("ReplaySageMainWindow")
+        self.resize(1280, 760)
 
         self.message_bar = MessageBar(self)
         self.library = LibraryWidget(self.ui)
@@ -118,10 +120,23 @@ class MainWindow(QMainWindow):
         middle.addWidget(self.analysis)
         middle.setStretchFactor(1, 3)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("main_splitter")
         self.splitter.addWidget(self.library)
         self.splitter.addWidget(middle)
-        self.splitter.addWidget(self.side_tabs)
-        self.splitter.setSizes([330, 700, 330])
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([300, 700])
+        self.middle_splitter = middle
+        middle.setObjectName("middle_splitter")
+        # side tabs in a dock (VS Code's panels, qBittorrent's side bar): closable, movable, floatable, remembered
+        self.side_dock = QDockWidget(self)
+        self.side_dock.setObjectName("side_dock")
+        self.side_dock.setWidget(self.side_tabs)
+        self.side_dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea
+                                       | Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.side_dock)
+        self.ui.bind(self.side_dock, self.side_dock.setWindowTitle, "侧栏：错误智慧 / 记忆",
+                     "Side panel: wisdom / memory")
+        self.resizeDocks([self.side_dock], [360], Qt.Orientation.Horizontal)
         central = QWidget()
         lay = QVBoxLayout(central)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -152,6 +167,7 @@ class MainWindow(QMainWindow):
         self._fill_models()
         self._retitle()
         self.library.set_folder(ctx.settings.get("replay_folder"))
+        self.restore_layout()
 
     # -- construction ----------------------------------------------------------------------------------------------
 
@@ -189,7 +205,7 @@ class MainWindow(QMainWindow):
         self.en_action = action(view_menu, "界面：English", "Interface: English", "Ctrl+Shift+E",
                                 lambda: self.set_language(Lang.EN))
         self.side_action = action(view_menu, "显示/隐藏侧栏", "Show/hide side tabs", "Ctrl+B",
-                                  lambda: self.side_tabs.setVisible(not self.side_tabs.isVisible()))
+                                  lambda: self.side_dock.setVisible(not self.side_dock.isVisible()))
 
     def _build_side_tabs(self) -> None:
         """Host the error-wisdom and memory views where they exist; otherwise show a ready, empty frame.
@@ -429,8 +445,36 @@ class MainWindow(QMainWindow):
         if callable(warm):
             warm()
 
+    # -- layout memory ----------------------------------------------------------------------------------------------
+
+    def layout_state(self) -> str:
+        """Window geometry, dock placement and splitter sizes as one string for the settings registry."""
+        parts = [self.saveGeometry(), self.saveState(), self.splitter.saveState(), self.middle_splitter.saveState()]
+        return ";".join(bytes(p.toBase64().data()).decode("ascii") for p in parts)
+
+    def restore_layout(self) -> None:
+        """Re-apply :meth:`layout_state` saved by the last session (a damaged value is ignored)."""
+        saved = str(self.ctx.settings.get("window_layout") or "")
+        parts = saved.split(";")
+        if len(parts) != 4:
+            return
+        geometry, state, outer, inner = (QByteArray.fromBase64(p.encode("ascii")) for p in parts)
+        self.restoreGeometry(geometry)
+        self.restoreState(state)
+        self.splitter.restoreState(outer)
+        self.middle_splitter.restoreState(inner)
+
+    def save_layout(self) -> None:
+        """Keep the layout for the next session (the settings file is small; written at close only)."""
+        try:
+            self.ctx.settings.set("window_layout", self.layout_state())
+            self.ctx.settings.save()
+        except (KnownError, OSError) as exc:
+            log.warning("window layout not saved: %s", exc)
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Closing cancels the analysis (finished stages stay stored) and background tasks."""
+        self.save_layout()
         self.analysis.cancel()
         for task in list(self.ctx.tasks):
             task.cancel()

@@ -40,6 +40,7 @@ from app.i18n import Lang, pick, system_lang
 from app.memory import HEALTHY, METRICS, FactView, MemoryStore, QueueView, Scorecard, SourceView
 from app.memory.scorecard import LABELS
 from ui.tabs.loading import Actions, Loader, batches, error_text
+from ui.widgets import FlowLayout
 
 TYPES = ("preference", "project_fact", "domain", "lesson")
 STATUSES = ("active", "hypothesis", "superseded", "conflict", "observation")
@@ -203,10 +204,9 @@ class FactsTab(QWidget):
         self.min_conf.setPrefix(pick(self.lang, "置信度 ≥ ", "confidence ≥ "))
         self.batch_button = QPushButton(pick(self.lang, "立即批量蒸馏", "Run batch now"))
         self.message = MessageBar()
-        filters = QHBoxLayout()
-        for w in (self.type_box, self.status_box, self.min_conf, self.batch_button):
+        filters = FlowLayout()  # reflows in a narrow side panel
+        for w in (self.type_box, self.status_box, self.min_conf, self.batch_button, self.message):
             filters.addWidget(w)
-        filters.addWidget(self.message, 1)
         self.table = QTableWidget(0, 5)
         self.table.setHorizontalHeaderLabels(["#", pick(self.lang, "类型", "type"), pick(self.lang, "状态", "status"),
                                               pick(self.lang, "置信度", "confidence"),
@@ -411,7 +411,7 @@ class ReviewQueueTab(QWidget):
         sides = QSplitter()
         sides.addWidget(self.left)
         sides.addWidget(self.right)
-        actions = QHBoxLayout()
+        actions = FlowLayout()
         for w in (self.reviewer, self.approve_button, self.reject_button, self.split_key, self.split_left,
                   self.split_right, self.split_button):
             actions.addWidget(w)

@@ -36,6 +36,7 @@ from app.wisdom import EntryFilter, ErrorWisdomManager
 from app.wisdom import taxonomy as tx
 from app.wisdom.timeliness import format_audit_report
 from ui.tabs.loading import Actions, Lazy, Loader, batches, error_text
+from ui.widgets import FlowLayout
 
 SCENE_TYPES = ("model_upgrade", "model_change", "provider_change", "knowledge_update", "mod_version_change")
 METRIC_LABELS = {
@@ -161,10 +162,9 @@ class WisdomTab(QWidget):
         self.status_box = self._combo([(t("全部状态", "All states"), None)] + [(s, s) for s in tx.STATUSES])
         self.refresh_button = QPushButton(t("刷新", "Refresh"))
         self.refresh_button.clicked.connect(self.refresh)
-        filters = QHBoxLayout()
+        filters = FlowLayout()  # reflows onto more rows in a narrow side panel
         for w in (self.type_box, self.subtype_box, self.severity_box, self.status_box, self.refresh_button):
             filters.addWidget(w)
-        filters.addStretch(1)
 
         self.table = QTableWidget(0, 8)
         self.table.setHorizontalHeaderLabels([
@@ -176,7 +176,7 @@ class WisdomTab(QWidget):
         self.table.itemSelectionChanged.connect(self._on_select)
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
-        split = QSplitter(Qt.Orientation.Horizontal)
+        split = QSplitter(Qt.Orientation.Vertical)  # the side panel is narrow: details below the table
         split.addWidget(self.table)
         split.addWidget(self.detail)
         split.setStretchFactor(0, 3)
@@ -226,7 +226,7 @@ class WisdomTab(QWidget):
         row1 = QHBoxLayout()
         row1.addWidget(self.audit_button)
         row1.addStretch(1)
-        row2 = QHBoxLayout()
+        row2 = FlowLayout()
         for widget in (self.scene_type, self.scene_scope, self.scene_description, self.scene_button):
             row2.addWidget(widget)
         uv.addLayout(row1)
@@ -239,7 +239,7 @@ class WisdomTab(QWidget):
         self.pages = QTabWidget()
         self.pages.addTab(entries_page, t("条目", "Entries"))
         self.pages.addTab(rules_page, t("规则", "Rules"))
-        self.pages.addTab(upkeep_page, t("审计与指标", "Audit & metrics"))
+        self.pages.addTab(upkeep_page, t("审计与指标", "Audit && metrics"))  # "&&": a lone & is a mnemonic
         root = QVBoxLayout(self)
         root.addWidget(self.pages)
         root.addWidget(self.message)
@@ -254,6 +254,8 @@ class WisdomTab(QWidget):
 
     def _combo(self, items: list[tuple[str, Any]]) -> QComboBox:
         box = QComboBox()
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        box.setMinimumContentsLength(10)
         for label, data in items:
             box.addItem(label, data)
         return box
