@@ -419,7 +419,8 @@ class MainWindow(QMainWindow):
                 old.activateWindow()
                 return old
             old.deleteLater()  # a closed dialog would keep its language bindings alive
-        dlg = SettingsDialog(self.ctx.settings, self.ctx.secrets, self.ui, self)
+        dlg = SettingsDialog(self.ctx.settings, self.ctx.secrets, self.ui, self,
+                             replay=self.info.path if self.info else None)
         dlg.applied.connect(self._settings_applied)
         self.settings_dialog = dlg
         dlg.open()
