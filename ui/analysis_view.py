@@ -63,6 +63,10 @@ SEVERITY_COLORS = {
 
 MD_CHUNK_CHARS = 3000
 
+OFFLINE_MODEL = "offline"
+"""``app.llm.offline.OFFLINE_MODEL``, the model name the rule-based analyst reports (not imported: the module
+costs ~200 ms to import on the GUI thread; a test checks the two agree)."""
+
 
 def markdown_chunks(text: str, size: int = MD_CHUNK_CHARS) -> list[str]:
     """Split Markdown at line boundaries outside code fences into pieces of about ``size`` characters.
@@ -92,6 +96,14 @@ def markdown_chunks(text: str, size: int = MD_CHUNK_CHARS) -> list[str]:
 def _item_end(line: str) -> bool:
     """True after a complete list item or paragraph line (a safe place to cut)."""
     return bool(line.strip()) and not line.rstrip().endswith(("\\", "|"))
+
+
+def display_text(text: str) -> str:
+    """A streamed answer without its machine-readable ``[claims]`` block (shown in the claims table instead)."""
+    from app.claims.parse import parse_claims
+
+    parsed = parse_claims(text)
+    return parsed.display_text if parsed.marker_found else text
 
 
 def clock(seconds: float) -> str:
@@ -294,9 +306,10 @@ class StagePanel(Collapsible):
         if not u:
             self.usage_label.setText("")
             return
-        ttft = f"{u['ttft']:.2f} s" if u.get("ttft") is not None else "–"
-        tps = f"{u['tps']:.1f}" if u.get("tps") is not None else "–"
-        cost = f"{u['cost']:.4f}" if u.get("cost") is not None else "–"
+        offline = bool(u.get("offline"))  # the rule-based analyst: no model, so no speed and no cost to show
+        ttft = f"{u['ttft']:.2f} s" if u.get("ttft") is not None and not offline else "–"
+        tps = f"{u['tps']:.1f}" if u.get("tps") is not None and not offline else "–"
+        cost = f"{u['cost']:.4f}" if u.get("cost") is not None and not offline else "–"
         self.usage_label.setText(self.ui.t(
             f"用量：提示 {int(u['prompt']):,}（缓存 {int(u['cached']):,}） · 输出 {int(u['completion']):,} · "
             f"推理 {int(u['reasoning']):,} · 首字 {ttft} · {tps} 词元/秒 · 费用 {cost}",
@@ -329,6 +342,13 @@ class StagePanel(Collapsible):
             existing = self.prompt_section.text()
             sep = "\n\n────────\n\n" if existing else ""
             self.prompt_section.set_text(existing + sep + e.prompt)
+
+    def carry_breakdowns(self, breakdowns: list[dict[str, int]]) -> None:
+        """Budget bars of this stage's requests from before a resume."""
+        self._build()
+        self.breakdowns = list(breakdowns)
+        self.budget_bar.set_breakdown(breakdowns[-1])
+        self._relabel_budget()
 
     def text_delta(self, e: ev.TextDelta) -> None:
         """Streamed answer text (plain while streaming)."""
@@ -363,6 +383,7 @@ class StagePanel(Collapsible):
             u["tps"] = e.tokens_per_second
         if e.cost is not None:
             u["cost"] = u.get("cost", 0.0) + e.cost
+        u["offline"] = float(e.resolved_model == OFFLINE_MODEL)
         self._relabel_usage()
 
     def lookback(self, e: ev.LookbackServed) -> None:
@@ -398,7 +419,7 @@ class StagePanel(Collapsible):
         """Fold the current draft away and stream the revision into the live box."""
         self._build()
         self.live.flush()
-        draft = self.live.text()
+        draft = display_text(self.live.text())
         self.drafts.append(draft)
         box = text_box(240)
         box.setPlainText(draft)
@@ -537,6 +558,7 @@ class AnalysisView(QWidget):
         self.done = 0
         self.status = "idle"
         self.analysis_id: int | None = None
+        self.running_profile = ""
         self._task: asyncio.Task[None] | None = None
         self._generation = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -600,6 +622,7 @@ class AnalysisView(QWidget):
         if old is not None and not old.done():
             old.cancel()
         self._generation += 1
+        self.running_profile = profile
         self._loop = asyncio.get_running_loop() if _loop_running() else asyncio.get_event_loop()
         self._task = self._loop.create_task(self._run(self._generation, old, replay_path, profile, resume))
         self.analyze_button.setEnabled(True)
@@ -711,13 +734,18 @@ class AnalysisView(QWidget):
         self.last_event_at = time.monotonic()
         match e:
             case ev.RunStarted():
+                # a resumed run replays its finished stages without their request breakdown: keep their bars
+                carried = ({k: p.breakdowns for k, p in self.panels.items() if p.breakdowns}
+                           if e.resumed and e.analysis_id == self.analysis_id else {})
                 self.clear()
                 self.analysis_id = e.analysis_id
                 self.status = "running"
                 self.segments = list(e.segments)
                 self.stages = list(e.stages)
                 for st in e.stages:
-                    self._panel(st)
+                    panel = self._panel(st)
+                    if st.key in carried:
+                        panel.carry_breakdowns(carried[st.key])
                 windows = [(s.start_seconds, s.end_seconds) for s in e.stages if s.kind is ev.StageKind.WINDOW]
                 self.plan_changed.emit(list(self.segments), windows)
                 self.progress.emit(0, len(self.stages))
@@ -778,6 +806,17 @@ class AnalysisView(QWidget):
         for aid, label, _resumable in items:
             self.history.addItem(label, aid)
         self.resume_button.setEnabled(any(r for _a, _l, r in items) and not self.running)
+
+    def select_history(self, analysis_id: int) -> None:
+        """Show ``analysis_id`` as the picked past analysis."""
+        index = self.history.findData(analysis_id)
+        if index >= 0:
+            self.history.setCurrentIndex(index)
+
+    def show_empty(self) -> None:
+        """No analysis for the open replay yet: clear the panels and say what to do."""
+        self.clear()
+        self.placeholder.show()
 
     def _history_picked(self, index: int) -> None:
         aid = self.history.itemData(index)

@@ -17,12 +17,17 @@ import shiboken6
 from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QDialog,
     QDockWidget,
     QFileDialog,
+    QHeaderView,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QProgressBar,
     QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -154,8 +159,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
 
         self.library.replay_activated.connect(lambda p: self.open_replay(Path(p)))
-        self.analysis.analyze_requested.connect(self.analyze)
-        self.analysis.resume_requested.connect(lambda: self.analyze(resume=True))
+        self.analysis.analyze_requested.connect(self.request_analyze)
+        self.analysis.resume_requested.connect(lambda: self.request_analyze(resume=True))
         self.analysis.reopen_requested.connect(self.reopen)
         self.analysis.progress.connect(self._progress)
         self.analysis.plan_changed.connect(self.timeline.set_plan)
@@ -180,6 +185,8 @@ class MainWindow(QMainWindow):
         ui.bind(analysis_menu, analysis_menu.setTitle, "分析(&A)", "&Analysis")
         view_menu = bar.addMenu("")
         ui.bind(view_menu, view_menu.setTitle, "视图(&V)", "&View")
+        help_menu = bar.addMenu("")
+        ui.bind(help_menu, help_menu.setTitle, "帮助(&H)", "&Help")
 
         def action(menu: Any, zh: str, en: str, shortcut: QKeySequence | QKeySequence.StandardKey | str,
                    slot: Callable[[], object]) -> QAction:
@@ -196,16 +203,92 @@ class MainWindow(QMainWindow):
                                   self.open_dialog)
         self.settings_action = action(file_menu, "设置…", "Settings…", "Ctrl+,", self.open_settings)
         self.quit_action = action(file_menu, "退出", "Quit", "Ctrl+Q", self.close)
-        self.analyze_action = action(analysis_menu, "分析", "Analyze", "F5", self.analyze)
-        self.cancel_action = action(analysis_menu, "取消", "Cancel", "Esc", self.analysis.cancel)
+        self.analyze_action = action(analysis_menu, "分析", "Analyze", "F5", self.request_analyze)
+        self.cancel_action = action(analysis_menu, "取消", "Cancel", "Esc", self.request_cancel)
+        # Esc cancels only from the analysis area: in the library's search box or a side tab it clears or closes
+        # what has focus there, never a run that may have cost money
+        self.removeAction(self.cancel_action)
+        self.cancel_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.analysis.addAction(self.cancel_action)
         self.resume_action = action(analysis_menu, "继续未完成的分析", "Resume unfinished analysis", "Shift+F5",
-                                    lambda: self.analyze(resume=True))
+                                    lambda: self.request_analyze(resume=True))
         self.zh_action = action(view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C",
                                 lambda: self.set_language(Lang.ZH))
         self.en_action = action(view_menu, "界面：English", "Interface: English", "Ctrl+Shift+E",
                                 lambda: self.set_language(Lang.EN))
         self.side_action = action(view_menu, "显示/隐藏侧栏", "Show/hide side tabs", "Ctrl+B",
                                   lambda: self.side_dock.setVisible(not self.side_dock.isVisible()))
+        self.shortcuts_action = action(help_menu, "键盘快捷键", "Keyboard shortcuts", "F1", self.show_shortcuts)
+        self.shortcut_actions = [self.open_action, self.settings_action, self.quit_action, self.analyze_action,
+                                 self.cancel_action, self.resume_action, self.zh_action, self.en_action,
+                                 self.side_action, self.shortcuts_action]
+
+    def show_shortcuts(self) -> QDialog:
+        """Help → Keyboard shortcuts: every menu action with its key, and where Esc works."""
+        dlg = QDialog(self)
+        dlg.setWindowTitle(self.ui.t("键盘快捷键", "Keyboard shortcuts"))
+        table = QTableWidget(len(self.shortcut_actions), 2, dlg)
+        table.setHorizontalHeaderLabels([self.ui.t("操作", "Action"), self.ui.t("按键", "Key")])
+        table.verticalHeader().hide()
+        table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for row, act in enumerate(self.shortcut_actions):
+            name = act.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
+            if act is self.cancel_action:
+                name += self.ui.t("（仅在分析区域；付费模型会先询问）",
+                                  " (in the analysis area; asks first on a paid model)")
+            if act is self.analyze_action:
+                name += self.ui.t("（分析进行中时先询问）", " (asks first while an analysis runs)")
+            table.setItem(row, 0, QTableWidgetItem(name))
+            table.setItem(row, 1, QTableWidgetItem(act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)))
+        lay = QVBoxLayout(dlg)
+        lay.addWidget(table)
+        dlg.resize(520, 380)
+        self.shortcuts_dialog = dlg
+        dlg.open()
+        return dlg
+
+    def _confirm(self, zh_title: str, en_title: str, zh: str, en: str, on_yes: Callable[[], object]) -> QMessageBox:
+        """Ask a yes/no question without a nested event loop (``open()``); ``on_yes`` runs on Yes only."""
+        std = QMessageBox.StandardButton
+        box = QMessageBox(QMessageBox.Icon.Question, self.ui.t(zh_title, en_title), self.ui.t(zh, en),
+                          std.Yes | std.No, self)
+        box.setDefaultButton(std.No)
+        box.button(std.Yes).setText(self.ui.t("是", "Yes"))
+        box.button(std.No).setText(self.ui.t("否", "No"))
+        box.finished.connect(lambda result: on_yes() if result == std.Yes else None)
+        self.confirm_box = box
+        box.open()
+        return box
+
+    def _running_on_paid_model(self) -> bool:
+        """The running analysis uses a language model (not the offline analyst): cancelling it wastes spend."""
+        name = self.analysis.running_profile
+        try:
+            return not self.ctx.settings.profile(name).rule_based if name else False
+        except KnownError:
+            return True
+
+    def request_cancel(self) -> None:
+        """Esc / Analysis → Cancel: stop the run, asking first when it runs on a paid model."""
+        if not self.analysis.running:
+            return
+        if not self._running_on_paid_model():
+            self.analysis.cancel()
+            return
+        self._confirm("取消分析？", "Cancel the analysis?",
+                      "已完成的阶段会保留，之后可以“继续”。正在进行的阶段已花费的词元不会退回。",
+                      "Finished stages are kept and the run can be resumed later. Tokens already spent on the "
+                      "running stage are not refunded.", self.analysis.cancel)
+
+    def request_analyze(self, resume: bool = False) -> asyncio.Task[None] | None:
+        """F5 / Analyze / Resume: while a run is going, ask before it is cancelled and started again."""
+        if not self.analysis.running:
+            return self.analyze(resume=resume)
+        self._confirm("重新开始分析？", "Restart the analysis?",
+                      "一个分析正在进行。重新开始会取消它（已完成的阶段会保留），再按当前模型从头分析。",
+                      "An analysis is running. Restarting cancels it (finished stages are kept) and analyses the "
+                      "replay again with the picked model.", lambda: self.analyze(resume=resume))
+        return None
 
     def _build_side_tabs(self) -> None:
         """Host the error-wisdom and memory views where they exist; otherwise show a ready, empty frame.
@@ -326,21 +409,27 @@ class MainWindow(QMainWindow):
         self.message_bar.hide()
         self._retitle()
         self.status_label.setText(self.ui.t(f"已打开 {path.name}", f"Opened {path.name}"))
-        await self.refresh_history()
+        items = await self.refresh_history()
+        if items and not self.analysis.running and self.info is info:  # its latest analysis, as it was left
+            await self._reopen(items[0][0])
+        elif not self.analysis.running:
+            self.analysis.show_empty()
         self.replay_opened.emit(str(path))
 
-    async def refresh_history(self) -> None:
-        """Reload the past analyses of the open replay."""
+    async def refresh_history(self) -> list[tuple[int, str, bool]]:
+        """Reload the past analyses of the open replay (returned newest first)."""
         if self.info is None:
-            return
+            return []
         from ui.history import history_items
 
         try:
             records = await asyncio.to_thread(_analyses_of, self.ctx.db, self.info.path)
         except KnownError as exc:
             self.show_error(str(exc))
-            return
-        self.analysis.set_history(history_items(records))
+            return []
+        items = history_items(records)
+        self.analysis.set_history(items)
+        return items
 
     def reopen(self, analysis_id: int) -> asyncio.Task[Any]:
         """Show a stored analysis in the view (same panels as a live run)."""
@@ -352,9 +441,20 @@ class MainWindow(QMainWindow):
         rec = await asyncio.to_thread(_load_analysis, self.ctx.db, analysis_id)
         if self.analysis.running:
             self.analysis.cancel()
-        for event in record_events(rec):
-            self.analysis.handle(event)
+        self._reopening = True  # the replayed events must not read as a live run ("Analysing 15/15")
+        try:
+            for event in record_events(rec):
+                self.analysis.handle(event)
+        finally:
+            self._reopening = False
         self.analysis.flush_all()
+        self.analysis.select_history(analysis_id)
+        self.progress.hide()
+        states = {"completed": ("完成", "completed"), "cancelled": ("已取消，可继续", "cancelled, resumable"),
+                  "failed": ("失败", "failed"), "running": ("未结束", "unfinished")}
+        zh, en = states.get(rec.status, (rec.status, rec.status))
+        self.status_label.setText(self.ui.t(f"显示已保存的分析 #{analysis_id}（{zh}）",
+                                            f"Showing stored analysis #{analysis_id} ({en})"))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
         """Accept dragged replay files."""
@@ -387,7 +487,11 @@ class MainWindow(QMainWindow):
         self.status_label.setText(self.ui.t("正在准备分析…", "Preparing the analysis…"))
         return self.analysis.start(self.info.path, str(profile), resume=resume)
 
+    _reopening = False
+
     def _progress(self, done: int, total: int) -> None:
+        if self._reopening:
+            return
         self.progress.show()
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)

@@ -1,0 +1,169 @@
+"""Window flows of issue 16 on the real window offscreen: safe keys during a run, reopening the latest analysis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QMessageBox
+
+from app.settings import ModelProfileSettings, ProviderSettings, Settings
+from tests.conftest import corpus_file
+from tests.ui.conftest import until
+from tests.ui.scripts import script
+from ui.lang import UiLanguage
+from ui.main_window import AppContext, MainWindow
+from ui.runner import ScriptedRunner
+
+pytestmark = pytest.mark.gui
+
+SHORT_1V1 = "ra3_1v1_industrial_strength_observer_7m.RA3Replay"
+
+
+def make_window(qtbot: Any, runner: Any = None, lang: str = "en") -> MainWindow:
+    from app.i18n import Lang
+
+    ctx = AppContext.open(runner=runner)
+    win = MainWindow(ctx, UiLanguage(Lang(lang)))
+    qtbot.addWidget(win)
+    win.show()
+    win.activateWindow()
+    return win
+
+
+def close_window(win: MainWindow) -> None:
+    win.close()
+    win.ctx.db.close()
+
+
+def test_offline_model_name_matches_the_offline_analyst() -> None:
+    from app.llm.offline import OFFLINE_MODEL
+    from ui.analysis_view import OFFLINE_MODEL as VIEW_OFFLINE_MODEL
+
+    assert VIEW_OFFLINE_MODEL == OFFLINE_MODEL
+
+
+def test_esc_and_f5_during_a_paid_run_do_not_discard_it(qtbot: Any, run: Any) -> None:
+    settings = Settings.load()
+    settings.put_provider(ProviderSettings("Hosted", "http://127.0.0.1:9/v1"))
+    settings.put_profile(ModelProfileSettings("paid", "Hosted", "m", context_length=200_000, price_input=0.27,
+                                              price_output=1.1))
+    settings.save()
+    runner = ScriptedRunner(script(chunks=40, pause=0.005, stall_at=("window:0:0", 5), stall=60.0))
+    win = make_window(qtbot, runner)
+    std = QMessageBox.StandardButton
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(SHORT_1V1))
+        view = win.analysis
+        view.model_picker.setCurrentIndex(view.model_picker.findData("paid"))
+        win.analyze()
+        await until(lambda: "window:0:0" in view.panels and "part 5." in view.panels["window:0:0"].live_text(),
+                    what="the run to stream")
+        # Esc in the library's search box is the search box's business
+        win.library.search.setFocus()
+        QTest.keyClick(win.library.search, Qt.Key.Key_Escape)
+        await until(lambda: True)
+        assert view.running
+        assert getattr(win, "confirm_box", None) is None
+        # Esc in the analysis area asks first (a paid model); No keeps the run
+        view.scroll_area.setFocus()
+        QTest.keyClick(view.scroll_area, Qt.Key.Key_Escape)
+        await until(lambda: getattr(win, "confirm_box", None) is not None and win.confirm_box.isVisible(),
+                    what="the cancel question")
+        assert view.running
+        win.confirm_box.button(std.No).click()
+        await until(lambda: not win.confirm_box.isVisible(), what="the question to close")
+        assert view.running
+        # F5 during the run asks too; No keeps it (no second run was started)
+        win.analyze_action.trigger()
+        assert win.confirm_box.isVisible()
+        assert "running" in win.confirm_box.text()
+        win.confirm_box.button(std.No).click()
+        await until(lambda: not win.confirm_box.isVisible(), what="the question to close")
+        assert view.running
+        assert runner.runs == 1
+        assert view.panels["window:0:0"].status == "running"
+        # Yes cancels, keeping what streamed
+        QTest.keyClick(view.scroll_area, Qt.Key.Key_Escape)
+        await until(lambda: win.confirm_box.isVisible(), what="the cancel question")  # noqa: PLW0108 - a new box
+        win.confirm_box.button(std.Yes).click()
+        await until(lambda: not view.running, what="the run to stop")
+        assert view.status == "cancelled"
+        assert "part 5." in view.panels["window:0:0"].live_text()
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
+
+
+def test_shortcuts_list_and_no_stray_mnemonics(qtbot: Any, run: Any) -> None:
+    win = make_window(qtbot)
+    try:
+        dlg = win.show_shortcuts()
+        table = dlg.layout().itemAt(0).widget()
+        rows = {table.item(r, 1).text(): table.item(r, 0).text() for r in range(table.rowCount())}
+        assert "F5" in rows
+        assert "Esc" in rows
+        assert "analysis area" in rows["Esc"]
+        assert "F1" in rows
+        tabs = win.wisdom_tab.pages if hasattr(win.wisdom_tab, "pages") else None
+        if tabs is not None:
+            titles = [tabs.tabText(i) for i in range(tabs.count())]
+            assert "Audit && metrics" in titles  # shown as "Audit & metrics" (a lone & made "Audit _metrics")
+    finally:
+        close_window(win)
+
+
+def test_opening_a_replay_shows_its_latest_analysis_as_it_was_live(qtbot: Any, run: Any) -> None:
+    replay = corpus_file(SHORT_1V1)
+    live = make_window(qtbot)
+    snapshot: dict[str, Any] = {}
+
+    def snap(win: MainWindow) -> dict[str, Any]:
+        view = win.analysis
+        view.flush_all()
+        return {k: (p.title(), p.status, p.final_text, p.budget_bar.values if p._built else {},
+                    p.usage_label.text() if p._built else "", [i.message for i in p.issues])
+                for k, p in view.panels.items()}
+
+    async def first() -> None:
+        await live.open_replay(replay)
+        assert live.analysis.placeholder.isVisibleTo(live.analysis)  # nothing stored yet: say what to do
+        live.analyze()
+        await until(lambda: live.analysis.status == "completed" and not live.analysis.running, timeout=90,
+                    what="the offline run")
+        snapshot.update(snap(live))
+
+    try:
+        run(first())
+    finally:
+        close_window(live)
+    assert snapshot
+
+    again = make_window(qtbot)
+
+    async def second() -> None:
+        await again.open_replay(replay)
+        view = again.analysis
+        assert not view.running
+        assert snap(again) == snapshot  # the same panels, texts, bars and usage as the live run
+        assert not view.placeholder.isVisibleTo(view)
+        assert "Analysing" not in again.status_label.text()
+        assert "Showing stored analysis" in again.status_label.text()
+        assert not again.progress.isVisible()
+        for panel in view.panels.values():
+            if panel._built:
+                assert "[claims]" not in panel.live_text()
+                assert all("[claims]" not in d for d in panel.drafts)
+                usage = panel.usage_label.text()
+                if usage:  # the offline analyst: no speed or cost, and no fake numbers for them
+                    assert "TTFT – · – tok/s · cost –" in usage
+
+    try:
+        run(second())
+    finally:
+        close_window(again)
