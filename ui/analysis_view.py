@@ -20,6 +20,8 @@ import shiboken6
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen, QTextCursor
 from PySide6.QtWidgets import (
+    QAbstractSlider,
+    QCheckBox,
     QComboBox,
     QLabel,
     QListWidget,
@@ -27,7 +29,10 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QSplitter,
     QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -163,11 +168,16 @@ class StagePanel(Collapsible):
     """
 
     time_clicked = Signal(float)
+    retitled = Signal()
 
     def __init__(self, stage: ev.StageRef, title_zh: str, title_en: str, ui: UiLanguage,
                  parent: QWidget | None = None) -> None:
-        super().__init__("", expanded=stage.kind is not ev.StageKind.SUMMARY, parent=parent)
+        super().__init__("", expanded=False, parent=parent)  # the view opens the running stage only
         self.stage = stage
+        self.user_set = False  # the reader opened or folded this panel: the view leaves it alone
+        self.auto_opened = False
+        self.header.clicked.connect(self._user_toggled)
+        self.issues_before: list[ValidationIssue] = []
         self.ui = ui
         self.title_zh, self.title_en = title_zh, title_en
         self.status = "pending"
@@ -258,7 +268,8 @@ class StagePanel(Collapsible):
         span = ""
         if self.stage.kind is ev.StageKind.WINDOW:
             span = f"  {clock(self.stage.start_seconds)}–{clock(self.stage.end_seconds)}"
-        self.set_title(f"{t(self.title_zh, self.title_en)}{span}  · {t(zh, en)}")
+        self.set_title(f"{t(self.title_zh, self.title_en)}{span}  · {t(zh, en)}{self.issue_count_text()}")
+        self.retitled.emit()
         if not self._built:
             return
         self.prompt_section.set_title(t("发送的提示词", "Prompt sent"))
@@ -270,6 +281,22 @@ class StagePanel(Collapsible):
         self._relabel_budget()
         self._relabel_usage()
         self._relabel_lookbacks()
+
+    def _user_toggled(self) -> None:
+        self.user_set = True
+
+    def issue_count_text(self) -> str:
+        """`` · found 3 · fixed 2 · 1 left`` (after a revision) or `` · 2 issues``; "" without issues."""
+        t = self.ui.t
+        if self.issues_before:
+            found, left = len(self.issues_before), len(self.issues)
+            still = {(i.code, i.message) for i in self.issues}
+            fixed = sum(1 for i in self.issues_before if (i.code, i.message) not in still)
+            return t(f" · 发现 {found} · 修正 {fixed} · 剩 {left}", f" · found {found} · fixed {fixed} · {left} left")
+        if self.issues:
+            n = len(self.issues)
+            return t(f" · {n} 个问题", f" · {n} issue{'s' if n != 1 else ''}")
+        return ""
 
     def _retitle_reasoning(self) -> None:
         if self._reason_start is None:
@@ -403,6 +430,8 @@ class StagePanel(Collapsible):
     def issues_found(self, e: ev.IssuesFound) -> None:
         """Replace the issue list (after a revision the new list is the one that counts)."""
         self._build()
+        if e.after_revision and self.issues and not self.issues_before:
+            self.issues_before = list(self.issues)  # what caused the revision stays countable
         self.issues = list(e.issues)
         self.issue_list.clear()
         for issue in sorted(self.issues, key=lambda i: (-int(i.severity), i.time_seconds or 0.0)):
@@ -413,7 +442,7 @@ class StagePanel(Collapsible):
             item.setData(Qt.ItemDataRole.UserRole, issue.time_seconds)
             self.issue_list.addItem(item)
         self.issues_section.setVisible(bool(self.issues) or e.after_revision)
-        self._retitle_issues()
+        self.retranslate()
 
     def revision_started(self, e: ev.RevisionStarted) -> None:
         """Fold the current draft away and stream the revision into the live box."""
@@ -594,6 +623,31 @@ class AnalysisView(QWidget):
         self.scroll_area = QScrollArea(self)
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setWidget(self.container)
+        # the reader scrolled (wheel, bar, keys): stop following the running stage until asked again
+        self.scroll_area.verticalScrollBar().actionTriggered.connect(self._user_scrolled)
+        self.outline_items: dict[str, QTreeWidgetItem] = {}
+        self.outline = QTreeWidget(self)
+        self.outline.setHeaderHidden(True)
+        self.outline.setRootIsDecorated(False)
+        self.outline.setIndentation(12)
+        self.outline.itemClicked.connect(self._outline_clicked)
+        self.summary_button = QPushButton(self)
+        self.summary_button.setEnabled(False)
+        self.summary_button.clicked.connect(self.show_summary)
+        self.follow_box = QCheckBox(self)
+        self.follow_box.setChecked(True)
+        self.follow_box.toggled.connect(self._follow_toggled)
+        side = QWidget(self)
+        side_lay = QVBoxLayout(side)
+        side_lay.setContentsMargins(0, 0, 0, 0)
+        side_lay.addWidget(self.summary_button)
+        side_lay.addWidget(self.outline, 1)
+        side_lay.addWidget(self.follow_box)
+        self.body_split = QSplitter(self)
+        self.body_split.addWidget(side)
+        self.body_split.addWidget(self.scroll_area)
+        self.body_split.setStretchFactor(1, 1)
+        self.body_split.setSizes([190, 600])
         self.placeholder = QLabel(self.container)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
@@ -601,13 +655,16 @@ class AnalysisView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(bar)
-        lay.addWidget(self.scroll_area, 1)
+        lay.addWidget(self.body_split, 1)
         ui.bind(self, self.analyze_button.setText, "分析 (F5)", "Analyze (F5)")
         ui.bind(self, self.cancel_button.setText, "取消 (Esc)", "Cancel (Esc)")
         ui.bind(self, self.resume_button.setText, "继续", "Resume")
         ui.bind(self, self.history_label.setText, "历史分析：", "Past analyses:")
         ui.bind(self, self.model_label.setText, "模型：", "Model:")
         ui.bind(self, self.placeholder.setText, "打开录像后按“分析”开始。", "Open a replay, then press Analyze.")
+        ui.bind(self, self.summary_button.setText, "总结 ↑", "Summary ↑")
+        ui.bind(self, self.follow_box.setText, "跟随进行中的阶段", "Follow the running stage")
+        ui.bind(self, self.outline.setToolTip, "点击跳到该阶段", "Click to jump to the stage")
 
     # -- running ---------------------------------------------------------------------------------------------
 
@@ -691,6 +748,9 @@ class AnalysisView(QWidget):
         self._tops: list[QWidget] = []
         self.panels.clear()
         self.groups.clear()
+        self.outline.clear()
+        self.outline_items.clear()
+        self.summary_button.setEnabled(False)
         self.stages = []
         self.done = 0
         self.placeholder.hide()
@@ -727,6 +787,14 @@ class AnalysisView(QWidget):
             group.add(panel)
         panel.time_clicked.connect(self.time_requested.emit)
         self.panels[stage.key] = panel
+        if stage.kind is ev.StageKind.SUMMARY_ROUND:
+            self.summary_button.setEnabled(True)
+        item = QTreeWidgetItem([""])
+        item.setData(0, Qt.ItemDataRole.UserRole, stage.key)
+        self.outline.addTopLevelItem(item)
+        self.outline_items[stage.key] = item
+        panel.retitled.connect(lambda p=panel, it=item: self._outline_text(p, it))
+        self._outline_text(panel, item)
         return panel
 
     def handle(self, e: ev.PipelineEvent) -> None:
@@ -742,6 +810,7 @@ class AnalysisView(QWidget):
                 self.status = "running"
                 self.segments = list(e.segments)
                 self.stages = list(e.stages)
+                self.follow_box.setChecked(True)  # a new run is followed again
                 for st in e.stages:
                     panel = self._panel(st)
                     if st.key in carried:
@@ -750,7 +819,9 @@ class AnalysisView(QWidget):
                 self.plan_changed.emit(list(self.segments), windows)
                 self.progress.emit(0, len(self.stages))
             case ev.StageStarted():
-                self._panel(e.stage).started(e)
+                panel = self._panel(e.stage)
+                panel.started(e)
+                self._open_running(panel)
             case ev.TextDelta():
                 self._panel(e.stage).text_delta(e)
             case ev.ReasoningDelta():
@@ -769,19 +840,118 @@ class AnalysisView(QWidget):
             case ev.RevisionFinished():
                 self._panel(e.stage).revision_finished(e)
             case ev.StageFinished():
-                self._panel(e.stage).finished(e)
+                panel = self._panel(e.stage)
+                panel.finished(e)
+                self._fold_finished(panel)
                 self._count()
             case ev.StageFailed():
                 self._panel(e.stage).failed(e)
                 self._count()
             case ev.RunFinished():
                 self.status = e.status
-                if e.status != "completed":
+                if e.status == "completed":
+                    self.show_summary()
+                else:
                     self._interrupt_all()
                 if e.message and e.status == "failed":
                     self.error.emit(e.message)
             case _:
                 pass
+
+    # -- outline and following ------------------------------------------------------------------------------------
+
+    follow = True
+
+    def _outline_text(self, panel: StagePanel, item: QTreeWidgetItem) -> None:
+        if not shiboken6.isValid(item):
+            return
+        marks = {"pending": "○", "running": "◐", "revising": "◐", "done": "●", "failed": "✕", "cancelled": "◌"}
+        seg = f"{panel.stage.segment + 1}." if panel.stage.kind is ev.StageKind.WINDOW else ""
+        item.setText(0, f"{marks.get(panel.status, '·')} {seg}{panel.title().strip()}")
+        item.setToolTip(0, panel.title())
+        color = {"running": "#2f6fdf", "revising": "#2f6fdf", "failed": "#c0392b"}.get(panel.status)
+        item.setForeground(0, QBrush(QColor(color)) if color else QBrush())
+
+    def _summary_panel(self) -> StagePanel | None:
+        return next((p for p in self.panels.values() if p.stage.kind is ev.StageKind.SUMMARY_ROUND), None)
+
+    def jump_to(self, key: str) -> None:
+        """Open a stage's panel (and its segment) and scroll so its header is at the top."""
+        panel = self.panels.get(key)
+        if panel is None:
+            return
+        panel.set_expanded(True)
+        group = self.groups.get(panel.stage.segment) if panel.stage.kind is ev.StageKind.WINDOW else None
+        if group is not None:
+            group.set_expanded(True)
+        item = self.outline_items.get(key)
+        if item is not None:
+            self.outline.setCurrentItem(item)
+        QTimer.singleShot(0, lambda: self._scroll_to(panel))
+
+    def _scroll_to(self, panel: StagePanel) -> None:
+        if not shiboken6.isValid(panel) or not shiboken6.isValid(self):
+            return
+        self.container.layout().activate()
+        y = panel.mapTo(self.container, panel.rect().topLeft()).y()
+        self._auto_scroll = True
+        try:
+            self.scroll_area.verticalScrollBar().setValue(y)
+        finally:
+            self._auto_scroll = False
+
+    _auto_scroll = False
+
+    def scroll_target(self, key: str) -> int:
+        """Where :meth:`jump_to` scrolls for ``key`` (the panel's top, within the scroll range)."""
+        panel = self.panels[key]
+        bar = self.scroll_area.verticalScrollBar()
+        return min(panel.mapTo(self.container, panel.rect().topLeft()).y(), bar.maximum())
+
+    def _outline_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        key = item.data(0, Qt.ItemDataRole.UserRole)
+        if key:
+            self.jump_to(str(key))
+
+    def _user_scrolled(self, _action: int) -> None:
+        if not self._auto_scroll and _action != QAbstractSlider.SliderAction.SliderNoAction.value:
+            self.follow_box.setChecked(False)
+
+    def _follow_toggled(self, on: bool) -> None:
+        self.follow = on
+        running = next((p for p in self.panels.values() if p.status in ("running", "revising")), None)
+        if on and running is not None:
+            self.jump_to(running.stage.key)
+
+    def _open_running(self, panel: StagePanel) -> None:
+        """A stage started: open it (unless the reader folded it) and follow it (unless the reader scrolled)."""
+        if not panel.user_set and not panel.expanded:
+            panel.set_expanded(True)
+            panel.auto_opened = True
+        if self.follow and self.status in ("running", "starting"):
+            self.jump_to(panel.stage.key)
+
+    def _fold_finished(self, panel: StagePanel) -> None:
+        """A finished stage folds back if the view opened it; its outline row and title keep the result."""
+        if panel.auto_opened and not panel.user_set:
+            panel.set_expanded(False)
+            panel.auto_opened = False
+
+    def show_summary(self) -> None:
+        """The run's summary first: moved to the top of the page, opened, and scrolled to."""
+        panel = self._summary_panel()
+        if panel is None:
+            return
+        self.summary_button.setEnabled(True)
+        if self.panel_layout.indexOf(panel) != 1:
+            self.panel_layout.removeWidget(panel)
+            self.panel_layout.insertWidget(1, panel)  # after the (hidden) placeholder
+        item = self.outline_items.get(panel.stage.key)
+        if item is not None and self.outline.indexOfTopLevelItem(item) != 0:
+            self.outline.takeTopLevelItem(self.outline.indexOfTopLevelItem(item))
+            self.outline.insertTopLevelItem(0, item)
+        panel.user_set = False
+        self.jump_to(panel.stage.key)
 
     def _count(self) -> None:
         self.done = sum(1 for p in self.panels.values() if p.status in ("done", "failed", "cancelled"))
