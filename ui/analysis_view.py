@@ -9,7 +9,6 @@ pipeline marks a cancelled run from one), so :meth:`AnalysisView.post` hops to t
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import shiboken6
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen, QTextCursor
+from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractSlider,
     QCheckBox,
@@ -26,11 +25,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSizePolicy,
     QSplitter,
     QTextBrowser,
+    QTextEdit,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -233,8 +234,11 @@ class StagePanel(Collapsible):
         self.final_view.setMinimumHeight(80)
         self.final_view.setMaximumHeight(360)
         self.final_view.hide()
-        self.claims_section = LazyTextSection("", 200, parent=self)
-        self.claims_box = self.claims_section.box
+        from ui.claims_table import ClaimsTable
+
+        self.claims_section = Collapsible("", expanded=False, parent=self)
+        self.claims_table = ClaimsTable(self.ui, self)
+        self.claims_section.add(self.claims_table)
         self.claims_section.hide()
         self.issues_section = Collapsible("", expanded=False, parent=self)
         self.issue_list = QListWidget(self)
@@ -275,7 +279,8 @@ class StagePanel(Collapsible):
         self.prompt_section.set_title(t("发送的提示词", "Prompt sent"))
         n = len(self.drafts)
         self.drafts_section.set_title(t(f"修订前草稿（{n}）", f"Drafts before revision ({n})"))
-        self.claims_section.set_title(t("结构化断言", "Claims"))
+        n_claims = self.claims_table.rowCount()
+        self.claims_section.set_title(t(f"结构化断言（{n_claims}）", f"Claims ({n_claims})"))
         self._retitle_issues()
         self._retitle_reasoning()
         self._relabel_budget()
@@ -424,8 +429,10 @@ class StagePanel(Collapsible):
         """The stage's claims (shown as JSON, collapsed)."""
         self._build()
         self.claims = dict(e.claims)
-        self.claims_section.set_text(json.dumps(self.claims, ensure_ascii=False, indent=1, default=str))
+        self.claims_table.fill(self.claims, self.issues)
         self.claims_section.show()
+        self.claims_section.set_title(self.ui.t(f"结构化断言（{self.claims_table.rowCount()}）",
+                                                f"Claims ({self.claims_table.rowCount()})"))
 
     def issues_found(self, e: ev.IssuesFound) -> None:
         """Replace the issue list (after a revision the new list is the one that counts)."""
@@ -440,7 +447,10 @@ class StagePanel(Collapsible):
             item.setForeground(QBrush(QColor(SEVERITY_COLORS[issue.severity])))
             item.setToolTip(f"{issue.code}: {issue.message}")
             item.setData(Qt.ItemDataRole.UserRole, issue.time_seconds)
+            item.setData(Qt.ItemDataRole.UserRole + 1, issue)
             self.issue_list.addItem(item)
+        if self.claims:
+            self.claims_table.fill(self.claims, self.issues)
         self.issues_section.setVisible(bool(self.issues) or e.after_revision)
         self.retranslate()
 
@@ -541,10 +551,49 @@ class StagePanel(Collapsible):
             self._build()
         super()._on_toggled(on)
 
+    cited_text = ""
+    """The sentence highlighted for the last clicked issue's claim ("" when none was found)."""
+
     def _issue_clicked(self, item: QListWidgetItem) -> None:
         when = item.data(Qt.ItemDataRole.UserRole)
         if when is not None:
             self.time_clicked.emit(float(when))
+        issue = item.data(Qt.ItemDataRole.UserRole + 1)
+        if isinstance(issue, ValidationIssue):
+            self.show_claim_of(issue)
+
+    def show_claim_of(self, issue: ValidationIssue) -> int | None:
+        """Select the claim an issue is about and highlight the sentence of the answer that cites it."""
+        from ui.claims_table import citation_tokens, claim_row_for_issue
+
+        index = claim_row_for_issue(issue, self.claims_table.rows)
+        self.cited_text = ""
+        view: QTextEdit | QPlainTextEdit = self.final_view if self.final_text is not None else self.live_box
+        view.setExtraSelections([])
+        if index is None:
+            self.claims_table.clearSelection()
+            return None
+        self.claims_section.set_expanded(True)
+        self.claims_table.select_claim(index)
+        doc = view.document()
+        for token in citation_tokens(self.claims_table.rows[index]):
+            found = doc.find(token)
+            if found.isNull():
+                continue
+            found.select(QTextCursor.SelectionType.BlockUnderCursor)
+            sel = QTextEdit.ExtraSelection()
+            sel.cursor = found
+            fmt = QTextCharFormat()
+            fmt.setBackground(QColor("#fff2a8"))
+            sel.format = fmt
+            view.setExtraSelections([sel])
+            anchor = QTextCursor(found)
+            anchor.clearSelection()
+            view.setTextCursor(anchor)
+            view.ensureCursorVisible()
+            self.cited_text = found.selectedText().strip()
+            break
+        return index
 
 
 class AnalysisView(QWidget):

@@ -227,3 +227,61 @@ def test_outline_jumps_and_the_view_follows_the_running_stage(qtbot: Any, run: A
         run(scenario())
     finally:
         close_window(win)
+
+
+def test_clicking_an_issue_selects_its_claim_and_highlights_the_citing_sentence(qtbot: Any, run: Any) -> None:
+    from app.claims.issues import Severity, ValidationIssue
+    from app.pipeline import events as ev
+
+    stage = ev.StageRef(ev.StageKind.WINDOW, 0, 0, 60.0, 180.0)
+    claims = {"unitClaims": [{"unitId": 1234, "player": "Alice", "type": "AlliedTank", "confidence": "confirmed"}],
+              "eventClaims": [{"time": "2:30.00", "player": "Alice", "kind": "build", "name": "Refinery"}],
+              "timelineClaims": []}
+    # the validator names the claim as "<kind> claim <n>" (app.claims.validate), and fills unit_id for units
+    unit_issue = ValidationIssue(Severity.CONTRADICTION, "OwnershipContradiction",
+                                 "unit claim 1: #1234 is claimed for Alice but Boris has strong ownership evidence",
+                                 150.0, 1234)
+    event_issue = ValidationIssue(Severity.WARNING, "EventNotFound", "event claim 1: no build of Refinery near 2:30",
+                                  150.0)
+    loose = ValidationIssue(Severity.INFO, "Style", "be more specific")
+    text = ("## Window 1\n\nAlice opened with a barracks at 1:00.\n\nThe tank #1234 belongs to Alice.\n\n"
+            "She built a refinery at 2:30.\n")
+    events = [ev.RunStarted(3, "replay", "scripted", (stage,), segments=((0.0, 300.0),)),
+              ev.StageStarted(stage, {}, "PROMPT"), ev.TextDelta(stage, text + "\n[claims]\n```json\n{}\n```"),
+              ev.ClaimsParsed(stage, claims), ev.IssuesFound(stage, (unit_issue, event_issue, loose)),
+              ev.StageFinished(stage, text), ev.RunFinished(3, "completed")]
+    win = make_window(qtbot, ScriptedRunner(events))
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(SHORT_1V1))
+        win.analyze()
+        view = win.analysis
+        await until(lambda: view.status == "completed" and not view.running, what="the run")
+        panel = view.panels[stage.key]
+        table = panel.claims_table
+        assert table.rowCount() == 2
+        assert table.item(0, 0).text().startswith("U1 · unit #1234")
+        assert table.item(0, 1).text() == "Alice"
+        assert table.item(0, 3).text() == "confirmed"
+        assert "Contradiction" in table.item(0, 4).text()
+        assert table.item(1, 0).text().startswith("E1 · event")
+        assert table.item(1, 2).text() == "2:30"
+        assert "Warning" in table.item(1, 4).text()
+        rows = {panel.issue_list.item(i).data(Qt.ItemDataRole.UserRole + 1).code: panel.issue_list.item(i)
+                for i in range(panel.issue_list.count())}
+        panel.issue_list.itemClicked.emit(rows["OwnershipContradiction"])
+        assert table.selected_index() == 0
+        assert panel.claims_section.expanded
+        assert panel.cited_text == "The tank #1234 belongs to Alice."
+        assert win.timeline.marker == 150.0
+        panel.issue_list.itemClicked.emit(rows["EventNotFound"])
+        assert table.selected_index() == 1
+        assert panel.cited_text == "She built a refinery at 2:30."
+        panel.issue_list.itemClicked.emit(rows["Style"])  # names no claim: nothing selected or highlighted
+        assert table.selected_index() is None
+        assert panel.cited_text == ""
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
