@@ -325,12 +325,26 @@ class MainWindow(QMainWindow):
             from app.memory.store import MemoryStore
             from ui.tabs.memory_tabs import MemoryTabs
 
-            self.memory_tabs: QWidget = MemoryTabs(MemoryStore(self.ctx.db), lang)
+            memory = MemoryTabs(MemoryStore(self.ctx.db), lang, reviewer=str(self.ctx.settings.get("reviewer")),
+                                on_reviewer=self._remember_reviewer)
+            self.memory_tabs: QWidget = memory
+            title = t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard")
+            memory.queue.count_changed.connect(lambda n: self.side_tabs.setTabText(
+                self.side_tabs.indexOf(memory), title + (f" · {t('待审', 'review')} {n}" if n else "")))
         except Exception as exc:  # see above
             log.warning("memory tabs unavailable: %r", exc)
             self.memory_tabs = self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc)
         self.side_tabs.addTab(self.memory_tabs, t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"))
         self.side_tabs.setCurrentIndex(max(0, current))
+
+    def _remember_reviewer(self, name: str) -> None:
+        """The reviewer's name, asked once in the review queue, kept in the settings for every later session."""
+        if name and name != self.ctx.settings.get("reviewer"):
+            try:
+                self.ctx.settings.set("reviewer", name)
+                self.ctx.settings.save()
+            except (KnownError, OSError) as exc:
+                self.show_error(str(exc))
 
     @staticmethod
     def _placeholder(text: str, exc: Exception) -> QWidget:

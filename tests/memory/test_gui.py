@@ -110,8 +110,8 @@ def test_review_queue_side_by_side_and_approve(qtbot, store: MemoryStore, run) -
         await tab.refreshed()
         [item] = store.queue()
         assert tab.list.count() == 1
-        assert "B → A" in tab.left.toPlainText()
-        assert "A → B" in tab.right.toPlainText()
+        assert "A → B" in tab.left.toPlainText()  # current (the earlier replay's opening)
+        assert "B → A" in tab.right.toPlainText()  # proposed (the newer replay's)
         tab.split_right.setText("")
         tab.split_button.click()  # no second value: refused with a message
         await tab.refreshed()
