@@ -7,9 +7,10 @@ re-layout per token; the view auto-scrolls only when the reader is already at th
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMargins, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QMargins, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -351,3 +352,35 @@ class FlowLayout(QLayout):
             x += hint.width() + self._gap
             row_h = max(row_h, hint.height())
         return y + row_h - rect.y() + m.bottom()
+
+
+class EmptyHint(QLabel):
+    """A sentence over an empty list or table that says what fills it (hidden as soon as a row arrives).
+
+    Attach one per view: ``EmptyHint(view, text)``. It follows the view's model, so every way rows arrive
+    (worker-thread fills in slices, clears on refresh) keeps it right without the tab doing anything.
+    """
+
+    def __init__(self, view: QAbstractItemView, text: str) -> None:
+        super().__init__(text, view.viewport())
+        self.view = view
+        self.setWordWrap(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setProperty("role", "empty")
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        model = view.model()
+        for sig in (model.rowsInserted, model.rowsRemoved, model.modelReset, model.layoutChanged):
+            sig.connect(self.update_visibility)
+        view.viewport().installEventFilter(self)
+        self.update_visibility()
+
+    def update_visibility(self, *_args: object) -> None:
+        """Show only while the view has no rows."""
+        self.setVisible(self.view.model().rowCount() == 0)
+        self.setGeometry(self.view.viewport().rect().adjusted(12, 12, -12, -12))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Keep covering the viewport when it is resized."""
+        if event.type() == QEvent.Type.Resize:
+            self.setGeometry(self.view.viewport().rect().adjusted(12, 12, -12, -12))
+        return False

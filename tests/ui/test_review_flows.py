@@ -114,3 +114,26 @@ def test_review_approve_reject_split_record_the_reviewer_and_undo_flips_back(qtb
     finally:
         again.close()
         again.ctx.db.close()
+
+
+def test_empty_side_tabs_say_what_fills_them(qtbot: Any, run: Any) -> None:
+    win, _store = _window(qtbot, seed=False)
+    tabs: Any = win.memory_tabs
+
+    async def scenario() -> None:
+        await tabs.refreshed()
+        await win.wisdom_tab.refreshed()  # type: ignore[attr-defined]
+        assert tabs.facts.empty.isVisibleTo(tabs.facts)
+        assert "Each finished analysis records" in tabs.facts.empty.text()
+        assert tabs.chains.empty.isVisibleTo(tabs.chains)
+        assert "flip back" in tabs.chains.empty.text()
+        assert tabs.queue.empty.isVisibleTo(tabs.queue)
+        wisdom: Any = win.wisdom_tab
+        assert wisdom.empty.isVisibleTo(wisdom)
+        assert "validation finds" in wisdom.empty.text()
+
+    try:
+        run(scenario())
+    finally:
+        win.close()
+        win.ctx.db.close()

@@ -42,7 +42,7 @@ from app.i18n import Lang, pick, system_lang
 from app.memory import HEALTHY, METRICS, EpisodeView, FactView, MemoryStore, QueueView, Scorecard, SourceView
 from app.memory.scorecard import LABELS
 from ui.tabs.loading import Actions, Loader, batches, error_text
-from ui.widgets import FlowLayout
+from ui.widgets import EmptyHint, FlowLayout
 
 TYPES = ("preference", "project_fact", "domain", "lesson")
 STATUSES = ("active", "hypothesis", "superseded", "conflict", "observation")
@@ -82,7 +82,8 @@ def query_chains(store: MemoryStore, lang: Lang) -> tuple[list[list[FactView]], 
     chains = store.chains()
     lines = []
     for chain in chains:
-        text = " → ".join(f"#{f.id}{'*' if f.status == 'active' else ''}" for f in chain)
+        current = pick(lang, "当前", "current")
+        text = " → ".join(f"【{current} #{f.id}】" if f.status == "active" else f"#{f.id}" for f in chain)
         if len(chain) >= 3:
             text += pick(lang, "  （不稳定）", "  (unstable)")
         lines.append(f"{text}  {chain[-1].content(lang)}")
@@ -295,6 +296,10 @@ class FactsTab(QWidget):
         for w in (self.type_box, self.status_box, self.min_conf, self.batch_button, self.message):
             filters.addWidget(w)
         self.table = QTableWidget(0, 5)
+        self.empty = EmptyHint(self.table, pick(
+            self.lang, "还没有事实。每次分析完成后，系统会从录像中记下玩家习惯等事实；你的反馈也会记在这里。",
+            "No facts yet. Each finished analysis records what it learns from the replay (players' habits, for "
+            "example), and your feedback is kept here too."))
         self.table.setHorizontalHeaderLabels(["#", pick(self.lang, "类型", "type"), pick(self.lang, "状态", "status"),
                                               pick(self.lang, "置信度", "confidence"),
                                               pick(self.lang, "内容", "content")])
@@ -397,6 +402,10 @@ class ChainsTab(QWidget):
         self._actions = Actions(self, self._show_error)
         self.list = QListWidget()
         self.detail = QPlainTextEdit()
+        self.empty = EmptyHint(self.list, pick(
+            self.lang, "还没有替代链。当新的证据让一条事实取代旧事实时，两者会在这里连成一条链，可以翻回。",
+            "No supersede chains yet. When new evidence replaces a fact, the old and the new one form a chain "
+            "here, and you can flip back."))
         self.detail.setReadOnly(True)
         self.flip_button = QPushButton(pick(self.lang, "翻回上一版", "Flip back"))
         self.message = MessageBar()
@@ -685,10 +694,11 @@ class TrendChart(QWidget):
         None.
     """
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, lang: Lang = Lang.EN) -> None:
         super().__init__(parent)
         self._cards: list[Scorecard] = []
-        self.setMinimumHeight(160)
+        self.lang = lang
+        self.setMinimumHeight(200)
 
     def set_cards(self, cards: list[Scorecard]) -> None:
         """Show these months (oldest first)."""
@@ -714,14 +724,32 @@ class TrendChart(QWidget):
         del event
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        area = QRectF(30, 10, max(10, self.width() - 40), max(10, self.height() - 30))
+        legend_h = 18 * ((len(METRICS) + 1) // 2)
+        area = QRectF(44, 18, max(10, self.width() - 54), max(10, self.height() - 48 - legend_h))
         top = 2.0  # the chart shows up to twice the limit
+        text_pen = QPen(self.palette().color(self.foregroundRole()), 1)
+        # the healthy band (at or under the limit), the frame, the y axis in multiples of each metric's limit
+        p.fillRect(QRectF(area.left(), area.bottom() - area.height() / top, area.width(), area.height() / top),
+                   QColor(46, 139, 87, 40))
         p.setPen(QPen(QColor("#888888"), 1))
         p.drawRect(area)
+        p.setPen(text_pen)
+        for mult in (0.0, 1.0, 2.0):
+            y = area.bottom() - area.height() * (mult / top)
+            p.drawText(QPointF(4, y + 4), f"{mult:g}×")
+        p.drawText(QPointF(area.left(), 12), pick(self.lang, "相对健康上限的倍数（绿色带内为健康）",
+                                                  "times the healthy limit (inside the green band is healthy)"))
         limit_y = area.bottom() - area.height() * (1.0 / top)
         dash = QPen(QColor("#444444"), 1, Qt.PenStyle.DashLine)
         p.setPen(dash)
         p.drawLine(QPointF(area.left(), limit_y), QPointF(area.right(), limit_y))
+        # the legend under the month axis
+        for k, (color, metric) in enumerate(zip(METRIC_COLORS, METRICS, strict=True)):
+            lx = area.left() + (k % 2) * (area.width() / 2)
+            ly = area.bottom() + 26 + 18 * (k // 2)
+            p.fillRect(QRectF(lx, ly - 9, 12, 10), QColor(color))
+            p.setPen(text_pen)
+            p.drawText(QPointF(lx + 16, ly), LABELS[metric][0] if self.lang is Lang.ZH else LABELS[metric][1])
         n = len(self._cards)
         for i, card in enumerate(self._cards):
             x = area.left() + (area.width() * (i + 0.5) / max(n, 1))
@@ -770,7 +798,7 @@ class ScorecardTab(QWidget):
         self.months.setPrefix(pick(self.lang, "月数 ", "months "))
         self.table = QTableWidget(len(METRICS), 0)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.chart = TrendChart()
+        self.chart = TrendChart(lang=self.lang)
         self.cards: list[Scorecard] = []
         self.message = MessageBar()
         self.loader = Loader(self, lambda exc: self.message.show_error(exc, self.lang))
@@ -800,14 +828,15 @@ class ScorecardTab(QWidget):
         self.message.clear_message()
         self.cards = cards
         self.table.setColumnCount(len(self.cards) + 1)
+        shown = self.shown_cards()  # the current month first
         self.table.setHorizontalHeaderLabels([pick(self.lang, "健康范围", "healthy"),
-                                              *(c.month for c in self.cards)])
+                                              *(c.month for c in shown)])
         self.table.setVerticalHeaderLabels([LABELS[m][0] if self.lang is Lang.ZH else LABELS[m][1]
                                             for m in METRICS])
         for r, m in enumerate(METRICS):
             lo, hi = HEALTHY[m]
             self.table.setItem(r, 0, QTableWidgetItem(f"[{lo:g}, {hi:g}]"))
-            for c, card in enumerate(self.cards, start=1):
+            for c, card in enumerate(shown, start=1):
                 v = card.metrics[m]
                 item = QTableWidgetItem("—" if v is None else f"{v:.3f}")
                 ok = card.healthy(m)
@@ -816,9 +845,14 @@ class ScorecardTab(QWidget):
                 self.table.setItem(r, c, item)
         self.chart.set_cards(self.cards)
 
+    def shown_cards(self) -> list[Scorecard]:
+        """The months in table order: the current month first (past months, often empty, after it)."""
+        return list(reversed(self.cards))
+
     def _on_column(self, col: int) -> None:
-        if 1 <= col <= len(self.cards):
-            self.month_selected.emit(self.cards[col - 1].month)
+        shown = self.shown_cards()
+        if 1 <= col <= len(shown):
+            self.month_selected.emit(shown[col - 1].month)
 
 
 class MemoryTabs(QTabWidget):
