@@ -130,9 +130,21 @@ class BudgetBar(QWidget):
         self.setMaximumHeight(18)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
-    def set_breakdown(self, breakdown: Mapping[str, int]) -> None:
+    def set_breakdown(self, breakdown: Mapping[str, int], lang: object = None) -> None:
         """Show a request's breakdown (keys of :class:`app.pipeline.events.StageStarted`)."""
+        from app.i18n import Lang, pick
+
         self.values = {k: int(v) for k, v in breakdown.items()}
+        lg = lang if isinstance(lang, Lang) else Lang.EN
+        rows = "".join(f"<tr><td><span style='color:{color}'>■</span> {pick(lg, zh, en)}</td>"
+                       f"<td align='right'>{self.values.get(key, 0):,}</td></tr>"
+                       for key, zh, en, color in BUDGET_PARTS)
+        v = self.values
+        self.setToolTip(pick(lg, "这次请求的词元构成（估算）", "Tokens of this request (estimated)")
+                        + f"<table>{rows}</table>"
+                        + pick(lg, f"虚线 = 预算 {v.get('budget', 0):,}；整条 = 上下文 {v.get('context_length', 0):,}",
+                               f"dashed line = budget {v.get('budget', 0):,}; full width = context "
+                               f"{v.get('context_length', 0):,}"))
         self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
@@ -212,6 +224,7 @@ class StagePanel(Collapsible):
         self.budget_bar = BudgetBar(self)
         self.budget_label = QLabel(self)
         self.budget_label.setWordWrap(True)
+        self.budget_label.setTextFormat(Qt.TextFormat.RichText)  # coloured squares: the bar's legend
         self.usage_label = QLabel(self)
         self.usage_label.setWordWrap(True)
         self.error_label = QLabel(self)
@@ -326,7 +339,9 @@ class StagePanel(Collapsible):
         if not v:
             self.budget_label.setText(self.ui.t("预算：尚未发送请求", "Budget: no request sent yet"))
             return
-        parts = " · ".join(f"{self.ui.t(zh, en)} {v.get(k, 0):,}" for k, zh, en, _c in BUDGET_PARTS)
+        # the numbers double as the bar's legend: each part with its colour
+        parts = " · ".join(f"<span style='color:{c}'>■</span> {self.ui.t(zh, en)} {v.get(k, 0):,}"
+                           for k, zh, en, c in BUDGET_PARTS)
         self.budget_label.setText(self.ui.t(
             f"{parts}  ｜ 合计 {v.get('total', 0):,} / 预算 {v.get('budget', 0):,} / "
             f"上下文 {v.get('context_length', 0):,}",
@@ -368,7 +383,7 @@ class StagePanel(Collapsible):
             self.set_status("running")
         if e.breakdown:
             self.breakdowns.append(dict(e.breakdown))
-            self.budget_bar.set_breakdown(e.breakdown)
+            self.budget_bar.set_breakdown(e.breakdown, self.ui.lang)
             self._relabel_budget()
         if e.prompt:
             existing = self.prompt_section.text()
@@ -379,7 +394,7 @@ class StagePanel(Collapsible):
         """Budget bars of this stage's requests from before a resume."""
         self._build()
         self.breakdowns = list(breakdowns)
-        self.budget_bar.set_breakdown(breakdowns[-1])
+        self.budget_bar.set_breakdown(breakdowns[-1], self.ui.lang)
         self._relabel_budget()
 
     def text_delta(self, e: ev.TextDelta) -> None:

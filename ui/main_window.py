@@ -100,7 +100,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.ctx = ctx
         self.ui = ui or UiLanguage(ctx.settings.ui_lang())
-        runner = ctx.runner or default_runner(ctx.db, lambda: self.ctx.settings, ctx.secrets)
+        runner = ctx.runner or default_runner(ctx.db, self.run_settings, ctx.secrets)
         self.info: ReplayInfo | None = None
         self.settings_dialog: SettingsDialog | None = None
         self.setAcceptDrops(True)
@@ -336,6 +336,20 @@ class MainWindow(QMainWindow):
             self.memory_tabs = self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc)
         self.side_tabs.addTab(self.memory_tabs, t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"))
         self.side_tabs.setCurrentIndex(max(0, current))
+
+    def run_settings(self) -> Settings:
+        """The settings an analysis runs with: the analysis language follows the interface language.
+
+        Unless the settings set it apart: a Chinese window produced English analyses on an English system.
+        """
+        settings = self.ctx.settings
+        if settings.get("analysis_language") or settings.ui_lang() is self.ui.lang:
+            return settings
+        import copy
+
+        run = copy.deepcopy(settings)
+        run.set("analysis_language", self.ui.lang.value)
+        return run
 
     def _remember_reviewer(self, name: str) -> None:
         """The reviewer's name, asked once in the review queue, kept in the settings for every later session."""

@@ -285,3 +285,18 @@ def test_clicking_an_issue_selects_its_claim_and_highlights_the_citing_sentence(
         run(scenario())
     finally:
         close_window(win)
+
+
+def test_analysis_language_follows_the_interface_unless_set_apart(qtbot: Any, monkeypatch: Any) -> None:
+    from app.i18n import Lang
+
+    monkeypatch.setenv("REPLAYSAGE_LANG", "en")  # an English system
+    win = make_window(qtbot, lang="zh")  # a Chinese window (View → 中文, or --lang zh)
+    try:
+        assert win.ctx.settings.get("analysis_language") == ""
+        assert win.run_settings().analysis_lang() is Lang.ZH
+        assert win.ctx.settings.get("analysis_language") == ""  # the user's settings are not rewritten
+        win.ctx.settings.set("analysis_language", "en")  # set apart on purpose: kept
+        assert win.run_settings().analysis_lang() is Lang.EN
+    finally:
+        close_window(win)
