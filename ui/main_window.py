@@ -124,6 +124,7 @@ class MainWindow(QMainWindow):
         middle.addWidget(top)
         middle.addWidget(self.analysis)
         middle.setStretchFactor(1, 3)
+        middle.setSizes([240, 560])  # the analysis (the result) gets most of a laptop screen's height
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("main_splitter")
         self.splitter.addWidget(self.library)

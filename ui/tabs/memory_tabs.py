@@ -318,7 +318,7 @@ class FactsTab(QWidget):
         split.addWidget(right)
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
-        layout.addWidget(split)
+        layout.addWidget(split, 1)  # the rows get the height, not the (flowing) filter row
         self.type_box.currentIndexChanged.connect(self.refresh)
         self.status_box.currentIndexChanged.connect(self.refresh)
         self.min_conf.valueChanged.connect(self.refresh)

@@ -229,7 +229,7 @@ class WisdomTab(QWidget):
         entries_page = QWidget()
         ev = QVBoxLayout(entries_page)
         ev.addLayout(filters)
-        ev.addWidget(split)
+        ev.addWidget(split, 1)
 
         self.rules_table = QTableWidget(0, 9)
         EmptyHint(self.rules_table, t("还没有规则。相似的条目积累多了，会归纳成规则，等你在这里验证启用。",
