@@ -326,7 +326,8 @@ class MainWindow(QMainWindow):
             from app.memory.store import MemoryStore
             from ui.tabs.memory_tabs import MemoryTabs
 
-            memory = MemoryTabs(MemoryStore(self.ctx.db), lang, reviewer=str(self.ctx.settings.get("reviewer")),
+            memory = MemoryTabs(MemoryStore(self.ctx.db), lang,
+                                reviewer=str(self.ctx.settings.get("reviewer_name")),
                                 on_reviewer=self._remember_reviewer)
             self.memory_tabs: QWidget = memory
             title = t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard")
@@ -354,9 +355,9 @@ class MainWindow(QMainWindow):
 
     def _remember_reviewer(self, name: str) -> None:
         """The reviewer's name, asked once in the review queue, kept in the settings for every later session."""
-        if name and name != self.ctx.settings.get("reviewer"):
+        if name and name != self.ctx.settings.get("reviewer_name"):
             try:
-                self.ctx.settings.set("reviewer", name)
+                self.ctx.settings.set("reviewer_name", name)
                 self.ctx.settings.save()
             except (KnownError, OSError) as exc:
                 self.show_error(str(exc))

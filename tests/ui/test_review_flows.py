@@ -69,7 +69,7 @@ def test_review_approve_reject_split_record_the_reviewer_and_undo_flips_back(qtb
         assert (decided[first.id].resolution, decided[first.id].reviewer) == ("approved", "Ana")
         assert store.fact(first.fact.id).status == "active"
         assert store.fact(first.other.id).status == "superseded"
-        assert Settings.load().get("reviewer") == "Ana"  # asked once: kept for later sessions
+        assert Settings.load().get("reviewer_name") == "Ana"  # asked once: kept for later sessions
         assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (2)"
         # undo on the same screen: the replaced fact is current again
         assert tab.undo_button.isEnabled()
