@@ -7,6 +7,7 @@ re-layout per token; the view auto-scrolls only when the reader is already at th
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QEvent, QMargins, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
@@ -357,8 +358,10 @@ class FlowLayout(QLayout):
 class EmptyHint(QLabel):
     """A sentence over an empty list or table that says what fills it (hidden as soon as a row arrives).
 
-    Attach one per view: ``EmptyHint(view, text)``. It follows the view's model, so every way rows arrive
-    (worker-thread fills in slices, clears on refresh) keeps it right without the tab doing anything.
+    Attach one per view: ``EmptyHint(view, text)``. It follows the view's model, so every way rows arrive keeps it
+    right without the tab doing anything. The model's signals only schedule a check for the next loop turn (with
+    the hint as the timer's context): a model emits while its view is being destroyed, and a slot reaching into
+    the half-deleted view at once crashed the process.
     """
 
     def __init__(self, view: QAbstractItemView, text: str) -> None:
@@ -370,17 +373,22 @@ class EmptyHint(QLabel):
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         model = view.model()
         for sig in (model.rowsInserted, model.rowsRemoved, model.modelReset, model.layoutChanged):
-            sig.connect(self.update_visibility)
+            sig.connect(self._later)
         view.viewport().installEventFilter(self)
         self.update_visibility()
 
-    def update_visibility(self, *_args: object) -> None:
+    def _later(self, *_args: object) -> None:
+        QTimer.singleShot(0, self, self.update_visibility)  # dropped if the hint is gone by then
+
+    def update_visibility(self) -> None:
         """Show only while the view has no rows."""
+        if not (shiboken6.isValid(self) and shiboken6.isValid(self.view)):
+            return
         self.setVisible(self.view.model().rowCount() == 0)
         self.setGeometry(self.view.viewport().rect().adjusted(12, 12, -12, -12))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        """Keep covering the viewport when it is resized."""
+        """Follow the viewport's size."""
         if event.type() == QEvent.Type.Resize:
             self.setGeometry(self.view.viewport().rect().adjusted(12, 12, -12, -12))
         return False
