@@ -88,6 +88,7 @@ OPTIONS: dict[str, Option] = {
         Option("active_profile", str, OFFLINE_PROFILE, "当前模型配置", "Active model profile", kind="choice"),
         Option("analyst_name", str, "", "分析师名字（反馈与偏好记在此名下）", "Analyst name (feedback, preferences)"),
         Option("reviewer_name", str, "", "审核人名字（裁决记在此名下）", "Reviewer name (recorded with rulings)"),
+        Option("window_layout", str, "", "窗口布局", "Window layout", kind="hidden"),
         Option(
             "secret_fallback",
             str,

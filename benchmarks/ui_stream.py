@@ -176,6 +176,9 @@ def main() -> int:
 
     app = QApplication.instance() or QApplication(["ui_stream"])
     app.setQuitOnLastWindowClosed(False)  # closing the window must not stop the loop before the report
+    from ui.theme import apply_theme
+
+    apply_theme(app)  # as the app does at start-up (bundled CJK font where the system has none, style sheet)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
         result = runner.run(bench(app, args.tokens, args.rate))
     if args.json:

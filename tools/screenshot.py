@@ -1,9 +1,14 @@
-"""Render the main window after an analysis to a PNG (offscreen), for docs and visual checks.
+"""Render the main window (and its dialogs and side views) to PNGs offscreen, for docs and visual checks.
 
-Chinese text needs a CJK font on the machine (e.g. ``apt-get install fonts-wqy-microhei``); the script warns
-when none is found instead of silently writing boxes.
+The bundled CJK font (``resources/fonts``) is registered when the machine has none, as the app does, so Chinese
+never renders as boxes. The user data folder is a fresh temporary one; the memory views get a small example
+history (two replays of one player that disagree, so the review queue has an item).
 
-Usage: .venv/bin/python tools/screenshot.py [OUT.png] [--replay FILE] [--lang zh|en] [--size 1500x950]
+Usage:
+  .venv/bin/python tools/screenshot.py [OUT.png] [--replay FILE] [--lang zh|en] [--size 1366x768]
+                                       [--view analysis|settings|budget|review|wisdom|memory|all] [--out-dir DIR]
+
+``--view all`` writes ``<view>-<lang>-<W>x<H>.png`` for every view into ``--out-dir`` (default docs/screenshots).
 """
 
 from __future__ import annotations
@@ -14,34 +19,94 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("REPLAYSAGE_HOME", tempfile.mkdtemp(prefix="replaysage-shot-"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-CJK_HINTS = ("wenquanyi", "wqy", "noto sans cjk", "noto sans sc", "source han", "microsoft yahei", "simhei",
-             "pingfang", "droid sans fallback")
+VIEWS = ("analysis", "settings", "budget", "review", "wisdom", "memory")
 
 
-def cjk_fonts() -> list[str]:
-    from PySide6.QtGui import QFontDatabase
+def seed_memory(db: Any) -> None:
+    """Two replays of one player with opposite openings: a fact, a supersede chain and a review-queue item."""
+    from datetime import UTC, datetime
 
-    return [f for f in QFontDatabase.families() if any(h in f.lower() for h in CJK_HINTS)
-            or QFontDatabase.WritingSystem.SimplifiedChinese in QFontDatabase.writingSystems(f)]
+    from app.memory import FeedbackInput, MemoryStore, PlayerInput, RunEpisodeInput, TimedItem
+
+    store = MemoryStore(db)
+
+    def episode(name: str, opening: tuple[str, ...], played: str) -> RunEpisodeInput:
+        when = datetime.fromisoformat(played).replace(tzinfo=UTC).timestamp()
+        return RunEpisodeInput(
+            replay_hash=name, replay_path=f"/replays/{name}.RA3Replay", map_name="Infinity Isle", mod="RA3",
+            players=(PlayerInput("Kirov", "Soviets"), PlayerInput("Rival", "Allies")),
+            openings={"Kirov": tuple(TimedItem(n, 5.0 * (i + 1)) for i, n in enumerate(opening))},
+            played_at=when)
+
+    store.record_feedback(FeedbackInput("analyst", preference="请简洁 / keep it short"))
+    store.record_feedback(FeedbackInput("analyst", preference="详细一点 / more detail"))
+    for name, opening, played in (("r1", ("Barracks", "Refinery"), "2026-01-01T00:00:00"),
+                                  ("r2", ("Refinery", "Barracks"), "2026-01-02T00:00:00")):
+        store.record_run(episode(name, opening, played))
+        store.run_batch()
 
 
-async def shoot(app: object, out: Path, replay: Path | None, lang: str, size: tuple[int, int]) -> int:
+async def shoot_view(window: Any, view: str, out: Path) -> Path:
+    """Bring ``view`` to the front and save its picture (a dialog is saved on its own)."""
+    from PySide6.QtCore import Qt
+
+    from ui.tabs.memory_tabs import MemoryTabs
+
+    app_widget: Any = window
+    dock = window.side_dock
+    if view in ("wisdom", "review", "memory"):
+        dock.show()
+        window.resizeDocks([dock], [640], Qt.Orientation.Horizontal)
+        window.side_tabs.setCurrentIndex(0 if view == "wisdom" else 1)
+        tabs = window.memory_tabs
+        if isinstance(tabs, MemoryTabs) and view != "wisdom":
+            tabs.setCurrentWidget(tabs.queue if view == "review" else tabs.facts)
+    elif view in ("settings", "budget"):
+        dlg = window.open_settings()
+        if view == "budget":
+            dlg.tabs.setCurrentIndex(2)
+            names = list(dlg._profiles)
+            if names:
+                dlg.model_list.setCurrentRow(0)
+        app_widget = dlg
+    else:
+        window.resizeDocks([dock], [340], Qt.Orientation.Horizontal)
+    for turn in range(40):  # let threads fill the views (side tabs, budget preview)
+        await asyncio.sleep(0.1)
+        preview = getattr(app_widget, "budget_preview", None)
+        if turn > 8 and (view != "budget" or preview is None or not preview.busy):
+            break
+    app_widget.grab().save(str(out))
+    if app_widget is not window:
+        app_widget.close()
+    print(f"{out}: {app_widget.width()}x{app_widget.height()}")
+    return out
+
+
+async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int], views: list[str]) -> int:
     from app.i18n import Lang
     from app.paths import sample_replay
-    from app.settings import OFFLINE_PROFILE
+    from app.settings import OFFLINE_PROFILE, ModelProfileSettings, ProviderSettings
     from ui.lang import UiLanguage
     from ui.main_window import AppContext, MainWindow
 
     ctx = AppContext.open()
     ctx.settings.set("analysis_language", lang)  # the analysis text in the same language as the interface
+    ctx.settings.put_provider(ProviderSettings.from_json({"name": "DeepSeek", "base_url": "https://api.deepseek.com/v1"}))
+    ctx.settings.put_profile(ModelProfileSettings.from_json({
+        "name": "deepseek-chat", "provider": "DeepSeek", "model_id": "deepseek-chat", "context_length": 128_000,
+        "max_tokens": 8192, "price_input": 0.27, "price_cached_input": 0.07, "price_output": 1.1}))
+    seed_memory(ctx.db)
     window = MainWindow(ctx, UiLanguage(Lang(lang)))
     window.resize(*size)
     window.show()
+    status = "?"
     try:
         await window.open_replay(replay or sample_replay())
         view = window.analysis
@@ -51,19 +116,15 @@ async def shoot(app: object, out: Path, replay: Path | None, lang: str, size: tu
             return 1
         await task
         view.flush_all()
-        first_window = next((p for k, p in view.panels.items() if k.startswith("window:")), None)
-        if first_window is not None:
-            first_window.issues_section.set_expanded(True)
-            first_window.reasoning_section.set_expanded(True)
-            if first_window.issues and first_window.issues[0].time_seconds is not None:
-                window.timeline.jump_to(first_window.issues[0].time_seconds)
-        for key in ("summary",):
-            if key in view.panels:
-                view.panels[key].set_expanded(False)
-        await asyncio.sleep(0.2)
-        window.grab().save(str(out))
-        print(f"{out}: {window.width()}x{window.height()}, analysis {view.status}, {len(view.panels)} panels")
-        return 0 if view.status == "completed" else 1
+        status = view.status
+        await asyncio.sleep(0.3)
+        for name in views:
+            target = out if len(views) == 1 and out.suffix == ".png" else out / f"{name}-{lang}-{size[0]}x{size[1]}.png"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            await shoot_view(window, name, target)
+        print(f"window {window.width()}x{window.height()} (minimum {window.minimumSizeHint().width()} wide), "
+              f"analysis {status}, {len(view.panels)} panels")
+        return 0 if status == "completed" else 1
     finally:
         window.close()
         ctx.db.close()
@@ -71,23 +132,29 @@ async def shoot(app: object, out: Path, replay: Path | None, lang: str, size: tu
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out", nargs="?", default="replaysage-window.png")
+    ap.add_argument("out", nargs="?", type=Path, default=None)
     ap.add_argument("--replay", type=Path)
     ap.add_argument("--lang", default="zh", choices=("zh", "en"))
-    ap.add_argument("--size", default="1500x950")
+    ap.add_argument("--size", default="1366x768")
+    ap.add_argument("--view", default="analysis", choices=(*VIEWS, "all"))
+    ap.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent.parent / "docs" / "screenshots")
     args = ap.parse_args()
     w, h = (int(x) for x in args.size.lower().split("x"))
+    views = list(VIEWS) if args.view == "all" else [args.view]
+    out: Path = args.out if args.out is not None and args.view != "all" else args.out_dir
+    if args.out is None and args.view != "all":
+        out = Path("replaysage-window.png")
     import qasync
     from PySide6.QtWidgets import QApplication
 
+    from ui.theme import apply_theme, has_system_cjk_font
+
     app = QApplication.instance() or QApplication(["screenshot"])
     app.setQuitOnLastWindowClosed(False)
-    fonts = cjk_fonts()
-    if args.lang == "zh" and not fonts:
-        print("warning: no CJK font found: Chinese text will render as boxes (apt-get install fonts-wqy-microhei)",
-              file=sys.stderr)
+    print(f"system CJK font: {'yes' if has_system_cjk_font() else 'none (bundled font used)'}")
+    apply_theme(app)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        return runner.run(shoot(app, Path(args.out), args.replay, args.lang, (w, h)))
+        return runner.run(shoot(out, args.replay, args.lang, (w, h), views))
 
 
 if __name__ == "__main__":

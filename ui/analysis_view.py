@@ -9,7 +9,6 @@ pipeline marks a cancelled run from one), so :meth:`AnalysisView.post` hops to t
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 import time
@@ -18,17 +17,23 @@ from pathlib import Path
 
 import shiboken6
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen, QTextCursor
+from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
+    QAbstractSlider,
+    QCheckBox,
     QComboBox,
-    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QSplitter,
     QTextBrowser,
+    QTextEdit,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -38,7 +43,7 @@ from app.errors import KnownError
 from app.pipeline import events as ev
 from ui.lang import UiLanguage
 from ui.runner import AnalysisRunner
-from ui.widgets import Collapsible, LazyTextSection, StreamBuffer, text_box
+from ui.widgets import Collapsible, FlowLayout, LazyTextSection, StreamBuffer, text_box
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +70,10 @@ SEVERITY_COLORS = {
 MD_CHUNK_CHARS = 3000
 ENDED_STATES = ("done", "failed", "cancelled", "cut", "stalled", "length")
 """Panel states of a stage that ended; all but ``done`` mean the reply did not end by itself (resumable)."""
+
+OFFLINE_MODEL = "offline"
+"""``app.llm.offline.OFFLINE_MODEL``, the model name the rule-based analyst reports (not imported: the module
+costs ~200 ms to import on the GUI thread; a test checks the two agree)."""
 
 
 def markdown_chunks(text: str, size: int = MD_CHUNK_CHARS) -> list[str]:
@@ -97,6 +106,14 @@ def _item_end(line: str) -> bool:
     return bool(line.strip()) and not line.rstrip().endswith(("\\", "|"))
 
 
+def display_text(text: str) -> str:
+    """A streamed answer without its machine-readable ``[claims]`` block (shown in the claims table instead)."""
+    from app.claims.parse import parse_claims
+
+    parsed = parse_claims(text)
+    return parsed.display_text if parsed.marker_found else text
+
+
 def clock(seconds: float) -> str:
     """``m:ss`` (or ``h:mm:ss``) of a game time."""
     s = max(0, round(seconds))
@@ -115,9 +132,21 @@ class BudgetBar(QWidget):
         self.setMaximumHeight(18)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
-    def set_breakdown(self, breakdown: Mapping[str, int]) -> None:
+    def set_breakdown(self, breakdown: Mapping[str, int], lang: object = None) -> None:
         """Show a request's breakdown (keys of :class:`app.pipeline.events.StageStarted`)."""
+        from app.i18n import Lang, pick
+
         self.values = {k: int(v) for k, v in breakdown.items()}
+        lg = lang if isinstance(lang, Lang) else Lang.EN
+        rows = "".join(f"<tr><td><span style='color:{color}'>■</span> {pick(lg, zh, en)}</td>"
+                       f"<td align='right'>{self.values.get(key, 0):,}</td></tr>"
+                       for key, zh, en, color in BUDGET_PARTS)
+        v = self.values
+        self.setToolTip(pick(lg, "这次请求的词元构成（估算）", "Tokens of this request (estimated)")
+                        + f"<table>{rows}</table>"
+                        + pick(lg, f"虚线 = 预算 {v.get('budget', 0):,}；整条 = 上下文 {v.get('context_length', 0):,}",
+                               f"dashed line = budget {v.get('budget', 0):,}; full width = context "
+                               f"{v.get('context_length', 0):,}"))
         self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
@@ -154,11 +183,16 @@ class StagePanel(Collapsible):
     """
 
     time_clicked = Signal(float)
+    retitled = Signal()
 
     def __init__(self, stage: ev.StageRef, title_zh: str, title_en: str, ui: UiLanguage,
                  parent: QWidget | None = None) -> None:
-        super().__init__("", expanded=stage.kind is not ev.StageKind.SUMMARY, parent=parent)
+        super().__init__("", expanded=False, parent=parent)  # the view opens the running stage only
         self.stage = stage
+        self.user_set = False  # the reader opened or folded this panel: the view leaves it alone
+        self.auto_opened = False
+        self.header.clicked.connect(self._user_toggled)
+        self.issues_before: list[ValidationIssue] = []
         self.ui = ui
         self.title_zh, self.title_en = title_zh, title_en
         self.status = "pending"
@@ -192,6 +226,7 @@ class StagePanel(Collapsible):
         self.budget_bar = BudgetBar(self)
         self.budget_label = QLabel(self)
         self.budget_label.setWordWrap(True)
+        self.budget_label.setTextFormat(Qt.TextFormat.RichText)  # coloured squares: the bar's legend
         self.usage_label = QLabel(self)
         self.usage_label.setWordWrap(True)
         self.error_label = QLabel(self)
@@ -214,8 +249,11 @@ class StagePanel(Collapsible):
         self.final_view.setMinimumHeight(80)
         self.final_view.setMaximumHeight(360)
         self.final_view.hide()
-        self.claims_section = LazyTextSection("", 200, parent=self)
-        self.claims_box = self.claims_section.box
+        from ui.claims_table import ClaimsTable
+
+        self.claims_section = Collapsible("", expanded=False, parent=self)
+        self.claims_table = ClaimsTable(self.ui, self)
+        self.claims_section.add(self.claims_table)
         self.claims_section.hide()
         self.issues_section = Collapsible("", expanded=False, parent=self)
         self.issue_list = QListWidget(self)
@@ -250,18 +288,36 @@ class StagePanel(Collapsible):
         span = ""
         if self.stage.kind is ev.StageKind.WINDOW:
             span = f"  {clock(self.stage.start_seconds)}–{clock(self.stage.end_seconds)}"
-        self.set_title(f"{t(self.title_zh, self.title_en)}{span}  · {t(zh, en)}")
+        self.set_title(f"{t(self.title_zh, self.title_en)}{span}  · {t(zh, en)}{self.issue_count_text()}")
+        self.retitled.emit()
         if not self._built:
             return
         self.prompt_section.set_title(t("发送的提示词", "Prompt sent"))
         n = len(self.drafts)
         self.drafts_section.set_title(t(f"修订前草稿（{n}）", f"Drafts before revision ({n})"))
-        self.claims_section.set_title(t("结构化断言", "Claims"))
+        n_claims = self.claims_table.rowCount()
+        self.claims_section.set_title(t(f"结构化断言（{n_claims}）", f"Claims ({n_claims})"))
         self._retitle_issues()
         self._retitle_reasoning()
         self._relabel_budget()
         self._relabel_usage()
         self._relabel_lookbacks()
+
+    def _user_toggled(self) -> None:
+        self.user_set = True
+
+    def issue_count_text(self) -> str:
+        """`` · found 3 · fixed 2 · 1 left`` (after a revision) or `` · 2 issues``; "" without issues."""
+        t = self.ui.t
+        if self.issues_before:
+            found, left = len(self.issues_before), len(self.issues)
+            still = {(i.code, i.message) for i in self.issues}
+            fixed = sum(1 for i in self.issues_before if (i.code, i.message) not in still)
+            return t(f" · 发现 {found} · 修正 {fixed} · 剩 {left}", f" · found {found} · fixed {fixed} · {left} left")
+        if self.issues:
+            n = len(self.issues)
+            return t(f" · {n} 个问题", f" · {n} issue{'s' if n != 1 else ''}")
+        return ""
 
     def _retitle_reasoning(self) -> None:
         if self._reason_start is None:
@@ -286,7 +342,9 @@ class StagePanel(Collapsible):
         if not v:
             self.budget_label.setText(self.ui.t("预算：尚未发送请求", "Budget: no request sent yet"))
             return
-        parts = " · ".join(f"{self.ui.t(zh, en)} {v.get(k, 0):,}" for k, zh, en, _c in BUDGET_PARTS)
+        # the numbers double as the bar's legend: each part with its colour
+        parts = " · ".join(f"<span style='color:{c}'>■</span> {self.ui.t(zh, en)} {v.get(k, 0):,}"
+                           for k, zh, en, c in BUDGET_PARTS)
         self.budget_label.setText(self.ui.t(
             f"{parts}  ｜ 合计 {v.get('total', 0):,} / 预算 {v.get('budget', 0):,} / "
             f"上下文 {v.get('context_length', 0):,}",
@@ -298,9 +356,10 @@ class StagePanel(Collapsible):
         if not u:
             self.usage_label.setText("")
             return
-        ttft = f"{u['ttft']:.2f} s" if u.get("ttft") is not None else "–"
-        tps = f"{u['tps']:.1f}" if u.get("tps") is not None else "–"
-        cost = f"{u['cost']:.4f}" if u.get("cost") is not None else "–"
+        offline = bool(u.get("offline"))  # the rule-based analyst: no model, so no speed and no cost to show
+        ttft = f"{u['ttft']:.2f} s" if u.get("ttft") is not None and not offline else "–"
+        tps = f"{u['tps']:.1f}" if u.get("tps") is not None and not offline else "–"
+        cost = f"{u['cost']:.4f}" if u.get("cost") is not None and not offline else "–"
         self.usage_label.setText(self.ui.t(
             f"用量：提示 {int(u['prompt']):,}（缓存 {int(u['cached']):,}） · 输出 {int(u['completion']):,} · "
             f"推理 {int(u['reasoning']):,} · 首字 {ttft} · {tps} 词元/秒 · 费用 {cost}",
@@ -327,12 +386,19 @@ class StagePanel(Collapsible):
             self.set_status("running")
         if e.breakdown:
             self.breakdowns.append(dict(e.breakdown))
-            self.budget_bar.set_breakdown(e.breakdown)
+            self.budget_bar.set_breakdown(e.breakdown, self.ui.lang)
             self._relabel_budget()
         if e.prompt:
             existing = self.prompt_section.text()
             sep = "\n\n────────\n\n" if existing else ""
             self.prompt_section.set_text(existing + sep + e.prompt)
+
+    def carry_breakdowns(self, breakdowns: list[dict[str, int]]) -> None:
+        """Budget bars of this stage's requests from before a resume."""
+        self._build()
+        self.breakdowns = list(breakdowns)
+        self.budget_bar.set_breakdown(breakdowns[-1], self.ui.lang)
+        self._relabel_budget()
 
     def text_delta(self, e: ev.TextDelta) -> None:
         """Streamed answer text (plain while streaming)."""
@@ -367,6 +433,7 @@ class StagePanel(Collapsible):
             u["tps"] = e.tokens_per_second
         if e.cost is not None:
             u["cost"] = u.get("cost", 0.0) + e.cost
+        u["offline"] = float(e.resolved_model == OFFLINE_MODEL)
         self._relabel_usage()
 
     def lookback(self, e: ev.LookbackServed) -> None:
@@ -380,12 +447,16 @@ class StagePanel(Collapsible):
         """The stage's claims (shown as JSON, collapsed)."""
         self._build()
         self.claims = dict(e.claims)
-        self.claims_section.set_text(json.dumps(self.claims, ensure_ascii=False, indent=1, default=str))
+        self.claims_table.fill(self.claims, self.issues)
         self.claims_section.show()
+        self.claims_section.set_title(self.ui.t(f"结构化断言（{self.claims_table.rowCount()}）",
+                                                f"Claims ({self.claims_table.rowCount()})"))
 
     def issues_found(self, e: ev.IssuesFound) -> None:
         """Replace the issue list (after a revision the new list is the one that counts)."""
         self._build()
+        if e.after_revision and self.issues and not self.issues_before:
+            self.issues_before = list(self.issues)  # what caused the revision stays countable
         self.issues = list(e.issues)
         self.issue_list.clear()
         for issue in sorted(self.issues, key=lambda i: (-int(i.severity), i.time_seconds or 0.0)):
@@ -394,15 +465,18 @@ class StagePanel(Collapsible):
             item.setForeground(QBrush(QColor(SEVERITY_COLORS[issue.severity])))
             item.setToolTip(f"{issue.code}: {issue.message}")
             item.setData(Qt.ItemDataRole.UserRole, issue.time_seconds)
+            item.setData(Qt.ItemDataRole.UserRole + 1, issue)
             self.issue_list.addItem(item)
+        if self.claims:
+            self.claims_table.fill(self.claims, self.issues)
         self.issues_section.setVisible(bool(self.issues) or e.after_revision)
-        self._retitle_issues()
+        self.retranslate()
 
     def revision_started(self, e: ev.RevisionStarted) -> None:
         """Fold the current draft away and stream the revision into the live box."""
         self._build()
         self.live.flush()
-        draft = self.live.text()
+        draft = display_text(self.live.text())
         self.drafts.append(draft)
         box = text_box(240)
         box.setPlainText(draft)
@@ -502,10 +576,49 @@ class StagePanel(Collapsible):
             self._build()
         super()._on_toggled(on)
 
+    cited_text = ""
+    """The sentence highlighted for the last clicked issue's claim ("" when none was found)."""
+
     def _issue_clicked(self, item: QListWidgetItem) -> None:
         when = item.data(Qt.ItemDataRole.UserRole)
         if when is not None:
             self.time_clicked.emit(float(when))
+        issue = item.data(Qt.ItemDataRole.UserRole + 1)
+        if isinstance(issue, ValidationIssue):
+            self.show_claim_of(issue)
+
+    def show_claim_of(self, issue: ValidationIssue) -> int | None:
+        """Select the claim an issue is about and highlight the sentence of the answer that cites it."""
+        from ui.claims_table import citation_tokens, claim_row_for_issue
+
+        index = claim_row_for_issue(issue, self.claims_table.rows)
+        self.cited_text = ""
+        view: QTextEdit | QPlainTextEdit = self.final_view if self.final_text is not None else self.live_box
+        view.setExtraSelections([])
+        if index is None:
+            self.claims_table.clearSelection()
+            return None
+        self.claims_section.set_expanded(True)
+        self.claims_table.select_claim(index)
+        doc = view.document()
+        for token in citation_tokens(self.claims_table.rows[index]):
+            found = doc.find(token)
+            if found.isNull():
+                continue
+            found.select(QTextCursor.SelectionType.BlockUnderCursor)
+            sel = QTextEdit.ExtraSelection()
+            sel.cursor = found
+            fmt = QTextCharFormat()
+            fmt.setBackground(QColor("#fff2a8"))
+            sel.format = fmt
+            view.setExtraSelections([sel])
+            anchor = QTextCursor(found)
+            anchor.clearSelection()
+            view.setTextCursor(anchor)
+            view.ensureCursorVisible()
+            self.cited_text = found.selectedText().strip()
+            break
+        return index
 
 
 class AnalysisView(QWidget):
@@ -548,35 +661,34 @@ class AnalysisView(QWidget):
         self.done = 0
         self.status = "idle"
         self.analysis_id: int | None = None
+        self.running_profile = ""
         self._task: asyncio.Task[None] | None = None
         self._generation = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self.last_event_at = 0.0
 
         self.model_picker = QComboBox(self)
-        self.model_picker.setMinimumWidth(160)
+        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_picker.setMinimumContentsLength(16)
         self.analyze_button = QPushButton(self)
         self.cancel_button = QPushButton(self)
         self.cancel_button.setEnabled(False)
         self.resume_button = QPushButton(self)
         self.resume_button.setEnabled(False)
         self.history = QComboBox(self)
-        self.history.setMinimumWidth(200)
+        self.history.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.history.setMinimumContentsLength(22)
         self.history_label = QLabel(self)
         self.model_label = QLabel(self)
         self.analyze_button.clicked.connect(self.analyze_requested.emit)
         self.cancel_button.clicked.connect(self.cancel)
         self.resume_button.clicked.connect(self.resume_requested.emit)
         self.history.activated.connect(self._history_picked)
-        bar = QHBoxLayout()
-        bar.addWidget(self.model_label)
-        bar.addWidget(self.model_picker)
-        bar.addWidget(self.analyze_button)
-        bar.addWidget(self.cancel_button)
-        bar.addWidget(self.resume_button)
-        bar.addStretch(1)
-        bar.addWidget(self.history_label)
-        bar.addWidget(self.history)
+        self.analyze_button.setProperty("primary", True)
+        bar = FlowLayout()  # wraps onto a second row in a narrow window instead of widening it
+        for w in (self.model_label, self.model_picker, self.analyze_button, self.cancel_button, self.resume_button,
+                  self.history_label, self.history):
+            bar.addWidget(w)
 
         self.container = QWidget()
         self.panel_layout = QVBoxLayout(self.container)
@@ -585,6 +697,31 @@ class AnalysisView(QWidget):
         self.scroll_area = QScrollArea(self)
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setWidget(self.container)
+        # the reader scrolled (wheel, bar, keys): stop following the running stage until asked again
+        self.scroll_area.verticalScrollBar().actionTriggered.connect(self._user_scrolled)
+        self.outline_items: dict[str, QTreeWidgetItem] = {}
+        self.outline = QTreeWidget(self)
+        self.outline.setHeaderHidden(True)
+        self.outline.setRootIsDecorated(False)
+        self.outline.setIndentation(12)
+        self.outline.itemClicked.connect(self._outline_clicked)
+        self.summary_button = QPushButton(self)
+        self.summary_button.setEnabled(False)
+        self.summary_button.clicked.connect(self.show_summary)
+        self.follow_box = QCheckBox(self)
+        self.follow_box.setChecked(True)
+        self.follow_box.toggled.connect(self._follow_toggled)
+        side = QWidget(self)
+        side_lay = QVBoxLayout(side)
+        side_lay.setContentsMargins(0, 0, 0, 0)
+        side_lay.addWidget(self.summary_button)
+        side_lay.addWidget(self.outline, 1)
+        side_lay.addWidget(self.follow_box)
+        self.body_split = QSplitter(self)
+        self.body_split.addWidget(side)
+        self.body_split.addWidget(self.scroll_area)
+        self.body_split.setStretchFactor(1, 1)
+        self.body_split.setSizes([190, 600])
         self.placeholder = QLabel(self.container)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
@@ -592,13 +729,16 @@ class AnalysisView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(bar)
-        lay.addWidget(self.scroll_area, 1)
+        lay.addWidget(self.body_split, 1)
         ui.bind(self, self.analyze_button.setText, "分析 (F5)", "Analyze (F5)")
         ui.bind(self, self.cancel_button.setText, "取消 (Esc)", "Cancel (Esc)")
         ui.bind(self, self.resume_button.setText, "继续", "Resume")
         ui.bind(self, self.history_label.setText, "历史分析：", "Past analyses:")
         ui.bind(self, self.model_label.setText, "模型：", "Model:")
         ui.bind(self, self.placeholder.setText, "打开录像后按“分析”开始。", "Open a replay, then press Analyze.")
+        ui.bind(self, self.summary_button.setText, "总结 ↑", "Summary ↑")
+        ui.bind(self, self.follow_box.setText, "跟随进行中的阶段", "Follow the running stage")
+        ui.bind(self, self.outline.setToolTip, "点击跳到该阶段", "Click to jump to the stage")
 
     # -- running ---------------------------------------------------------------------------------------------
 
@@ -613,6 +753,7 @@ class AnalysisView(QWidget):
         if old is not None and not old.done():
             old.cancel()
         self._generation += 1
+        self.running_profile = profile
         self._loop = asyncio.get_running_loop() if _loop_running() else asyncio.get_event_loop()
         self._task = self._loop.create_task(self._run(self._generation, old, replay_path, profile, resume))
         self.analyze_button.setEnabled(True)
@@ -681,6 +822,9 @@ class AnalysisView(QWidget):
         self._tops: list[QWidget] = []
         self.panels.clear()
         self.groups.clear()
+        self.outline.clear()
+        self.outline_items.clear()
+        self.summary_button.setEnabled(False)
         self.stages = []
         self.done = 0
         self.placeholder.hide()
@@ -717,6 +861,14 @@ class AnalysisView(QWidget):
             group.add(panel)
         panel.time_clicked.connect(self.time_requested.emit)
         self.panels[stage.key] = panel
+        if stage.kind is ev.StageKind.SUMMARY_ROUND:
+            self.summary_button.setEnabled(True)
+        item = QTreeWidgetItem([""])
+        item.setData(0, Qt.ItemDataRole.UserRole, stage.key)
+        self.outline.addTopLevelItem(item)
+        self.outline_items[stage.key] = item
+        panel.retitled.connect(lambda p=panel, it=item: self._outline_text(p, it))
+        self._outline_text(panel, item)
         return panel
 
     def handle(self, e: ev.PipelineEvent) -> None:
@@ -724,18 +876,26 @@ class AnalysisView(QWidget):
         self.last_event_at = time.monotonic()
         match e:
             case ev.RunStarted():
+                # a resumed run replays its finished stages without their request breakdown: keep their bars
+                carried = ({k: p.breakdowns for k, p in self.panels.items() if p.breakdowns}
+                           if e.resumed and e.analysis_id == self.analysis_id else {})
                 self.clear()
                 self.analysis_id = e.analysis_id
                 self.status = "running"
                 self.segments = list(e.segments)
                 self.stages = list(e.stages)
+                self.follow_box.setChecked(True)  # a new run is followed again
                 for st in e.stages:
-                    self._panel(st)
+                    panel = self._panel(st)
+                    if st.key in carried:
+                        panel.carry_breakdowns(carried[st.key])
                 windows = [(s.start_seconds, s.end_seconds) for s in e.stages if s.kind is ev.StageKind.WINDOW]
                 self.plan_changed.emit(list(self.segments), windows)
                 self.progress.emit(0, len(self.stages))
             case ev.StageStarted():
-                self._panel(e.stage).started(e)
+                panel = self._panel(e.stage)
+                panel.started(e)
+                self._open_running(panel)
             case ev.TextDelta():
                 self._panel(e.stage).text_delta(e)
             case ev.ReasoningDelta():
@@ -754,7 +914,9 @@ class AnalysisView(QWidget):
             case ev.RevisionFinished():
                 self._panel(e.stage).revision_finished(e)
             case ev.StageFinished():
-                self._panel(e.stage).finished(e)
+                panel = self._panel(e.stage)
+                panel.finished(e)
+                self._fold_finished(panel)
                 self._count()
             case ev.StageFailed():
                 self._panel(e.stage).failed(e)
@@ -763,12 +925,109 @@ class AnalysisView(QWidget):
                 self._panel(e.stage).retry(e)
             case ev.RunFinished():
                 self.status = e.status
-                if e.status != "completed":
+                if e.status == "completed":
+                    self.show_summary()
+                else:
                     self._interrupt_all()
                 if e.message and e.status == "failed":
                     self.error.emit(e.message)
             case _:
                 pass
+
+    # -- outline and following ------------------------------------------------------------------------------------
+
+    follow = True
+
+    def _outline_text(self, panel: StagePanel, item: QTreeWidgetItem) -> None:
+        if not shiboken6.isValid(item):
+            return
+        marks = {"pending": "○", "running": "◐", "revising": "◐", "done": "●", "failed": "✕", "cancelled": "◌"}
+        seg = f"{panel.stage.segment + 1}." if panel.stage.kind is ev.StageKind.WINDOW else ""
+        item.setText(0, f"{marks.get(panel.status, '·')} {seg}{panel.title().strip()}")
+        item.setToolTip(0, panel.title())
+        color = {"running": "#2f6fdf", "revising": "#2f6fdf", "failed": "#c0392b"}.get(panel.status)
+        item.setForeground(0, QBrush(QColor(color)) if color else QBrush())
+
+    def _summary_panel(self) -> StagePanel | None:
+        return next((p for p in self.panels.values() if p.stage.kind is ev.StageKind.SUMMARY_ROUND), None)
+
+    def jump_to(self, key: str) -> None:
+        """Open a stage's panel (and its segment) and scroll so its header is at the top."""
+        panel = self.panels.get(key)
+        if panel is None:
+            return
+        panel.set_expanded(True)
+        group = self.groups.get(panel.stage.segment) if panel.stage.kind is ev.StageKind.WINDOW else None
+        if group is not None:
+            group.set_expanded(True)
+        item = self.outline_items.get(key)
+        if item is not None:
+            self.outline.setCurrentItem(item)
+        QTimer.singleShot(0, lambda: self._scroll_to(panel))
+
+    def _scroll_to(self, panel: StagePanel) -> None:
+        if not shiboken6.isValid(panel) or not shiboken6.isValid(self):
+            return
+        self.container.layout().activate()
+        y = panel.mapTo(self.container, panel.rect().topLeft()).y()
+        self._auto_scroll = True
+        try:
+            self.scroll_area.verticalScrollBar().setValue(y)
+        finally:
+            self._auto_scroll = False
+
+    _auto_scroll = False
+
+    def scroll_target(self, key: str) -> int:
+        """Where :meth:`jump_to` scrolls for ``key`` (the panel's top, within the scroll range)."""
+        panel = self.panels[key]
+        bar = self.scroll_area.verticalScrollBar()
+        return min(panel.mapTo(self.container, panel.rect().topLeft()).y(), bar.maximum())
+
+    def _outline_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        key = item.data(0, Qt.ItemDataRole.UserRole)
+        if key:
+            self.jump_to(str(key))
+
+    def _user_scrolled(self, _action: int) -> None:
+        if not self._auto_scroll and _action != QAbstractSlider.SliderAction.SliderNoAction.value:
+            self.follow_box.setChecked(False)
+
+    def _follow_toggled(self, on: bool) -> None:
+        self.follow = on
+        running = next((p for p in self.panels.values() if p.status in ("running", "revising")), None)
+        if on and running is not None:
+            self.jump_to(running.stage.key)
+
+    def _open_running(self, panel: StagePanel) -> None:
+        """A stage started: open it (unless the reader folded it) and follow it (unless the reader scrolled)."""
+        if not panel.user_set and not panel.expanded:
+            panel.set_expanded(True)
+            panel.auto_opened = True
+        if self.follow and self.status in ("running", "starting"):
+            self.jump_to(panel.stage.key)
+
+    def _fold_finished(self, panel: StagePanel) -> None:
+        """A finished stage folds back if the view opened it; its outline row and title keep the result."""
+        if panel.auto_opened and not panel.user_set:
+            panel.set_expanded(False)
+            panel.auto_opened = False
+
+    def show_summary(self) -> None:
+        """The run's summary first: moved to the top of the page, opened, and scrolled to."""
+        panel = self._summary_panel()
+        if panel is None:
+            return
+        self.summary_button.setEnabled(True)
+        if self.panel_layout.indexOf(panel) != 1:
+            self.panel_layout.removeWidget(panel)
+            self.panel_layout.insertWidget(1, panel)  # after the (hidden) placeholder
+        item = self.outline_items.get(panel.stage.key)
+        if item is not None and self.outline.indexOfTopLevelItem(item) != 0:
+            self.outline.takeTopLevelItem(self.outline.indexOfTopLevelItem(item))
+            self.outline.insertTopLevelItem(0, item)
+        panel.user_set = False
+        self.jump_to(panel.stage.key)
 
     def _count(self) -> None:
         self.done = sum(1 for p in self.panels.values() if p.status in ENDED_STATES)
@@ -793,6 +1052,17 @@ class AnalysisView(QWidget):
         for aid, label, _resumable in items:
             self.history.addItem(label, aid)
         self.resume_button.setEnabled(any(r for _a, _l, r in items) and not self.running)
+
+    def select_history(self, analysis_id: int) -> None:
+        """Show ``analysis_id`` as the picked past analysis."""
+        index = self.history.findData(analysis_id)
+        if index >= 0:
+            self.history.setCurrentIndex(index)
+
+    def show_empty(self) -> None:
+        """No analysis for the open replay yet: clear the panels and say what to do."""
+        self.clear()
+        self.placeholder.show()
 
     def _history_picked(self, index: int) -> None:
         aid = self.history.itemData(index)

@@ -76,6 +76,9 @@ def run_gui(args: Sequence[str]) -> int:
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "replaysage"])
     assert isinstance(app, QApplication)
     app.setApplicationName("ReplaySage")
+    from ui.theme import apply_theme
+
+    apply_theme(app)
     if ns.self_test is not None:
         app.setQuitOnLastWindowClosed(False)  # the self-test closes its window before reporting
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:

@@ -22,7 +22,16 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ui.analysis_view import clock
 from ui.lang import UiLanguage
@@ -172,6 +181,8 @@ class LibraryWidget(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.activated.connect(self._activated)
         self.status = QLabel(self)
+        self.status.setWordWrap(True)  # a long folder path wraps instead of widening the window
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.search)

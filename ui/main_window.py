@@ -14,14 +14,20 @@ from pathlib import Path
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QDialog,
+    QDockWidget,
     QFileDialog,
+    QHeaderView,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QProgressBar,
     QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -94,11 +100,12 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.ctx = ctx
         self.ui = ui or UiLanguage(ctx.settings.ui_lang())
-        runner = ctx.runner or default_runner(ctx.db, lambda: self.ctx.settings, ctx.secrets)
+        runner = ctx.runner or default_runner(ctx.db, self.run_settings, ctx.secrets)
         self.info: ReplayInfo | None = None
         self.settings_dialog: SettingsDialog | None = None
         self.setAcceptDrops(True)
-        self.resize(1360, 860)
+        self.setObjectName("ReplaySageMainWindow")
+        self.resize(1280, 760)
 
         self.message_bar = MessageBar(self)
         self.library = LibraryWidget(self.ui)
@@ -117,11 +124,25 @@ class MainWindow(QMainWindow):
         middle.addWidget(top)
         middle.addWidget(self.analysis)
         middle.setStretchFactor(1, 3)
+        middle.setSizes([240, 560])  # the analysis (the result) gets most of a laptop screen's height
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("main_splitter")
         self.splitter.addWidget(self.library)
         self.splitter.addWidget(middle)
-        self.splitter.addWidget(self.side_tabs)
-        self.splitter.setSizes([330, 700, 330])
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([300, 700])
+        self.middle_splitter = middle
+        middle.setObjectName("middle_splitter")
+        # side tabs in a dock (VS Code's panels, qBittorrent's side bar): closable, movable, floatable, remembered
+        self.side_dock = QDockWidget(self)
+        self.side_dock.setObjectName("side_dock")
+        self.side_dock.setWidget(self.side_tabs)
+        self.side_dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea
+                                       | Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.side_dock)
+        self.ui.bind(self.side_dock, self.side_dock.setWindowTitle, "侧栏：错误智慧 / 记忆",
+                     "Side panel: wisdom / memory")
+        self.resizeDocks([self.side_dock], [360], Qt.Orientation.Horizontal)
         central = QWidget()
         lay = QVBoxLayout(central)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -139,8 +160,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
 
         self.library.replay_activated.connect(lambda p: self.open_replay(Path(p)))
-        self.analysis.analyze_requested.connect(self.analyze)
-        self.analysis.resume_requested.connect(lambda: self.analyze(resume=True))
+        self.analysis.analyze_requested.connect(self.request_analyze)
+        self.analysis.resume_requested.connect(lambda: self.request_analyze(resume=True))
         self.analysis.reopen_requested.connect(self.reopen)
         self.analysis.progress.connect(self._progress)
         self.analysis.plan_changed.connect(self.timeline.set_plan)
@@ -152,6 +173,7 @@ class MainWindow(QMainWindow):
         self._fill_models()
         self._retitle()
         self.library.set_folder(ctx.settings.get("replay_folder"))
+        self.restore_layout()
 
     # -- construction ----------------------------------------------------------------------------------------------
 
@@ -164,6 +186,8 @@ class MainWindow(QMainWindow):
         ui.bind(analysis_menu, analysis_menu.setTitle, "分析(&A)", "&Analysis")
         view_menu = bar.addMenu("")
         ui.bind(view_menu, view_menu.setTitle, "视图(&V)", "&View")
+        help_menu = bar.addMenu("")
+        ui.bind(help_menu, help_menu.setTitle, "帮助(&H)", "&Help")
 
         def action(menu: Any, zh: str, en: str, shortcut: QKeySequence | QKeySequence.StandardKey | str,
                    slot: Callable[[], object]) -> QAction:
@@ -180,16 +204,92 @@ class MainWindow(QMainWindow):
                                   self.open_dialog)
         self.settings_action = action(file_menu, "设置…", "Settings…", "Ctrl+,", self.open_settings)
         self.quit_action = action(file_menu, "退出", "Quit", "Ctrl+Q", self.close)
-        self.analyze_action = action(analysis_menu, "分析", "Analyze", "F5", self.analyze)
-        self.cancel_action = action(analysis_menu, "取消", "Cancel", "Esc", self.analysis.cancel)
+        self.analyze_action = action(analysis_menu, "分析", "Analyze", "F5", self.request_analyze)
+        self.cancel_action = action(analysis_menu, "取消", "Cancel", "Esc", self.request_cancel)
+        # Esc cancels only from the analysis area: in the library's search box or a side tab it clears or closes
+        # what has focus there, never a run that may have cost money
+        self.removeAction(self.cancel_action)
+        self.cancel_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.analysis.addAction(self.cancel_action)
         self.resume_action = action(analysis_menu, "继续未完成的分析", "Resume unfinished analysis", "Shift+F5",
-                                    lambda: self.analyze(resume=True))
+                                    lambda: self.request_analyze(resume=True))
         self.zh_action = action(view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C",
                                 lambda: self.set_language(Lang.ZH))
         self.en_action = action(view_menu, "界面：English", "Interface: English", "Ctrl+Shift+E",
                                 lambda: self.set_language(Lang.EN))
         self.side_action = action(view_menu, "显示/隐藏侧栏", "Show/hide side tabs", "Ctrl+B",
-                                  lambda: self.side_tabs.setVisible(not self.side_tabs.isVisible()))
+                                  lambda: self.side_dock.setVisible(not self.side_dock.isVisible()))
+        self.shortcuts_action = action(help_menu, "键盘快捷键", "Keyboard shortcuts", "F1", self.show_shortcuts)
+        self.shortcut_actions = [self.open_action, self.settings_action, self.quit_action, self.analyze_action,
+                                 self.cancel_action, self.resume_action, self.zh_action, self.en_action,
+                                 self.side_action, self.shortcuts_action]
+
+    def show_shortcuts(self) -> QDialog:
+        """Help → Keyboard shortcuts: every menu action with its key, and where Esc works."""
+        dlg = QDialog(self)
+        dlg.setWindowTitle(self.ui.t("键盘快捷键", "Keyboard shortcuts"))
+        table = QTableWidget(len(self.shortcut_actions), 2, dlg)
+        table.setHorizontalHeaderLabels([self.ui.t("操作", "Action"), self.ui.t("按键", "Key")])
+        table.verticalHeader().hide()
+        table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for row, act in enumerate(self.shortcut_actions):
+            name = act.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
+            if act is self.cancel_action:
+                name += self.ui.t("（仅在分析区域；付费模型会先询问）",
+                                  " (in the analysis area; asks first on a paid model)")
+            if act is self.analyze_action:
+                name += self.ui.t("（分析进行中时先询问）", " (asks first while an analysis runs)")
+            table.setItem(row, 0, QTableWidgetItem(name))
+            table.setItem(row, 1, QTableWidgetItem(act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)))
+        lay = QVBoxLayout(dlg)
+        lay.addWidget(table)
+        dlg.resize(520, 380)
+        self.shortcuts_dialog = dlg
+        dlg.open()
+        return dlg
+
+    def _confirm(self, zh_title: str, en_title: str, zh: str, en: str, on_yes: Callable[[], object]) -> QMessageBox:
+        """Ask a yes/no question without a nested event loop (``open()``); ``on_yes`` runs on Yes only."""
+        std = QMessageBox.StandardButton
+        box = QMessageBox(QMessageBox.Icon.Question, self.ui.t(zh_title, en_title), self.ui.t(zh, en),
+                          std.Yes | std.No, self)
+        box.setDefaultButton(std.No)
+        box.button(std.Yes).setText(self.ui.t("是", "Yes"))
+        box.button(std.No).setText(self.ui.t("否", "No"))
+        box.finished.connect(lambda result: on_yes() if result == std.Yes else None)
+        self.confirm_box = box
+        box.open()
+        return box
+
+    def _running_on_paid_model(self) -> bool:
+        """The running analysis uses a language model (not the offline analyst): cancelling it wastes spend."""
+        name = self.analysis.running_profile
+        try:
+            return not self.ctx.settings.profile(name).rule_based if name else False
+        except KnownError:
+            return True
+
+    def request_cancel(self) -> None:
+        """Esc / Analysis → Cancel: stop the run, asking first when it runs on a paid model."""
+        if not self.analysis.running:
+            return
+        if not self._running_on_paid_model():
+            self.analysis.cancel()
+            return
+        self._confirm("取消分析？", "Cancel the analysis?",
+                      "已完成的阶段会保留，之后可以“继续”。正在进行的阶段已花费的词元不会退回。",
+                      "Finished stages are kept and the run can be resumed later. Tokens already spent on the "
+                      "running stage are not refunded.", self.analysis.cancel)
+
+    def request_analyze(self, resume: bool = False) -> asyncio.Task[None] | None:
+        """F5 / Analyze / Resume: while a run is going, ask before it is cancelled and started again."""
+        if not self.analysis.running:
+            return self.analyze(resume=resume)
+        self._confirm("重新开始分析？", "Restart the analysis?",
+                      "一个分析正在进行。重新开始会取消它（已完成的阶段会保留），再按当前模型从头分析。",
+                      "An analysis is running. Restarting cancels it (finished stages are kept) and analyses the "
+                      "replay again with the picked model.", lambda: self.analyze(resume=resume))
+        return None
 
     def _build_side_tabs(self) -> None:
         """Host the error-wisdom and memory views where they exist; otherwise show a ready, empty frame.
@@ -226,12 +326,41 @@ class MainWindow(QMainWindow):
             from app.memory.store import MemoryStore
             from ui.tabs.memory_tabs import MemoryTabs
 
-            self.memory_tabs: QWidget = MemoryTabs(MemoryStore(self.ctx.db), lang)
+            memory = MemoryTabs(MemoryStore(self.ctx.db), lang,
+                                reviewer=str(self.ctx.settings.get("reviewer_name")),
+                                on_reviewer=self._remember_reviewer)
+            self.memory_tabs: QWidget = memory
+            title = t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard")
+            memory.queue.count_changed.connect(lambda n: self.side_tabs.setTabText(
+                self.side_tabs.indexOf(memory), title + (f" · {t('待审', 'review')} {n}" if n else "")))
         except Exception as exc:  # see above
             log.warning("memory tabs unavailable: %r", exc)
             self.memory_tabs = self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc)
         self.side_tabs.addTab(self.memory_tabs, t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"))
         self.side_tabs.setCurrentIndex(max(0, current))
+
+    def run_settings(self) -> Settings:
+        """The settings an analysis runs with: the analysis language follows the interface language.
+
+        Unless the settings set it apart: a Chinese window produced English analyses on an English system.
+        """
+        settings = self.ctx.settings
+        if settings.get("analysis_language") or settings.ui_lang() is self.ui.lang:
+            return settings
+        import copy
+
+        run = copy.deepcopy(settings)
+        run.set("analysis_language", self.ui.lang.value)
+        return run
+
+    def _remember_reviewer(self, name: str) -> None:
+        """The reviewer's name, asked once in the review queue, kept in the settings for every later session."""
+        if name and name != self.ctx.settings.get("reviewer_name"):
+            try:
+                self.ctx.settings.set("reviewer_name", name)
+                self.ctx.settings.save()
+            except (KnownError, OSError) as exc:
+                self.show_error(str(exc))
 
     @staticmethod
     def _placeholder(text: str, exc: Exception) -> QWidget:
@@ -310,21 +439,27 @@ class MainWindow(QMainWindow):
         self.message_bar.hide()
         self._retitle()
         self.status_label.setText(self.ui.t(f"已打开 {path.name}", f"Opened {path.name}"))
-        await self.refresh_history()
+        items = await self.refresh_history()
+        if items and not self.analysis.running and self.info is info:  # its latest analysis, as it was left
+            await self._reopen(items[0][0])
+        elif not self.analysis.running:
+            self.analysis.show_empty()
         self.replay_opened.emit(str(path))
 
-    async def refresh_history(self) -> None:
-        """Reload the past analyses of the open replay."""
+    async def refresh_history(self) -> list[tuple[int, str, bool]]:
+        """Reload the past analyses of the open replay (returned newest first)."""
         if self.info is None:
-            return
+            return []
         from ui.history import history_items
 
         try:
             records = await asyncio.to_thread(_analyses_of, self.ctx.db, self.info.path)
         except KnownError as exc:
             self.show_error(str(exc))
-            return
-        self.analysis.set_history(history_items(records))
+            return []
+        items = history_items(records)
+        self.analysis.set_history(items)
+        return items
 
     def reopen(self, analysis_id: int) -> asyncio.Task[Any]:
         """Show a stored analysis in the view (same panels as a live run)."""
@@ -336,9 +471,20 @@ class MainWindow(QMainWindow):
         rec = await asyncio.to_thread(_load_analysis, self.ctx.db, analysis_id)
         if self.analysis.running:
             self.analysis.cancel()
-        for event in record_events(rec):
-            self.analysis.handle(event)
+        self._reopening = True  # the replayed events must not read as a live run ("Analysing 15/15")
+        try:
+            for event in record_events(rec):
+                self.analysis.handle(event)
+        finally:
+            self._reopening = False
         self.analysis.flush_all()
+        self.analysis.select_history(analysis_id)
+        self.progress.hide()
+        states = {"completed": ("完成", "completed"), "cancelled": ("已取消，可继续", "cancelled, resumable"),
+                  "failed": ("失败", "failed"), "running": ("未结束", "unfinished")}
+        zh, en = states.get(rec.status, (rec.status, rec.status))
+        self.status_label.setText(self.ui.t(f"显示已保存的分析 #{analysis_id}（{zh}）",
+                                            f"Showing stored analysis #{analysis_id} ({en})"))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
         """Accept dragged replay files."""
@@ -371,7 +517,11 @@ class MainWindow(QMainWindow):
         self.status_label.setText(self.ui.t("正在准备分析…", "Preparing the analysis…"))
         return self.analysis.start(self.info.path, str(profile), resume=resume)
 
+    _reopening = False
+
     def _progress(self, done: int, total: int) -> None:
+        if self._reopening:
+            return
         self.progress.show()
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
@@ -402,7 +552,8 @@ class MainWindow(QMainWindow):
                 old.activateWindow()
                 return old
             old.deleteLater()  # a closed dialog would keep its language bindings alive
-        dlg = SettingsDialog(self.ctx.settings, self.ctx.secrets, self.ui, self)
+        dlg = SettingsDialog(self.ctx.settings, self.ctx.secrets, self.ui, self,
+                             replay=self.info.path if self.info else None)
         dlg.applied.connect(self._settings_applied)
         self.settings_dialog = dlg
         dlg.open()
@@ -428,8 +579,36 @@ class MainWindow(QMainWindow):
         if callable(warm):
             warm()
 
+    # -- layout memory ----------------------------------------------------------------------------------------------
+
+    def layout_state(self) -> str:
+        """Window geometry, dock placement and splitter sizes as one string for the settings registry."""
+        parts = [self.saveGeometry(), self.saveState(), self.splitter.saveState(), self.middle_splitter.saveState()]
+        return ";".join(bytes(p.toBase64().data()).decode("ascii") for p in parts)
+
+    def restore_layout(self) -> None:
+        """Re-apply :meth:`layout_state` saved by the last session (a damaged value is ignored)."""
+        saved = str(self.ctx.settings.get("window_layout") or "")
+        parts = saved.split(";")
+        if len(parts) != 4:
+            return
+        geometry, state, outer, inner = (QByteArray.fromBase64(p.encode("ascii")) for p in parts)
+        self.restoreGeometry(geometry)
+        self.restoreState(state)
+        self.splitter.restoreState(outer)
+        self.middle_splitter.restoreState(inner)
+
+    def save_layout(self) -> None:
+        """Keep the layout for the next session (the settings file is small; written at close only)."""
+        try:
+            self.ctx.settings.set("window_layout", self.layout_state())
+            self.ctx.settings.save()
+        except (KnownError, OSError) as exc:
+            log.warning("window layout not saved: %s", exc)
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Closing cancels the analysis (finished stages stay stored) and background tasks."""
+        self.save_layout()
         self.analysis.cancel()
         for task in list(self.ctx.tasks):
             task.cancel()

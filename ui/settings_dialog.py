@@ -3,6 +3,11 @@
 Opened with ``open()`` (never ``exec()``: a nested event loop inside a qasync coroutine breaks, notes §1.4).
 API keys go to :class:`app.llm.secrets.SecretStore` (the OS keyring), never into the settings file; the key
 field only shows a masked hint of a stored key. ContextBudget 0 shows the tier default it resolves to.
+
+Input is never lost: OK and Apply first take a filled provider or model form into the edit (as "Save provider" /
+"Save model" would); a form that cannot be taken keeps the dialog open with the field marked. A model's numbers
+are previewed live on the open replay (:class:`ui.budget_preview.BudgetPreview`) with the planner of
+``replaysage plan``; presets fill both forms for common OpenAI-compatible endpoints.
 """
 
 from __future__ import annotations
@@ -32,11 +37,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.budget.errors import BudgetConfigError
-from app.budget.profile import ModelProfile, hard_limit
+from app.budget.preview import profile_problem
+from app.budget.profile import ModelProfile
 from app.errors import KnownError
 from app.llm.secrets import SecretStore, mask
 from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings, ProviderSettings, Settings
+from ui.budget_preview import BudgetPreview
 from ui.lang import UiLanguage
+from ui.settings_presets import PRESETS, Preset
 
 LANG_CHOICES = (("", "跟随系统", "System"), ("zh", "中文", "中文"), ("en", "English", "English"))
 
@@ -86,13 +94,15 @@ class SettingsDialog(QDialog):
     applied = Signal()
     test_finished = Signal(bool, str)
 
-    def __init__(self, settings: Settings, secrets: SecretStore, ui: UiLanguage, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, secrets: SecretStore, ui: UiLanguage, parent: QWidget | None = None,
+                 replay: Path | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
         self.secrets = secrets
         self.ui = ui
+        self.replay = replay
         ui.bind(self, self.setWindowTitle, "设置", "Settings")
-        self.resize(640, 520)
+        self.resize(980, 620)
         self._providers: dict[str, ProviderSettings] = {p.name: p for p in settings.providers}
         self._profiles: dict[str, ModelProfileSettings] = {p.name: p for p in settings.profiles
                                                            if p.name != OFFLINE_PROFILE}
@@ -224,6 +234,12 @@ class SettingsDialog(QDialog):
         self.p_stream = QCheckBox()
         bind(self, self.p_stream.setText, "流式输出", "Streaming")
         self.p_stream.setChecked(True)
+        self.preset = QComboBox()
+        self.preset.addItem("", None)
+        self._item(self.preset, 0, "从预设填入…", "Fill from a preset…")
+        for preset in PRESETS:
+            self.preset.addItem(preset.label, preset)
+        self.preset.activated.connect(self._preset_picked)
         self.save_provider_button = save = QPushButton()
         bind(self, save.setText, "保存服务商", "Save provider")
         save.clicked.connect(self.save_provider)
@@ -231,6 +247,7 @@ class SettingsDialog(QDialog):
         bind(self, remove.setText, "删除", "Remove")
         remove.clicked.connect(self._remove_provider)
         form = QFormLayout()
+        self._row(form, "预设", "Preset", self.preset)
         self._row(form, "名称", "Name", self.p_name)
         form.addRow("Base URL", self.p_url)
         self._row(form, "API 密钥（存入系统钥匙串）", "API key (kept in the keyring)", self.p_key)
@@ -260,25 +277,86 @@ class SettingsDialog(QDialog):
         stored = (self._keys.get(name) or self.secrets.get(name)) if name in self._providers else ""
         self.p_key.setPlaceholderText(self.ui.t(f"已保存：{mask(stored)}", f"stored: {mask(stored)}") if stored else "")
 
-    def save_provider(self) -> None:
+    def _provider_from_form(self) -> ProviderSettings:
+        prov = ProviderSettings.from_json({"name": self.p_name.text(), "base_url": self.p_url.text(),
+                                           "stream": self.p_stream.isChecked()})
+        if prov.name == OFFLINE_PROFILE:
+            raise KnownError(self.ui.t(f"“{OFFLINE_PROFILE}”是内置离线分析器的保留名",
+                                       f"{OFFLINE_PROFILE!r} is reserved for the built-in offline analyst"))
+        return prov
+
+    def provider_form_pending(self) -> bool:
+        """True when the provider form holds something not yet taken (a new or changed provider, a typed key)."""
+        if not (self.p_name.text().strip() or self.p_url.text().strip() or self.p_key.text().strip()):
+            return False
+        try:
+            prov = self._provider_from_form()
+        except KnownError:
+            return True
+        return self._providers.get(prov.name) != prov or bool(self.p_key.text().strip())
+
+    def save_provider(self) -> bool:
         """Take the provider form into the pending edit (validated; the key is stored on apply)."""
         try:
-            prov = ProviderSettings.from_json({"name": self.p_name.text(), "base_url": self.p_url.text(),
-                                               "stream": self.p_stream.isChecked()})
-            if prov.name == OFFLINE_PROFILE:
-                raise KnownError(self.ui.t(f"“{OFFLINE_PROFILE}”是内置离线分析器的保留名",
-                                           f"{OFFLINE_PROFILE!r} is reserved for the built-in offline analyst"))
+            prov = self._provider_from_form()
         except KnownError as exc:
-            self.error_label.setText(str(exc))
-            return
+            self._refuse(str(exc), self.p_url if self.p_name.text().strip() else self.p_name, page=1)
+            return False
+        self._mark(self.p_name, False)
+        self._mark(self.p_url, False)
         if prov.name not in self._providers:
             self.provider_list.addItem(prov.name)
+        if self.m_provider.findText(prov.name) < 0:
             self.m_provider.addItem(prov.name)
         self._providers[prov.name] = prov
         if self.p_key.text().strip():
             self._keys[prov.name] = self.p_key.text().strip()
             self.p_key.clear()
+            self._key_hint()
         self.error_label.clear()
+        return True
+
+    def _preset_picked(self, index: int) -> None:
+        """Fill the provider and model forms from a preset (every field stays editable; nothing is saved yet)."""
+        preset = self.preset.itemData(index)
+        if not isinstance(preset, Preset):
+            return
+        self.p_name.setText(preset.provider)
+        self.p_url.setText(preset.base_url)
+        self.p_stream.setChecked(True)
+        self._key_hint()
+        self.m_name.setText(preset.model_id)
+        if self.m_provider.findText(preset.provider) < 0:
+            self.m_provider.addItem(preset.provider)
+        self.m_provider.setCurrentText(preset.provider)
+        self.m_model.setText(preset.model_id)
+        self.m_context.setValue(preset.context_length)
+        self.m_budget.setValue(0)
+        self.m_max_tokens.setValue(preset.max_tokens)
+        self.m_reasoning.setChecked(preset.reasoning)
+        self.preset.setCurrentIndex(0)
+
+    # -- marking and committing forms ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _mark(widget: QWidget, invalid: bool) -> None:
+        """Outline a field the last refusal was about (``invalid`` property in :data:`ui.theme.STYLE_SHEET`)."""
+        widget.setProperty("invalid", invalid)
+        widget.style().unpolish(widget)
+        widget.style().polish(widget)
+
+    def _refuse(self, message: str, field: QWidget, *, page: int) -> None:
+        """Show why a form was not taken, bring its page forward and mark the field."""
+        self.error_label.setText(message)
+        self.tabs.setCurrentIndex(page)
+        self._mark(field, True)
+        field.setFocus()
+
+    def commit_forms(self) -> bool:
+        """Take filled provider and model forms into the edit (OK and Apply call this first)."""
+        if self.provider_form_pending() and not self.save_provider():
+            return False
+        return not (self.model_form_pending() and not self.save_model())
 
     def _remove_provider(self) -> None:
         name = self.provider_list.currentItem().text() if self.provider_list.currentItem() else ""
@@ -306,7 +384,7 @@ class SettingsDialog(QDialog):
         self.m_context.setSingleStep(1_000)
         self.m_context.setValue(128_000)
         self.m_budget = QSpinBox()
-        self.m_budget.setRange(0, 10_000_000)
+        self.m_budget.setRange(0, 10_000_000)  # never capped silently: a budget over the limit is refused in words
         self.m_budget.setSingleStep(1_000)
         self.m_budget_hint = QLabel()
         self.m_max_tokens = QSpinBox()
@@ -322,10 +400,14 @@ class SettingsDialog(QDialog):
         for box in self.m_prices:
             box.setRange(0, 1000)
             box.setDecimals(4)
-        self.m_context.valueChanged.connect(self._cap_budget)
+        self.budget_preview = BudgetPreview(self.ui)
+        self.budget_preview.set_replay(self.replay)
         self.m_context.valueChanged.connect(self._budget_hint)
         self.m_budget.valueChanged.connect(self._budget_hint)
-        self._cap_budget()
+        for box in (self.m_context, self.m_budget, self.m_max_tokens, *self.m_prices):
+            box.valueChanged.connect(self._preview)
+        self.m_provider.currentTextChanged.connect(self._preview)
+        self.m_model.textChanged.connect(self._preview)
         self._budget_hint()
         self.active = QComboBox()
         self.save_model_button = save = QPushButton()
@@ -360,9 +442,22 @@ class SettingsDialog(QDialog):
         self._row(form, OPTIONS["active_profile"].title_zh, OPTIONS["active_profile"].title_en, self.active)
         lay = QHBoxLayout(page)
         lay.addWidget(self.model_list, 1)
-        lay.addLayout(form, 2)
+        lay.addLayout(form, 3)
+        lay.addWidget(self.budget_preview, 2)
         self._refill_models()
+        self._preview()
         return page
+
+    def _form_numbers(self) -> dict[str, Any]:
+        """The form's budget numbers and prices in ``ModelProfileSettings.budget_mapping()`` form (unvalidated)."""
+        return {"provider": self.m_provider.currentText(), "model": self.m_model.text().strip(),
+                "context_length": self.m_context.value(), "context_budget": self.m_budget.value(),
+                "max_tokens": self.m_max_tokens.value(), "reasoning": self.m_reasoning.isChecked(),
+                "price_input": self.m_prices[0].value(), "price_cached_input": self.m_prices[1].value(),
+                "price_output": self.m_prices[2].value()}
+
+    def _preview(self) -> None:
+        self.budget_preview.set_profile(self._form_numbers())
 
     def _refill_models(self) -> None:
         current = self.active.currentData() or self.settings.get("active_profile")
@@ -404,10 +499,6 @@ class SettingsDialog(QDialog):
             self._test_text = (zh, en)
         self.test_label.setText(self.ui.t(*self._test_text))
 
-    def _cap_budget(self) -> None:
-        """ContextBudget may not exceed the profile's hard limit for the current ContextLength (0 = tier default)."""
-        self.m_budget.setMaximum(hard_limit(self.m_context.value()))
-
     def _budget_hint(self) -> None:
         if self.m_budget.value() == 0:
             self.m_budget_hint.setText(tier_text(self.m_context.value(), self.ui))
@@ -438,32 +529,68 @@ class SettingsDialog(QDialog):
             "stream": self.m_stream.currentData(), "price_input": self.m_prices[0].value(),
             "price_cached_input": self.m_prices[1].value(), "price_output": self.m_prices[2].value(),
         }
+        problem = profile_problem(self.m_context.value(), self.m_budget.value(), self.m_max_tokens.value(),
+                                  self.ui.lang)  # the numbers first: they are what a user most often has to change
+        if problem is not None:
+            name = self.m_name.text().strip()
+            raise KnownError(self.ui.t(f"模型 {name}：{problem.message}", f"model {name}: {problem.message}"))
         prof = ModelProfileSettings.from_json(data)
+        self._check_budget(prof)
         if prof.name == OFFLINE_PROFILE:
             raise KnownError(self.ui.t("“offline”是内置离线分析器，不能替换", "'offline' is the built-in analyst"))
         if prof.provider not in self._providers:
             raise KnownError(self.ui.t(f"模型 {prof.name} 的服务商 {prof.provider!r} 不存在",
                                        f"model {prof.name}: unknown provider {prof.provider!r}"))
-        self._check_budget(prof)
         return prof
 
     def _check_budget(self, prof: ModelProfileSettings) -> None:
-        """Refuse numbers :class:`app.budget.profile.ModelProfile` would reject when an analysis starts."""
+        """Refuse numbers :class:`app.budget.profile.ModelProfile` would reject, in plain words."""
+        problem = profile_problem(prof.context_length, prof.context_budget, prof.max_tokens, self.ui.lang)
+        if problem is not None:
+            raise KnownError(self.ui.t(f"模型 {prof.name}：{problem.message}", f"model {prof.name}: {problem.message}"))
         try:
             ModelProfile.from_mapping(prof.budget_mapping())
         except BudgetConfigError as exc:
             raise KnownError(self.ui.t(f"模型 {prof.name}：{exc}", f"model {prof.name}: {exc}")) from exc
 
-    def save_model(self) -> None:
-        """Take the model form into the pending edit (validated)."""
+    def model_form_pending(self) -> bool:
+        """True when the model form holds a new or changed profile not yet taken."""
+        name = self.m_name.text().strip()
+        if not name and not self.m_model.text().strip():
+            return False
+        try:
+            prof = self._model_from_form()
+        except KnownError:
+            return True
+        return self._profiles.get(prof.name) != prof
+
+    def _model_field(self) -> QWidget:
+        """The model form field a refusal is about (its numbers first, then names)."""
+        problem = profile_problem(self.m_context.value(), self.m_budget.value(), self.m_max_tokens.value(),
+                                  self.ui.lang)
+        if problem is not None:
+            fields: dict[str, QWidget] = {"context_length": self.m_context, "context_budget": self.m_budget,
+                                          "max_tokens": self.m_max_tokens}
+            return fields[problem.field]
+        if not self.m_name.text().strip() or self.m_name.text().strip() == OFFLINE_PROFILE:
+            return self.m_name
+        if self.m_provider.currentText() not in self._providers:
+            return self.m_provider
+        return self.m_model
+
+    def save_model(self) -> bool:
+        """Take the model form into the pending edit (validated); a refusal marks the field and returns False."""
+        for widget in (self.m_name, self.m_provider, self.m_model, self.m_context, self.m_budget, self.m_max_tokens):
+            self._mark(widget, False)
         try:
             prof = self._model_from_form()
         except KnownError as exc:
-            self.error_label.setText(str(exc))
-            return
+            self._refuse(str(exc), self._model_field(), page=2)
+            return False
         self._profiles[prof.name] = prof
         self._refill_models()
         self.error_label.clear()
+        return True
 
     def _remove_model(self) -> None:
         item = self.model_list.currentItem()
@@ -520,6 +647,8 @@ class SettingsDialog(QDialog):
     def apply(self) -> bool:
         """Validate everything, store keys in the keyring, write the settings file. False (with a message) if not."""
         s = self.settings
+        if not self.commit_forms():
+            return False
         try:
             for prof in self._profiles.values():  # before anything is written: a bad profile saves nothing
                 self._check_budget(prof)

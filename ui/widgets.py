@@ -1,4 +1,4 @@
-"""Small reusable widgets: a collapsible section, a batched text stream, the message bar.
+"""Small reusable widgets: a collapsible section, a batched text stream, the message bar, a flow layout.
 
 The stream buffer follows engineering notes §1.8: deltas go into a list and a ~50 ms timer flushes them into a
 ``QPlainTextEdit`` through one document cursor, so thousands of deltas cost one insert per tick, never a
@@ -7,12 +7,16 @@ re-layout per token; the view auto-scrolls only when the reader is already at th
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+import shiboken6
+from PySide6.QtCore import QEvent, QMargins, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLayout,
+    QLayoutItem,
     QPlainTextEdit,
     QSizePolicy,
     QToolButton,
@@ -271,3 +275,120 @@ class MessageBar(QFrame):
     def text(self) -> str:
         """The message shown (empty when hidden)."""
         return self.label.text() if self.isVisible() or not self.isHidden() else ""
+
+
+class FlowLayout(QLayout):
+    """Widgets left to right, wrapping onto the next line when the row is full (toolbars and filter rows).
+
+    A plain ``QHBoxLayout`` made its widgets' summed width the window's minimum (the analysis toolbar alone asked
+    for 781 px); a flow layout asks only for its widest item and grows in height instead.
+    """
+
+    def __init__(self, parent: QWidget | None = None, spacing: int = 6) -> None:
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self._gap = spacing
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item: QLayoutItem) -> None:  # noqa: N802 - Qt override
+        """Qt calls this for addWidget."""
+        self._items.append(item)
+
+    def count(self) -> int:
+        """Number of items."""
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 - Qt override
+        """Item ``index`` (None past the end)."""
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 - Qt override
+        """Remove and return item ``index``."""
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:  # noqa: N802 - Qt override
+        """Never asks for more room than its rows."""
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
+        """The height depends on how many rows the width allows."""
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
+        """Height of the rows at ``width``."""
+        return self._arrange(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect: QRect) -> None:  # noqa: N802 - Qt override
+        """Place the items."""
+        super().setGeometry(rect)
+        self._arrange(rect, move=True)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """All items on one row."""
+        w = sum(i.sizeHint().width() for i in self._items) + self._gap * max(len(self._items) - 1, 0)
+        h = max((i.sizeHint().height() for i in self._items), default=0)
+        m = self.contentsMargins()
+        return QSize(w + m.left() + m.right(), h + m.top() + m.bottom())
+
+    def minimumSize(self) -> QSize:  # noqa: N802 - Qt override
+        """The widest single item."""
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.minimumSize())
+        m = self.contentsMargins()
+        return size + QSize(m.left() + m.right(), m.top() + m.bottom())
+
+    def _arrange(self, rect: QRect, *, move: bool) -> int:
+        m: QMargins = self.contentsMargins()
+        area = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
+        x, y, row_h = area.x(), area.y(), 0
+        for item in self._items:
+            if item.widget() is not None and item.widget().isHidden():
+                continue
+            hint = item.sizeHint()
+            if x > area.x() and x + hint.width() > area.right() + 1:
+                x, y, row_h = area.x(), y + row_h + self._gap, 0
+            if move:
+                item.setGeometry(QRect(QPoint(x, y), QSize(min(hint.width(), area.width()), hint.height())))
+            x += hint.width() + self._gap
+            row_h = max(row_h, hint.height())
+        return y + row_h - rect.y() + m.bottom()
+
+
+class EmptyHint(QLabel):
+    """A sentence over an empty list or table that says what fills it (hidden as soon as a row arrives).
+
+    Attach one per view: ``EmptyHint(view, text)``. It follows the view's model, so every way rows arrive keeps it
+    right without the tab doing anything. The model's signals only schedule a check for the next loop turn (with
+    the hint as the timer's context): a model emits while its view is being destroyed, and a slot reaching into
+    the half-deleted view at once crashed the process.
+    """
+
+    def __init__(self, view: QAbstractItemView, text: str) -> None:
+        super().__init__(text, view.viewport())
+        self.view = view
+        self.setWordWrap(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setProperty("role", "empty")
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        model = view.model()
+        for sig in (model.rowsInserted, model.rowsRemoved, model.modelReset, model.layoutChanged):
+            sig.connect(self._later)
+        view.viewport().installEventFilter(self)
+        self.update_visibility()
+
+    def _later(self, *_args: object) -> None:
+        QTimer.singleShot(0, self, self.update_visibility)  # dropped if the hint is gone by then
+
+    def update_visibility(self) -> None:
+        """Show only while the view has no rows."""
+        if not (shiboken6.isValid(self) and shiboken6.isValid(self.view)):
+            return
+        self.setVisible(self.view.model().rowCount() == 0)
+        self.setGeometry(self.view.viewport().rect().adjusted(12, 12, -12, -12))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Follow the viewport's size."""
+        if event.type() == QEvent.Type.Resize:
+            self.setGeometry(self.view.viewport().rect().adjusted(12, 12, -12, -12))
+        return False

@@ -27,11 +27,11 @@ from app.memory.model import (
 from app.memory.replay_adapter import episode_from_index, episode_from_replay, replay_hash_of
 from app.memory.scorecard import HEALTHY, METRICS, Scorecard
 from app.memory.store import BatchReport, DistilResult, MemoryStore, Outcome
-from app.memory.views import FactView, QueueView, SourceView
+from app.memory.views import EpisodeView, FactView, QueueView, SourceView
 
 __all__ = [
     "HEALTHY", "METRICS", "BatchReport", "Candidate", "ClaimInput", "DistilResult", "EpisodeInputError",
-    "EvidenceKind", "FactStatus", "FactType", "FactView", "FeedbackInput", "Injection", "IssueInput",
+    "EpisodeView", "EvidenceKind", "FactStatus", "FactType", "FactView", "FeedbackInput", "Injection", "IssueInput",
     "MemoryStateError", "MemoryStore", "MemoryStoreError", "MissingFieldError", "Outcome", "PlayerInput",
     "QueueView", "RunEpisodeInput", "Scorecard", "SourceView", "TimedItem", "UnknownFactError",
     "episode_from_index", "episode_from_replay", "replay_hash_of",

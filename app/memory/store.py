@@ -59,7 +59,7 @@ from app.memory.tables import (
     MemSupersede,
     MemVerdict,
 )
-from app.memory.views import FactView, QueueView, fact_view, queue_view
+from app.memory.views import EpisodeView, FactView, QueueView, fact_view, queue_view
 from app.store import Database
 
 if TYPE_CHECKING:
@@ -724,6 +724,28 @@ class MemoryStore:
             return fact_view(f)
 
     # ------------------------------------------------------------------ supersede and review actions
+
+    def episodes(self, episode_ids: Iterable[int]) -> dict[int, EpisodeView]:
+        """The episodes behind some evidence, by id (unknown ids are left out): provenance for a reviewer."""
+        ids = sorted({int(i) for i in episode_ids})
+        out: dict[int, EpisodeView] = {}
+        if not ids:
+            return out
+        with self.db.session() as s:
+            for ep in s.scalars(select(MemEpisode).where(MemEpisode.id.in_(ids))):
+                try:
+                    data = json.loads(ep.payload or "{}")
+                except ValueError:
+                    data = {}
+                data = data if isinstance(data, dict) else {}
+                players = tuple((str(p[0]), str(p[1])) for p in data.get("players", [])
+                                if isinstance(p, list | tuple) and len(p) >= 2)
+                played = data.get("played_at")
+                out[ep.id] = EpisodeView(ep.id, ep.kind, ep.ts, str(data.get("replay_path") or ""),
+                                         str(data.get("map") or ""), players,
+                                         float(played) if isinstance(played, int | float) else None,
+                                         ep.model, ep.analyst, ep.produced_by)
+        return out
 
     def flip_back(self, fact_id: int) -> FactView:
         """Undo the supersede that made ``fact_id`` current, in O(1): the previous fact is active again."""

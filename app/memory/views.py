@@ -119,3 +119,33 @@ def queue_view(q: MemQueueItem, fact: FactView, other: FactView | None) -> Queue
     """View of a queue row."""
     return QueueView(q.id, q.kind, fact, other, q.episode_id, q.reason, q.created_at, q.resolved_at,
                      q.resolution, q.reviewer)
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeView:
+    """Where evidence came from, in the terms a reviewer knows: the replay, when it was played, map and players.
+
+    Attributes:
+        id: Episode id.
+        kind: ``run`` (an analysis) or ``feedback``.
+        ts: When the episode was recorded.
+        replay_path: The replay file ("" for feedback).
+        map_name: The map.
+        players: ``(name, faction)`` pairs.
+        played_at: When the game was played, if known.
+        model: The model that analysed it.
+        analyst: Who gave the feedback or ran the analysis.
+        produced_by: The memory pipeline version that recorded it.
+    """
+
+    id: int
+    kind: str
+    ts: float
+    replay_path: str
+    map_name: str
+    players: tuple[tuple[str, str], ...]
+    played_at: float | None
+    model: str
+    analyst: str
+    produced_by: str
+

@@ -88,6 +88,8 @@ def test_chains_tab_flip_back(qtbot, store: MemoryStore, run) -> None:  # type: 
         await tab.refreshed()
         assert tab.list.count() == 1
         old_id, new_id = (f.id for f in store.chains()[0])
+        assert tab.list.item(0).text().startswith(f"#{old_id} → 【current #{new_id}】")  # the active fact, unmistakable
+        assert not tab.empty.isVisibleTo(tab)
         flipped = _collect(tab.flipped_back)
         tab.flip_button.click()
         await tab.refreshed()
@@ -110,8 +112,8 @@ def test_review_queue_side_by_side_and_approve(qtbot, store: MemoryStore, run) -
         await tab.refreshed()
         [item] = store.queue()
         assert tab.list.count() == 1
-        assert "B → A" in tab.left.toPlainText()
-        assert "A → B" in tab.right.toPlainText()
+        assert "A → B" in tab.left.toPlainText()  # current (the earlier replay's opening)
+        assert "B → A" in tab.right.toPlainText()  # proposed (the newer replay's)
         tab.split_right.setText("")
         tab.split_button.click()  # no second value: refused with a message
         await tab.refreshed()
@@ -142,7 +144,8 @@ def test_scorecard_tab_and_trend_chart(qtbot, store: MemoryStore, run) -> None: 
         march = sc.cards[-1]
         # one supersede in March, not flipped back
         assert march.metrics["flip_back_rate"] == 0.0
-        assert sc.table.item(4, 3).text() == "0.000"
+        assert sc.table.horizontalHeaderItem(1).text() == "2026-03"  # the current month first
+        assert sc.table.item(4, 1).text() == "0.000"
         series = sc.chart.series()
         assert series["flip_back_rate"] == [None, None, 0.0]
         img = sc.chart.grab().toImage()

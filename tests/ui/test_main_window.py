@@ -58,7 +58,7 @@ def test_open_corpus_replay_and_scripted_analysis(qtbot: Any, run: Any) -> None:
         assert win.library.model.rowCount() == 1
 
         win.analyze_action.trigger()  # F5
-        await until(lambda: win.analysis.status == "completed", what="completed run")
+        await until(lambda: win.analysis.status == "completed" and not win.analysis.running, what="completed run")
         view = win.analysis
         view.flush_all()
         # one panel per stage, windows grouped under their segment
@@ -73,6 +73,9 @@ def test_open_corpus_replay_and_scripted_analysis(qtbot: Any, run: Any) -> None:
                 assert view.panels[st.key].budget_bar.values == breakdown(i)
         # Markdown rendered once the stage finished: the heading marker is gone, the text is there
         overview = view.panels["overview"]
+        assert not overview.expanded  # finished stages fold back; the summary is the one open
+        assert view.panels["summary_round"].expanded if "summary_round" in view.panels else True
+        overview.header.click()
         assert overview.final_view.isVisibleTo(overview)
         assert not overview.live_box.isVisibleTo(overview)
         assert overview.final_view.toPlainText().startswith("overview")
@@ -86,6 +89,7 @@ def test_open_corpus_replay_and_scripted_analysis(qtbot: Any, run: Any) -> None:
         assert overview.reasoning.text() == "thinking about overview. "
         # issues of the revised window: the after-revision list, worst first, severity badges
         w = view.panels["window:0:1"]
+        w.header.click()
         assert not w.issues_section.expanded
         rows = [w.issue_list.item(i).text() for i in range(w.issue_list.count())]
         assert len(rows) == len(ISSUES)

@@ -176,18 +176,19 @@ def test_gui_analysis_over_http_uses_the_keyring_key(qtbot: Any, run: Any, memor
             ctx.db.close()
 
 
-def test_budget_capped_at_the_profile_hard_limit(qtbot: Any, run: Any, memory_keyring: Any) -> None:
+def test_budget_over_the_hard_limit_is_kept_and_refused_not_capped(qtbot: Any, run: Any, memory_keyring: Any) -> None:
     from app.i18n import Lang
 
     ctx = AppContext.open()
     dlg = SettingsDialog(ctx.settings, ctx.secrets, UiLanguage(Lang.EN))
     qtbot.addWidget(dlg)
     dlg.m_context.setValue(128_000)
-    assert dlg.m_budget.maximum() == 115_200  # 90% of 128,000 (plan §4.3)
     dlg.m_budget.setValue(200_000)
-    assert dlg.m_budget.value() == 115_200
+    assert dlg.m_budget.value() == 200_000  # what was typed stays (issue 16: 999999 was silently made 28,800)
+    dlg.m_name.setText("x")
+    assert not dlg.save_model()
+    assert "115,200" in dlg.error_label.text()  # 90% of 128,000 (plan §4.3): the most it may be
     dlg.m_context.setValue(1_000_000)
-    assert dlg.m_budget.maximum() == 900_000
     dlg.m_budget.setValue(0)  # 0 = the tier default, still allowed
     assert dlg.m_budget.value() == 0
     assert "160,000" in dlg.m_budget_hint.text()
@@ -210,7 +211,7 @@ def test_save_refuses_a_profile_the_budget_rules_reject(qtbot: Any, run: Any, me
     assert not dlg.apply()
     message = dlg.error_label.text()
     assert "too-big" in message
-    assert "context budget" in message
+    assert "ContextBudget 120,000" in message
     assert "115,200" in message
     assert all(p.name != "too-big" for p in Settings.load().profiles)  # nothing written
     # the form refuses what the profile would reject too: reserve max(2 × 20,000, 32,000) ≥ 90% of 40,000

@@ -52,7 +52,10 @@ def test_tab_filters_detail_rules_audit_scene_change(qtbot, manager: ErrorWisdom
         await tab.refreshed()
         assert selected == [["ew_20260315_001"]]
         assert "get_realtime_stock_price" in tab.detail.toPlainText()
-        assert '"认知维度分析"' in tab.detail.toPlainText()
+        detail = tab.detail.toPlainText()
+        assert "Cognitive dimensions:" in detail  # the spec's 认知维度分析, named in the interface language
+        assert "认知维度分析" not in detail
+        assert "{" not in detail  # readable lines, not raw JSON
         tab.type_box.setCurrentIndex(0)
         tab.severity_box.setCurrentIndex(tab.severity_box.findData("severe"))
         await tab.refreshed()

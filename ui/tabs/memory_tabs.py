@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
+    QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -37,9 +39,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.i18n import Lang, pick, system_lang
-from app.memory import HEALTHY, METRICS, FactView, MemoryStore, QueueView, Scorecard, SourceView
+from app.memory import HEALTHY, METRICS, EpisodeView, FactView, MemoryStore, QueueView, Scorecard, SourceView
 from app.memory.scorecard import LABELS
 from ui.tabs.loading import Actions, Loader, batches, error_text
+from ui.widgets import EmptyHint, FlowLayout
 
 TYPES = ("preference", "project_fact", "domain", "lesson")
 STATUSES = ("active", "hypothesis", "superseded", "conflict", "observation")
@@ -79,7 +82,8 @@ def query_chains(store: MemoryStore, lang: Lang) -> tuple[list[list[FactView]], 
     chains = store.chains()
     lines = []
     for chain in chains:
-        text = " → ".join(f"#{f.id}{'*' if f.status == 'active' else ''}" for f in chain)
+        current = pick(lang, "当前", "current")
+        text = " → ".join(f"【{current} #{f.id}】" if f.status == "active" else f"#{f.id}" for f in chain)
         if len(chain) >= 3:
             text += pick(lang, "  （不稳定）", "  (unstable)")
         lines.append(f"{text}  {chain[-1].content(lang)}")
@@ -94,18 +98,103 @@ def query_queue(store: MemoryStore, lang: Lang) -> tuple[list[QueueView], list[s
 
 @dataclass(frozen=True)
 class QueuePair:
-    """One review item's two sides, as the detail shows them."""
+    """One review item's two sides in words, as the reviewer sees them.
 
-    left: str
-    right: str
-    split_left: str
+    Attributes:
+        current: the fact in use now (the item's ``other``), "" when the proposal is new.
+        proposed: the questioned fact (the item's ``fact``): what Approve makes current.
+        split_key: the scope attribute the two sides differ in (their evidence contexts), else ``map``.
+        split_proposed: the proposed side's value of it.
+        split_current: the current side's value of it.
+    """
+
+    current: str
+    proposed: str
+    split_key: str
+    split_proposed: str
+    split_current: str
+
+
+METHOD_WORDS = {
+    "explicit_statement": ("用户明确说明", "stated by a user"),
+    "behavior_inference": ("从对局行为推断", "inferred from how games were played"),
+    "doc_extraction": ("从文件中读取", "read from a file"),
+    "reuse_validated": ("复用时得到验证", "confirmed when reused"),
+}
+STATUS_WORDS = {
+    "active": ("正在使用", "in use"), "hypothesis": ("假设（证据不足）", "hypothesis (not enough evidence)"),
+    "superseded": ("已被替代", "superseded"), "conflict": ("与现有事实冲突，待审阅", "conflicts, awaiting review"),
+    "observation": ("仅作观察记录", "kept as an observation only"),
+}
+
+
+def _scope_words(scope: dict[str, str], lang: Lang) -> str:
+    if not scope:
+        return pick(lang, "不限（任何对局）", "everywhere (no limits)")
+    return pick(lang, "，", ", ").join(f"{k} = {v}" for k, v in scope.items())
+
+
+def _episode_words(ep: EpisodeView | None, episode_id: int | None, lang: Lang) -> str:
+    if ep is None:
+        return pick(lang, "（来源记录不可用）", "(source record not available)") if episode_id else \
+            pick(lang, "（无对局来源）", "(no game behind it)")
+    if ep.kind == "feedback":
+        who = ep.analyst or pick(lang, "用户", "a user")
+        return pick(lang, f"{who} 的反馈（{_date(ep.ts)}）", f"feedback from {who} ({_date(ep.ts)})")
+    name = Path(ep.replay_path).name if ep.replay_path else pick(lang, "录像", "a replay")
+    played = _date(ep.played_at) if ep.played_at else "?"
+    players = pick(lang, " 对 ", " vs ").join(f"{n} ({f})" for n, f in ep.players) if ep.players else ""
+    model = pick(lang, f"，分析模型 {ep.model}", f", analysed by {ep.model}") if ep.model else ""
+    return pick(lang, f"{name}，{played} 对局，{ep.map_name}，{players}{model}",
+                f"{name}, played {played} on {ep.map_name}, {players}{model}")
+
+
+def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> str:
+    """A fact for a reviewer: what it says, where it applies, how sure, and each piece of evidence in words."""
+    status = pick(lang, *STATUS_WORDS.get(f.status, (f.status, f.status)))
+    method = pick(lang, *METHOD_WORDS.get(f.method, (f.method, f.method)))
+    lines = [
+        f.content(lang.value),
+        "",
+        pick(lang, f"状态：{status} · 置信度 {f.confidence:.2f} · 证据 {f.evidence_count} 条",
+             f"Status: {status} · confidence {f.confidence:.2f} · {f.evidence_count} piece(s) of evidence"),
+        pick(lang, f"适用范围：{_scope_words(f.scope, lang)}", f"Applies to: {_scope_words(f.scope, lang)}"),
+        pick(lang, f"得出方式：{method}（管线 {f.produced_by}）",
+             f"How it was learnt: {method} (pipeline {f.produced_by})"),
+    ]
+    if f.approved_by:
+        lines.append(pick(lang, f"审阅人：{f.approved_by}", f"Approved by: {f.approved_by}"))
+    if f.mechanism:
+        lines.append(pick(lang, f"为什么成立：{f.mechanism}", f"Why it holds: {f.mechanism}"))
+    if f.sources:
+        lines.append(pick(lang, "证据：", "Evidence:"))
+    for src in f.sources:
+        sign = pick(lang, "支持", "supports") if src.polarity > 0 else pick(lang, "反例", "counterexample")
+        lines.append(f"  • {sign}: {_episode_words(episodes.get(src.episode_id or -1), src.episode_id, lang)}")
+        if src.quote:
+            lines.append(f"    “{src.quote}”")
+    return "\n".join(lines)
+
+
+def _split_default(proposed: FactView, current: FactView | None) -> tuple[str, str, str]:
+    """The scope attribute whose evidence contexts differ between the sides (map when none do)."""
+    p_ctx = proposed.sources[0].context if proposed.sources else {}
+    c_ctx = current.sources[0].context if current is not None and current.sources else {}
+    for key in sorted(set(p_ctx) | set(c_ctx)):
+        if p_ctx.get(key) != c_ctx.get(key):
+            return key, p_ctx.get(key, ""), c_ctx.get(key, "")
+    return "map", p_ctx.get("map", ""), c_ctx.get("map", "")
 
 
 def query_queue_pair(store: MemoryStore, q: QueueView, key: str, lang: Lang) -> QueuePair:
-    """Both facts of a review item with their provenance (worker thread)."""
-    left = _fact_text(store.fact(q.fact.id), lang)
-    right = _fact_text(store.fact(q.other.id), lang) if q.other else ""
-    return QueuePair(left, right, q.fact.sources[0].context.get(key, "") if q.fact.sources else "")
+    """Both facts of a review item in words with their provenance (worker thread)."""
+    proposed = store.fact(q.fact.id)
+    current = store.fact(q.other.id) if q.other else None
+    facts = [proposed, *([current] if current else [])]
+    episodes = store.episodes(s.episode_id for f in facts for s in f.sources if s.episode_id is not None)
+    split_key, split_p, split_c = _split_default(proposed, current)
+    return QueuePair(_fact_words(current, episodes, lang) if current else "", _fact_words(proposed, episodes, lang),
+                     split_key, split_p, split_c)
 
 
 class MessageBar(QLabel):
@@ -203,11 +292,14 @@ class FactsTab(QWidget):
         self.min_conf.setPrefix(pick(self.lang, "置信度 ≥ ", "confidence ≥ "))
         self.batch_button = QPushButton(pick(self.lang, "立即批量蒸馏", "Run batch now"))
         self.message = MessageBar()
-        filters = QHBoxLayout()
-        for w in (self.type_box, self.status_box, self.min_conf, self.batch_button):
+        filters = FlowLayout()  # reflows in a narrow side panel
+        for w in (self.type_box, self.status_box, self.min_conf, self.batch_button, self.message):
             filters.addWidget(w)
-        filters.addWidget(self.message, 1)
         self.table = QTableWidget(0, 5)
+        self.empty = EmptyHint(self.table, pick(
+            self.lang, "还没有事实。每次分析完成后，系统会从录像中记下玩家习惯等事实；你的反馈也会记在这里。",
+            "No facts yet. Each finished analysis records what it learns from the replay (players' habits, for "
+            "example), and your feedback is kept here too."))
         self.table.setHorizontalHeaderLabels(["#", pick(self.lang, "类型", "type"), pick(self.lang, "状态", "status"),
                                               pick(self.lang, "置信度", "confidence"),
                                               pick(self.lang, "内容", "content")])
@@ -226,7 +318,7 @@ class FactsTab(QWidget):
         split.addWidget(right)
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
-        layout.addWidget(split)
+        layout.addWidget(split, 1)  # the rows get the height, not the (flowing) filter row
         self.type_box.currentIndexChanged.connect(self.refresh)
         self.status_box.currentIndexChanged.connect(self.refresh)
         self.min_conf.valueChanged.connect(self.refresh)
@@ -310,6 +402,10 @@ class ChainsTab(QWidget):
         self._actions = Actions(self, self._show_error)
         self.list = QListWidget()
         self.detail = QPlainTextEdit()
+        self.empty = EmptyHint(self.list, pick(
+            self.lang, "还没有替代链。当新的证据让一条事实取代旧事实时，两者会在这里连成一条链，可以翻回。",
+            "No supersede chains yet. When new evidence replaces a fact, the old and the new one form a chain "
+            "here, and you can flip back."))
         self.detail.setReadOnly(True)
         self.flip_button = QPushButton(pick(self.lang, "翻回上一版", "Flip back"))
         self.message = MessageBar()
@@ -377,54 +473,112 @@ class ChainsTab(QWidget):
 
 
 class ReviewQueueTab(QWidget):
-    """Open review items with the two facts side by side; approve, reject or split the scope.
+    """Open review items: the current fact and the proposed one side by side, in words, with what each action does.
+
+    Approve makes the proposed fact current (the current one is kept as superseded: Undo flips it back); Reject
+    keeps the proposed fact only as an observation; Split keeps both, each limited to its own value of a scope
+    attribute. The reviewer's name comes from the settings; when it is empty the tab asks for it once.
 
     Signals:
         resolved(int, str): the queue item id and its resolution (``approved``, ``rejected``, ``split``).
+        undone(int): the fact made current again by Undo.
+        reviewer_named(str): the reviewer typed a name (the window keeps it in the settings).
+        count_changed(int): the number of open items (the tab badge).
     """
 
     resolved = Signal(int, str)
+    undone = Signal(int)
+    reviewer_named = Signal(str)
+    count_changed = Signal(int)
 
     def __init__(self, store: MemoryStore, lang: Lang | None = None, reviewer: str = "",
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store
         self.lang = lang or system_lang()
+        t = self._t
         self._items: list[QueueView] = []
+        self.last_approved: int | None = None  # the fact the last Approve made current (Undo flips it back)
         self.loader = Loader(self, self._show_error)
         self.detail_loader = Loader(self, self._show_error)
         self._actions = Actions(self, self._show_error)
         self.list = QListWidget()
-        self.left = QPlainTextEdit()
+        self.empty = QLabel(t("没有待审阅的项目。当一次分析得出的事实与已有事实冲突、"
+                              "又无法自动裁决时，它会出现在这里。",
+                              "Nothing to review. An item appears here when an analysis learns a fact that "
+                              "contradicts a current one and no rule can decide between them."))
+        self.empty.setWordWrap(True)
+        self.empty.setProperty("role", "empty")
+        self.left = QPlainTextEdit()  # the current fact
         self.left.setReadOnly(True)
-        self.right = QPlainTextEdit()
+        self.right = QPlainTextEdit()  # the proposed fact
         self.right.setReadOnly(True)
+        self.left_title = QLabel(t("当前（正在使用）", "Current (in use now)"))
+        self.right_title = QLabel(t("提议（来自较新的对局）", "Proposed (from the newer game)"))
+        for lab in (self.left_title, self.right_title):
+            lab.setStyleSheet("font-weight: 600;")
         self.reviewer = QLineEdit(reviewer)
-        self.reviewer.setPlaceholderText(pick(self.lang, "审阅人", "reviewer"))
-        self.approve_button = QPushButton(pick(self.lang, "采纳", "Approve"))
-        self.reject_button = QPushButton(pick(self.lang, "驳回", "Reject"))
+        self.reviewer.setPlaceholderText(t("你的名字（只问一次）", "your name (asked once)"))
+        self.approve_button = QPushButton(t("采纳提议", "Approve proposed"))
+        self.approve_button.setProperty("primary", True)
+        self.approve_button.setToolTip(t("提议的事实成为当前事实；原事实保留为“已替代”，可撤销。",
+                                         "The proposed fact becomes current; the current one is kept as "
+                                         "superseded (Undo restores it)."))
+        self.reject_button = QPushButton(t("驳回提议", "Reject proposed"))
+        self.reject_button.setToolTip(t("提议的事实只保留为观察记录；当前事实不变。",
+                                        "The proposed fact is kept only as an observation; the current one stays."))
         self.split_key = QLineEdit("map")
-        self.split_left = QLineEdit()
-        self.split_right = QLineEdit()
-        self.split_button = QPushButton(pick(self.lang, "拆分范围", "Split scope"))
+        self.split_left = QLineEdit()  # the proposed side's value
+        self.split_right = QLineEdit()  # the current side's value
+        self.split_button = QPushButton(t("按范围拆分", "Split by scope"))
+        self.split_button.setToolTip(t("两条都保留，各自只适用于下面填写的范围值。",
+                                       "Both are kept, each valid only where the scope attribute has its value."))
+        self.undo_button = QPushButton(t("撤销上次采纳", "Undo last approval"))
+        self.undo_button.setEnabled(False)
+        self.undo_button.setToolTip(t("翻回：原来的事实重新成为当前事实。",
+                                      "Flip back: the former fact is current again."))
+        self.explain = QLabel(t("采纳：提议成为当前事实（可撤销）。驳回：提议只作观察记录。"
+                                "拆分：两条都保留，各管一个范围。",
+                                "Approve: the proposed fact becomes current (undoable). Reject: it is kept only as "
+                                "an observation. Split: both stay, each for its own scope value."))
+        self.explain.setWordWrap(True)
+        self.explain.setProperty("role", "hint")
         self.message = MessageBar()
+        self.message.setWordWrap(True)
+        left_box, right_box = QWidget(), QWidget()
+        for box, title, view in ((left_box, self.left_title, self.left), (right_box, self.right_title, self.right)):
+            lay = QVBoxLayout(box)
+            lay.setContentsMargins(0, 0, 0, 0)
+            lay.addWidget(title)
+            lay.addWidget(view, 1)
         sides = QSplitter()
-        sides.addWidget(self.left)
-        sides.addWidget(self.right)
-        actions = QHBoxLayout()
-        for w in (self.reviewer, self.approve_button, self.reject_button, self.split_key, self.split_left,
-                  self.split_right, self.split_button):
+        sides.addWidget(left_box)
+        sides.addWidget(right_box)
+        form = QFormLayout()
+        form.addRow(t("审阅人", "Reviewer"), self.reviewer)
+        form.addRow(t("拆分依据的范围属性", "Scope attribute to split on"), self.split_key)
+        form.addRow(t("提议适用于", "Proposed applies where it is"), self.split_left)
+        form.addRow(t("当前适用于", "Current applies where it is"), self.split_right)
+        actions = FlowLayout()
+        for w in (self.approve_button, self.reject_button, self.split_button, self.undo_button):
             actions.addWidget(w)
         layout = QVBoxLayout(self)
         layout.addWidget(self.list, 1)
-        layout.addWidget(sides, 2)
+        layout.addWidget(self.empty)
+        layout.addWidget(sides, 3)
+        layout.addWidget(self.explain)
+        layout.addLayout(form)
         layout.addLayout(actions)
         layout.addWidget(self.message)
         self.list.currentRowChanged.connect(self._on_select)
         self.approve_button.clicked.connect(lambda: self._decide("approve"))
         self.reject_button.clicked.connect(lambda: self._decide("reject"))
         self.split_button.clicked.connect(lambda: self._decide("split"))
+        self.undo_button.clicked.connect(self.undo)
         self.refresh()
+
+    def _t(self, zh: str, en: str) -> str:
+        return pick(self.lang, zh, en)
 
     def _show_error(self, exc: Exception) -> None:
         self.message.show_error(exc, self.lang)
@@ -449,6 +603,8 @@ class ReviewQueueTab(QWidget):
         self.left.clear()
         self.right.clear()
         self._items = items
+        self.empty.setVisible(not items)
+        self.count_changed.emit(len(items))
         yield from batches(len(lines), lambda a, b: self.list.addItems(lines[a:b]))
         if self._items:
             self.list.setCurrentRow(0)
@@ -461,9 +617,12 @@ class ReviewQueueTab(QWidget):
         lang = self.lang
 
         def show(pair: QueuePair) -> None:
-            self.left.setPlainText(pair.left)
-            self.right.setPlainText(pair.right)
-            self.split_left.setText(pair.split_left)
+            self.left.setPlainText(pair.current or self._t("（无：采纳后这是一条新事实）",
+                                                           "(none: approving adds a new fact)"))
+            self.right.setPlainText(pair.proposed)
+            self.split_key.setText(pair.split_key)
+            self.split_left.setText(pair.split_proposed)
+            self.split_right.setText(pair.split_current)
 
         self.detail_loader.start(lambda: query_queue_pair(self.store, q, key, lang), show)
 
@@ -471,26 +630,58 @@ class ReviewQueueTab(QWidget):
         row = self.list.currentRow()
         if not 0 <= row < len(self._items):
             return None
+        who = self.reviewer.text().strip()
+        if not who:  # asked once: the window keeps the name in the settings
+            self.message.setText(self._t("请先填写审阅人姓名（会记住，只问一次）。",
+                                         "Enter your name as the reviewer first (it is remembered)."))
+            self.reviewer.setProperty("invalid", True)
+            self.reviewer.style().polish(self.reviewer)
+            self.reviewer.setFocus()
+            return None
+        self.reviewer.setProperty("invalid", False)
+        self.reviewer.style().polish(self.reviewer)
+        self.reviewer_named.emit(who)
         item = self._items[row]
-        who = self.reviewer.text().strip() or "reviewer"
         key, left = self.split_key.text().strip(), self.split_left.text().strip()
         right = self.split_right.text().strip()
 
-        def decide() -> tuple[int, str]:
+        def decide() -> tuple[int, str, int]:
             if action == "approve":
                 out = self.store.approve(item.id, who)
             elif action == "reject":
                 out = self.store.reject(item.id, who)
             else:
                 out = self.store.split_scope(item.id, who, key=key, fact_value=left, other_value=right)
-            return out.id, out.resolution
+            return out.id, out.resolution, out.fact.id
 
-        def done(out: tuple[int, str]) -> None:
+        def done(out: tuple[int, str, int]) -> None:
             self.message.clear_message()
+            approved = out[1] == "approved" and item.other is not None
+            self.last_approved = out[2] if approved else None
+            self.undo_button.setEnabled(approved)
             self.refresh()
-            self.resolved.emit(*out)
+            self.resolved.emit(out[0], out[1])
 
         return self._actions.run(decide, done)
+
+    def undo(self) -> asyncio.Future[Any] | None:
+        """Flip back the last approval: the fact it replaced is current again."""
+        fact_id = self.last_approved
+        if fact_id is None:
+            return None
+
+        def flip() -> int:
+            return self.store.flip_back(fact_id).id
+
+        def done(restored: int) -> None:
+            self.last_approved = None
+            self.undo_button.setEnabled(False)
+            self.message.setText(self._t(f"已撤销：事实 #{restored} 重新成为当前事实。",
+                                         f"Undone: fact #{restored} is current again."))
+            self.refresh()
+            self.undone.emit(restored)
+
+        return self._actions.run(flip, done)
 
 
 class TrendChart(QWidget):
@@ -503,10 +694,11 @@ class TrendChart(QWidget):
         None.
     """
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, lang: Lang = Lang.EN) -> None:
         super().__init__(parent)
         self._cards: list[Scorecard] = []
-        self.setMinimumHeight(160)
+        self.lang = lang
+        self.setMinimumHeight(200)
 
     def set_cards(self, cards: list[Scorecard]) -> None:
         """Show these months (oldest first)."""
@@ -532,14 +724,32 @@ class TrendChart(QWidget):
         del event
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        area = QRectF(30, 10, max(10, self.width() - 40), max(10, self.height() - 30))
+        legend_h = 18 * ((len(METRICS) + 1) // 2)
+        area = QRectF(44, 18, max(10, self.width() - 54), max(10, self.height() - 48 - legend_h))
         top = 2.0  # the chart shows up to twice the limit
+        text_pen = QPen(self.palette().color(self.foregroundRole()), 1)
+        # the healthy band (at or under the limit), the frame, the y axis in multiples of each metric's limit
+        p.fillRect(QRectF(area.left(), area.bottom() - area.height() / top, area.width(), area.height() / top),
+                   QColor(46, 139, 87, 40))
         p.setPen(QPen(QColor("#888888"), 1))
         p.drawRect(area)
+        p.setPen(text_pen)
+        for mult in (0.0, 1.0, 2.0):
+            y = area.bottom() - area.height() * (mult / top)
+            p.drawText(QPointF(4, y + 4), f"{mult:g}×")
+        p.drawText(QPointF(area.left(), 12), pick(self.lang, "相对健康上限的倍数（绿色带内为健康）",
+                                                  "times the healthy limit (inside the green band is healthy)"))
         limit_y = area.bottom() - area.height() * (1.0 / top)
         dash = QPen(QColor("#444444"), 1, Qt.PenStyle.DashLine)
         p.setPen(dash)
         p.drawLine(QPointF(area.left(), limit_y), QPointF(area.right(), limit_y))
+        # the legend under the month axis
+        for k, (color, metric) in enumerate(zip(METRIC_COLORS, METRICS, strict=True)):
+            lx = area.left() + (k % 2) * (area.width() / 2)
+            ly = area.bottom() + 26 + 18 * (k // 2)
+            p.fillRect(QRectF(lx, ly - 9, 12, 10), QColor(color))
+            p.setPen(text_pen)
+            p.drawText(QPointF(lx + 16, ly), LABELS[metric][0] if self.lang is Lang.ZH else LABELS[metric][1])
         n = len(self._cards)
         for i, card in enumerate(self._cards):
             x = area.left() + (area.width() * (i + 0.5) / max(n, 1))
@@ -588,7 +798,7 @@ class ScorecardTab(QWidget):
         self.months.setPrefix(pick(self.lang, "月数 ", "months "))
         self.table = QTableWidget(len(METRICS), 0)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.chart = TrendChart()
+        self.chart = TrendChart(lang=self.lang)
         self.cards: list[Scorecard] = []
         self.message = MessageBar()
         self.loader = Loader(self, lambda exc: self.message.show_error(exc, self.lang))
@@ -618,14 +828,15 @@ class ScorecardTab(QWidget):
         self.message.clear_message()
         self.cards = cards
         self.table.setColumnCount(len(self.cards) + 1)
+        shown = self.shown_cards()  # the current month first
         self.table.setHorizontalHeaderLabels([pick(self.lang, "健康范围", "healthy"),
-                                              *(c.month for c in self.cards)])
+                                              *(c.month for c in shown)])
         self.table.setVerticalHeaderLabels([LABELS[m][0] if self.lang is Lang.ZH else LABELS[m][1]
                                             for m in METRICS])
         for r, m in enumerate(METRICS):
             lo, hi = HEALTHY[m]
             self.table.setItem(r, 0, QTableWidgetItem(f"[{lo:g}, {hi:g}]"))
-            for c, card in enumerate(self.cards, start=1):
+            for c, card in enumerate(shown, start=1):
                 v = card.metrics[m]
                 item = QTableWidgetItem("—" if v is None else f"{v:.3f}")
                 ok = card.healthy(m)
@@ -634,9 +845,14 @@ class ScorecardTab(QWidget):
                 self.table.setItem(r, c, item)
         self.chart.set_cards(self.cards)
 
+    def shown_cards(self) -> list[Scorecard]:
+        """The months in table order: the current month first (past months, often empty, after it)."""
+        return list(reversed(self.cards))
+
     def _on_column(self, col: int) -> None:
-        if 1 <= col <= len(self.cards):
-            self.month_selected.emit(self.cards[col - 1].month)
+        shown = self.shown_cards()
+        if 1 <= col <= len(shown):
+            self.month_selected.emit(shown[col - 1].month)
 
 
 class MemoryTabs(QTabWidget):
@@ -646,19 +862,26 @@ class MemoryTabs(QTabWidget):
         None (each tab has its own).
     """
 
-    def __init__(self, store: MemoryStore, lang: Lang | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, store: MemoryStore, lang: Lang | None = None, parent: QWidget | None = None,
+                 reviewer: str = "", on_reviewer: Callable[[str], object] | None = None) -> None:
         super().__init__(parent)
         lang = lang or system_lang()
         self.facts = FactsTab(store, lang)
         self.chains = ChainsTab(store, lang)
-        self.queue = ReviewQueueTab(store, lang)
+        self.queue = ReviewQueueTab(store, lang, reviewer=reviewer)
+        if on_reviewer is not None:
+            self.queue.reviewer_named.connect(on_reviewer)
         self.scorecard = ScorecardTab(store, lang)
         self.addTab(self.facts, pick(lang, "事实", "Facts"))
         self.addTab(self.chains, pick(lang, "替代链", "Supersede chains"))
         self.addTab(self.queue, pick(lang, "审阅队列", "Review queue"))
+        queue_index = self.indexOf(self.queue)
+        self.queue.count_changed.connect(lambda n: self.setTabText(
+            queue_index, pick(lang, "审阅队列", "Review queue") + (f" ({n})" if n else "")))
         self.addTab(self.scorecard, pick(lang, "记分卡", "Scorecard"))
         self.chains.flipped_back.connect(lambda _id: self.facts.refresh())
         self.queue.resolved.connect(lambda _id, _r: (self.facts.refresh(), self.chains.refresh()))
+        self.queue.undone.connect(lambda _id: (self.facts.refresh(), self.chains.refresh()))
 
     def views(self) -> tuple[FactsTab, ChainsTab, ReviewQueueTab, ScorecardTab]:
         """The four tabs."""

@@ -10,7 +10,6 @@ GUI thread; the newest refresh wins and errors show in the tab's message label.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -36,6 +35,7 @@ from app.wisdom import EntryFilter, ErrorWisdomManager
 from app.wisdom import taxonomy as tx
 from app.wisdom.timeliness import format_audit_report
 from ui.tabs.loading import Actions, Lazy, Loader, batches, error_text
+from ui.widgets import EmptyHint, FlowLayout
 
 SCENE_TYPES = ("model_upgrade", "model_change", "provider_change", "knowledge_update", "mod_version_change")
 METRIC_LABELS = {
@@ -88,13 +88,55 @@ def query_metrics(service: Lazy[ErrorWisdomManager], lang: Lang) -> list[tuple[s
     return rows
 
 
+SPEC_KEYS_EN = {
+    "错误发现": "Finding", "错误类型": "Error type", "子类型": "Subtype", "错误码": "Code", "错误描述": "Description",
+    "严重程度": "Severity", "触发场景": "Trigger scene", "影响范围": "Impact", "检测方法": "Detected by",
+    "原因分析": "Cause", "根本原因": "Root cause", "认知偏差": "Cognitive bias", "环境因素": "Environment",
+    "责任归属": "Responsibility", "认知维度分析": "Cognitive dimensions", "情境维度分析": "Situational dimensions",
+    "系统维度分析": "System dimensions", "可预防性": "Preventability", "解决方案": "Fix", "即时纠错": "Immediate fix",
+    "纠错成本": "Fix cost", "有效性": "Effectiveness", "用户体验补偿": "User compensation",
+    "预防知识": "Prevention", "预防策略": "Strategy", "前置检查规则": "Pre-check rule",
+    "适用场景": "Applies to", "不适用场景": "Does not apply to", "预防优先级": "Priority", "预防成本": "Cost",
+    "验证历史": "Verification history", "场景": "Scene", "效果": "Effect", "预防触发": "Prevention triggered",
+    "用户反馈": "User feedback", "关联错误": "Related errors", "相似错误ID": "Similar errors",
+    "共性模式": "Common pattern", "抽象规则ID": "Abstract rule", "元数据": "Metadata", "创建时间": "Created",
+    "最后更新": "Updated", "验证次数": "Verifications", "成功预防次数": "Prevented", "置信度": "Confidence",
+    "时效性标记": "Status", "认知性错误标记": "Cognitive error", "扩展": "Extension",
+}
+"""English names of the spec's Chinese keys (the stored JSON keeps the spec's keys; only the view translates)."""
+
+
+def readable(value: Any, lang: Lang, indent: int = 0) -> list[str]:
+    """An entry's spec document as indented ``key: value`` lines with the keys in the interface language."""
+    pad = "  " * indent
+    lines: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            name = SPEC_KEYS_EN.get(str(key), str(key)) if lang is Lang.EN else str(key)
+            if isinstance(item, dict | list) and item:
+                lines.append(f"{pad}{name}:")
+                lines += readable(item, lang, indent + 1)
+            elif item not in (None, "", [], {}):
+                lines.append(f"{pad}{name}: {item}")
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict | list):
+                lines.append(f"{pad}-")
+                lines += readable(item, lang, indent + 1)
+            else:
+                lines.append(f"{pad}- {item}")
+    else:
+        lines.append(f"{pad}{value}")
+    return lines
+
+
 def query_entry(service: Lazy[ErrorWisdomManager], entry_id: str, lang: Lang) -> str:
-    """The detail view's text (worker thread): the whole entry (the spec's JSON) with its current confidence."""
+    """The detail view's text (worker thread): the whole entry, readable, with its current confidence."""
     svc = service.get()
     e = svc.get_entry(entry_id)
     conf = svc.current_confidence(e)
     head = pick(lang, f"当前置信度（含时间衰减）：{conf:.3f}", f"Current confidence (with time decay): {conf:.3f}")
-    return head + "\n\n" + json.dumps(e.to_spec(), ensure_ascii=False, indent=2)
+    return head + "\n\n" + "\n".join(readable(e.to_spec(), lang))
 
 
 def _item(text: Any, data: Any = None) -> QTableWidgetItem:
@@ -161,12 +203,15 @@ class WisdomTab(QWidget):
         self.status_box = self._combo([(t("全部状态", "All states"), None)] + [(s, s) for s in tx.STATUSES])
         self.refresh_button = QPushButton(t("刷新", "Refresh"))
         self.refresh_button.clicked.connect(self.refresh)
-        filters = QHBoxLayout()
+        filters = FlowLayout()  # reflows onto more rows in a narrow side panel
         for w in (self.type_box, self.subtype_box, self.severity_box, self.status_box, self.refresh_button):
             filters.addWidget(w)
-        filters.addStretch(1)
 
         self.table = QTableWidget(0, 8)
+        self.empty = EmptyHint(self.table, t(
+            "还没有错误智慧条目。分析中被校验发现并确认的错误会记录在这里，用来在以后的分析中预防同类错误。",
+            "No error-wisdom entries yet. Mistakes that validation finds in analyses are recorded here and used "
+            "to prevent the same kind of mistake in later analyses."))
         self.table.setHorizontalHeaderLabels([
             "id", t("状态", "State"), t("置信度", "Confidence"), t("严重程度", "Severity"), t("类型", "Type"),
             t("错误码", "Code"), t("模型", "Model"), t("描述", "Description")])
@@ -176,7 +221,7 @@ class WisdomTab(QWidget):
         self.table.itemSelectionChanged.connect(self._on_select)
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
-        split = QSplitter(Qt.Orientation.Horizontal)
+        split = QSplitter(Qt.Orientation.Vertical)  # the side panel is narrow: details below the table
         split.addWidget(self.table)
         split.addWidget(self.detail)
         split.setStretchFactor(0, 3)
@@ -184,9 +229,12 @@ class WisdomTab(QWidget):
         entries_page = QWidget()
         ev = QVBoxLayout(entries_page)
         ev.addLayout(filters)
-        ev.addWidget(split)
+        ev.addWidget(split, 1)
 
         self.rules_table = QTableWidget(0, 9)
+        EmptyHint(self.rules_table, t("还没有规则。相似的条目积累多了，会归纳成规则，等你在这里验证启用。",
+                                      "No rules yet. When similar entries pile up they are generalised into a "
+                                      "rule that waits here for you to validate."))
         self.rules_table.setHorizontalHeaderLabels([
             "rule_id", t("名称", "Name"), t("状态", "State"), t("置信度", "Confidence"), t("应用次数", "Applied"),
             t("成功预防", "Prevented"), t("失败", "Failed"), t("成功率", "Success rate"), t("范围", "Scope")])
@@ -226,7 +274,7 @@ class WisdomTab(QWidget):
         row1 = QHBoxLayout()
         row1.addWidget(self.audit_button)
         row1.addStretch(1)
-        row2 = QHBoxLayout()
+        row2 = FlowLayout()
         for widget in (self.scene_type, self.scene_scope, self.scene_description, self.scene_button):
             row2.addWidget(widget)
         uv.addLayout(row1)
@@ -239,7 +287,7 @@ class WisdomTab(QWidget):
         self.pages = QTabWidget()
         self.pages.addTab(entries_page, t("条目", "Entries"))
         self.pages.addTab(rules_page, t("规则", "Rules"))
-        self.pages.addTab(upkeep_page, t("审计与指标", "Audit & metrics"))
+        self.pages.addTab(upkeep_page, t("审计与指标", "Audit && metrics"))  # "&&": a lone & is a mnemonic
         root = QVBoxLayout(self)
         root.addWidget(self.pages)
         root.addWidget(self.message)
@@ -254,6 +302,8 @@ class WisdomTab(QWidget):
 
     def _combo(self, items: list[tuple[str, Any]]) -> QComboBox:
         box = QComboBox()
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        box.setMinimumContentsLength(10)
         for label, data in items:
             box.addItem(label, data)
         return box

@@ -1,0 +1,174 @@
+"""The budget preview of the settings page: a model's numbers checked in plain words, and the plan of a replay.
+
+The plan is the one ``replaysage plan --json`` prints (:func:`app.budget.from_replay.plan_for_index` with the
+model's calibration): the preview only keeps the replay's fact index between calls, so editing a number replans
+without re-reading the file. :func:`profile_problem` says which field is wrong and what to type instead, where
+:class:`app.budget.profile.ModelProfile` raises a one-line error meant for logs.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app.budget.profile import (
+    HARD_LIMIT_SHARE,
+    REFERENCE_OVERHEAD,
+    ModelProfile,
+    default_budget,
+    hard_limit,
+    output_reserve,
+    tier_for,
+)
+from app.errors import KnownError
+from app.i18n import Lang, pick
+
+if TYPE_CHECKING:
+    from app.facts import ReplayFactIndex
+
+TIER_NAMES = {"long": ("长", "long"), "medium": ("中", "medium"), "short": ("短", "short")}
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileProblem:
+    """Why a model's numbers cannot work, for a form: the field to mark and the sentence to show.
+
+    Attributes:
+        field: ``context_length``, ``context_budget`` or ``max_tokens``.
+        message: What is wrong and what to change, in the requested language.
+    """
+
+    field: str
+    message: str
+
+
+def smallest_context_for(max_tokens: int) -> int:
+    """The smallest ContextLength (rounded up to 1,000) whose 90% holds the reserve and the reference prompt."""
+    need = (output_reserve(max_tokens) + REFERENCE_OVERHEAD) / HARD_LIMIT_SHARE
+    return math.ceil(need / 1000) * 1000
+
+
+def profile_problem(context_length: int, context_budget: int, max_tokens: int, lang: Lang) -> ProfileProblem | None:
+    """Check a model's three numbers as :class:`ModelProfile` does; None when they work.
+
+    Nothing is capped here: a budget above the limit is reported with the largest allowed value, so a typed
+    999,999 is never silently turned into something else.
+    """
+    if context_length <= 0:
+        return ProfileProblem("context_length", pick(lang, "请填写模型的上下文长度（ContextLength），例如 128000。",
+                                                     "Enter the model's context length (ContextLength), e.g. 128000."))
+    if max_tokens <= 0:
+        return ProfileProblem("max_tokens", pick(lang, "max_tokens 必须大于 0（常用 8192）。",
+                                                 "max_tokens must be above 0 (8192 is common)."))
+    limit = hard_limit(context_length)
+    tier_default = default_budget(context_length)
+    if context_budget < 0:
+        return ProfileProblem("context_budget", pick(lang, "ContextBudget 不能为负数；填 0 使用档位默认值。",
+                                                     "ContextBudget cannot be negative; use 0 for the tier default."))
+    if context_budget > limit:
+        return ProfileProblem("context_budget", pick(
+            lang,
+            f"ContextBudget {context_budget:,} 超过此模型能接受的上限：最多 {limit:,}"
+            f"（上下文 {context_length:,} 的 90%）。"
+            f"请改为 {limit:,} 或更小，或填 0 使用档位默认值 {tier_default:,}。",
+            f"ContextBudget {context_budget:,} is more than this model can take: at most {limit:,} (90% of its "
+            f"ContextLength {context_length:,}). Change it to {limit:,} or less, or enter 0 for the tier default "
+            f"({tier_default:,})."))
+    reserve = output_reserve(max_tokens)
+    if reserve >= limit:
+        smallest = smallest_context_for(max_tokens)
+        fix_zh = f"请换用上下文至少 {smallest:,} 的模型"
+        fix_en = f"Use a model with a ContextLength of at least {smallest:,}"
+        if 2 * max_tokens > 32_000:
+            fix_zh += "，或把 max_tokens 降到 16,000 或更低"
+            fix_en += ", or lower max_tokens to 16,000 or less"
+        return ProfileProblem(
+            "max_tokens" if 2 * max_tokens > 32_000 else "context_length",
+            pick(lang,
+                 f"上下文 {context_length:,} 太小：每个请求要为回答预留 {reserve:,} token"
+                 f"（max_tokens 的两倍，至少 32,000），"
+                 f"而请求总量不能超过上下文的 90%（{limit:,}），录像内容已无处可放。{fix_zh}。",
+                 f"A ContextLength of {context_length:,} is too small: every request keeps {reserve:,} tokens for the "
+                 f"answer (twice max_tokens, at least 32,000), and a request may use at most 90% of the context "
+                 f"({limit:,}), so nothing of the replay would fit. {fix_en}."))
+    return None
+
+
+def budget_line(context_length: int, context_budget: int, lang: Lang) -> str:
+    """``Tier default 100,000 (medium tier) · effective budget 100,000 · hard limit 180,000``, always shown."""
+    tier = tier_for(max(context_length, 1))
+    zh, en = TIER_NAMES.get(str(tier.value), (str(tier.value), str(tier.value)))
+    n = default_budget(max(context_length, 1))
+    effective = context_budget or n
+    limit = hard_limit(max(context_length, 1))
+    return pick(lang, f"档位默认 {n:,}（{zh}上下文档） · 实际预算 {effective:,} · 硬上限 {limit:,}",
+                f"Tier default {n:,} ({en} tier) · effective budget {effective:,} · hard limit {limit:,}")
+
+
+class _IndexCache:
+    """The fact index of the last previewed replay (one entry: the settings page previews the open replay)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: tuple[str, int, int] | None = None
+        self._index: ReplayFactIndex | None = None
+
+    def get(self, path: Path) -> ReplayFactIndex:
+        from app.facts.index import build_fact_index
+        from app.replay.reader import read_replay
+
+        st = path.stat()
+        key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+        with self._lock:
+            if self._key == key and self._index is not None:
+                return self._index
+        index = build_fact_index(read_replay(path))
+        with self._lock:
+            self._key, self._index = key, index
+        return index
+
+
+_CACHE = _IndexCache()
+
+
+def preview_plan(path: str | Path, profile_data: Mapping[str, Any], lang: Lang) -> dict[str, Any]:
+    """The ``plan --json`` document of a replay for a model's settings (``budget_mapping()`` form).
+
+    Runs in a worker thread (it reads the replay on first use and plans: tens to hundreds of milliseconds).
+
+    Raises:
+        KnownError: The numbers cannot work or the replay does not fit the model (plain-words message).
+    """
+    from app.budget.calibration import CalibrationStore
+    from app.budget.from_replay import plan_for_index
+
+    problem = profile_problem(int(profile_data.get("context_length") or 0),
+                              int(profile_data.get("context_budget") or 0),
+                              int(profile_data.get("max_tokens") or 8192), lang)
+    if problem is not None:
+        raise KnownError(problem.message)
+    from app.budget.errors import ReplayTooLongError
+
+    profile = ModelProfile.from_mapping(profile_data)
+    index = _CACHE.get(Path(path))
+    calibration = CalibrationStore().get(profile.key)
+    try:
+        return plan_for_index(index, profile, lang=lang, calibration=calibration).plan.to_json()
+    except ReplayTooLongError as exc:
+        if profile.budget >= profile.hard_limit:
+            raise
+        raise KnownError(pick(
+            lang,
+            f"{exc} 当前预算 {profile.budget:,} 低于此模型的硬上限 {profile.hard_limit:,}：可以调高 ContextBudget。",
+            f"{exc} The budget ({profile.budget:,}) is below this model's hard limit ({profile.hard_limit:,}): a "
+            f"larger ContextBudget gives each slice more room.")) from exc
+
+
+def output_cost_ceiling(plan: Mapping[str, Any], price_output: float) -> float:
+    """The most the answers can cost: every planned request writing max_tokens (price per million)."""
+    requests = int(plan["totals"]["requests"])
+    return requests * int(plan["profile"]["max_tokens"]) * price_output / 1_000_000

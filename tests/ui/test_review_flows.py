@@ -1,0 +1,139 @@
+"""The review queue in the real window: sides in words, the reviewer asked once and recorded, undo, the badge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.i18n import Lang
+from app.memory import MemoryStore
+from app.settings import Settings
+from tests.memory.helpers import Clock, analyse, run_ep
+from tests.ui.conftest import until
+from ui.lang import UiLanguage
+from ui.main_window import AppContext, MainWindow
+
+pytestmark = pytest.mark.gui
+
+
+def _window(qtbot: Any, seed: bool) -> tuple[MainWindow, MemoryStore]:
+    ctx = AppContext.open()
+    store = MemoryStore(ctx.db, clock=Clock())
+    if seed:  # three players whose two replays open differently: three conflicts for a human
+        for player in ("p", "q", "z"):
+            analyse(store, run_ep(f"{player}1", player, ("A", "B")))
+            analyse(store, run_ep(f"{player}2", player, ("B", "A"), played="2026-01-02T00:00:00"))
+    win = MainWindow(ctx, UiLanguage(Lang.EN))
+    qtbot.addWidget(win)
+    win.show()
+    return win, store
+
+
+def test_review_approve_reject_split_record_the_reviewer_and_undo_flips_back(qtbot: Any, run: Any) -> None:
+    win, store = _window(qtbot, seed=True)
+    tabs: Any = win.memory_tabs
+    tab = tabs.queue
+
+    async def scenario() -> None:
+        await tabs.refreshed()
+        items = store.queue()
+        assert len(items) == 3
+        assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (3)"
+        assert win.side_tabs.tabText(1).endswith("· review 3")
+        # the two sides, labelled, in words: replay, date, map, players, method, pipeline
+        assert tab.left_title.text().startswith("Current")
+        assert tab.right_title.text().startswith("Proposed")
+        current, proposed = tab.left.toPlainText(), tab.right.toPlainText()
+        first = items[0]
+        assert first.other is not None
+        assert first.other.value in current
+        assert first.fact.value in proposed
+        assert "p1.RA3Replay, played 2026-01-01 on Infinity Isle, p (Allies) vs rival (Soviets)" in current
+        assert "p2.RA3Replay, played 2026-01-02 on Infinity Isle" in proposed
+        assert "inferred from how games were played (pipeline " in proposed
+        for raw in ("episode None", "scope: {}", "{", "behavior_inference"):
+            assert raw not in current + proposed
+        assert "becomes current" in tab.approve_button.toolTip()
+        # no reviewer yet: asked, nothing decided
+        assert tab.reviewer.text() == ""
+        tab.approve_button.click()
+        await tabs.refreshed()
+        assert len(store.queue()) == 3
+        assert "name" in tab.message.text()
+        assert tab.reviewer.property("invalid") is True
+        tab.reviewer.setText("Ana")
+        tab.approve_button.click()
+        await tabs.refreshed()
+        decided = {q.id: q for q in store.queue(open_only=False)}
+        assert (decided[first.id].resolution, decided[first.id].reviewer) == ("approved", "Ana")
+        assert store.fact(first.fact.id).status == "active"
+        assert store.fact(first.other.id).status == "superseded"
+        assert Settings.load().get("reviewer_name") == "Ana"  # asked once: kept for later sessions
+        assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (2)"
+        # undo on the same screen: the replaced fact is current again
+        assert tab.undo_button.isEnabled()
+        tab.undo_button.click()
+        await tabs.refreshed()
+        assert store.fact(first.other.id).status == "active"
+        assert store.fact(first.fact.id).status == "superseded"
+        assert not tab.undo_button.isEnabled()
+        # reject the next one
+        second = store.queue()[0]
+        await until(lambda: second.fact.value in tab.right.toPlainText(), what="the next item")
+        tab.reject_button.click()
+        await tabs.refreshed()
+        decided = {q.id: q for q in store.queue(open_only=False)}
+        assert (decided[second.id].resolution, decided[second.id].reviewer) == ("rejected", "Ana")
+        assert store.fact(second.fact.id).status == "observation"
+        # split the last one by a labelled scope attribute
+        third = store.queue()[0]
+        tab.split_key.setText("opponents")
+        tab.split_left.setText("Empire")
+        tab.split_right.setText("Soviets")
+        tab.split_button.click()
+        await tabs.refreshed()
+        decided = {q.id: q for q in store.queue(open_only=False)}
+        assert (decided[third.id].resolution, decided[third.id].reviewer) == ("split", "Ana")
+        assert store.fact(third.fact.id).scope["opponents"] == "Empire"
+        assert third.other is not None
+        assert store.fact(third.other.id).scope["opponents"] == "Soviets"
+        assert store.queue() == []
+        assert tab.empty.isVisibleTo(tab)  # says what fills the queue
+        assert tabs.tabText(tabs.indexOf(tab)) == "Review queue"
+
+    try:
+        run(scenario())
+    finally:
+        win.close()
+        win.ctx.db.close()
+    # a later session: the reviewer is already known
+    again, _store = _window(qtbot, seed=False)
+    try:
+        assert again.memory_tabs.queue.reviewer.text() == "Ana"  # type: ignore[attr-defined]
+    finally:
+        again.close()
+        again.ctx.db.close()
+
+
+def test_empty_side_tabs_say_what_fills_them(qtbot: Any, run: Any) -> None:
+    win, _store = _window(qtbot, seed=False)
+    tabs: Any = win.memory_tabs
+
+    async def scenario() -> None:
+        await tabs.refreshed()
+        await win.wisdom_tab.refreshed()  # type: ignore[attr-defined]
+        assert tabs.facts.empty.isVisibleTo(tabs.facts)
+        assert "Each finished analysis records" in tabs.facts.empty.text()
+        assert tabs.chains.empty.isVisibleTo(tabs.chains)
+        assert "flip back" in tabs.chains.empty.text()
+        assert tabs.queue.empty.isVisibleTo(tabs.queue)
+        wisdom: Any = win.wisdom_tab
+        assert wisdom.empty.isVisibleTo(wisdom)
+        assert "validation finds" in wisdom.empty.text()
+
+    try:
+        run(scenario())
+    finally:
+        win.close()
+        win.ctx.db.close()

@@ -1,0 +1,183 @@
+"""The live budget preview next to a model's numbers: what the budget does to the open replay.
+
+Every change of ContextLength, ContextBudget or max_tokens replans the replay with :func:`app.budget.preview
+.preview_plan` (the ``replaysage plan --json`` planner) in a worker thread, after a short pause in typing; the
+newest request wins and older results are dropped. Refusals are shown in plain words with the field to change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
+
+from app.errors import KnownError
+from ui.lang import UiLanguage
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_MS = 250
+
+ROWS: tuple[tuple[str, str, str], ...] = (
+    ("segments", "切片（段）", "Segments"),
+    ("windows", "焦点窗口", "Focus windows"),
+    ("requests", "请求数", "Requests"),
+    ("prompt_tokens", "提示词元合计", "Prompt tokens"),
+    ("cacheable", "可缓存比例", "Cacheable share"),
+    ("cost", "预计费用", "Estimated cost"),
+)
+
+
+def _compute(path: str, data: dict[str, Any], lang: Any) -> dict[str, Any]:
+    """Worker-thread body (the planner's imports happen here, not on the GUI thread)."""
+    from app.budget.preview import preview_plan
+
+    return preview_plan(path, data, lang)
+
+
+class BudgetPreview(QGroupBox):
+    """Plan numbers of the open replay for the model being edited.
+
+    Signals:
+        planned(): a preview finished (numbers or a refusal are shown); tests await it.
+    """
+
+    planned = Signal()
+
+    def __init__(self, ui: UiLanguage, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ui = ui
+        self.replay: Path | None = None
+        self.data: dict[str, Any] = {}
+        self.plan: dict[str, Any] | None = None
+        self.problem = ""
+        self.busy = False
+        self._generation = 0
+        self._task: asyncio.Task[None] | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self._start)
+        self.budget_label = QLabel(self)
+        self.budget_label.setWordWrap(True)
+        self.budget_label.setProperty("role", "hint")
+        self.state_label = QLabel(self)
+        self.state_label.setWordWrap(True)
+        self.values: dict[str, QLabel] = {}
+        self._row_labels: dict[str, QLabel] = {}
+        form = QFormLayout()
+        for key, zh, en in ROWS:
+            name, value = QLabel(self), QLabel("–", self)
+            ui.bind(name, name.setText, zh, en)
+            self._row_labels[key] = name
+            self.values[key] = value
+            form.addRow(name, value)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.budget_label)
+        lay.addLayout(form)
+        lay.addWidget(self.state_label)
+        lay.addStretch(1)
+        ui.bind(self, self.setTitle, "预算预览（当前录像）", "Budget preview (open replay)")
+        ui.changed.connect(lambda _c: self.schedule())
+
+    # -- inputs -----------------------------------------------------------------------------------------------
+
+    def set_replay(self, path: Path | None) -> None:
+        """The replay the preview plans (None: only the budget line is shown)."""
+        self.replay = path
+        self.schedule()
+
+    def set_profile(self, data: Mapping[str, Any]) -> None:
+        """The model's numbers and prices (``ModelProfileSettings.budget_mapping()`` keys); replans shortly."""
+        self.data = dict(data)
+        self.schedule()
+
+    def schedule(self) -> None:
+        """Replan after a short pause (typing a number fires one change per digit)."""
+        from app.budget.preview import budget_line
+
+        self.budget_label.setText(budget_line(int(self.data.get("context_length") or 0),
+                                              int(self.data.get("context_budget") or 0), self.ui.lang))
+        self._generation += 1
+        self.busy = True
+        self._timer.start()
+
+    # -- planning ---------------------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        from app.budget.preview import profile_problem
+
+        gen = self._generation
+        problem = profile_problem(int(self.data.get("context_length") or 0),
+                                  int(self.data.get("context_budget") or 0),
+                                  int(self.data.get("max_tokens") or 0), self.ui.lang)
+        if problem is not None:
+            self._show(gen, None, problem.message)
+            return
+        if self.replay is None:
+            self._show(gen, None, self.ui.t("打开一个录像后，这里会显示它按此预算的切片、请求与词元数。",
+                                            "Open a replay to see its slices, requests and tokens under this budget."))
+            return
+        self._task = asyncio.get_event_loop().create_task(self._plan(gen, str(self.replay), dict(self.data)))
+
+    async def _plan(self, gen: int, path: str, data: dict[str, Any]) -> None:
+        try:
+            plan = await asyncio.to_thread(_compute, path, data, self.ui.lang)
+        except KnownError as exc:
+            self._show(gen, None, str(exc))
+            return
+        except Exception as exc:  # a planner bug: say it rather than leave the preview blank
+            log.exception("budget preview failed")
+            self._show(gen, None, self.ui.t(f"预览出错：{exc!r}", f"The preview failed: {exc!r}"))
+            return
+        self._show(gen, plan, "")
+
+    def _show(self, gen: int, plan: dict[str, Any] | None, problem: str) -> None:
+        if not shiboken6.isValid(self) or gen != self._generation:
+            return  # a newer edit is on its way
+        self.plan, self.problem, self.busy = plan, problem, False
+        texts = self.numbers(plan) if plan is not None else {}
+        for key, label in self.values.items():
+            label.setText(texts.get(key, "–"))
+        if problem:
+            self.state_label.setText(problem)
+            self.state_label.setStyleSheet("color: #b71c1c;")
+        else:
+            warnings = " ".join(plan.get("warnings", [])) if plan else ""
+            self.state_label.setText(warnings)
+            self.state_label.setStyleSheet("")
+        self.planned.emit()
+
+    def numbers(self, plan: Mapping[str, Any]) -> dict[str, str]:
+        """The shown texts of a ``plan --json`` document."""
+        from app.budget.preview import output_cost_ceiling
+
+        totals = plan["totals"]
+        windows = sum(len(s["windows"]) for s in plan["segments"])
+        price_in = float(self.data.get("price_input") or 0) + float(self.data.get("price_cached_input") or 0)
+        price_out = float(self.data.get("price_output") or 0)
+        if price_in or price_out:
+            ceiling = output_cost_ceiling(plan, price_out)
+            cost = self.ui.t(f"输入 {totals['input_cost']:.4f} + 输出最多 {ceiling:.4f}",
+                             f"input {totals['input_cost']:.4f} + output up to {ceiling:.4f}")
+        else:
+            cost = self.ui.t("–（未填价格）", "– (no prices set)")
+        return {
+            "segments": f"{len(plan['segments'])}",
+            "windows": f"{windows}",
+            "requests": f"{totals['requests']}",
+            "prompt_tokens": f"{totals['prompt_tokens']:,}",
+            "cacheable": f"{totals['cacheable_share']:.0%}",
+            "cost": cost,
+        }
+
+    async def settled(self) -> None:
+        """Wait until the newest preview is shown (tests)."""
+        while self.busy:
+            await asyncio.sleep(0.02)

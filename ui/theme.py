@@ -1,0 +1,75 @@
+"""The app's look: the bundled CJK font and one small style sheet (spacing, primary action, status badges).
+
+Machines without a Chinese font (a fresh Linux install, a CI box) showed every Chinese player name as a row of
+boxes. The app ships WenQuanYi Micro Hei (``resources/fonts``, Apache-2.0, licence beside it) and registers it at
+start-up only when the system has no Simplified Chinese font, so a system font keeps winning where there is one.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication
+
+from app.paths import resources_dir
+
+log = logging.getLogger(__name__)
+
+BUNDLED_CJK_FONT = "fonts/wqy-microhei.ttc"
+
+SPACING = 6
+"""The base unit of margins and gaps (multiples of it everywhere the window sets one)."""
+
+STYLE_SHEET = """
+QPushButton[primary="true"] { font-weight: 600; padding: 4px 14px; border-radius: 4px;
+    background: palette(highlight); color: palette(highlighted-text); border: 1px solid palette(highlight); }
+QPushButton[primary="true"]:disabled { background: palette(mid); border-color: palette(mid); }
+QLabel[badge="true"] { border-radius: 8px; padding: 1px 8px; font-size: 11px; font-weight: 600;
+    background: palette(mid); color: palette(base); }
+QLabel[badge="running"] { border-radius: 8px; padding: 1px 8px; font-size: 11px; font-weight: 600;
+    background: #2f6fdf; color: white; }
+QLabel[badge="done"] { border-radius: 8px; padding: 1px 8px; font-size: 11px; font-weight: 600;
+    background: #2e8b57; color: white; }
+QLabel[badge="problem"] { border-radius: 8px; padding: 1px 8px; font-size: 11px; font-weight: 600;
+    background: #c0392b; color: white; }
+QLabel[role="empty"] { color: palette(placeholder-text); padding: 12px; }
+QLabel[role="hint"] { color: palette(placeholder-text); }
+QLineEdit[invalid="true"], QSpinBox[invalid="true"], QComboBox[invalid="true"] { border: 2px solid #c0392b; }
+"""
+
+
+def has_system_cjk_font() -> bool:
+    """Whether a font that covers Simplified Chinese is installed (bundled ones not counted)."""
+    return bool(QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese))
+
+
+def ensure_cjk_font() -> str | None:
+    """Register the bundled CJK font when the system has none; returns the family now used for Chinese.
+
+    The family is added as a fallback of the default UI font (``QFont.insertSubstitution``) so Latin text keeps
+    the system font and only the glyphs it lacks come from the bundled one.
+    """
+    if has_system_cjk_font():
+        return None
+    path = resources_dir() / BUNDLED_CJK_FONT
+    font_id = QFontDatabase.addApplicationFont(str(path)) if path.is_file() else -1
+    if font_id < 0:
+        log.warning("no CJK font on this system and the bundled one (%s) could not be loaded", path)
+        return None
+    families = QFontDatabase.applicationFontFamilies(font_id)
+    if not families:
+        return None
+    family = families[0]
+    app_font = QGuiApplication.font()
+    for base in {app_font.family(), *app_font.families(), "Sans Serif", "DejaVu Sans"}:
+        if base:
+            QFont.insertSubstitution(base, family)
+    return family
+
+
+def apply_theme(app: QGuiApplication) -> None:
+    """Font fallback and the style sheet; the palette is Qt's, so light and dark follow the system."""
+    ensure_cjk_font()
+    set_sheet = getattr(app, "setStyleSheet", None)
+    if callable(set_sheet):
+        set_sheet(STYLE_SHEET)
