@@ -45,6 +45,7 @@ def _raw_facts() -> dict[str, Any]:
     replay = read_replay(corpus_file(REPLAY))
     players = [(s.index, s.name) for s in replay.header.slots if s.is_player]
     strong: dict[int, int] = {}
+    proof: dict[int, str] = {}  # strong id → the evidence line of the command that made it strong
     casters: set[int] = set()
     targets: list[tuple[int, int]] = []
     seen: set[int] = set()
@@ -54,12 +55,15 @@ def _raw_facts() -> dict[str, Any]:
         # strong evidence (plan §7.1): a control-group member, or the constructor of a structure
         if c.command_id in (0x1FA, 0x207, 0x209) and objs and c.player not in strong:
             strong[c.player] = objs[0]
+            m, s = divmod(c.time_code / 15, 60)
+            at = f"{int(m)}:{int(s * 100) / 100:05.2f}"
+            proof[objs[0]] = f"group|{at}|{c.args[0]}" if c.command_id == 0x1FA else f"build|{at}|constructor"
         if c.command_id in (0x1FE, 0x200):
             casters.update(objs)
         if c.command_id == 0x201 and objs:
             targets.append((c.player, objs[0]))
     player, target = next((p, t) for p, t in targets if t not in casters)
-    return {"players": players, "strong": strong, "missing": max(seen) + 1000,
+    return {"players": players, "strong": strong, "proof": proof, "missing": max(seen) + 1000,
             "target": target, "target_player": dict(players)[player]}
 
 
@@ -132,7 +136,7 @@ def test_wrong_claims_give_exact_issues_and_one_revision(server: ScriptedServer,
         ], eventClaims=[{"time": "7:01.00", "player": f["target_player"], "kind": "power", "unitId": f["target"]}])
     )
     fixed = "修正后的分析。\n[机器可读声明]\n" + _claims(unitClaims=[
-        {"unitId": f["strong"][a], "player": name_a, "confidence": "confirmed", "evidence": ["group|1:00.00|1"]}])
+        {"unitId": f["strong"][a], "player": name_a, "confidence": "confirmed", "evidence": [f["proof"][f["strong"][a]]]}])
     server.enqueue(Reply.chat(draft, piece_chars=50), match=is_window(_first_window_start()))
     server.enqueue(Reply.chat(fixed, piece_chars=50), match=is_revision)
     rec, events = _run(server, tmp_path / "s.sqlite3")
