@@ -291,6 +291,8 @@ class ClaimValidator:
             self._unknown_type(raw_type, where, issues, ref)
         for e in evidence:
             self._evidence_item(uid, player, type_name, e, where, ref, issues)
+        if type_name:
+            self._abilities_fit(uid, type_name, where, ref, issues)
         if player is not None and type_name:
             self._type_produced(uid, player, type_name, where, ref, issues)
             self._operated_before_produced(uid, player, type_name, evidence, where=where, ref=ref, issues=issues)
@@ -358,6 +360,32 @@ class ClaimValidator:
                     f"{where}: #{uid} is typed {type_name} for {who}, but {fact}"),
             unit_id=uid, claim=ref, fact=fact,
         ))
+
+    def _abilities_fit(self, uid: int, type_name: str, where: str, ref: str, issues: list[ValidationIssue]) -> None:
+        """A unit that alone cast a unit ability its claimed type cannot use (knowledge ``usedBy``) is mistyped.
+
+        Only casts with a single source count: a multi-unit ability command lists the whole selection.
+        """
+        if self.knowledge is None:
+            return
+        for ev in self.index.events_for_object(uid):
+            if ev.command_id not in POWER_COMMANDS or ev.type_hash is None or roles_of(ev).actors != (uid,):
+                continue
+            entry = self.knowledge.lookup(ev.type_hash)
+            if entry is None or not entry.has_tag("unit_ability") or not entry.producers:
+                continue
+            if type_name not in entry.producers:
+                fact = self._m(f"#{uid} 在 {format_time(ev.seconds)} 单独施放了 {entry.id}，只有 "
+                               f"{', '.join(entry.producers)} 能用",
+                               f"#{uid} alone cast {entry.id} at {format_time(ev.seconds)}; only "
+                               f"{', '.join(entry.producers)} can use it")
+                issues.append(ValidationIssue(
+                    Severity.CONTRADICTION, "AbilityNotOfType",
+                    self._m(f"{where}：#{uid} 不可能是 {type_name}：{fact}",
+                            f"{where}: #{uid} cannot be a {type_name}: {fact}"),
+                    time_seconds=ev.seconds, unit_id=uid, claim=ref, fact=fact,
+                ))
+                return
 
     def _ordered(self, player: int, type_name: str) -> bool:
         """True when ``player`` ordered the type, or the core/egg that unpacks into it."""
