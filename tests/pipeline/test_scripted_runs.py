@@ -224,7 +224,7 @@ def test_summary_round_shortens_window_excerpts_to_fit_the_budget(tmp_path: Path
         assert req.verdict.ok
         assert req.breakdown.total <= PROFILE.budget
         user = req.messages[-1]["content"]
-        assert user.count("【第 1 段") == 30  # every window is still represented
+        assert user.count("【窗口 1（段 1") == 30  # every window is still represented
     finally:
         db.close()
 
