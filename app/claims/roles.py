@@ -51,7 +51,11 @@ class Roles:
 
 
 def roles_of(ev: FactEvent) -> Roles:
-    """The roles of the ids of one event (see the module docstring for the layouts)."""
+    """The roles of the ids of one event: the fact index's when it records them, else the layouts above."""
+    actors: tuple[int, ...] = getattr(ev, "actor_ids", ())
+    targets: tuple[int, ...] = getattr(ev, "target_ids", ())
+    if (actors or targets) and ev.command_id != POWER_TWO_POINTS:
+        return Roles(tuple(i for i in actors if i), tuple(i for i in targets if i))
     ids = ev.object_ids
     cid = ev.command_id
     if cid in (POWER_AT_LOCATION, POWER_ON_OBJECT):

@@ -388,13 +388,15 @@ class ClaimValidator:
                 return
 
     def _ordered(self, player: int, type_name: str) -> bool:
-        """True when ``player`` ordered the type, or the core/egg that unpacks into it."""
-        if self.index.first_production(player, type_name) is not None:
-            return True
-        if self.knowledge is None:
-            return False
-        return any(e.unpacks_to == type_name and self.index.first_production(player, e.id) is not None
-                   for e in self.knowledge)
+        """True when ``player`` ordered the type (an order not taken back), or the core/egg that unpacks into it."""
+        names = [type_name]
+        if self.knowledge is not None:
+            names += [e.id for e in self.knowledge if e.unpacks_to == type_name]
+        for name in names:
+            first = self.index.first_production(player, name)
+            if first is not None and not getattr(first, "cancelled", False):
+                return True
+        return False
 
     def _operated_before_produced(
         self, uid: int, player: int, type_name: str, evidence: Sequence[EvidenceItem], *, where: str, ref: str,
@@ -691,6 +693,10 @@ class ClaimValidator:
             return
         first = self.index.first_production(player, type_name)
         who = self.index.player_name(player)
+        orders = self._commands((QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE), player, self._hashes(type_name))
+        if first is not None and seconds is not None and orders and within(
+                seconds, orders[0].time_code, TIMELINE_TOLERANCE_SECONDS):
+            return  # the very first order, even one taken back later, is what the log shows first
         if first is None:
             issues.append(ValidationIssue(
                 Severity.CONTRADICTION, "TimelineNotObserved",
