@@ -32,7 +32,7 @@ def main() -> int:
     sources = sorted({v.source for v in verdicts})
     for source in [*sources, "all"]:
         for kind in ("unit", "event", "timeline", "all"):
-            vs = [v for v in verdicts if (source == "all" or v.source == source) and (kind == "all" or v.kind == kind)]
+            vs = [v for v in verdicts if (source in ("all", v.source)) and (kind in ("all", v.kind))]
             if not vs:
                 continue
             wrong = [v for v in vs if not v.truth]

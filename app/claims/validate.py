@@ -276,7 +276,7 @@ class ClaimValidator:
         evidence = parse_evidence(claim.get("evidence"))
         player = self._player(claim.get("player"), issues, where, ref)
         if player is not None:
-            self._ownership(uid, player, high, where, ref, issues)
+            self._ownership(uid, player, high, where=where, ref=ref, issues=issues)
         if high and evidence and all(e.kind == "move" for e in evidence):
             issues.append(ValidationIssue(
                 Severity.WEAK_EVIDENCE, "MoveOnlyEvidence",
@@ -290,14 +290,14 @@ class ClaimValidator:
         if raw_type and not type_name:
             self._unknown_type(raw_type, where, issues, ref)
         for e in evidence:
-            self._evidence_item(uid, player, type_name, e, where, ref, issues)
+            self._evidence_item(uid, player, type_name, e, where=where, ref=ref, issues=issues)
         if type_name:
             self._abilities_fit(uid, type_name, where, ref, issues)
         if player is not None and type_name:
-            self._type_produced(uid, player, type_name, where, ref, issues)
+            self._type_produced(uid, player, type_name, where=where, ref=ref, issues=issues)
             self._operated_before_produced(uid, player, type_name, evidence, where=where, ref=ref, issues=issues)
 
-    def _ownership(self, uid: int, player: int, high: bool, where: str, ref: str,
+    def _ownership(self, uid: int, player: int, high: bool, *, where: str, ref: str,
                    issues: list[ValidationIssue]) -> None:
         verdict = self.index.check_ownership(uid, player)
         owner = self.index.owner(uid)
@@ -339,7 +339,7 @@ class ClaimValidator:
                 fact=self._m(f"#{uid} 没有任何所有权证据", f"#{uid} has no ownership evidence"),
             ))
 
-    def _type_produced(self, uid: int, player: int, type_name: str, where: str, ref: str,
+    def _type_produced(self, uid: int, player: int, type_name: str, *, where: str, ref: str,
                        issues: list[ValidationIssue]) -> None:
         """A unit typed as something its player never ordered (starting and free types excepted)."""
         if self._ordered(player, type_name):
@@ -426,8 +426,8 @@ class ClaimValidator:
 
     # ------------------------------------------------------------------ evidence lines
 
-    def _evidence_item(self, uid: int, player: int | None, type_name: str | None, e: EvidenceItem, where: str,
-                       ref: str, issues: list[ValidationIssue]) -> None:
+    def _evidence_item(self, uid: int, player: int | None, type_name: str | None, e: EvidenceItem, *,
+                       where: str, ref: str, issues: list[ValidationIssue]) -> None:
         """An evidence line must name something the replay shows (moves excepted)."""
         if e.kind in UNCHECKED_EVIDENCE:
             return
@@ -618,10 +618,12 @@ class ClaimValidator:
             ))
             return
         if actor is not None or target is not None:
-            self._roles(kind, actor, explicit, target, near, candidates, where, ref, issues)
+            self._roles(kind, actor, target, explicit=explicit, near=near, candidates=candidates, where=where,
+                        ref=ref, issues=issues)
 
-    def _roles(self, kind: str, actor: int | None, explicit: bool, target: int | None, near: Sequence[FactEvent],
-               candidates: Sequence[FactEvent], where: str, ref: str, issues: list[ValidationIssue]) -> None:
+    def _roles(self, kind: str, actor: int | None, target: int | None, *, explicit: bool,
+               near: Sequence[FactEvent], candidates: Sequence[FactEvent], where: str, ref: str,
+               issues: list[ValidationIssue]) -> None:
         """Check the actor and the target of an event claim against the matching records (issue 21)."""
         roles = [(e, roles_of(e)) for e in near]
         first, first_roles = roles[0]
@@ -639,7 +641,8 @@ class ClaimValidator:
             if swapped:
                 issues.append(ValidationIssue(
                     Severity.CONTRADICTION, "CasterTargetConfusion",
-                    self._m(f"{where}：#{actor} 是这次技能的目标，不是施放者（actorId 填施放者，目标填 targetId）；{fact}",
+                    self._m(f"{where}：#{actor} 是这次技能的目标，不是施放者"
+                            f"（actorId 填施放者，目标填 targetId）；{fact}",
                             f"{where}: #{actor} is the target of this power, not its source (actorId is the one "
                             f"that acts, the target goes in targetId); {fact}"),
                     time_seconds=first.seconds, unit_id=actor, claim=ref, fact=fact,
@@ -655,8 +658,9 @@ class ClaimValidator:
                 times = self._times([e for e in candidates if roles_of(e).acts(actor)], first.seconds)
                 issues.append(ValidationIssue(
                     Severity.WARNING, "EventTimeMismatch",
-                    self._m(f"{where}：#{actor} 执行这条指令的时间是 {times}", f"{where}: #{actor} issued this order at "
-                            f"{times}"), time_seconds=first.seconds, unit_id=actor, claim=ref, fact=fact))
+                    self._m(f"{where}：#{actor} 执行这条指令的时间是 {times}",
+                            f"{where}: #{actor} issued this order at {times}"),
+                    time_seconds=first.seconds, unit_id=actor, claim=ref, fact=fact))
             else:
                 issues.append(ValidationIssue(
                     Severity.CONTRADICTION, "ActorMismatch",

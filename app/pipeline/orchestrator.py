@@ -447,7 +447,7 @@ class AnalysisRun:
         final_text, final_parsed, final_issues, revised = draft, parsed, issues, False
         if any(i.needs_revision for i in issues):
             final_text, final_parsed, final_issues, revised = await self._revise(
-                stage, state, draft, display, parsed, issues)
+                stage, state, draft, display=display, parsed=parsed, issues=issues)
             if revised:
                 display = final_parsed.display_text
         if self.hooks is not None:
@@ -561,7 +561,7 @@ class AnalysisRun:
                  f"lookback {format_time(start)}~{format_time(end)} not served: {reason}"), start), False))
 
     async def _revise(
-        self, stage: ev.StageRef, state: _WindowState, draft: str, display: str, parsed: ParsedClaims,
+        self, stage: ev.StageRef, state: _WindowState, draft: str, *, display: str, parsed: ParsedClaims,
         issues: list[ValidationIssue],
     ) -> tuple[str, ParsedClaims, list[ValidationIssue], bool]:
         """The one revision of a window (plan §10, issue 14): repair the flagged claims, keep everything else.

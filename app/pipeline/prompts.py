@@ -139,6 +139,7 @@ def revision_instruction(lang: Lang, flagged_text: str, kept: int) -> str:
     """The one revision request of a window (plan §10, issue 14): fix the flagged claims, keep the rest.
 
     Args:
+        lang: The analysis language.
         flagged_text: One block per flagged claim: the claim quoted (id, type, time) and the fact that
             contradicts it.
         kept: How many claims passed; the program keeps them as they are.

@@ -114,7 +114,7 @@ def object_types(data: dict[str, Any], lang: Lang) -> dict[int, str]:
 def display_name(internal: str, lang: Lang) -> str:
     """The knowledge's display name of an internal name (the name itself when no knowledge knows it)."""
     for entry in _knowledge_entries(internal):
-        return entry.name(lang)
+        return str(entry.name(lang))
     return internal
 
 
@@ -203,7 +203,8 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
         passed = sum(1 for r in rows if r[3] == "passed")
         out += ["", f"## {pick(lang, '附录：声明与核对结果', 'Appendix: claims and verdicts')}", "",
                 pick(lang, f"{len(rows)} 条声明，{passed} 条通过核对。", f"{len(rows)} claims, {passed} passed."), "",
-                f"| {pick(lang, '段.窗口', 'Seg.window')} | {pick(lang, '类别', 'Kind')} | {pick(lang, '声明', 'Claim')} | "
+                f"| {pick(lang, '段.窗口', 'Seg.window')} | {pick(lang, '类别', 'Kind')} | "
+                f"{pick(lang, '声明', 'Claim')} | "
                 f"{pick(lang, '核对', 'Verdict')} |", "| --- | --- | --- | --- |"]
         out += [f"| {w} | {k} | {c.replace('|', '/')} | {v} |" for w, k, c, v in rows]
     return "\n".join(out) + "\n"

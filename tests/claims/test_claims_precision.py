@@ -69,11 +69,13 @@ def _command(name: str, command_id: int, type_name: str, nth: int = 0) -> Comman
 def test_a_claimed_time_is_compared_in_frames() -> None:
     # 24-minute replay: a 0x205 of slot 1 at time code 1082 = 72.1333 s, printed 1:12.13
     cmd = next(c for c in _replay(EMPIRE).commands if c.command_id == 0x205 and c.time_code == 1082)
-    assert cmd.player == 1 and _ids(cmd)[0] == 333
+    assert cmd.player == 1
+    assert _ids(cmd)[0] == 333
     unit = hash_names(_replay(EMPIRE).header.mod_name)[int(cmd.args[1])]  # type: ignore[call-overload]
     assert unit == "JapanBarracksEgg"
     assert format_time(1082 / 15) == "1:12.13"
-    assert frames_apart(72.13, 1082) == 0 and within(72.13, 1082, 0.0)
+    assert frames_apart(72.13, 1082) == 0
+    assert within(72.13, 1082, 0.0)
     claim = {"time": "1:12.13", "player": _player(EMPIRE, 1), "kind": "produce", "name": unit, "actorId": 333}
     assert _codes(EMPIRE, eventClaims=[claim]) == []
 
@@ -119,14 +121,17 @@ def test_shrink_ray_on_object_roles() -> None:
     assert _codes(MIRROR, eventClaims=[{**base, "targetId": 515}]) == []  # the target named as the target
     swapped = _check(MIRROR, eventClaims=[{**base, "actorId": 515, "targetId": 530}])
     assert [(s, c) for s, c, _m in swapped] == [(Severity.CONTRADICTION, "CasterTargetConfusion")]
-    assert "#515 is the target" in swapped[0][2] and "source (actor) #530" in swapped[0][2]
+    assert "#515 is the target" in swapped[0][2]
+    assert "source (actor) #530" in swapped[0][2]
 
 
 def test_corona_centurion_target_and_repair_drone_source() -> None:
     centurion = _command(CORONA, 0x201, "SpecialPower_CelestialCenturionUpgrade")
-    assert format_time(centurion.time_code / 15) == "0:58.00" and _ids(centurion) == [327, 1]
+    assert format_time(centurion.time_code / 15) == "0:58.00"
+    assert _ids(centurion) == [327, 1]
     drone = _command(CORONA, 0x1FF, "SpecialPower_CelestialEngineerRepairDrone")
-    assert format_time(drone.time_code / 15) == "6:41.60" and _ids(drone) == [0, 2336]
+    assert format_time(drone.time_code / 15) == "6:41.60"
+    assert _ids(drone) == [0, 2336]
     base = {"time": "0:58.00", "player": "st", "kind": "power", "name": "SpecialPower_CelestialCenturionUpgrade"}
     assert _codes(CORONA, eventClaims=[{**base, "targetId": 327}]) == []
     assert _codes(CORONA, eventClaims=[{**base, "unitId": 327}]) == ["CasterTargetConfusion"]
@@ -143,4 +148,6 @@ def test_messages_follow_the_analysis_language() -> None:
     base = {"time": "7:01.33", "player": _player(MIRROR, 0), "kind": "power", "name": "SpecialPower_ShrinkRay",
             "actorId": 515}
     [(_s, code, message)] = _check(MIRROR, Lang.ZH, eventClaims=[base])
-    assert code == "CasterTargetConfusion" and "是这次技能的目标" in message and "#530" in message
+    assert code == "CasterTargetConfusion"
+    assert "是这次技能的目标" in message
+    assert "#530" in message

@@ -136,7 +136,8 @@ def test_wrong_claims_give_exact_issues_and_one_revision(server: ScriptedServer,
         ], eventClaims=[{"time": "7:01.00", "player": f["target_player"], "kind": "power", "unitId": f["target"]}])
     )
     fixed = "修正后的分析。\n[机器可读声明]\n" + _claims(unitClaims=[
-        {"unitId": f["strong"][a], "player": name_a, "confidence": "confirmed", "evidence": [f["proof"][f["strong"][a]]]}])
+        {"unitId": f["strong"][a], "player": name_a, "confidence": "confirmed",
+         "evidence": [f["proof"][f["strong"][a]]]}])
     server.enqueue(Reply.chat(draft, piece_chars=50), match=is_window(_first_window_start()))
     server.enqueue(Reply.chat(fixed, piece_chars=50), match=is_revision)
     rec, events = _run(server, tmp_path / "s.sqlite3")
@@ -298,7 +299,8 @@ def test_overview_claims_are_stripped_and_never_fed_forward(server: ScriptedServ
     assert stage.text == "整局概述：双方盟军镜像。"
     assert [i.code for i in stage.issues] == ["OverviewClaimsStripped"]
     asked = [str(r.json["messages"]) for r in server.requests if r.json and not is_overview(r.json)]
-    assert asked and all("424242" not in a for a in asked)
+    assert asked
+    assert all("424242" not in a for a in asked)
     assert all("整局概述：双方盟军镜像。" in a for a in asked)
 
 
@@ -325,8 +327,11 @@ def test_a_revision_repairs_the_flagged_claim_and_keeps_what_passed(server: Scri
     w = next(s for s in rec.stages if s.key == "window:0:0")
     asked = _last(next(r.json for r in server.requests if r.json and is_revision(r.json)))
     # the request quotes the flagged claim (time, name, ids) and the record against it, and no passed claim
-    assert "7:01.33" in asked and "actor #515" in asked and "target #530" in asked
-    assert "#530" in asked.split("事实：")[1] and "其余 1 条声明已通过核对" in asked
+    assert "7:01.33" in asked
+    assert "actor #515" in asked
+    assert "target #530" in asked
+    assert "#530" in asked.split("事实：")[1]
+    assert "其余 1 条声明已通过核对" in asked
     assert w.revised
     assert w.text == "开局双方都很稳。" + fixed_sentence + "之后继续交战。"
     assert w.claims["unitClaims"] == [{**good, "verdict": "passed"}]  # kept as it was, not weakened
