@@ -22,7 +22,7 @@ from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.roles import POWER_COMMANDS, Roles, roles_of
 from app.claims.timeparse import format_time, parse_time
 from app.facts import OwnershipVerdict, ReplayFactIndex
-from app.facts.model import TICKS_PER_SECOND, FactEvent
+from app.facts.model import TICKS_PER_SECOND, FactEvent, FirstProduction
 from app.i18n import Lang, pick
 from app.knowledge.model import Entry, Knowledge
 from app.replay.commands import Category
@@ -291,6 +291,13 @@ class ClaimValidator:
             self._unknown_type(raw_type, where, issues, ref)
         for e in evidence:
             self._evidence_item(uid, player, type_name, e, where=where, ref=ref, issues=issues)
+        entry = self._entry(type_name) if type_name else None
+        if entry is not None and entry.kind not in ("unit", "structure"):
+            issues.append(ValidationIssue(
+                Severity.WARNING, "TypeNotAUnit",
+                self._m(f"{where}：{type_name} 是{entry.kind}，不是单位或建筑的类型",
+                        f"{where}: {type_name} is a {entry.kind}, not a unit or structure type"),
+                unit_id=uid, claim=ref))
         if type_name:
             self._abilities_fit(uid, type_name, where, ref, issues)
         if player is not None and type_name:
@@ -387,6 +394,12 @@ class ClaimValidator:
                 ))
                 return
 
+    def _first_of(self, player: int, type_name: str) -> FirstProduction | None:
+        """The player's first production of the type or of a core that unpacks into it."""
+        names = [type_name] + ([e.id for e in self.knowledge if e.unpacks_to == type_name] if self.knowledge else [])
+        found = [f for f in (self.index.first_production(player, n) for n in names) if f is not None]
+        return min(found, key=lambda f: f.time_code) if found else None
+
     def _ordered(self, player: int, type_name: str) -> bool:
         """True when ``player`` ordered the type (an order not taken back), or the core/egg that unpacks into it."""
         names = [type_name]
@@ -402,9 +415,12 @@ class ClaimValidator:
         self, uid: int, player: int, type_name: str, evidence: Sequence[EvidenceItem], *, where: str, ref: str,
         issues: list[ValidationIssue],
     ) -> None:
-        first = self.index.first_production(player, type_name)
+        first = self._first_of(player, type_name)
         if first is None:
             return  # pre-placed or starting units (MCV, starting infantry) have no production record
+        entry = self._entry(type_name)
+        if entry is not None and any(entry.has_tag(t) for t in START_TAGS):
+            return  # a refinery's free miner, the starting MCV: they exist before any order of their type
         # produce/build/place evidence quotes the order that made the unit, not the unit being operated
         times = [e.seconds for e in evidence if e.seconds is not None and e.kind not in ORDER_EVIDENCE]
         seen = self.index.first_seen(uid)
@@ -695,7 +711,7 @@ class ClaimValidator:
             return
         if player is None or not type_name:
             return
-        first = self.index.first_production(player, type_name)
+        first = self._first_of(player, type_name)
         who = self.index.player_name(player)
         orders = self._commands((QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE), player, self._hashes(type_name))
         if first is not None and seconds is not None and orders and within(
