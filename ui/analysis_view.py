@@ -164,6 +164,7 @@ class StagePanel(Collapsible):
         self.message = ""
         self.breakdowns: list[dict[str, int]] = []
         self.issues: list[ValidationIssue] = []
+        self.draft_issues: list[ValidationIssue] | None = None  # the issues before the revision, once it ran
         self.lookbacks: list[tuple[float, float, int]] = []
         self.claims: dict[str, object] = {}
         self.usage: dict[str, float] = {}
@@ -271,6 +272,13 @@ class StagePanel(Collapsible):
                                                    f"thinking {n} s" if live else f"thought for {n} s"))
 
     def _retitle_issues(self) -> None:
+        if self.draft_issues is not None:  # after a revision: "found N · fixed M · K left" (issue 14)
+            found = sum(i.needs_revision for i in self.draft_issues)
+            left = sum(i.needs_revision for i in self.issues)
+            fixed = max(0, found - left)
+            self.issues_section.set_title(self.ui.t(f"校验：发现 {found} · 修正 {fixed} · 剩余 {left}",
+                                                    f"Validation: found {found} · fixed {fixed} · {left} left"))
+            return
         if not self.issues:
             self.issues_section.set_title(self.ui.t("校验问题（0）", "Validation issues (0)"))
             return
@@ -381,8 +389,10 @@ class StagePanel(Collapsible):
         self.claims_section.show()
 
     def issues_found(self, e: ev.IssuesFound) -> None:
-        """Replace the issue list (after a revision the new list is the one that counts)."""
+        """Replace the issue list (after a revision the new list is the one that counts; the title keeps the tally)."""
         self._build()
+        if e.after_revision:
+            self.draft_issues = list(self.issues)
         self.issues = list(e.issues)
         self.issue_list.clear()
         for issue in sorted(self.issues, key=lambda i: (-int(i.severity), i.time_seconds or 0.0)):
