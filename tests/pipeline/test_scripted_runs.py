@@ -302,6 +302,13 @@ def test_overview_claims_are_stripped_and_never_fed_forward(server: ScriptedServ
     assert asked
     assert all("424242" not in a for a in asked)
     assert all("整局概述：双方盟军镜像。" in a for a in asked)
+    # one segment covers the whole match at 1M: no lookback is offered anywhere; the claims rules appear once
+    assert len(_prepared().plan.segments) == 1
+    every = [str(r.json["messages"]) for r in server.requests if r.json]
+    assert all("回查建议" not in a for a in every)
+    assert all("如需查看本段以外" not in a for a in every)
+    assert all("可以请求一次" not in a for a in every)
+    assert all(a.count("[机器可读声明的规则]") == 1 for a in every)
 
 
 def test_a_revision_repairs_the_flagged_claim_and_keeps_what_passed(server: ScriptedServer, tmp_path: Path) -> None:
