@@ -308,7 +308,7 @@ def test_overview_claims_are_stripped_and_never_fed_forward(server: ScriptedServ
     assert all("回查建议" not in a for a in every)
     assert all("如需查看本段以外" not in a for a in every)
     assert all("可以请求一次" not in a for a in every)
-    assert all(a.count("[机器可读声明的规则]") == 1 for a in every)
+    assert all(a.count("eventClaims 的 kind 对应日志动作") == 1 for a in every)
 
 
 def test_a_revision_repairs_the_flagged_claim_and_keeps_what_passed(server: ScriptedServer, tmp_path: Path) -> None:
