@@ -77,6 +77,9 @@ START_TAGS = frozenset({"construction_yard", "mcv", "mcv_class", "harvester"})
 """Types a player may own without ordering them (the starting MCV and yard, the free miner of a refinery)."""
 
 _GROUP_NUMBER = re.compile(r"\d+")
+_ID_IN_TEXT = re.compile(r"#(\d+)")
+MIN_BUILD_SECONDS = 3.0
+"""No unit comes out of a factory sooner than this after its order (RA3 build times start around 5 s)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,32 +487,52 @@ class ClaimValidator:
                 f"#{uid} is not in {'group ' + str(group) if group is not None else 'any control group'} at {at}"
                 f"{hint}")
         if e.kind in ORDER_EVIDENCE:
-            named = self._type_name(e.detail) if e.detail else None
+            named = self._detail_type(e.detail)
             cmds = EVENT_KINDS[e.kind]
             hits = self._commands(cmds, player, self._hashes(named))
-            if any(within(t, ev.time_code, EVENT_TOLERANCE_SECONDS) for ev in hits):
-                if named and type_name and e.kind == "produce" and named != type_name \
-                        and not any(uid in ev.object_ids for ev in hits):
+            near = [ev for ev in hits if within(t, ev.time_code, EVENT_TOLERANCE_SECONDS)]
+            if near:
+                if any(uid in ev.object_ids for ev in near):
+                    return True, ""  # the object is the factory / constructor of that order
+                if named and type_name and e.kind == "produce" and named != type_name:
                     return False, self._m(f"{at} 生产的是 {named}，而声明的类型是 {type_name}",
                                           f"the order at {at} is for {named}, but the claimed type is {type_name}")
+                seen = self.index.first_seen(uid)
+                if e.kind == "produce" and seen is not None and seen < t + MIN_BUILD_SECONDS:
+                    return False, self._m(
+                        f"#{uid} 在 {format_time(seen)} 已经出现，只比这条生产指令晚 {max(0.0, seen - t):.1f} 秒；"
+                        f"没有单位能这么快造好（至少 {MIN_BUILD_SECONDS:.0f} 秒），它不是这条指令造出来的",
+                        f"#{uid} already appears at {format_time(seen)}, {max(0.0, seen - t):.1f} s after that order; "
+                        f"no unit is built that fast (at least {MIN_BUILD_SECONDS:.0f} s), so that order did not "
+                        "make it")
                 return True, ""
             if any(uid in ev.object_ids and within(t, ev.time_code, EVENT_TOLERANCE_SECONDS)
                    for ev in self._commands(cmds, player, None)):
                 return True, ""  # the object is the factory / constructor of that order
             what = named or e.kind
-            near = self._times(hits, t) if hits else ""
-            return False, self._m(f"{at} 附近没有 {what} 的{e.kind}指令" + (f"；实际时间 {near}" if near else ""),
-                                  f"no {e.kind} order of {what} near {at}" + (f"; orders at {near}" if near else ""))
+            actual = self._times(hits, t) if hits else ""
+            return False, self._m(
+                f"{at} 附近没有 {what} 的{e.kind}指令" + (f"；实际时间 {actual}" if actual else ""),
+                f"no {e.kind} order of {what} near {at}" + (f"; orders at {actual}" if actual else ""))
         cats = EVIDENCE_CATEGORIES.get(e.kind)
-        for ev in self.index.events_for_object(uid):
-            if (cats is None or ev.category in cats) and within(t, ev.time_code, EVENT_TOLERANCE_SECONDS):
-                if e.kind == "power" and e.detail:
-                    named = self._type_name(e.detail)
-                    if named and ev.type_hash not in (self._hashes(named) or ()):
-                        continue
-                return True, ""
+        named = self._detail_type(e.detail) if e.kind == "power" else None
+        hashes = self._hashes(named)
+        # the line may be about the object itself or about another object its detail names ("… #626")
+        for oid in (uid, *(int(x) for x in _ID_IN_TEXT.findall(e.detail))):
+            for ev in self.index.events_for_object(oid):
+                if (cats is None or ev.category in cats) and within(t, ev.time_code, EVENT_TOLERANCE_SECONDS) \
+                        and (hashes is None or ev.type_hash in hashes):
+                    return True, ""
         return False, self._m(f"{at} 附近没有提到 #{uid} 的 {e.kind} 指令",
                               f"no {e.kind} command names #{uid} near {at}")
+
+    def _detail_type(self, detail: str) -> str | None:
+        """The first internal name an evidence detail mentions ("SpecialPower_X #626" → SpecialPower_X)."""
+        for token in re.split(r"[\s,;，；()（）]+", detail):
+            name = self._type_name(token)
+            if name:
+                return name
+        return None
 
     def _in_group(self, uid: int, group: int | None, t: float) -> bool:
         tc_lo = to_frames(t) - round(EVENT_TOLERANCE_SECONDS * TICKS_PER_SECOND)
@@ -711,29 +734,29 @@ class ClaimValidator:
             return
         if player is None or not type_name:
             return
-        first = self._first_of(player, type_name)
         who = self.index.player_name(player)
-        orders = self._commands((QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE), player, self._hashes(type_name))
-        if first is not None and seconds is not None and orders and within(
-                seconds, orders[0].time_code, TIMELINE_TOLERANCE_SECONDS):
-            return  # the very first order, even one taken back later, is what the log shows first
-        if first is None:
+        first = self._first_of(player, type_name)
+        hashes = self._hashes(type_name)
+        orders = self._commands((QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE, START_UPGRADE, SELECT_PROTOCOL),
+                                player, hashes)
+        # the first order of the type (even one taken back later: it is what the log shows first), or the first
+        # production that was not taken back
+        times = sorted({*(e.time_code for e in orders[:1]), *([first.time_code] if first is not None else [])})
+        if not times:
             issues.append(ValidationIssue(
                 Severity.CONTRADICTION, "TimelineNotObserved",
                 self._m(f"{where}：{who} 从未生产 {type_name}", f"{where}: {who} never produced {type_name}"),
                 time_seconds=seconds, claim=ref,
                 fact=self._m(f"{who} 从未下达 {type_name} 的指令", f"{who} never ordered {type_name}"),
             ))
-        elif seconds is not None and not within(seconds, first.time_code, TIMELINE_TOLERANCE_SECONDS):
-            fact = self._m(f"{who} 首次下达 {type_name} 是在 {format_time(first.seconds)}",
-                           f"{who} first ordered {type_name} at {format_time(first.seconds)}")
+        elif seconds is not None and not any(within(seconds, tc, TIMELINE_TOLERANCE_SECONDS) for tc in times):
+            actual = format_time(times[0] / TICKS_PER_SECOND)
+            fact = self._m(f"{who} 首次下达 {type_name} 是在 {actual}", f"{who} first ordered {type_name} at {actual}")
             issues.append(ValidationIssue(
                 Severity.WARNING, "TimelineMismatch",
-                self._m(f"{where}：{who} 首次生产 {type_name} 是在 {format_time(first.seconds)}，不是 "
-                        f"{format_time(seconds)}",
-                        f"{where}: {who} first produced {type_name} at {format_time(first.seconds)}, not "
-                        f"{format_time(seconds)}"),
-                time_seconds=first.seconds, claim=ref, fact=fact,
+                self._m(f"{where}：{who} 首次生产 {type_name} 是在 {actual}，不是 {format_time(seconds)}",
+                        f"{where}: {who} first produced {type_name} at {actual}, not {format_time(seconds)}"),
+                time_seconds=times[0] / TICKS_PER_SECOND, claim=ref, fact=fact,
             ))
 
     # ------------------------------------------------------------------ revision support
