@@ -19,9 +19,10 @@ from typing import Any
 
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.parse import ParsedClaims, unit_id_of
-from app.claims.roles import POWER_COMMANDS, Roles, roles_of
+from app.claims.roles import POWER_COMMANDS, POWER_WITH_FACING, Roles, roles_of
 from app.claims.timeparse import format_time, parse_time
 from app.facts import OwnershipVerdict, ReplayFactIndex
+from app.facts.index import UNPACK_POWER_HASHES
 from app.facts.model import TICKS_PER_SECOND, FactEvent, FirstProduction
 from app.i18n import Lang, pick
 from app.knowledge.model import Entry, Knowledge
@@ -303,6 +304,8 @@ class ClaimValidator:
                 unit_id=uid, claim=ref))
         if type_name:
             self._abilities_fit(uid, type_name, where, ref, issues)
+        if type_name and player is not None:
+            self._core_in_order(uid, player, type_name, where=where, ref=ref, issues=issues)
         if player is not None and type_name:
             self._type_produced(uid, player, type_name, where=where, ref=ref, issues=issues)
             self._operated_before_produced(uid, player, type_name, evidence, where=where, ref=ref, issues=issues)
@@ -396,6 +399,51 @@ class ClaimValidator:
                     time_seconds=ev.seconds, unit_id=uid, claim=ref, fact=fact,
                 ))
                 return
+
+    def _core_in_order(self, uid: int, player: int, type_name: str, *, where: str, ref: str,
+                       issues: list[ValidationIssue]) -> None:
+        """An Empire core must come from an order its place in the queue allows.
+
+        A yard builds its cores one after another in the order they were queued, and object ids grow with creation
+        time. So when ``k`` cores of the player (ids that deployed with the unpack power, newer than the first yard)
+        have smaller ids than ``uid``, at least ``k`` cores were made before it: it comes from the ``k``-th core
+        order or a later one, issued before ``uid`` first appears. Checked only while the player's core orders go
+        to one yard at a time (with two yards working together the completion order is not the queue order).
+        """
+        entry = self._entry(type_name)
+        if self.knowledge is None or entry is None or not entry.unpacks_to or not entry.has_tag("core"):
+            return
+        seen = self.index.first_seen(uid)
+        if seen is None:
+            return
+        cores = {e.id for e in self.knowledge if e.unpacks_to and e.has_tag("core")}
+        core_hashes = {self._hash(c) for c in cores}
+        orders = [e for e in self._commands((QUEUE_UNIT,), player, frozenset(h for h in core_hashes if h is not None))
+                  if e.object_ids and e.seconds <= seen]
+        yards = [e.object_ids[0] for e in orders]
+        blocks = [y for k, y in enumerate(yards) if k == 0 or yards[k - 1] != y]
+        if not orders or len(blocks) != len(set(blocks)):
+            return  # no core orders, or two yards took turns
+        chained = {st.object_id for ch in self.index.pack_chains for st in ch.steps}
+        deployed = {oid for ev in self._by_command.get(POWER_WITH_FACING, ())
+                    if ev.player == player and ev.type_hash in UNPACK_POWER_HASHES
+                    for oid in roles_of(ev).actors if oid > yards[0] and oid not in chained}
+        k = sum(1 for oid in deployed if oid < uid)
+        allowed = [e for e in orders[k:] if e.type_hash in (self._hashes(type_name) or ())]
+        if allowed:
+            return
+        names = ", ".join(f"{self.index.name_of(e.type_hash or 0)} {format_time(e.seconds)}" for e in orders[k:k + 3])
+        fact = self._m(
+            f"{self.index.player_name(player)} 有 {k} 个编号更小的核心已经展开，#{uid} 至少是第 {k + 1} 个造出的核心；"
+            f"{format_time(seen)} 之前的第 {k + 1} 条及以后的核心指令是：{names or '无'}",
+            f"{k} cores of {self.index.player_name(player)} with smaller ids deployed, so #{uid} is at least core "
+            f"number {k + 1}; the core orders from number {k + 1} on before {format_time(seen)} are: {names or 'none'}")
+        issues.append(ValidationIssue(
+            Severity.CONTRADICTION, "CoreOrderMismatch",
+            self._m(f"{where}：#{uid} 不可能是 {type_name}：{fact}",
+                    f"{where}: #{uid} cannot be a {type_name}: {fact}"),
+            unit_id=uid, claim=ref, fact=fact,
+        ))
 
     def _first_of(self, player: int, type_name: str) -> FirstProduction | None:
         """The player's first production of the type or of a core that unpacks into it."""
@@ -787,3 +835,4 @@ class ClaimValidator:
 
 
 _INDEXED_COMMANDS = frozenset(c for cmds in EVENT_KINDS.values() for c in cmds)
+
