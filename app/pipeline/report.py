@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -119,18 +120,22 @@ def display_name(internal: str, lang: Lang) -> str:
 
 
 def _knowledge_entries(internal: str) -> list[Any]:
+    return [e for k in _knowledges() for e in [k.lookup(internal)] if e is not None]
+
+
+@functools.cache
+def _knowledges() -> tuple[Any, ...]:
+    """The bundled knowledge of every mod the reader knows, loaded once (reports name ids of any mod)."""
     from app.knowledge.errors import KnowledgeError
     from app.knowledge.loader import load_knowledge
 
-    found = []
+    out = []
     for mod in ("RA3", "corona"):
         try:
-            e = load_knowledge(mod).lookup(internal)
+            out.append(load_knowledge(mod))
         except KnowledgeError:
             continue
-        if e is not None:
-            found.append(e)
-    return found
+    return tuple(out)
 
 
 def with_types(text: str, types: dict[int, str]) -> str:
