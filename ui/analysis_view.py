@@ -192,7 +192,6 @@ class StagePanel(Collapsible):
         self.user_set = False  # the reader opened or folded this panel: the view leaves it alone
         self.auto_opened = False
         self.header.clicked.connect(self._user_toggled)
-        self.issues_before: list[ValidationIssue] = []
         self.ui = ui
         self.title_zh, self.title_en = title_zh, title_en
         self.status = "pending"
@@ -200,6 +199,7 @@ class StagePanel(Collapsible):
         self.message = ""
         self.breakdowns: list[dict[str, int]] = []
         self.issues: list[ValidationIssue] = []
+        self.draft_issues: list[ValidationIssue] | None = None  # the issues before the revision, once it ran
         self.lookbacks: list[tuple[float, float, int]] = []
         self.claims: dict[str, object] = {}
         self.usage: dict[str, float] = {}
@@ -309,15 +309,19 @@ class StagePanel(Collapsible):
     def issue_count_text(self) -> str:
         """`` · found 3 · fixed 2 · 1 left`` (after a revision) or `` · 2 issues``; "" without issues."""
         t = self.ui.t
-        if self.issues_before:
-            found, left = len(self.issues_before), len(self.issues)
-            still = {(i.code, i.message) for i in self.issues}
-            fixed = sum(1 for i in self.issues_before if (i.code, i.message) not in still)
+        if self.draft_issues is not None:
+            found, fixed, left = self.revision_tally()
             return t(f" · 发现 {found} · 修正 {fixed} · 剩 {left}", f" · found {found} · fixed {fixed} · {left} left")
         if self.issues:
             n = len(self.issues)
             return t(f" · {n} 个问题", f" · {n} issue{'s' if n != 1 else ''}")
         return ""
+
+    def revision_tally(self) -> tuple[int, int, int]:
+        """(found, fixed, left) issues that need a revision: before it, repaired by it, still there after it."""
+        found = sum(i.needs_revision for i in self.draft_issues or [])
+        left = sum(i.needs_revision for i in self.issues)
+        return found, max(0, found - left), left
 
     def _retitle_reasoning(self) -> None:
         if self._reason_start is None:
@@ -330,6 +334,11 @@ class StagePanel(Collapsible):
                                                    f"thinking {n} s" if live else f"thought for {n} s"))
 
     def _retitle_issues(self) -> None:
+        if self.draft_issues is not None:  # after a revision: "found N · fixed M · K left" (issue 14)
+            found, fixed, left = self.revision_tally()
+            self.issues_section.set_title(self.ui.t(f"校验：发现 {found} · 修正 {fixed} · 剩余 {left}",
+                                                    f"Validation: found {found} · fixed {fixed} · {left} left"))
+            return
         if not self.issues:
             self.issues_section.set_title(self.ui.t("校验问题（0）", "Validation issues (0)"))
             return
@@ -453,10 +462,10 @@ class StagePanel(Collapsible):
                                                 f"Claims ({self.claims_table.rowCount()})"))
 
     def issues_found(self, e: ev.IssuesFound) -> None:
-        """Replace the issue list (after a revision the new list is the one that counts)."""
+        """Replace the issue list (after a revision the new list is the one that counts; the title keeps the tally)."""
         self._build()
-        if e.after_revision and self.issues and not self.issues_before:
-            self.issues_before = list(self.issues)  # what caused the revision stays countable
+        if e.after_revision and self.draft_issues is None:
+            self.draft_issues = list(self.issues)  # what caused the revision stays countable
         self.issues = list(e.issues)
         self.issue_list.clear()
         for issue in sorted(self.issues, key=lambda i: (-int(i.severity), i.time_seconds or 0.0)):

@@ -50,12 +50,12 @@ def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
                 yield ev.LookbackServed(ref, lb.start_seconds, lb.end_seconds, lb.tokens)
         if srec.claims:
             yield ev.ClaimsParsed(ref, dict(srec.claims))
-        issues = list(srec.issues)
-        if issues:
-            after = any(i.after_revision for i in issues)
-            chosen = [i for i in issues if i.after_revision == after]
-            yield ev.IssuesFound(ref, tuple(ValidationIssue(Severity(i.severity), i.code, i.message, i.time_seconds,
-                                                            i.unit_id) for i in chosen), after_revision=after)
+        for after in (False, True):  # the draft's issues, then (for a revised stage) those left after it
+            chosen = [i for i in srec.issues if i.after_revision == after]
+            if chosen or (after and srec.revised):
+                yield ev.IssuesFound(ref, tuple(ValidationIssue(Severity(i.severity), i.code, i.message,
+                                                                i.time_seconds, i.unit_id) for i in chosen),
+                                     after_revision=after)
         if srec.status == "done":
             yield ev.StageFinished(ref, srec.text, bool(srec.revised), bool(srec.truncated))
         else:

@@ -39,6 +39,10 @@ class ValidationIssue:
         message: a human-readable explanation (in the analysis language).
         time_seconds: the game time the issue points at, when there is one (the UI jumps there).
         unit_id: the object id concerned, when there is one.
+        claim: which claim it is about, ``unit:0`` / ``event:2`` / ``timeline:1`` (0-based within that kind's
+            list of the reply), or None for reply-level issues; the report's verdict column and the revision's
+            quotes use it.
+        fact: the replay fact that contradicts the claim, quoted back to the model in the revision request.
     """
 
     severity: Severity
@@ -46,6 +50,8 @@ class ValidationIssue:
     message: str
     time_seconds: float | None = None
     unit_id: int | None = None
+    claim: str | None = None
+    fact: str = ""
 
     @property
     def needs_revision(self) -> bool:

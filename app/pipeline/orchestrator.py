@@ -9,6 +9,7 @@ provider client (the one place that decides them), writes go through :class:`Ana
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -26,8 +27,10 @@ from app.budget.segment import Segment, Window
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.lookback import find_lookbacks, strip_lookbacks
 from app.claims.parse import ParsedClaims, parse_claims, unit_id_of
+from app.claims.revision import apply_corrections, corrections_section, flagged_refs, merge_revision
 from app.claims.timeparse import format_time
 from app.claims.validate import ClaimValidator
+from app.claims.verdicts import annotated_claims, quote_flagged
 from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.llm.base import ChatMessage, ChatProvider
@@ -166,20 +169,47 @@ def _breakdown_dict(req: AssembledRequest, budget: int, context_length: int) -> 
     return d
 
 
+_SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=[.;；])(?=\s)|(?<=\.)$")
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*\s*$|[-=]{3,}\s*$)")
+
+
 def first_sentences(text: str, n: int = FOUND_FACT_SENTENCES) -> str:
-    """The first ``n`` sentences of a text (Chinese or English punctuation), for a found-facts item."""
-    out: list[str] = []
-    buf: list[str] = []
-    for ch in " ".join(text.split()):
-        buf.append(ch)
-        if ch in "。！？!?" or (ch == "." and len(buf) > 1):
-            out.append("".join(buf).strip())
-            buf = []
-            if len(out) >= n:
-                break
-    if len(out) < n and buf:
-        out.append("".join(buf).strip())
-    return " ".join(s for s in out if s)
+    """The first ``n`` sentences of a text, without headings, for a found-facts item.
+
+    A sentence ends at Chinese end punctuation, or at ``.``/``;`` followed by a space or the end: a time such as
+    ``1:12.13`` or a decimal never ends one.
+    """
+    body = " ".join(line.strip() for line in text.splitlines() if line.strip() and not _HEADING.match(line))
+    body = " ".join(body.split())
+    pieces = [p.strip() for p in _SENTENCE_END.split(body) if p.strip()]
+    return " ".join(pieces[:n])
+
+
+def excerpt(text: str, limit: int, lang: Lang) -> str:
+    """``text`` cut at the last paragraph boundary within ``limit`` characters, with a note of what was cut.
+
+    A first paragraph longer than the limit is cut after its last sentence that fits.
+    """
+    if len(text) <= limit:
+        return text
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+    kept: list[str] = []
+    size = 0
+    for p in paragraphs:
+        if size + len(p) > limit:
+            break
+        kept.append(p)
+        size += len(p) + 2
+    if not kept:
+        head = paragraphs[0][:limit]
+        ends = [m.end() for m in re.finditer(r"[。！？!?]|[.;；](?=\s)", head)]
+        kept = [head[:ends[-1]] if ends else head]
+    shown = "\n\n".join(kept)
+    cut = len(paragraphs) - len(kept)
+    left = len(text) - len(shown)
+    note = pick(lang, f"（此处省略约 {left:,} 字" + (f"，含后面 {cut} 段" if cut else "") + "）",
+                f"(about {left:,} characters left out here" + (f", {cut} later paragraph(s)" if cut else "") + ")")
+    return shown + "\n" + note
 
 
 class AnalysisRun:
@@ -409,7 +439,8 @@ class AnalysisRun:
         self.emit(ev.StageFinished(stage, self.p.summary))
 
     async def _overview(self, stage: ev.StageRef) -> None:
-        instruction = prompts.overview_instruction(self.lang, segments_metadata(self.lang, self.segments))
+        instruction = prompts.overview_instruction(self.lang, segments_metadata(self.lang, self.segments),
+                                                   lookbacks=self._lookbacks_offered)
         try:
             req = self.assembler.overview(instruction)
         except ContextLimitError as exc:
@@ -433,10 +464,17 @@ class AnalysisRun:
                        status=SKIPPED, outcome=_unfinished(outcome))
             return
         text = outcome.text.strip()
+        issues: list[tuple[ValidationIssue, bool]] = []
+        parsed = parse_claims(text)
+        if parsed.marker_found:  # never feed an unchecked claims block forward (issue 14)
+            text = parsed.display_text.strip()
+            issues.append((ValidationIssue(Severity.INFO, "OverviewClaimsStripped", pick(
+                self.lang, "总览轮不带声明：回复中的 [机器可读声明] 已删除，未传给后续轮次",
+                "the overview carries no claims: its [claims] block was removed and not passed on")), False))
         self.assembler = self.assembler.with_overview(text)
         self.repo.stage_done(self.analysis_id, stage, StageResult(
             text=text, reasoning=outcome.reasoning, requests=logs, outputs=[("final", text, outcome.reasoning)],
-            truncated=outcome.truncated))
+            truncated=outcome.truncated, issues=issues))
         self.emit(ev.StageFinished(stage, text, truncated=outcome.truncated))
 
     def _fail(self, stage: ev.StageRef, message: str, partial: str, logs: Sequence[RequestLog], *,
@@ -456,7 +494,8 @@ class AnalysisRun:
         seg, win = self._segment_window(stage)
         extra = "\n\n".join(x for x in (
             self.hooks.instruction_extra(stage) if self.hooks else "",
-            prompts.lookback_hint(self.lang), prompts.claims_format(self.lang)) if x)
+            prompts.lookback_hint(self.lang) if self._lookbacks_offered else "",
+            prompts.window_claims_note(self.lang)) if x)
         try:
             req, cut = self.assembler.window_within_budget(
                 seg, len(self.segments), win, self._facts_within_budget(), extra=extra)
@@ -473,19 +512,22 @@ class AnalysisRun:
         state.issues.extend((i, False) for i in issues)
         self.emit(ev.ClaimsParsed(stage, parsed.as_dict()))
         self.emit(ev.IssuesFound(stage, tuple(issues)))
+        display = strip_lookbacks(parsed.display_text if parsed.marker_found else draft)
         final_text, final_parsed, final_issues, revised = draft, parsed, issues, False
         if any(i.needs_revision for i in issues):
-            final_text, final_parsed, final_issues, revised = await self._revise(stage, state, draft, parsed, issues)
+            final_text, final_parsed, final_issues, revised = await self._revise(
+                stage, state, draft, display=display, parsed=parsed, issues=issues)
+            if revised:
+                display = final_parsed.display_text
         if self.hooks is not None:
             self.hooks.after_validation(stage, final_issues, final_text)
-        display = final_parsed.display_text if final_parsed.marker_found else strip_lookbacks(final_text)
-        display = strip_lookbacks(display)
         fact = self._found_fact(stage, display, final_parsed, final_issues)
         self.found_facts.append(fact)
         self.window_texts.append((stage, display))
         state.outputs.append(("final", display, ""))
         self.repo.stage_done(self.analysis_id, stage, StageResult(
-            text=display, reasoning="".join(state.reasoning), found_fact=fact, claims=final_parsed.as_dict(),
+            text=display, reasoning="".join(state.reasoning), found_fact=fact,
+            claims=annotated_claims(final_parsed, final_issues),
             revised=revised, truncated=state.truncated or outcome.truncated, requests=state.logs,
             outputs=state.outputs, issues=state.issues, lookbacks=state.lookbacks))
         self.emit(ev.StageFinished(stage, display, revised, state.truncated or outcome.truncated))
@@ -592,15 +634,21 @@ class AnalysisRun:
                  f"lookback {format_time(start)}~{format_time(end)} not served: {reason}"), start), False))
 
     async def _revise(
-        self, stage: ev.StageRef, state: _WindowState, draft: str, parsed: ParsedClaims,
+        self, stage: ev.StageRef, state: _WindowState, draft: str, *, display: str, parsed: ParsedClaims,
         issues: list[ValidationIssue],
     ) -> tuple[str, ParsedClaims, list[ValidationIssue], bool]:
-        """The one revision of a window (plan §10); an empty revision keeps the original."""
+        """The one revision of a window (plan §10, issue 14): repair the flagged claims, keep everything else.
+
+        The request quotes each flagged claim with the fact against it; the reply carries corrected sentences and
+        corrected claims only. Claims that passed are merged back unchanged, so a revision never drops or weakens
+        them. An empty revision keeps the original.
+        """
         worth = [i for i in issues if i.needs_revision]
         self.emit(ev.RevisionStarted(stage, len(worth)))
-        issues_text = "\n".join(f"- [{i.severity.label}] {i.code}: {i.message}" for i in worth)
-        msg = ChatMessage("user", prompts.revision_instruction(
-            self.lang, issues_text, self.validator.relevant_facts(worth)))
+        bad = flagged_refs(worth)
+        kept = sum(len(getattr(parsed, a)) for a in ("unit_claims", "event_claims", "timeline_claims")) - len(bad)
+        flagged_text = quote_flagged(parsed, worth, self.lang)
+        msg = ChatMessage("user", prompts.revision_instruction(self.lang, flagged_text, kept))
         appended = [ChatMessage("assistant", draft), msg]
         try:
             breakdown = self._guard_followup(state, appended, "revision")
@@ -617,45 +665,63 @@ class AnalysisRun:
             return draft, parsed, issues, False
         state.truncated = state.truncated or out.truncated
         state.outputs.append(("revision", out.text, out.reasoning))
-        new_parsed = parse_claims(strip_lookbacks(out.text))
-        new_issues = self.validator.validate(new_parsed, out.text, after_revision=True)
+        revised = parse_claims(strip_lookbacks(out.text))
+        merged = merge_revision(parsed, issues, revised)
+        if corrections_section(out.text) or not revised.display_text.strip():
+            text, unplaced = apply_corrections(display, out.text)
+            merged.display_text = "\n\n".join([text, *unplaced]) if unplaced else text
+        else:  # the model rewrote the analysis after all: take its text, the merge still keeps the claims
+            merged.display_text = strip_lookbacks(revised.display_text)
+        new_issues = self.validator.validate(merged, out.text, after_revision=True)
         state.issues.extend((i, True) for i in new_issues)
-        self.emit(ev.ClaimsParsed(stage, new_parsed.as_dict()))
+        self.emit(ev.ClaimsParsed(stage, merged.as_dict()))
         self.emit(ev.IssuesFound(stage, tuple(new_issues), after_revision=True))
         self.emit(ev.RevisionFinished(stage, kept_original=False))
-        return out.text, new_parsed, new_issues, True
+        return out.text, merged, new_issues, True
+
+    def _window_label(self, stage: ev.StageRef) -> str:
+        """``窗口 N（段 S，a~b）`` / ``Window N (segment S, a~b)``: one name per unit of work (issue 21)."""
+        n = 1 + sum(len(seg.windows) for seg in self.segments[:stage.segment]) + stage.window
+        span = f"{format_time(stage.start_seconds)}~{format_time(stage.end_seconds)}"
+        return pick(self.lang, f"窗口 {n}（段 {stage.segment + 1}，{span}）",
+                    f"Window {n} (segment {stage.segment + 1}, {span})")
 
     def _found_fact(self, stage: ev.StageRef, display: str, parsed: ParsedClaims,
                     issues: Sequence[ValidationIssue]) -> str:
         """A window's contribution to found facts: a short summary plus its claims that passed validation."""
-        bad_ids = {i.unit_id for i in issues if i.needs_revision and i.unit_id is not None}
-        good = [c for c in parsed.unit_claims if unit_id_of(c.get("unitId")) not in bad_ids]
+        bad = flagged_refs(issues)
+        good = [c for n, c in enumerate(parsed.unit_claims) if f"unit:{n}" not in bad]
         claims = "; ".join(
             f"#{unit_id_of(c.get('unitId'))} {c.get('player', '')} {c.get('type', '')} "
             f"({c.get('confidence', '')})".strip()
             for c in good[:8])
-        span = f"{format_time(stage.start_seconds)}~{format_time(stage.end_seconds)}"
-        head = pick(self.lang, f"第 {stage.segment + 1} 段 {span}：", f"Segment {stage.segment + 1} {span}: ")
-        text = head + first_sentences(display)
+        text = self._window_label(stage) + pick(self.lang, "：", ": ") + first_sentences(display)
         if claims:
             text += pick(self.lang, " 已验证声明：", " Validated claims: ") + claims
         return text
 
+    @property
+    def _lookbacks_offered(self) -> bool:
+        """Lookbacks make sense only when the match has more than one segment (issue 14)."""
+        return len(self.segments) > 1
+
     def _summary_request(self) -> AssembledRequest:
         """The summary-round request with window analyses shortened until it fits the budget (plan §5.8).
+
+        Each analysis is cut at a paragraph boundary, with a note of what was left out.
 
         Raises:
             ContextLimitError: even the shortest excerpts exceed 90% of the context length.
         """
         limit = ANALYSIS_EXCERPT_CHARS
-        heads = [
-            pick(self.lang, f"【第 {s.segment + 1} 段 {format_time(s.start_seconds)}~{format_time(s.end_seconds)}】",
-                 f"[Segment {s.segment + 1} {format_time(s.start_seconds)}~{format_time(s.end_seconds)}]")
-            for s, _text in self.window_texts]
+        heads = [f"【{self._window_label(s)}】" if self.lang is Lang.ZH else f"[{self._window_label(s)}]"
+                 for s, _text in self.window_texts]
         while True:
             analyses = "\n\n".join(
-                f"{head}\n{text[:limit]}" for head, (_s, text) in zip(heads, self.window_texts, strict=True))
-            instruction = prompts.summary_round_instruction(self.lang, analyses or pick(self.lang, "（无）", "(none)"))
+                f"{head}\n{excerpt(text, limit, self.lang)}"
+                for head, (_s, text) in zip(heads, self.window_texts, strict=True))
+            instruction = prompts.summary_round_instruction(
+                self.lang, analyses or pick(self.lang, "（无）", "(none)"), lookbacks=self._lookbacks_offered)
             try:
                 req = self.assembler.final(self._facts_within_budget(), instruction)
             except ContextLimitError:
@@ -675,7 +741,8 @@ class AnalysisRun:
             return
         breakdown = _breakdown_dict(req, self.profile.budget, self.profile.context_length)
         state, outcome = await self._open(stage, req, breakdown)
-        text = await self._serve_lookbacks(stage, state, outcome, breakdown, limit=SUMMARY_ROUND_LOOKBACKS)
+        text = await self._serve_lookbacks(
+            stage, state, outcome, breakdown, limit=SUMMARY_ROUND_LOOKBACKS if self._lookbacks_offered else 0)
         parsed = parse_claims(strip_lookbacks(text))
         issues = self.validator.validate(parsed, text) if parsed.marker_found else []
         state.issues.extend((i, False) for i in issues)
@@ -686,7 +753,8 @@ class AnalysisRun:
         display = strip_lookbacks(parsed.display_text if parsed.marker_found else text)
         state.outputs.append(("final", display, "".join(state.reasoning)))
         self.repo.stage_done(self.analysis_id, stage, StageResult(
-            text=display, reasoning="".join(state.reasoning), claims=parsed.as_dict(), truncated=outcome.truncated,
+            text=display, reasoning="".join(state.reasoning), claims=annotated_claims(parsed, issues),
+            truncated=outcome.truncated,
             requests=state.logs, outputs=state.outputs, issues=state.issues, lookbacks=state.lookbacks))
         self.emit(ev.StageFinished(stage, display, truncated=outcome.truncated))
 

@@ -15,79 +15,106 @@ ROLE_ZH = """你是《红色警戒3》录像分析师。你会收到程序从录
 原则：
 - 只陈述数据能支持的内容；推测要明确标注为推测。
 - 对象编号是运行时编号，录像不直接说明编号对应的单位类型；类型来自生产/建造指令与后续操作的关联。
-- 关注建造顺序、出兵与科技时间、经济、协议（0x24E）、技能、部队调动与交战、APM 分配。"""
+- 关注建造顺序、出兵与科技时间、经济、协议（选择协议）、技能、部队调动与交战、APM 分配。"""
 
 ROLE_EN = """You are a Red Alert 3 replay analyst. You receive a deterministic match summary the program extracted from the replay and a compact order log (time m:ss.cc, player, action, unit types, object ids #1234, positions).
 Workflow: an overview round (summary and segment metadata only), then the mechanical segments one focus period at a time (the data is the whole slice, the focus is the given time range), then a summary round.
 Principles:
 - State only what the data supports; mark speculation as such.
 - Object ids are runtime ids: the replay does not say which type an id is; types follow from production and build orders and what happens next.
-- Look at build order, production and tech timing, economy, protocols (0x24E), special powers, army movements and fights, APM."""
+- Look at build order, production and tech timing, economy, protocols (Select protocol), special powers, army movements and fights, APM."""
 
-CLAIMS_FORMAT_ZH = """回复末尾输出 `[机器可读声明]`，随后是一个 JSON 代码块：
+CLAIMS_FORMAT_ZH = """[机器可读声明的规则]
+窗口分析（以及修订）的回复以 `[机器可读声明]` 结尾，后面是一个 JSON 代码块，它是回复的最后一部分（`[回查]` 行写在它前面）：
 ```json
-{"unitClaims": [{"unitId": 1234, "player": "玩家名", "type": "内部单位名", "confidence": "confirmed|highly likely|likely|uncertain",
-  "evidence": ["group|3:10.00|编队 1 成员", "build|2:05.00|AlliedBarracks", "protocol|5:00.00|科技名", "move|4:00.00|x,y"]}],
- "eventClaims": [{"time": "5:00.00", "player": "玩家名", "kind": "build|produce|power|protocol|sell|upgrade", "name": "内部名称", "unitId": 1234}],
- "timelineClaims": [{"player": "玩家名", "type": "内部单位名", "firstTime": "3:30.00"}]}
+{"unitClaims": [{"unitId": 1234, "player": "玩家名", "type": "内部名", "confidence": "confirmed|highly likely|likely|uncertain",
+  "evidence": ["group|3:10.00|1", "produce|2:05.13|AlliedScoutInfantry", "power|4:01.33|SpecialPower_Bark"]}],
+ "eventClaims": [{"time": "5:00.13", "player": "玩家名", "kind": "produce|build|place|sell|upgrade|power|protocol",
+  "name": "内部名", "actorId": 1234, "targetId": 5678}],
+ "timelineClaims": [{"player": "玩家名", "type": "内部名", "firstTime": "3:30.40"}]}
 ```
-只写能从数据核实的声明。`move` 证据只有坐标没有单位 ID，不能单独支撑 confirmed / highly likely。
-选择（0x1F5）可能点到敌方单位，只是弱证据；加入编队（0x1FA）几乎可以确定是己方单位。
-技能施法者只能来自 0x1FE / 0x200；0x201 / 0x232 中的对象可能是目标而不是施法者。"""
+- 名称一律用日志里出现的内部名（如 AlliedScoutInfantry、SpecialPower_ShrinkRay；日志显示 0x… 时照抄），不要用中文名或俗称。
+- 时间照抄日志行的 m:ss.cc。程序会找到对应的日志行：事件时间差超过 2 秒、或者根本没有这样的行，都算错误。
+- eventClaims 的 kind 对应日志动作：produce = “生产单位”（排队时间）；build = “开始建造建筑”（开始建造的时间；帝国的核心是在基地车上“生产单位” …Egg）；place = “放置建筑”（放下建筑的时间）；sell = “出售”；upgrade = “开始升级”；power = 各种“技能”行；protocol = “选择协议”。
+- actorId 是执行这条指令的对象：生产单位行上的工厂、建造/放置行上的建造者、出售/升级行上的建筑、技能的施放者（来源）。targetId 只用于技能的目标。技能行里“目标 #A”是目标、“来源 #B”是施放者（第一个编号是目标，最后一个是来源）；“来源(选中组)”是一起下令的一组对象，不代表每个都能施放。新生产单位的编号不在生产指令里，不要填成 actorId。
+- timelineClaims 的 firstTime 是该玩家第一次下达这种单位/建筑指令的时间（第一条“生产单位”或“开始建造建筑”行）。
+- evidence 每条写成 `种类|时间|说明`，种类只能是：group（在该时间是编队 N 的成员，说明写编队号）、select（被选择，弱证据）、produce / build / place（制造该单位的那条指令，说明写内部名；它不等于该单位被操作）、power、sell、repair、harvest（矿车指令 / 采集指定矿点）、upgrade、protocol、attack、garrison、move。每条证据都必须对应日志中真实存在的一行。
+- 选择单位可能点到敌方单位，只是弱证据；编队几乎可以确定是己方单位。`move` 只有坐标没有单位编号，不能单独支撑 confirmed / highly likely。
+- 只写能从数据核实的声明；拿不准就不写，或用 likely / uncertain。"""
 
-CLAIMS_FORMAT_EN = """End the reply with `[claims]` followed by one JSON code block:
+CLAIMS_FORMAT_EN = """[Claims rules]
+A window analysis (and its revision) ends with `[claims]` followed by one JSON code block, the last part of the reply (any `[lookback]` line goes before it):
 ```json
-{"unitClaims": [{"unitId": 1234, "player": "name", "type": "InternalUnitName", "confidence": "confirmed|highly likely|likely|uncertain",
-  "evidence": ["group|3:10.00|member of group 1", "build|2:05.00|AlliedBarracks", "protocol|5:00.00|science name", "move|4:00.00|x,y"]}],
- "eventClaims": [{"time": "5:00.00", "player": "name", "kind": "build|produce|power|protocol|sell|upgrade", "name": "InternalName", "unitId": 1234}],
- "timelineClaims": [{"player": "name", "type": "InternalUnitName", "firstTime": "3:30.00"}]}
+{"unitClaims": [{"unitId": 1234, "player": "name", "type": "InternalName", "confidence": "confirmed|highly likely|likely|uncertain",
+  "evidence": ["group|3:10.00|1", "produce|2:05.13|AlliedScoutInfantry", "power|4:01.33|SpecialPower_Bark"]}],
+ "eventClaims": [{"time": "5:00.13", "player": "name", "kind": "produce|build|place|sell|upgrade|power|protocol",
+  "name": "InternalName", "actorId": 1234, "targetId": 5678}],
+ "timelineClaims": [{"player": "name", "type": "InternalName", "firstTime": "3:30.40"}]}
 ```
-Only claim what the data can confirm. `move` evidence carries coordinates and no unit id: on its own it cannot
-support confirmed or highly likely. A selection (0x1F5) may click an enemy unit and is weak evidence; joining a
-control group (0x1FA) almost certainly means an own unit. Casters of abilities come only from 0x1FE / 0x200; the
-object in 0x201 / 0x232 may be the target rather than the caster."""
+- Names are the internal names the log prints (e.g. AlliedScoutInfantry, SpecialPower_ShrinkRay; copy a 0x… hash when the log shows one), never display names.
+- Copy times from the log line (m:ss.cc). The program finds the matching line: an event more than 2 s away from it, or with no such line at all, is an error.
+- Event kinds are log actions: produce = "Queue unit" (queue time); build = "Start structure" (when construction starts; Empire cores are a "Queue unit" of a …Egg at the yard); place = "Place structure" (when the structure is put down); sell = "Sell"; upgrade = "Start upgrade"; power = the special power lines; protocol = "Select protocol".
+- actorId is the object that issues the order: the factory on a Queue unit line, the constructor on a Start/Place structure line, the structure on a Sell or Start upgrade line, the source (caster) of a power. targetId is only for the target of a power. On a power line `on #A` is the target and `by #B` the source (the first id is the target, the last the source); `by group …` lists a selection that was ordered together, not each one a caster. A new unit's id is not in its production order: never put it in actorId.
+- A timeline firstTime is the player's first order of that type (the first Queue unit or Start structure line).
+- Each evidence item is `kind|time|detail`; kinds: group (a member of control group N at that time; detail = N), select (selected: weak), produce / build / place (the order that made the unit; detail = internal name; it is not the unit being operated), power, sell, repair, harvest (Harvester order / Harvest from node), upgrade, protocol, attack, garrison, move. Every item must match a real line of the log.
+- A selection may click an enemy unit and is weak evidence; a control group almost certainly means an own unit. `move` carries coordinates and no unit id: on its own it cannot support confirmed or highly likely.
+- Only claim what the data confirms; when unsure, leave it out or use likely / uncertain."""
 
 LOOKBACK_HINT_ZH = (
-    "如需查看本段以外的原始操作，可在回复末尾写 `[回查] mm:ss~mm:ss`"
+    "如需查看本段以外的原始操作，可在 `[机器可读声明]` 之前写一行 `[回查] mm:ss~mm:ss`"
     f"（每段最多 {MAX_LOOKBACKS_PER_SEGMENT} 次，每次不超过约 {lookback_tokens_label()} token）。"
 )
 LOOKBACK_HINT_EN = (
-    "To see raw orders outside this segment, end the reply with `[lookback] mm:ss~mm:ss` "
+    "To see raw orders outside this segment, write a line `[lookback] mm:ss~mm:ss` before `[claims]` "
     f"(at most {MAX_LOOKBACKS_PER_SEGMENT} per segment, each up to about {lookback_tokens_label()} tokens)."
 )
+WINDOW_CLAIMS_ZH = "回复末尾按系统提示中的[机器可读声明的规则]给出 `[机器可读声明]`。"
+WINDOW_CLAIMS_EN = "End the reply with `[claims]` as the [Claims rules] of the system prompt say."
 
 
 def claims_format(lang: Lang) -> str:
-    """The claims schema reminder appended to window and revision instructions."""
+    """The claims rules: the one copy, in the system prompt (instructions point at it)."""
     return pick(lang, CLAIMS_FORMAT_ZH, CLAIMS_FORMAT_EN)
 
 
+def window_claims_note(lang: Lang) -> str:
+    """The window instruction's pointer to the claims rules."""
+    return pick(lang, WINDOW_CLAIMS_ZH, WINDOW_CLAIMS_EN)
+
+
 def lookback_hint(lang: Lang) -> str:
-    """How to ask for a lookback."""
+    """How to ask for a lookback (offered only when the match has more than one segment)."""
     return pick(lang, LOOKBACK_HINT_ZH, LOOKBACK_HINT_EN)
 
 
-def overview_instruction(lang: Lang, segments_text: str) -> str:
-    """The overview round's user message: segment metadata plus what to produce (plan §5.4)."""
+def overview_instruction(lang: Lang, segments_text: str, *, lookbacks: bool = True) -> str:
+    """The overview round's user message: segment metadata plus what to produce (plan §5.4).
+
+    Lookback suggestions are asked for only when the match has more than one segment (with one, every window
+    already sees the whole log).
+    """
     if lang is Lang.ZH:
+        items = ["1. 每段一个标题和一两句概述（以机械段为锚点）；", "2. 整局走势的跨段描述；",
+                 "3. 值得注意的跨段线索（例如某段打包基地、后面才重新展开）；"]
+        if lookbacks:
+            items.append("4. 回查建议（例如“分析段 4 时可回查 1:20~1:45”）。")
         return (
             "[分段元数据]\n" + segments_text + "\n\n"
             "[任务] 这是总览轮。你看不到原始操作日志，只有上面的对局摘要和机械分段信息。请输出：\n"
-            "1. 每段一个标题和一两句概述（以机械段为锚点）；\n"
-            "2. 整局走势的跨段描述；\n"
-            "3. 值得注意的跨段线索（例如某段打包基地、后面才重新展开）；\n"
-            "4. 回查建议（例如“第 4 段分析时可回查 1:20~1:45”）。\n"
-            "不要编造摘要中没有的事实。"
+            + "\n".join(items) + "\n"
+            "不要编造摘要中没有的事实。本轮不输出 `[机器可读声明]`：声明只在窗口分析中给出并由程序核对。"
         )
+    items = ["1. a title and one or two sentences for each segment (anchored on the mechanical segments);",
+             "2. the course of the match across segments;",
+             "3. notable cross-segment threads (e.g. a base packed up in one segment and redeployed later);"]
+    if lookbacks:
+        items.append("4. lookback suggestions (e.g. 'when analysing segment 4, look back at 1:20~1:45').")
     return (
         "[Segment metadata]\n" + segments_text + "\n\n"
         "[Task] This is the overview round. You cannot see the raw order log, only the match summary and the "
-        "mechanical segments above. Write:\n"
-        "1. a title and one or two sentences for each segment (anchored on the mechanical segments);\n"
-        "2. the course of the match across segments;\n"
-        "3. notable cross-segment threads (e.g. a base packed up in one segment and redeployed later);\n"
-        "4. lookback suggestions (e.g. 'when analysing segment 4, look back at 1:20~1:45').\n"
-        "Do not invent facts that are not in the summary."
+        "mechanical segments above. Write:\n" + "\n".join(items) + "\n"
+        "Do not invent facts that are not in the summary. This round carries no `[claims]` block: claims belong to "
+        "the window analyses, where the program checks them."
     )
 
 
@@ -108,36 +135,50 @@ def lookback_refused(lang: Lang, reason: str) -> str:
                 f"[Lookback not served] {reason}. Finish the analysis with the data you have.")
 
 
-def revision_instruction(lang: Lang, issues_text: str, facts_text: str) -> str:
-    """The one revision request of a window (plan §10): issues + relevant facts → a corrected full reply."""
+def revision_instruction(lang: Lang, flagged_text: str, kept: int) -> str:
+    """The one revision request of a window (plan §10, issue 14): fix the flagged claims, keep the rest.
+
+    Args:
+        lang: The analysis language.
+        flagged_text: One block per flagged claim: the claim quoted (id, type, time) and the fact that
+            contradicts it.
+        kept: How many claims passed; the program keeps them as they are.
+    """
     if lang is Lang.ZH:
         return (
-            "[验证结果] 程序把你的机器可读声明与录像事实做了核对，发现以下问题：\n" + issues_text + "\n\n"
-            "[相关事实]\n" + (facts_text or "（无）") + "\n\n"
-            "请输出修正后的完整分析（不是差异说明），改正或删除有问题的结论，降低证据不足的置信度，"
-            "并重新给出完整的 `[机器可读声明]`。\n\n" + CLAIMS_FORMAT_ZH
+            "[验证结果] 程序把你的机器可读声明与录像事实做了核对，以下声明与事实不符：\n" + flagged_text + "\n\n"
+            f"其余 {kept} 条声明已通过核对，程序会原样保留，不要重复、删除或降低它们。\n"
+            "请只输出：\n"
+            "1. `[更正]`，每处要改的句子写两行：`原文：` 后面照抄原句，`改为：` 后面写改正后的句子（删除则留空）；\n"
+            "2. `[机器可读声明]`，只含改正后的声明（按事实改正，或删掉无法核实的那条）。\n"
+            "不要重写整篇分析。"
         )
     return (
-        "[Validation] The program checked your claims against the replay's facts and found:\n" + issues_text + "\n\n"
-        "[Relevant facts]\n" + (facts_text or "(none)") + "\n\n"
-        "Write the corrected full analysis (not a diff): fix or drop the wrong conclusions, lower the confidence of "
-        "weakly supported ones, and give the complete `[claims]` block again.\n\n" + CLAIMS_FORMAT_EN
+        "[Validation] The program checked your claims against the replay's facts; these claims disagree with "
+        "them:\n" + flagged_text + "\n\n"
+        f"The other {kept} claims passed; the program keeps them as they are: do not repeat, drop or weaken them.\n"
+        "Write only:\n"
+        "1. `[corrections]`, two lines for each sentence to change: `was:` followed by the sentence exactly as you "
+        "wrote it, `now:` followed by the corrected sentence (empty to delete it);\n"
+        "2. `[claims]` with only the corrected claims (fixed to match the facts, or left out when they cannot be "
+        "verified).\n"
+        "Do not rewrite the whole analysis."
     )
 
 
-def summary_round_instruction(lang: Lang, analyses_text: str) -> str:
-    """The summary round's user message (plan §5.8): segment analyses in, a whole-match report out."""
+def summary_round_instruction(lang: Lang, analyses_text: str, *, lookbacks: bool = True) -> str:
+    """The summary round's user message (plan §5.8): window analyses in, a whole-match report out."""
     if lang is Lang.ZH:
         return (
             "[各段分析]\n" + analyses_text + "\n\n"
-            "[任务] 这是总结轮。请综合各段分析和已发现事实，写出整局总结：双方的开局与运营、关键转折、"
-            "决定胜负的因素、各玩家可改进之处。你可以修正前面分段分析中的错误，并说明修正理由。"
-            "如确需核对远处的原始数据，可以请求一次 `[回查] mm:ss~mm:ss`。"
+            "[任务] 这是总结轮。请综合各窗口的分析和已发现事实，写出整局总结：双方的开局与运营、关键转折、"
+            "决定胜负的因素、各玩家可改进之处。你可以修正前面窗口分析中的错误，并说明修正理由。"
+            + ("如确需核对远处的原始数据，可以请求一次 `[回查] mm:ss~mm:ss`。" if lookbacks else "")
         )
     return (
         "[Segment analyses]\n" + analyses_text + "\n\n"
-        "[Task] This is the summary round. Combine the segment analyses and the found facts into a whole-match "
+        "[Task] This is the summary round. Combine the window analyses and the found facts into a whole-match "
         "report: each side's opening and economy, the turning points, what decided the game, what each player could "
-        "improve. You may correct earlier segment analyses; say why. If you really need distant raw data, you may "
-        "ask for one `[lookback] mm:ss~mm:ss`."
+        "improve. You may correct earlier window analyses; say why."
+        + (" If you really need distant raw data, you may ask for one `[lookback] mm:ss~mm:ss`." if lookbacks else "")
     )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +86,7 @@ def _title(stage: dict[str, Any], lang: Lang) -> str:
         return pick(lang, "总览", "Overview")
     if kind == "summary_round":
         return pick(lang, "总结", "Summary")
-    return pick(lang, f"第 {stage['segment'] + 1} 段 · 窗口 {stage['window'] + 1}（{span}）",
+    return pick(lang, f"段 {stage['segment'] + 1} · 窗口 {stage['window'] + 1}（{span}）",
                 f"Segment {stage['segment'] + 1} · window {stage['window'] + 1} ({span})")
 
 
@@ -98,8 +100,104 @@ def _outcome_label(outcome: str, lang: Lang) -> str:
     return pick(lang, zh, en)
 
 
+REPORT_ORDER = {"summary_round": 0, "window": 1, "overview": 2, "summary": 3}
+"""A player reads the verdict first: the summary round, then the windows, the overview, the deterministic facts."""
+CLAIM_KINDS = (("unitClaims", "unit"), ("eventClaims", "event"), ("timelineClaims", "timeline"))
+_ID = re.compile(r"#(\d+)(?![\d\w])")
+
+
+def ordered_stages(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stages in reading order (stable within a kind)."""
+    return sorted(data["stages"], key=lambda st: REPORT_ORDER.get(st["kind"], 9))
+
+
+def object_types(data: dict[str, Any], lang: Lang) -> dict[int, str]:
+    """Object id → the display name of the type a passed unit claim gave it (the first one wins)."""
+    out: dict[int, str] = {}
+    for st in data["stages"]:
+        for c in (st.get("claims") or {}).get("unitClaims") or []:
+            if c.get("verdict", "passed") != "passed" or not c.get("type"):
+                continue
+            try:
+                uid = int(str(c.get("unitId")).lstrip("#"))
+            except ValueError:
+                continue
+            out.setdefault(uid, display_name(str(c["type"]), lang))
+    return out
+
+
+def display_name(internal: str, lang: Lang) -> str:
+    """The knowledge's display name of an internal name (the name itself when no knowledge knows it)."""
+    for entry in _knowledge_entries(internal):
+        return str(entry.name(lang))
+    return internal
+
+
+def _knowledge_entries(internal: str) -> list[Any]:
+    return [e for k in _knowledges() for e in [k.lookup(internal)] if e is not None]
+
+
+@functools.cache
+def _knowledges() -> tuple[Any, ...]:
+    """The bundled knowledge of every mod the reader knows, loaded once (reports name ids of any mod)."""
+    from app.knowledge.errors import KnowledgeError
+    from app.knowledge.loader import load_knowledge
+
+    out = []
+    for mod in ("RA3", "corona"):
+        try:
+            out.append(load_knowledge(mod))
+        except KnowledgeError:
+            continue
+    return tuple(out)
+
+
+def with_types(text: str, types: dict[int, str]) -> str:
+    """``#762`` → ``#762 Cryocopter`` where a passed claim typed the id (not when the type already follows)."""
+    def repl(m: re.Match[str]) -> str:
+        name = types.get(int(m.group(1)))
+        if not name or text[m.end():m.end() + len(name) + 1].strip().startswith(name):
+            return m.group(0)
+        return f"{m.group(0)} {name}"
+    return _ID.sub(repl, text)
+
+
+def revision_tally(stage: dict[str, Any], lang: Lang) -> str:
+    """``found N · fixed M · K left`` for a revised stage ("" otherwise)."""
+    if not stage["revised"]:
+        return ""
+    found = sum(1 for i in stage["issues"] if not i["after_revision"] and i["severity"] != "Info")
+    left = sum(1 for i in stage["issues"] if i["after_revision"] and i["severity"] != "Info")
+    return pick(lang, f"验证：发现 {found} · 修正 {max(0, found - left)} · 剩余 {left}",
+                f"Validation: found {found} · fixed {max(0, found - left)} · {left} left")
+
+
+def _short_title(stage: dict[str, Any], lang: Lang) -> str:
+    """``2.1`` for segment 2 window 1 (the appendix table's first column); the stage title otherwise."""
+    if stage["kind"] == "window":
+        return f"{stage['segment'] + 1}.{stage['window'] + 1}"
+    return _title(stage, lang)
+
+
+def claim_rows(data: dict[str, Any], lang: Lang) -> list[tuple[str, str, str, str]]:
+    """(where, kind, claim, verdict) for every stored claim, in reading order."""
+    from app.claims.verdicts import claim_summary
+
+    rows = []
+    for st in ordered_stages(data):
+        claims = st.get("claims") or {}
+        for key, kind in CLAIM_KINDS:
+            for c in claims.get(key) or []:
+                body = {k: v for k, v in c.items() if k not in ("verdict", "evidence")}
+                text = claim_summary(kind, body)
+                if c.get("evidence"):
+                    text += " · " + "; ".join(str(e) for e in c["evidence"][:3])
+                rows.append((_short_title(st, lang), kind, text, str(c.get("verdict", "passed"))))
+    return rows
+
+
 def report_markdown(data: dict[str, Any], lang: Lang) -> str:
-    """A readable Markdown report."""
+    """A readable Markdown report: the summary first, claims as an appendix table with each verdict."""
     out = [f"# {pick(lang, 'ReplaySage 分析报告', 'ReplaySage analysis report')}: {data['replay']}", "",
            f"- {pick(lang, '模型', 'Model')}: {data['model']}", f"- {pick(lang, '状态', 'Status')}: {data['status']}"]
     t = data["totals"]
@@ -107,26 +205,34 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
         out.append(f"- {pick(lang, 'Token 用量', 'Token usage')}: prompt {t.get('prompt_tokens', 0):,}, "
                    f"cached {t.get('cached_prompt_tokens', 0):,}, completion {t.get('completion_tokens', 0):,}, "
                    f"reasoning {t.get('reasoning_tokens', 0):,}; {pick(lang, '费用', 'cost')} {t.get('cost', 0)}")
-    for st in data["stages"]:
+    types = object_types(data, lang)
+    for st in ordered_stages(data):
         out += ["", f"## {_title(st, lang)}", ""]
         if st["status"] != "done" and st["outcome"]:
             out += [pick(lang, f"*未完成：{_outcome_label(st['outcome'], lang)}*",
                          f"*Not finished: {_outcome_label(st['outcome'], lang)}*"), ""]
-        if st["revised"]:
-            out.append(pick(lang, "*已按验证结果修订一次。*", "*Revised once after validation.*"))
-            out.append("")
-        out.append(st["text"] or pick(lang, f"（未完成：{st['message']}）", f"(not finished: {st['message']})"))
+        tally = revision_tally(st, lang)
+        if tally:
+            out += [f"*{tally}*", ""]
+        body = st["text"] or pick(lang, f"（未完成：{st['message']}）", f"(not finished: {st['message']})")
+        out.append(with_types(body, types) if st["kind"] != "summary" else body)
         if st["partial_text"]:  # kept, but marked: it is not a finished answer
             out += ["", pick(lang, f"**部分文本（{_outcome_label(st['outcome'], lang)}）：**",
                              f"**Partial text ({_outcome_label(st['outcome'], lang)}):**"), ""]
             out += ["> " + line for line in st["partial_text"].splitlines()]
-        if st["issues"]:
+        shown = [i for i in st["issues"] if i["severity"] != "Info" and (i["after_revision"] or not st["revised"])]
+        if shown:
             out += ["", f"**{pick(lang, '验证问题', 'Validation issues')}**", ""]
-            out += [f"- [{i['severity']}] {i['code']}: {i['message']}" for i in st["issues"]]
-        claims = st["claims"]
-        if claims and any(claims.get(k) for k in ("unitClaims", "eventClaims", "timelineClaims")):
-            out += ["", "<details><summary>claims</summary>", "", "```json",
-                    json.dumps(claims, ensure_ascii=False, indent=1), "```", "", "</details>"]
+            out += [f"- [{i['severity']}] {i['code']}: {i['message']}" for i in shown]
+    rows = claim_rows(data, lang)
+    if rows:
+        passed = sum(1 for r in rows if r[3] == "passed")
+        out += ["", f"## {pick(lang, '附录：声明与核对结果', 'Appendix: claims and verdicts')}", "",
+                pick(lang, f"{len(rows)} 条声明，{passed} 条通过核对。", f"{len(rows)} claims, {passed} passed."), "",
+                f"| {pick(lang, '段.窗口', 'Seg.window')} | {pick(lang, '类别', 'Kind')} | "
+                f"{pick(lang, '声明', 'Claim')} | "
+                f"{pick(lang, '核对', 'Verdict')} |", "| --- | --- | --- | --- |"]
+        out += [f"| {w} | {k} | {c.replace('|', '/')} | {v} |" for w, k, c, v in rows]
     return "\n".join(out) + "\n"
 
 
@@ -141,16 +247,29 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
         f"<h1>{esc(pick(lang, 'ReplaySage 分析报告', 'ReplaySage analysis report'))}: {esc(data['replay'])}</h1>",
         f"<p>{esc(pick(lang, '模型', 'Model'))}: {esc(data['model'])} · {esc(data['status'])}</p>",
     ]
-    for st in data["stages"]:
-        parts.append(f"<h2>{esc(_title(st, lang))}</h2><pre>{esc(st['text'] or st['message'])}</pre>")
+    types = object_types(data, lang)
+    for st in ordered_stages(data):
+        body = st["text"] or st["message"]
+        parts.append(f"<h2>{esc(_title(st, lang))}</h2>")
+        tally = revision_tally(st, lang)
+        if tally:
+            parts.append(f"<p><em>{esc(tally)}</em></p>")
+        parts.append(f"<pre>{esc(with_types(body, types) if st['kind'] != 'summary' else body)}</pre>")
         if st["partial_text"]:
             label = pick(lang, "部分文本", "Partial text") + f" ({_outcome_label(st['outcome'], lang)})"
             parts.append(f'<p class="Warning">{esc(label)}</p><blockquote><pre>{esc(st["partial_text"])}</pre>'
                          "</blockquote>")
-        if st["issues"]:
+        shown = [i for i in st["issues"] if i["severity"] != "Info" and (i["after_revision"] or not st["revised"])]
+        if shown:
             parts.append("<ul>" + "".join(
                 f'<li class="{esc(i["severity"])}">[{esc(i["severity"])}] {esc(i["code"])}: {esc(i["message"])}</li>'
-                for i in st["issues"]) + "</ul>")
+                for i in shown) + "</ul>")
+    rows = claim_rows(data, lang)
+    if rows:
+        parts.append(f"<h2>{esc(pick(lang, '附录：声明与核对结果', 'Appendix: claims and verdicts'))}</h2><table>")
+        parts += [f"<tr><td>{esc(w)}</td><td>{esc(k)}</td><td>{esc(c)}</td><td>{esc(v)}</td></tr>"
+                  for w, k, c, v in rows]
+        parts.append("</table>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 

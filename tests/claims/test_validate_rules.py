@@ -177,6 +177,13 @@ def _casters_0x1fe() -> dict[int, set[int]]:
     return out
 
 
+def _first_cast(uid: int) -> str:
+    """``m:ss.cc`` of the first 0x1FE whose sources include ``uid`` (time code / 15, hundredths truncated)."""
+    c = next(c for c in _replay().commands if c.command_id == POWER and uid in _ids(c))
+    m, s = divmod(c.time_code / 15, 60)
+    return f"{int(m)}:{int(s * 100) / 100:05.2f}"
+
+
 def test_0x1fe_caster_claimed_for_the_other_player() -> None:
     casters = _casters_0x1fe()
     for slot, name in _players().items():
@@ -184,6 +191,6 @@ def test_0x1fe_caster_claimed_for_the_other_player() -> None:
         assert mine, name
         uid = mine[0]
         _, other_name = _other(slot)
-        claim = {"kind": "power", "unitId": uid, "player": other_name, "time": "1:00"}
+        claim = {"kind": "power", "unitId": uid, "player": other_name, "time": _first_cast(uid)}
         assert _check({"eventClaims": [claim]}) == [(Severity.CONTRADICTION, "CasterContradiction")], (name, uid)
         assert _check({"eventClaims": [{**claim, "player": name}]}) == [], (name, uid)

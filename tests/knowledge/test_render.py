@@ -20,9 +20,8 @@ def test_only_participating_factions_are_rendered() -> None:
     assert "- `SovietAntiVehicleVehicleTech1`" not in zh
     assert "JapanAntiInfantryVehicle" not in zh
     assert "`SpecialPower_UnpackReplaceSelf`" in zh  # shared entries always come along
-    assert "[回查] mm:ss~mm:ss" in zh
-    assert "[机器可读声明]" in zh
-    assert "protocol|" in zh
+    assert "[机器可读声明的规则]" in zh  # the workflow points at the one copy of the rules (system prompt)
+    assert "mm:ss" not in zh  # lookbacks are offered by the instructions, only when there is more than one segment
     en = render_prompt(k, {"Japan", "soviet"}, Lang.EN)  # common spellings map to faction keys
     assert "## Empire of the Rising Sun" in en
     assert "## Soviets" in en
@@ -30,7 +29,8 @@ def test_only_participating_factions_are_rendered() -> None:
     assert "`JapanAntiInfantryVehicle` Mecha Tengu" in en
     assert "- `AlliedAntiVehicleVehicleTech1`" not in en
     assert "### Allied Nations" not in en
-    assert "`move` evidence has coordinates and no unit id" in en
+    assert "[Claims rules]" in en
+    assert "0x" not in en.split("## Structured entries")[0]  # the text uses the log's words, never opcodes
 
 
 def test_rendering_is_deterministic() -> None:

@@ -61,3 +61,22 @@ def test_bad_input_is_a_clear_error(tmp_path: Path, args: list[str], message: st
     assert done.returncode == 2
     assert message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_7_minute_1v1_report_reads_summary_first_with_a_verdict_table(tmp_path: Path, lang: str) -> None:
+    from tests.conftest import corpus_file
+
+    replay = corpus_file("ra3_1v1_industrial_strength_observer_7m.RA3Replay")
+    out = tmp_path / "r.md"
+    done = _cli(tmp_path, str(replay), "--lang", lang, "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    text = out.read_text(encoding="utf-8")
+    assert len(text) <= 25_000  # issue 14: a report a player reads
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings[0] == ("## 总结" if lang == "zh" else "## Summary")
+    assert headings[-1] == ("## 附录：声明与核对结果" if lang == "zh" else "## Appendix: claims and verdicts")
+    assert "```json" not in text
+    rows = [line for line in text.split(headings[-1])[1].splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) > 10
+    assert all(line.rstrip(" |").endswith("passed") for line in rows[1:])  # the offline analyst claims only facts

@@ -45,6 +45,7 @@ def _raw_facts() -> dict[str, Any]:
     replay = read_replay(corpus_file(REPLAY))
     players = [(s.index, s.name) for s in replay.header.slots if s.is_player]
     strong: dict[int, int] = {}
+    proof: dict[int, str] = {}  # strong id → the evidence line of the command that made it strong
     casters: set[int] = set()
     targets: list[tuple[int, int]] = []
     seen: set[int] = set()
@@ -54,12 +55,15 @@ def _raw_facts() -> dict[str, Any]:
         # strong evidence (plan §7.1): a control-group member, or the constructor of a structure
         if c.command_id in (0x1FA, 0x207, 0x209) and objs and c.player not in strong:
             strong[c.player] = objs[0]
+            m, s = divmod(c.time_code / 15, 60)
+            at = f"{int(m)}:{int(s * 100) / 100:05.2f}"
+            proof[objs[0]] = f"group|{at}|{c.args[0]}" if c.command_id == 0x1FA else f"build|{at}|constructor"
         if c.command_id in (0x1FE, 0x200):
             casters.update(objs)
         if c.command_id == 0x201 and objs:
             targets.append((c.player, objs[0]))
     player, target = next((p, t) for p, t in targets if t not in casters)
-    return {"players": players, "strong": strong, "missing": max(seen) + 1000,
+    return {"players": players, "strong": strong, "proof": proof, "missing": max(seen) + 1000,
             "target": target, "target_player": dict(players)[player]}
 
 
@@ -138,7 +142,8 @@ def test_wrong_claims_give_exact_issues_and_one_revision(server: ScriptedServer,
         ], eventClaims=[{"time": "7:01.00", "player": f["target_player"], "kind": "power", "unitId": f["target"]}])
     )
     fixed = "修正后的分析。\n[机器可读声明]\n" + _claims(unitClaims=[
-        {"unitId": f["strong"][a], "player": name_a, "confidence": "confirmed", "evidence": ["group|1:00.00|1"]}])
+        {"unitId": f["strong"][a], "player": name_a, "confidence": "confirmed",
+         "evidence": [f["proof"][f["strong"][a]]]}])
     server.enqueue(Reply.chat(draft, piece_chars=50), match=is_window(_first_window_start()))
     server.enqueue(Reply.chat(fixed, piece_chars=50), match=is_revision)
     rec, events = _run(server, tmp_path / "s.sqlite3")
@@ -226,7 +231,7 @@ def test_summary_round_shortens_window_excerpts_to_fit_the_budget(tmp_path: Path
         assert req.verdict.ok
         assert req.breakdown.total <= PROFILE.budget
         user = req.messages[-1]["content"]
-        assert user.count("【第 1 段") == 30  # every window is still represented
+        assert user.count("【窗口 1（段 1") == 30  # every window is still represented
     finally:
         db.close()
 
@@ -289,3 +294,65 @@ def test_run_cost_counts_cached_tokens_once(tmp_path: Path) -> None:
         assert run._cost(UsageReport(100_000, 0, cached_prompt_tokens=80_000)) == pytest.approx(0.028)
     finally:
         db.close()
+
+
+def test_overview_claims_are_stripped_and_never_fed_forward(server: ScriptedServer, tmp_path: Path) -> None:
+    is_overview = lambda body: "这是总览轮" in _last(body)  # noqa: E731
+    overview = "整局概述：双方盟军镜像。\n[机器可读声明]\n" + _claims(unitClaims=[{"unitId": 424242, "player": "x"}])
+    server.enqueue(Reply.chat(overview), match=is_overview)
+    rec, _ = _run(server, tmp_path / "ov.sqlite3")
+    stage = next(s for s in rec.stages if s.kind == "overview")
+    assert stage.text == "整局概述：双方盟军镜像。"
+    assert [i.code for i in stage.issues] == ["OverviewClaimsStripped"]
+    asked = [str(r.json["messages"]) for r in server.requests if r.json and not is_overview(r.json)]
+    assert asked
+    assert all("424242" not in a for a in asked)
+    assert all("整局概述：双方盟军镜像。" in a for a in asked)
+    # one segment covers the whole match at 1M: no lookback is offered anywhere; the claims rules appear once
+    assert len(_prepared().plan.segments) == 1
+    every = [str(r.json["messages"]) for r in server.requests if r.json]
+    assert all("回查建议" not in a for a in every)
+    assert all("如需查看本段以外" not in a for a in every)
+    assert all("可以请求一次" not in a for a in every)
+    assert all(a.count("eventClaims 的 kind 对应日志动作") == 1 for a in every)
+
+
+def test_a_revision_repairs_the_flagged_claim_and_keeps_what_passed(server: ScriptedServer, tmp_path: Path) -> None:
+    f = _raw_facts()
+    (a, name_a), _ = f["players"]
+    shrink = next(c for c in read_replay(corpus_file(REPLAY)).commands if c.command_id == 0x201)
+    objs = [int(v) for v in shrink.values(ArgKind.OBJECT)]  # type: ignore[call-overload]
+    target, source = objs[0], objs[-1]
+    assert (shrink.time_code, shrink.player, target, source) == (6320, a, 515, 530)  # 7:01.33 (notes §4.3)
+    good = {"unitId": f["strong"][a], "player": name_a, "confidence": "confirmed",
+            "evidence": [f["proof"][f["strong"][a]]]}
+    power = {"time": "7:01.33", "player": name_a, "kind": "power", "name": "SpecialPower_ShrinkRay"}
+    wrong_sentence = "7:01 时 #515 对 #530 使用了缩小射线。"
+    draft = ("开局双方都很稳。" + wrong_sentence + "之后继续交战。\n[机器可读声明]\n"
+             + _claims(unitClaims=[good], eventClaims=[{**power, "actorId": target, "targetId": source}]))
+    fixed_sentence = "7:01 时 #530 对 #515 使用了缩小射线。"
+    revision = ("[更正]\n原文：" + wrong_sentence + "\n改为：" + fixed_sentence + "\n[机器可读声明]\n"
+                + _claims(unitClaims=[{**good, "confidence": "likely", "evidence": []}],
+                          eventClaims=[{**power, "actorId": source, "targetId": target}]))
+    server.enqueue(Reply.chat(draft), match=is_window(_first_window_start()))
+    server.enqueue(Reply.chat(revision), match=is_revision)
+    rec, _ = _run(server, tmp_path / "r.sqlite3")
+    w = next(s for s in rec.stages if s.key == "window:0:0")
+    asked = _last(next(r.json for r in server.requests if r.json and is_revision(r.json)))
+    # the request quotes the flagged claim (time, name, ids) and the record against it, and no passed claim
+    assert "7:01.33" in asked
+    assert "actor #515" in asked
+    assert "target #530" in asked
+    assert "#530" in asked.split("事实：")[1]
+    assert "其余 1 条声明已通过核对" in asked
+    assert w.revised
+    assert w.text == "开局双方都很稳。" + fixed_sentence + "之后继续交战。"
+    assert w.claims["unitClaims"] == [{**good, "verdict": "passed"}]  # kept as it was, not weakened
+    assert w.claims["eventClaims"] == [{**power, "actorId": source, "targetId": target, "verdict": "passed"}]
+    before = [i.code for i in w.issues if not i.after_revision]
+    assert before == ["CasterTargetConfusion"]
+    assert [i.code for i in w.issues if i.after_revision] == []
+    from app.pipeline.report import report_dict, report_markdown
+
+    text = report_markdown(report_dict(rec), Lang.ZH)
+    assert "验证：发现 1 · 修正 1 · 剩余 0" in text

@@ -96,6 +96,8 @@ def test_open_corpus_replay_and_scripted_analysis(qtbot: Any, run: Any) -> None:
         assert rows[0].startswith("● Contradiction")
         assert "2:30" in rows[0]
         assert rows[-1].startswith("● Info")
+        # the title keeps the tally: 2 issues above Info before the revision, 2 still there after it
+        assert w.issues_section.title() in ("Validation: found 2 · fixed 0 · 2 left", "校验：发现 2 · 修正 0 · 剩余 2")
         # the draft before the revision is folded away, the final text open
         assert w.drafts == ["".join(f"window:0:1 part {n}. " for n in range(8))]
         assert not w.drafts_section.expanded
@@ -194,7 +196,7 @@ def test_real_offline_analysis_matches_the_store(qtbot: Any, run: Any) -> None:
             assert panel.status == "done"
             if srec.requests:
                 assert panel.budget_bar.values == {k: int(v) for k, v in srec.requests[-1].breakdown.items()}
-            final_issues = [i for i in srec.issues if i.after_revision] or list(srec.issues)
+            final_issues = [i for i in srec.issues if i.after_revision == bool(srec.revised)]
             assert panel.issue_list.count() == len(final_issues)
         # reopening the stored analysis rebuilds the same panels with the same budgets
         await until(lambda: win.analysis.history.count() >= 1, what="history")

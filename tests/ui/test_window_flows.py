@@ -40,6 +40,7 @@ def close_window(win: MainWindow) -> None:
 
 def test_offline_model_name_matches_the_offline_analyst() -> None:
     from app.llm.offline import OFFLINE_MODEL
+
     from ui.analysis_view import OFFLINE_MODEL as VIEW_OFFLINE_MODEL
 
     assert VIEW_OFFLINE_MODEL == OFFLINE_MODEL

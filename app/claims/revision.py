@@ -1,0 +1,119 @@
+"""The revision that repairs (plan §10, issue 14): keep what validated, take only corrections from the model.
+
+A revision reply carries corrected claims and the sentences that change; it never gets to drop or weaken a claim
+that passed. :func:`merge_revision` enforces that: every claim of the draft without an issue above Info is kept as
+it was, and the revision's claims only replace flagged ones or add new ones. :func:`apply_corrections` puts the
+corrected sentences in place of the original ones.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.claims.issues import ValidationIssue
+from app.claims.parse import ParsedClaims, unit_id_of
+
+KINDS = (("unit", "unit_claims"), ("event", "event_claims"), ("timeline", "timeline_claims"))
+CONFIDENCE_RANK = {"uncertain": 0, "likely": 1, "highly likely": 2, "highly_likely": 2, "confirmed": 3,
+                   "高度可能": 2, "确定": 3}
+_CORRECTION = re.compile(
+    r"^\s*[-*]?\s*(?:原文|原句|was)\s*[:：]\s*(?P<was>.+?)\s*\n\s*[-*]?\s*(?:改为|now)\s*[:：]\s*(?P<now>.*?)\s*$",
+    re.MULTILINE | re.IGNORECASE)
+CORRECTIONS_MARKERS = ("[更正]", "[corrections]", "[Corrections]")
+
+
+def flagged_refs(issues: Sequence[ValidationIssue]) -> set[str]:
+    """Claim references (``event:2``…) with an issue above Info."""
+    return {i.claim for i in issues if i.needs_revision and i.claim is not None}
+
+
+def passed_claims(parsed: ParsedClaims, issues: Sequence[ValidationIssue]) -> dict[str, list[dict[str, Any]]]:
+    """The claims of a reply without any issue above Info, by kind."""
+    bad = flagged_refs(issues)
+    return {kind: [c for n, c in enumerate(getattr(parsed, attr)) if f"{kind}:{n}" not in bad]
+            for kind, attr in KINDS}
+
+
+def claim_key(kind: str, claim: dict[str, Any]) -> str:
+    """What makes two claims "the same claim" across a revision: the unit, or the event/timeline identity."""
+    if kind == "unit":
+        uid = unit_id_of(claim.get("unitId"))
+        return f"unit:{uid if uid is not None else claim.get('unitId')!r}"
+    if kind == "timeline":
+        return f"timeline:{claim.get('player')}:{str(claim.get('type', '')).lower()}"
+    fields = {k: v for k, v in claim.items() if k not in ("confidence", "note", "text")}
+    return "event:" + json.dumps(fields, sort_keys=True, ensure_ascii=False)
+
+
+def confidence_rank(claim: dict[str, Any]) -> int:
+    """0 (uncertain) … 3 (confirmed); claims without a confidence rank as confirmed (they state a fact)."""
+    return CONFIDENCE_RANK.get(str(claim.get("confidence", "confirmed")).strip().lower(), 3)
+
+
+def merge_revision(draft: ParsedClaims, draft_issues: Sequence[ValidationIssue],
+                   revised: ParsedClaims) -> ParsedClaims:
+    """The claims after a revision: the draft's passed claims as they were, plus the revision's other claims.
+
+    A revised claim with the same key as a passed one is dropped (the passed one stays, with its evidence and
+    confidence). The merged object keeps the revision's display text and parse issues.
+    """
+    kept = passed_claims(draft, draft_issues)
+    out = ParsedClaims(blocks_found=max(draft.blocks_found, revised.blocks_found),
+                       blocks_parsed=max(draft.blocks_parsed, revised.blocks_parsed),
+                       issues=list(revised.issues), display_text=revised.display_text,
+                       marker_found=draft.marker_found or revised.marker_found)
+    for kind, attr in KINDS:
+        mine = list(kept[kind])
+        keys = {claim_key(kind, c) for c in mine}
+        mine += [c for c in getattr(revised, attr) if claim_key(kind, c) not in keys]
+        setattr(out, attr, mine)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionTally:
+    """Issues of a window before and after its revision: "found N · fixed M · K left"."""
+
+    found: int
+    left: int
+
+    @property
+    def fixed(self) -> int:
+        """Issues that the revision resolved."""
+        return max(0, self.found - self.left)
+
+
+def tally(before: Sequence[ValidationIssue], after: Sequence[ValidationIssue]) -> RevisionTally:
+    """Count the issues above Info before and after."""
+    return RevisionTally(sum(i.needs_revision for i in before), sum(i.needs_revision for i in after))
+
+
+def corrections_section(text: str) -> str:
+    """The ``[更正]`` / ``[corrections]`` part of a revision reply ("" when it has none)."""
+    for marker in CORRECTIONS_MARKERS:
+        i = text.find(marker)
+        if i >= 0:
+            return text[i + len(marker):]
+    return ""
+
+
+def apply_corrections(draft_text: str, revision_text: str) -> tuple[str, list[str]]:
+    """The draft with each ``was: … / now: …`` pair applied; corrections whose original is not found are returned.
+
+    Returns:
+        The corrected text and the corrected sentences that could not be placed (the caller shows them after
+        the text).
+    """
+    text = draft_text
+    unplaced: list[str] = []
+    for m in _CORRECTION.finditer(corrections_section(revision_text) or revision_text):
+        was, now = m.group("was").strip().strip("“”\"'"), m.group("now").strip().strip("“”\"'")
+        if was and was in text:
+            text = text.replace(was, now, 1)
+        elif now:
+            unplaced.append(now)
+    return text, unplaced

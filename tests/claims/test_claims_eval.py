@@ -1,0 +1,70 @@
+"""The claim-checking evaluation (issue 14): every labelled verdict holds.
+
+``tests/data/claims_eval/planted.jsonl`` holds wrong claims of every kind the issue names (and true controls),
+each with the commands that make it wrong, checked by hand with ``replaysage inspect --commands``; case folders
+hold real-model-style transcripts labelled claim by claim. True claims get nothing above Info; wrong ones are
+flagged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.claims.evaluation import Verdict, all_verdicts, case_dirs, case_weakening
+from tests.conftest import CORPUS
+
+ROOT = Path(__file__).resolve().parent.parent / "data" / "claims_eval"
+
+
+def _verdicts() -> list[Verdict]:
+    if not (CORPUS / "ra3").exists():
+        pytest.skip("corpus not available")
+    return all_verdicts(ROOT, CORPUS)
+
+
+def _describe(v: Verdict) -> str:
+    issues = "; ".join(f"{i.severity.label} {i.code}: {i.message}" for i in v.issues) or "no issue"
+    return f"{v.source} {v.exchange} {v.kind}[{v.index}] truth={v.truth} {v.claim} → {issues} ({v.why})"
+
+
+KNOWN_MISSES = {
+    # "sell JapanRefinery #805": the sale at 5:23.53 is real; the label is false because nothing in the replay
+    # supports the type, yet nothing contradicts it either (#805 was created before 0:44.73, after core deploys at
+    # 0:27.60-0:34.47 that may have been refinery cores): the validator flags contradictions, not a missing proof.
+    ("ra3_1v1_7m_en", "005", "event", 3),
+    ("ra3_1v1_7m_en", "006", "event", 3),
+}
+"""Wrong claims the validator cannot decide from the replay, each with the reason; every other verdict holds."""
+
+
+def test_every_verdict_agrees_with_its_label() -> None:
+    verdicts = _verdicts()
+    wrong = [_describe(v) for v in verdicts if not v.correct and (v.source, v.exchange, v.kind, v.index)
+             not in KNOWN_MISSES]
+    assert not wrong, "\n".join(wrong)
+    assert not [v for v in verdicts if v.truth and v.flagged]  # never a false alarm, known misses or not
+    missed = {(v.source, v.exchange, v.kind, v.index) for v in verdicts if not v.correct}
+    assert missed == KNOWN_MISSES  # a fixed miss must leave this list
+
+
+def test_planted_claims_cover_every_kind_both_ways() -> None:
+    planted = [v for v in _verdicts() if v.source == "planted"]
+    for kind in ("unit", "event", "timeline"):
+        assert any(v.kind == kind and v.truth for v in planted), kind
+        assert any(v.kind == kind and not v.truth for v in planted), kind
+
+
+def test_planted_wrong_claims_get_the_expected_codes() -> None:
+    codes = {i.code for v in _verdicts() if v.source == "planted" and not v.truth for i in v.issues}
+    assert {"TypeNeverProduced", "AbilityNotOfType", "EvidenceNotFound", "UnknownType", "EventTimeMismatch",
+            "EventNotObserved", "ActorMismatch", "CasterTargetConfusion", "ProtocolTimeMismatch",
+            "ProtocolNotObserved", "TimelineMismatch", "TimelineNotObserved", "TypeNotAUnit"} <= codes
+
+
+def test_no_true_claim_that_passed_is_weakened_after_the_merge() -> None:
+    if not (CORPUS / "ra3").exists():
+        pytest.skip("corpus not available")
+    for case in case_dirs(ROOT):
+        assert case_weakening(case, CORPUS).weakened_merged == 0, case.name
