@@ -22,11 +22,12 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from ui.analysis_view import clock
 from ui.lang import UiLanguage
 from ui.replay_info import ReplayInfo, is_replay, load_info
+from ui.widgets import plain_label
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +172,7 @@ class LibraryWidget(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.activated.connect(self._activated)
-        self.status = QLabel(self)
+        self.status = plain_label(parent=self)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.search)

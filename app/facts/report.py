@@ -17,7 +17,8 @@ MAX_OBJECT_EVENTS = 40
 def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
     """The ``--json`` document: summary text, build order, protocols and first productions.
 
-    Times are seconds rounded to hundredths; ``player`` is the display name and ``slot`` its ``S=`` index.
+    Times are seconds rounded to hundredths; ``player`` is the label (see ``PlayerInfo``) and ``slot`` its ``S=``
+    index; ``players[].name`` keeps the full name from the file.
     """
     return {
         "summary": summary,
@@ -25,6 +26,7 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
             {
                 "slot": p.slot,
                 "name": p.name,
+                "label": p.label,
                 "faction": p.faction,
                 "played_faction": p.played_faction,
                 "team": p.team,

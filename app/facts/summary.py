@@ -19,12 +19,14 @@ from app.facts.index import ReplayFactIndex
 from app.facts.model import FactEvent, PackAction, ProductionKind, Strength
 from app.i18n import Lang
 from app.replay.commands import Category, command_info
+from app.safetext import markdown_fence, name_label, one_line
 
 DEFAULT_SEGMENT_SECONDS = 240.0
 BUILD_ORDER_STEPS = 14
 SAMPLES_PER_SEGMENT = 8
 MAX_FACTORIES = 8
 MAX_GROUPS = 6
+MAP_LABEL_MAX = 80
 
 _SAMPLE_CATEGORIES = frozenset(
     {Category.BUILD, Category.PLACE, Category.SELL, Category.POWER, Category.PROTOCOL, Category.UPGRADE}
@@ -164,25 +166,28 @@ def build_summary(
 def _header(ctx: _Ctx) -> str:
     ix = ctx.index
     h = ix.replay.header
-    mod = h.mod_name + (f" {h.mod_version}" if h.mod_version else "")
+    mod = one_line(h.mod_name + (f" {h.mod_version}" if h.mod_version else ""))
+    where = f"{name_label(h.map_name, MAP_LABEL_MAX)} ({name_label(h.map_path, MAP_LABEL_MAX)})"
     lines = [
         ctx.t("title"),
-        f"{ctx.t('map')}: {h.map_name} ({h.map_path})  |  {ctx.t('mod')}: {mod} ({h.version_text})  |  "
+        f"{ctx.t('map')}: {where}  |  {ctx.t('mod')}: {mod} ({h.version_text})  |  "
         f"{ctx.t('duration')}: {format_time(ix.duration_seconds)}",
         "",
         ctx.t("players"),
     ]
+    table = []  # fenced: names are data, and no name can start a line or close the fence
     for p in ix.playing:
         team = str(p.team + 1) if p.team >= 0 else ctx.t("no_team")
         kind = _KIND_ZH.get(p.kind, p.kind) if ctx.lang is Lang.ZH else p.kind
         faction = p.faction or "?"
         if p.played_faction and p.played_faction != p.faction:
             faction += f" → {p.played_faction}"
-        lines.append(f"- P{p.slot} {p.name}: {faction}, {ctx.t('team')} {team}, {kind}")
-    observers = [p.name for p in ix.players
+        table.append(f"- P{p.slot} {p.label}: {faction}, {ctx.t('team')} {team}, {kind}")
+    observers = [p.label for p in ix.players
                  if p.kind in ("observer", "commentator") and p.slot != h.post_commentator_slot]
     if observers:
-        lines.append(f"- {ctx.t('observers')}: {', '.join(observers)}")
+        table.append(f"- {ctx.t('observers')}: {', '.join(observers)}")
+    lines.append(markdown_fence("\n".join(table)))
     return "\n".join(lines)
 
 
@@ -194,7 +199,7 @@ def _build_order(ctx: _Ctx) -> str:
         shown = "; ".join(f"{format_time(s.seconds)} {s.name}" for s in steps[:BUILD_ORDER_STEPS])
         if len(steps) > BUILD_ORDER_STEPS:
             shown += f"; ({ctx.t('more').format(n=len(steps) - BUILD_ORDER_STEPS)})"
-        lines.append(f"- {p.name}: {shown or ctx.t('none')}")
+        lines.append(f"- {p.label}: {shown or ctx.t('none')}")
     return "\n".join(lines)
 
 
@@ -205,7 +210,7 @@ def _first_production(ctx: _Ctx) -> str:
         for kind, key in ((ProductionKind.STRUCTURE, "structures"), (ProductionKind.UNIT, "units")):
             firsts = ix.first_productions(p.slot, kind)
             shown = "; ".join(f"{format_time(f.seconds)} {f.name}" for f in firsts) or ctx.t("none")
-            lines.append(f"- {p.name} {ctx.t(key)}: {shown}")
+            lines.append(f"- {p.label} {ctx.t(key)}: {shown}")
     return "\n".join(lines)
 
 
@@ -248,7 +253,7 @@ def _ownership(ctx: _Ctx) -> str:
             hist = ix.group_history(p.slot, g)
             groups.append(f"[{g}]×{len(hist)}")
         lines.append(
-            f"- {p.name}: {ctx.t('builders')} {builders}; {ctx.t('factories')} {fac_text or ctx.t('none')}; "
+            f"- {p.label}: {ctx.t('builders')} {builders}; {ctx.t('factories')} {fac_text or ctx.t('none')}; "
             f"{ctx.t('strong')} {strong_count[p.slot]}, {ctx.t('weak')} {weak_count[p.slot]}; "
             f"{ctx.t('groups')} {' '.join(groups) or ctx.t('none')}"
         )
@@ -269,7 +274,7 @@ def _protocols(ctx: _Ctx) -> str:
     for p in ix.playing:
         picks = ix.protocols_of(p.slot)
         shown = "; ".join(f"{format_time(x.seconds)} {x.name}" for x in picks) or ctx.t("none")
-        lines.append(f"- {p.name}: {shown}")
+        lines.append(f"- {p.label}: {shown}")
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ from app.claims.timeparse import format_time
 from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.pipeline.records import AnalysisRecord, StageRecord
+from app.safetext import json_text, markdown_escape, markdown_fence
 
 
 def _usage(stage: StageRecord) -> dict[str, int]:
@@ -85,9 +86,14 @@ def _title(stage: dict[str, Any], lang: Lang) -> str:
 
 
 def report_markdown(data: dict[str, Any], lang: Lang) -> str:
-    """A readable Markdown report."""
-    out = [f"# {pick(lang, 'ReplaySage 分析报告', 'ReplaySage analysis report')}: {data['replay']}", "",
-           f"- {pick(lang, '模型', 'Model')}: {data['model']}", f"- {pick(lang, '状态', 'Status')}: {data['status']}"]
+    """A readable Markdown report.
+
+    Text that comes from the replay file is escaped: the file name inline, and the match summary (names, map) as
+    a verbatim block, since it is the data the model was given. The model's own text is Markdown and kept.
+    """
+    out = [f"# {pick(lang, 'ReplaySage 分析报告', 'ReplaySage analysis report')}: {markdown_escape(data['replay'])}",
+           "", f"- {pick(lang, '模型', 'Model')}: {markdown_escape(data['model'])}",
+           f"- {pick(lang, '状态', 'Status')}: {data['status']}"]
     t = data["totals"]
     if t:
         out.append(f"- {pick(lang, 'Token 用量', 'Token usage')}: prompt {t.get('prompt_tokens', 0):,}, "
@@ -98,14 +104,18 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
         if st["revised"]:
             out.append(pick(lang, "*已按验证结果修订一次。*", "*Revised once after validation.*"))
             out.append("")
-        out.append(st["text"] or pick(lang, f"（未完成：{st['message']}）", f"(not finished: {st['message']})"))
+        message = markdown_escape(st["message"] or "")
+        if st["kind"] == "summary" and st["text"]:
+            out.append(markdown_fence(st["text"]))
+        else:
+            out.append(st["text"] or pick(lang, f"（未完成：{message}）", f"(not finished: {message})"))
         if st["issues"]:
             out += ["", f"**{pick(lang, '验证问题', 'Validation issues')}**", ""]
-            out += [f"- [{i['severity']}] {i['code']}: {i['message']}" for i in st["issues"]]
+            out += [f"- [{i['severity']}] {i['code']}: {markdown_escape(i['message'])}" for i in st["issues"]]
         claims = st["claims"]
         if claims and any(claims.get(k) for k in ("unitClaims", "eventClaims", "timelineClaims")):
-            out += ["", "<details><summary>claims</summary>", "", "```json",
-                    json.dumps(claims, ensure_ascii=False, indent=1), "```", "", "</details>"]
+            out += ["", "<details><summary>claims</summary>", "",
+                    markdown_fence(json.dumps(claims, ensure_ascii=False, indent=1), "json"), "", "</details>"]
     return "\n".join(out) + "\n"
 
 
@@ -138,7 +148,7 @@ def write_report(rec: AnalysisRecord, path: Path, lang: Lang) -> None:
     data = report_dict(rec)
     suffix = path.suffix.lower()
     if suffix == ".json":
-        text = json.dumps(data, ensure_ascii=False, indent=2)
+        text = json_text(data)
     elif suffix in (".md", ".markdown"):
         text = report_markdown(data, lang)
     elif suffix in (".html", ".htm"):
