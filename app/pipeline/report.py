@@ -12,7 +12,7 @@ from app.claims.timeparse import format_time
 from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.pipeline.records import AnalysisRecord, StageRecord
-from app.safetext import json_text, markdown_escape, markdown_fence
+from app.safetext import json_text, markdown_escape, markdown_fence, terminal_text
 
 
 def _usage(stage: StageRecord) -> dict[str, int]:
@@ -116,7 +116,7 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
         if claims and any(claims.get(k) for k in ("unitClaims", "eventClaims", "timelineClaims")):
             out += ["", "<details><summary>claims</summary>", "",
                     markdown_fence(json.dumps(claims, ensure_ascii=False, indent=1), "json"), "", "</details>"]
-    return "\n".join(out) + "\n"
+    return terminal_text("\n".join(out)) + "\n"
 
 
 def report_html(data: dict[str, Any], lang: Lang) -> str:
@@ -137,7 +137,7 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
                 f'<li class="{esc(i["severity"])}">[{esc(i["severity"])}] {esc(i["code"])}: {esc(i["message"])}</li>'
                 for i in st["issues"]) + "</ul>")
     parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    return terminal_text("\n".join(parts)) + "\n"
 
 
 REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
