@@ -629,6 +629,7 @@ class _CommandSplitter:
     def _decoder(self, data: bytes, p: int, key: int) -> _Decoder:
         fmt = ["<"]
         kinds: list[ArgKind] = []
+        widths: list[int] = []
         groups = bytearray()
         while data[p] != 0xFF:
             d = data[p]
@@ -636,10 +637,11 @@ class _CommandSplitter:
             kind, size, code = self.arg_types[d & 0xF]
             fmt.append("x" + code * count)
             kinds.extend([kind] * count)
+            widths.extend([len(code)] * count)
             groups.append(d)
             p += 1 + count * (size or 0)
         fmt.append("x")
-        regroup = _regrouper(kinds) if ArgKind.POSITION in kinds else None
+        regroup = _regrouper(widths) if max(widths, default=1) > 1 else None
         dec: _Decoder = (struct.Struct("".join(fmt)), tuple(kinds), regroup, bytes(groups))
         if len(self.decoders) < _DECODER_CACHE_LIMIT:
             self.decoders[key] = dec
@@ -692,27 +694,27 @@ class _CommandSplitter:
                     if p + size > end:
                         raise self.fail(p, "command arguments run past the chunk")
                     vals = struct.unpack_from("<" + code, data, p)
-                    args.append(vals if kind is ArgKind.POSITION else vals[0])
+                    args.append(vals if len(vals) > 1 else vals[0])
                     p += size
                 kinds.append(kind)
         return bytes(groups), tuple(args), tuple(kinds), p
 
 
-def _regrouper(kinds: list[ArgKind]) -> Callable[[tuple[object, ...]], tuple[object, ...]]:
-    """A function turning flat struct values into args with positions as (x, y, z) tuples.
+def _regrouper(widths: list[int]) -> Callable[[tuple[object, ...]], tuple[object, ...]]:
+    """A function turning flat struct values into args, one tuple per argument of several values.
 
-    Generated once per layout (from argument counts only, never from file bytes) because a per-command
+    Such arguments are positions (x, y, z) and the opaque 8- and 16-byte KW/TW codes 7 and 8. Generated once
+    per layout (from argument widths only, never from file bytes) because a per-command
     Python loop costs more than the rest of the decoding.
     """
     parts: list[str] = []
     i = 0
-    for kind in kinds:
-        if kind is ArgKind.POSITION:
-            parts.append(f"(v[{i}], v[{i + 1}], v[{i + 2}])")
-            i += 3
+    for width in widths:
+        if width > 1:
+            parts.append("(" + ", ".join(f"v[{j}]" for j in range(i, i + width)) + ")")
         else:
             parts.append(f"v[{i}]")
-            i += 1
+        i += width
     fn: Callable[[tuple[object, ...]], tuple[object, ...]] = eval(  # source built from ints only
         f"lambda v: ({', '.join(parts)},)", {"__builtins__": {}}
     )
