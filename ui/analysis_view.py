@@ -426,7 +426,8 @@ class StagePanel(Collapsible):
         self.set_status("done")
         chunks = markdown_chunks(e.text)
         if len(chunks) <= 1:
-            self.final_view.document().setMarkdown(e.text, MARKDOWN_NO_HTML)
+            self.final_view.clear()
+            QTextCursor(self.final_view.document()).insertMarkdown(e.text, MARKDOWN_NO_HTML)
             doc_h = int(self.final_view.document().size().height()) + 12
             self.final_view.setMinimumHeight(min(max(doc_h, 80), 360))
             return
