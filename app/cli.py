@@ -3,7 +3,7 @@
 Each module named in :data:`COMMANDS` exposes ``register(subparsers)`` and keeps heavy imports inside its
 handlers; only the module of the command being run is imported, so ``--help`` and ``inspect`` start fast.
 Handlers return an exit code; a :class:`KnownError` becomes a one-line message on stderr and exit code 2, never a
-traceback.
+traceback. Everything printed passes through :func:`app.safetext.safe_terminal`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 from app.errors import KnownError
 from app.logs import LEVELS, configure_logging
+from app.safetext import safe_terminal
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "inspect": ("app.replay.cli", "show a replay's header, players, APM and command counts"),
@@ -88,16 +89,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.analyst import register as register_offline_analyst
 
         register_offline_analyst()  # providers outside app.llm register here, the composition root
-    try:
-        return func(args)
-    except KnownError as exc:
-        print(f"replaysage: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("replaysage: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
+    with safe_terminal():  # replay text is data: no escape sequence or control character reaches the terminal
+        try:
+            return func(args)
+        except KnownError as exc:
+            print(f"replaysage: error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("replaysage: interrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:
+            return 0
 
 
 if __name__ == "__main__":

@@ -98,6 +98,7 @@ OPTIONS: dict[str, Option] = {
             ("session", "file"),
             "choice",
         ),
+        Option("max_replay_mb", int, 64, "录像文件大小上限（MB）", "Largest replay file read (MB)"),
     )
 }
 """Every scalar option, declared once."""

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import shiboken6
+from PySide6 import QtGui
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
@@ -43,7 +44,7 @@ from app.errors import KnownError
 from app.pipeline import events as ev
 from ui.lang import UiLanguage
 from ui.runner import AnalysisRunner
-from ui.widgets import Collapsible, FlowLayout, LazyTextSection, StreamBuffer, text_box
+from ui.widgets import MARKDOWN_NO_HTML, Collapsible, FlowLayout, LazyTextSection, StreamBuffer, plain_label, text_box
 
 log = logging.getLogger(__name__)
 
@@ -229,7 +230,7 @@ class StagePanel(Collapsible):
         self.budget_label.setTextFormat(Qt.TextFormat.RichText)  # coloured squares: the bar's legend
         self.usage_label = QLabel(self)
         self.usage_label.setWordWrap(True)
-        self.error_label = QLabel(self)
+        self.error_label = plain_label(parent=self)
         self.error_label.setStyleSheet("color: #b71c1c;")
         self.error_label.setWordWrap(True)
         self.error_label.hide()
@@ -472,7 +473,7 @@ class StagePanel(Collapsible):
             when = f"{clock(issue.time_seconds)} " if issue.time_seconds is not None else ""
             item = QListWidgetItem(f"● {issue.severity.label}  {when}{issue.message}")
             item.setForeground(QBrush(QColor(SEVERITY_COLORS[issue.severity])))
-            item.setToolTip(f"{issue.code}: {issue.message}")
+            item.setToolTip(QtGui.Qt.convertFromPlainText(f"{issue.code}: {issue.message}"))  # messages quote names
             item.setData(Qt.ItemDataRole.UserRole, issue.time_seconds)
             item.setData(Qt.ItemDataRole.UserRole + 1, issue)
             self.issue_list.addItem(item)
@@ -512,7 +513,8 @@ class StagePanel(Collapsible):
         self.set_status("done")
         chunks = markdown_chunks(e.text)
         if len(chunks) <= 1:
-            self.final_view.setMarkdown(e.text)
+            self.final_view.clear()
+            QTextCursor(self.final_view.document()).insertMarkdown(e.text, MARKDOWN_NO_HTML)
             doc_h = int(self.final_view.document().size().height()) + 12
             self.final_view.setMinimumHeight(min(max(doc_h, 80), 360))
             return
@@ -536,7 +538,7 @@ class StagePanel(Collapsible):
         if not self._md_first:
             cursor.insertBlock()
         self._md_first = False
-        cursor.insertMarkdown(chunk)
+        cursor.insertMarkdown(chunk, MARKDOWN_NO_HTML)
         if self._md_chunks:
             QTimer.singleShot(0, self._render_next_chunk)
         else:

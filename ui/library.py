@@ -25,7 +25,6 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QSizePolicy,
     QTableView,
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
 from ui.analysis_view import clock
 from ui.lang import UiLanguage
 from ui.replay_info import ReplayInfo, is_replay, load_info
+from ui.widgets import plain_label
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ class LibraryWidget(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.activated.connect(self._activated)
-        self.status = QLabel(self)
+        self.status = plain_label(parent=self)
         self.status.setWordWrap(True)  # a long folder path wraps instead of widening the window
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         lay = QVBoxLayout(self)

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QHeaderView,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QProgressBar,
@@ -45,7 +44,7 @@ from ui.replay_card import ReplayCard, TimelineChart
 from ui.replay_info import ReplayInfo, is_replay, load_info
 from ui.runner import AnalysisRunner, default_runner
 from ui.settings_dialog import SettingsDialog
-from ui.widgets import MessageBar
+from ui.widgets import MessageBar, plain_label
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +149,7 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
 
-        self.status_label = QLabel()
+        self.status_label = plain_label()
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(260)
         self.progress.setTextVisible(True)
@@ -364,7 +363,7 @@ class MainWindow(QMainWindow):
 
     @staticmethod
     def _placeholder(text: str, exc: Exception) -> QWidget:
-        lab = QLabel(f"{text}\n({type(exc).__name__}: {exc})")
+        lab = plain_label(f"{text}\n({type(exc).__name__}: {exc})")
         lab.setAlignment(Qt.AlignmentFlag.AlignCenter)
         lab.setWordWrap(True)
         return lab

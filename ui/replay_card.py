@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QVBoxLay
 from ui.analysis_view import clock
 from ui.lang import UiLanguage
 from ui.replay_info import FACTION_COLORS, TEAM_COLORS, ReplayInfo
+from ui.widgets import plain_label
 
 
 class TimelineChart(QWidget):
@@ -181,9 +182,9 @@ class ReplayCard(QFrame):
         self.ui = ui
         self.info: ReplayInfo | None = None
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.title = QLabel(self)
+        self.title = plain_label(parent=self)
         self.title.setStyleSheet("font-size: 15px; font-weight: bold;")
-        self.meta = QLabel(self)
+        self.meta = plain_label(parent=self)
         self.meta.setWordWrap(True)
         self.grid = QGridLayout()
         self.grid.setHorizontalSpacing(10)
@@ -223,8 +224,8 @@ class ReplayCard(QFrame):
             self.grid.addWidget(lab, 0, col)
             self.player_labels.append(lab)
         for row, pl in enumerate(info.players, start=1):
-            name = QLabel(f"<span style='color:{pl.color}'>■</span> {_esc(pl.name)}"
-                          + (t("（观战）", " (observer)") if pl.observer else ""))
+            name = plain_label(pl.name + (t("（观战）", " (observer)") if pl.observer else ""))
+            name.setStyleSheet(f"border-left: 10px solid {pl.color}; padding-left: 4px;")  # the colour swatch
             fcolor = FACTION_COLORS.get(pl.faction, "#555555")
             resolved = t("（随机→识别）", " (random, resolved)") if pl.faction_resolved else ""
             faction = QLabel(f"<span style='color:{fcolor}; font-weight:bold'>{_esc(pl.faction)}</span>{resolved}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shiboken6
 from PySide6.QtCore import QEvent, QMargins, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -33,6 +33,21 @@ characters. Longer runs are shown as several paragraphs, cut after punctuation o
 began); the stream's text itself is never changed."""
 
 _BREAK_AFTER = "。！？；，、.!?;, \t"
+
+MARKDOWN_NO_HTML = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
+"""Markdown features for model text: GitHub Markdown, with embedded HTML shown as text (replay names can hold
+tags, and a model may quote them)."""
+
+
+def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
+    """A label that always shows its text as plain text.
+
+    Qt's default guesses rich text from a ``<``, and replay text (names, map names, messages quoting them) must
+    never render as HTML.
+    """
+    label = QLabel(text, parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
 
 
 class Collapsible(QWidget):
@@ -250,7 +265,7 @@ class MessageBar(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("messageBar")
-        self.label = QLabel(self)
+        self.label = plain_label(parent=self)
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         close = QToolButton(self)

@@ -524,7 +524,7 @@ class WindowRound(AnalystBase):
                     )
                 )
             if bits:
-                lines.append(f"- {p.name}" + self.say(texts.COLON) + sep.join(bits) + self.say(texts.FULL_STOP_LINE))
+                lines.append(f"- {p.label}" + self.say(texts.COLON) + sep.join(bits) + self.say(texts.FULL_STOP_LINE))
         for uid in early[-MAX_EARLY_LISTED:]:  # the objects whose origin is closest to this slice say the most
             first = self.ix.first_seen(uid) or 0.0
             owner = self.owner_of(uid)

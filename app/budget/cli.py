@@ -85,10 +85,9 @@ def _model_settings(name: str) -> dict[str, Any]:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    import json
-
     from app.budget.from_replay import plan_replay_file
     from app.i18n import Lang
+    from app.safetext import json_text
 
     try:
         lang = Lang.parse(args.lang)
@@ -97,7 +96,7 @@ def _plan(args: argparse.Namespace) -> int:
     profile = _profile(args)
     plan = plan_replay_file(args.file, profile, lang=lang)
     if args.json:
-        print(json.dumps(plan.to_json(), ensure_ascii=False, indent=2))
+        print(json_text(plan.to_json()))
         return 0
     print(render_plan(plan.to_json(), lang), end="")
     return 0

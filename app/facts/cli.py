@@ -61,14 +61,13 @@ def _object_id(text: str) -> int:
 
 
 def _facts(args: argparse.Namespace) -> int:
-    import json
-
     from app.facts.errors import TimeRangeError
     from app.facts.eventlog import build_compact_log
     from app.facts.index import build_fact_index
     from app.facts.report import facts_json, object_json, render_object
     from app.facts.summary import build_summary
     from app.replay.reader import read_replay
+    from app.safetext import json_text
 
     lang = _lang(args.lang)
     start = _time(args.start, 0.0, "--from")
@@ -93,7 +92,7 @@ def _facts(args: argparse.Namespace) -> int:
             }
         if oid is not None:
             out["object"] = object_json(index, oid)
-        print(json.dumps(out, ensure_ascii=False, indent=2))
+        print(json_text(out))
         return 0
     if oid is not None:
         print(render_object(index, oid, lang))

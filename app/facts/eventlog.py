@@ -241,7 +241,7 @@ class _Renderer:
         self.lang = lang
         self.game = index.replay.game
         self._labels: dict[int, str] = {}
-        self._names = [p.name for p in index.players]
+        self._names = [p.label for p in index.players]
         self._id_texts: dict[tuple[int, ...], str] = {}
 
     def player(self, slot: int) -> str:

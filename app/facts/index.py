@@ -307,6 +307,7 @@ class ReplayFactIndex:
             from app.knowledge.names import hash_names
 
             names = hash_names(replay.header.mod_name)
+        labels = player_labels([s.display_name for s in replay.header.slots])
         players = tuple(
             PlayerInfo(
                 slot=s.index,
@@ -315,8 +316,9 @@ class ReplayFactIndex:
                 team=s.team,
                 kind=str(s.kind),
                 is_player=s.is_player,
+                label=label,
             )
-            for s in replay.header.slots
+            for s, label in zip(replay.header.slots, labels, strict=True)
         )
         ra3 = replay.game is Game.RA3
         infos: dict[int, CommandInfo] = {}
@@ -563,9 +565,9 @@ class ReplayFactIndex:
         return asset_hash(text)
 
     def player_name(self, slot: int) -> str:
-        """Display name of a slot (``P<n>`` when out of range)."""
+        """The label of a slot as prompts and messages show it (``P<n>`` when out of range); see ``PlayerInfo``."""
         if 0 <= slot < len(self.players):
-            return self.players[slot].name
+            return self.players[slot].label
         return f"P{slot}"
 
     @property
@@ -577,9 +579,9 @@ class ReplayFactIndex:
         """Resolve a player given by slot number or (case-insensitive) name."""
         if isinstance(name_or_slot, int):
             return name_or_slot if 0 <= name_or_slot < len(self.players) else None
-        text = name_or_slot.strip()
+        text = name_or_slot.strip().lower()
         for p in self.players:
-            if p.name.lower() == text.lower():
+            if text in (p.name.lower(), p.label.lower()):
                 return p.slot
         if text.isdigit():
             return self.player_slot(int(text))
@@ -1078,6 +1080,19 @@ def _pack_chains(
         if latest:
             others.append(PackChain(p, tuple(sorted(latest.values(), key=lambda st: (st.time_code, st.object_id)))))
     return chains, others
+
+
+def player_labels(names: Sequence[str]) -> list[str]:
+    """Labels for the slots' names, in slot order (the one place prompts' names are made).
+
+    Each is :func:`~app.safetext.name_label`, or ``P<n>`` when nothing printable is left; ``(P<n>)`` is appended
+    where two labels would otherwise be the same, so a label always names one slot.
+    """
+    from app.safetext import name_label
+
+    labels = [name_label(n) or f"P{i}" for i, n in enumerate(names)]
+    seen = Counter(label.lower() for label in labels)
+    return [f"{label} (P{i})" if seen[label.lower()] > 1 else label for i, label in enumerate(labels)]
 
 
 def build_fact_index(replay: Replay, names: Mapping[int, str] | None = None) -> ReplayFactIndex:

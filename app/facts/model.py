@@ -75,6 +75,8 @@ class PlayerInfo:
         is_player: True for humans and AIs that play; observers' commands never make ownership.
         played_faction: The faction the player's orders show (type-name prefixes of what it built and produced);
             resolves a header ``Random``; "" when nothing was ordered or the names carry no faction.
+        label: The name as prompts and reports show it (:func:`app.safetext.name_label`: one line, capped,
+            unique within the replay); ``name`` keeps the full text from the file.
     """
 
     slot: int
@@ -84,6 +86,7 @@ class PlayerInfo:
     kind: str
     is_player: bool
     played_faction: str = ""
+    label: str = ""
 
 
 class FactEvent(NamedTuple):

@@ -17,9 +17,10 @@ MAX_OBJECT_EVENTS = 40
 def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
     """The ``--json`` document: summary text, build order, protocols and first productions.
 
-    Times are seconds rounded to hundredths; ``player`` is the display name and ``slot`` its ``S=`` index. A first
-    production with ``cancelled`` true was ordered and taken back every time (never produced); ``other_deploys``
-    are the deploys no MCV chain explains (Empire cores, Corona miners).
+    Times are seconds rounded to hundredths; ``player`` is the label (see ``PlayerInfo``) and ``slot`` its ``S=``
+    index; ``players[].name`` keeps the full name from the file. A first production with ``cancelled`` true was
+    ordered and taken back every time (never produced); ``other_deploys`` are the deploys no MCV chain explains
+    (Empire cores, Corona miners).
     """
     return {
         "summary": summary,
@@ -27,6 +28,7 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
             {
                 "slot": p.slot,
                 "name": p.name,
+                "label": p.label,
                 "faction": p.faction,
                 "played_faction": p.played_faction,
                 "team": p.team,

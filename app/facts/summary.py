@@ -20,6 +20,7 @@ from app.facts.model import BuildStep, FactEvent, PackAction, ProductionKind, St
 from app.i18n import Lang
 from app.replay.commands import Category, command_info
 from app.replay.model import Game
+from app.safetext import markdown_fence, name_label, one_line
 
 DEFAULT_SEGMENT_SECONDS = 240.0
 BUILD_ORDER_STEPS = 14
@@ -27,6 +28,7 @@ SAMPLES_PER_SEGMENT = 8
 MAX_FACTORIES = 8
 MAX_GROUPS = 6
 MAX_DEPLOYS = 8
+MAP_LABEL_MAX = 80
 
 _SAMPLE_CATEGORIES = frozenset(
     {Category.BUILD, Category.PLACE, Category.SELL, Category.POWER, Category.PROTOCOL, Category.UPGRADE}
@@ -181,14 +183,16 @@ def build_summary(
 def _header(ctx: _Ctx) -> str:
     ix = ctx.index
     h = ix.replay.header
-    mod = h.mod_name + (f" {h.mod_version}" if h.mod_version else "")
+    mod = one_line(h.mod_name + (f" {h.mod_version}" if h.mod_version else ""))
+    where = f"{name_label(h.map_name, MAP_LABEL_MAX)} ({name_label(h.map_path, MAP_LABEL_MAX)})"
     lines = [
         ctx.t("title"),
-        f"{ctx.t('map')}: {h.map_name} ({h.map_path})  |  {ctx.t('mod')}: {mod} ({h.version_text})  |  "
+        f"{ctx.t('map')}: {where}  |  {ctx.t('mod')}: {mod} ({h.version_text})  |  "
         f"{ctx.t('duration')}: {format_time(ix.duration_seconds)}",
         "",
         ctx.t("players"),
     ]
+    table = []  # fenced: names are data, and no name can start a line or close the fence
     for p in ix.playing:
         team = str(p.team + 1) if p.team >= 0 else ctx.t("no_team")
         kind = _KIND_ZH.get(p.kind, p.kind) if ctx.lang is Lang.ZH else p.kind
@@ -196,11 +200,12 @@ def _header(ctx: _Ctx) -> str:
         if p.played_faction and p.played_faction != p.faction:
             faction += f" → {p.played_faction}"
         note = f" ({ctx.t('ai_note')})" if p.kind == "ai" else ""
-        lines.append(f"- P{p.slot} {p.name}: {faction}, {ctx.t('team')} {team}, {kind}{note}")
-    observers = [p.name for p in ix.players
+        table.append(f"- P{p.slot} {p.label}: {faction}, {ctx.t('team')} {team}, {kind}{note}")
+    observers = [p.label for p in ix.players
                  if p.kind in ("observer", "commentator") and p.slot != h.post_commentator_slot]
     if observers:
-        lines.append(f"- {ctx.t('observers')}: {', '.join(observers)}")
+        table.append(f"- {ctx.t('observers')}: {', '.join(observers)}")
+    lines.append(markdown_fence("\n".join(table)))
     return "\n".join(lines)
 
 
@@ -217,7 +222,7 @@ def _build_order(ctx: _Ctx) -> str:
         if walls:
             span = f"{format_time(walls[0].seconds)}–{format_time(walls[-1].seconds)}"
             shown += f"; {ctx.t('walls')} ×{len(walls)} ({span})"
-        lines.append(f"- {p.name}: {shown or ctx.t('none')}")
+        lines.append(f"- {p.label}: {shown or ctx.t('none')}")
     return "\n".join(lines)
 
 
@@ -250,7 +255,7 @@ def _first_production(ctx: _Ctx) -> str:
                 f"{format_time(f.seconds)} {f.name}" + (f" ({ctx.t('cancelled')})" if f.cancelled else "")
                 for f in firsts
             ) or ctx.t("none")
-            lines.append(f"- {p.name} {ctx.t(key)}: {shown}")
+            lines.append(f"- {p.label} {ctx.t(key)}: {shown}")
     return "\n".join(lines)
 
 
@@ -309,7 +314,7 @@ def _ownership(ctx: _Ctx) -> str:
             hist = ix.group_history(p.slot, g)
             groups.append(f"[{g}]×{len(hist)}")
         lines.append(
-            f"- {p.name}: {ctx.t('builders')} {builders}; {ctx.t('factories')} {fac_text or ctx.t('none')}; "
+            f"- {p.label}: {ctx.t('builders')} {builders}; {ctx.t('factories')} {fac_text or ctx.t('none')}; "
             f"{ctx.t('strong')} {strong_count[p.slot]}, {ctx.t('weak')} {weak_count[p.slot]}; "
             f"{ctx.t('groups')} {' '.join(groups) or ctx.t('none')}"
         )
@@ -330,7 +335,7 @@ def _protocols(ctx: _Ctx) -> str:
     for p in ix.playing:
         picks = ix.protocols_of(p.slot)
         shown = "; ".join(f"{format_time(x.seconds)} {x.name}" for x in picks) or ctx.t("none")
-        lines.append(f"- {p.name}: {shown}")
+        lines.append(f"- {p.label}: {shown}")
     return "\n".join(lines)
 
 

@@ -21,6 +21,7 @@ from app.memory import ledger
 from app.memory.candidates import SPLIT_KEYS
 from app.memory.model import FactStatus, FactType
 from app.memory.tables import MemFact, MemInjection, MemSource
+from app.safetext import one_line
 from app.store import Database
 
 DAY = 86400.0
@@ -127,7 +128,7 @@ def injection_for(db: Database, players: Sequence[str], map_name: str, model: st
                 n = f.chain_depth + 1
                 text += pick(lang, f"（注意：该偏好已摇摆 {n} 次，请每次会话确认）",
                              f" (unstable: changed {n} times, confirm each session)")
-            lines.append(f"- {text}")
+            lines.append(f"- {one_line(text)}")  # facts may quote replay names: one line each
             ids.append(f.id)
     if not lines:
         return Injection("", ())

@@ -16,6 +16,7 @@ from typing import Any
 from app.errors import KnownError
 from app.i18n import Lang
 from app.memory.model import Candidate, EvidenceKind, FactType, RunEpisodeInput
+from app.safetext import one_line
 
 ModelStep = Callable[[str], Awaitable[str]]
 LLM_PIPELINE_VERSION = "memory-llm/1"
@@ -65,12 +66,12 @@ class CandidateReplyError(KnownError):
 
 def render_episode(ep: RunEpisodeInput) -> str:
     """The episode as compact text for the prompt (players, openings, protocols, claims, issues)."""
-    lines = [f"replay {ep.replay_hash} map={ep.map_name} mod={ep.mod} {ep.mod_version}".rstrip(),
+    lines = [f"replay {ep.replay_hash} map={one_line(ep.map_name)} mod={ep.mod} {ep.mod_version}".rstrip(),
              f"model={ep.model or 'offline'}"]
-    for p in ep.players:
+    for p in ep.players:  # names and map come from the replay file: one line each, never raw
         op = ", ".join(f"{t.name}@{t.seconds:.0f}s" for t in ep.openings.get(p.name, ()))
         pr = ", ".join(f"{t.name}@{t.seconds:.0f}s" for t in ep.protocols.get(p.name, ()))
-        lines.append(f"player {p.name} ({p.faction}, team {p.team}): opening [{op}] protocols [{pr}]")
+        lines.append(f"player {one_line(p.name)} ({p.faction}, team {p.team}): opening [{op}] protocols [{pr}]")
     lines.extend(f"claim [{c.topic}] {c.player}: {c.text}" for c in ep.claims)
     lines.extend(f"issue {i.code} ({i.severity}): {i.message}" for i in ep.issues)
     return "\n".join(lines)

@@ -110,14 +110,10 @@ def episode_from_replay(path: str | Path, *, model: str = "", analyst: str = "",
         ReplayFormatError: when the file is not a readable replay (a KnownError naming the problem).
     """
     from app.facts.index import build_fact_index
-    from app.replay.errors import ReplayFormatError
-    from app.replay.reader import parse_replay
+    from app.replay.reader import parse_replay, read_replay_bytes
 
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ReplayFormatError(str(p), 0, f"cannot read file: {exc.strerror or exc}") from exc
+    data = read_replay_bytes(p)
     index = build_fact_index(parse_replay(data, str(p)))
     return episode_from_index(index, replay_hash_of(data), str(p), model=model, analyst=analyst,
                               analysis_id=analysis_id, claims=claims, issues=issues, analysed_at=analysed_at)

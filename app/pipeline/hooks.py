@@ -114,7 +114,7 @@ def replay_evidence(index: ReplayFactIndex) -> EvidenceContext:
 
     ids = {oid for ev in index.events for oid in ev.object_ids}
     present = {h for ev in index.events if ev.type_hash is not None for h in (ev.type_hash,)}
-    terms: set[str] = {p.name for p in index.players if p.name}
+    terms: set[str] = {n for p in index.players for n in (p.name, p.label) if n}
     vocabulary: set[str] = set()
     try:
         knowledge = load_knowledge(index.replay.header.mod_name)

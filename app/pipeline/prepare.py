@@ -68,12 +68,10 @@ def prepare_replay(
         BudgetError: The replay does not fit the model.
     """
     from app.replay import parse_replay
+    from app.replay.reader import read_replay_bytes
 
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ReplayFormatError(str(p), 0, f"cannot read file: {exc.strerror or exc}") from exc
+    data = read_replay_bytes(p)
     replay = parse_replay(data, str(p))
     if not replay.commands:
         raise ReplayFormatError(str(p), replay.header.chunk_offset, "the replay holds no commands to analyse")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import html
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from app.claims.timeparse import format_time
 from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.pipeline.records import AnalysisRecord, StageRecord
+from app.safetext import json_text, markdown_escape, markdown_fence, terminal_text
 
 
 def _usage(stage: StageRecord) -> dict[str, int]:
@@ -197,9 +197,14 @@ def claim_rows(data: dict[str, Any], lang: Lang) -> list[tuple[str, str, str, st
 
 
 def report_markdown(data: dict[str, Any], lang: Lang) -> str:
-    """A readable Markdown report: the summary first, claims as an appendix table with each verdict."""
-    out = [f"# {pick(lang, 'ReplaySage 分析报告', 'ReplaySage analysis report')}: {data['replay']}", "",
-           f"- {pick(lang, '模型', 'Model')}: {data['model']}", f"- {pick(lang, '状态', 'Status')}: {data['status']}"]
+    """A readable Markdown report: the summary first, claims as an appendix table with each verdict.
+
+    Text that comes from the replay file is escaped: the file name inline, and the match summary (names, map) as
+    a verbatim block, since it is the data the model was given. The model's own text is Markdown and kept.
+    """
+    out = [f"# {pick(lang, 'ReplaySage 分析报告', 'ReplaySage analysis report')}: {markdown_escape(data['replay'])}",
+           "", f"- {pick(lang, '模型', 'Model')}: {markdown_escape(data['model'])}",
+           f"- {pick(lang, '状态', 'Status')}: {data['status']}"]
     t = data["totals"]
     if t:
         out.append(f"- {pick(lang, 'Token 用量', 'Token usage')}: prompt {t.get('prompt_tokens', 0):,}, "
@@ -214,8 +219,12 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
         tally = revision_tally(st, lang)
         if tally:
             out += [f"*{tally}*", ""]
-        body = st["text"] or pick(lang, f"（未完成：{st['message']}）", f"(not finished: {st['message']})")
-        out.append(with_types(body, types) if st["kind"] != "summary" else body)
+        message = markdown_escape(st["message"] or "")
+        if st["kind"] == "summary" and st["text"]:
+            out.append(markdown_fence(st["text"]))
+        else:
+            body = st["text"] or pick(lang, f"（未完成：{message}）", f"(not finished: {message})")
+            out.append(with_types(body, types))
         if st["partial_text"]:  # kept, but marked: it is not a finished answer
             out += ["", pick(lang, f"**部分文本（{_outcome_label(st['outcome'], lang)}）：**",
                              f"**Partial text ({_outcome_label(st['outcome'], lang)}):**"), ""]
@@ -223,7 +232,7 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
         shown = [i for i in st["issues"] if i["severity"] != "Info" and (i["after_revision"] or not st["revised"])]
         if shown:
             out += ["", f"**{pick(lang, '验证问题', 'Validation issues')}**", ""]
-            out += [f"- [{i['severity']}] {i['code']}: {i['message']}" for i in shown]
+            out += [f"- [{i['severity']}] {i['code']}: {markdown_escape(i['message'])}" for i in shown]
     rows = claim_rows(data, lang)
     if rows:
         passed = sum(1 for r in rows if r[3] == "passed")
@@ -232,8 +241,8 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
                 f"| {pick(lang, '段.窗口', 'Seg.window')} | {pick(lang, '类别', 'Kind')} | "
                 f"{pick(lang, '声明', 'Claim')} | "
                 f"{pick(lang, '核对', 'Verdict')} |", "| --- | --- | --- | --- |"]
-        out += [f"| {w} | {k} | {c.replace('|', '/')} | {v} |" for w, k, c, v in rows]
-    return "\n".join(out) + "\n"
+        out += [f"| {w} | {k} | {markdown_escape(c).replace('|', '/')} | {v} |" for w, k, c, v in rows]
+    return terminal_text("\n".join(out)) + "\n"
 
 
 def report_html(data: dict[str, Any], lang: Lang) -> str:
@@ -271,7 +280,7 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
                   for w, k, c, v in rows]
         parts.append("</table>")
     parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    return terminal_text("\n".join(parts)) + "\n"
 
 
 REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
@@ -282,7 +291,7 @@ def write_report(rec: AnalysisRecord, path: Path, lang: Lang) -> None:
     data = report_dict(rec)
     suffix = path.suffix.lower()
     if suffix == ".json":
-        text = json.dumps(data, ensure_ascii=False, indent=2)
+        text = json_text(data)
     elif suffix in (".md", ".markdown"):
         text = report_markdown(data, lang)
     elif suffix in (".html", ".htm"):

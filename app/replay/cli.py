@@ -40,10 +40,9 @@ def _lang(text: str | None) -> Any:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    import json
-
     from app.replay.inspect import render_text, render_timeline, report, timeline
     from app.replay.reader import read_replay
+    from app.safetext import json_text
 
     lang = _lang(args.lang)
     replay = read_replay(args.file)
@@ -51,7 +50,7 @@ def _inspect(args: argparse.Namespace) -> int:
     if args.json:
         if args.commands:
             rep["timeline"] = timeline(replay, include_automatic=args.all, lang=lang)
-        print(json.dumps(rep, ensure_ascii=False, indent=2))
+        print(json_text(rep))
         return 0
     print(render_text(rep, lang))
     if args.commands:
@@ -61,11 +60,10 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _repair(args: argparse.Namespace) -> int:
-    import json
-
     from app.i18n import pick, system_lang
     from app.replay.reader import read_replay
     from app.replay.writer import repair_replay
+    from app.safetext import json_text
 
     out, original = repair_replay(args.file, args.output, force=args.force)
     fixed = read_replay(out)
@@ -80,7 +78,7 @@ def _repair(args: argparse.Namespace) -> int:
         "complete": not fixed.truncated,
     }
     if args.json:
-        print(json.dumps(info, ensure_ascii=False, indent=2))
+        print(json_text(info))
     else:
         lang = system_lang()
         print(pick(lang, f"已修复：{out}（{info['chunks']} 个完整数据块，{info['commands']} 条指令，"

@@ -15,6 +15,7 @@ from app.replay.commands import command_info
 from app.replay.model import ArgKind, Command, Replay, SlotKind, StringArg
 from app.replay.names import NameResolver, hash_arg
 from app.replay.stats import PlayerStats, player_stats
+from app.safetext import one_line
 from app.timefmt import format_clock
 from app.timefmt import format_time as clock  # ``m:ss.cc`` (minutes may exceed 59), re-exported
 
@@ -132,7 +133,7 @@ def timeline(replay: Replay, *, include_automatic: bool = False, lang: Lang = La
 
 
 def render_text(rep: dict[str, Any], lang: Lang) -> str:
-    """Human-readable inspection."""
+    """Human-readable inspection (text from the file, such as names, is shown on one line each)."""
     def L(zh: str, en: str) -> str:  # noqa: N802 - a short local keeps the layout readable
         return pick(lang, zh, en)
 
@@ -141,7 +142,7 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
         f"{L('文件', 'File')}: {rep['file']}",
         f"{L('游戏', 'Game')}: {rep['game'].upper()} {rep['version']}   "
         f"{L('模组', 'Mod')}: {rep['mod']['name']} {rep['mod']['version']}".rstrip(),
-        f"{L('地图', 'Map')}: {rep['map']['name']} ({rep['map']['path']})",
+        f"{L('地图', 'Map')}: {one_line(rep['map']['name'])} ({one_line(rep['map']['path'])})",
         f"{L('时长', 'Duration')}: {format_clock(dur)}   "
         f"{L('指令', 'Commands')}: {rep['commands']}   {L('开始', 'Started')}: {rep['start_utc']}",
     ]
@@ -163,14 +164,14 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
         colours = (COLORS_ZH if lang is Lang.ZH else COLORS) if rep["game"] == "ra3" else {}  # KW/TW differ
         colour = colours.get(p["color"], str(p["color"]))
         kind = KIND_ZH.get(p["kind"], p["kind"]) if lang is Lang.ZH else p["kind"]
-        lines.append(f"{p['slot']:>4}  {_ljust(p['name'], 20)} {_ljust(faction, 12)} {team:>4} {_ljust(colour, 7)} "
-                     f"{_ljust(kind, 11)} "
+        lines.append(f"{p['slot']:>4}  {_ljust(one_line(p['name']), 20)} {_ljust(faction, 12)} {team:>4} "
+                     f"{_ljust(colour, 7)} {_ljust(kind, 11)} "
                      f"{p['apm']:>6.1f} {p['actions']:>7} {p['commands']:>6}")
     for p in rep["players"]:
         if p["kind"] not in (SlotKind.HUMAN.value, SlotKind.AI.value) or not p["actions"]:
             continue
         cats = ", ".join(f"{k} {v}" for k, v in p["by_category"].items() if k != "automatic")
-        lines.append(f"  {p['name']}: {cats}")
+        lines.append(f"  {one_line(p['name'])}: {cats}")
         if p["faction_resolved"] and p["faction_evidence"]:
             ev = "; ".join(f"{clock(e['seconds'])} {e['name']}" for e in p["faction_evidence"][:3])
             lines.append(f"    {L('随机阵营判定依据', 'Random faction evidence')}: {ev}")
@@ -194,5 +195,7 @@ def _rjust(text: str, width: int) -> str:
 
 def render_timeline(rows: list[dict[str, Any]]) -> str:
     """``m:ss.cc  Player  Command  args`` lines."""
-    width = max((len(r["player"]) for r in rows), default=6)
-    return "\n".join(f"{r['time']:>9}  {r['player']:<{width}}  {r['command']}  {r['args']}".rstrip() for r in rows)
+    names = {r["player"]: one_line(r["player"]) for r in rows}
+    width = max((len(n) for n in names.values()), default=6)
+    return "\n".join(
+        f"{r['time']:>9}  {names[r['player']]:<{width}}  {r['command']}  {one_line(r['args'])}".rstrip() for r in rows)

@@ -1,18 +1,26 @@
 """Read SAGE replays (RA3, Kane's Wrath, Tiberium Wars) following docs in ../shared/notes.
 
 The reader never trusts a length field: every read is bounds-checked against the bytes already in memory,
-so a forged length costs no memory and no time. Damage after the header salvages the complete chunks
-before it and marks the replay as truncated; damage in the header raises :class:`ReplayFormatError`.
+so a forged length costs no memory and no time. Values that size later output (time codes, counts, the
+duration) are checked against what the format allows (:data:`MAX_TIME_CODE_GAP`, :data:`MAX_DURATION_TIME_CODE`,
+the footer's final time code). A file whose footer is intact is complete, so anything implausible inside it raises
+:class:`ReplayDamagedError`; a file without its footer was cut (a crashed game), so the reader keeps the sound
+chunks before the first implausible one and marks the replay as truncated. Damage in the header raises
+:class:`ReplayFormatError`. Files are opened without blocking, must be regular files, are refused above
+:func:`max_replay_bytes`, and must start with a replay magic before the rest is read.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import struct
 from array import array
 from collections.abc import Callable
 from pathlib import Path
 
-from app.replay.errors import ReplayFormatError
+from app.errors import KnownError
+from app.replay.errors import ReplayDamagedError, ReplayFormatError
 from app.replay.model import (
     ArgKind,
     BinaryPlayer,
@@ -35,6 +43,17 @@ REPL_MAGIC = b"CNC3RPL\0"
 TERMINATOR = 0x7FFFFFFF
 MOD_BLOCK_SIZE = 22
 MAX_HEADER_STRING = 4096
+MAX_FOOTER_LENGTH = 100
+"""louisdx refuses footer lengths of 100 or more; real ones are 27, 32 and 67 (notes §3, §7.2)."""
+MAX_TIME_CODE_GAP = 900
+"""Largest plausible step between consecutive chunks: 60 s. Camera heartbeats come every 15 time codes per player
+(notes §2); the corpus never steps more than 16."""
+MAX_DURATION_TIME_CODE = 6 * 3600 * 15
+"""Longest plausible match: 6 hours of 1/15 s time codes (the corpus' longest is 24 minutes)."""
+MIN_COMMAND_BYTES = 3
+"""A command is at least its 2-byte id word and the 0xFF end byte (notes §4.2)."""
+MAX_REPLAY_MB_ENV = "REPLAYSAGE_MAX_REPLAY_MB"
+MAGICS = (RA3_MAGIC, CNC3_MAGIC)
 
 _U32 = struct.Struct("<I")
 _CHUNK_HEAD = struct.Struct("<IBI")  # time code, type, size
@@ -128,17 +147,84 @@ class _Cursor:
                 break
             p += 1
         self.pos = p + 2
-        return self.data[start:p].decode("utf-16-le", errors="surrogatepass")
+        return _utf16(self.data[start:p])
 
 
-def read_replay(path: str | Path) -> Replay:
+def read_replay(path: str | Path, *, max_bytes: int | None = None) -> Replay:
     """Read a replay file; raise :class:`ReplayFormatError` when it is not a readable replay."""
-    p = Path(path)
+    return parse_replay(read_replay_bytes(path, max_bytes=max_bytes), str(path))
+
+
+def max_replay_bytes() -> int:
+    """The size limit: ``REPLAYSAGE_MAX_REPLAY_MB`` if set, else the ``max_replay_mb`` setting.
+
+    The default (64 MB) is far above real replays (a few MB; the corpus' largest is 2.2 MB).
+    """
+    env = os.environ.get(MAX_REPLAY_MB_ENV, "").strip()
+    if env:
+        try:
+            mb = float(env)
+        except ValueError:
+            mb = 0.0
+        if not mb > 0:
+            raise KnownError(f"{MAX_REPLAY_MB_ENV}={env!r} is not a positive number of megabytes")
+        return int(mb * 1024 * 1024)
+    from app.settings import OPTIONS, Settings, SettingsError
+
+    default = float(OPTIONS["max_replay_mb"].default)
     try:
-        data = p.read_bytes()
+        mb = float(Settings.load().get("max_replay_mb"))
+    except SettingsError:  # an unreadable settings file is reported where settings are edited, not here
+        mb = default
+    return int((mb if mb > 0 else default) * 1024 * 1024)
+
+
+def read_replay_bytes(path: str | Path, *, max_bytes: int | None = None) -> bytes:
+    """The bytes of a replay file, read only when it can be one.
+
+    The file is opened without blocking (a FIFO never waits for a writer) and checked on the open handle: it
+    must be a regular file (not a folder, pipe or device such as ``/dev/zero``), no larger than ``max_bytes``
+    (default :func:`max_replay_bytes`), and start with a replay magic; only then is the rest read.
+
+    Raises:
+        ReplayFormatError: The path cannot be read or is not a replay file within the limit.
+    """
+    p = str(path)
+    limit = max_replay_bytes() if max_bytes is None else max_bytes
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(p, flags)
     except OSError as exc:
-        raise ReplayFormatError(str(p), 0, f"cannot read file: {exc.strerror or exc}") from exc
-    return parse_replay(data, str(p))
+        raise ReplayFormatError(p, 0, f"cannot read file: {exc.strerror or exc}") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            what = "a folder" if stat.S_ISDIR(info.st_mode) else "a pipe, socket or device"
+            raise ReplayFormatError(p, 0, f"not a replay file: the path is {what}, not a regular file")
+        if info.st_size > limit:
+            raise ReplayFormatError(
+                p, 0, f"file is {info.st_size:,} bytes, more than the {limit:,} bytes a replay may have "
+                f"(replays are a few MB; raise the max_replay_mb setting or {MAX_REPLAY_MB_ENV} if this one is real)")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            head = f.read(len(CNC3_MAGIC))
+            if not any(head.startswith(m) for m in MAGICS):
+                raise ReplayFormatError(p, 0, _NO_MAGIC)
+            data = head + f.read(limit + 1 - len(head))
+    except OSError as exc:
+        raise ReplayFormatError(p, 0, f"cannot read file: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
+    if len(data) > limit:  # the file grew after the size check
+        raise ReplayFormatError(p, 0, f"file is more than the {limit:,} bytes a replay may have")
+    return data
+
+
+_NO_MAGIC = "not a SAGE replay (no 'RA3 REPLAY HEADER' or 'C&C3 REPLAY HEADER' magic)"
+
+
+def _utf16(raw: bytes) -> str:
+    """Decode file text; a lone surrogate becomes U+FFFD so the text can be printed, stored and sent anywhere."""
+    return raw.decode("utf-16-le", errors="replace")
 
 
 def parse_replay(data: bytes, path: str = "<bytes>") -> Replay:
@@ -157,7 +243,7 @@ def parse_header(data: bytes, path: str = "<bytes>") -> Header:
     elif data.startswith(CNC3_MAGIC):
         magic, game = CNC3_MAGIC, Game.KW  # refined to TW below
     else:
-        raise ReplayFormatError(path, 0, "not a SAGE replay (no 'RA3 REPLAY HEADER' or 'C&C3 REPLAY HEADER' magic)")
+        raise ReplayFormatError(path, 0, _NO_MAGIC)
     cur.pos = len(magic)
     hnumber1 = cur.u8("header")
     version = struct.unpack("<4I", cur.take(16, "version"))
@@ -232,7 +318,7 @@ def _parse_header_rest(cur: _Cursor, game: Game, has_mod_block: bool) -> tuple: 
     saver = cur.u8("replay saver")
     zero2 = cur.take(8, "header padding")
     name_len = cur.u32("file name length")
-    file_name = cur.take(2 * name_len, "file name").decode("utf-16-le", errors="surrogatepass")
+    file_name = _utf16(cur.take(2 * name_len, "file name"))
     local_time = struct.unpack("<8H", cur.take(16, "local time"))
     vm_len = cur.u32("version text length")
     vermagic = cur.take(vm_len, "version text").decode("latin-1")
@@ -316,11 +402,46 @@ def command_player_map(slots: list[Slot]) -> list[int]:
 
 
 def _walk_chunks(data: bytes, replay: Replay) -> None:
-    """Walk the chunks, splitting command chunks as they come; camera chunks are only indexed (lazy)."""
+    """Walk the chunks, splitting command chunks as they come; camera chunks are only indexed (lazy).
+
+    With an intact footer the file is complete and a chunk that breaks the format's limits raises
+    :class:`ReplayDamagedError`; without one the walk stops before that chunk and marks the replay truncated.
+    """
+    footer_at = _intact_footer_at(data, replay.header)
+    try:
+        _walk(data, replay, footer_at)
+    except ReplayDamagedError as exc:
+        if footer_at is not None:
+            raise
+        replay.truncated = True  # a cut file: keep the sound chunks before the damage
+        replay.truncation_reason = f"{exc.reason} (byte {exc.offset})"
+
+
+def _footer_magic(game: Game) -> bytes:
+    return RA3_FOOTER if game is Game.RA3 else CNC3_FOOTER
+
+
+def _intact_footer_at(data: bytes, header: Header) -> int | None:
+    """Offset of the terminator when the file ends with a well-formed footer (notes §3), else None."""
+    magic = _footer_magic(header.game)
+    end = len(data)
+    if end < header.chunk_offset + 4 + len(magic) + 8:
+        return None
+    length = int(_U32.unpack_from(data, end - 4)[0])
+    start = end - length
+    if not len(magic) + 8 <= length < MAX_FOOTER_LENGTH or start - 4 < header.chunk_offset:
+        return None
+    if data[start : start + len(magic)] != magic or _U32.unpack_from(data, start - 4)[0] != TERMINATOR:
+        return None
+    return start - 4
+
+
+def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
     header = replay.header
     game = header.game
+    path = replay.path
     arg_types = RA3_ARG_TYPES if game is Game.RA3 else CNC3_ARG_TYPES
-    splitter = _CommandSplitter(arg_types, command_player_map(header.slots), PLAYER_FIELD_BASE[game], replay.path)
+    splitter = _CommandSplitter(arg_types, command_player_map(header.slots), PLAYER_FIELD_BASE[game], path)
     split = splitter.split_into
     offsets: array[int] = array("I")
     starts: array[int] = array("I")
@@ -330,12 +451,20 @@ def _walk_chunks(data: bytes, replay: Replay) -> None:
     commands = replay.commands
     head = _CHUNK_HEAD.unpack_from
     pos = header.chunk_offset
-    end = len(data)
+    end = len(data) if footer_at is None else footer_at
+    max_tc = MAX_DURATION_TIME_CODE
+    if footer_at is not None:
+        max_tc = min(max_tc, _U32.unpack_from(data, footer_at + 4 + len(_footer_magic(game)))[0])
     last_tc = 0
     while True:
         if pos + 9 > end:
+            if footer_at is not None:
+                if pos != footer_at:
+                    raise ReplayDamagedError(path, pos, "chunk", f"does not fit before the footer at byte {end}")
+                _finish(data, pos, replay, last_tc)
+                return
             if pos + 4 <= end and _U32.unpack_from(data, pos)[0] == TERMINATOR:
-                _finish(data, pos, replay)
+                _finish(data, pos, replay, last_tc)
                 return
             replay.truncated = True
             replay.truncation_reason = (
@@ -345,41 +474,66 @@ def _walk_chunks(data: bytes, replay: Replay) -> None:
             return
         tc, ctype, size = head(data, pos)
         if tc == TERMINATOR:
-            _finish(data, pos, replay)
+            if footer_at is not None:
+                raise ReplayDamagedError(path, pos, "chunk time code",
+                                         f"is the terminator value but the footer starts at byte {footer_at}")
+            _finish(data, pos, replay, last_tc)
             return
         nxt = pos + 13 + size
         if nxt > end:
+            if footer_at is not None:
+                raise ReplayDamagedError(path, pos + 5, "chunk size", f"{size} runs past the footer at byte {end}")
             replay.truncated = True
             replay.truncation_reason = (
                 f"chunk at byte {pos} declares {size} bytes but only {max(0, end - pos - 9)} remain"
             )
             return
         if tc < last_tc:
-            replay.truncated = True
-            replay.truncation_reason = f"time code goes back from {last_tc} to {tc} at byte {pos}: file is damaged"
-            return
+            raise ReplayDamagedError(path, pos, "chunk time code", f"goes back from {last_tc} to {tc}")
+        if tc - last_tc > MAX_TIME_CODE_GAP:
+            raise ReplayDamagedError(path, pos, "chunk time code", f"{tc} jumps {tc - last_tc} past the previous "
+                                     f"chunk (a real replay steps at most {MAX_TIME_CODE_GAP})")
+        if tc > max_tc:
+            bound = "the footer's final time code" if footer_at is not None else "the longest match"
+            raise ReplayDamagedError(path, pos, "chunk time code", f"{tc} is beyond {bound} ({max_tc})")
         n0 = len(commands)
         if ctype == 1:
             try:
                 split(data, pos + 9, size, tc, commands)
             except ReplayFormatError as exc:
                 del commands[n0:]
-                replay.truncated = True
-                replay.truncation_reason = f"damaged command chunk at byte {pos}: {exc.reason}"
-                return
+                if isinstance(exc, ReplayDamagedError):
+                    raise
+                raise ReplayDamagedError(path, exc.offset, "command chunk", f"at byte {pos}: {exc.reason}") from exc
         add_offset(pos)
         add_start(n0)
         last_tc = tc
         pos = nxt
 
 
-def _finish(data: bytes, pos: int, replay: Replay) -> None:
-    """Read the footer after the terminator at ``pos``; a damaged footer keeps the chunks (salvage)."""
+def _finish(data: bytes, pos: int, replay: Replay, last_tc: int) -> None:
+    """Read the footer after the terminator at ``pos``; a malformed footer keeps the chunks (salvage).
+
+    A well-formed footer whose values break the limits raises :class:`ReplayDamagedError`.
+    """
     try:
-        replay.footer = _parse_footer(data, pos + 4, replay.path, replay.header.game)
+        footer = _parse_footer(data, pos + 4, replay.path, replay.header.game)
     except ReplayFormatError as exc:
         replay.truncated = True
         replay.truncation_reason = f"damaged footer: {exc.reason} (byte {exc.offset})"
+        return
+    at = pos + 4 + len(footer.magic)
+    final = footer.final_time_code
+    if final > MAX_DURATION_TIME_CODE:
+        raise ReplayDamagedError(replay.path, at, "footer final time code",
+                                 f"{final} is beyond the longest match ({MAX_DURATION_TIME_CODE}, 6 hours)")
+    if final - last_tc > MAX_TIME_CODE_GAP:
+        raise ReplayDamagedError(replay.path, at, "footer final time code",
+                                 f"{final} jumps {final - last_tc} past the last chunk's {last_tc}")
+    if footer.seconds is not None and footer.seconds > MAX_DURATION_TIME_CODE // 15:
+        raise ReplayDamagedError(replay.path, at + 18, "footer duration",
+                                 f"{footer.seconds} s is beyond the longest match ({MAX_DURATION_TIME_CODE // 15} s)")
+    replay.footer = footer
 
 
 _STRING = -2
@@ -423,8 +577,10 @@ class _CommandSplitter:
         if size < 5:
             raise self.fail(body, f"command chunk of {size} bytes is too short")
         (n,) = _U32.unpack_from(data, body + 1)
-        if n > size:  # each command needs at least 3 bytes; a forged count fails fast
-            raise self.fail(body, f"command count {n} cannot fit in {size} bytes")
+        if n * MIN_COMMAND_BYTES > size - 5:  # a forged count fails before any work
+            raise ReplayDamagedError(self.path, body + 1, "command count",
+                                     f"{n} cannot fit in a {size}-byte chunk (a command takes at least "
+                                     f"{MIN_COMMAND_BYTES} bytes)")
         gsize = self.group_size
         decoders = self.decoders
         players = self.players
@@ -473,6 +629,7 @@ class _CommandSplitter:
     def _decoder(self, data: bytes, p: int, key: int) -> _Decoder:
         fmt = ["<"]
         kinds: list[ArgKind] = []
+        widths: list[int] = []
         groups = bytearray()
         while data[p] != 0xFF:
             d = data[p]
@@ -480,10 +637,11 @@ class _CommandSplitter:
             kind, size, code = self.arg_types[d & 0xF]
             fmt.append("x" + code * count)
             kinds.extend([kind] * count)
+            widths.extend([len(code)] * count)
             groups.append(d)
             p += 1 + count * (size or 0)
         fmt.append("x")
-        regroup = _regrouper(kinds) if ArgKind.POSITION in kinds else None
+        regroup = _regrouper(widths) if max(widths, default=1) > 1 else None
         dec: _Decoder = (struct.Struct("".join(fmt)), tuple(kinds), regroup, bytes(groups))
         if len(self.decoders) < _DECODER_CACHE_LIMIT:
             self.decoders[key] = dec
@@ -529,34 +687,34 @@ class _CommandSplitter:
                     q = self._skip_string(data, p, d & 0xF, end)
                     long_form = data[p] == 0xFF
                     raw = data[p + (5 if long_form else 1) : q]
-                    value: object = raw.decode("utf-16-le", errors="surrogatepass") if kind is ArgKind.WSTRING else raw
+                    value: object = _utf16(raw) if kind is ArgKind.WSTRING else raw
                     args.append(StringArg(value, long_form))
                     p = q
                 else:
                     if p + size > end:
                         raise self.fail(p, "command arguments run past the chunk")
                     vals = struct.unpack_from("<" + code, data, p)
-                    args.append(vals if kind is ArgKind.POSITION else vals[0])
+                    args.append(vals if len(vals) > 1 else vals[0])
                     p += size
                 kinds.append(kind)
         return bytes(groups), tuple(args), tuple(kinds), p
 
 
-def _regrouper(kinds: list[ArgKind]) -> Callable[[tuple[object, ...]], tuple[object, ...]]:
-    """A function turning flat struct values into args with positions as (x, y, z) tuples.
+def _regrouper(widths: list[int]) -> Callable[[tuple[object, ...]], tuple[object, ...]]:
+    """A function turning flat struct values into args, one tuple per argument of several values.
 
-    Generated once per layout (from argument counts only, never from file bytes) because a per-command
+    Such arguments are positions (x, y, z) and the opaque 8- and 16-byte KW/TW codes 7 and 8. Generated once
+    per layout (from argument widths only, never from file bytes) because a per-command
     Python loop costs more than the rest of the decoding.
     """
     parts: list[str] = []
     i = 0
-    for kind in kinds:
-        if kind is ArgKind.POSITION:
-            parts.append(f"(v[{i}], v[{i + 1}], v[{i + 2}])")
-            i += 3
+    for width in widths:
+        if width > 1:
+            parts.append("(" + ", ".join(f"v[{j}]" for j in range(i, i + width)) + ")")
         else:
             parts.append(f"v[{i}]")
-            i += 1
+        i += width
     fn: Callable[[tuple[object, ...]], tuple[object, ...]] = eval(  # source built from ints only
         f"lambda v: ({', '.join(parts)},)", {"__builtins__": {}}
     )
@@ -564,7 +722,7 @@ def _regrouper(kinds: list[ArgKind]) -> Callable[[tuple[object, ...]], tuple[obj
 
 
 def _parse_footer(data: bytes, pos: int, path: str, game: Game) -> Footer:
-    magic = RA3_FOOTER if game is Game.RA3 else CNC3_FOOTER
+    magic = _footer_magic(game)
     end = len(data)
     if data[pos : pos + len(magic)] != magic:
         raise ReplayFormatError(path, pos, "terminator is not followed by the footer magic")

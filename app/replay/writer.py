@@ -128,8 +128,8 @@ class CommandEncoder:
                     i += 1
                     if st is None:
                         out += _encode_string(value, kind)
-                    elif kind is ArgKind.POSITION:
-                        out += st.pack(*value)  # type: ignore[misc]
+                    elif isinstance(value, tuple):  # a position, or a multi-value opaque argument
+                        out += st.pack(*value)
                     else:
                         out += st.pack(value)
         except (IndexError, struct.error, TypeError) as exc:

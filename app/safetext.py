@@ -1,0 +1,121 @@
+"""Text from replay files is data, never instructions: one place that makes it safe for each place it goes.
+
+A player name, map name or title is whatever the recording game wrote, so it may hold control characters,
+terminal escape sequences, Markdown or HTML. Each destination has one function here:
+
+* terminals: :func:`terminal_text` (every CLI write goes through :func:`safe_terminal`), and
+  :func:`json_text` for ``--json`` output (the same characters escaped instead of dropped);
+* prompts: :func:`name_label`, a one-line, capped, stable short form (the fact index keeps the full name);
+* Markdown reports: :func:`markdown_escape` for inline text, :func:`markdown_fence` for a verbatim block.
+
+The GUI shows replay text in plain-text widgets only (see ``ui``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+NAME_LABEL_MAX = 20
+"""Longest name label in prompts, in characters. Real names are at most 16 (the corpus' longest)."""
+
+_ANSI = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"  # CSI: colours, cursor moves, erase
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"  # OSC: window title, hyperlinks, clipboard
+    r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*(?:\x1b\\|\x9c)?"  # DCS, SOS, PM, APC strings
+    r"|\x1b[ -/]*[0-~]?"  # any other escape, or a lone ESC
+)
+_FORMAT_CONTROLS = "\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"  # bidi overrides, zero-width marks
+_TERMINAL_DROP = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_FORMAT_CONTROLS}]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_JSON_ESCAPE = re.compile(f"[\x7f-\x9f{_FORMAT_CONTROLS}\u2028\u2029\ud800-\udfff]")
+_MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]<>|~&])")
+
+
+def terminal_text(text: str) -> str:
+    """``text`` without escape sequences and control characters (tabs and newlines kept).
+
+    A lone UTF-16 surrogate becomes U+FFFD, so the result can always be encoded.
+    """
+    text = _ANSI.sub("", text)
+    text = _TERMINAL_DROP.sub("", text)
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def one_line(text: str) -> str:
+    """:func:`terminal_text` on one line: every line break, tab or other separator becomes one space."""
+    text = "".join(" " if unicodedata.category(ch) in ("Zl", "Zp") else ch for ch in _ANSI.sub("", text))
+    text = re.sub(r"[\t\n\r\f\v\x1c-\x1f\x85]+", " ", text)
+    return " ".join(terminal_text(text).split())
+
+
+def name_label(name: str, limit: int = NAME_LABEL_MAX) -> str:
+    """A name as prompts show it: one line, no control or format characters, at most ``limit`` characters.
+
+    A longer name keeps its start and ends in ``…`` plus four hex digits of its hash, so the label is stable
+    between runs and two long names with the same start stay apart. "" when nothing printable is left.
+    """
+    text = "".join(ch for ch in one_line(name) if unicodedata.category(ch) != "Cf")
+    if len(text) <= limit:
+        return text
+    digest = hashlib.sha256(name.encode("utf-8", errors="surrogatepass")).hexdigest()[:4]
+    return text[: limit - 5].rstrip() + "…" + digest
+
+
+def markdown_escape(text: str) -> str:
+    """Inline replay text for a Markdown document: one line, and no character can start markup or HTML."""
+    return _MARKDOWN_ACTIVE.sub(r"\\\1", one_line(text))
+
+
+def markdown_fence(text: str, info: str = "text") -> str:
+    """``text`` as a fenced code block, shown verbatim: the fence is longer than any backtick run inside."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{terminal_text(text).rstrip(chr(10))}\n{fence}"
+
+
+def json_text(data: Any, indent: int | None = 2) -> str:
+    r"""JSON for a terminal or file: non-ASCII kept readable, but control, format and surrogate characters escaped.
+
+    Plain ``json.dumps(ensure_ascii=False)`` leaves DEL, C1 controls (e.g. the 8-bit CSI), bidi overrides and
+    lone surrogates raw; those can only occur inside strings, where ``\uXXXX`` is the same value.
+    """
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    return _JSON_ESCAPE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+class SafeTerminal:
+    """A text stream wrapper that passes every write through :func:`terminal_text`.
+
+    A carriage return that starts a write is kept: it is how live progress redraws its line, and replay text
+    never starts a write.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        """Write the sanitised text; returns the length of ``text`` (what ``print`` expects)."""
+        lead = "\r" if text.startswith("\r") else ""
+        self._stream.write(lead + terminal_text(text[len(lead) :]))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def safe_terminal() -> Iterator[None]:
+    """Route ``sys.stdout`` and ``sys.stderr`` through :class:`SafeTerminal` for the duration of the block."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeTerminal(out), SafeTerminal(err)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
