@@ -73,7 +73,7 @@ ENDED_STATES = ("done", "failed", "cancelled", "cut", "stalled", "length")
 """Panel states of a stage that ended; all but ``done`` mean the reply did not end by itself (resumable)."""
 
 OFFLINE_MODEL = "offline"
-"""``app.llm.offline.OFFLINE_MODEL``, the model name the rule-based analyst reports (not imported: the module
+"""``app.analyst.provider.OFFLINE_MODEL``, the model name the rule-based analyst reports (not imported: the module
 costs ~200 ms to import on the GUI thread; a test checks the two agree)."""
 
 

@@ -11,11 +11,11 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.settings import ModelProfileSettings, ProviderSettings, Settings
 from tests.conftest import corpus_file
+from tests.support.scripted_runner import ScriptedRunner
 from tests.ui.conftest import until
 from tests.ui.scripts import script
 from ui.lang import UiLanguage
 from ui.main_window import AppContext, MainWindow
-from ui.runner import ScriptedRunner
 
 pytestmark = pytest.mark.gui
 
@@ -39,8 +39,7 @@ def close_window(win: MainWindow) -> None:
 
 
 def test_offline_model_name_matches_the_offline_analyst() -> None:
-    from app.llm.offline import OFFLINE_MODEL
-
+    from app.analyst.provider import OFFLINE_MODEL
     from ui.analysis_view import OFFLINE_MODEL as VIEW_OFFLINE_MODEL
 
     assert VIEW_OFFLINE_MODEL == OFFLINE_MODEL
@@ -209,8 +208,10 @@ def test_outline_jumps_and_the_view_follows_the_running_stage(qtbot: Any, run: A
         await until(lambda: bar.value() == view.scroll_target("summary_round"), what="the summary in view")
         revised = view.panels["window:0:1"]
         assert not revised.expanded
-        assert "found 2 · fixed 0 · 3 left" in revised.title()  # 2 issues caused the revision, 3 after it
-        assert "found 2 · fixed 0 · 3 left" in view.outline_items["window:0:1"].text(0)
+        # 2 issues caused the revision and the same 2 remain after it; the Info hint needs no revision, so it is not
+        # counted (one tally for the header, the outline and the issues section)
+        assert "found 2 · fixed 0 · 2 left" in revised.title()
+        assert "found 2 · fixed 0 · 2 left" in view.outline_items["window:0:1"].text(0)
         assert all(view.outline_items[k].text(0).startswith("●") for k in view.panels)
         # a click in the outline opens that stage and scrolls its header to the top
         item = view.outline_items["window:1:0"]
