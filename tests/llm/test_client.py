@@ -442,7 +442,7 @@ def test_cancellation_stops_the_request(server: ScriptedServer, run: Run) -> Non
             await task
 
     run(scenario())
-    assert server.wait_for(lambda: server.requests[-1].client_closed)
+    assert server.wait_for(lambda: server.requests[-1].client_closed, timeout=30.0)
     req = server.requests[-1]
     assert not req.completed
     assert req.deltas_sent < len(text)
@@ -467,7 +467,7 @@ def test_break_and_aclose_release_connection(server: ScriptedServer, run: Run) -
 
     result = run(scenario())
     assert result.text == "yyy"
-    assert server.wait_for(lambda: server.requests[-1].client_closed)
+    assert server.wait_for(lambda: server.requests[-1].client_closed, timeout=30.0)
 
 
 def test_no_generator_exit_errors_without_loop_hooks(server: ScriptedServer, run: Run) -> None:
@@ -544,7 +544,7 @@ def test_body_held_open_after_done_is_closed_by_client(
     assert result.ok
     assert result.text == "complete"
     assert result.usage is not None
-    assert server.wait_for(lambda: server.requests[-1].client_closed)
+    assert server.wait_for(lambda: server.requests[-1].client_closed, timeout=30.0)
 
 
 # -- the scripted server's queue ---------------------------------------------------------------------------------
