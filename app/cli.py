@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inspect": ("app.replay.cli", "show a replay's header, players, APM and command counts"),
     "repair": ("app.replay.cli", "make a truncated replay playable again (written next to the original)"),
     "facts": ("app.facts.cli", "match summary, compact event log and object facts of a replay"),
-    "knowledge": ("app.knowledge.cli", "game knowledge per mod: coverage, checks, lookup, prompt text"),
+    "knowledge": ("app.corpus.cli", "game knowledge per mod: coverage, checks, lookup, prompt text"),
     "plan": ("app.budget.cli", "plan slices, focus windows and request budgets of a replay for a model"),
     "provider": ("app.llm.cli", "model providers: test an endpoint, list profiles, store a key"),
     "analyze": ("app.pipeline.cli", "analyse a replay (offline rule-based analyst unless a model is given)"),
@@ -81,6 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser([command] if command else [])
     args = parser.parse_args(args_list)
     configure_logging(args.log_level)
+    from app.knowledge.names import ensure_registered
+
+    ensure_registered()  # the replay layer names hashes through the knowledge (it cannot import it itself)
     func: Handler | None = getattr(args, "func", None)
     if func is None:
         parser.print_help()

@@ -7,7 +7,7 @@ atomically; older files are migrated step by step (a copy of the original is kep
 refused rather than overwritten, and a corrupt file is reported, never silently replaced.
 
 API keys are never stored here (nor in the database or logs): they live in the OS keyring, see
-:mod:`app.llm.secrets`. Anything named like a key inside extra headers (``Authorization``, ``api-key``…) is
+:mod:`app.secrets`. Anything named like a key inside extra headers (``Authorization``, ``api-key``…) is
 refused for the same reason.
 """
 
@@ -24,8 +24,8 @@ from typing import Any
 
 from app.errors import KnownError
 from app.i18n import Lang, pick
-from app.llm.limits import DEFAULT_LIMITS, StreamLimits
-from app.llm.urls import UrlCredentials, split_url_credentials
+from app.stream_limits import DEFAULT_LIMITS, StreamLimits
+from app.urls import UrlCredentials, split_url_credentials
 
 SCHEMA_VERSION = 2
 SETTINGS_FILE = "settings.json"
@@ -121,7 +121,7 @@ LIMIT_OPTIONS: dict[str, Option] = {
         Option("run_s", float, DEFAULT_LIMITS.run_s, "整次分析的时限（秒，0 为不限）", "Run deadline (s, 0: none)"),
     )
 }
-"""The per-provider limits (:class:`app.llm.limits.StreamLimits` fields), with titles for the settings page."""
+"""The per-provider limits (:class:`app.stream_limits.StreamLimits` fields), with titles for the settings page."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,7 +484,7 @@ class Settings:
         """Move credentials found in a base URL to the keyring; the provider keeps the clean URL only."""
         if not provider.url_credentials:
             return provider
-        from app.llm.secrets import SecretStore
+        from app.secrets import SecretStore
 
         SecretStore(self.get("secret_fallback")).set_url_credentials(provider.name, provider.url_credentials)
         self.url_credentials_moved = True

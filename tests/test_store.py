@@ -44,7 +44,7 @@ def test_migrations_match_the_table_definitions(tmp_path: Path) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
 
-    import app.store.tables  # noqa: F401
+    import app.tables  # noqa: F401
     from app.store.base import Base
 
     db = open_database(tmp_path / "store.sqlite3")

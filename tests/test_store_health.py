@@ -189,7 +189,7 @@ def test_a_key_in_a_provider_url_moves_to_the_keyring(tmp_path: Path) -> None:
     import keyring
 
     from app.llm.factory import build_provider
-    from app.llm.secrets import SecretStore
+    from app.secrets import SecretStore
     from app.settings import ModelProfileSettings, ProviderSettings, Settings
     from tests.keyrings import MemoryKeyring
 

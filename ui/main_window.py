@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.errors import KnownError
 from app.i18n import Lang
-from app.llm.secrets import SecretStore
+from app.secrets import SecretStore
 from app.settings import Settings
 from app.store.db import Database
 from ui.analysis_view import AnalysisView

@@ -69,9 +69,11 @@ def load_info(path: Path, *, stats: bool = True) -> ReplayInfo:
         stats: compute per-player APM (the card needs it; the library only needs the header).
     """
     from app.errors import KnownError
+    from app.knowledge.names import ensure_registered
     from app.replay import read_replay
     from app.replay.model import SlotKind
 
+    ensure_registered()  # unit names in the stats come from the knowledge
     try:
         replay = read_replay(path)
     except KnownError as exc:

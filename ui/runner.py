@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from app.errors import KnownError
-from app.llm.secrets import SecretStore
 from app.pipeline import events as ev
+from app.secrets import SecretStore
 from app.settings import Settings
 from app.store.db import Database
 

@@ -1,7 +1,7 @@
 """The settings dialog, generated from :data:`app.settings.OPTIONS` plus provider and model-profile editors.
 
 Opened with ``open()`` (never ``exec()``: a nested event loop inside a qasync coroutine breaks, notes §1.4).
-API keys go to :class:`app.llm.secrets.SecretStore` (the OS keyring), never into the settings file; the key
+API keys go to :class:`app.secrets.SecretStore` (the OS keyring), never into the settings file; the key
 field only shows a masked hint of a stored key. ContextBudget 0 shows the tier default it resolves to.
 
 Input is never lost: OK and Apply first take a filled provider or model form into the edit (as "Save provider" /
@@ -40,7 +40,7 @@ from app.budget.errors import BudgetConfigError
 from app.budget.preview import profile_problem
 from app.budget.profile import ModelProfile
 from app.errors import KnownError
-from app.llm.secrets import SecretStore, mask
+from app.secrets import SecretStore, mask
 from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings, ProviderSettings, Settings
 from ui.budget_preview import BudgetPreview
 from ui.lang import UiLanguage

@@ -142,7 +142,7 @@ class OfflineAnalyst:
         return writer.summary_round()
 
     def _prompt_tokens(self, messages: Sequence[ChatMessage]) -> int:
-        from app.budget.tokens import MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS, count_tokens
+        from app.tokens import MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS, count_tokens
 
         total = REPLY_PRIMING_TOKENS
         for m in messages:
@@ -156,7 +156,7 @@ class OfflineAnalyst:
         return total
 
     async def _run(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
-        from app.budget.tokens import count_tokens
+        from app.tokens import count_tokens
 
         loop = asyncio.get_running_loop()
         started = loop.time()

@@ -2,7 +2,7 @@
 
 Modules (import them directly; this package imports nothing so ``replaysage`` starts fast):
 
-* :mod:`app.budget.tokens` — offline cl100k counting (``count_tokens``, ``count_tokens_batch``) and
+* :mod:`app.tokens` — offline cl100k counting (``count_tokens``, ``count_tokens_batch``) and
   ``TokenEstimator`` (raw × calibration × safety 1.2).
 * :mod:`app.budget.profile` — ``ModelProfile``: tiers by context length (K = 1000), tier-default budgets,
   output reserve max(2 × max_tokens, 32K), 90% hard limit, prices.

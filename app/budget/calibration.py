@@ -3,7 +3,7 @@
 cl100k is not the target model's tokenizer (it over-counts Chinese about 2–2.5× against DeepSeek/Qwen). After
 each real request the pipeline reports the raw cl100k count of what it sent and the provider's
 ``usage.prompt_tokens``; the ratio feeds a bounded moving average per model, and later estimates use it (shown
-as "≈"). The safety factor 1.2 stays on top (see :mod:`app.budget.tokens`).
+as "≈"). The safety factor 1.2 stays on top (see :mod:`app.tokens`).
 
 Persistence is a small JSON file in the user data folder rather than a store table: it is one number and a count
 per model, read at every plan, written rarely, and has no relation to anything else in the database. It is
@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.budget.tokens import TokenEstimator
+from app.tokens import TokenEstimator
 
 WINDOW = 20
 """The moving average weighs the newest sample 1/min(count, WINDOW): old models' drift fades out."""

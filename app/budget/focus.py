@@ -13,7 +13,7 @@ import math
 from app.budget.segment import LogBlock, Segment, Window
 
 __all__ = ["MAX_WINDOWS", "NO_SPLIT_TOKENS", "TARGET_WINDOW_TOKENS", "FocusPlanner", "Window", "window_count"]
-from app.budget.tokens import TokenEstimator
+from app.tokens import TokenEstimator
 
 TARGET_WINDOW_TOKENS = 12_000
 NO_SPLIT_TOKENS = 24_000

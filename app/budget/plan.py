@@ -25,8 +25,8 @@ from app.budget.focus import FocusPlanner
 from app.budget.guard import Breakdown, GuardStatus, check_request
 from app.budget.profile import ModelProfile
 from app.budget.segment import BlockSource, LogBlock, Segment, Segmentation, segment_log
-from app.budget.tokens import TokenEstimator, count_tokens
 from app.i18n import Lang, pick, system_lang
+from app.tokens import TokenEstimator, count_tokens
 
 SYSTEM_REFERENCE_TOKENS = 20_000
 OVERVIEW_RESERVE_TOKENS = 3_000

@@ -21,14 +21,14 @@ from app.budget.errors import ContextLimitError
 from app.budget.guard import Breakdown, GuardVerdict, check_request
 from app.budget.profile import ModelProfile
 from app.budget.segment import Segment, Window
-from app.budget.tokens import (
+from app.i18n import Lang, pick
+from app.timefmt import format_time
+from app.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
     REPLY_PRIMING_TOKENS,
     TokenEstimator,
     count_tokens_batch,
 )
-from app.i18n import Lang, pick
-from app.timefmt import format_time
 
 ChatMessage = dict[str, str]
 

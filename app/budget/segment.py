@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from app.budget.errors import ReplayTooLongError
-from app.budget.tokens import TokenEstimator, count_tokens_batch
 from app.i18n import Lang, pick, system_lang
+from app.tokens import TokenEstimator, count_tokens_batch
 
 MAX_SLICES = 20
 MIN_SLICE_TOKENS = 2000
@@ -45,7 +45,7 @@ class LogBlock(Protocol):
         start_seconds: Game time of the block's first event.
         end_seconds: Game time just after its last event (equal to start for a single instant is fine).
         text: The block's rendered lines as they go into a prompt (one event per line; no trailing newline needed).
-        tokens: Raw cl100k token count of ``text`` (``app.budget.tokens.count_tokens``), counted once per replay.
+        tokens: Raw cl100k token count of ``text`` (``app.tokens.count_tokens``), counted once per replay.
         event_count: Events in the block.
         pure_selection: True when the block holds only selection / group-assignment events (dropped first).
     """

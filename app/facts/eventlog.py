@@ -390,7 +390,7 @@ def build_compact_log(
         index: The replay's fact index.
         level: Compaction level 0–3.
         lang: Language of the action labels.
-        count_tokens: Count block tokens with cl100k (``app.budget.tokens``); False leaves them 0 (for callers that
+        count_tokens: Count block tokens with cl100k (``app.tokens``); False leaves them 0 (for callers that
             only want the text).
     """
     level = CompactLevel(level)
@@ -483,7 +483,7 @@ class _PieceCounter:
     """
 
     def __init__(self) -> None:
-        from app.budget.tokens import count_tokens
+        from app.tokens import count_tokens
 
         self._count = count_tokens
         self._cache: dict[str, int] = {}

@@ -6,7 +6,6 @@ Public API (imported lazily so the replay reader, which only needs :func:`hash_n
 * :func:`load_knowledge` / :func:`load_with_user_knowledge` — a :class:`Knowledge` with lookups by hash, name or
   alias, ``faction_of``, kind/tag queries and producers;
 * :func:`render_prompt` / :func:`prompt_for_replay` / :func:`replay_factions` — the faction-filtered prompt text;
-* :func:`coverage_report` — how many replay type hashes resolve, per mod;
 * errors: :class:`KnowledgeError`, :class:`MalformedKnowledgeError`, :class:`UnknownModError` (all ``KnownError``).
 """
 
@@ -27,7 +26,6 @@ _EXPORTS = {
     "render_prompt": "app.knowledge.render",
     "prompt_for_replay": "app.knowledge.render",
     "replay_factions": "app.knowledge.render",
-    "coverage_report": "app.knowledge.coverage",
     "KnowledgeError": "app.knowledge.errors",
     "MalformedKnowledgeError": "app.knowledge.errors",
     "UnknownModError": "app.knowledge.errors",
@@ -40,7 +38,6 @@ __all__ = [
     "LoadReport",
     "MalformedKnowledgeError",
     "UnknownModError",
-    "coverage_report",
     "hash_names",
     "knowledge_mod",
     "load_knowledge",

@@ -12,6 +12,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from app.replay.asset_hash import asset_hash
+from app.replay.names import register_name_tables
 
 # Names whose hashes occur in the vanilla 1.12 corpus replays; a fallback only.
 _SEED_NAMES: tuple[str, ...] = (
@@ -129,3 +130,11 @@ def hash_names(mod_name: str) -> Mapping[int, str]:
     if not table and mod == "ra3":
         table = {asset_hash(n): n for n in _SEED_NAMES}
     return MappingProxyType(table)
+
+
+def ensure_registered() -> None:
+    """Make the replay layer name hashes with this knowledge (idempotent; importing this module does it too)."""
+    register_name_tables(hash_names)
+
+
+ensure_registered()

@@ -139,7 +139,7 @@ def replay_factions(replay: Replay, knowledge: Knowledge) -> set[str]:
     A Random slot's faction is not written in the header; the first type hash its orders name that belongs to a
     faction decides it.
     """
-    from app.knowledge.coverage import TYPE_COMMANDS, type_hash
+    from app.knowledge.type_hashes import TYPE_COMMANDS, type_hash
     from app.replay import ArgKind
 
     result: set[str] = set()

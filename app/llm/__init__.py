@@ -9,7 +9,7 @@ Modules:
 * :mod:`app.llm.openai_compat` — the streaming HTTP client (imports httpx), retries, the shared client;
 * :mod:`app.llm.stage` — StageInfo: which stage a request belongs to, as data (never sent);
 * :mod:`app.llm.registry` — provider name → factory (the offline analyst registers from :mod:`app.analyst`);
-* :mod:`app.llm.factory` — build a provider from the settings; :mod:`app.llm.secrets` — API keys in the keyring;
+* :mod:`app.llm.factory` — build a provider from the settings; :mod:`app.secrets` — API keys in the keyring;
 * :mod:`app.llm.probe` — one short request to check an endpoint (CLI ``provider test``, settings page).
 
 Import the light public types from here.

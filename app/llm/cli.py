@@ -118,7 +118,7 @@ def _print_report(r: dict[str, Any]) -> None:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from app.llm.secrets import SecretStore
+    from app.secrets import SecretStore
     from app.settings import Settings
 
     settings = Settings.load()
@@ -160,7 +160,7 @@ def _cmd_set_key(args: argparse.Namespace) -> int:
     import getpass
 
     from app.i18n import system_lang
-    from app.llm.secrets import SecretStore
+    from app.secrets import SecretStore
     from app.settings import Settings
 
     settings = Settings.load()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from app.llm.base import ChatProvider
 from app.llm.errors import ProviderConfigError
 from app.llm.registry import OPENAI_COMPAT, ProviderContext, provider_factory, register_provider
-from app.llm.secrets import ENV_API_KEY, SecretStore
+from app.secrets import ENV_API_KEY, SecretStore
 
 if TYPE_CHECKING:
     import httpx

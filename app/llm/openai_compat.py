@@ -50,16 +50,16 @@ from app.llm.events import (
     TextDelta,
     UsageReport,
 )
-from app.llm.limits import DEFAULT_LIMITS, StreamLimits
 from app.llm.sse import SSEParser, ThinkSplitter
 from app.llm.streams import ChatStream
-from app.llm.urls import UrlCredentials, split_url_credentials
 from app.logs import redact
+from app.stream_limits import DEFAULT_LIMITS, StreamLimits
+from app.urls import UrlCredentials, split_url_credentials
 
 CONNECT_TIMEOUT_S = DEFAULT_LIMITS.connect_s
 READ_TIMEOUT_S = DEFAULT_LIMITS.first_byte_s
 """Reasoning models can think for minutes before the first byte (notes §1.6). Our own deadlines
-(:class:`~app.llm.limits.StreamLimits`) decide; httpx's read timeout is only a backstop."""
+(:class:`~app.stream_limits.StreamLimits`) decide; httpx's read timeout is only a backstop."""
 
 DRAIN_TIMEOUT_S = 2.0
 """How long to wait for EOF after ``[DONE]`` or an in-stream error before closing the connection ourselves."""
@@ -234,7 +234,7 @@ class OpenAICompatProvider:
     Args:
         name: display name (profile name), used in errors.
         base_url: e.g. ``https://api.deepseek.com/v1``; ``/chat/completions`` is appended. Credentials inside it
-            (``?api-key=…``, ``user:pass@``) are split off: sent on the wire only, never shown (:mod:`app.llm.urls`).
+            (``?api-key=…``, ``user:pass@``) are split off: sent on the wire only, never shown (:mod:`app.urls`).
         model: model id to request.
         api_key: bearer token, or None for local servers without auth. Masked in ``repr``, never logged.
         extra_headers: added to every request (e.g. OpenRouter's ``HTTP-Referer``).

@@ -18,7 +18,7 @@ from app.llm.errors import ProviderConfigError
 if TYPE_CHECKING:
     import httpx
 
-    from app.llm.secrets import SecretStore
+    from app.secrets import SecretStore
     from app.settings import ModelProfileSettings, Settings
 
 OPENAI_COMPAT = "openai_compat"

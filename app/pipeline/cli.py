@@ -109,7 +109,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         from app.budget.profile import ModelProfile
         from app.llm.factory import resolve_api_key
         from app.llm.openai_compat import OpenAICompatProvider
-        from app.llm.urls import split_url_credentials
+        from app.urls import split_url_credentials
 
         shown_url = split_url_credentials(args.base_url)[0]  # a key in the URL is never stored or shown
         choice = ModelChoice(f"{shown_url} {args.model_id}", ModelProfile(

@@ -94,7 +94,7 @@ class RequestRecord(Base):
     stage_id: Mapped[int] = mapped_column(ForeignKey("analysis_stages.id", ondelete="CASCADE"), index=True)
     purpose: Mapped[str] = mapped_column(String(20))  # initial / retry / lookback / revision
     messages: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
-    """Per message its role and prompt-block hashes (:mod:`app.pipeline.prompt_blocks`); ``load`` rebuilds the text."""
+    """Per message its role and prompt-block hashes (:mod:`app.store.blocks`); ``load`` rebuilds the text."""
     prompt_sha256: Mapped[str] = mapped_column(String(64), default="")
     breakdown: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     usage: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)

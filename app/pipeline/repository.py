@@ -22,13 +22,6 @@ from app.claims.issues import ValidationIssue
 from app.claims.parse import unit_id_of
 from app.errors import KnownError
 from app.pipeline.events import StageKind, StageRef
-from app.pipeline.prompt_blocks import (
-    PromptIntegrityError,
-    is_reference_form,
-    load_messages,
-    request_digest,
-    store_messages,
-)
 from app.pipeline.records import (
     AnalysisRecord,
     ClaimRecord,
@@ -38,6 +31,13 @@ from app.pipeline.records import (
     RequestRecord,
     StageRecord,
     utcnow,
+)
+from app.store.blocks import (
+    PromptIntegrityError,
+    is_reference_form,
+    load_messages,
+    request_digest,
+    store_messages,
 )
 from app.store.db import Database
 
@@ -119,7 +119,7 @@ class StageResult:
 
 
 def _request_record(s: Session, r: RequestLog, default_error: str = "") -> RequestRecord:
-    """A request row; its prompt goes into the shared block store (see :mod:`app.pipeline.prompt_blocks`)."""
+    """A request row; its prompt goes into the shared block store (see :mod:`app.store.blocks`)."""
     return RequestRecord(
         purpose=r.purpose, messages=store_messages(s, r.messages), prompt_sha256=request_digest(r.messages),
         breakdown=r.breakdown, usage=r.usage, ttft_seconds=r.ttft_seconds,
@@ -296,7 +296,7 @@ class AnalysisRepository:
         """An analysis with its stages, requests, outputs, issues and lookbacks loaded (a detached snapshot).
 
         Each request's ``messages`` holds the prompt as it was sent, rebuilt from the block store and checked
-        against its hash (:class:`~app.pipeline.prompt_blocks.PromptIntegrityError` when it cannot be).
+        against its hash (:class:`~app.store.blocks.PromptIntegrityError` when it cannot be).
         """
         with self.db.read() as s:
             rec = s.scalars(

@@ -16,13 +16,13 @@ from app.budget.calibration import Calibration, CalibrationStore
 from app.budget.profile import ModelProfile
 from app.i18n import Lang
 from app.llm.base import ChatProvider
-from app.llm.limits import StreamLimits
 from app.pipeline import events as ev
 from app.pipeline.orchestrator import AnalysisRun, RunHooks
 from app.pipeline.prepare import PreparedReplay, prepare_replay
 from app.pipeline.repository import AnalysisRepository
 from app.replay import Replay
 from app.store.db import Database
+from app.stream_limits import StreamLimits
 
 if TYPE_CHECKING:
     from app.settings import ModelProfileSettings

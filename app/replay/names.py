@@ -8,7 +8,7 @@ Unknown hashes are never dropped: they render as ``0x%08X``.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from app.replay.model import Command, Game
@@ -63,14 +63,28 @@ def format_hash(value: int) -> str:
     return f"0x{value:08X}"
 
 
-def load_names(mod_name: str) -> Mapping[int, str]:
-    """The hash → name table for a mod; empty when the knowledge files cannot provide one."""
-    from app.knowledge.names import hash_names
+NameTables = Callable[[str], Mapping[int, str]]
+_name_tables: list[NameTables] = []
 
-    try:
-        return hash_names(mod_name)
-    except Exception:  # a broken knowledge file must not stop replay reading
-        return {}
+
+def register_name_tables(source: NameTables) -> None:
+    """Let a higher layer (``app.knowledge``) supply hash → name tables per mod.
+
+    Why a registration: the replay layer sits below the knowledge and must not import it; the knowledge registers
+    itself when it is imported, and :func:`app.knowledge.names.ensure_registered` makes sure of it.
+    """
+    if source not in _name_tables:
+        _name_tables.append(source)
+
+
+def load_names(mod_name: str) -> Mapping[int, str]:
+    """The hash → name table for a mod; empty when no knowledge is registered or it cannot provide one."""
+    for source in _name_tables:
+        try:
+            return source(mod_name)
+        except Exception:  # a broken knowledge file must not stop replay reading
+            return {}
+    return {}
 
 
 @dataclass(frozen=True, slots=True)

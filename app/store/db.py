@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sqlite3
 import threading
 import time
@@ -43,6 +42,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.store.health import (
     DatabaseError,
     DatabaseReadOnlyError,
+    backup_database,
     check_database,
     corrupt_error,
     daily_backup,
@@ -261,28 +261,6 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, DBAPIError) and exc.orig is not None:
         return str(exc.orig)
     return str(exc).split("\n", 1)[0]
-
-
-def backup_database(path: Path, target: Path) -> None:
-    """Copy the database at ``path`` to ``target`` through SQLite's online backup.
-
-    A plain file copy would miss whatever still sits in the ``-wal`` file (committed but not yet checkpointed),
-    so the backup would lack the latest rows; the backup API reads through the WAL like any reader. The copy is
-    written next to ``target`` first and moved into place, so an old backup is never left half-overwritten.
-    """
-    partial = target.with_name(target.name + ".partial")
-    with contextlib.suppress(FileNotFoundError):
-        partial.unlink()
-    source = sqlite3.connect(path)
-    try:
-        dest = sqlite3.connect(partial)
-        try:
-            source.backup(dest)
-        finally:
-            dest.close()
-    finally:
-        source.close()
-    os.replace(partial, target)
 
 
 def migrate(engine: Engine, path: Path | None) -> None:

@@ -94,8 +94,6 @@ def backups(path: Path) -> list[Path]:
 
 def backup_now(path: Path, *, keep: int = KEEP_BACKUPS, now: datetime | None = None) -> Path:
     """An online backup named by today's date (replacing today's), then only the newest ``keep`` are kept."""
-    from app.store.db import backup_database
-
     folder = backup_dir(path)
     folder.mkdir(parents=True, exist_ok=True)
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%d")
@@ -139,7 +137,27 @@ def restore_database(path: Path, source: Path | None = None) -> tuple[Path, Path
                 os.replace(side, aside.with_name(aside.name + suffix))
             else:
                 side.unlink()
-    from app.store.db import backup_database
-
     backup_database(chosen, path)
     return chosen, aside
+
+
+def backup_database(path: Path, target: Path) -> None:
+    """Copy the database at ``path`` to ``target`` through SQLite's online backup.
+
+    A plain file copy would miss whatever still sits in the ``-wal`` file (committed but not yet checkpointed),
+    so the backup would lack the latest rows; the backup API reads through the WAL like any reader. The copy is
+    written next to ``target`` first and moved into place, so an old backup is never left half-overwritten.
+    """
+    partial = target.with_name(target.name + ".partial")
+    with contextlib.suppress(FileNotFoundError):
+        partial.unlink()
+    source = sqlite3.connect(path)
+    try:
+        dest = sqlite3.connect(partial)
+        try:
+            source.backup(dest)
+        finally:
+            dest.close()
+    finally:
+        source.close()
+    os.replace(partial, target)

@@ -388,7 +388,7 @@ def test_one_terminal_event_after_usage(run: Any) -> None:
     assert sum(isinstance(e, Finished) for e in events) == 1
     text = "".join(e.text for e in events if isinstance(e, TextDelta))
     assert all(len(e.text) <= 32 for e in events if isinstance(e, TextDelta))
-    from app.budget.tokens import count_tokens
+    from app.tokens import count_tokens
 
     assert events[-2].completion_tokens == count_tokens(text)
 

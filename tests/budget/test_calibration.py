@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from app.budget.calibration import WINDOW, Calibration, CalibrationStore
-from app.budget.tokens import TokenEstimator
+from app.tokens import TokenEstimator
 
 
 def test_moving_average_and_persistence(tmp_path: Path) -> None:

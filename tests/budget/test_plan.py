@@ -7,8 +7,8 @@ from app.budget.errors import ReplayTooLongError
 from app.budget.plan import plan_run
 from app.budget.profile import ModelProfile
 from app.budget.segment import Block
-from app.budget.tokens import TokenEstimator
 from app.i18n import Lang
+from app.tokens import TokenEstimator
 
 
 def blocks(n: int, raw: int = 1000) -> list[Block]:

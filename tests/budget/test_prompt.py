@@ -19,8 +19,8 @@ from app.budget.prompt import (
     window_instruction,
 )
 from app.budget.segment import Block, Segment, segment_log
-from app.budget.tokens import TokenEstimator, count_tokens
 from app.i18n import Lang
+from app.tokens import TokenEstimator, count_tokens
 
 EST = TokenEstimator()
 

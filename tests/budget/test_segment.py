@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from app.budget.errors import ReplayTooLongError
 from app.budget.focus import FocusPlanner, window_count
 from app.budget.segment import MIN_SLICE_TOKENS, Block, LogBlock, Segment, segment_log
-from app.budget.tokens import TokenEstimator
 from app.i18n import Lang
+from app.tokens import TokenEstimator
 
 EST = TokenEstimator()  # ×1.2: 100 raw -> 120 budget tokens
 
@@ -144,7 +144,7 @@ def test_single_slice_only() -> None:
 
 def test_dense_block_is_subdivided_by_time() -> None:
     lines = [f"{i // 6}:{i % 6}0 player builds Barracks number {i}" for i in range(300)]
-    from app.budget.tokens import count_tokens
+    from app.tokens import count_tokens
 
     text = "\n".join(lines)
     dense = Block(100.0, 400.0, text, count_tokens(text), 300)

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.budget.tokens import (
+from app.tokens import (
     SAFETY_FACTOR,
     TokenEstimator,
     count_tokens,
@@ -53,7 +53,7 @@ def test_loads_without_network(tmp_path: Path) -> None:
         "    raise OSError('network disabled in test')\n"
         "socket.socket = _no\n"
         "socket.create_connection = _no\n"
-        "from app.budget.tokens import count_tokens\n"
+        "from app.tokens import count_tokens\n"
         "print(count_tokens('hello world'))\n"
     )
     env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(REPO_ROOT)}

@@ -7,11 +7,11 @@ from collections import Counter
 import pytest
 
 from app.budget.segment import LogBlock
-from app.budget.tokens import count_tokens, count_tokens_batch
 from app.facts import CompactLevel, ReplayFactIndex, build_compact_log, build_fact_index, format_time, parse_time
 from app.i18n import Lang
 from app.replay import read_replay
 from app.replay.commands import Category, command_info
+from app.tokens import count_tokens, count_tokens_batch
 from tests.conftest import corpus_file
 
 SNOW = "ra3_1v1_snow_plow_soviets_vs_allies_14m.RA3Replay"

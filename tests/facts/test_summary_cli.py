@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from app.budget.tokens import count_tokens
 from app.cli import main
 from app.facts import build_fact_index, build_summary, default_segments
 from app.i18n import Lang
 from app.replay import read_replay
 from app.replay.asset_hash import asset_hash
+from app.tokens import count_tokens
 from tests.conftest import corpus_file
 
 LONG_1V1 = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.knowledge.corpus_check import check_corpus
+from app.corpus.check import check_corpus
 from app.knowledge.names import hash_names
 from tests.conftest import corpus_file
 

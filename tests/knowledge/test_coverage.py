@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.knowledge.coverage import ModHashes, collect_hashes, coverage_report, type_hash
+from app.corpus.coverage import ModHashes, collect_hashes, coverage_report
 from app.knowledge.loader import load_knowledge
 from app.knowledge.names import hash_names
+from app.knowledge.type_hashes import type_hash
 
 
 @pytest.fixture(scope="module")

@@ -513,7 +513,7 @@ def test_events_are_frozen() -> None:
 
 
 def test_read_timeout_before_content_is_retried(server: ScriptedServer, run: Run) -> None:
-    from app.llm.limits import StreamLimits
+    from app.stream_limits import StreamLimits
 
     server.enqueue(Reply.chat("late", first_token_delay_s=1.5, keepalive_s=5.0), Reply.chat("on time"))
     result = run(_collect(server, limits=StreamLimits(first_byte_s=0.3)))
@@ -524,7 +524,7 @@ def test_read_timeout_before_content_is_retried(server: ScriptedServer, run: Run
 
 
 def test_a_slow_first_token_within_its_deadline_is_waited_for(server: ScriptedServer, run: Run) -> None:
-    from app.llm.limits import StreamLimits
+    from app.stream_limits import StreamLimits
 
     server.enqueue(Reply.chat("patient", first_token_delay_s=0.8, keepalive_s=0.1))
     result = run(_collect(server, limits=StreamLimits(first_byte_s=30.0, idle_s=0.4)))

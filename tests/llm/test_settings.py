@@ -14,7 +14,7 @@ from app.i18n import Lang
 from app.llm.errors import ProviderConfigError
 from app.llm.factory import build_provider
 from app.llm.openai_compat import OpenAICompatProvider
-from app.llm.secrets import SERVICE, SecretBackend, SecretStore, mask
+from app.secrets import SERVICE, SecretBackend, SecretStore, mask
 from app.settings import (
     OFFLINE_PROFILE,
     OPTIONS,

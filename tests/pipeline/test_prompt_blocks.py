@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.pipeline.prompt_blocks import MAX_BLOCK, PromptIntegrityError, request_digest, split_blocks
 from app.pipeline.repository import AnalysisRepository
 from app.store import open_database
+from app.store.blocks import MAX_BLOCK, PromptIntegrityError, request_digest, split_blocks
 from tests.pipeline.test_scripted_runs import _run, server  # noqa: F401 - the scripted-server fixture
 
 lines = st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=120), max_size=400)

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from app.i18n import Lang
-from app.llm.limits import StreamLimits
 from app.llm.openai_compat import OpenAICompatProvider, RetryPolicy
 from app.pipeline import events as ev
 from app.pipeline.records import AnalysisRecord
+from app.stream_limits import StreamLimits
 from tests.conftest import REPO_ROOT, corpus_file
 from tests.pipeline.test_scripted_runs import CLEAN, PROFILE, REPLAY, _first_window_start, _prepared, is_window
 from tests.pipeline.test_scripted_runs import _run as scripted_run

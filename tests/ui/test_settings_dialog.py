@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from app.llm.secrets import SERVICE, SecretStore
 from app.paths import database_path, user_data_dir
+from app.secrets import SERVICE, SecretStore
 from app.settings import Settings, settings_path
 from tests.support.scripted_server import Reply, ScriptedServer
 from tests.ui.conftest import until

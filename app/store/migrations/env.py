@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from alembic import context
 
-import app.store.tables  # noqa: F401  (registers every table on the metadata)
 from app.store.base import Base
 
 connection = context.config.attributes["connection"]

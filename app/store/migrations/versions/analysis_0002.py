@@ -13,7 +13,7 @@ import zlib
 import sqlalchemy as sa
 from alembic import op
 
-from app.pipeline.prompt_blocks import is_reference_form, request_digest, split_blocks
+from app.store.blocks import is_reference_form, request_digest, split_blocks
 
 revision = "analysis_0002"
 down_revision = "analysis_0001"

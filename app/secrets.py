@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from app.i18n import Lang, pick
-from app.llm.urls import UrlCredentials
+from app.urls import UrlCredentials
 
 SERVICE = "ReplaySage"
 ENV_API_KEY = "REPLAYSAGE_API_KEY"
@@ -134,7 +134,7 @@ class SecretStore:
         return self.status
 
     def set_url_credentials(self, provider: str, credentials: UrlCredentials) -> SecretBackend:
-        """Keep the credentials that were inside a provider's base URL (see :mod:`app.llm.urls`)."""
+        """Keep the credentials that were inside a provider's base URL (see :mod:`app.urls`)."""
         return self.set(url_credentials_account(provider), credentials.to_json())
 
     def url_credentials(self, provider: str) -> UrlCredentials:

@@ -8,26 +8,12 @@ int argument, except 0x208 (pause/cancel structure) where it is the second (form
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-TYPE_COMMANDS: Mapping[int, str] = {
-    0x205: "produce", 0x206: "produce_cancel",
-    0x207: "build", 0x208: "build_cancel", 0x209: "place",
-    0x203: "upgrade", 0x204: "upgrade_cancel",
-    0x1FE: "power", 0x1FF: "power", 0x200: "power", 0x201: "power", 0x232: "power",
-    0x24E: "protocol",
-}
-
-
-def type_hash(command_id: int, ints: list[int]) -> int | None:
-    """The type hash a command names, or None when it names none (or lacks the argument)."""
-    if command_id not in TYPE_COMMANDS:
-        return None
-    index = 1 if command_id == 0x208 else 0
-    return ints[index] & 0xFFFFFFFF if len(ints) > index else None
+from app.knowledge.type_hashes import TYPE_COMMANDS, type_hash
 
 
 @dataclass(slots=True)

@@ -1,4 +1,4 @@
-"""Stored prompts as content-addressed blocks: each distinct piece of text is kept once, compressed.
+"""Content-addressed text blocks: each distinct piece of text is kept once, compressed (used for stored prompts).
 
 Why: the requests of one analysis repeat the same system prompt, match summary and log slice in every window, and
 every analysis of the same replay repeats them again; stored whole, prompts were 85% of the database (13.9 of

@@ -2,7 +2,7 @@
 
 Some gateways (Azure-style proxies, self-hosted relays) take the key in the query string or as URL user info.
 Such a URL must never be stored, shown or logged as entered: the credential goes to the keyring
-(:meth:`app.llm.secrets.SecretStore.set_url_credentials`), the clean URL is what settings, the database, reports and
+(:meth:`app.secrets.SecretStore.set_url_credentials`), the clean URL is what settings, the database, reports and
 the UI see, and the provider puts the credential back only on the wire. Texts that may hold such a URL (errors,
 logs) go through :func:`app.logs.redact`.
 """

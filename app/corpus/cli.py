@@ -71,7 +71,7 @@ def _lang(text: str | None) -> Any:
 
 
 def _files(given: list[str]) -> list[str]:
-    from app.knowledge.coverage import default_corpus
+    from app.corpus.coverage import default_corpus
     from app.knowledge.errors import KnowledgeError
 
     if given:
@@ -83,7 +83,7 @@ def _files(given: list[str]) -> list[str]:
 
 
 def _coverage(args: argparse.Namespace) -> int:
-    from app.knowledge.coverage import coverage_report
+    from app.corpus.coverage import coverage_report
 
     report = coverage_report(_files(args.files))
     if args.json:
@@ -116,7 +116,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _check_corpus(args: argparse.Namespace) -> int:
-    from app.knowledge.corpus_check import check_corpus, corpus_files
+    from app.corpus.check import check_corpus, corpus_files
     from app.knowledge.errors import KnowledgeError
 
     files = corpus_files(args.corpus)
@@ -177,7 +177,7 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _confirm(args: argparse.Namespace) -> int:
-    from app.knowledge.coverage import collect_hashes
+    from app.corpus.coverage import collect_hashes
     from app.knowledge.errors import KnowledgeError
     from app.knowledge.loader import load_knowledge
 

@@ -1,0 +1,16 @@
+"""Imports every module that defines tables, so the metadata is complete for schema checks and autogenerate.
+
+It sits at the top of ``app`` (the store is infrastructure that domains register their tables with, not a
+module that knows them); the migrations themselves are explicit and need no domain import.
+
+Domains add their table module here (one import line each, listed in ``__all__`` so linters keep it).
+"""
+
+from __future__ import annotations
+
+from app.memory import tables as memory_tables
+from app.pipeline import records as analysis_records
+from app.store import blocks, meta
+from app.wisdom import tables as wisdom_tables
+
+__all__ = ["analysis_records", "blocks", "memory_tables", "meta", "wisdom_tables"]
