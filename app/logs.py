@@ -9,7 +9,6 @@ says where it is. ``--log-level`` (or ``REPLAYSAGE_LOG_LEVEL``) sets the level; 
 from __future__ import annotations
 
 import logging
-import logging.handlers
 import os
 import re
 import sys
@@ -19,8 +18,6 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-
-from app.paths import user_data_dir
 
 LOG_FILE = "replaysage.log"
 LOG_BYTES = 1_000_000
@@ -64,9 +61,44 @@ class RedactingFilter(logging.Filter):
 
 def logs_dir() -> Path:
     """``logs/`` in the user data folder (created on first use)."""
+    from app.paths import user_data_dir
+
     path = user_data_dir() / "logs"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+class _LazyRotatingHandler(logging.Handler):
+    """The rotating log file, opened (and ``logging.handlers`` imported) only when a record is written.
+
+    Why: every command configures logging, but most log nothing; the import and the file stay off their start-up.
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self._file: logging.Handler | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Write ``record`` to the rotating file (1 MB × 5), opening it on first use."""
+        if self._file is None:
+            import logging.handlers
+
+            self._file = logging.handlers.RotatingFileHandler(
+                self.path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8")
+            self._file.setFormatter(self.formatter)
+        self._file.emit(record)
+
+    def flush(self) -> None:
+        """Flush the file if it is open."""
+        if self._file is not None:
+            self._file.flush()
+
+    def close(self) -> None:
+        """Close the file if it is open."""
+        if self._file is not None:
+            self._file.close()
+        super().close()
 
 
 def parse_level(text: str | None) -> int:
@@ -86,15 +118,12 @@ def configure_logging(level: str | None = None) -> Path:
     for name in ("replaysage", "app", "ui"):
         logger = logging.getLogger(name)
         logger.setLevel(numeric)
-        for old in [h for h in logger.handlers if getattr(h, "replaysage_log", False)]:
-            if isinstance(old, logging.FileHandler) and Path(old.baseFilename) != path.resolve():
+        for old in [h for h in logger.handlers if isinstance(h, _LazyRotatingHandler)]:
+            if old.path != path:
                 logger.removeHandler(old)  # the user data folder moved (REPLAYSAGE_HOME changed)
                 old.close()
-        if not any(getattr(h, "replaysage_log", False) for h in logger.handlers):
-            handler = logging.handlers.RotatingFileHandler(
-                path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8", delay=True
-            )
-            handler.replaysage_log = True  # type: ignore[attr-defined]
+        if not any(isinstance(h, _LazyRotatingHandler) for h in logger.handlers):
+            handler = _LazyRotatingHandler(path)
             handler.setFormatter(logging.Formatter(_FORMAT))
             handler.addFilter(RedactingFilter())
             logger.addHandler(handler)
