@@ -21,8 +21,9 @@ Argument positions are the RA3 ones of ``sage-replay-format.md`` §4.3, checked 
   ``ra3_1v1_infinity_isle_allies_vs_empire_24m``), so the strong evidence goes to the selected harvesters;
 * 0x24E ``I``: science hash.
 
-Kane's Wrath and Tiberium Wars files get events and first productions from the category table, but no
-ownership, group or protocol facts: their numbering differs and nothing in the corpus verifies it.
+Kane's Wrath and Tiberium Wars use other ids for the same messages; ``app.facts.roles`` maps each to the RA3 id
+with the same meaning (its role), checked on the KW/TW corpus, so the same rules build the same facts there.
+Type hashes are read where ``app.replay.names.HASH_ARGS`` says (KW queue-unit has it at argument 2).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from app.facts.model import (
     Role,
     Strength,
 )
+from app.facts.roles import Departure, player_left_id, role_of
 from app.replay.commands import Category, CommandInfo, command_info
 from app.replay.model import ArgKind, Command, Game, Replay
 from app.replay.names import HASH_ARGS
@@ -177,6 +179,7 @@ class ReplayFactIndex:
         self._constructors: dict[int, list[int]] = defaultdict(list)
         self._factories: dict[int, list[tuple[int, int]]] = defaultdict(list)
         self._chains: list[PackChain] = []
+        self._departures: list[Departure] = []
         self._by_object: dict[int, list[FactEvent]] | None = None
         self.duration_seconds = replay.duration_seconds
 
@@ -205,7 +208,6 @@ class ReplayFactIndex:
             )
             for s in replay.header.slots
         )
-        ra3 = replay.game is Game.RA3
         infos: dict[int, CommandInfo] = {}
         states: dict[int, _PlayerState] = defaultdict(_PlayerState)
         events: list[FactEvent] = []
@@ -222,11 +224,11 @@ class ReplayFactIndex:
                 cat = info.category
                 append_event(FactEvent(i, cmd.time_code, cmd.player, cid, cat, True, None, (), (), None, None))
                 continue
-            ev = _make_event(i, cmd, info, states[cmd.player] if ra3 else None, game)
+            ev = _make_event(i, cmd, info, states[cmd.player], game)
             append_event(ev)
             append_pending((cmd, ev))
         index = cls(replay, names, players, tuple(events))
-        index._ingest(pending, ra3)
+        index._ingest(pending)
         index._resolve_factions()
         return index
 
@@ -249,19 +251,20 @@ class ReplayFactIndex:
     def _is_player(self, slot: int) -> bool:
         return 0 <= slot < len(self.players) and self.players[slot].is_player
 
-    def _ingest(self, pending: Sequence[tuple[Command, FactEvent]], ra3: bool) -> None:
+    def _ingest(self, pending: Sequence[tuple[Command, FactEvent]]) -> None:
         groups: dict[int, dict[int, tuple[int, ...]]] = defaultdict(dict)
         seen = self._seen
         evidence = self._evidence
+        game = self.replay.game
+        left_id = player_left_id(game)
         structure_hashes: set[int] = set()
-        if ra3:
-            for cmd, _ev in pending:
-                if cmd.command_id in (START_STRUCTURE, PLACE_STRUCTURE) and len(cmd.args) > 1:
-                    structure_hashes.add(int(cmd.args[1]))  # type: ignore[call-overload]
         yards: set[int] = set()  # constructor-class objects: they built structures with 0x207/0x209
-        for cmd, ev in pending:
-            if ra3 and cmd.command_id in (START_STRUCTURE, PLACE_STRUCTURE) and ev.object_ids:
-                yards.add(ev.object_ids[0])
+        for _cmd, ev in pending:
+            if role_of(game, ev.command_id)[0] in (START_STRUCTURE, PLACE_STRUCTURE):
+                if ev.type_hash is not None:
+                    structure_hashes.add(ev.type_hash)
+                if ev.object_ids:
+                    yards.add(ev.object_ids[0])
         player_slots = {p.slot for p in self.players if p.is_player}
         for cmd, ev in pending:
             if ev.automatic:
@@ -269,11 +272,12 @@ class ReplayFactIndex:
             for oid in ev.object_ids:
                 if oid and oid not in seen:
                     seen[oid] = ev.time_code
-            if not ra3:
-                self._first_generic(ev)
+            if ev.command_id == left_id:
+                self._note_departure(ev, cmd)
                 continue
             cid = ev.command_id
-            if cid not in _INDEXED_IDS:
+            role = role_of(game, cid)[0]
+            if role not in _INDEXED_IDS:
                 continue
             p = ev.player
             owner = p in player_slots
@@ -284,33 +288,33 @@ class ReplayFactIndex:
                 if oid:
                     evidence[oid].append(Evidence(oid, p, strength, role, cid, tc))  # noqa: B023
 
-            if cid == CREATE_GROUP and ev.group is not None:
+            if role == CREATE_GROUP and ev.group is not None:
                 members = ev.object_ids
                 groups[p][ev.group] = members
                 self._group_history[(p, ev.group)].append(GroupState(p, ev.group, tc, members))
                 if owner:
                     for oid in members:
                         add(oid, Strength.STRONG, Role.GROUP_MEMBER)
-            elif cid in (SELECT_GROUP, ADD_GROUP) and ev.group is not None:
+            elif role in (SELECT_GROUP, ADD_GROUP) and ev.group is not None:
                 if owner:
                     for oid in groups[p].get(ev.group, ()):
                         add(oid, Strength.STRONG, Role.GROUP_RECALL)
-            elif cid == SELECT:
+            elif role == SELECT:
                 if owner:
                     for oid in ev.object_ids:
                         add(oid, Strength.WEAK, Role.SELECTED)
-            elif cid in (START_STRUCTURE, PLACE_STRUCTURE):
+            elif role in (START_STRUCTURE, PLACE_STRUCTURE):
                 if owner and ev.object_ids:
                     add(ev.object_ids[0], Strength.STRONG, Role.BUILDER)
                 if ev.object_ids and ev.type_hash is not None:
                     if ev.object_ids[0] not in self._constructors[p]:
                         self._constructors[p].append(ev.object_ids[0])
                     self._note_first(p, ProductionKind.STRUCTURE, ev.type_hash, tc, ev.object_ids[0])
-                    if cid == PLACE_STRUCTURE:
+                    if role == PLACE_STRUCTURE:
                         self._build_steps.append(
                             BuildStep(p, tc, ev.type_hash, self.name_of(ev.type_hash), cid, ev.position)
                         )
-            elif cid == QUEUE_UNIT:
+            elif role == QUEUE_UNIT:
                 if ev.object_ids and ev.type_hash is not None:
                     factory = ev.object_ids[0]
                     if owner:
@@ -321,31 +325,31 @@ class ReplayFactIndex:
                     if is_core and self._is_core_step(p, ev):
                         self._build_steps.append(BuildStep(p, tc, ev.type_hash, self.name_of(ev.type_hash), cid, None))
                     self._note_first(p, kind, ev.type_hash, tc, factory)
-            elif cid == START_REPAIR:
+            elif role == START_REPAIR:
                 if owner:
                     for oid in ev.object_ids:
                         add(oid, Strength.STRONG, Role.REPAIR)
-            elif cid == SELL:
+            elif role == SELL:
                 if owner:
                     for oid in ev.object_ids:
                         add(oid, Strength.STRONG, Role.SELL)
-            elif cid == HARVESTER_ORDER:
+            elif role == HARVESTER_ORDER:
                 if owner:
                     for oid in (*ev.object_ids, *ev.affected_ids):
                         add(oid, Strength.STRONG, Role.HARVESTER)
-            elif cid == HARVEST_FROM_NODE:
+            elif role == HARVEST_FROM_NODE:
                 if owner:
                     for oid in ev.affected_ids:  # the command's own id is the ore node
                         add(oid, Strength.STRONG, Role.HARVESTER)
-            elif cid in (POWER, POWER_WITH_FACING):
+            elif role in (POWER, POWER_WITH_FACING):
                 if owner:
-                    for oid in _casters(cmd):
+                    for oid in _casters(cmd, role):
                         add(oid, Strength.STRONG, Role.CASTER)
-            elif cid == SELECT_PROTOCOL and ev.type_hash is not None:
+            elif role == SELECT_PROTOCOL and ev.type_hash is not None:
                 self._protocols.append(ProtocolPick(p, tc, ev.type_hash, self.name_of(ev.type_hash)))
         for lst in evidence.values():
             lst.sort(key=lambda e: (e.time_code, e.player))
-        self._chains = _pack_chains(self.events, yards, self.players, self.name_of)
+        self._chains = _pack_chains(self.events, yards, self.players, self.name_of, game)
 
     def _is_core_step(self, player: int, ev: FactEvent) -> bool:
         """A core queued twice in a row within 1 s is one build step (a double click), not two."""
@@ -359,11 +363,16 @@ class ReplayFactIndex:
             )
         return True
 
-    def _first_generic(self, ev: FactEvent) -> None:
-        if ev.type_hash is None or not ev.object_ids:
-            return
-        if ev.category is Category.PRODUCTION and ev.command_id == command_queue_id(self.replay.game):
-            self._note_first(ev.player, ProductionKind.UNIT, ev.type_hash, ev.time_code, ev.object_ids[0])
+    def _note_departure(self, ev: FactEvent, cmd: Command) -> None:
+        """Record "player *I* left" (``app.facts.roles.PLAYER_LEFT``): the slot is the first argument."""
+        slot = _int_arg(cmd, 0)
+        if slot is not None and self._is_player(slot) and all(d.player != slot for d in self._departures):
+            self._departures.append(Departure(slot, ev.time_code, ev.player))
+
+    @property
+    def departures(self) -> tuple[Departure, ...]:
+        """Players who left before the end, in time order (the first one is the player who left first)."""
+        return tuple(self._departures)
 
     def _note_first(self, player: int, kind: ProductionKind, type_hash: int, tc: int, source: int) -> None:
         key = (player, kind, type_hash)
@@ -384,6 +393,9 @@ class ReplayFactIndex:
                 return int(text, 16)
             except ValueError:
                 return None
+        for h, n in self.names.items():  # KW/TW knowledge names hashes directly (no internal SAGE name)
+            if n.lower() == text.lower():
+                return h
         from app.replay.asset_hash import asset_hash
 
         return asset_hash(text)
@@ -527,8 +539,9 @@ class ReplayFactIndex:
         i = bisect.bisect_right(self._times, tc) - 1
         while i >= 0:
             ev = self.events[i]
-            if ev.player == player and ev.category in (Category.SELECTION, Category.GROUP) and ev.command_id != 0x1FD:
-                return _selection_after(ev)
+            role = role_of(self.replay.game, ev.command_id)[0]
+            if ev.player == player and ev.category in (Category.SELECTION, Category.GROUP) and role != 0x1FD:
+                return _selection_after(ev, role)
             if ev.player == player and ev.category in _ORDER_CATEGORIES:
                 return ev.affected_ids
             i -= 1
@@ -626,9 +639,9 @@ def command_queue_id(game: Game) -> int:
     return {Game.RA3: QUEUE_UNIT, Game.KW: 0x22D, Game.TW: 0x223}[game]
 
 
-def _casters(cmd: Command) -> tuple[int, ...]:
+def _casters(cmd: Command, role: int) -> tuple[int, ...]:
     """Casters of 0x1FE (the k sources after the count) and 0x200 (its non-zero object ids)."""
-    if cmd.command_id == POWER:
+    if role == POWER:
         k = _int_arg(cmd, 2)
         objs = _objects(cmd)
         if k is None:
@@ -637,13 +650,13 @@ def _casters(cmd: Command) -> tuple[int, ...]:
     return tuple(o for o in _objects(cmd) if o)
 
 
-def _selection_after(ev: FactEvent) -> tuple[int, ...] | None:
+def _selection_after(ev: FactEvent, role: int) -> tuple[int, ...] | None:
     """The selection a selection/group event leaves (None = unknown, e.g. after a Q-select)."""
-    if ev.command_id == Q_SELECT:
+    if role == Q_SELECT:
         return None
-    if ev.command_id == DESELECT:
+    if role == DESELECT:
         return ()
-    if ev.command_id == 0x1FD:  # team-related, meaning unknown: look further back
+    if role == 0x1FD:  # team-related, meaning unknown: look further back
         return None
     return ev.affected_ids
 
@@ -651,66 +664,61 @@ def _selection_after(ev: FactEvent) -> tuple[int, ...] | None:
 def _make_event(
     i: int, cmd: Command, info: CommandInfo, state: _PlayerState | None, game: Game
 ) -> FactEvent:
-    """Resolve one command and advance the player's selection / group state (RA3)."""
-    cid = cmd.command_id
+    """Resolve one command and advance the player's selection / group state (any game, through its roles)."""
+    cid, id_group = role_of(game, cmd.command_id)
     if info.automatic:
-        return FactEvent(i, cmd.time_code, cmd.player, cid, info.category, True, None, (), (), None, None)
+        return FactEvent(i, cmd.time_code, cmd.player, cmd.command_id, info.category, True, None, (), (), None, None)
     objects = _objects(cmd) if ArgKind.OBJECT in cmd.kinds else ()
     type_hash: int | None = None
     group: int | None = None
     affected: tuple[int, ...] = ()
     cat = info.category
-    if game is Game.RA3:
-        if cid in (QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE, CANCEL_UNIT):
-            type_hash = _int_arg(cmd, 1)
-        elif cid == CANCEL_STRUCTURE:
-            type_hash = _int_arg(cmd, 2)
-        elif cat in (Category.POWER, Category.UPGRADE, Category.PROTOCOL):
-            type_hash = _int_arg(cmd, 0)
-        elif cid in (CREATE_GROUP, SELECT_GROUP, ADD_GROUP, 0x1FD):
-            group = _int_arg(cmd, 0)
-        if cid == POWER:
-            objects = _casters(cmd)
-        if state is not None:
-            sel = state.selection
-            if cid in (SELECT, SELECT_NO_SOUND):
-                if cmd.args and cmd.args[0] == 0:  # B0 = 0 adds to the selection (see module docstring)
-                    state.selection = None if sel is None else sel + tuple(o for o in objects if o not in sel)
-                else:
-                    state.selection = objects
-                affected = state.selection or ()
-            elif cid == DESELECT:
-                state.selection = ()
-            elif cid == REMOVE_FROM_SELECTION:
-                if sel is not None:
-                    drop = set(objects)
-                    state.selection = tuple(o for o in sel if o not in drop)
-                    affected = state.selection
-            elif cid == Q_SELECT:
-                state.selection = None
-            elif cid == CREATE_GROUP and group is not None:
-                state.groups[group] = objects
+    # one path for every game: ``cid`` is the command's RA3 role (app.facts.roles)
+    spec = HASH_ARGS[game].get(cmd.command_id)
+    if spec is not None:
+        type_hash = _int_arg(cmd, spec[0])
+    elif id_group is not None:
+        group = id_group
+    elif game is Game.RA3 and cid in (CREATE_GROUP, SELECT_GROUP, ADD_GROUP, 0x1FD):
+        group = _int_arg(cmd, 0)
+    if cid == POWER:
+        objects = _casters(cmd, cid)
+    if state is not None:
+        sel = state.selection
+        if cid in (SELECT, SELECT_NO_SOUND):
+            if cmd.args and cmd.args[0] == 0:  # B0 = 0 adds to the selection (see module docstring)
+                state.selection = None if sel is None else sel + tuple(o for o in objects if o not in sel)
+            else:
                 state.selection = objects
-                affected = objects
-            elif cid == SELECT_GROUP and group is not None:
-                state.selection = state.groups.get(group, ())
+            affected = state.selection or ()
+        elif cid == DESELECT:
+            state.selection = ()
+        elif cid == REMOVE_FROM_SELECTION:
+            if sel is not None:
+                drop = set(objects)
+                state.selection = tuple(o for o in sel if o not in drop)
                 affected = state.selection
-            elif cid == ADD_GROUP and group is not None:
-                base = sel or ()
-                extra = tuple(o for o in state.groups.get(group, ()) if o not in base)
-                state.selection = base + extra
-                affected = state.selection
-            elif cat in _ORDER_CATEGORIES and sel:
-                affected = sel
-    else:
-        spec = HASH_ARGS[game].get(cid)
-        if spec is not None:
-            type_hash = _int_arg(cmd, spec[0])
+        elif cid == Q_SELECT:
+            state.selection = None
+        elif cid == CREATE_GROUP and group is not None:
+            state.groups[group] = objects
+            state.selection = objects
+            affected = objects
+        elif cid == SELECT_GROUP and group is not None:
+            state.selection = state.groups.get(group, ())
+            affected = state.selection
+        elif cid == ADD_GROUP and group is not None:
+            base = sel or ()
+            extra = tuple(o for o in state.groups.get(group, ()) if o not in base)
+            state.selection = base + extra
+            affected = state.selection
+        elif cat in _ORDER_CATEGORIES and sel:
+            affected = sel
     return FactEvent(
         command_index=i,
         time_code=cmd.time_code,
         player=cmd.player,
-        command_id=cid,
+        command_id=cmd.command_id,
         category=cat,
         automatic=info.automatic,
         type_hash=type_hash,
@@ -731,6 +739,7 @@ def _pack_chains(
     yards: set[int],
     players: Sequence[PlayerInfo],
     name_of: Callable[[int], str],
+    game: Game = Game.RA3,
 ) -> list[PackChain]:
     """Pack/unpack chains restricted to MCV-class entities.
 
@@ -759,7 +768,7 @@ def _pack_chains(
         if not (0 <= p < len(players) and players[p].is_player):
             max_seen = max(max_seen, *ev.object_ids, 0)
             continue
-        cid = ev.command_id
+        cid = role_of(game, ev.command_id)[0]
         if cid == POWER and ev.type_hash in PACK_POWER_HASHES and ev.object_ids:
             yard = ev.object_ids[0]
             last = steps[p][-1] if steps[p] else None
