@@ -37,7 +37,8 @@ FACTIONS = {  # key -> (zh, en, KW header id, TW header id or None); zh: common 
 TW_FACTIONS = ("GDI", "Nod", "Scrin")
 _STRUCTURE_WORDS = re.compile(
     r"power|barracks|\bref\b|\bref\.|refinery|factory|fac\.|operations|tower|shrine|center|plant|crane|turret|silo|"
-    r"voice of|obelisk|temple|command post|armory|airfield|hub|uplink|guardian cannon|photon cannon|ion cannon|battery|emitter|portal|stabilizer|"
+    r"voice of|obelisk|temple|command post|armory|airfield|hub|uplink|guardian cannon|photon cannon|ion cannon|"
+    r"battery|emitter|portal|stabilizer|"
     r"chamber|transmitter|chasm|hive|accelerator|column|generator|reactor|extractor|spike|airstrip|air tower|"
     r"hand of nod|war factory|conyard|construction yard|wall|gate|bunker|sensor",
     re.I,
@@ -53,6 +54,7 @@ _TAG_WORDS = (
     ("storm rider", "aircraft"), ("drone ship", "aircraft"), ("carrier", "aircraft"), ("devastator", "aircraft"),
     ("hammer head", "aircraft"), ("stealth", "stealth"), ("tech center", "tech"), ("tech lab", "tech"),
 )
+_STRUCTURE_TAGS = frozenset({"power_plant", "defense", "infantry_production", "vehicle_production"})
 _INFANTRY = re.compile(
     r"riflemen|rifle|missile|engineer|grenadier|sniper|commando|trooper|zone raider|militant|rocket|saboteur|"
     r"fanatic|black hand|shadow|confessor|buzzer|disint|assimil|ravager|cultist|progidy|prodigy|master mind|"
@@ -118,7 +120,7 @@ def build(tsv: Path, corpus: list[Path]) -> dict[str, list[dict[str, object]]]:
         tags: list[str] = []
         for word, tag in _TAG_WORDS:
             if word.lower() in bare.lower() and tag not in tags:
-                if tag in ("power_plant", "defense", "infantry_production", "vehicle_production") and kind != "structure":
+                if tag in _STRUCTURE_TAGS and kind != "structure":
                     continue
                 tags.append(tag)
         if kind == "unit" and not {"aircraft"} & set(tags):

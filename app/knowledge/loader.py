@@ -320,8 +320,10 @@ def _parse_entry(item: Any, origin: str, taxonomy: Taxonomy, report: LoadReport,
 
 
 def entry_hash(item: dict[str, Any], eid: str) -> int:
-    """The hash an entry names: its explicit ``hash`` (``"0x…"``; KW/TW tables give hashes, not internal names),
-    else the SAGE asset hash of its id."""
+    """The hash an entry names: its explicit ``hash`` (``"0x…"``), else the SAGE asset hash of its id.
+
+    KW/TW entries carry the hash because their source table gives hashes, not internal names.
+    """
     raw = item.get("hash")
     if isinstance(raw, str):
         try:
