@@ -2,9 +2,13 @@
 
 Why generated: the TSV (MIT data from forcecore/KWReplayAutoSaver e0eb14d, see its ``.md``) is the single source of
 names, costs and hashes; both games' files come from it, so a fix there is one regeneration, not two hand edits.
-The TSV names no internal SAGE names, so each entry carries its ``hash`` and a readable id made from its English
-name. Powers are included only where the full hash was seen in the corpus: the TSV keeps power ids shifted by one
-byte (``0x63C6B820`` for the real ``0xE763C6B8``), so their top byte is unknown otherwise.
+The TSV names no internal SAGE names. ``tools/kwtw_internal_names.tsv`` gives the real one for 317 of its ids: the
+asset-name identifiers of theHostileNegotiator/KWBandage's Kane's Wrath XML (commit caf0148) whose SAGE hash equals
+the TSV id, so each is checked by its hash. The other entries carry their ``hash`` and a readable id made from the
+English name. The TSV keeps power ids shifted by one byte (``0x63C6B820`` for the real ``0xE763C6B8``); each of its
+53 powers has exactly one KWBandage identifier whose hash ends in those 24 bits, and that names the full hash.
+
+Rows of ``kwtw_internal_names.tsv`` with a ``kind`` add corpus ids the TSV lacks (unit abilities found the same way).
 
 Run: ``python tools/kwtw_knowledge.py [TSV] [CORPUS_DIR...]``.
 """
@@ -95,6 +99,11 @@ def build(tsv: Path, corpus: list[Path]) -> dict[str, list[dict[str, object]]]:
     """Entries per game folder (``kw`` = all, ``tw`` = the three base factions)."""
     seen = _corpus_hashes(corpus)
     rows = list(csv.DictReader(tsv.open(encoding="utf-8"), delimiter="\t"))
+    internal_path = Path(__file__).with_name("kwtw_internal_names.tsv")
+    named = list(csv.DictReader(internal_path.open(encoding="utf-8"), delimiter="\t"))
+    internal = {int(r["hash"], 16): r["name"] for r in named}
+    # corpus ids the TSV lacks (unit abilities), named only by a hash-checked internal name: shared entries
+    rows += [{"kind": r["kind"], "id": r["hash"], "name": r["display"], "cost": ""} for r in named if r["kind"]]
     free = {int(r["id"], 16): int(r["name"], 16) for r in rows if r["kind"] == "free_unit_of_structure"}
     entries: list[dict[str, object]] = []
     used: set[str] = set()
@@ -104,11 +113,13 @@ def build(tsv: Path, corpus: list[Path]) -> dict[str, list[dict[str, object]]]:
         h = int(r["id"], 16)
         name = r["name"].strip().rstrip(",")
         faction, bare = _faction(name)
-        if r["kind"] == "power":
-            full = [s for s in seen["power"] if (s & 0xFFFFFF) == (h >> 8)]
+        if r["kind"] == "power" and h not in internal:  # a TSV power id: the real hash's low 24 bits, shifted
+            full = [k for k in internal if (k & 0xFFFFFF) == (h >> 8)]
             if len(full) != 1:
                 continue
             h, kind = full[0], "power"
+        elif r["kind"] == "power":
+            kind = "power"
         elif r["kind"] == "upgrade":
             kind = "upgrade"
         elif h in seen["structure"]:
@@ -129,14 +140,14 @@ def build(tsv: Path, corpus: list[Path]) -> dict[str, list[dict[str, object]]]:
             tags.append("economy")
         if kind == "power":
             tags.append("player_power" if faction == "Neutral" else "unit_ability")
-        eid = _slug(name)
+        eid = internal.get(h) or _slug(name)
         while eid in used:
             eid += "_"
         used.add(eid)
         display = name if faction == "Neutral" else f"{faction} {bare}"
         entry: dict[str, object] = {
             "id": eid,
-            "hash": f"0x{h:08X}",
+            **({} if h in internal else {"hash": f"0x{h:08X}"}),
             "name": {"zh": display, "en": display},
             "faction": faction,
             "kind": kind,

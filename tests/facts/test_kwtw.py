@@ -42,7 +42,7 @@ def test_first_placement_matches_the_bytes(kw: ReplayFactIndex) -> None:
     step = kw.build_order(0)[0]
     assert (builder, type_hash) == (241, 0xA333C6A8)
     assert step.type_hash == type_hash
-    assert step.name == "NodPowerPlant"
+    assert step.name == "NODPowerPlant"
     assert step.position == pytest.approx((x, y))
     assert builder in kw.constructors(0)
 
@@ -62,7 +62,7 @@ def test_power_cast_matches_the_bytes(kw: ReplayFactIndex) -> None:
     m = _first(rb"\x26\x22\x20(.{4})\x00\x00\x00\x00\x01\x00\x00\x00\x13(.{4})\x00\x00\x00\x00\xff")
     power, caster = struct.unpack("<II", m.group(1) + m.group(2))
     assert (power, caster) == (0xE763C6B8, 242)
-    assert kw.name_of(power) == "MCVPack"
+    assert kw.name_of(power) == "SpecialPower_GrantPackUpgrade"
     assert any(e.object_id == caster and e.player == 1 for e in kw.casters(power))
 
 
@@ -98,7 +98,7 @@ def test_knowledge_names_most_kw_and_tw_ids() -> None:
 
 def test_tw_ids_are_kw_minus_ten() -> None:
     ix = build_fact_index(read_replay(TW_FILE))
-    assert ix.build_order(0)[0].name == "NodPowerPlant"
+    assert ix.build_order(0)[0].name == "NODPowerPlant"
     assert ix.build_order(0)[0].command_id == 0x231 - 10
     assert ix.first_productions(1)
 
@@ -107,7 +107,7 @@ def test_kw_summary_names_things_and_who_left(kw: ReplayFactIndex) -> None:
     from app.facts.summary import build_summary
 
     text = build_summary(kw)
-    assert "NodPowerPlant" in text
+    assert "NODPowerPlant" in text
     assert "NodSaboteur" in text
     assert "- Left: joohan at 10:01.80" in text  # tc 9027 / 15
     assert not re.search(r"0x[0-9A-F]{8}", text)
