@@ -30,7 +30,7 @@ def test_offline_claims_validate_without_issues(tmp_path: Path, replay: Path) ->
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["status"] == "completed"
-    claims = {k: 0 for k in ("unitClaims", "eventClaims", "timelineClaims")}
+    claims = dict.fromkeys(("unitClaims", "eventClaims", "timelineClaims"), 0)
     for stage in data["stages"]:
         assert stage["issues"] == [], (stage["kind"], stage["issues"])
         for key, items in (stage["claims"] or {}).items():
