@@ -45,6 +45,7 @@ def collect_hashes(replay_paths: Iterable[str | Path]) -> dict[str, ModHashes]:
 
     Unreadable files raise the reader's error (a :class:`~app.errors.KnownError`), naming the file.
     """
+    from app.facts.roles import role_of
     from app.replay import read_replay
     from app.replay.names import command_hash
 
@@ -60,7 +61,7 @@ def collect_hashes(replay_paths: Iterable[str | Path]) -> dict[str, ModHashes]:
                 continue
             h = found[0] & 0xFFFFFFFF
             acc.counts[h] += 1
-            acc.where[h].add(found[1].value)
+            acc.where[h].add(TYPE_COMMANDS.get(role_of(replay.game, cmd.command_id)[0], found[1].value))
     return out
 
 
