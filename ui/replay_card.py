@@ -11,6 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from app.knowledge.names import knowledge_mod
 from ui.analysis_view import clock
 from ui.lang import UiLanguage
 from ui.replay_info import FACTION_COLORS, TEAM_COLORS, ReplayInfo
@@ -216,6 +217,8 @@ class ReplayCard(QFrame):
         self.title.setText(f"{info.map_name} — {info.path.name}")
         when = info.date.astimezone().strftime("%Y-%m-%d %H:%M") if info.date else "?"
         trunc = t("（录像被截断）", " (truncated replay)") if info.truncated else ""
+        if not knowledge_mod(info.mod):  # say so instead of leaving the user to wonder about raw hashes
+            trunc += t(" · 没有此游戏/模组的知识库", " · no game knowledge for this game/mod")
         self.meta.setText(t(f"模组 {info.mod} · 时长 {clock(info.duration)} · {when}{trunc}",
                             f"Mod {info.mod} · duration {clock(info.duration)} · {when}{trunc}"))
         headers = (t("玩家", "Player"), t("阵营", "Faction"), t("队伍", "Team"), "APM")

@@ -22,8 +22,9 @@ from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.roles import POWER_COMMANDS, POWER_WITH_FACING, Roles, roles_of
 from app.claims.timeparse import format_time, parse_time
 from app.facts import OwnershipVerdict, ReplayFactIndex
-from app.facts.index import UNPACK_POWER_HASHES
+from app.facts.index import POWER_LAYOUT_ROLES, UNPACK_POWER_HASHES
 from app.facts.model import TICKS_PER_SECOND, FactEvent, FirstProduction
+from app.facts.roles import role_of
 from app.i18n import Lang, pick
 from app.knowledge.model import Entry, Knowledge
 from app.replay.commands import Category
@@ -153,10 +154,17 @@ class ClaimValidator:
         self.knowledge = knowledge if knowledge is not None else _load_knowledge(index)
         self._names = {name.lower(): name for name in index.names.values()}
         self._replay_hashes = {e.type_hash for e in index.events if e.type_hash is not None}
+        # keyed by the RA3 role of each command (app.facts.roles: KW/TW ids map to the RA3 id with the same
+        # meaning); KW/TW powers whose source layout is not verified (POWER_LAYOUT_ROLES) are left out
+        game = index.replay.game
         self._by_command: dict[int, list[FactEvent]] = {}
         for e in index.events:
-            if not e.automatic and e.command_id in _INDEXED_COMMANDS:
-                self._by_command.setdefault(e.command_id, []).append(e)
+            role = role_of(game, e.command_id)[0]
+            if e.automatic or role not in _INDEXED_COMMANDS:
+                continue
+            if role in POWER_COMMANDS and role not in POWER_LAYOUT_ROLES[game]:
+                continue
+            self._by_command.setdefault(role, []).append(e)
 
     # ------------------------------------------------------------------ helpers
 

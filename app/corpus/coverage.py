@@ -1,8 +1,8 @@
 """How many of the type hashes that replays carry resolve to names, per mod (``replaysage knowledge coverage``).
 
-Only the commands that name a type count: production (0x205/0x206), structures (0x207/0x208/0x209),
-upgrades (0x203/0x204), powers (0x1FE/0x1FF/0x200/0x201/0x232) and protocols (0x24E). The hash is the first
-int argument, except 0x208 (pause/cancel structure) where it is the second (format notes §4.3).
+Only the commands that name a type count: production, structures, upgrades, powers and protocols, with the
+per-game ids and argument positions of ``app.replay.names.HASH_ARGS`` (RA3 notes §4.3; KW/TW
+``docs/kw-tw-commands.md``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.knowledge.type_hashes import TYPE_COMMANDS, type_hash
+from app.knowledge.type_hashes import TYPE_COMMANDS
 
 
 @dataclass(slots=True)
@@ -31,7 +31,9 @@ def collect_hashes(replay_paths: Iterable[str | Path]) -> dict[str, ModHashes]:
 
     Unreadable files raise the reader's error (a :class:`~app.errors.KnownError`), naming the file.
     """
-    from app.replay import ArgKind, read_replay
+    from app.facts.roles import role_of
+    from app.replay import read_replay
+    from app.replay.names import command_hash
 
     out: dict[str, ModHashes] = {}
     for path in replay_paths:
@@ -40,14 +42,12 @@ def collect_hashes(replay_paths: Iterable[str | Path]) -> dict[str, ModHashes]:
         acc = out.setdefault(mod, ModHashes(mod))
         acc.files += 1
         for cmd in replay.commands:
-            if cmd.command_id not in TYPE_COMMANDS:
+            found = command_hash(replay.game, cmd)  # per-game ids and argument index (KW/TW too)
+            if found is None:
                 continue
-            ints = [int(v) for v in cmd.values(ArgKind.INT)]  # type: ignore[call-overload]
-            h = type_hash(cmd.command_id, ints)
-            if h is None:
-                continue
+            h = found[0] & 0xFFFFFFFF
             acc.counts[h] += 1
-            acc.where[h].add(TYPE_COMMANDS[cmd.command_id])
+            acc.where[h].add(TYPE_COMMANDS.get(role_of(replay.game, cmd.command_id)[0], found[1].value))
     return out
 
 
@@ -145,7 +145,7 @@ def coverage_report(replay_paths: Iterable[str | Path]) -> dict[str, Any]:
 
 
 def default_corpus() -> list[Path]:
-    """The RA3 corpus replays next to the project (``../shared/replays/ra3``), if present."""
+    """The RA3 corpus replays next to the project (``../shared/replays/ra3``), if present."""  # KW/TW: pass files
     from app import paths
 
     folder = paths.project_root().parent / "shared" / "replays" / "ra3"

@@ -30,8 +30,12 @@ Argument positions are the RA3 ones of ``sage-replay-format.md`` §4.3, checked 
   the selected harvesters;
 * 0x24E ``I``: science hash.
 
-Kane's Wrath and Tiberium Wars files get events and first productions from the category table, but no
-ownership, group or protocol facts: their numbering differs and nothing in the corpus verifies it.
+Kane's Wrath and Tiberium Wars use other ids for the same messages; ``app.facts.roles`` maps each to the RA3 id
+with the same meaning (its role), checked on the KW/TW corpus, so the same rules build the same facts there.
+Type hashes are read where ``app.replay.names.HASH_ARGS`` says (KW queue-unit has it at argument 2). Two RA3
+layouts are not verified there and stay RA3-only: cancels (0x206 / 0x208 and the shift-click flag, see
+:data:`_CANCEL_GAMES`: KW/TW orders all stand) and the sources / targets of powers other than the targetless one
+(:data:`POWER_LAYOUT_ROLES`).
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ from app.facts.model import (
     Role,
     Strength,
 )
+from app.facts.roles import Departure, player_left_id, role_of
 from app.replay.commands import Category, CommandInfo, command_info
 from app.replay.model import ArgKind, Command, Game, Replay
 from app.replay.names import HASH_ARGS
@@ -100,6 +105,19 @@ GARRISON = 0x210
 
 POWER_IDS = frozenset({POWER, POWER_AT_LOCATION, POWER_WITH_FACING, POWER_ON_OBJECT, POWER_TWO_TARGETS})
 """Every power command: they share the ``…, k, k sources`` layout (see :func:`power_roles`)."""
+POWER_LAYOUT_ROLES: Mapping[Game, frozenset[int]] = {
+    Game.RA3: POWER_IDS,
+    Game.KW: frozenset({POWER}),
+    Game.TW: frozenset({POWER}),
+}
+"""Power roles whose ``…, k, k sources`` layout is verified per game, so :func:`power_roles` may read it.
+
+KW/TW: only the targetless power (KW 0x226 / TW 0x21C, RA3 0x1FE layout) is hand-decoded on the corpus
+(``tests/facts/test_kwtw.py``, ``docs/kw-tw-commands.md``); their located / on-object powers keep no actors or
+targets until their source counts are checked."""
+_CANCEL_GAMES = frozenset({Game.RA3})
+"""Games whose cancel layouts (0x206 / 0x208) and shift-click flag (:func:`_bulk`) are verified; elsewhere every
+production / structure order stands and counts once (the KW/TW cancel semantics are not checked on the corpus)."""
 _TARGET_ORDERS = frozenset({ATTACK, FORCE_FIRE, GARRISON, HARVEST_FROM_NODE})
 _SELF_ACTING = frozenset({QUEUE_UNIT, CANCEL_UNIT, START_STRUCTURE, CANCEL_STRUCTURE, PLACE_STRUCTURE, START_UPGRADE,
                           CANCEL_UPGRADE, SELL, START_REPAIR, 0x229, SET_RALLY})
@@ -235,10 +253,10 @@ class _OrderBook:
             self.all.append(_Order(ev.player, ProductionKind.STRUCTURE, ev.type_hash or 0, ev.time_code,
                                    ev.object_ids[0], ev.command_index, 0))
 
-    def cancel(self, ev: FactEvent, count: int) -> None:
+    def cancel(self, ev: FactEvent, count: int, *, unit: bool) -> None:
+        """Take back up to ``count`` standing orders (``unit``: a 0x206 role, limited to the cancel window)."""
         key = self._key(ev)
         standing = self._standing[key]
-        unit = ev.command_id == CANCEL_UNIT
         for _ in range(count):
             if not standing:
                 return
@@ -289,6 +307,7 @@ class ReplayFactIndex:
         self._chains: list[PackChain] = []
         self._deploys: list[PackChain] = []
         self.knowledge: Knowledge | None = None
+        self._departures: list[Departure] = []
         self._by_object: dict[int, list[FactEvent]] | None = None
         self._created_by: tuple[list[int], list[int]] | None = None
         self.duration_seconds = replay.duration_seconds
@@ -320,7 +339,6 @@ class ReplayFactIndex:
             )
             for s, label in zip(replay.header.slots, labels, strict=True)
         )
-        ra3 = replay.game is Game.RA3
         infos: dict[int, CommandInfo] = {}
         states: dict[int, _PlayerState] = defaultdict(_PlayerState)
         events: list[FactEvent] = []
@@ -337,12 +355,12 @@ class ReplayFactIndex:
                 cat = info.category
                 append_event(FactEvent(i, cmd.time_code, cmd.player, cid, cat, True, None, (), (), None, None))
                 continue
-            ev = _make_event(i, cmd, info, states[cmd.player] if ra3 else None, game)
+            ev = _make_event(i, cmd, info, states[cmd.player], game)
             append_event(ev)
             append_pending((cmd, ev))
         index = cls(replay, names, players, tuple(events))
-        index.knowledge = _knowledge_of(replay) if ra3 else None
-        index._ingest(pending, ra3)
+        index.knowledge = _knowledge_of(replay)
+        index._ingest(pending)
         index._resolve_factions()
         return index
 
@@ -365,19 +383,20 @@ class ReplayFactIndex:
     def _is_player(self, slot: int) -> bool:
         return 0 <= slot < len(self.players) and self.players[slot].is_player
 
-    def _ingest(self, pending: Sequence[tuple[Command, FactEvent]], ra3: bool) -> None:
+    def _ingest(self, pending: Sequence[tuple[Command, FactEvent]]) -> None:
         groups: dict[int, dict[int, tuple[int, ...]]] = defaultdict(dict)
         seen = self._seen
         evidence = self._evidence
+        game = self.replay.game
+        left_id = player_left_id(game)
         structure_hashes: set[int] = set()
         yards: set[int] = set()  # constructor-class objects: they built structures with 0x207/0x209
-        if ra3:
-            for _cmd, ev in pending:
-                if ev.command_id in (START_STRUCTURE, PLACE_STRUCTURE) and ev.type_hash is not None:
-                    structure_hashes.add(ev.type_hash)
-                    if ev.object_ids:
-                        yards.add(ev.object_ids[0])
-        known_types = self._known_types(pending) if ra3 else {}
+        for _cmd, ev in pending:
+            if role_of(game, ev.command_id)[0] in (START_STRUCTURE, PLACE_STRUCTURE) and ev.type_hash is not None:
+                structure_hashes.add(ev.type_hash)
+                if ev.object_ids:
+                    yards.add(ev.object_ids[0])
+        known_types = self._known_types(pending)
         orders = _OrderBook()
         player_slots = {p.slot for p in self.players if p.is_player}
         for cmd, ev in pending:
@@ -386,90 +405,102 @@ class ReplayFactIndex:
             for oid in ev.object_ids:
                 if oid and oid not in seen:
                     seen[oid] = ev.time_code
-            if not ra3:
-                self._first_generic(ev, orders)
+            if ev.command_id == left_id:
+                self._note_departure(ev, cmd)
                 continue
             cid = ev.command_id
-            if cid not in _INDEXED_IDS:
+            role = role_of(game, cid)[0]
+            if role not in _INDEXED_IDS:
                 continue
             p = ev.player
             owner = p in player_slots
             tc = ev.time_code
 
-            def add(oid: int, strength: Strength, role: Role) -> None:
+            def add(oid: int, strength: Strength, as_role: Role) -> None:
                 # called right away, inside this iteration: the closure sees this command's p, cid and tc
                 if oid:
-                    evidence[oid].append(Evidence(oid, p, strength, role, cid, tc))  # noqa: B023
+                    evidence[oid].append(Evidence(oid, p, strength, as_role, cid, tc))  # noqa: B023
 
-            if cid == CREATE_GROUP and ev.group is not None:
+            if role == CREATE_GROUP and ev.group is not None:
                 members = ev.object_ids
                 groups[p][ev.group] = members
                 self._group_history[(p, ev.group)].append(GroupState(p, ev.group, tc, members))
                 if owner:
                     for oid in members:
                         add(oid, Strength.STRONG, Role.GROUP_MEMBER)
-            elif cid in (SELECT_GROUP, ADD_GROUP) and ev.group is not None:
+            elif role in (SELECT_GROUP, ADD_GROUP) and ev.group is not None:
                 if owner:
                     for oid in groups[p].get(ev.group, ()):
                         add(oid, Strength.STRONG, Role.GROUP_RECALL)
-            elif cid == SELECT:
+            elif role == SELECT:
                 if owner:
                     for oid in ev.object_ids:
                         add(oid, Strength.WEAK, Role.SELECTED)
-            elif cid in _OWNER_ROLES:
+            elif role in _OWNER_ROLES:
                 if owner:
                     for oid in ev.actor_ids:
-                        add(oid, Strength.STRONG, _OWNER_ROLES[cid])
+                        add(oid, Strength.STRONG, _OWNER_ROLES[role])
                 self._note_order(cmd, ev, orders, yards, structure_hashes)
-            elif cid == HARVESTER_ORDER:
+            elif role == HARVESTER_ORDER:
                 if owner:
                     for oid in ev.object_ids:  # the dock (a refinery, docs/replay-format.md §4.3e)
                         add(oid, Strength.STRONG, Role.DOCK)
                     for oid in ev.affected_ids:
                         add(oid, Strength.STRONG, Role.HARVESTER)
-            elif cid == HARVEST_FROM_NODE:
+            elif role == HARVEST_FROM_NODE:
                 if owner:
                     for oid in ev.affected_ids:  # the command's own id is the ore node
                         add(oid, Strength.STRONG, Role.HARVESTER)
-            elif cid in POWER_IDS:
+            elif role in POWER_IDS:
                 if owner and len(ev.actor_ids) == 1:
                     add(ev.actor_ids[0], Strength.STRONG, Role.CASTER)
                 elif owner:
                     for oid in self._able_members(ev.actor_ids, ev.type_hash, known_types):
                         add(oid, Strength.WEAK, Role.ABILITY_GROUP)
-            elif cid == SELECT_PROTOCOL and ev.type_hash is not None:
+            elif role == SELECT_PROTOCOL and ev.type_hash is not None:
                 self._protocols.append(ProtocolPick(p, tc, ev.type_hash, self.name_of(ev.type_hash)))
         for lst in evidence.values():
             lst.sort(key=lambda e: (e.time_code, e.player))
         self._finish_orders(orders)
-        self._chains, self._deploys = _pack_chains(self.events, yards, self.players, self.name_of, self._cancelled)
+        self._chains, self._deploys = _pack_chains(
+            self.events, yards, self.players, self.name_of, self._cancelled, game=game
+        )
 
     def _note_order(
         self, cmd: Command, ev: FactEvent, orders: _OrderBook, yards: set[int], structure_hashes: set[int]
     ) -> None:
-        """Record a production / structure order or its cancel (the factory and constructor lists come from here)."""
+        """Record a production / structure order or its cancel (the factory and constructor lists come from here).
+
+        Compared by the command's RA3 role (``app.facts.roles``); build steps keep the game's own command id. Cancels
+        are matched to orders only where their layout and the shift-click flag are verified (:data:`_CANCEL_GAMES`):
+        in Kane's Wrath and Tiberium Wars every order stands and counts once.
+        """
         cid, p = ev.command_id, ev.player
+        role = role_of(self.replay.game, cid)[0]
+        ra3_layout = self.replay.game in _CANCEL_GAMES
         if ev.type_hash is None or not ev.object_ids:
             return
         source = ev.object_ids[0]
-        if cid in (START_STRUCTURE, PLACE_STRUCTURE):
+        if role in (START_STRUCTURE, PLACE_STRUCTURE):
             if source not in self._constructors[p]:
                 self._constructors[p].append(source)
-            if cid == PLACE_STRUCTURE:
+            if role == PLACE_STRUCTURE:
                 orders.place(ev)
                 self._build_steps.append(BuildStep(p, ev.time_code, ev.type_hash, self.name_of(ev.type_hash), cid,
                                                    ev.position, ev.command_index))
             else:
                 orders.start(ev, ProductionKind.STRUCTURE, 1)
-        elif cid == QUEUE_UNIT:
+        elif role == QUEUE_UNIT:
             self._factories[p].append((source, ev.type_hash, ev.command_index))
             is_core = source in yards and ev.type_hash not in structure_hashes
-            orders.start(ev, ProductionKind.STRUCTURE if is_core else ProductionKind.UNIT, _bulk(cmd))
+            orders.start(ev, ProductionKind.STRUCTURE if is_core else ProductionKind.UNIT,
+                         _bulk(cmd) if ra3_layout else 1)
             if is_core and self._is_core_step(p, ev):
                 self._build_steps.append(BuildStep(p, ev.time_code, ev.type_hash, self.name_of(ev.type_hash), cid,
                                                    None, ev.command_index))
-        elif cid in (CANCEL_UNIT, CANCEL_STRUCTURE):
-            orders.cancel(ev, _bulk(cmd) if cid == CANCEL_UNIT else 1)
+        elif role in (CANCEL_UNIT, CANCEL_STRUCTURE) and ra3_layout:
+            unit = role == CANCEL_UNIT
+            orders.cancel(ev, _bulk(cmd) if unit else 1, unit=unit)
 
     def _finish_orders(self, orders: _OrderBook) -> None:
         """First productions from the orders that stayed, the cancelled ones marked; cancelled core steps dropped."""
@@ -490,8 +521,9 @@ class ReplayFactIndex:
         knowledge says only one type uses is of that type.
         """
         found: dict[int, set[str]] = defaultdict(set)
+        game = self.replay.game
         for _cmd, ev in pending:
-            cid = ev.command_id
+            cid = role_of(game, ev.command_id)[0]
             if cid in _OWNER_ROLES or cid == HARVESTER_ORDER:  # all of them name a structure
                 for oid in ev.actor_ids or ev.object_ids:
                     found[oid].add(STRUCTURE_TYPE)
@@ -533,18 +565,22 @@ class ReplayFactIndex:
             if step.player != player:
                 continue
             return not (
-                step.command_id == QUEUE_UNIT
+                role_of(self.replay.game, step.command_id)[0] == QUEUE_UNIT
                 and step.type_hash == ev.type_hash
                 and ev.time_code - step.time_code <= TICKS_PER_SECOND
             )
         return True
 
-    def _first_generic(self, ev: FactEvent, orders: _OrderBook) -> None:
-        """KW/TW: every queue order stands (their cancel layout is not verified)."""
-        if ev.type_hash is None or not ev.object_ids:
-            return
-        if ev.category is Category.PRODUCTION and ev.command_id == command_queue_id(self.replay.game):
-            orders.start(ev, ProductionKind.UNIT, 1)
+    def _note_departure(self, ev: FactEvent, cmd: Command) -> None:
+        """Record "player *I* left" (``app.facts.roles.PLAYER_LEFT``): the slot is the first argument."""
+        slot = _int_arg(cmd, 0)
+        if slot is not None and self._is_player(slot) and all(d.player != slot for d in self._departures):
+            self._departures.append(Departure(slot, ev.time_code, ev.player))
+
+    @property
+    def departures(self) -> tuple[Departure, ...]:
+        """Players who left before the end, in time order (the first one is the player who left first)."""
+        return tuple(self._departures)
 
     # ------------------------------------------------------------------ names and players
 
@@ -560,6 +596,9 @@ class ReplayFactIndex:
                 return int(text, 16)
             except ValueError:
                 return None
+        for h, n in self.names.items():  # KW/TW knowledge names hashes directly (no internal SAGE name)
+            if n.lower() == text.lower():
+                return h
         from app.replay.asset_hash import asset_hash
 
         return asset_hash(text)
@@ -723,8 +762,9 @@ class ReplayFactIndex:
         i = bisect.bisect_right(self._times, tc) - 1
         while i >= 0:
             ev = self.events[i]
-            if ev.player == player and ev.category in (Category.SELECTION, Category.GROUP) and ev.command_id != 0x1FD:
-                return _selection_after(ev)
+            role = role_of(self.replay.game, ev.command_id)[0]
+            if ev.player == player and ev.category in (Category.SELECTION, Category.GROUP) and role != 0x1FD:
+                return _selection_after(ev, role)
             if ev.player == player and ev.category in _ORDER_CATEGORIES:
                 return ev.affected_ids
             i -= 1
@@ -883,13 +923,13 @@ def _knowledge_of(replay: Replay) -> Knowledge | None:
         return None
 
 
-def _selection_after(ev: FactEvent) -> tuple[int, ...] | None:
+def _selection_after(ev: FactEvent, role: int) -> tuple[int, ...] | None:
     """The selection a selection/group event leaves (None = unknown, e.g. after a Q-select)."""
-    if ev.command_id == Q_SELECT:
+    if role == Q_SELECT:
         return None
-    if ev.command_id == DESELECT:
+    if role == DESELECT:
         return ()
-    if ev.command_id == 0x1FD:  # team-related, meaning unknown: look further back
+    if role == 0x1FD:  # team-related, meaning unknown: look further back
         return None
     return ev.affected_ids
 
@@ -897,10 +937,10 @@ def _selection_after(ev: FactEvent) -> tuple[int, ...] | None:
 def _make_event(
     i: int, cmd: Command, info: CommandInfo, state: _PlayerState | None, game: Game
 ) -> FactEvent:
-    """Resolve one command and advance the player's selection / group state (RA3)."""
-    cid = cmd.command_id
+    """Resolve one command and advance the player's selection / group state (any game, through its roles)."""
+    cid, id_group = role_of(game, cmd.command_id)
     if info.automatic:
-        return FactEvent(i, cmd.time_code, cmd.player, cid, info.category, True, None, (), (), None, None)
+        return FactEvent(i, cmd.time_code, cmd.player, cmd.command_id, info.category, True, None, (), (), None, None)
     objects = _objects(cmd) if ArgKind.OBJECT in cmd.kinds else ()
     type_hash: int | None = None
     group: int | None = None
@@ -908,6 +948,8 @@ def _make_event(
     actors: tuple[int, ...] = ()
     targets: tuple[int, ...] = ()
     cat = info.category
+    # one path for every game: ``cid`` is the command's RA3 role (app.facts.roles); only where the arguments are
+    # differs: RA3 by its own layouts, KW/TW by HASH_ARGS (KW queue unit: argument 2) and the group in the id
     if game is Game.RA3:
         if cid in (QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE, CANCEL_UNIT):
             type_hash = _int_arg(cmd, 1)
@@ -917,56 +959,58 @@ def _make_event(
             type_hash = _int_arg(cmd, 0)
         elif cid in (CREATE_GROUP, SELECT_GROUP, ADD_GROUP, 0x1FD):
             group = _int_arg(cmd, 0)
-        if cid in POWER_IDS:
+    else:
+        spec = HASH_ARGS[game].get(cmd.command_id)
+        if spec is not None:
+            type_hash = _int_arg(cmd, spec[0])
+        group = id_group
+    if cid in POWER_IDS:
+        if cid in POWER_LAYOUT_ROLES[game]:
             actors, targets = power_roles(cmd)
             if cid == POWER:
                 objects = actors
-        elif cid in _SELF_ACTING:
-            actors = objects[:1] if objects and objects[0] else ()
-        elif cid in _TARGET_ORDERS:
-            targets = tuple(o for o in objects if o)
-        if state is not None:
-            sel = state.selection
-            if cid in (SELECT, SELECT_NO_SOUND):
-                if cmd.args and cmd.args[0] == 0:  # B0 = 0 adds to the selection (see module docstring)
-                    state.selection = None if sel is None else sel + tuple(o for o in objects if o not in sel)
-                else:
-                    state.selection = objects
-                affected = state.selection or ()
-            elif cid == DESELECT:
-                state.selection = ()
-            elif cid == REMOVE_FROM_SELECTION:
-                if sel is not None:
-                    drop = set(objects)
-                    state.selection = tuple(o for o in sel if o not in drop)
-                    affected = state.selection
-            elif cid == Q_SELECT:
-                state.selection = None
-            elif cid == CREATE_GROUP and group is not None:
-                state.groups[group] = objects
+    elif cid in _SELF_ACTING:
+        actors = objects[:1] if objects and objects[0] else ()
+    elif cid in _TARGET_ORDERS:
+        targets = tuple(o for o in objects if o)
+    if state is not None:
+        sel = state.selection
+        if cid in (SELECT, SELECT_NO_SOUND):
+            if cmd.args and cmd.args[0] == 0:  # B0 = 0 adds to the selection (see module docstring)
+                state.selection = None if sel is None else sel + tuple(o for o in objects if o not in sel)
+            else:
                 state.selection = objects
-                affected = objects
-            elif cid == SELECT_GROUP and group is not None:
-                state.selection = state.groups.get(group, ())
+            affected = state.selection or ()
+        elif cid == DESELECT:
+            state.selection = ()
+        elif cid == REMOVE_FROM_SELECTION:
+            if sel is not None:
+                drop = set(objects)
+                state.selection = tuple(o for o in sel if o not in drop)
                 affected = state.selection
-            elif cid == ADD_GROUP and group is not None:
-                base = sel or ()
-                extra = tuple(o for o in state.groups.get(group, ()) if o not in base)
-                state.selection = base + extra
-                affected = state.selection
-            elif cat in _ORDER_CATEGORIES and sel:
-                affected = sel
+        elif cid == Q_SELECT:
+            state.selection = None
+        elif cid == CREATE_GROUP and group is not None:
+            state.groups[group] = objects
+            state.selection = objects
+            affected = objects
+        elif cid == SELECT_GROUP and group is not None:
+            state.selection = state.groups.get(group, ())
+            affected = state.selection
+        elif cid == ADD_GROUP and group is not None:
+            base = sel or ()
+            extra = tuple(o for o in state.groups.get(group, ()) if o not in base)
+            state.selection = base + extra
+            affected = state.selection
+        elif cat in _ORDER_CATEGORIES and sel:
+            affected = sel
         if targets and cid in _TARGET_ORDERS:
             actors = affected
-    else:
-        spec = HASH_ARGS[game].get(cid)
-        if spec is not None:
-            type_hash = _int_arg(cmd, spec[0])
     return FactEvent(
         command_index=i,
         time_code=cmd.time_code,
         player=cmd.player,
-        command_id=cid,
+        command_id=cmd.command_id,
         category=cat,
         automatic=info.automatic,
         type_hash=type_hash,
@@ -990,6 +1034,8 @@ def _pack_chains(
     players: Sequence[PlayerInfo],
     name_of: Callable[[int], str],
     cancelled: frozenset[int] = frozenset(),
+    *,
+    game: Game = Game.RA3,
 ) -> tuple[list[PackChain], list[PackChain]]:
     """Pack/unpack chains restricted to MCV-class entities, and per player the deploys no chain explains.
 
@@ -1021,7 +1067,7 @@ def _pack_chains(
         if not (0 <= p < len(players) and players[p].is_player):
             max_seen = max(max_seen, *ev.object_ids, 0)
             continue
-        cid = ev.command_id
+        cid = role_of(game, ev.command_id)[0]
         if cid == POWER and ev.type_hash in PACK_POWER_HASHES and ev.object_ids:
             yard = ev.object_ids[0]
             last = steps[p][-1] if steps.get(p) else None

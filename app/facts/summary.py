@@ -206,7 +206,25 @@ def _header(ctx: _Ctx) -> str:
     if observers:
         table.append(f"- {ctx.t('observers')}: {', '.join(observers)}")
     lines.append(markdown_fence("\n".join(table)))
+    lines.extend(_departures_and_knowledge(ctx))
     return "\n".join(lines)
+
+
+def _departures_and_knowledge(ctx: _Ctx) -> list[str]:
+    """Who left first (KW/TW "player left" message) and a plain statement when the mod has no knowledge."""
+    from app.knowledge.names import knowledge_mod
+
+    ix = ctx.index
+    zh = ctx.lang is Lang.ZH
+    out = [
+        (f"- 离开：{ix.player_name(d.player)} 于 {format_time(d.seconds)}" if zh
+         else f"- Left: {ix.player_name(d.player)} at {format_time(d.seconds)}")
+        for d in ix.departures
+    ]
+    if not knowledge_mod(ix.replay.header.mod_name):
+        out.append("- 注意：没有此游戏/模组的知识库，类型只能显示为哈希。" if zh
+                   else "- Note: no game knowledge for this game/mod; types can only be shown as hashes.")
+    return out
 
 
 def _build_order(ctx: _Ctx) -> str:

@@ -31,7 +31,7 @@ from app.replay.asset_hash import asset_hash
 _SECTION = re.compile(r"^<!--\s*section:\s*([A-Za-z_:]+)\s*-->\s*$")
 _ENTRY_FIELDS = frozenset({
     "id", "name", "faction", "kind", "tags", "cost", "buildTime", "producedBy", "alsoProducedBy", "usedBy",
-    "aliases", "tier", "rank", "unpacksTo", "replaces", "confirmed", "mod", "notes",
+    "aliases", "tier", "rank", "unpacksTo", "replaces", "confirmed", "mod", "notes", "hash",
 })
 # Fields whose value must have one JSON type; a hand-edited user file gets these wrong ("tags": 5), and a wrong
 # type must become a report line naming file, entry and field, never a TypeError deep inside the reader.
@@ -143,7 +143,7 @@ def builtin_hash_table(mod: str, *, root: Path | None = None) -> dict[int, str]:
         for item in data.get("entries", []) if isinstance(data, dict) else []:
             eid = item.get("id") if isinstance(item, dict) else None
             if isinstance(eid, str) and eid.strip():
-                table[asset_hash(eid.strip())] = eid.strip()
+                table[entry_hash(item, eid.strip())] = eid.strip()
     return table
 
 
@@ -298,7 +298,7 @@ def _parse_entry(item: Any, origin: str, taxonomy: Taxonomy, report: LoadReport,
             report.warn("UnknownTag", f"{eid}: tag {tag!r} is not in the taxonomy; dropped", file)
     return Entry(
         id=eid,
-        hash=asset_hash(eid),
+        hash=entry_hash(item, eid),
         name_zh=str(name.get("zh", "")),
         name_en=str(name.get("en", "")),
         faction=faction,
@@ -317,6 +317,20 @@ def _parse_entry(item: Any, origin: str, taxonomy: Taxonomy, report: LoadReport,
         confirmed=bool(item.get("confirmed", False)),
         origin=origin,
     )
+
+
+def entry_hash(item: dict[str, Any], eid: str) -> int:
+    """The hash an entry names: its explicit ``hash`` (``"0x…"``), else the SAGE asset hash of its id.
+
+    KW/TW entries carry the hash because their source table gives hashes, not internal names.
+    """
+    raw = item.get("hash")
+    if isinstance(raw, str):
+        try:
+            return int(raw, 16) & 0xFFFFFFFF
+        except ValueError:
+            pass
+    return asset_hash(eid)
 
 
 def _check_references(k: Knowledge) -> None:

@@ -80,6 +80,7 @@ _SEED_NAMES: tuple[str, ...] = (
 )
 
 _VANILLA_ALIASES = frozenset({"ra3", "", "vanilla"})
+_CNC3_FOLDERS = {"kw": "kw", "cnc3": "tw", "tw": "tw"}  # header mod names of Kane's Wrath / Tiberium Wars
 
 
 def knowledge_mod(mod_name: str) -> str:
@@ -89,15 +90,15 @@ def knowledge_mod(mod_name: str) -> str:
         mod_name: the first token of the replay header's mod block (``RA3``, ``corona``, ``CNC3``, ``KW``).
 
     Returns:
-        ``"ra3"`` for vanilla Red Alert 3, ``"corona"`` for the Corona mod, ``""`` for games we have no
-        knowledge of (Kane's Wrath, Tiberium Wars, unknown mods).
+        ``"ra3"`` for vanilla Red Alert 3, ``"corona"`` for the Corona mod, ``"kw"`` for Kane's Wrath, ``"tw"``
+        for Tiberium Wars (header ``CNC3``), ``""`` for mods we have no knowledge of.
     """
     m = mod_name.strip().lower()
     if m in _VANILLA_ALIASES:
         return "ra3"
     if m.startswith("corona"):
         return "corona"
-    return ""
+    return _CNC3_FOLDERS.get(m, "")
 
 
 @lru_cache(maxsize=16)
@@ -114,7 +115,7 @@ def hash_names(mod_name: str) -> Mapping[int, str]:
         mod_name: the header's mod name (``RA3`` case-insensitive = vanilla 1.12, ``corona`` = Corona).
 
     Returns:
-        An immutable mapping; empty for KW/TW and unknown mods, which we have no names for.
+        An immutable mapping; empty for unknown mods, which we have no names for.
     """
     mod = knowledge_mod(mod_name)
     if not mod:

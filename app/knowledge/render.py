@@ -139,8 +139,7 @@ def replay_factions(replay: Replay, knowledge: Knowledge) -> set[str]:
     A Random slot's faction is not written in the header; the first type hash its orders name that belongs to a
     faction decides it.
     """
-    from app.knowledge.type_hashes import TYPE_COMMANDS, type_hash
-    from app.replay import ArgKind
+    from app.replay.names import command_hash
 
     result: set[str] = set()
     random_slots: set[int] = set()
@@ -154,10 +153,10 @@ def replay_factions(replay: Replay, knowledge: Knowledge) -> set[str]:
             random_slots.add(slot.index)
     if random_slots:
         for cmd in replay.commands:
-            if cmd.player not in random_slots or cmd.command_id not in TYPE_COMMANDS:
+            found = command_hash(replay.game, cmd) if cmd.player in random_slots else None
+            if found is None:
                 continue
-            h = type_hash(cmd.command_id, [int(v) for v in cmd.values(ArgKind.INT)])  # type: ignore[call-overload]
-            faction = knowledge.faction_of(h) if h is not None else None
+            faction = knowledge.faction_of(found[0] & 0xFFFFFFFF)
             if faction and faction != SHARED_FACTION:
                 result.add(faction)
                 random_slots.discard(cmd.player)

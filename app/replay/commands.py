@@ -155,6 +155,7 @@ _KW_HIGH: tuple[_Row, ...] = (
     (0x228, "Special power on object", "对目标使用技能", C.POWER, False),
     (0x229, "Set rally point", "设置集结点", C.RALLY, False),
     (0x22B, "Start upgrade", "开始升级", C.UPGRADE, False),
+    (0x22C, "Cancel upgrade", "取消升级", C.UPGRADE, False),  # [inferred] `I I O` upgrade hash, Generals order
     (0x22D, "Queue unit", "生产单位", C.PRODUCTION, False),
     (0x22E, "Hold/cancel unit", "暂停/取消生产", C.PRODUCTION, False),
     (0x22F, "Start structure", "开始建造建筑", C.BUILD, False),
@@ -183,6 +184,7 @@ _KW_HIGH: tuple[_Row, ...] = (
     (0x28D, "Pre-game player info", "开局玩家信息", C.AUTOMATIC, True),
     (0x28E, "Reverse move", "倒车移动", C.ORDER_MOVE, False),
     (0x28F, "Periodic timing message", "周期同步消息", C.AUTOMATIC, True),
+    (0x291, "Player left", "玩家离开", C.OTHER, False),  # `I B`: the leaver's slot (app.facts.roles.PLAYER_LEFT)
 )
 
 KW_COMMANDS: tuple[_Row, ...] = _CNC3_LOW + _KW_HIGH

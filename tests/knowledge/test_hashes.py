@@ -60,8 +60,10 @@ def test_corona_protocol_hash_matches_the_public_value() -> None:
 
 
 def test_games_without_knowledge_get_an_empty_table() -> None:
-    for mod in ("KW", "CNC3", "some_other_mod"):
-        assert dict(hash_names(mod)) == {}
+    assert dict(hash_names("some_other_mod")) == {}
+    # Kane's Wrath (header "KW") and Tiberium Wars ("CNC3") have knowledge since issue 20
+    assert hash_names("KW")[0xA333C6A8] == "NODPowerPlant"
+    assert hash_names("CNC3")[0xA333C6A8] == "NODPowerPlant"
 
 
 def test_table_is_read_only_and_cached() -> None:

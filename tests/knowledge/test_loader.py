@@ -177,7 +177,7 @@ def test_missing_override_and_unknown_mod_are_known_errors(tmp_path: Path) -> No
     with pytest.raises(KnowledgeError):
         load_knowledge("RA3", tmp_path / "nope.json")
     with pytest.raises(UnknownModError):
-        load_knowledge("KW")
+        load_knowledge("some_other_mod")
 
 
 def test_show_cli(capsys: pytest.CaptureFixture[str]) -> None:

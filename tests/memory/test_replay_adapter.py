@@ -52,12 +52,15 @@ def test_kw_first_units_come_from_the_kw_queue_command() -> None:
         assert isinstance(type_hash, int)
         if type_hash not in seen[name]:  # first time each unit type is queued
             seen[name].add(type_hash)
-            expected[name].append((f"0x{type_hash:08X}", round(cmd.time_code / 15, 1)))
+            label = hash_names("KW").get(type_hash, f"0x{type_hash:08X}")  # KW knowledge since issue 20
+            expected[name].append((label, round(cmd.time_code / 15, 1)))
     ep = episode_from_replay(path)
     got = {name: [(t.name, t.seconds) for t in items] for name, items in ep.first_productions.items()}
     assert got == {name: items[:4] for name, items in expected.items()}
     assert all(len(items) == 4 for items in got.values())
-    assert ep.openings == {}  # no RA3 build commands are read on KW
+    # KW placements (0x231) give openings since issue 20; 0x231 by player 0 at tc 102 (tests/facts/test_kwtw.py)
+    first = ep.openings["BoolBada"][0]
+    assert (first.name, first.seconds) == ("NODPowerPlant", 6.8)
     assert ep.protocols == {}
 
 

@@ -1,0 +1,93 @@
+"""Per-game command roles: which command id plays which part in the fact index, and where its group number is.
+
+Why a table: the index's rules (ownership evidence, groups, build order, casters) are written once against the
+RA3 ids of ``sage-replay-format.md`` §4.3. Kane's Wrath and Tiberium Wars send the same engine messages with other
+numbers and, for control groups, with the group in the id instead of an argument. This module maps a game's id to
+the RA3 id with the same meaning and argument layout (its *role*), so the index consults one table per game instead
+of growing per-game branches. The layouts are checked on the KW/TW corpus (``docs/kw-tw-commands.md``):
+
+* KW/TW 0x1FA+n ``O*`` create group n, 0x204+n select group n, 0x20E+n add group n (no arguments);
+* KW 0x226 ``I I I O*`` power (hash, 0, k, k sources, trailing 0) = RA3 0x1FE; 0x227 ``I P O I I O*`` = 0x1FF;
+  0x228 ``I O I I O* P`` = 0x201; 0x22B/0x22C ``I I O`` upgrade start/cancel = 0x203/0x204;
+* KW 0x22D ``O B I I B I`` queue unit: factory, flag, **unit hash at argument 2** (RA3 0x205 has it at 1: the
+  hash index comes from ``app.replay.names.HASH_ARGS``, never from the role); 0x22E cancel unit;
+* KW 0x22F ``O I I`` / 0x231 ``O I I P F`` start / place structure = 0x207 / 0x209; 0x230 = 0x208; 0x234 sell;
+* KW 0x244 ``O`` return to refinery = 0x212, 0x245 ``P O`` harvest a field = 0x248, 0x272 repair, 0x277 Q select;
+* KW 0x291 ``I B`` player left: sent by a remaining client with the leaver's slot (see :data:`PLAYER_LEFT`).
+
+TW numbering equals KW below 0x218 and is KW − 10 above it (``app.replay.commands``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from app.facts.model import TICKS_PER_SECOND
+from app.replay.model import Game
+
+PLAYER_LEFT = 0x291
+"""Role id (KW numbering; RA3 has no such message in its corpus) of "player *I* left the game".
+
+[verified on 4 KW files: ``kw_test`` (1, 1) by slot 0 at tc 9027 after slot 1's last order at 8902;
+``kw_0x13_command`` (4, 1) by observer slot 0 at 10946 after slot 4's last order at 10848; ``kw_big_player_id``
+(1, 1) at 17919 after slot 1's last order at 17713; ``kw_epic_scorp`` (1, 1) by slot 7 at 18794 after slot 1's last
+order at 18734.] The TW id (0x287) follows the −10 rule and is not in the TW corpus file [inferred]."""
+
+_KW_GROUP_BASES = {0x1FA: 0x1FA, 0x204: 0x1FB, 0x20E: 0x1FC}  # first id of each team block -> RA3 role id
+
+_KW_ROLES: dict[int, int] = {
+    0x226: 0x1FE, 0x227: 0x1FF, 0x228: 0x201, 0x22B: 0x203, 0x22C: 0x204,
+    0x22D: 0x205, 0x22E: 0x206, 0x22F: 0x207, 0x230: 0x208, 0x231: 0x209, 0x234: 0x20A,
+    0x244: 0x212, 0x245: 0x248, 0x272: 0x228, 0x277: 0x22A, PLAYER_LEFT: PLAYER_LEFT,
+}
+_SELECTION_IDS = (0x1F5, 0x1F6, 0x1F8, 0x1F9)  # same numbers in all three games (notes §4.1)
+
+
+@cache
+def role_table(game: Game) -> dict[int, tuple[int, int | None]]:
+    """``command id -> (RA3 role id, group number or None)`` for a game; RA3 maps to itself (empty table)."""
+    if game is Game.RA3:
+        return {}
+    table: dict[int, tuple[int, int | None]] = {cid: (cid, None) for cid in _SELECTION_IDS}
+    for base, role in _KW_GROUP_BASES.items():
+        for n in range(10):
+            table[base + n] = (role, n)
+    shift = 10 if game is Game.TW else 0
+    for cid, role in _KW_ROLES.items():
+        table[cid - shift] = (role, None)
+    return table
+
+
+def role_of(game: Game, command_id: int) -> tuple[int, int | None]:
+    """The RA3 id with the same meaning as ``command_id`` in ``game`` and the group number the id carries.
+
+    RA3 ids map to themselves (their group number is an argument). Ids of other games without a role map to
+    ``-1`` so that no RA3 rule fires on them by accident.
+    """
+    if game is Game.RA3:
+        return command_id, None
+    return role_table(game).get(command_id, (-1, None))
+
+
+def player_left_id(game: Game) -> int | None:
+    """The id of the "player left" message in ``game`` (None for RA3, where the corpus shows none)."""
+    if game is Game.KW:
+        return PLAYER_LEFT
+    if game is Game.TW:
+        return PLAYER_LEFT - 10
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Departure:
+    """A player who left the game before it ended (the "player left" message, :data:`PLAYER_LEFT`)."""
+
+    player: int
+    time_code: int
+    reported_by: int
+
+    @property
+    def seconds(self) -> float:
+        """Time of the message in seconds."""
+        return self.time_code / TICKS_PER_SECOND
