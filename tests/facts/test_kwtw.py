@@ -11,7 +11,7 @@ import re
 import struct
 
 import pytest
-from app.knowledge.coverage import coverage_report
+from app.corpus.coverage import coverage_report
 
 from app.facts.index import ReplayFactIndex, build_fact_index
 from app.facts.model import ProductionKind
