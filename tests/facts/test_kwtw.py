@@ -11,8 +11,8 @@ import re
 import struct
 
 import pytest
-from app.corpus.coverage import coverage_report
 
+from app.corpus.coverage import coverage_report
 from app.facts.index import ReplayFactIndex, build_fact_index
 from app.facts.model import ProductionKind
 from app.replay import read_replay
