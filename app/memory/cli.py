@@ -118,6 +118,16 @@ def _print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
+def _print_views(views: Any, as_json: bool, line: Any) -> None:
+    """A list of facts or queue items: JSON, or one ``line(view, lang)`` each."""
+    if as_json:
+        _print_json([v.to_json() for v in views])
+        return
+    lang = _lang()
+    for v in views:
+        print(line(v, lang))
+
+
 def _line(f: Any, lang: Any) -> str:
     return (f"#{f.id:<6} {f.type:<12} {f.status:<11} {f.confidence:5.3f}  n={f.evidence_count:<3} "
             f"{f.content(lang.value)}")
@@ -127,12 +137,7 @@ def _facts(args: argparse.Namespace) -> int:
     store = _store()
     facts = store.facts(args.type, args.status, min_confidence=args.min_confidence, subject=args.subject,
                         limit=args.limit)
-    if args.json:
-        _print_json([f.to_json() for f in facts])
-    else:
-        lang = _lang()
-        for f in facts:
-            print(_line(f, lang))
+    _print_views(facts, args.json, _line)
     store.db.close()
     return 0
 
@@ -271,12 +276,7 @@ def _review_list(args: argparse.Namespace) -> int:
         items = store.queue(open_only=not args.all)
     finally:
         store.db.close()
-    if args.json:
-        _print_json([q.to_json() for q in items])
-    else:
-        lang = _lang()
-        for q in items:
-            print(_item_text(q, lang))
+    _print_views(items, args.json, _item_text)
     return 0
 
 
@@ -328,12 +328,7 @@ def _audit_sample(args: argparse.Namespace) -> int:
         facts = store.audit_sample(args.month or month_of(store.clock()), args.n)
     finally:
         store.db.close()
-    if args.json:
-        _print_json([f.to_json() for f in facts])
-    else:
-        lang = _lang()
-        for f in facts:
-            print(_line(f, lang))
+    _print_views(facts, args.json, _line)
     return 0
 
 
