@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.claims.evaluation import Weakening, all_verdicts, case_dirs, case_weakening  # noqa: E402
+from tests.support.claims_eval import Weakening, all_verdicts, case_dirs, case_weakening  # noqa: E402
 
 
 def main() -> int:

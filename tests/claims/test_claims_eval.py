@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from app.claims.evaluation import Verdict, all_verdicts, case_dirs, case_weakening
 from tests.conftest import CORPUS
+from tests.support.claims_eval import Verdict, all_verdicts, case_dirs, case_weakening
 
 ROOT = Path(__file__).resolve().parent.parent / "data" / "claims_eval"
 
