@@ -37,7 +37,7 @@ def run_due_maintenance(db: Database, now: float | None = None) -> MaintenanceRe
     Learning must never cost the user an analysis, so a failing track is logged and reported as not run.
     """
     from app.memory.store import MemoryStore
-    from app.wisdom.manager import ErrorWisdomManager, audit_summary
+    from app.wisdom.manager import ErrorWisdomManager, audit_summary, wisdom_audit_due
 
     batch: dict[str, Any] | None = None
     audit: dict[str, Any] | None = None
@@ -51,9 +51,8 @@ def run_due_maintenance(db: Database, now: float | None = None) -> MaintenanceRe
     except Exception:  # see the docstring: learning never breaks an analysis
         log.exception("the memory batch track failed")
     try:
-        manager = ErrorWisdomManager(db)
-        if manager.audit_due(now):
-            audit = audit_summary(manager.audit(now))
+        if wisdom_audit_due(db, now):  # checked before building the manager: that loads the whole query index
+            audit = audit_summary(ErrorWisdomManager(db).audit(now))
     except Exception:  # as above
         log.exception("the error-wisdom audit failed")
     if batch or audit:

@@ -59,6 +59,19 @@ def audit_summary(report: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def last_audit(db: Database) -> float | None:
+    """When the timeliness audit last ran (Unix seconds), or None; needs no manager (no index load)."""
+    with db.session() as s:
+        value = read_meta(s, LAST_AUDIT_KEY)
+    return float(value) if value is not None else None
+
+
+def wisdom_audit_due(db: Database, now: float | None = None) -> bool:
+    """True when the timeliness audit has not run in the last :data:`AUDIT_INTERVAL_S`."""
+    last = last_audit(db)
+    return last is None or (now if now is not None else time.time()) - last >= AUDIT_INTERVAL_S
+
+
 class ErrorWisdomManager:
     """The error-wisdom library over one database.
 
@@ -234,16 +247,9 @@ class ErrorWisdomManager:
         self.reload()
         return report
 
-    def audit_due(self, now: float | None = None) -> bool:
-        """True when the timeliness audit has not run in the last :data:`AUDIT_INTERVAL_S`."""
-        last = self.last_audit()
-        return last is None or (now if now is not None else time.time()) - last >= AUDIT_INTERVAL_S
-
     def last_audit(self) -> float | None:
         """When the timeliness audit last ran (Unix seconds), or None."""
-        with self.db.session() as s:
-            value = read_meta(s, LAST_AUDIT_KEY)
-        return float(value) if value is not None else None
+        return last_audit(self.db)
 
     def status(self, now: float | None = None) -> dict[str, Any]:
         """When the audit last ran and is next due, its last result, and entries and rules by state."""
