@@ -45,8 +45,12 @@ Handler = Callable[[argparse.Namespace], int]
 
 def _top_parser() -> tuple[argparse.ArgumentParser, Any]:
     parser = argparse.ArgumentParser(prog="replaysage", description="Red Alert 3 replay analysis")
-    parser.add_argument("--log-level", default=None, choices=LEVELS,
-                        help="detail of the log file in the user data folder (default: info)")
+    parser.add_argument(
+        "--log-level",
+        default=None,
+        choices=LEVELS,
+        help="detail of the log file in the user data folder (default: info)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     return parser, sub
 

@@ -33,8 +33,13 @@ _SECRET_PATTERNS = (
     # user:password@ in a URL
     (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^/\s:@]+):([^/\s@]+)@"), rf"\1\2:{MASK}@"),
     # key=…, api-key=…, token=…, password=… in a query string, a header dump or a settings line
-    (re.compile(r"(?i)\b((?:api[-_]?key|key|token|access[-_]?token|secret|password|passwd|pwd)\s*[=:]\s*)"
-                r"(?:'[^']*'|\"[^\"]*\"|[^\s&'\",;]+)"), rf"\1{MASK}"),
+    (
+        re.compile(
+            r"(?i)\b((?:api[-_]?key|key|token|access[-_]?token|secret|password|passwd|pwd)\s*[=:]\s*)"
+            r"(?:'[^']*'|\"[^\"]*\"|[^\s&'\",;]+)"
+        ),
+        rf"\1{MASK}",
+    ),
 )
 
 
@@ -85,7 +90,8 @@ class _LazyRotatingHandler(logging.Handler):
             import logging.handlers
 
             self._file = logging.handlers.RotatingFileHandler(
-                self.path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8")
+                self.path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
+            )
             self._file.setFormatter(self.formatter)
         self._file.emit(record)
 

@@ -108,15 +108,27 @@ LIMIT_OPTIONS: dict[str, Option] = {
     for o in (
         Option("connect_s", float, DEFAULT_LIMITS.connect_s, "连接时限（秒）", "Connect deadline (s)"),
         Option("first_byte_s", float, DEFAULT_LIMITS.first_byte_s, "首个字的时限（秒）", "First token deadline (s)"),
-        Option("idle_s", float, DEFAULT_LIMITS.idle_s, "内容间隔时限（秒，心跳不算）",
-               "Gap between content deadline (s, keep-alives do not count)"),
+        Option(
+            "idle_s",
+            float,
+            DEFAULT_LIMITS.idle_s,
+            "内容间隔时限（秒，心跳不算）",
+            "Gap between content deadline (s, keep-alives do not count)",
+        ),
         Option("reply_s", float, DEFAULT_LIMITS.reply_s, "单次回复时限（秒）", "Whole reply deadline (s)"),
-        Option("request_s", float, DEFAULT_LIMITS.request_s, "单个请求含重试的时限（秒）",
-               "Request deadline with retries (s)"),
-        Option("error_body_s", float, DEFAULT_LIMITS.error_body_s, "读取错误内容的时限（秒）",
-               "Error body deadline (s)"),
-        Option("error_body_bytes", int, DEFAULT_LIMITS.error_body_bytes, "错误内容上限（字节）",
-               "Error body cap (bytes)"),
+        Option(
+            "request_s",
+            float,
+            DEFAULT_LIMITS.request_s,
+            "单个请求含重试的时限（秒）",
+            "Request deadline with retries (s)",
+        ),
+        Option(
+            "error_body_s", float, DEFAULT_LIMITS.error_body_s, "读取错误内容的时限（秒）", "Error body deadline (s)"
+        ),
+        Option(
+            "error_body_bytes", int, DEFAULT_LIMITS.error_body_bytes, "错误内容上限（字节）", "Error body cap (bytes)"
+        ),
         Option("max_attempts", int, DEFAULT_LIMITS.max_attempts, "每个请求的最多尝试次数", "Attempts per request"),
         Option("run_s", float, DEFAULT_LIMITS.run_s, "整次分析的时限（秒，0 为不限）", "Run deadline (s, 0: none)"),
     )

@@ -16,7 +16,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 SECRET_PARAM = re.compile(
     r"^(api[-_]?key|key|token|access[-_]?token|auth|authorization|password|passwd|secret|client[-_]?secret|"
-    r"sig|signature|code)$", re.IGNORECASE)
+    r"sig|signature|code)$",
+    re.IGNORECASE,
+)
 """Query parameter names that carry a credential."""
 
 
@@ -57,8 +59,11 @@ class UrlCredentials:
     def merged(self, other: UrlCredentials) -> UrlCredentials:
         """These credentials with ``other``'s filled in where these have none."""
         names = {k for k, _v in self.params}
-        return UrlCredentials(self.username or other.username, self.password or other.password,
-                              self.params + tuple((k, v) for k, v in other.params if k not in names))
+        return UrlCredentials(
+            self.username or other.username,
+            self.password or other.password,
+            self.params + tuple((k, v) for k, v in other.params if k not in names),
+        )
 
 
 def split_url_credentials(url: str) -> tuple[str, UrlCredentials]:

@@ -49,8 +49,9 @@ def offline_run(path: Path, lang: Lang) -> None:
     async def main() -> int:
         provider = build_provider(settings, BUILTIN_OFFLINE)
         try:
-            return await run_analysis(path, db=db, provider=provider, choice=ModelChoice.from_settings(BUILTIN_OFFLINE),
-                                      lang=lang, emit=emit)
+            return await run_analysis(
+                path, db=db, provider=provider, choice=ModelChoice.from_settings(BUILTIN_OFFLINE), lang=lang, emit=emit
+            )
         finally:
             await provider.aclose()
 
@@ -70,17 +71,25 @@ def stage_tokens(path: Path, lang: Lang) -> None:
     for label, ctx in (("256K", 256_000), ("1M", 1_000_000)):
         prof = ModelProfile(context_length=ctx, max_tokens=8192, provider="bench", model=label)
         prep = prepare_replay(path, prof, lang)
-        print(f"\n{label}: {len(prep.plan.segments)} segment(s), "
-              f"{sum(len(s.windows) for s in prep.plan.segments)} window(s); planned prompt tokens per request:")
-        print(f"  {'stage':<24}{'system':>9}{'summary':>9}{'overview':>9}{'slice':>9}{'facts':>8}{'instr':>7}"
-              f"{'prompt':>9}{'cached':>9}")
+        print(
+            f"\n{label}: {len(prep.plan.segments)} segment(s), "
+            f"{sum(len(s.windows) for s in prep.plan.segments)} window(s); planned prompt tokens per request:"
+        )
+        print(
+            f"  {'stage':<24}{'system':>9}{'summary':>9}{'overview':>9}{'slice':>9}{'facts':>8}{'instr':>7}"
+            f"{'prompt':>9}{'cached':>9}"
+        )
         for r in prep.plan.requests:
             b = r.breakdown
             name = r.stage if r.segment is None else f"{r.stage} s{r.segment + 1}w{(r.window or 0) + 1}"
-            print(f"  {name:<24}{b.system:>9,}{b.summary:>9,}{b.overview:>9,}{b.slice:>9,}{b.found_facts:>8,}"
-                  f"{b.instruction:>7,}{b.prompt:>9,}{r.cacheable_tokens:>9,}")
-        print(f"  total prompt {prep.plan.prompt_tokens:,}; naive {prep.plan.naive_prompt_tokens:,}; "
-              f"cacheable {prep.plan.cacheable_share:.1%}")
+            print(
+                f"  {name:<24}{b.system:>9,}{b.summary:>9,}{b.overview:>9,}{b.slice:>9,}{b.found_facts:>8,}"
+                f"{b.instruction:>7,}{b.prompt:>9,}{r.cacheable_tokens:>9,}"
+            )
+        print(
+            f"  total prompt {prep.plan.prompt_tokens:,}; naive {prep.plan.naive_prompt_tokens:,}; "
+            f"cacheable {prep.plan.cacheable_share:.1%}"
+        )
 
 
 def main() -> int:

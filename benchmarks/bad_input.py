@@ -60,9 +60,16 @@ from app.safetext import json_text
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "replays"
 SOURCES = [
-    "sample", "kw/kw_crane.KWReplay", "kw/kw_beacon.KWReplay", "kw/kw_bh.KWReplay", "kw/kw_t59_2.KWReplay",
-    "kw/kw_nodtest.KWReplay", "kw/kw_test.KWReplay", "ra3/corona_pve_vs_ai_10m.RA3Replay",
-    "ra3/ra3_1v1_industrial_strength_observer_7m.RA3Replay", "tw/tw_1v1_riverside_rumble_10m.CNC3Replay",
+    "sample",
+    "kw/kw_crane.KWReplay",
+    "kw/kw_beacon.KWReplay",
+    "kw/kw_bh.KWReplay",
+    "kw/kw_t59_2.KWReplay",
+    "kw/kw_nodtest.KWReplay",
+    "kw/kw_test.KWReplay",
+    "ra3/corona_pve_vs_ai_10m.RA3Replay",
+    "ra3/ra3_1v1_industrial_strength_observer_7m.RA3Replay",
+    "tw/tw_1v1_riverside_rumble_10m.CNC3Replay",
 ]
 """Corpus files up to ~350 KB (their clean facts run takes well under the 2 s target on a loaded 2-core machine;
 the 2.2 MB 3v3 alone takes 1-3 s clean there, so it would measure the machine, not the damage)."""
@@ -261,14 +268,24 @@ def special_files() -> list[tuple[str, float, str]]:
 # -- main --------------------------------------------------------------------------------------------------------
 
 
-def _print_bound(what: str, results: list[Result], names: list[str], *, value: Callable[[Result], int],
-                 bound: Callable[[Result], int], unit: int, unit_name: str) -> None:
+def _print_bound(
+    what: str,
+    results: list[Result],
+    names: list[str],
+    *,
+    value: Callable[[Result], int],
+    bound: Callable[[Result], int],
+    unit: int,
+    unit_name: str,
+) -> None:
     """The largest value, and the case closest to (or furthest past) its bound."""
     top = max(results, key=value)
     tight = max(results, key=lambda r: value(r) / max(1, bound(r)))
-    print(f"{what}: max {value(top) / unit:.1f} {unit_name} ({top.kind} of {names[top.source]}); "
-          f"closest to its bound: {value(tight) / unit:.1f} of {bound(tight) / unit:.1f} {unit_name} allowed "
-          f"({tight.kind} of {names[tight.source]}, {tight.size / 1024:.0f} KB file)")
+    print(
+        f"{what}: max {value(top) / unit:.1f} {unit_name} ({top.kind} of {names[top.source]}); "
+        f"closest to its bound: {value(tight) / unit:.1f} of {bound(tight) / unit:.1f} {unit_name} allowed "
+        f"({tight.kind} of {names[tight.source]}, {tight.size / 1024:.0f} KB file)"
+    )
 
 
 def _load(name: str) -> bytes:
@@ -281,14 +298,19 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--sources", nargs="*", default=SOURCES, help="'sample' or paths under shared/replays")
-    ap.add_argument("--traced-every", type=int, default=40,
-                    help="also measure every Nth mutant's Python allocation peak with tracemalloc (10x slower); 0: off")
+    ap.add_argument(
+        "--traced-every",
+        type=int,
+        default=40,
+        help="also measure every Nth mutant's Python allocation peak with tracemalloc (10x slower); 0: off",
+    )
     args = ap.parse_args()
     names = [n for n in args.sources if n == "sample" or (CORPUS / n).exists()]
     sources = [_load(n) for n in names]
     rng = random.Random(args.seed)
     cases: list[tuple[int, int | None]] = [
-        (rng.randrange(len(sources)), rng.getrandbits(64)) for _ in range(args.cases)]
+        (rng.randrange(len(sources)), rng.getrandbits(64)) for _ in range(args.cases)
+    ]
     started = time.perf_counter()
     with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(sources,)) as pool:
         clean: dict[int, list[Result]] = {}
@@ -299,12 +321,15 @@ def main() -> int:
 
     base_mem = {i: max(r.memory for r in rs) for i, rs in clean.items()}
     base_out = {i: max(r.output for r in rs) for i, rs in clean.items()}
-    print(f"{len(results)} mutants of {len(sources)} files (seed {args.seed}, {args.workers} workers, "
-          f"{wall:.0f} s wall)")
+    print(
+        f"{len(results)} mutants of {len(sources)} files (seed {args.seed}, {args.workers} workers, {wall:.0f} s wall)"
+    )
     for i, name in enumerate(names):
         c = clean[i][0]
-        print(f"  clean {name}: {len(sources[i]) / 1024:.0f} KB, {min(r.seconds for r in clean[i]) * 1000:.0f} ms, "
-              f"memory +{base_mem[i] / 2**20:.1f} MB, output {c.output / 1024:.0f} KB")
+        print(
+            f"  clean {name}: {len(sources[i]) / 1024:.0f} KB, {min(r.seconds for r in clean[i]) * 1000:.0f} ms, "
+            f"memory +{base_mem[i] / 2**20:.1f} MB, output {c.output / 1024:.0f} KB"
+        )
     by_kind = Counter(r.kind for r in results)
     outcomes = Counter(r.outcome for r in results)
     print("kinds: " + ", ".join(f"{k} {by_kind[k]}" for k in KINDS))
@@ -317,32 +342,58 @@ def main() -> int:
     for n, i in enumerate(slowest):  # the shared machine's noise: keep each slow case's best of four runs
         best = min([results[i], *again[3 * n : 3 * n + 3]], key=lambda r: r.seconds)
         if best.seconds < results[i].seconds:
-            print(f"  re-timed a {results[i].kind} mutant of {names[results[i].source]}: "
-                  f"{results[i].seconds * 1000:.0f} ms first, best of 4: {best.seconds * 1000:.0f} ms")
+            print(
+                f"  re-timed a {results[i].kind} mutant of {names[results[i].source]}: "
+                f"{results[i].seconds * 1000:.0f} ms first, best of 4: {best.seconds * 1000:.0f} ms"
+            )
             results[i] = replace(results[i], seconds=best.seconds)
     times = sorted(r.seconds for r in results)
     worst = max(results, key=lambda r: r.seconds)
     p99 = times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]
-    print(f"time per file: p50 {statistics.median(times) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
-          f"max {worst.seconds * 1000:.0f} ms ({worst.kind} of {names[worst.source]}, {worst.outcome})")
-    _print_bound("peak resident growth", results, names, value=lambda r: r.memory,
-                 bound=lambda r: MEMORY_FACTOR * r.size + base_mem[r.source], unit=2**20, unit_name="MB")
-    _print_bound("output", results, names, value=lambda r: r.output,
-                 bound=lambda r: OUTPUT_FACTOR * base_out[r.source] + OUTPUT_SLACK, unit=1024, unit_name="KB")
+    print(
+        f"time per file: p50 {statistics.median(times) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+        f"max {worst.seconds * 1000:.0f} ms ({worst.kind} of {names[worst.source]}, {worst.outcome})"
+    )
+    _print_bound(
+        "peak resident growth",
+        results,
+        names,
+        value=lambda r: r.memory,
+        bound=lambda r: MEMORY_FACTOR * r.size + base_mem[r.source],
+        unit=2**20,
+        unit_name="MB",
+    )
+    _print_bound(
+        "output",
+        results,
+        names,
+        value=lambda r: r.output,
+        bound=lambda r: OUTPUT_FACTOR * base_out[r.source] + OUTPUT_SLACK,
+        unit=1024,
+        unit_name="KB",
+    )
     traced_cases = cases[:: args.traced_every] if args.traced_every else []
     with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(sources, True)) as pool:
         traced_clean = {r.source: r.memory for r in pool.map(run_case, [(i, None) for i in range(len(sources))])}
         traced = list(pool.map(run_case, traced_cases, chunksize=4))
     if traced:
         print(f"traced (tracemalloc) peak of every {args.traced_every}th mutant, {len(traced)} cases:")
-        _print_bound("  Python allocation peak", traced, names, value=lambda r: r.memory,
-                     bound=lambda r: MEMORY_FACTOR * r.size + traced_clean[r.source], unit=2**20, unit_name="MB")
+        _print_bound(
+            "  Python allocation peak",
+            traced,
+            names,
+            value=lambda r: r.memory,
+            bound=lambda r: MEMORY_FACTOR * r.size + traced_clean[r.source],
+            unit=2**20,
+            unit_name="MB",
+        )
     checks = {
         "0 tracebacks": outcomes["traceback"] == 0,
         "0 hangs": outcomes["hang"] == 0,
         f"every file < {TARGET_S:.0f} s": worst.seconds < TARGET_S,
         f"memory <= {MEMORY_FACTOR}x size + clean": all(
-            r.memory <= MEMORY_FACTOR * r.size + base_mem[r.source] for r in results)
+            r.memory <= MEMORY_FACTOR * r.size + base_mem[r.source] for r in results
+        )
         and all(r.memory <= MEMORY_FACTOR * r.size + traced_clean[r.source] for r in traced),
         "output bounded": all(r.output <= OUTPUT_FACTOR * base_out[r.source] + OUTPUT_SLACK for r in results),
     }

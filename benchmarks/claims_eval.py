@@ -27,8 +27,10 @@ def main() -> int:
     ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "replays")
     args = ap.parse_args()
     verdicts = all_verdicts(args.data, args.corpus)
-    print(f"{'source':<10} {'kind':<9} {'claims':>6} {'true':>5} {'wrong':>5} {'flagged':>7} "
-          f"{'false alarms':>12} {'precision':>9} {'recall':>7}")
+    print(
+        f"{'source':<10} {'kind':<9} {'claims':>6} {'true':>5} {'wrong':>5} {'flagged':>7} "
+        f"{'false alarms':>12} {'precision':>9} {'recall':>7}"
+    )
     sources = sorted({v.source for v in verdicts})
     for source in [*sources, "all"]:
         for kind in ("unit", "event", "timeline", "all"):
@@ -41,8 +43,10 @@ def main() -> int:
             alarms = [v for v in flagged if v.truth]
             precision = f"{len(caught) / len(flagged):.1%}" if flagged else "n/a"
             recall = f"{len(caught) / len(wrong):.1%}" if wrong else "n/a"
-            print(f"{source:<10} {kind:<9} {len(vs):>6} {len(vs) - len(wrong):>5} {len(wrong):>5} {len(flagged):>7} "
-                  f"{len(alarms):>12} {precision:>9} {recall:>7}")
+            print(
+                f"{source:<10} {kind:<9} {len(vs):>6} {len(vs) - len(wrong):>5} {len(wrong):>5} {len(flagged):>7} "
+                f"{len(alarms):>12} {precision:>9} {recall:>7}"
+            )
     total = Weakening()
     for case in case_dirs(args.data):
         w = case_weakening(case, args.corpus)
@@ -50,9 +54,11 @@ def main() -> int:
         total.weakened_raw += w.weakened_raw
         total.weakened_merged += w.weakened_merged
     if total.passed_true:
-        print(f"revisions: {total.passed_true} true claims passed before a revision; weakened by the model's "
-              f"revision {total.weakened_raw} ({total.weakened_raw / total.passed_true:.1%}), after the merge "
-              f"{total.weakened_merged} ({total.weakened_merged / total.passed_true:.1%})")
+        print(
+            f"revisions: {total.passed_true} true claims passed before a revision; weakened by the model's "
+            f"revision {total.weakened_raw} ({total.weakened_raw / total.passed_true:.1%}), after the merge "
+            f"{total.weakened_merged} ({total.weakened_merged / total.passed_true:.1%})"
+        )
     else:
         print("revisions: no revision exchanges in the data")
     return 0

@@ -45,8 +45,14 @@ def main() -> int:
         "replaysage --help": [str(SCRIPT), "--help"],
         "replaysage inspect --json (3v3, 2.2 MB)": [str(SCRIPT), "inspect", "--json", three_v_three],
         "replaysage facts --json (3v3)": [str(SCRIPT), "facts", "--json", three_v_three],
-        "replaysage plan --json (3v3, 1M)": [str(SCRIPT), "plan", three_v_three, "--context-length", "1000000",
-                                             "--json"],
+        "replaysage plan --json (3v3, 1M)": [
+            str(SCRIPT),
+            "plan",
+            three_v_three,
+            "--context-length",
+            "1000000",
+            "--json",
+        ],
     }
     targets = {"replaysage --help": 0.150, "replaysage inspect --json (3v3, 2.2 MB)": 0.300}
     base: float | None = None

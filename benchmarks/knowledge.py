@@ -30,8 +30,9 @@ print((time.perf_counter() - t) * 1000, len(table))
 
 def cold_ms(mod: str) -> tuple[float, int]:
     """Table build time in a fresh interpreter (imports excluded)."""
-    out = subprocess.run([sys.executable, "-c", _COLD.format(mod=mod)], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", _COLD.format(mod=mod)], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     return float(out[0]), int(out[1])
 
 
@@ -59,8 +60,10 @@ def main() -> int:
         text = render_prompt(k, set(k.factions), Lang.ZH)
         render_ms = (time.perf_counter() - t) * 1000
         ok = ok and cold < TARGET_MS
-        print(f"{mod:7} names={runs[0][1]:4}  cold table {cold:6.2f} ms (median of {args.runs})  "
-              f"cached call {warm_us:.3f} us  render all factions {render_ms:6.2f} ms ({len(text)} chars)")
+        print(
+            f"{mod:7} names={runs[0][1]:4}  cold table {cold:6.2f} ms (median of {args.runs})  "
+            f"cached call {warm_us:.3f} us  render all factions {render_ms:6.2f} ms ({len(text)} chars)"
+        )
     print(f"target: cold table < {TARGET_MS:.0f} ms -> {'OK' if ok else 'MISSED'}")
     return 0 if ok else 1
 

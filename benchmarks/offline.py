@@ -61,8 +61,9 @@ def main() -> int:
             t1 = time.perf_counter()
             provider = OfflineAnalyst()
             try:
-                aid = await run_analysis(path, db=db, provider=provider, choice=choice, lang=lang, emit=emit,
-                                         prepared=prepared)
+                aid = await run_analysis(
+                    path, db=db, provider=provider, choice=choice, lang=lang, emit=emit, prepared=prepared
+                )
             finally:
                 await provider.aclose()
             return aid, t1 - t0, time.perf_counter() - t1
@@ -72,16 +73,20 @@ def main() -> int:
         total = time.perf_counter() - start
         rec = AnalysisRepository(db).load(aid)
         print(f"replay: {args.replay} ({path.stat().st_size / 1e6:.2f} MB), lang {lang.value}, status {rec.status}")
-        print(f"{'stage':<16}{'requests':>9}{'prompt tok':>12}{'completion':>12}{'deltas':>8}{'issues':>8}"
-              f"{'lookbacks':>10}")
+        print(
+            f"{'stage':<16}{'requests':>9}{'prompt tok':>12}{'completion':>12}{'deltas':>8}{'issues':>8}"
+            f"{'lookbacks':>10}"
+        )
         prompt_total = 0
         for s in rec.stages:
             prompt = sum(int(r.usage.get("prompt_tokens", 0)) for r in s.requests)
             completion = sum(int(r.usage.get("completion_tokens", 0)) for r in s.requests)
             prompt_total += prompt
             issues = sum(1 for i in s.issues if i.severity > 0)
-            print(f"{s.key:<16}{len(s.requests):>9}{prompt:>12,}{completion:>12,}{deltas.get(s.key, 0):>8}"
-                  f"{issues:>8}{len(s.lookbacks):>10}")
+            print(
+                f"{s.key:<16}{len(s.requests):>9}{prompt:>12,}{completion:>12,}{deltas.get(s.key, 0):>8}"
+                f"{issues:>8}{len(s.lookbacks):>10}"
+            )
         print(f"prompt tokens, all requests: {prompt_total:,}")
         print(f"prepare (parse, index, log, summary, plan): {prepare_s:.2f} s")
         print(f"stages (overview, windows, summary round, validation, store): {stages_s:.2f} s")

@@ -64,11 +64,15 @@ def main() -> int:
             full_parse(data, str(path))
             times.append(time.perf_counter() - t0)
         med = statistics.median(times)
-        print(f"{path.name:<52} {len(data):>9} {ncmd:>8} {med * 1000:>8.1f} {len(data) / med / 1e6:>7.1f} "
-              f"{ncmd / med:>9.0f}")
+        print(
+            f"{path.name:<52} {len(data):>9} {ncmd:>8} {med * 1000:>8.1f} {len(data) / med / 1e6:>7.1f} "
+            f"{ncmd / med:>9.0f}"
+        )
         if path.name == TARGET_FILE:
-            verdict = (f"target {TARGET_FILE}: {med * 1000:.1f} ms (budget {TARGET_MS:.0f} ms) -> "
-                       f"{'OK' if med * 1000 <= TARGET_MS else 'OVER BUDGET'}")
+            verdict = (
+                f"target {TARGET_FILE}: {med * 1000:.1f} ms (budget {TARGET_MS:.0f} ms) -> "
+                f"{'OK' if med * 1000 <= TARGET_MS else 'OVER BUDGET'}"
+            )
     if verdict:
         print(verdict)
     return 0

@@ -58,8 +58,10 @@ def main() -> int:
     args = ap.parse_args()
     lang = Lang.parse(args.lang)
     files = sorted(CORPUS.glob("*.RA3Replay"))
-    print("| replay | profile | slices | windows | requests | planned prompt | naive prompt | planned/naive | "
-          "cacheable | compaction |")
+    print(
+        "| replay | profile | slices | windows | requests | planned prompt | naive prompt | planned/naive | "
+        "cacheable | compaction |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     ok_share = None
     for f in files:
@@ -74,9 +76,11 @@ def main() -> int:
             c = data["compaction"]
             windows = sum(len(s["windows"]) for s in data["segments"])
             comp = f"step {c['step']}" + (" relaxed" if c["relaxed"] else "")
-            print(f"| {f.stem} | {name} | {len(data['segments'])} | {windows} | {t['requests']} | "
-                  f"{t['prompt_tokens']:,} | {t['naive_prompt_tokens']:,} | "
-                  f"{t['prompt_tokens'] / t['naive_prompt_tokens']:.2f} | {t['cacheable_share']:.1%} | {comp} |")
+            print(
+                f"| {f.stem} | {name} | {len(data['segments'])} | {windows} | {t['requests']} | "
+                f"{t['prompt_tokens']:,} | {t['naive_prompt_tokens']:,} | "
+                f"{t['prompt_tokens'] / t['naive_prompt_tokens']:.2f} | {t['cacheable_share']:.1%} | {comp} |"
+            )
             if f.name == TARGET_FILE and name == "1M":
                 ok_share = t["cacheable_share"]
     print()
@@ -88,8 +92,14 @@ def main() -> int:
     by_name = [p for p in files if p.name == TARGET_FILE]
     for path in dict.fromkeys([*by_name, longest]):
         cold = [
-            float(subprocess.run([sys.executable, "-c", COLD.format(root=str(ROOT), path=str(path), lang=lang.value)],
-                                 check=True, capture_output=True, text=True).stdout.strip())
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", COLD.format(root=str(ROOT), path=str(path), lang=lang.value)],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout.strip()
+            )
             for _ in range(args.runs)
         ]
         warm = []
@@ -99,8 +109,10 @@ def main() -> int:
             warm.append(time.perf_counter() - t0)
         c, w = statistics.median(cold), statistics.median(warm)
         verdict = "OK" if c <= TARGET_SECONDS else "MISSED"
-        print(f"parse + plan {path.name} (1M): cold {c * 1000:.0f} ms (fresh interpreter incl. imports and tiktoken "
-              f"load), warm {w * 1000:.0f} ms; target <= {TARGET_SECONDS:.0f} s cold {verdict}")
+        print(
+            f"parse + plan {path.name} (1M): cold {c * 1000:.0f} ms (fresh interpreter incl. imports and tiktoken "
+            f"load), warm {w * 1000:.0f} ms; target <= {TARGET_SECONDS:.0f} s cold {verdict}"
+        )
     return 0
 
 

@@ -53,15 +53,20 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="replaysage-store-growth-"))
     env = {**os.environ, "REPLAYSAGE_HOME": str(home)}
     db_path = home / "replaysage.sqlite3"
-    subprocess.run([sys.executable, "-m", "app.cli", "memory", "facts"], env=env, check=True,
-                   stdout=subprocess.DEVNULL)  # creates and migrates the store
+    subprocess.run(
+        [sys.executable, "-m", "app.cli", "memory", "facts"], env=env, check=True, stdout=subprocess.DEVNULL
+    )  # creates and migrates the store
     size = vacuumed_size(db_path)
     print(f"empty store: {size / 1e6:.2f} MB")
     print(f"{'analysis':24} {'added':>10} {'total':>10} {'prompt blocks':>14} {'request rows':>13}")
     first: dict[str, int] = {}
     for label, name in RUNS:
-        subprocess.run([sys.executable, "-m", "app.cli", "analyze", str(corpus_file(name)), "--quiet"], env=env,
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "app.cli", "analyze", str(corpus_file(name)), "--quiet"],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         new_size = vacuumed_size(db_path)
         added = new_size - size
         size = new_size

@@ -49,9 +49,22 @@ class ServerStreamRunner:
 
         stage = ev.StageRef(ev.StageKind.OVERVIEW, end_seconds=600.0)
         emit(ev.RunStarted(1, str(replay_path), "scripted", (stage,)))
-        emit(ev.StageStarted(stage, {"system": 3000, "summary": 2000, "slice": 40_000, "instruction": 500,
-                                     "reserve": 32_768, "total": 78_268, "budget": 100_000,
-                                     "context_length": 200_000}, "bench prompt"))
+        emit(
+            ev.StageStarted(
+                stage,
+                {
+                    "system": 3000,
+                    "summary": 2000,
+                    "slice": 40_000,
+                    "instruction": 500,
+                    "reserve": 32_768,
+                    "total": 78_268,
+                    "budget": 100_000,
+                    "context_length": 200_000,
+                },
+                "bench prompt",
+            )
+        )
         from app.llm.openai_compat import make_http_client
 
         client = await asyncio.to_thread(make_http_client)  # as the app's runner does: TLS setup off the GUI
@@ -145,15 +158,23 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
         monitor.stop()
         ok = panel.final_text is not None and len(panel.live_text()) == len(text)
         result = {
-            "tokens": tokens, "rate_tok_s": rate, "deltas_received": runner.deltas, "text_intact": ok,
-            "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "cpu_percent_of_one_core": round(100 * cpu / wall, 1),
+            "tokens": tokens,
+            "rate_tok_s": rate,
+            "deltas_received": runner.deltas,
+            "text_intact": ok,
+            "wall_s": round(wall, 2),
+            "cpu_s": round(cpu, 2),
+            "cpu_percent_of_one_core": round(100 * cpu / wall, 1),
             "stall_p50_ms": round(monitor.percentile_ms(0.50), 2),
             "stall_p99_ms": round(monitor.percentile_ms(0.99), 2),
             "stall_p999_ms": round(monitor.percentile_ms(0.999), 2),
-            "stall_max_ms": round(monitor.max_ms, 2), "stall_samples": len(monitor.lateness),
+            "stall_max_ms": round(monitor.max_ms, 2),
+            "stall_samples": len(monitor.lateness),
             "stalls_over_50ms": sum(1 for x in monitor.lateness if x > STALL_TARGET_MS / 1000),
-            "text_flushes": panel.live.flushes, "startup_to_visible_ms": round(startup_ms, 1),
-            "stall_target_ms": STALL_TARGET_MS, "startup_target_ms": STARTUP_TARGET_MS,
+            "text_flushes": panel.live.flushes,
+            "startup_to_visible_ms": round(startup_ms, 1),
+            "stall_target_ms": STALL_TARGET_MS,
+            "startup_target_ms": STARTUP_TARGET_MS,
         }
         result["stall_ok"] = result["stall_max_ms"] < STALL_TARGET_MS
         result["startup_ok"] = startup_ms <= STARTUP_TARGET_MS
@@ -184,16 +205,24 @@ def main() -> int:
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        print(f"{result['tokens']:,} tokens at {result['rate_tok_s']:.0f} tok/s into the analysis view "
-              f"({result['wall_s']} s wall, text intact: {result['text_intact']})")
-        print(f"  event-loop stall p50 {result['stall_p50_ms']} ms · p99 {result['stall_p99_ms']} ms · "
-              f"p99.9 {result['stall_p999_ms']} ms · max {result['stall_max_ms']} ms "
-              f"(target < {STALL_TARGET_MS:.0f} ms: {'OK' if result['stall_ok'] else 'MISSED'}; "
-              f"{result['stalls_over_50ms']} of {result['stall_samples']} samples over)")
-        print(f"  CPU {result['cpu_s']} s = {result['cpu_percent_of_one_core']} % of one core "
-              f"(GUI process: client + view; the server is another process); {result['text_flushes']} text flushes")
-        print(f"  startup to visible window {result['startup_to_visible_ms']} ms (target ≤ {STARTUP_TARGET_MS:.0f} ms:"
-              f" {'OK' if result['startup_ok'] else 'MISSED'})")
+        print(
+            f"{result['tokens']:,} tokens at {result['rate_tok_s']:.0f} tok/s into the analysis view "
+            f"({result['wall_s']} s wall, text intact: {result['text_intact']})"
+        )
+        print(
+            f"  event-loop stall p50 {result['stall_p50_ms']} ms · p99 {result['stall_p99_ms']} ms · "
+            f"p99.9 {result['stall_p999_ms']} ms · max {result['stall_max_ms']} ms "
+            f"(target < {STALL_TARGET_MS:.0f} ms: {'OK' if result['stall_ok'] else 'MISSED'}; "
+            f"{result['stalls_over_50ms']} of {result['stall_samples']} samples over)"
+        )
+        print(
+            f"  CPU {result['cpu_s']} s = {result['cpu_percent_of_one_core']} % of one core "
+            f"(GUI process: client + view; the server is another process); {result['text_flushes']} text flushes"
+        )
+        print(
+            f"  startup to visible window {result['startup_to_visible_ms']} ms (target ≤ {STARTUP_TARGET_MS:.0f} ms:"
+            f" {'OK' if result['startup_ok'] else 'MISSED'})"
+        )
     return 0
 
 

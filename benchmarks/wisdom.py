@@ -35,9 +35,11 @@ MODELS = [f"model-{i}" for i in range(20)]
 MODS = ["vanilla", "corona", "kw"]
 STAGES = ["overview", "window:0:0", "window:1:2", "summary_round"]
 TOOLS = ["chat_completion", "claims_parser", "analysis_text", "lookback", "facts_query"] + [
-    f"tool_{i}" for i in range(15)]
+    f"tool_{i}" for i in range(15)
+]
 CODES = ["CONTEXT_OVERFLOW", "RATE_LIMITED", "TIMEOUT", "PARSE_ERROR", "INVALID_VALUE"] + [
-    f"E{i:03d}" for i in range(25)]
+    f"E{i:03d}" for i in range(25)
+]
 ROOTS = sorted(tx.ALL_ROOT_CAUSES)
 
 
@@ -53,17 +55,37 @@ def make_entry(rng: random.Random, i: int, day: str) -> WisdomEntry:
     code = rng.choice(CODES)
     model = rng.choice(MODELS)
     stamp = f"{day[:4]}-{day[4:6]}-{day[6:]}T10:00:00Z"
-    params = {k: rng.randint(1, 100000) for k in rng.sample(["max_tokens", "temperature", "estimated_prompt_tokens",
-                                                             "context_length", "lookback_ranges", "p5", "p6"], 2)}
+    params = {
+        k: rng.randint(1, 100000)
+        for k in rng.sample(
+            ["max_tokens", "temperature", "estimated_prompt_tokens", "context_length", "lookback_ranges", "p5", "p6"], 2
+        )
+    }
     return WisdomEntry(
-        id=f"ew_{day}_{i:03d}", timestamp=stamp, trace_id=f"trace_{i}", version="1.0",
-        error_type=tx.TYPE_LABELS[etype], error_subtype=tx.SUBTYPES[sub][1], description=f"synthetic error {i}",
-        severity=rng.choice(tx.SEVERITIES[1:]), error_code=code, root_cause="synthetic",
-        preventability=rng.choice(tx.PREVENTABILITY), prevention_strategy=f"strategy {i % 97}",
-        created_at=stamp, updated_at=stamp, confidence=rng.uniform(0.4, 1.0), status=rng.choice(
-            ["active", "active", "deprecated"]), tool_name=tool, model=model, mod=rng.choice(MODS),
-        stage=rng.choice(STAGES), root_cause_categories=rng.sample(ROOTS, 2),
-        trigger_patterns=[f"tool:{tool}", f"code:{code}", f"model:{model}"], params=params)
+        id=f"ew_{day}_{i:03d}",
+        timestamp=stamp,
+        trace_id=f"trace_{i}",
+        version="1.0",
+        error_type=tx.TYPE_LABELS[etype],
+        error_subtype=tx.SUBTYPES[sub][1],
+        description=f"synthetic error {i}",
+        severity=rng.choice(tx.SEVERITIES[1:]),
+        error_code=code,
+        root_cause="synthetic",
+        preventability=rng.choice(tx.PREVENTABILITY),
+        prevention_strategy=f"strategy {i % 97}",
+        created_at=stamp,
+        updated_at=stamp,
+        confidence=rng.uniform(0.4, 1.0),
+        status=rng.choice(["active", "active", "deprecated"]),
+        tool_name=tool,
+        model=model,
+        mod=rng.choice(MODS),
+        stage=rng.choice(STAGES),
+        root_cause_categories=rng.sample(ROOTS, 2),
+        trigger_patterns=[f"tool:{tool}", f"code:{code}", f"model:{model}"],
+        params=params,
+    )
 
 
 def bench_pre_check(folder: Path, n_rules: int) -> None:
@@ -76,21 +98,48 @@ def bench_pre_check(folder: Path, n_rules: int) -> None:
         model = MODELS[i % len(MODELS)] if i % 4 else None
         tmpl = "token_limit" if tool == "chat_completion" and i % 3 == 0 else "param_guard"
         pname = "estimated_prompt_tokens" if tmpl == "token_limit" else params_names[i % len(params_names)]
-        m.store.upsert_rule(PreventionRule(
-            rule_id=f"rule_bench_{i}", rule_name=f"bench {i}", created_at="2026-11-01T00:00:00Z", source_ids=[],
-            trigger={}, check={}, action={"auto_fixable": True}, scope={}, status="active", confidence=0.9,
-            template=tmpl, tool_name=tool, param_name=pname, model=model, signature=f"bench|{i}",
-            params={"limit": rng.randint(60000, 200000)} if tmpl == "token_limit" else {
-                "bad_values": [rng.randint(0, 50)], "replacement": 1}))
+        m.store.upsert_rule(
+            PreventionRule(
+                rule_id=f"rule_bench_{i}",
+                rule_name=f"bench {i}",
+                created_at="2026-11-01T00:00:00Z",
+                source_ids=[],
+                trigger={},
+                check={},
+                action={"auto_fixable": True},
+                scope={},
+                status="active",
+                confidence=0.9,
+                template=tmpl,
+                tool_name=tool,
+                param_name=pname,
+                model=model,
+                signature=f"bench|{i}",
+                params={"limit": rng.randint(60000, 200000)}
+                if tmpl == "token_limit"
+                else {"bad_values": [rng.randint(0, 50)], "replacement": 1},
+            )
+        )
     m.reload_rules()
     active = len([r for r in m.engine.rules() if r.status == "active"])
     calls = []
     for _ in range(2000):
         model = rng.choice(MODELS)
-        calls.append(("chat_completion", {
-            "model": model, "max_tokens": rng.choice([4000, 8000, 16000]), "temperature": rng.choice([0.2, 0.7, 3.0]),
-            "estimated_prompt_tokens": rng.randint(10000, 120000), "context_length": 131072,
-            "known_models": MODELS, "model_max_tokens": 8192, "lookback_ranges": ["1:20~1:45"]}))
+        calls.append(
+            (
+                "chat_completion",
+                {
+                    "model": model,
+                    "max_tokens": rng.choice([4000, 8000, 16000]),
+                    "temperature": rng.choice([0.2, 0.7, 3.0]),
+                    "estimated_prompt_tokens": rng.randint(10000, 120000),
+                    "context_length": 131072,
+                    "known_models": MODELS,
+                    "model_max_tokens": 8192,
+                    "lookback_ranges": ["1:20~1:45"],
+                },
+            )
+        )
         calls.append((rng.choice(TOOLS[1:]), {"model": model, "p1": rng.randint(0, 60), "p2": 3, "p4": "x"}))
     for tool, p in calls[:200]:  # warm-up
         m.pre_check(tool, p)
@@ -100,8 +149,10 @@ def bench_pre_check(folder: Path, n_rules: int) -> None:
             t0 = time.perf_counter()
             m.pre_check(tool, p)
             times.append((time.perf_counter() - t0) * 1000)
-    print(f"pre_check: {active} active learned rules + 5 built-ins, {len(times)} calls: "
-          f"p50 {pct(times, 50):.4f} ms, p99 {pct(times, 99):.4f} ms, max {max(times):.3f} ms  (target p99 < 1 ms)")
+    print(
+        f"pre_check: {active} active learned rules + 5 built-ins, {len(times)} calls: "
+        f"p50 {pct(times, 50):.4f} ms, p99 {pct(times, 99):.4f} ms, max {max(times):.3f} ms  (target p99 < 1 ms)"
+    )
     db.close()
 
 
@@ -149,10 +200,12 @@ def bench_query(folder: Path, n_entries: int) -> None:
         res = m.query_prevention(ctx, tool, params)
         times.append((time.perf_counter() - t0) * 1000)
         sizes.append(len(res))
-    print(f"query_prevention: {len(m.engine.query_index):,} usable of {m.store.count_entries():,} entries "
-          f"(insert {t_insert:.1f} s, index load {t_load:.1f} s), {len(times)} queries: p50 {pct(times, 50):.3f} ms, "
-          f"p95 {pct(times, 95):.3f} ms, max {max(times):.2f} ms, mean results {statistics.mean(sizes):.1f}  "
-          "(target p95 < 5 ms)")
+    print(
+        f"query_prevention: {len(m.engine.query_index):,} usable of {m.store.count_entries():,} entries "
+        f"(insert {t_insert:.1f} s, index load {t_load:.1f} s), {len(times)} queries: p50 {pct(times, 50):.3f} ms, "
+        f"p95 {pct(times, 95):.3f} ms, max {max(times):.2f} ms, mean results {statistics.mean(sizes):.1f}  "
+        "(target p95 < 5 ms)"
+    )
     db.close()
 
 
@@ -179,9 +232,11 @@ def bench_generation(folder: Path, n: int) -> None:
     report = RuleGenerationManager(db).run_generation_pipeline(entries)
     dt = time.perf_counter() - t0
     pairs = n * (n - 1) // 2
-    print(f"rule generation: {n:,} entries -> {report['clusters']} clusters, {report['rules_generated']} rules in "
-          f"{dt:.2f} s; {report['comparisons']:,} similarity evaluations vs {pairs:,} all-pairs "
-          f"({report['comparisons'] / pairs:.4%})  (target < 10 s)")
+    print(
+        f"rule generation: {n:,} entries -> {report['clusters']} clusters, {report['rules_generated']} rules in "
+        f"{dt:.2f} s; {report['comparisons']:,} similarity evaluations vs {pairs:,} all-pairs "
+        f"({report['comparisons'] / pairs:.4%})  (target < 10 s)"
+    )
     db.close()
 
 

@@ -14,9 +14,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 IN_REPO_CORPUS = REPO_ROOT / "tests" / "data" / "replays"
 """A few corpus replays copied into the repo (see its PROVENANCE.tsv) so a fresh clone tests fully."""
 SHARED_CORPUS = REPO_ROOT.parent / "shared" / "replays"
-CORPUS = Path(
-    os.environ.get("REPLAYSAGE_CORPUS") or (SHARED_CORPUS if SHARED_CORPUS.is_dir() else IN_REPO_CORPUS)
-)
+CORPUS = Path(os.environ.get("REPLAYSAGE_CORPUS") or (SHARED_CORPUS if SHARED_CORPUS.is_dir() else IN_REPO_CORPUS))
 FULL_CORPUS = CORPUS.resolve() != IN_REPO_CORPUS.resolve()
 """True where the whole corpus is there (CI, a developer's machine): tests marked ``corpus`` run only then."""
 GAMES = ("ra3", "kw", "tw")

@@ -24,8 +24,9 @@ print(json.dumps(texts, ensure_ascii=False))
 
 def test_prompts_quote_the_limits_not_literals() -> None:
     """With other limits in place before the prompts are built, every text shows those limits."""
-    out = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO_ROOT, capture_output=True, text=True, check=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=120
+    )
     zh, en, *wisdom = json.loads(out.stdout)
     assert "每段最多 7 次" in zh
     assert "约 25K token" in zh

@@ -59,7 +59,11 @@ def test_uncaught_exception_writes_a_redacted_crash_report(tmp_path: Path) -> No
 
 
 def test_cli_takes_a_log_level_and_rejects_a_wrong_one() -> None:
-    bad = subprocess.run([sys.executable, "-m", "app.cli", "--log-level", "loud", "inspect", "x"],
-                         capture_output=True, text=True, check=False)
+    bad = subprocess.run(
+        [sys.executable, "-m", "app.cli", "--log-level", "loud", "inspect", "x"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert bad.returncode == 2
     assert "invalid choice: 'loud'" in bad.stderr

@@ -32,8 +32,15 @@ PAGE = 4096
 
 def _cli(home: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, "REPLAYSAGE_HOME": str(home), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=REPO_ROOT, env=full, capture_output=True,
-                          text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=REPO_ROOT,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def _digest(path: Path) -> str:
@@ -103,8 +110,11 @@ def test_corruption_in_the_middle_is_detected_never_written_and_restored(tmp_pat
 
     restored = _cli(tmp_path, "db", "restore")
     assert restored.returncode == 0, restored.stderr
-    aside = [p for p in tmp_path.iterdir()
-             if p.name.startswith("replaysage.sqlite3.damaged-") and not p.name.endswith(("-wal", "-shm"))]
+    aside = [
+        p
+        for p in tmp_path.iterdir()
+        if p.name.startswith("replaysage.sqlite3.damaged-") and not p.name.endswith(("-wal", "-shm"))
+    ]
     assert len(aside) == 1
     assert _digest(aside[0]) == damaged  # the damaged file is kept, not deleted
     assert _cli(tmp_path, "db", "check", "--full").returncode == 0
@@ -160,12 +170,24 @@ def test_a_key_in_the_base_url_is_sent_but_never_stored_or_shown(tmp_path: Path)
 
     key = "sk-url-7f3a9c1e5b2d4680"
     user, password = "relay-user", "pw-9d8c7b6a5f4e"
-    clean = "本窗口分析：双方按常规发展。\n[机器可读声明]\n```json\n{\"unitClaims\": []}\n```"
+    clean = '本窗口分析：双方按常规发展。\n[机器可读声明]\n```json\n{"unitClaims": []}\n```'
     with ScriptedServer(default=Reply.chat(clean, piece_chars=40)) as server:
         base = server.base_url.replace("http://", f"http://{user}:{password}@") + f"?api-key={key}&api-version=2"
         report = tmp_path / "report.md"
-        done = _cli(tmp_path, "analyze", str(sample_replay()), "--base-url", base, "--model-id", "scripted-model",
-                    "--lang", "en", "--out", str(report), env={"REPLAYSAGE_API_KEY": ""})
+        done = _cli(
+            tmp_path,
+            "analyze",
+            str(sample_replay()),
+            "--base-url",
+            base,
+            "--model-id",
+            "scripted-model",
+            "--lang",
+            "en",
+            "--out",
+            str(report),
+            env={"REPLAYSAGE_API_KEY": ""},
+        )
         assert done.returncode == 0, done.stderr
         sent = [r for r in server.requests if r.json]
         assert sent
@@ -198,8 +220,11 @@ def test_a_key_in_a_provider_url_moves_to_the_keyring(tmp_path: Path) -> None:
     try:
         path = tmp_path / "settings.json"
         settings = Settings(path)
-        settings.put_provider(ProviderSettings.from_json(
-            {"name": "Relay", "base_url": "https://relay.example/v1?api-key=sk-secret-123456&region=eu"}))
+        settings.put_provider(
+            ProviderSettings.from_json(
+                {"name": "Relay", "base_url": "https://relay.example/v1?api-key=sk-secret-123456&region=eu"}
+            )
+        )
         settings.put_profile(ModelProfileSettings("relay-model", "Relay", "m"))
         settings.save()
         assert "sk-secret-123456" not in path.read_text(encoding="utf-8")

@@ -81,8 +81,13 @@ def compare(before: Path, after: Path) -> int:
             differ += 1
         elif a.read_bytes() != b.read_bytes():
             differ += 1
-            diff = difflib.unified_diff(a.read_text(encoding="utf-8").splitlines(),
-                                        b.read_text(encoding="utf-8").splitlines(), "before", "after", lineterm="")
+            diff = difflib.unified_diff(
+                a.read_text(encoding="utf-8").splitlines(),
+                b.read_text(encoding="utf-8").splitlines(),
+                "before",
+                "after",
+                lineterm="",
+            )
             print(f"{name}: differs\n" + "\n".join(list(diff)[:40]))
     print(f"{len(names)} report files compared, {differ} differ")
     return 1 if differ else 0

@@ -39,15 +39,21 @@ def seed_memory(db: Any) -> None:
     def episode(name: str, opening: tuple[str, ...], played: str) -> RunEpisodeInput:
         when = datetime.fromisoformat(played).replace(tzinfo=UTC).timestamp()
         return RunEpisodeInput(
-            replay_hash=name, replay_path=f"/replays/{name}.RA3Replay", map_name="Infinity Isle", mod="RA3",
+            replay_hash=name,
+            replay_path=f"/replays/{name}.RA3Replay",
+            map_name="Infinity Isle",
+            mod="RA3",
             players=(PlayerInput("Kirov", "Soviets"), PlayerInput("Rival", "Allies")),
             openings={"Kirov": tuple(TimedItem(n, 5.0 * (i + 1)) for i, n in enumerate(opening))},
-            played_at=when)
+            played_at=when,
+        )
 
     store.record_feedback(FeedbackInput("analyst", preference="请简洁 / keep it short"))
     store.record_feedback(FeedbackInput("analyst", preference="详细一点 / more detail"))
-    for name, opening, played in (("r1", ("Barracks", "Refinery"), "2026-01-01T00:00:00"),
-                                  ("r2", ("Refinery", "Barracks"), "2026-01-02T00:00:00")):
+    for name, opening, played in (
+        ("r1", ("Barracks", "Refinery"), "2026-01-01T00:00:00"),
+        ("r2", ("Refinery", "Barracks"), "2026-01-02T00:00:00"),
+    ):
         store.record_run(episode(name, opening, played))
         store.run_batch()
 
@@ -98,10 +104,23 @@ async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int]
 
     ctx = AppContext.open()
     ctx.settings.set("analysis_language", lang)  # the analysis text in the same language as the interface
-    ctx.settings.put_provider(ProviderSettings.from_json({"name": "DeepSeek", "base_url": "https://api.deepseek.com/v1"}))
-    ctx.settings.put_profile(ModelProfileSettings.from_json({
-        "name": "deepseek-chat", "provider": "DeepSeek", "model_id": "deepseek-chat", "context_length": 128_000,
-        "max_tokens": 8192, "price_input": 0.27, "price_cached_input": 0.07, "price_output": 1.1}))
+    ctx.settings.put_provider(
+        ProviderSettings.from_json({"name": "DeepSeek", "base_url": "https://api.deepseek.com/v1"})
+    )
+    ctx.settings.put_profile(
+        ModelProfileSettings.from_json(
+            {
+                "name": "deepseek-chat",
+                "provider": "DeepSeek",
+                "model_id": "deepseek-chat",
+                "context_length": 128_000,
+                "max_tokens": 8192,
+                "price_input": 0.27,
+                "price_cached_input": 0.07,
+                "price_output": 1.1,
+            }
+        )
+    )
     seed_memory(ctx.db)
     window = MainWindow(ctx, UiLanguage(Lang(lang)))
     window.resize(*size)
@@ -122,8 +141,10 @@ async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int]
             target = out if len(views) == 1 and out.suffix == ".png" else out / f"{name}-{lang}-{size[0]}x{size[1]}.png"
             target.parent.mkdir(parents=True, exist_ok=True)
             await shoot_view(window, name, target)
-        print(f"window {window.width()}x{window.height()} (minimum {window.minimumSizeHint().width()} wide), "
-              f"analysis {status}, {len(view.panels)} panels")
+        print(
+            f"window {window.width()}x{window.height()} (minimum {window.minimumSizeHint().width()} wide), "
+            f"analysis {status}, {len(view.panels)} panels"
+        )
         return 0 if status == "completed" else 1
     finally:
         window.close()

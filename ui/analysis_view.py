@@ -139,15 +139,21 @@ class BudgetBar(QWidget):
 
         self.values = {k: int(v) for k, v in breakdown.items()}
         lg = lang if isinstance(lang, Lang) else Lang.EN
-        rows = "".join(f"<tr><td><span style='color:{color}'>■</span> {pick(lg, zh, en)}</td>"
-                       f"<td align='right'>{self.values.get(key, 0):,}</td></tr>"
-                       for key, zh, en, color in BUDGET_PARTS)
+        rows = "".join(
+            f"<tr><td><span style='color:{color}'>■</span> {pick(lg, zh, en)}</td>"
+            f"<td align='right'>{self.values.get(key, 0):,}</td></tr>"
+            for key, zh, en, color in BUDGET_PARTS
+        )
         v = self.values
-        self.setToolTip(pick(lg, "这次请求的词元构成（估算）", "Tokens of this request (estimated)")
-                        + f"<table>{rows}</table>"
-                        + pick(lg, f"虚线 = 预算 {v.get('budget', 0):,}；整条 = 上下文 {v.get('context_length', 0):,}",
-                               f"dashed line = budget {v.get('budget', 0):,}; full width = context "
-                               f"{v.get('context_length', 0):,}"))
+        self.setToolTip(
+            pick(lg, "这次请求的词元构成（估算）", "Tokens of this request (estimated)")
+            + f"<table>{rows}</table>"
+            + pick(
+                lg,
+                f"虚线 = 预算 {v.get('budget', 0):,}；整条 = 上下文 {v.get('context_length', 0):,}",
+                f"dashed line = budget {v.get('budget', 0):,}; full width = context {v.get('context_length', 0):,}",
+            )
+        )
         self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
@@ -186,8 +192,9 @@ class StagePanel(Collapsible):
     time_clicked = Signal(float)
     retitled = Signal()
 
-    def __init__(self, stage: ev.StageRef, title_zh: str, title_en: str, ui: UiLanguage,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, stage: ev.StageRef, title_zh: str, title_en: str, ui: UiLanguage, parent: QWidget | None = None
+    ) -> None:
         super().__init__("", expanded=False, parent=parent)  # the view opens the running stage only
         self.stage = stage
         self.user_set = False  # the reader opened or folded this panel: the view leaves it alone
@@ -265,9 +272,20 @@ class StagePanel(Collapsible):
         self.lookback_label = QLabel(self)
         self.lookback_label.setWordWrap(True)
         self.lookback_label.hide()
-        for w in (self.budget_bar, self.budget_label, self.usage_label, self.error_label, self.prompt_section,
-                  self.reasoning_section, self.drafts_section, self.live_box, self.final_view, self.lookback_label,
-                  self.claims_section, self.issues_section):
+        for w in (
+            self.budget_bar,
+            self.budget_label,
+            self.usage_label,
+            self.error_label,
+            self.prompt_section,
+            self.reasoning_section,
+            self.drafts_section,
+            self.live_box,
+            self.final_view,
+            self.lookback_label,
+            self.claims_section,
+            self.issues_section,
+        ):
             self.add(w)
         if stage.kind is ev.StageKind.SUMMARY:
             self.budget_bar.hide()
@@ -281,10 +299,18 @@ class StagePanel(Collapsible):
     def retranslate(self) -> None:
         """Re-apply every label in the current language."""
         t = self.ui.t
-        states = {"pending": ("等待", "waiting"), "running": ("进行中", "running"), "done": ("完成", "done"),
-                  "failed": ("失败", "failed"), "cancelled": ("已取消", "cancelled"),
-                  "revising": ("修订中", "revising"), "cut": ("连接中断", "cut"), "stalled": ("停滞", "stalled"),
-                  "length": ("达到输出上限", "output limit"), "retrying": ("重试中", "retrying")}
+        states = {
+            "pending": ("等待", "waiting"),
+            "running": ("进行中", "running"),
+            "done": ("完成", "done"),
+            "failed": ("失败", "failed"),
+            "cancelled": ("已取消", "cancelled"),
+            "revising": ("修订中", "revising"),
+            "cut": ("连接中断", "cut"),
+            "stalled": ("停滞", "stalled"),
+            "length": ("达到输出上限", "output limit"),
+            "retrying": ("重试中", "retrying"),
+        }
         zh, en = states.get(self.status, (self.status, self.status))
         span = ""
         if self.stage.kind is ev.StageKind.WINDOW:
@@ -331,21 +357,32 @@ class StagePanel(Collapsible):
         end = self._reason_end if self._reason_end is not None else time.monotonic()
         n = int(end - self._reason_start)
         live = self._reason_end is None
-        self.reasoning_section.set_title(self.ui.t(f"思考中 {n} 秒" if live else f"思考了 {n} 秒",
-                                                   f"thinking {n} s" if live else f"thought for {n} s"))
+        self.reasoning_section.set_title(
+            self.ui.t(
+                f"思考中 {n} 秒" if live else f"思考了 {n} 秒", f"thinking {n} s" if live else f"thought for {n} s"
+            )
+        )
 
     def _retitle_issues(self) -> None:
         if self.draft_issues is not None:  # after a revision: "found N · fixed M · K left" (issue 14)
             found, fixed, left = self.revision_tally()
-            self.issues_section.set_title(self.ui.t(f"校验：发现 {found} · 修正 {fixed} · 剩余 {left}",
-                                                    f"Validation: found {found} · fixed {fixed} · {left} left"))
+            self.issues_section.set_title(
+                self.ui.t(
+                    f"校验：发现 {found} · 修正 {fixed} · 剩余 {left}",
+                    f"Validation: found {found} · fixed {fixed} · {left} left",
+                )
+            )
             return
         if not self.issues:
             self.issues_section.set_title(self.ui.t("校验问题（0）", "Validation issues (0)"))
             return
         worst = max(i.severity for i in self.issues).label
-        self.issues_section.set_title(self.ui.t(f"校验问题（{len(self.issues)}，最严重 {worst}）",
-                                                f"Validation issues ({len(self.issues)}, worst {worst})"))
+        self.issues_section.set_title(
+            self.ui.t(
+                f"校验问题（{len(self.issues)}，最严重 {worst}）",
+                f"Validation issues ({len(self.issues)}, worst {worst})",
+            )
+        )
 
     def _relabel_budget(self) -> None:
         v = self.budget_bar.values
@@ -353,13 +390,17 @@ class StagePanel(Collapsible):
             self.budget_label.setText(self.ui.t("预算：尚未发送请求", "Budget: no request sent yet"))
             return
         # the numbers double as the bar's legend: each part with its colour
-        parts = " · ".join(f"<span style='color:{c}'>■</span> {self.ui.t(zh, en)} {v.get(k, 0):,}"
-                           for k, zh, en, c in BUDGET_PARTS)
-        self.budget_label.setText(self.ui.t(
-            f"{parts}  ｜ 合计 {v.get('total', 0):,} / 预算 {v.get('budget', 0):,} / "
-            f"上下文 {v.get('context_length', 0):,}",
-            f"{parts}  | total {v.get('total', 0):,} / budget {v.get('budget', 0):,} / "
-            f"context {v.get('context_length', 0):,}"))
+        parts = " · ".join(
+            f"<span style='color:{c}'>■</span> {self.ui.t(zh, en)} {v.get(k, 0):,}" for k, zh, en, c in BUDGET_PARTS
+        )
+        self.budget_label.setText(
+            self.ui.t(
+                f"{parts}  ｜ 合计 {v.get('total', 0):,} / 预算 {v.get('budget', 0):,} / "
+                f"上下文 {v.get('context_length', 0):,}",
+                f"{parts}  | total {v.get('total', 0):,} / budget {v.get('budget', 0):,} / "
+                f"context {v.get('context_length', 0):,}",
+            )
+        )
 
     def _relabel_usage(self) -> None:
         u = self.usage
@@ -370,11 +411,15 @@ class StagePanel(Collapsible):
         ttft = f"{u['ttft']:.2f} s" if u.get("ttft") is not None and not offline else "–"
         tps = f"{u['tps']:.1f}" if u.get("tps") is not None and not offline else "–"
         cost = f"{u['cost']:.4f}" if u.get("cost") is not None and not offline else "–"
-        self.usage_label.setText(self.ui.t(
-            f"用量：提示 {int(u['prompt']):,}（缓存 {int(u['cached']):,}） · 输出 {int(u['completion']):,} · "
-            f"推理 {int(u['reasoning']):,} · 首字 {ttft} · {tps} 词元/秒 · 费用 {cost}",
-            f"Usage: prompt {int(u['prompt']):,} (cached {int(u['cached']):,}) · completion {int(u['completion']):,}"
-            f" · reasoning {int(u['reasoning']):,} · TTFT {ttft} · {tps} tok/s · cost {cost}"))
+        self.usage_label.setText(
+            self.ui.t(
+                f"用量：提示 {int(u['prompt']):,}（缓存 {int(u['cached']):,}） · 输出 {int(u['completion']):,} · "
+                f"推理 {int(u['reasoning']):,} · 首字 {ttft} · {tps} 词元/秒 · 费用 {cost}",
+                f"Usage: prompt {int(u['prompt']):,} (cached {int(u['cached']):,}) · "
+                f"completion {int(u['completion']):,}"
+                f" · reasoning {int(u['reasoning']):,} · TTFT {ttft} · {tps} tok/s · cost {cost}",
+            )
+        )
 
     def _relabel_lookbacks(self) -> None:
         if not self.lookbacks:
@@ -434,8 +479,12 @@ class StagePanel(Collapsible):
         """Sum the stage's request usage; keep the last TTFT and speed."""
         self._build()
         u = self.usage
-        for key, val in (("prompt", e.prompt_tokens), ("cached", e.cached_prompt_tokens),
-                         ("completion", e.completion_tokens), ("reasoning", e.reasoning_tokens)):
+        for key, val in (
+            ("prompt", e.prompt_tokens),
+            ("cached", e.cached_prompt_tokens),
+            ("completion", e.completion_tokens),
+            ("reasoning", e.reasoning_tokens),
+        ):
             u[key] = u.get(key, 0) + val
         if e.ttft_seconds is not None:
             u["ttft"] = e.ttft_seconds
@@ -459,8 +508,9 @@ class StagePanel(Collapsible):
         self.claims = dict(e.claims)
         self.claims_table.fill(self.claims, self.issues)
         self.claims_section.show()
-        self.claims_section.set_title(self.ui.t(f"结构化断言（{self.claims_table.rowCount()}）",
-                                                f"Claims ({self.claims_table.rowCount()})"))
+        self.claims_section.set_title(
+            self.ui.t(f"结构化断言（{self.claims_table.rowCount()}）", f"Claims ({self.claims_table.rowCount()})")
+        )
 
     def issues_found(self, e: ev.IssuesFound) -> None:
         """Replace the issue list (after a revision the new list is the one that counts; the title keeps the tally)."""
@@ -697,8 +747,15 @@ class AnalysisView(QWidget):
         self.history.activated.connect(self._history_picked)
         self.analyze_button.setProperty("primary", True)
         bar = FlowLayout()  # wraps onto a second row in a narrow window instead of widening it
-        for w in (self.model_label, self.model_picker, self.analyze_button, self.cancel_button, self.resume_button,
-                  self.history_label, self.history):
+        for w in (
+            self.model_label,
+            self.model_picker,
+            self.analyze_button,
+            self.cancel_button,
+            self.resume_button,
+            self.history_label,
+            self.history,
+        ):
             bar.addWidget(w)
 
         self.container = QWidget()
@@ -888,8 +945,11 @@ class AnalysisView(QWidget):
         match e:
             case ev.RunStarted():
                 # a resumed run replays its finished stages without their request breakdown: keep their bars
-                carried = ({k: p.breakdowns for k, p in self.panels.items() if p.breakdowns}
-                           if e.resumed and e.analysis_id == self.analysis_id else {})
+                carried = (
+                    {k: p.breakdowns for k, p in self.panels.items() if p.breakdowns}
+                    if e.resumed and e.analysis_id == self.analysis_id
+                    else {}
+                )
                 self.clear()
                 self.analysis_id = e.analysis_id
                 self.status = "running"

@@ -29,13 +29,23 @@ _T0 = time.perf_counter()
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="replaysage", description="ReplaySage desktop app")
     p.add_argument("files", nargs="*", help="replay files to open")
-    p.add_argument("--self-test", nargs="?", const="", metavar="FILE", default=None,
-                   help="boot the window offscreen, open FILE (default: the bundled sample), analyse it offline, "
-                        "print timings; exit 0 only if everything worked")
+    p.add_argument(
+        "--self-test",
+        nargs="?",
+        const="",
+        metavar="FILE",
+        default=None,
+        help="boot the window offscreen, open FILE (default: the bundled sample), analyse it offline, "
+        "print timings; exit 0 only if everything worked",
+    )
     p.add_argument("--json", action="store_true", help="with --self-test: print a JSON document")
     p.add_argument("--lang", help="interface language: zh or en (default: settings, then the system locale)")
-    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default=None,
-                   help="detail of the log file in the user data folder (default: info)")
+    p.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default=None,
+        help="detail of the log file in the user data folder (default: info)",
+    )
     return p
 
 
@@ -52,8 +62,12 @@ def _show_crash_report(path: Path) -> None:
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     if QApplication.instance() is not None and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
-        QMessageBox.critical(None, "ReplaySage", f"An internal error occurred / 发生内部错误.\n\n"
-                             f"A crash report (keys removed) is at / 崩溃报告（已去除密钥）位于:\n{path}")
+        QMessageBox.critical(
+            None,
+            "ReplaySage",
+            f"An internal error occurred / 发生内部错误.\n\n"
+            f"A crash report (keys removed) is at / 崩溃报告（已去除密钥）位于:\n{path}",
+        )
 
 
 def run_gui(args: Sequence[str]) -> int:
@@ -208,8 +222,9 @@ async def _main(app: Any, ns: argparse.Namespace, preload: threading.Thread | No
     return 0
 
 
-async def self_test(app: Any, file: str | None, *, as_json: bool, started: float,
-                    preload: threading.Thread | None = None) -> int:
+async def self_test(
+    app: Any, file: str | None, *, as_json: bool, started: float, preload: threading.Thread | None = None
+) -> int:
     """Boot the real window, open the replay, analyse it offline to the end, report timings.
 
     The stall monitor starts once the window is visible (building it is start-up time, reported apart).
@@ -223,9 +238,19 @@ async def self_test(app: Any, file: str | None, *, as_json: bool, started: float
 
     _install_asyncgen_hooks()
     problems: list[str] = []
-    report: dict[str, Any] = {"ok": False, "file": "", "startup_ms": None, "analysis_seconds": None,
-                              "longest_stall_ms": None, "stall_p99_ms": None, "stages": 0, "stages_done": 0,
-                              "issues": 0, "status": "", "problems": problems}
+    report: dict[str, Any] = {
+        "ok": False,
+        "file": "",
+        "startup_ms": None,
+        "analysis_seconds": None,
+        "longest_stall_ms": None,
+        "stall_p99_ms": None,
+        "stages": 0,
+        "stages_done": 0,
+        "issues": 0,
+        "status": "",
+        "problems": problems,
+    }
     path = Path(file) if file else sample_replay()
     report["file"] = str(path)
     monitor = StallMonitor()
@@ -289,8 +314,10 @@ async def self_test(app: Any, file: str | None, *, as_json: bool, started: float
     else:
         print(f"self-test {'OK' if report['ok'] else 'FAILED'}: {report['file']}")
         print(f"  startup to visible window: {report['startup_ms']} ms")
-        print(f"  analysis: {report['analysis_seconds']} s, {report['stages_done']}/{report['stages']} stages, "
-              f"{report['issues']} issue(s), status {report['status'] or '-'}")
+        print(
+            f"  analysis: {report['analysis_seconds']} s, {report['stages_done']}/{report['stages']} stages, "
+            f"{report['issues']} issue(s), status {report['status'] or '-'}"
+        )
         print(f"  longest event-loop stall: {report['longest_stall_ms']} ms (p99 {report['stall_p99_ms']} ms)")
         for p in problems:
             print(f"  problem: {p}")

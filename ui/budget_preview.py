@@ -102,8 +102,11 @@ class BudgetPreview(QGroupBox):
         """Replan after a short pause (typing a number fires one change per digit)."""
         from app.budget.preview import budget_line
 
-        self.budget_label.setText(budget_line(int(self.data.get("context_length") or 0),
-                                              int(self.data.get("context_budget") or 0), self.ui.lang))
+        self.budget_label.setText(
+            budget_line(
+                int(self.data.get("context_length") or 0), int(self.data.get("context_budget") or 0), self.ui.lang
+            )
+        )
         self._generation += 1
         self.busy = True
         self._timer.start()
@@ -114,15 +117,24 @@ class BudgetPreview(QGroupBox):
         from app.budget.preview import profile_problem
 
         gen = self._generation
-        problem = profile_problem(int(self.data.get("context_length") or 0),
-                                  int(self.data.get("context_budget") or 0),
-                                  int(self.data.get("max_tokens") or 0), self.ui.lang)
+        problem = profile_problem(
+            int(self.data.get("context_length") or 0),
+            int(self.data.get("context_budget") or 0),
+            int(self.data.get("max_tokens") or 0),
+            self.ui.lang,
+        )
         if problem is not None:
             self._show(gen, None, problem.message)
             return
         if self.replay is None:
-            self._show(gen, None, self.ui.t("打开一个录像后，这里会显示它按此预算的切片、请求与词元数。",
-                                            "Open a replay to see its slices, requests and tokens under this budget."))
+            self._show(
+                gen,
+                None,
+                self.ui.t(
+                    "打开一个录像后，这里会显示它按此预算的切片、请求与词元数。",
+                    "Open a replay to see its slices, requests and tokens under this budget.",
+                ),
+            )
             return
         self._task = asyncio.get_event_loop().create_task(self._plan(gen, str(self.replay), dict(self.data)))
 
@@ -164,8 +176,10 @@ class BudgetPreview(QGroupBox):
         price_out = float(self.data.get("price_output") or 0)
         if price_in or price_out:
             ceiling = output_cost_ceiling(plan, price_out)
-            cost = self.ui.t(f"输入 {totals['input_cost']:.4f} + 输出最多 {ceiling:.4f}",
-                             f"input {totals['input_cost']:.4f} + output up to {ceiling:.4f}")
+            cost = self.ui.t(
+                f"输入 {totals['input_cost']:.4f} + 输出最多 {ceiling:.4f}",
+                f"input {totals['input_cost']:.4f} + output up to {ceiling:.4f}",
+            )
         else:
             cost = self.ui.t("–（未填价格）", "– (no prices set)")
         return {

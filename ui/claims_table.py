@@ -62,10 +62,17 @@ def claim_rows(claims: Mapping[str, Any]) -> list[ClaimRow]:
                 continue
             uid = claim.get("unitId")
             what = claim.get("type") or " ".join(str(claim.get(k) or "") for k in ("kind", "name")).strip()
-            rows.append(ClaimRow(
-                f"{letter}{n}", kind, str(what or ""), str(claim.get("player") or ""),
-                str(claim.get("time") or claim.get("firstTime") or ""), str(claim.get("confidence") or ""),
-                int(uid) if isinstance(uid, int) or (isinstance(uid, str) and uid.isdigit()) else None))
+            rows.append(
+                ClaimRow(
+                    f"{letter}{n}",
+                    kind,
+                    str(what or ""),
+                    str(claim.get("player") or ""),
+                    str(claim.get("time") or claim.get("firstTime") or ""),
+                    str(claim.get("confidence") or ""),
+                    int(uid) if isinstance(uid, int) or (isinstance(uid, str) and uid.isdigit()) else None,
+                )
+            )
     return rows
 
 
@@ -98,8 +105,7 @@ def citation_tokens(row: ClaimRow) -> list[str]:
 class ClaimsTable(QTableWidget):
     """The claims of one stage; verdicts come from the stage's issues."""
 
-    COLUMNS = (("声明", "Claim"), ("玩家", "Player"), ("时间", "Time"), ("置信度", "Confidence"),
-               ("结论", "Verdict"))
+    COLUMNS = (("声明", "Claim"), ("玩家", "Player"), ("时间", "Time"), ("置信度", "Confidence"), ("结论", "Verdict"))
 
     def __init__(self, ui: UiLanguage, parent: QWidget | None = None) -> None:
         super().__init__(0, len(self.COLUMNS), parent)

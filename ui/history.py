@@ -20,7 +20,8 @@ def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
     plan = rec.plan if isinstance(rec.plan, dict) else {}
     segments = tuple(
         (float(s.get("own_start_seconds") or s.get("start_seconds") or 0.0), float(s.get("end_seconds") or 0.0))
-        for s in plan.get("segments", []) if isinstance(s, dict)
+        for s in plan.get("segments", [])
+        if isinstance(s, dict)
     )
     yield ev.RunStarted(rec.id, rec.replay_path, rec.model_label, tuple(stages), segments=segments)
     for srec, ref in zip(rec.stages, stages, strict=True):
@@ -31,14 +32,22 @@ def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
             yield ev.StageStarted(ref)
         for req in requests:
             prompt = "\n\n".join(f"[{m.get('role', '')}]\n{m.get('content', '')}" for m in req.messages or [])
-            yield ev.StageStarted(ref, {k: int(v) for k, v in (req.breakdown or {}).items()
-                                        if isinstance(v, int | float)}, prompt)
+            yield ev.StageStarted(
+                ref, {k: int(v) for k, v in (req.breakdown or {}).items() if isinstance(v, int | float)}, prompt
+            )
             usage = req.usage or {}
             if usage:
-                yield ev.UsageUpdated(ref, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)),
-                                      int(usage.get("reasoning_tokens", 0)), int(usage.get("cached_prompt_tokens", 0)),
-                                      req.ttft_seconds, req.tokens_per_second, usage.get("cost"),
-                                      req.resolved_model)
+                yield ev.UsageUpdated(
+                    ref,
+                    int(usage.get("prompt_tokens", 0)),
+                    int(usage.get("completion_tokens", 0)),
+                    int(usage.get("reasoning_tokens", 0)),
+                    int(usage.get("cached_prompt_tokens", 0)),
+                    req.ttft_seconds,
+                    req.tokens_per_second,
+                    usage.get("cost"),
+                    req.resolved_model,
+                )
         if srec.reasoning:
             yield ev.ReasoningDelta(ref, srec.reasoning)
         drafts = [o for o in srec.outputs if o.role == "draft"]
@@ -53,19 +62,30 @@ def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
         for after in (False, True):  # the draft's issues, then (for a revised stage) those left after it
             chosen = [i for i in srec.issues if i.after_revision == after]
             if chosen or (after and srec.revised):
-                yield ev.IssuesFound(ref, tuple(ValidationIssue(Severity(i.severity), i.code, i.message,
-                                                                i.time_seconds, i.unit_id) for i in chosen),
-                                     after_revision=after)
+                yield ev.IssuesFound(
+                    ref,
+                    tuple(
+                        ValidationIssue(Severity(i.severity), i.code, i.message, i.time_seconds, i.unit_id)
+                        for i in chosen
+                    ),
+                    after_revision=after,
+                )
         if srec.status == "done":
             yield ev.StageFinished(ref, srec.text, bool(srec.revised), bool(srec.truncated))
         else:
             partial = [o.text for o in srec.outputs if o.role == "partial"]
-            yield ev.StageFailed(ref, srec.message or srec.status, srec.text or (partial[-1] if partial else ""),
-                                 srec.outcome or "error")
+            yield ev.StageFailed(
+                ref, srec.message or srec.status, srec.text or (partial[-1] if partial else ""), srec.outcome or "error"
+            )
     totals = rec.totals or {}
-    yield ev.RunFinished(rec.id, rec.status if rec.status in ("completed", "cancelled", "failed") else "cancelled",
-                         int(totals.get("prompt_tokens", 0)), int(totals.get("completion_tokens", 0)),
-                         totals.get("cost"), rec.message)
+    yield ev.RunFinished(
+        rec.id,
+        rec.status if rec.status in ("completed", "cancelled", "failed") else "cancelled",
+        int(totals.get("prompt_tokens", 0)),
+        int(totals.get("completion_tokens", 0)),
+        totals.get("cost"),
+        rec.message,
+    )
 
 
 def history_items(records: list[Any]) -> list[tuple[int, str, bool]]:

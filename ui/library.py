@@ -39,8 +39,14 @@ from ui.widgets import plain_label
 
 log = logging.getLogger(__name__)
 
-COLUMNS = (("地图", "Map"), ("玩家（阵营）", "Players (factions)"), ("日期", "Date"), ("时长", "Duration"),
-           ("模组", "Mod"), ("文件", "File"))
+COLUMNS = (
+    ("地图", "Map"),
+    ("玩家（阵营）", "Players (factions)"),
+    ("日期", "Date"),
+    ("时长", "Duration"),
+    ("模组", "Mod"),
+    ("文件", "File"),
+)
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -118,8 +124,11 @@ class LibraryModel(QAbstractTableModel):
 
     def _rebuild(self) -> None:
         words = self._filter.split()
-        rows = [i for i in self._all.values()
-                if all(w in f"{i.map_name} {i.players_text} {i.mod} {i.path.name}".lower() for w in words)]
+        rows = [
+            i
+            for i in self._all.values()
+            if all(w in f"{i.map_name} {i.players_text} {i.mod} {i.path.name}".lower() for w in words)
+        ]
         col, order = self._sort
         rows.sort(key=lambda i: self._key(i, col), reverse=order is Qt.SortOrder.DescendingOrder)
         self.beginResetModel()
@@ -207,8 +216,12 @@ class LibraryWidget(QWidget):
             self.watcher.removePaths(self.watcher.directories())
         self.folder = Path(folder) if folder else None
         if self.folder is None or not self.folder.is_dir():
-            self.status.setText(self.ui.t("未设置录像文件夹（设置 → 录像文件夹），可拖入或打开文件。",
-                                          "No replay folder set (Settings → Replay folder); drop or open files."))
+            self.status.setText(
+                self.ui.t(
+                    "未设置录像文件夹（设置 → 录像文件夹），可拖入或打开文件。",
+                    "No replay folder set (Settings → Replay folder); drop or open files.",
+                )
+            )
             return
         self.watcher.addPath(str(self.folder))
         self.rescan()

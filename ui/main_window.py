@@ -136,11 +136,15 @@ class MainWindow(QMainWindow):
         self.side_dock = QDockWidget(self)
         self.side_dock.setObjectName("side_dock")
         self.side_dock.setWidget(self.side_tabs)
-        self.side_dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea
-                                       | Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.side_dock.setAllowedAreas(
+            Qt.DockWidgetArea.LeftDockWidgetArea
+            | Qt.DockWidgetArea.RightDockWidgetArea
+            | Qt.DockWidgetArea.BottomDockWidgetArea
+        )
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.side_dock)
-        self.ui.bind(self.side_dock, self.side_dock.setWindowTitle, "侧栏：错误智慧 / 记忆",
-                     "Side panel: wisdom / memory")
+        self.ui.bind(
+            self.side_dock, self.side_dock.setWindowTitle, "侧栏：错误智慧 / 记忆", "Side panel: wisdom / memory"
+        )
         self.resizeDocks([self.side_dock], [360], Qt.Orientation.Horizontal)
         central = QWidget()
         lay = QVBoxLayout(central)
@@ -188,8 +192,13 @@ class MainWindow(QMainWindow):
         help_menu = bar.addMenu("")
         ui.bind(help_menu, help_menu.setTitle, "帮助(&H)", "&Help")
 
-        def action(menu: Any, zh: str, en: str, shortcut: QKeySequence | QKeySequence.StandardKey | str,
-                   slot: Callable[[], object]) -> QAction:
+        def action(
+            menu: Any,
+            zh: str,
+            en: str,
+            shortcut: QKeySequence | QKeySequence.StandardKey | str,
+            slot: Callable[[], object],
+        ) -> QAction:
             act = QAction(self)
             ui.bind(act, act.setText, zh, en)
             act.setShortcut(QKeySequence(shortcut))
@@ -199,8 +208,9 @@ class MainWindow(QMainWindow):
             self.addAction(act)
             return act
 
-        self.open_action = action(file_menu, "打开录像…", "Open replay…", QKeySequence.StandardKey.Open,
-                                  self.open_dialog)
+        self.open_action = action(
+            file_menu, "打开录像…", "Open replay…", QKeySequence.StandardKey.Open, self.open_dialog
+        )
         self.settings_action = action(file_menu, "设置…", "Settings…", "Ctrl+,", self.open_settings)
         self.quit_action = action(file_menu, "退出", "Quit", "Ctrl+Q", self.close)
         self.analyze_action = action(analysis_menu, "分析", "Analyze", "F5", self.request_analyze)
@@ -210,18 +220,39 @@ class MainWindow(QMainWindow):
         self.removeAction(self.cancel_action)
         self.cancel_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.analysis.addAction(self.cancel_action)
-        self.resume_action = action(analysis_menu, "继续未完成的分析", "Resume unfinished analysis", "Shift+F5",
-                                    lambda: self.request_analyze(resume=True))
-        self.zh_action = action(view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C",
-                                lambda: self.set_language(Lang.ZH))
-        self.en_action = action(view_menu, "界面：English", "Interface: English", "Ctrl+Shift+E",
-                                lambda: self.set_language(Lang.EN))
-        self.side_action = action(view_menu, "显示/隐藏侧栏", "Show/hide side tabs", "Ctrl+B",
-                                  lambda: self.side_dock.setVisible(not self.side_dock.isVisible()))
+        self.resume_action = action(
+            analysis_menu,
+            "继续未完成的分析",
+            "Resume unfinished analysis",
+            "Shift+F5",
+            lambda: self.request_analyze(resume=True),
+        )
+        self.zh_action = action(
+            view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C", lambda: self.set_language(Lang.ZH)
+        )
+        self.en_action = action(
+            view_menu, "界面：English", "Interface: English", "Ctrl+Shift+E", lambda: self.set_language(Lang.EN)
+        )
+        self.side_action = action(
+            view_menu,
+            "显示/隐藏侧栏",
+            "Show/hide side tabs",
+            "Ctrl+B",
+            lambda: self.side_dock.setVisible(not self.side_dock.isVisible()),
+        )
         self.shortcuts_action = action(help_menu, "键盘快捷键", "Keyboard shortcuts", "F1", self.show_shortcuts)
-        self.shortcut_actions = [self.open_action, self.settings_action, self.quit_action, self.analyze_action,
-                                 self.cancel_action, self.resume_action, self.zh_action, self.en_action,
-                                 self.side_action, self.shortcuts_action]
+        self.shortcut_actions = [
+            self.open_action,
+            self.settings_action,
+            self.quit_action,
+            self.analyze_action,
+            self.cancel_action,
+            self.resume_action,
+            self.zh_action,
+            self.en_action,
+            self.side_action,
+            self.shortcuts_action,
+        ]
 
     def show_shortcuts(self) -> QDialog:
         """Help → Keyboard shortcuts: every menu action with its key, and where Esc works."""
@@ -234,8 +265,9 @@ class MainWindow(QMainWindow):
         for row, act in enumerate(self.shortcut_actions):
             name = act.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
             if act is self.cancel_action:
-                name += self.ui.t("（仅在分析区域；付费模型会先询问）",
-                                  " (in the analysis area; asks first on a paid model)")
+                name += self.ui.t(
+                    "（仅在分析区域；付费模型会先询问）", " (in the analysis area; asks first on a paid model)"
+                )
             if act is self.analyze_action:
                 name += self.ui.t("（分析进行中时先询问）", " (asks first while an analysis runs)")
             table.setItem(row, 0, QTableWidgetItem(name))
@@ -250,8 +282,9 @@ class MainWindow(QMainWindow):
     def _confirm(self, zh_title: str, en_title: str, zh: str, en: str, on_yes: Callable[[], object]) -> QMessageBox:
         """Ask a yes/no question without a nested event loop (``open()``); ``on_yes`` runs on Yes only."""
         std = QMessageBox.StandardButton
-        box = QMessageBox(QMessageBox.Icon.Question, self.ui.t(zh_title, en_title), self.ui.t(zh, en),
-                          std.Yes | std.No, self)
+        box = QMessageBox(
+            QMessageBox.Icon.Question, self.ui.t(zh_title, en_title), self.ui.t(zh, en), std.Yes | std.No, self
+        )
         box.setDefaultButton(std.No)
         box.button(std.Yes).setText(self.ui.t("是", "Yes"))
         box.button(std.No).setText(self.ui.t("否", "No"))
@@ -275,19 +308,27 @@ class MainWindow(QMainWindow):
         if not self._running_on_paid_model():
             self.analysis.cancel()
             return
-        self._confirm("取消分析？", "Cancel the analysis?",
-                      "已完成的阶段会保留，之后可以“继续”。正在进行的阶段已花费的词元不会退回。",
-                      "Finished stages are kept and the run can be resumed later. Tokens already spent on the "
-                      "running stage are not refunded.", self.analysis.cancel)
+        self._confirm(
+            "取消分析？",
+            "Cancel the analysis?",
+            "已完成的阶段会保留，之后可以“继续”。正在进行的阶段已花费的词元不会退回。",
+            "Finished stages are kept and the run can be resumed later. Tokens already spent on the "
+            "running stage are not refunded.",
+            self.analysis.cancel,
+        )
 
     def request_analyze(self, resume: bool = False) -> asyncio.Task[None] | None:
         """F5 / Analyze / Resume: while a run is going, ask before it is cancelled and started again."""
         if not self.analysis.running:
             return self.analyze(resume=resume)
-        self._confirm("重新开始分析？", "Restart the analysis?",
-                      "一个分析正在进行。重新开始会取消它（已完成的阶段会保留），再按当前模型从头分析。",
-                      "An analysis is running. Restarting cancels it (finished stages are kept) and analyses the "
-                      "replay again with the picked model.", lambda: self.analyze(resume=resume))
+        self._confirm(
+            "重新开始分析？",
+            "Restart the analysis?",
+            "一个分析正在进行。重新开始会取消它（已完成的阶段会保留），再按当前模型从头分析。",
+            "An analysis is running. Restarting cancels it (finished stages are kept) and analyses the "
+            "replay again with the picked model.",
+            lambda: self.analyze(resume=resume),
+        )
         return None
 
     def _build_side_tabs(self) -> None:
@@ -325,13 +366,19 @@ class MainWindow(QMainWindow):
             from app.memory.store import MemoryStore
             from ui.tabs.memory_tabs import MemoryTabs
 
-            memory = MemoryTabs(MemoryStore(self.ctx.db), lang,
-                                reviewer=str(self.ctx.settings.get("reviewer_name")),
-                                on_reviewer=self._remember_reviewer)
+            memory = MemoryTabs(
+                MemoryStore(self.ctx.db),
+                lang,
+                reviewer=str(self.ctx.settings.get("reviewer_name")),
+                on_reviewer=self._remember_reviewer,
+            )
             self.memory_tabs: QWidget = memory
             title = t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard")
-            memory.queue.count_changed.connect(lambda n: self.side_tabs.setTabText(
-                self.side_tabs.indexOf(memory), title + (f" · {t('待审', 'review')} {n}" if n else "")))
+            memory.queue.count_changed.connect(
+                lambda n: self.side_tabs.setTabText(
+                    self.side_tabs.indexOf(memory), title + (f" · {t('待审', 'review')} {n}" if n else "")
+                )
+            )
         except Exception as exc:  # see above
             log.warning("memory tabs unavailable: %r", exc)
             self.memory_tabs = self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc)
@@ -414,9 +461,15 @@ class MainWindow(QMainWindow):
     def open_dialog(self) -> None:
         """Ctrl+O: pick a replay file (non-modal dialog, notes §1.4)."""
         start = self.ctx.settings.get("replay_folder") or str(Path.home())
-        dlg = QFileDialog(self, self.ui.t("打开录像", "Open replay"), start,
-                          self.ui.t("录像 (*.RA3Replay *.KWReplay *.CNC3Replay);;所有文件 (*)",
-                                    "Replays (*.RA3Replay *.KWReplay *.CNC3Replay);;All files (*)"))
+        dlg = QFileDialog(
+            self,
+            self.ui.t("打开录像", "Open replay"),
+            start,
+            self.ui.t(
+                "录像 (*.RA3Replay *.KWReplay *.CNC3Replay);;所有文件 (*)",
+                "Replays (*.RA3Replay *.KWReplay *.CNC3Replay);;All files (*)",
+            ),
+        )
         dlg.setFileMode(QFileDialog.FileMode.ExistingFile)
         dlg.fileSelected.connect(lambda p: self.open_replay(Path(p)))
         self.file_dialog = dlg
@@ -479,11 +532,16 @@ class MainWindow(QMainWindow):
         self.analysis.flush_all()
         self.analysis.select_history(analysis_id)
         self.progress.hide()
-        states = {"completed": ("完成", "completed"), "cancelled": ("已取消，可继续", "cancelled, resumable"),
-                  "failed": ("失败", "failed"), "running": ("未结束", "unfinished")}
+        states = {
+            "completed": ("完成", "completed"),
+            "cancelled": ("已取消，可继续", "cancelled, resumable"),
+            "failed": ("失败", "failed"),
+            "running": ("未结束", "unfinished"),
+        }
         zh, en = states.get(rec.status, (rec.status, rec.status))
-        self.status_label.setText(self.ui.t(f"显示已保存的分析 #{analysis_id}（{zh}）",
-                                            f"Showing stored analysis #{analysis_id} ({en})"))
+        self.status_label.setText(
+            self.ui.t(f"显示已保存的分析 #{analysis_id}（{zh}）", f"Showing stored analysis #{analysis_id} ({en})")
+        )
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
         """Accept dragged replay files."""
@@ -525,13 +583,17 @@ class MainWindow(QMainWindow):
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
         self.progress.setFormat(f"{done}/{total}")
-        self.status_label.setText(self.ui.t(f"分析中：{done}/{total} 个阶段完成",
-                                            f"Analysing: {done}/{total} stages done"))
+        self.status_label.setText(
+            self.ui.t(f"分析中：{done}/{total} 个阶段完成", f"Analysing: {done}/{total} stages done")
+        )
 
     def _run_finished(self, outcome: str) -> None:
-        texts = {"completed": ("分析完成", "Analysis complete"),
-                 "cancelled": ("分析已取消（可继续）", "Analysis cancelled (resumable)"),
-                 "failed": ("分析失败", "Analysis failed"), "error": ("分析出错", "Analysis error")}
+        texts = {
+            "completed": ("分析完成", "Analysis complete"),
+            "cancelled": ("分析已取消（可继续）", "Analysis cancelled (resumable)"),
+            "failed": ("分析失败", "Analysis failed"),
+            "error": ("分析出错", "Analysis error"),
+        }
         zh, en = texts.get(outcome, (outcome, outcome))
         self.status_label.setText(self.ui.t(zh, en))
         if outcome == "completed":  # full, whatever stage count the last progress event gave (it may come later)
@@ -551,8 +613,9 @@ class MainWindow(QMainWindow):
                 old.activateWindow()
                 return old
             old.deleteLater()  # a closed dialog would keep its language bindings alive
-        dlg = SettingsDialog(self.ctx.settings, self.ctx.secrets, self.ui, self,
-                             replay=self.info.path if self.info else None)
+        dlg = SettingsDialog(
+            self.ctx.settings, self.ctx.secrets, self.ui, self, replay=self.info.path if self.info else None
+        )
         dlg.applied.connect(self._settings_applied)
         self.settings_dialog = dlg
         dlg.open()

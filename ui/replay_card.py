@@ -76,8 +76,12 @@ class TimelineChart(QWidget):
         return max(self.info.duration if self.info else 0.0, 60.0)
 
     def _plot(self) -> QRectF:
-        return QRectF(self.MARGIN_L, self.MARGIN_T, max(1, self.width() - self.MARGIN_L - self.MARGIN_R),
-                      max(1, self.height() - self.MARGIN_T - self.MARGIN_B))
+        return QRectF(
+            self.MARGIN_L,
+            self.MARGIN_T,
+            max(1, self.width() - self.MARGIN_L - self.MARGIN_R),
+            max(1, self.height() - self.MARGIN_T - self.MARGIN_B),
+        )
 
     def x_of(self, seconds: float) -> float:
         """Widget x of a game time."""
@@ -105,8 +109,10 @@ class TimelineChart(QWidget):
         p.fillRect(self.rect(), QColor("#ffffff"))
         p.fillRect(r, QColor("#fafafa"))
         for a, b in self.windows:
-            p.fillRect(QRectF(self.x_of(a), r.top(), max(2.0, self.x_of(b) - self.x_of(a)), r.height()),
-                       QColor(255, 193, 7, 38))
+            p.fillRect(
+                QRectF(self.x_of(a), r.top(), max(2.0, self.x_of(b) - self.x_of(a)), r.height()),
+                QColor(255, 193, 7, 38),
+            )
         for a, b in self.lookbacks:
             band = QRectF(self.x_of(a), r.bottom() - 8, max(2.0, self.x_of(b) - self.x_of(a)), 8)
             p.fillRect(band, QBrush(QColor("#6a1b9a"), Qt.BrushStyle.BDiagPattern))
@@ -207,8 +213,9 @@ class ReplayCard(QFrame):
         self.player_labels = []
         if info is None:
             self.title.setText(t("未打开录像", "No replay open"))
-            self.meta.setText(t("Ctrl+O 打开录像，或把文件拖到窗口里。",
-                                "Ctrl+O opens a replay; you can also drop files here."))
+            self.meta.setText(
+                t("Ctrl+O 打开录像，或把文件拖到窗口里。", "Ctrl+O opens a replay; you can also drop files here.")
+            )
             return
         if info.error:
             self.title.setText(info.path.name)
@@ -219,8 +226,12 @@ class ReplayCard(QFrame):
         trunc = t("（录像被截断）", " (truncated replay)") if info.truncated else ""
         if not knowledge_mod(info.mod):  # say so instead of leaving the user to wonder about raw hashes
             trunc += t(" · 没有此游戏/模组的知识库", " · no game knowledge for this game/mod")
-        self.meta.setText(t(f"模组 {info.mod} · 时长 {clock(info.duration)} · {when}{trunc}",
-                            f"Mod {info.mod} · duration {clock(info.duration)} · {when}{trunc}"))
+        self.meta.setText(
+            t(
+                f"模组 {info.mod} · 时长 {clock(info.duration)} · {when}{trunc}",
+                f"Mod {info.mod} · duration {clock(info.duration)} · {when}{trunc}",
+            )
+        )
         headers = (t("玩家", "Player"), t("阵营", "Faction"), t("队伍", "Team"), "APM")
         for col, text in enumerate(headers):
             lab = QLabel(f"<b>{text}</b>")

@@ -15,8 +15,16 @@ REPLAY_SUFFIXES = (".ra3replay", ".kwreplay", ".cnc3replay")
 PLAYER_COLORS = ("#2f6fde", "#e8c31c", "#2faa3c", "#f07f1a", "#8e44ad", "#d62b2b", "#1ec8d8")
 """RA3 header colour indices 0–6: blue, yellow, green, orange, purple, red, cyan (format notes §slots)."""
 RANDOM_COLOR = "#9e9e9e"
-FACTION_COLORS = {"Allies": "#3a7bd5", "Soviets": "#c0392b", "Empire": "#e6a817", "Celestial": "#16a085",
-                  "GDI": "#c9a227", "Nod": "#b03a2e", "Scrin": "#7d3c98", "Random": "#9e9e9e"}
+FACTION_COLORS = {
+    "Allies": "#3a7bd5",
+    "Soviets": "#c0392b",
+    "Empire": "#e6a817",
+    "Celestial": "#16a085",
+    "GDI": "#c9a227",
+    "Nod": "#b03a2e",
+    "Scrin": "#7d3c98",
+    "Random": "#9e9e9e",
+}
 TEAM_COLORS = ("#455a64", "#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00")
 """Team badge colours: index 0 = no team (-1), then teams 1…"""
 
@@ -98,17 +106,30 @@ def load_info(path: Path, *, stats: bool = True) -> ReplayInfo:
         st = by_slot.get(slot.index)
         faction = getattr(st, "faction", "") or slot.faction or "?"
         color = PLAYER_COLORS[slot.color] if 0 <= slot.color < len(PLAYER_COLORS) else next(free, RANDOM_COLOR)
-        players.append(PlayerInfo(
-            name=slot.display_name,
-            faction=faction, team=slot.team, color=color,
-            apm=float(getattr(st, "apm", 0.0)), observer=not slot.is_player,
-            apm_buckets=tuple(getattr(st, "apm_buckets", ())), bucket_seconds=int(getattr(st, "bucket_seconds", 60)),
-            faction_resolved=bool(getattr(st, "faction_resolved", False)),
-        ))
+        players.append(
+            PlayerInfo(
+                name=slot.display_name,
+                faction=faction,
+                team=slot.team,
+                color=color,
+                apm=float(getattr(st, "apm", 0.0)),
+                observer=not slot.is_player,
+                apm_buckets=tuple(getattr(st, "apm_buckets", ())),
+                bucket_seconds=int(getattr(st, "bucket_seconds", 60)),
+                faction_resolved=bool(getattr(st, "faction_resolved", False)),
+            )
+        )
     try:
         date: datetime | None = header.utc_time
     except (ValueError, OverflowError, OSError):
         date = None
-    return ReplayInfo(path=path, map_name=header.map_name, mod=header.mod_name, game=str(replay.game.value),
-                      date=date, duration=replay.duration_seconds, players=tuple(players),
-                      truncated=replay.truncated)
+    return ReplayInfo(
+        path=path,
+        map_name=header.map_name,
+        mod=header.mod_name,
+        game=str(replay.game.value),
+        date=date,
+        duration=replay.duration_seconds,
+        players=tuple(players),
+        truncated=replay.truncated,
+    )

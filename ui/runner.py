@@ -52,8 +52,9 @@ class PipelineRunner:
         """Run (or resume) an analysis through the pipeline service."""
         from app.pipeline.worker import run_with_settings
 
-        return await run_with_settings(replay_path, settings=_settings(self._settings), profile=profile, db=self.db,
-                                       emit=emit, resume=resume)
+        return await run_with_settings(
+            replay_path, settings=_settings(self._settings), profile=profile, db=self.db, emit=emit, resume=resume
+        )
 
 
 def _settings(loader: Callable[[], object]) -> Settings:
@@ -102,8 +103,9 @@ class ProcessRunner:
         replies_out, replies_in = ctx.Pipe(duplex=False)
         from app.pipeline.worker import worker_main
 
-        process = ctx.Process(target=worker_main, args=(orders_out, replies_in), name="replaysage-analysis",
-                              daemon=True)
+        process = ctx.Process(
+            target=worker_main, args=(orders_out, replies_in), name="replaysage-analysis", daemon=True
+        )
         process.start()
         orders_out.close()
         replies_in.close()
@@ -126,8 +128,9 @@ class ProcessRunner:
         assert self._replies is not None
         loop = asyncio.get_running_loop()
         outcome: asyncio.Future[tuple[Any, ...]] = loop.create_future()
-        relay = threading.Thread(target=self._relay, args=(self._replies, emit, loop, outcome),
-                                 name="replaysage-relay", daemon=True)
+        relay = threading.Thread(
+            target=self._relay, args=(self._replies, emit, loop, outcome), name="replaysage-relay", daemon=True
+        )
         relay.start()
         self._orders.send(("run", RunOrder(str(replay_path), profile, resume, settings, self.db_path, key)))
         try:
@@ -158,13 +161,16 @@ class ProcessRunner:
                 await asyncio.to_thread(process.join, 5)
             code = process.exitcode if process is not None else None
             self.close()
-            raise WorkerStoppedError(f"the analysis worker stopped unexpectedly (exit code {code}); finished stages "
-                                "are stored and the analysis can be resumed")
+            raise WorkerStoppedError(
+                f"the analysis worker stopped unexpectedly (exit code {code}); finished stages "
+                "are stored and the analysis can be resumed"
+            )
         raise RuntimeError(f"the analysis worker failed:\n{result[1]}")
 
     @staticmethod
-    def _relay(replies: Connection, emit: Emit, loop: asyncio.AbstractEventLoop,
-               outcome: asyncio.Future[tuple[Any, ...]]) -> None:
+    def _relay(
+        replies: Connection, emit: Emit, loop: asyncio.AbstractEventLoop, outcome: asyncio.Future[tuple[Any, ...]]
+    ) -> None:
         """Reader thread: pass events on until the run's last message (or the pipe's end)."""
         while True:
             try:
@@ -266,8 +272,9 @@ class ThreadedRunner:
         self._thread = None
 
 
-def default_runner(db: Database, settings_loader: Callable[[], object],
-                   secrets: SecretStore | None = None) -> AnalysisRunner:
+def default_runner(
+    db: Database, settings_loader: Callable[[], object], secrets: SecretStore | None = None
+) -> AnalysisRunner:
     """The runner the app uses: the real pipeline in a worker process (in a thread for an in-memory store)."""
     if db.path is None:
         return ThreadedRunner(PipelineRunner(db, settings_loader))

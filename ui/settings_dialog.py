@@ -94,8 +94,14 @@ class SettingsDialog(QDialog):
     applied = Signal()
     test_finished = Signal(bool, str)
 
-    def __init__(self, settings: Settings, secrets: SecretStore, ui: UiLanguage, parent: QWidget | None = None,
-                 replay: Path | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        secrets: SecretStore,
+        ui: UiLanguage,
+        parent: QWidget | None = None,
+        replay: Path | None = None,
+    ) -> None:
         super().__init__(parent)
         self.settings = settings
         self.secrets = secrets
@@ -104,14 +110,18 @@ class SettingsDialog(QDialog):
         ui.bind(self, self.setWindowTitle, "设置", "Settings")
         self.resize(980, 620)
         self._providers: dict[str, ProviderSettings] = {p.name: p for p in settings.providers}
-        self._profiles: dict[str, ModelProfileSettings] = {p.name: p for p in settings.profiles
-                                                           if p.name != OFFLINE_PROFILE}
+        self._profiles: dict[str, ModelProfileSettings] = {
+            p.name: p for p in settings.profiles if p.name != OFFLINE_PROFILE
+        }
         self._keys: dict[str, str] = {}  # typed, not yet stored
         self._test_task: asyncio.Task[None] | None = None
         self._test_text: tuple[str, str] = ("", "")  # the connection test line, 中文 and English
         self.tabs = QTabWidget(self)
-        for page, zh, en in ((self._general_tab(), "常规", "General"), (self._providers_tab(), "服务商", "Providers"),
-                             (self._models_tab(), "模型", "Models")):
+        for page, zh, en in (
+            (self._general_tab(), "常规", "General"),
+            (self._providers_tab(), "服务商", "Providers"),
+            (self._models_tab(), "模型", "Models"),
+        ):
             index = self.tabs.addTab(page, "")
 
             def set_tab(text: str, i: int = index) -> None:
@@ -182,7 +192,8 @@ class SettingsDialog(QDialog):
         fallback = self.settings.get("secret_fallback")
         self.secret_fallback.setCurrentIndex(max(0, self.secret_fallback.findData(fallback)))
         rows: tuple[tuple[str, QWidget], ...] = (
-            ("ui_language", self.ui_language), ("analysis_language", self.analysis_language),
+            ("ui_language", self.ui_language),
+            ("analysis_language", self.analysis_language),
             ("replay_folder", self._browse(self.replay_folder, folder=True)),
             ("knowledge_mod_override", self.knowledge_mod),
             ("user_knowledge_file", self._browse(self.user_knowledge, folder=False)),
@@ -278,11 +289,16 @@ class SettingsDialog(QDialog):
         self.p_key.setPlaceholderText(self.ui.t(f"已保存：{mask(stored)}", f"stored: {mask(stored)}") if stored else "")
 
     def _provider_from_form(self) -> ProviderSettings:
-        prov = ProviderSettings.from_json({"name": self.p_name.text(), "base_url": self.p_url.text(),
-                                           "stream": self.p_stream.isChecked()})
+        prov = ProviderSettings.from_json(
+            {"name": self.p_name.text(), "base_url": self.p_url.text(), "stream": self.p_stream.isChecked()}
+        )
         if prov.name == OFFLINE_PROFILE:
-            raise KnownError(self.ui.t(f"“{OFFLINE_PROFILE}”是内置离线分析器的保留名",
-                                       f"{OFFLINE_PROFILE!r} is reserved for the built-in offline analyst"))
+            raise KnownError(
+                self.ui.t(
+                    f"“{OFFLINE_PROFILE}”是内置离线分析器的保留名",
+                    f"{OFFLINE_PROFILE!r} is reserved for the built-in offline analyst",
+                )
+            )
         return prov
 
     def provider_form_pending(self) -> bool:
@@ -450,11 +466,17 @@ class SettingsDialog(QDialog):
 
     def _form_numbers(self) -> dict[str, Any]:
         """The form's budget numbers and prices in ``ModelProfileSettings.budget_mapping()`` form (unvalidated)."""
-        return {"provider": self.m_provider.currentText(), "model": self.m_model.text().strip(),
-                "context_length": self.m_context.value(), "context_budget": self.m_budget.value(),
-                "max_tokens": self.m_max_tokens.value(), "reasoning": self.m_reasoning.isChecked(),
-                "price_input": self.m_prices[0].value(), "price_cached_input": self.m_prices[1].value(),
-                "price_output": self.m_prices[2].value()}
+        return {
+            "provider": self.m_provider.currentText(),
+            "model": self.m_model.text().strip(),
+            "context_length": self.m_context.value(),
+            "context_budget": self.m_budget.value(),
+            "max_tokens": self.m_max_tokens.value(),
+            "reasoning": self.m_reasoning.isChecked(),
+            "price_input": self.m_prices[0].value(),
+            "price_cached_input": self.m_prices[1].value(),
+            "price_output": self.m_prices[2].value(),
+        }
 
     def _preview(self) -> None:
         self.budget_preview.set_profile(self._form_numbers())
@@ -517,20 +539,26 @@ class SettingsDialog(QDialog):
         self.m_max_tokens.setValue(prof.max_tokens)
         self.m_reasoning.setChecked(prof.reasoning)
         self.m_stream.setCurrentIndex(max(0, self.m_stream.findData(prof.stream)))
-        for box, val in zip(self.m_prices, (prof.price_input, prof.price_cached_input, prof.price_output),
-                            strict=True):
+        for box, val in zip(self.m_prices, (prof.price_input, prof.price_cached_input, prof.price_output), strict=True):
             box.setValue(val)
 
     def _model_from_form(self) -> ModelProfileSettings:
         data: dict[str, Any] = {
-            "name": self.m_name.text(), "provider": self.m_provider.currentText(), "model_id": self.m_model.text(),
-            "context_length": self.m_context.value(), "context_budget": self.m_budget.value(),
-            "max_tokens": self.m_max_tokens.value(), "reasoning": self.m_reasoning.isChecked(),
-            "stream": self.m_stream.currentData(), "price_input": self.m_prices[0].value(),
-            "price_cached_input": self.m_prices[1].value(), "price_output": self.m_prices[2].value(),
+            "name": self.m_name.text(),
+            "provider": self.m_provider.currentText(),
+            "model_id": self.m_model.text(),
+            "context_length": self.m_context.value(),
+            "context_budget": self.m_budget.value(),
+            "max_tokens": self.m_max_tokens.value(),
+            "reasoning": self.m_reasoning.isChecked(),
+            "stream": self.m_stream.currentData(),
+            "price_input": self.m_prices[0].value(),
+            "price_cached_input": self.m_prices[1].value(),
+            "price_output": self.m_prices[2].value(),
         }
-        problem = profile_problem(self.m_context.value(), self.m_budget.value(), self.m_max_tokens.value(),
-                                  self.ui.lang)  # the numbers first: they are what a user most often has to change
+        problem = profile_problem(
+            self.m_context.value(), self.m_budget.value(), self.m_max_tokens.value(), self.ui.lang
+        )  # the numbers first: they are what a user most often has to change
         if problem is not None:
             name = self.m_name.text().strip()
             raise KnownError(self.ui.t(f"模型 {name}：{problem.message}", f"model {name}: {problem.message}"))
@@ -539,8 +567,12 @@ class SettingsDialog(QDialog):
         if prof.name == OFFLINE_PROFILE:
             raise KnownError(self.ui.t("“offline”是内置离线分析器，不能替换", "'offline' is the built-in analyst"))
         if prof.provider not in self._providers:
-            raise KnownError(self.ui.t(f"模型 {prof.name} 的服务商 {prof.provider!r} 不存在",
-                                       f"model {prof.name}: unknown provider {prof.provider!r}"))
+            raise KnownError(
+                self.ui.t(
+                    f"模型 {prof.name} 的服务商 {prof.provider!r} 不存在",
+                    f"model {prof.name}: unknown provider {prof.provider!r}",
+                )
+            )
         return prof
 
     def _check_budget(self, prof: ModelProfileSettings) -> None:
@@ -566,11 +598,15 @@ class SettingsDialog(QDialog):
 
     def _model_field(self) -> QWidget:
         """The model form field a refusal is about (its numbers first, then names)."""
-        problem = profile_problem(self.m_context.value(), self.m_budget.value(), self.m_max_tokens.value(),
-                                  self.ui.lang)
+        problem = profile_problem(
+            self.m_context.value(), self.m_budget.value(), self.m_max_tokens.value(), self.ui.lang
+        )
         if problem is not None:
-            fields: dict[str, QWidget] = {"context_length": self.m_context, "context_budget": self.m_budget,
-                                          "max_tokens": self.m_max_tokens}
+            fields: dict[str, QWidget] = {
+                "context_length": self.m_context,
+                "context_budget": self.m_budget,
+                "max_tokens": self.m_max_tokens,
+            }
             return fields[problem.field]
         if not self.m_name.text().strip() or self.m_name.text().strip() == OFFLINE_PROFILE:
             return self.m_name
@@ -618,14 +654,23 @@ class SettingsDialog(QDialog):
         prov = self._providers[prof.provider]
         key = self._keys.get(prov.name) or self.p_key.text().strip() or self.secrets.get(prov.name)
         client = await asyncio.to_thread(make_http_client)  # TLS setup off the GUI thread
-        provider = OpenAICompatProvider(prof.name, prov.base_url, prof.model_id, api_key=key,
-                                        extra_headers={**prov.extra_headers, **prof.extra_headers},
-                                        stream=prov.stream if prof.stream is None else prof.stream, max_tokens=64,
-                                        client=client)
+        provider = OpenAICompatProvider(
+            prof.name,
+            prov.base_url,
+            prof.model_id,
+            api_key=key,
+            extra_headers={**prov.extra_headers, **prof.extra_headers},
+            stream=prov.stream if prof.stream is None else prof.stream,
+            max_tokens=64,
+            client=client,
+        )
         ok, text = False, ""
         try:
-            result = await collect(provider.stream(ChatRequest.simple(
-                self.ui.t("用一个词回答：你好", "Answer with one word: hello"), max_tokens=64)))
+            result = await collect(
+                provider.stream(
+                    ChatRequest.simple(self.ui.t("用一个词回答：你好", "Answer with one word: hello"), max_tokens=64)
+                )
+            )
             ok = result.ok
             err = result.error
             text = (result.text or result.reasoning)[:200] if ok else str(err or "no reply")

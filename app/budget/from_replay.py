@@ -62,8 +62,15 @@ def plan_for_index(
     more = [lambda: level(CompactLevel.COLLAPSE_SELECTION), lambda: level(CompactLevel.MERGE_BURSTS)]
 
     def run(summary: str) -> RunPlan:
-        return plan_run(base.blocks, profile, more_compact=more, summary_text=summary, system_text=system_text,
-                        calibration=calibration, lang=lang)
+        return plan_run(
+            base.blocks,
+            profile,
+            more_compact=more,
+            summary_text=summary,
+            system_text=system_text,
+            calibration=calibration,
+            lang=lang,
+        )
 
     summary = build_summary(index, lang)
     plan = run(summary)

@@ -45,7 +45,12 @@ class Breakdown:
     def prompt(self) -> int:
         """Estimated prompt tokens (everything but the reserve)."""
         return (
-            self.system + self.summary + self.overview + self.slice + self.found_facts + self.instruction
+            self.system
+            + self.summary
+            + self.overview
+            + self.slice
+            + self.found_facts
+            + self.instruction
             + self.followup
         )
 

@@ -319,8 +319,9 @@ def _plan_requests(
     metadata = est.estimate_tokens(segments_metadata(lang, segments))
     out: list[PlannedRequest] = []
 
-    def add(stage: str, bd: Breakdown, parts: list[tuple[str, int]], seg: int | None = None,
-            win: int | None = None) -> None:
+    def add(
+        stage: str, bd: Breakdown, parts: list[tuple[str, int]], seg: int | None = None, win: int | None = None
+    ) -> None:
         verdict = check_request(profile, bd, stage=stage, lang=lang)
         out.append(PlannedRequest(stage, bd, tuple(parts), seg, win, verdict.status))
 
@@ -341,10 +342,22 @@ def _plan_requests(
             facts = FACT_ITEM_TOKENS * len(items)
             add(
                 "window",
-                Breakdown(system=system, summary=summary, overview=OVERVIEW_RESERVE_TOKENS, slice=slice_tokens,
-                          found_facts=facts, instruction=instr, reserve=reserve),
-                [*stable, ("overview", OVERVIEW_RESERVE_TOKENS), (f"slice-{s.index}", slice_tokens), *items,
-                 (f"instruction-{s.index}-{w.index}", instr)],
+                Breakdown(
+                    system=system,
+                    summary=summary,
+                    overview=OVERVIEW_RESERVE_TOKENS,
+                    slice=slice_tokens,
+                    found_facts=facts,
+                    instruction=instr,
+                    reserve=reserve,
+                ),
+                [
+                    *stable,
+                    ("overview", OVERVIEW_RESERVE_TOKENS),
+                    (f"slice-{s.index}", slice_tokens),
+                    *items,
+                    (f"instruction-{s.index}-{w.index}", instr),
+                ],
                 s.index,
                 w.index,
             )
@@ -354,8 +367,14 @@ def _plan_requests(
     carried = min(done * (FACT_ITEM_TOKENS + ANALYSIS_ITEM_TOKENS), room)
     add(
         "final",
-        Breakdown(system=system, summary=summary, overview=OVERVIEW_RESERVE_TOKENS, found_facts=carried,
-                  instruction=instr, reserve=reserve),
+        Breakdown(
+            system=system,
+            summary=summary,
+            overview=OVERVIEW_RESERVE_TOKENS,
+            found_facts=carried,
+            instruction=instr,
+            reserve=reserve,
+        ),
         [*stable, ("overview", OVERVIEW_RESERVE_TOKENS), ("final-analyses", carried), ("final-instruction", instr)],
     )
     return out

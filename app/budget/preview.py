@@ -59,25 +59,43 @@ def profile_problem(context_length: int, context_budget: int, max_tokens: int, l
     999,999 is never silently turned into something else.
     """
     if context_length <= 0:
-        return ProfileProblem("context_length", pick(lang, "请填写模型的上下文长度（ContextLength），例如 128000。",
-                                                     "Enter the model's context length (ContextLength), e.g. 128000."))
+        return ProfileProblem(
+            "context_length",
+            pick(
+                lang,
+                "请填写模型的上下文长度（ContextLength），例如 128000。",
+                "Enter the model's context length (ContextLength), e.g. 128000.",
+            ),
+        )
     if max_tokens <= 0:
-        return ProfileProblem("max_tokens", pick(lang, "max_tokens 必须大于 0（常用 8192）。",
-                                                 "max_tokens must be above 0 (8192 is common)."))
+        return ProfileProblem(
+            "max_tokens",
+            pick(lang, "max_tokens 必须大于 0（常用 8192）。", "max_tokens must be above 0 (8192 is common)."),
+        )
     limit = hard_limit(context_length)
     tier_default = default_budget(context_length)
     if context_budget < 0:
-        return ProfileProblem("context_budget", pick(lang, "ContextBudget 不能为负数；填 0 使用档位默认值。",
-                                                     "ContextBudget cannot be negative; use 0 for the tier default."))
+        return ProfileProblem(
+            "context_budget",
+            pick(
+                lang,
+                "ContextBudget 不能为负数；填 0 使用档位默认值。",
+                "ContextBudget cannot be negative; use 0 for the tier default.",
+            ),
+        )
     if context_budget > limit:
-        return ProfileProblem("context_budget", pick(
-            lang,
-            f"ContextBudget {context_budget:,} 超过此模型能接受的上限：最多 {limit:,}"
-            f"（上下文 {context_length:,} 的 90%）。"
-            f"请改为 {limit:,} 或更小，或填 0 使用档位默认值 {tier_default:,}。",
-            f"ContextBudget {context_budget:,} is more than this model can take: at most {limit:,} (90% of its "
-            f"ContextLength {context_length:,}). Change it to {limit:,} or less, or enter 0 for the tier default "
-            f"({tier_default:,})."))
+        return ProfileProblem(
+            "context_budget",
+            pick(
+                lang,
+                f"ContextBudget {context_budget:,} 超过此模型能接受的上限：最多 {limit:,}"
+                f"（上下文 {context_length:,} 的 90%）。"
+                f"请改为 {limit:,} 或更小，或填 0 使用档位默认值 {tier_default:,}。",
+                f"ContextBudget {context_budget:,} is more than this model can take: at most {limit:,} (90% of its "
+                f"ContextLength {context_length:,}). Change it to {limit:,} or less, or enter 0 for the tier default "
+                f"({tier_default:,}).",
+            ),
+        )
     reserve = output_reserve(max_tokens)
     if reserve >= limit:
         smallest = smallest_context_for(max_tokens)
@@ -88,13 +106,16 @@ def profile_problem(context_length: int, context_budget: int, max_tokens: int, l
             fix_en += ", or lower max_tokens to 16,000 or less"
         return ProfileProblem(
             "max_tokens" if 2 * max_tokens > 32_000 else "context_length",
-            pick(lang,
-                 f"上下文 {context_length:,} 太小：每个请求要为回答预留 {reserve:,} token"
-                 f"（max_tokens 的两倍，至少 32,000），"
-                 f"而请求总量不能超过上下文的 90%（{limit:,}），录像内容已无处可放。{fix_zh}。",
-                 f"A ContextLength of {context_length:,} is too small: every request keeps {reserve:,} tokens for the "
-                 f"answer (twice max_tokens, at least 32,000), and a request may use at most 90% of the context "
-                 f"({limit:,}), so nothing of the replay would fit. {fix_en}."))
+            pick(
+                lang,
+                f"上下文 {context_length:,} 太小：每个请求要为回答预留 {reserve:,} token"
+                f"（max_tokens 的两倍，至少 32,000），"
+                f"而请求总量不能超过上下文的 90%（{limit:,}），录像内容已无处可放。{fix_zh}。",
+                f"A ContextLength of {context_length:,} is too small: every request keeps {reserve:,} tokens for the "
+                f"answer (twice max_tokens, at least 32,000), and a request may use at most 90% of the context "
+                f"({limit:,}), so nothing of the replay would fit. {fix_en}.",
+            ),
+        )
     return None
 
 
@@ -105,8 +126,11 @@ def budget_line(context_length: int, context_budget: int, lang: Lang) -> str:
     n = default_budget(max(context_length, 1))
     effective = context_budget or n
     limit = hard_limit(max(context_length, 1))
-    return pick(lang, f"档位默认 {n:,}（{zh}上下文档） · 实际预算 {effective:,} · 硬上限 {limit:,}",
-                f"Tier default {n:,} ({en} tier) · effective budget {effective:,} · hard limit {limit:,}")
+    return pick(
+        lang,
+        f"档位默认 {n:,}（{zh}上下文档） · 实际预算 {effective:,} · 硬上限 {limit:,}",
+        f"Tier default {n:,} ({en} tier) · effective budget {effective:,} · hard limit {limit:,}",
+    )
 
 
 class _IndexCache:
@@ -146,9 +170,12 @@ def preview_plan(path: str | Path, profile_data: Mapping[str, Any], lang: Lang) 
     from app.budget.calibration import CalibrationStore
     from app.budget.from_replay import plan_for_index
 
-    problem = profile_problem(int(profile_data.get("context_length") or 0),
-                              int(profile_data.get("context_budget") or 0),
-                              int(profile_data.get("max_tokens") or 8192), lang)
+    problem = profile_problem(
+        int(profile_data.get("context_length") or 0),
+        int(profile_data.get("context_budget") or 0),
+        int(profile_data.get("max_tokens") or 8192),
+        lang,
+    )
     if problem is not None:
         raise KnownError(problem.message)
     from app.budget.errors import ReplayTooLongError
@@ -161,11 +188,15 @@ def preview_plan(path: str | Path, profile_data: Mapping[str, Any], lang: Lang) 
     except ReplayTooLongError as exc:
         if profile.budget >= profile.hard_limit:
             raise
-        raise KnownError(pick(
-            lang,
-            f"{exc} 当前预算 {profile.budget:,} 低于此模型的硬上限 {profile.hard_limit:,}：可以调高 ContextBudget。",
-            f"{exc} The budget ({profile.budget:,}) is below this model's hard limit ({profile.hard_limit:,}): a "
-            f"larger ContextBudget gives each slice more room.")) from exc
+        raise KnownError(
+            pick(
+                lang,
+                f"{exc} 当前预算 {profile.budget:,} 低于此模型的硬上限 {profile.hard_limit:,}："
+                "可以调高 ContextBudget。",
+                f"{exc} The budget ({profile.budget:,}) is below this model's hard limit ({profile.hard_limit:,}): a "
+                f"larger ContextBudget gives each slice more room.",
+            )
+        ) from exc
 
 
 def output_cost_ceiling(plan: Mapping[str, Any], price_output: float) -> float:

@@ -92,9 +92,7 @@ def fit_facts(facts: Sequence[str], budget: int, estimator: TokenEstimator) -> l
     return list(facts[len(facts) - kept :])
 
 
-def window_instruction(
-    lang: Lang, segment: Segment, window: Window, *, segment_note: str = "", extra: str = ""
-) -> str:
+def window_instruction(lang: Lang, segment: Segment, window: Window, *, segment_note: str = "", extra: str = "") -> str:
     """The window instruction: the time range first, the window number only as a secondary sentence (2026-08-25).
 
     Args:
@@ -283,8 +281,11 @@ class PromptAssembler:
         if request is not None and request.verdict.ok:
             return request, 0
         blocks = list(segment.blocks)
-        inside = [i for i, b in enumerate(blocks)
-                  if b.start_seconds >= window.start_seconds and b.end_seconds <= window.end_seconds]
+        inside = [
+            i
+            for i, b in enumerate(blocks)
+            if b.start_seconds >= window.start_seconds and b.end_seconds <= window.end_seconds
+        ]
         first, last = (min(inside), max(inside)) if inside else (0, len(blocks) - 1)
         lo, hi = 0, len(blocks)  # kept range [lo, hi)
         excess = (request.verdict.total - request.verdict.budget) if request is not None else 0
@@ -303,11 +304,16 @@ class PromptAssembler:
                 continue  # certainly still over: skip re-assembling
             overlap = max(segment.overlap_count - lo, 0)
             kept = blocks[lo:hi]
-            trimmed = Segment(segment.index, kept, overlap, sum(b.tokens for b in kept),
-                              sum(b.tokens for b in kept[:overlap]), list(segment.windows))
+            trimmed = Segment(
+                segment.index,
+                kept,
+                overlap,
+                sum(b.tokens for b in kept),
+                sum(b.tokens for b in kept[:overlap]),
+                list(segment.windows),
+            )
             try:
-                candidate = self.window(trimmed, segment_count, window, facts, segment_note=segment_note,
-                                        extra=extra)
+                candidate = self.window(trimmed, segment_count, window, facts, segment_note=segment_note, extra=extra)
             except ContextLimitError:
                 continue
             request = candidate
@@ -327,9 +333,7 @@ class PromptAssembler:
         """The summary-round request: system + summary + overview + found facts + instruction (no raw log)."""
         return self.assemble(stage="final", facts=facts, instruction=instruction)
 
-    def check_followup(
-        self, request: AssembledRequest, appended: Sequence[ChatMessage], *, stage: str
-    ) -> GuardVerdict:
+    def check_followup(self, request: AssembledRequest, appended: Sequence[ChatMessage], *, stage: str) -> GuardVerdict:
         """Guard a revision or lookback request: the original request plus the messages appended to it.
 
         Raises:

@@ -208,8 +208,16 @@ def subdivide_block(block: LogBlock, parts: int) -> list[Block]:
     lines = block.text.rstrip("\n").split("\n")
     parts = max(1, min(parts, len(lines)))
     if parts == 1:
-        return [Block(block.start_seconds, block.end_seconds, block.text, block.tokens, block.event_count,
-                      block.pure_selection)]
+        return [
+            Block(
+                block.start_seconds,
+                block.end_seconds,
+                block.text,
+                block.tokens,
+                block.event_count,
+                block.pure_selection,
+            )
+        ]
     bounds = [round(i * len(lines) / parts) for i in range(parts + 1)]
     texts = ["\n".join(lines[bounds[i] : bounds[i + 1]]) for i in range(parts)]
     tokens = count_tokens_batch(texts)

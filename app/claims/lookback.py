@@ -31,10 +31,13 @@ def find_lookbacks(text: str) -> LookbackRequests:
         for piece in pieces:
             rng = parse_range(piece)
             if rng is None:
-                out.issues.append(ValidationIssue(
-                    Severity.INFO, "LookbackMalformed",
-                    f"lookback request {piece.strip()!r} is not a time range; ignored",
-                ))
+                out.issues.append(
+                    ValidationIssue(
+                        Severity.INFO,
+                        "LookbackMalformed",
+                        f"lookback request {piece.strip()!r} is not a time range; ignored",
+                    )
+                )
             else:
                 out.ranges.append(rng)
     return out

@@ -128,14 +128,20 @@ def parse_claims(text: str) -> ParsedClaims:
         try:
             data = json.loads(block)
         except json.JSONDecodeError as exc:
-            result.issues.append(ValidationIssue(
-                Severity.INFO, "ClaimsBlockUnparsable",
-                f"claims block {n} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); ignored",
-            ))
+            result.issues.append(
+                ValidationIssue(
+                    Severity.INFO,
+                    "ClaimsBlockUnparsable",
+                    f"claims block {n} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); ignored",
+                )
+            )
             continue
         if not isinstance(data, dict):
-            result.issues.append(ValidationIssue(
-                Severity.INFO, "ClaimsBlockUnparsable", f"claims block {n} is not a JSON object; ignored"))
+            result.issues.append(
+                ValidationIssue(
+                    Severity.INFO, "ClaimsBlockUnparsable", f"claims block {n} is not a JSON object; ignored"
+                )
+            )
             continue
         result.blocks_parsed += 1
         for claim in data.get("unitClaims") or []:

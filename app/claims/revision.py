@@ -18,11 +18,19 @@ from app.claims.issues import ValidationIssue
 from app.claims.parse import ParsedClaims, unit_id_of
 
 KINDS = (("unit", "unit_claims"), ("event", "event_claims"), ("timeline", "timeline_claims"))
-CONFIDENCE_RANK = {"uncertain": 0, "likely": 1, "highly likely": 2, "highly_likely": 2, "confirmed": 3,
-                   "高度可能": 2, "确定": 3}
+CONFIDENCE_RANK = {
+    "uncertain": 0,
+    "likely": 1,
+    "highly likely": 2,
+    "highly_likely": 2,
+    "confirmed": 3,
+    "高度可能": 2,
+    "确定": 3,
+}
 _CORRECTION = re.compile(
     r"^\s*[-*]?\s*(?:原文|原句|was)\s*[:：]\s*(?P<was>.+?)\s*\n\s*[-*]?\s*(?:改为|now)\s*[:：]\s*(?P<now>.*?)\s*$",
-    re.MULTILINE | re.IGNORECASE)
+    re.MULTILINE | re.IGNORECASE,
+)
 CORRECTIONS_MARKERS = ("[更正]", "[corrections]", "[Corrections]")
 
 
@@ -34,8 +42,7 @@ def flagged_refs(issues: Sequence[ValidationIssue]) -> set[str]:
 def passed_claims(parsed: ParsedClaims, issues: Sequence[ValidationIssue]) -> dict[str, list[dict[str, Any]]]:
     """The claims of a reply without any issue above Info, by kind."""
     bad = flagged_refs(issues)
-    return {kind: [c for n, c in enumerate(getattr(parsed, attr)) if f"{kind}:{n}" not in bad]
-            for kind, attr in KINDS}
+    return {kind: [c for n, c in enumerate(getattr(parsed, attr)) if f"{kind}:{n}" not in bad] for kind, attr in KINDS}
 
 
 def claim_key(kind: str, claim: dict[str, Any]) -> str:
@@ -54,18 +61,20 @@ def confidence_rank(claim: dict[str, Any]) -> int:
     return CONFIDENCE_RANK.get(str(claim.get("confidence", "confirmed")).strip().lower(), 3)
 
 
-def merge_revision(draft: ParsedClaims, draft_issues: Sequence[ValidationIssue],
-                   revised: ParsedClaims) -> ParsedClaims:
+def merge_revision(draft: ParsedClaims, draft_issues: Sequence[ValidationIssue], revised: ParsedClaims) -> ParsedClaims:
     """The claims after a revision: the draft's passed claims as they were, plus the revision's other claims.
 
     A revised claim with the same key as a passed one is dropped (the passed one stays, with its evidence and
     confidence). The merged object keeps the revision's display text and parse issues.
     """
     kept = passed_claims(draft, draft_issues)
-    out = ParsedClaims(blocks_found=max(draft.blocks_found, revised.blocks_found),
-                       blocks_parsed=max(draft.blocks_parsed, revised.blocks_parsed),
-                       issues=list(revised.issues), display_text=revised.display_text,
-                       marker_found=draft.marker_found or revised.marker_found)
+    out = ParsedClaims(
+        blocks_found=max(draft.blocks_found, revised.blocks_found),
+        blocks_parsed=max(draft.blocks_parsed, revised.blocks_parsed),
+        issues=list(revised.issues),
+        display_text=revised.display_text,
+        marker_found=draft.marker_found or revised.marker_found,
+    )
     for kind, attr in KINDS:
         mine = list(kept[kind])
         keys = {claim_key(kind, c) for c in mine}
@@ -97,7 +106,7 @@ def corrections_section(text: str) -> str:
     for marker in CORRECTIONS_MARKERS:
         i = text.find(marker)
         if i >= 0:
-            return text[i + len(marker):]
+            return text[i + len(marker) :]
     return ""
 
 

@@ -52,8 +52,14 @@ EVENT_KINDS: dict[str, frozenset[int]] = {
 }
 """Which commands each event kind names (``build`` is the order that starts a structure: 0x207, or 0x205 for
 an Empire core at a yard; 0x209 placement also counts; ``place`` is the placement alone)."""
-KIND_ALIASES = {"production": "produce", "ability": "power", "skill": "power", "placement": "place",
-                "research": "upgrade", "science": "protocol"}
+KIND_ALIASES = {
+    "production": "produce",
+    "ability": "power",
+    "skill": "power",
+    "placement": "place",
+    "research": "upgrade",
+    "science": "protocol",
+}
 NAMED_KINDS = frozenset({"produce", "build", "place", "upgrade", "power", "protocol"})
 """Kinds whose ``name`` is the command's type hash (sell and repair name an object, not a type)."""
 
@@ -72,8 +78,22 @@ ORDER_EVIDENCE = frozenset({"produce", "build", "place"})
 """Evidence kinds that quote the order that made the unit (the new unit is not in the command)."""
 UNCHECKED_EVIDENCE = frozenset({"move"})
 """Moves carry coordinates and no id: nothing to check (the move-only rule covers them)."""
-EVIDENCE_KINDS = ("group", "select", "produce", "build", "place", "power", "sell", "repair", "harvest",
-                  "upgrade", "protocol", "attack", "garrison", "move")
+EVIDENCE_KINDS = (
+    "group",
+    "select",
+    "produce",
+    "build",
+    "place",
+    "power",
+    "sell",
+    "repair",
+    "harvest",
+    "upgrade",
+    "protocol",
+    "attack",
+    "garrison",
+    "move",
+)
 """Every evidence kind the prompt lists, in its order."""
 START_TAGS = frozenset({"construction_yard", "mcv", "mcv_class", "harvester"})
 """Types a player may own without ordering them (the starting MCV and yard, the free miner of a refinery)."""
@@ -189,35 +209,49 @@ class ClaimValidator:
         return self.knowledge.lookup(name) if self.knowledge is not None else None
 
     def _unknown_type(self, value: Any, where: str, issues: list[ValidationIssue], ref: str) -> None:
-        issues.append(ValidationIssue(
-            Severity.WARNING, "UnknownType",
-            self._m(f"{where}：{value!r} 不是知识库或录像中的内部名称（请用日志中出现的内部名，如 AlliedMiner）",
+        issues.append(
+            ValidationIssue(
+                Severity.WARNING,
+                "UnknownType",
+                self._m(
+                    f"{where}：{value!r} 不是知识库或录像中的内部名称（请用日志中出现的内部名，如 AlliedMiner）",
                     f"{where}: {value!r} is not an internal name of the knowledge or the replay (use the names "
-                    "the log prints, e.g. AlliedMiner)"),
-            claim=ref,
-        ))
+                    "the log prints, e.g. AlliedMiner)",
+                ),
+                claim=ref,
+            )
+        )
 
     def _player(self, value: Any, issues: list[ValidationIssue], where: str, ref: str) -> int | None:
         if value is None or value == "":
             return None
         slot = self.index.player_slot(value if isinstance(value, int) else str(value))
         if slot is None:
-            issues.append(ValidationIssue(
-                Severity.WARNING, "UnknownPlayer",
-                self._m(f"{where}：玩家 {value!r} 不在本局中", f"{where}: player {value!r} is not in this match"),
-                claim=ref,
-            ))
+            issues.append(
+                ValidationIssue(
+                    Severity.WARNING,
+                    "UnknownPlayer",
+                    self._m(f"{where}：玩家 {value!r} 不在本局中", f"{where}: player {value!r} is not in this match"),
+                    claim=ref,
+                )
+            )
         return slot
 
     def _exists(self, uid: int, issues: list[ValidationIssue], where: str, ref: str) -> bool:
         if self.index.id_exists(uid):
             return True
-        issues.append(ValidationIssue(
-            Severity.CONTRADICTION, "NonexistentUnit",
-            self._m(f"{where}：对象 #{uid} 从未在录像中出现", f"{where}: object #{uid} never appears in the replay"),
-            unit_id=uid, claim=ref,
-            fact=self._m(f"录像中没有任何指令提到 #{uid}", f"no command of the replay names #{uid}"),
-        ))
+        issues.append(
+            ValidationIssue(
+                Severity.CONTRADICTION,
+                "NonexistentUnit",
+                self._m(
+                    f"{where}：对象 #{uid} 从未在录像中出现", f"{where}: object #{uid} never appears in the replay"
+                ),
+                unit_id=uid,
+                claim=ref,
+                fact=self._m(f"录像中没有任何指令提到 #{uid}", f"no command of the replay names #{uid}"),
+            )
+        )
         return False
 
     def _hashes(self, type_name: str | None) -> frozenset[int] | None:
@@ -230,10 +264,15 @@ class ClaimValidator:
             out.update(e.hash for e in self.knowledge if e.unpacks_to == type_name)
         return frozenset(out)
 
-    def _commands(self, commands: Iterable[int], player: int | None,
-                  type_hashes: frozenset[int] | None) -> list[FactEvent]:
-        out = [e for c in commands for e in self._by_command.get(c, ())
-               if (player is None or e.player == player) and (type_hashes is None or e.type_hash in type_hashes)]
+    def _commands(
+        self, commands: Iterable[int], player: int | None, type_hashes: frozenset[int] | None
+    ) -> list[FactEvent]:
+        out = [
+            e
+            for c in commands
+            for e in self._by_command.get(c, ())
+            if (player is None or e.player == player) and (type_hashes is None or e.type_hash in type_hashes)
+        ]
         return sorted(out, key=lambda e: e.time_code)
 
     def _times(self, events: Sequence[FactEvent], near: float | None = None, n: int = 3) -> str:
@@ -249,16 +288,22 @@ class ClaimValidator:
             issues.append(ValidationIssue(Severity.FATAL, "EmptyReply", self._m("回复为空", "the reply is empty")))
             return issues
         if not parsed.marker_found:
-            issues.append(ValidationIssue(
-                Severity.FATAL if after_revision else Severity.WARNING, "MissingClaims",
-                self._m("回复没有 [机器可读声明]", "the reply has no [claims] block"),
-            ))
+            issues.append(
+                ValidationIssue(
+                    Severity.FATAL if after_revision else Severity.WARNING,
+                    "MissingClaims",
+                    self._m("回复没有 [机器可读声明]", "the reply has no [claims] block"),
+                )
+            )
             return issues
         if parsed.blocks_parsed == 0:
-            issues.append(ValidationIssue(
-                Severity.FATAL if after_revision else Severity.WARNING, "NoParsableClaims",
-                self._m("[机器可读声明] 中没有可解析的 JSON 块", "no claims block could be parsed"),
-            ))
+            issues.append(
+                ValidationIssue(
+                    Severity.FATAL if after_revision else Severity.WARNING,
+                    "NoParsableClaims",
+                    self._m("[机器可读声明] 中没有可解析的 JSON 块", "no claims block could be parsed"),
+                )
+            )
             return issues
         for n, claim in enumerate(parsed.unit_claims):
             self._unit_claim(claim, n, issues)
@@ -275,11 +320,17 @@ class ClaimValidator:
         ref = f"unit:{n}"
         uid = unit_id_of(claim.get("unitId"))
         if uid is None:
-            issues.append(ValidationIssue(
-                Severity.INFO, "UnitIdUnreadable",
-                self._m(f"{where}：unitId {claim.get('unitId')!r} 不是对象编号", f"{where}: unitId "
-                        f"{claim.get('unitId')!r} is not an object id"), claim=ref,
-            ))
+            issues.append(
+                ValidationIssue(
+                    Severity.INFO,
+                    "UnitIdUnreadable",
+                    self._m(
+                        f"{where}：unitId {claim.get('unitId')!r} 不是对象编号",
+                        f"{where}: unitId {claim.get('unitId')!r} is not an object id",
+                    ),
+                    claim=ref,
+                )
+            )
             return
         if not self._exists(uid, issues, where, ref):
             return
@@ -290,13 +341,19 @@ class ClaimValidator:
         if player is not None:
             self._ownership(uid, player, high, where=where, ref=ref, issues=issues)
         if high and evidence and all(e.kind == "move" for e in evidence):
-            issues.append(ValidationIssue(
-                Severity.WEAK_EVIDENCE, "MoveOnlyEvidence",
-                self._m(f"{where}：#{uid} 的高置信结论只有 move 证据（move 不带单位 ID，无法核实）",
+            issues.append(
+                ValidationIssue(
+                    Severity.WEAK_EVIDENCE,
+                    "MoveOnlyEvidence",
+                    self._m(
+                        f"{where}：#{uid} 的高置信结论只有 move 证据（move 不带单位 ID，无法核实）",
                         f"{where}: the high-confidence claim on #{uid} rests on move evidence only "
-                        "(moves carry no unit id and cannot be verified)"),
-                unit_id=uid, claim=ref,
-            ))
+                        "(moves carry no unit id and cannot be verified)",
+                    ),
+                    unit_id=uid,
+                    claim=ref,
+                )
+            )
         raw_type = claim.get("type")
         type_name = self._type_name(raw_type)
         if raw_type and not type_name:
@@ -305,11 +362,18 @@ class ClaimValidator:
             self._evidence_item(uid, player, type_name, e, where=where, ref=ref, issues=issues)
         entry = self._entry(type_name) if type_name else None
         if entry is not None and entry.kind not in ("unit", "structure"):
-            issues.append(ValidationIssue(
-                Severity.WARNING, "TypeNotAUnit",
-                self._m(f"{where}：{type_name} 是{entry.kind}，不是单位或建筑的类型",
-                        f"{where}: {type_name} is a {entry.kind}, not a unit or structure type"),
-                unit_id=uid, claim=ref))
+            issues.append(
+                ValidationIssue(
+                    Severity.WARNING,
+                    "TypeNotAUnit",
+                    self._m(
+                        f"{where}：{type_name} 是{entry.kind}，不是单位或建筑的类型",
+                        f"{where}: {type_name} is a {entry.kind}, not a unit or structure type",
+                    ),
+                    unit_id=uid,
+                    claim=ref,
+                )
+            )
         if type_name:
             self._abilities_fit(uid, type_name, where, ref, issues)
         if type_name and player is not None:
@@ -318,50 +382,78 @@ class ClaimValidator:
             self._type_produced(uid, player, type_name, where=where, ref=ref, issues=issues)
             self._operated_before_produced(uid, player, type_name, evidence, where=where, ref=ref, issues=issues)
 
-    def _ownership(self, uid: int, player: int, high: bool, *, where: str, ref: str,
-                   issues: list[ValidationIssue]) -> None:
+    def _ownership(
+        self, uid: int, player: int, high: bool, *, where: str, ref: str, issues: list[ValidationIssue]
+    ) -> None:
         verdict = self.index.check_ownership(uid, player)
         owner = self.index.owner(uid)
         name = self.index.player_name(player)
         others = ", ".join(self.index.player_name(p) for p in owner.strong_players if p != player)
         strong_fact = self._m(f"#{uid} 的强所有权证据来自 {others}", f"strong ownership evidence of #{uid}: {others}")
         if verdict is OwnershipVerdict.CONFLICT:
-            issues.append(ValidationIssue(
-                Severity.CONTRADICTION, "OwnershipConflict",
-                self._m(f"{where}：#{uid} 同时有多名玩家的强证据（{others}），无法判定归属",
+            issues.append(
+                ValidationIssue(
+                    Severity.CONTRADICTION,
+                    "OwnershipConflict",
+                    self._m(
+                        f"{where}：#{uid} 同时有多名玩家的强证据（{others}），无法判定归属",
                         f"{where}: #{uid} has strong evidence from several players ({others}); ownership is "
-                        "undecidable"),
-                unit_id=uid, claim=ref, fact=strong_fact,
-            ))
+                        "undecidable",
+                    ),
+                    unit_id=uid,
+                    claim=ref,
+                    fact=strong_fact,
+                )
+            )
         elif verdict is OwnershipVerdict.CONTRADICTION:
-            issues.append(ValidationIssue(
-                Severity.CONTRADICTION, "OwnershipContradiction",
-                self._m(f"{where}：声称 #{uid} 属于 {name}，但 {others} 有强所有权证据",
-                        f"{where}: #{uid} is claimed for {name} but {others} has strong ownership evidence"),
-                unit_id=uid, claim=ref, fact=strong_fact,
-            ))
+            issues.append(
+                ValidationIssue(
+                    Severity.CONTRADICTION,
+                    "OwnershipContradiction",
+                    self._m(
+                        f"{where}：声称 #{uid} 属于 {name}，但 {others} 有强所有权证据",
+                        f"{where}: #{uid} is claimed for {name} but {others} has strong ownership evidence",
+                    ),
+                    unit_id=uid,
+                    claim=ref,
+                    fact=strong_fact,
+                )
+            )
         elif verdict is OwnershipVerdict.OTHER_WEAK_ONLY:
             weak = ", ".join(self.index.player_name(p) for p in owner.weak_players)
-            issues.append(ValidationIssue(
-                Severity.WARNING, "OwnershipWeakOther",
-                self._m(f"{where}：#{uid} 只有 {weak} 的选择（弱证据），{name} 没有任何证据，建议降低置信度",
+            issues.append(
+                ValidationIssue(
+                    Severity.WARNING,
+                    "OwnershipWeakOther",
+                    self._m(
+                        f"{where}：#{uid} 只有 {weak} 的选择（弱证据），{name} 没有任何证据，建议降低置信度",
                         f"{where}: #{uid} was only selected by {weak} (weak evidence) and {name} has none; "
-                        "lower the confidence"),
-                unit_id=uid, claim=ref,
-                fact=self._m(f"#{uid} 只被 {weak} 选择过", f"#{uid} was only ever selected by {weak}"),
-            ))
+                        "lower the confidence",
+                    ),
+                    unit_id=uid,
+                    claim=ref,
+                    fact=self._m(f"#{uid} 只被 {weak} 选择过", f"#{uid} was only ever selected by {weak}"),
+                )
+            )
         elif verdict is OwnershipVerdict.NO_EVIDENCE and high:
-            issues.append(ValidationIssue(
-                Severity.WEAK_EVIDENCE, "NoOwnershipEvidence",
-                self._m(f"{where}：#{uid} 被高置信地归于 {name}，但没有任何所有权证据",
+            issues.append(
+                ValidationIssue(
+                    Severity.WEAK_EVIDENCE,
+                    "NoOwnershipEvidence",
+                    self._m(
+                        f"{where}：#{uid} 被高置信地归于 {name}，但没有任何所有权证据",
                         f"{where}: #{uid} is attributed to {name} with high confidence but there is no ownership "
-                        "evidence"),
-                unit_id=uid, claim=ref,
-                fact=self._m(f"#{uid} 没有任何所有权证据", f"#{uid} has no ownership evidence"),
-            ))
+                        "evidence",
+                    ),
+                    unit_id=uid,
+                    claim=ref,
+                    fact=self._m(f"#{uid} 没有任何所有权证据", f"#{uid} has no ownership evidence"),
+                )
+            )
 
-    def _type_produced(self, uid: int, player: int, type_name: str, *, where: str, ref: str,
-                       issues: list[ValidationIssue]) -> None:
+    def _type_produced(
+        self, uid: int, player: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]
+    ) -> None:
         """A unit typed as something its player never ordered (starting and free types excepted)."""
         if self._ordered(player, type_name):
             return
@@ -375,12 +467,19 @@ class ClaimValidator:
         fact = self._m(f"{who} 从未下达生产/建造 {type_name} 的指令", f"{who} never ordered {type_name}")
         if others:
             fact += self._m(f"；下过该指令的是 {', '.join(others)}", f"; {', '.join(others)} did")
-        issues.append(ValidationIssue(
-            Severity.CONTRADICTION if others else Severity.WARNING, "TypeNeverProduced",
-            self._m(f"{where}：#{uid} 被说成 {who} 的 {type_name}，但{fact}",
-                    f"{where}: #{uid} is typed {type_name} for {who}, but {fact}"),
-            unit_id=uid, claim=ref, fact=fact,
-        ))
+        issues.append(
+            ValidationIssue(
+                Severity.CONTRADICTION if others else Severity.WARNING,
+                "TypeNeverProduced",
+                self._m(
+                    f"{where}：#{uid} 被说成 {who} 的 {type_name}，但{fact}",
+                    f"{where}: #{uid} is typed {type_name} for {who}, but {fact}",
+                ),
+                unit_id=uid,
+                claim=ref,
+                fact=fact,
+            )
+        )
 
     def _abilities_fit(self, uid: int, type_name: str, where: str, ref: str, issues: list[ValidationIssue]) -> None:
         """A unit that alone cast a unit ability its claimed type cannot use (knowledge ``usedBy``) is mistyped.
@@ -396,20 +495,31 @@ class ClaimValidator:
             if entry is None or not entry.has_tag("unit_ability") or not entry.producers:
                 continue
             if type_name not in entry.producers:
-                fact = self._m(f"#{uid} 在 {format_time(ev.seconds)} 单独施放了 {entry.id}，只有 "
-                               f"{', '.join(entry.producers)} 能用",
-                               f"#{uid} alone cast {entry.id} at {format_time(ev.seconds)}; only "
-                               f"{', '.join(entry.producers)} can use it")
-                issues.append(ValidationIssue(
-                    Severity.CONTRADICTION, "AbilityNotOfType",
-                    self._m(f"{where}：#{uid} 不可能是 {type_name}：{fact}",
-                            f"{where}: #{uid} cannot be a {type_name}: {fact}"),
-                    time_seconds=ev.seconds, unit_id=uid, claim=ref, fact=fact,
-                ))
+                fact = self._m(
+                    f"#{uid} 在 {format_time(ev.seconds)} 单独施放了 {entry.id}，只有 "
+                    f"{', '.join(entry.producers)} 能用",
+                    f"#{uid} alone cast {entry.id} at {format_time(ev.seconds)}; only "
+                    f"{', '.join(entry.producers)} can use it",
+                )
+                issues.append(
+                    ValidationIssue(
+                        Severity.CONTRADICTION,
+                        "AbilityNotOfType",
+                        self._m(
+                            f"{where}：#{uid} 不可能是 {type_name}：{fact}",
+                            f"{where}: #{uid} cannot be a {type_name}: {fact}",
+                        ),
+                        time_seconds=ev.seconds,
+                        unit_id=uid,
+                        claim=ref,
+                        fact=fact,
+                    )
+                )
                 return
 
-    def _core_in_order(self, uid: int, player: int, type_name: str, *, where: str, ref: str,
-                       issues: list[ValidationIssue]) -> None:
+    def _core_in_order(
+        self, uid: int, player: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]
+    ) -> None:
         """An Empire core must come from an order its place in the queue allows.
 
         A yard builds its cores one after another in the order they were queued, and object ids grow with creation
@@ -426,32 +536,46 @@ class ClaimValidator:
             return
         cores = {e.id for e in self.knowledge if e.unpacks_to and e.has_tag("core")}
         core_hashes = {self._hash(c) for c in cores}
-        orders = [e for e in self._commands((QUEUE_UNIT,), player, frozenset(h for h in core_hashes if h is not None))
-                  if e.object_ids and e.seconds <= seen]
+        orders = [
+            e
+            for e in self._commands((QUEUE_UNIT,), player, frozenset(h for h in core_hashes if h is not None))
+            if e.object_ids and e.seconds <= seen
+        ]
         yards = [e.object_ids[0] for e in orders]
         blocks = [y for k, y in enumerate(yards) if k == 0 or yards[k - 1] != y]
         if not orders or len(blocks) != len(set(blocks)):
             return  # no core orders, or two yards took turns
         chained = {st.object_id for ch in self.index.pack_chains for st in ch.steps}
-        deployed = {oid for ev in self._by_command.get(POWER_WITH_FACING, ())
-                    if ev.player == player and ev.type_hash in UNPACK_POWER_HASHES
-                    for oid in roles_of(ev).actors if oid > yards[0] and oid not in chained}
+        deployed = {
+            oid
+            for ev in self._by_command.get(POWER_WITH_FACING, ())
+            if ev.player == player and ev.type_hash in UNPACK_POWER_HASHES
+            for oid in roles_of(ev).actors
+            if oid > yards[0] and oid not in chained
+        }
         k = sum(1 for oid in deployed if oid < uid)
         allowed = [e for e in orders[k:] if e.type_hash in (self._hashes(type_name) or ())]
         if allowed:
             return
-        names = ", ".join(f"{self.index.name_of(e.type_hash or 0)} {format_time(e.seconds)}" for e in orders[k:k + 3])
+        names = ", ".join(f"{self.index.name_of(e.type_hash or 0)} {format_time(e.seconds)}" for e in orders[k : k + 3])
         fact = self._m(
             f"{self.index.player_name(player)} 有 {k} 个编号更小的核心已经展开，#{uid} 至少是第 {k + 1} 个造出的核心；"
             f"{format_time(seen)} 之前的第 {k + 1} 条及以后的核心指令是：{names or '无'}",
             f"{k} cores of {self.index.player_name(player)} with smaller ids deployed, so #{uid} is at least core "
-            f"number {k + 1}; the core orders from number {k + 1} on before {format_time(seen)} are: {names or 'none'}")
-        issues.append(ValidationIssue(
-            Severity.CONTRADICTION, "CoreOrderMismatch",
-            self._m(f"{where}：#{uid} 不可能是 {type_name}：{fact}",
-                    f"{where}: #{uid} cannot be a {type_name}: {fact}"),
-            unit_id=uid, claim=ref, fact=fact,
-        ))
+            f"number {k + 1}; the core orders from number {k + 1} on before {format_time(seen)} are: {names or 'none'}",
+        )
+        issues.append(
+            ValidationIssue(
+                Severity.CONTRADICTION,
+                "CoreOrderMismatch",
+                self._m(
+                    f"{where}：#{uid} 不可能是 {type_name}：{fact}", f"{where}: #{uid} cannot be a {type_name}: {fact}"
+                ),
+                unit_id=uid,
+                claim=ref,
+                fact=fact,
+            )
+        )
 
     def _first_of(self, player: int, type_name: str) -> FirstProduction | None:
         """The player's first production of the type or of a core that unpacks into it."""
@@ -471,7 +595,14 @@ class ClaimValidator:
         return False
 
     def _operated_before_produced(
-        self, uid: int, player: int, type_name: str, evidence: Sequence[EvidenceItem], *, where: str, ref: str,
+        self,
+        uid: int,
+        player: int,
+        type_name: str,
+        evidence: Sequence[EvidenceItem],
+        *,
+        where: str,
+        ref: str,
         issues: list[ValidationIssue],
     ) -> None:
         first = self._first_of(player, type_name)
@@ -485,24 +616,40 @@ class ClaimValidator:
         seen = self.index.first_seen(uid)
         operated = min([*times, *([seen] if seen is not None else [])], default=None)
         if operated is not None and to_frames(operated) + FRAME_SLACK < first.time_code:
-            fact = self._m(f"{self.index.player_name(player)} 首次下达 {type_name} 是在 {format_time(first.seconds)}",
-                           f"{self.index.player_name(player)} first ordered {type_name} at "
-                           f"{format_time(first.seconds)}")
-            issues.append(ValidationIssue(
-                Severity.CONTRADICTION, "OperatedBeforeProduced",
-                self._m(
-                    f"{where}：#{uid} 在 {format_time(operated)} 就被操作，早于 {self.index.player_name(player)} "
-                    f"首次生产 {type_name}（{format_time(first.seconds)}）",
-                    f"{where}: #{uid} is operated at {format_time(operated)}, before "
-                    f"{self.index.player_name(player)} first produced {type_name} ({format_time(first.seconds)})",
-                ),
-                time_seconds=operated, unit_id=uid, claim=ref, fact=fact,
-            ))
+            fact = self._m(
+                f"{self.index.player_name(player)} 首次下达 {type_name} 是在 {format_time(first.seconds)}",
+                f"{self.index.player_name(player)} first ordered {type_name} at {format_time(first.seconds)}",
+            )
+            issues.append(
+                ValidationIssue(
+                    Severity.CONTRADICTION,
+                    "OperatedBeforeProduced",
+                    self._m(
+                        f"{where}：#{uid} 在 {format_time(operated)} 就被操作，早于 {self.index.player_name(player)} "
+                        f"首次生产 {type_name}（{format_time(first.seconds)}）",
+                        f"{where}: #{uid} is operated at {format_time(operated)}, before "
+                        f"{self.index.player_name(player)} first produced {type_name} ({format_time(first.seconds)})",
+                    ),
+                    time_seconds=operated,
+                    unit_id=uid,
+                    claim=ref,
+                    fact=fact,
+                )
+            )
 
     # ------------------------------------------------------------------ evidence lines
 
-    def _evidence_item(self, uid: int, player: int | None, type_name: str | None, e: EvidenceItem, *,
-                       where: str, ref: str, issues: list[ValidationIssue]) -> None:
+    def _evidence_item(
+        self,
+        uid: int,
+        player: int | None,
+        type_name: str | None,
+        e: EvidenceItem,
+        *,
+        where: str,
+        ref: str,
+        issues: list[ValidationIssue],
+    ) -> None:
         """An evidence line must name something the replay shows (moves excepted)."""
         if e.kind in UNCHECKED_EVIDENCE:
             return
@@ -511,24 +658,40 @@ class ClaimValidator:
             return
         if e.seconds is None:
             if e.kind in EVIDENCE_KINDS:
-                issues.append(ValidationIssue(
-                    Severity.INFO, "EvidenceTimeUnreadable",
-                    self._m(f"{where}：证据 {e.text!r} 没有可读的时间", f"{where}: evidence {e.text!r} has no readable "
-                            "time"), unit_id=uid, claim=ref))
+                issues.append(
+                    ValidationIssue(
+                        Severity.INFO,
+                        "EvidenceTimeUnreadable",
+                        self._m(
+                            f"{where}：证据 {e.text!r} 没有可读的时间",
+                            f"{where}: evidence {e.text!r} has no readable time",
+                        ),
+                        unit_id=uid,
+                        claim=ref,
+                    )
+                )
             return
         found, fact = self._evidence_found(uid, player, type_name, e)
         if found:
             return
-        issues.append(ValidationIssue(
-            Severity.CONTRADICTION if e.kind in ("group", "produce", "build", "place", "power") else Severity.WARNING,
-            "EvidenceNotFound",
-            self._m(f"{where}：证据 {e.text!r} 在录像中不存在（{fact}）",
-                    f"{where}: evidence {e.text!r} is not in the replay ({fact})"),
-            time_seconds=e.seconds, unit_id=uid, claim=ref, fact=fact,
-        ))
+        issues.append(
+            ValidationIssue(
+                Severity.CONTRADICTION
+                if e.kind in ("group", "produce", "build", "place", "power")
+                else Severity.WARNING,
+                "EvidenceNotFound",
+                self._m(
+                    f"{where}：证据 {e.text!r} 在录像中不存在（{fact}）",
+                    f"{where}: evidence {e.text!r} is not in the replay ({fact})",
+                ),
+                time_seconds=e.seconds,
+                unit_id=uid,
+                claim=ref,
+                fact=fact,
+            )
+        )
 
-    def _evidence_found(self, uid: int, player: int | None, type_name: str | None,
-                        e: EvidenceItem) -> tuple[bool, str]:
+    def _evidence_found(self, uid: int, player: int | None, type_name: str | None, e: EvidenceItem) -> tuple[bool, str]:
         assert e.seconds is not None
         t = e.seconds
         at = format_time(t)
@@ -540,8 +703,8 @@ class ClaimValidator:
             hint = self._group_hint(uid)
             return False, self._m(
                 f"{at} 时 #{uid} 不在{'编队 ' + str(group) if group is not None else '任何编队'}中{hint}",
-                f"#{uid} is not in {'group ' + str(group) if group is not None else 'any control group'} at {at}"
-                f"{hint}")
+                f"#{uid} is not in {'group ' + str(group) if group is not None else 'any control group'} at {at}{hint}",
+            )
         if e.kind in ORDER_EVIDENCE:
             named = self._detail_type(e.detail)
             cmds = EVENT_KINDS[e.kind]
@@ -551,8 +714,10 @@ class ClaimValidator:
                 if any(uid in ev.object_ids for ev in near):
                     return True, ""  # the object is the factory / constructor of that order
                 if named and type_name and e.kind == "produce" and named != type_name:
-                    return False, self._m(f"{at} 生产的是 {named}，而声明的类型是 {type_name}",
-                                          f"the order at {at} is for {named}, but the claimed type is {type_name}")
+                    return False, self._m(
+                        f"{at} 生产的是 {named}，而声明的类型是 {type_name}",
+                        f"the order at {at} is for {named}, but the claimed type is {type_name}",
+                    )
                 seen = self.index.first_seen(uid)
                 if e.kind == "produce" and seen is not None and seen < t + MIN_BUILD_SECONDS:
                     return False, self._m(
@@ -560,27 +725,35 @@ class ClaimValidator:
                         f"没有单位能这么快造好（至少 {MIN_BUILD_SECONDS:.0f} 秒），它不是这条指令造出来的",
                         f"#{uid} already appears at {format_time(seen)}, {max(0.0, seen - t):.1f} s after that order; "
                         f"no unit is built that fast (at least {MIN_BUILD_SECONDS:.0f} s), so that order did not "
-                        "make it")
+                        "make it",
+                    )
                 return True, ""
-            if any(uid in ev.object_ids and within(t, ev.time_code, EVENT_TOLERANCE_SECONDS)
-                   for ev in self._commands(cmds, player, None)):
+            if any(
+                uid in ev.object_ids and within(t, ev.time_code, EVENT_TOLERANCE_SECONDS)
+                for ev in self._commands(cmds, player, None)
+            ):
                 return True, ""  # the object is the factory / constructor of that order
             what = named or e.kind
             actual = self._times(hits, t) if hits else ""
             return False, self._m(
                 f"{at} 附近没有 {what} 的{e.kind}指令" + (f"；实际时间 {actual}" if actual else ""),
-                f"no {e.kind} order of {what} near {at}" + (f"; orders at {actual}" if actual else ""))
+                f"no {e.kind} order of {what} near {at}" + (f"; orders at {actual}" if actual else ""),
+            )
         cats = EVIDENCE_CATEGORIES.get(e.kind)
         named = self._detail_type(e.detail) if e.kind == "power" else None
         hashes = self._hashes(named)
         # the line may be about the object itself or about another object its detail names ("… #626")
         for oid in (uid, *(int(x) for x in _ID_IN_TEXT.findall(e.detail))):
             for ev in self.index.events_for_object(oid):
-                if (cats is None or ev.category in cats) and within(t, ev.time_code, EVENT_TOLERANCE_SECONDS) \
-                        and (hashes is None or ev.type_hash in hashes):
+                if (
+                    (cats is None or ev.category in cats)
+                    and within(t, ev.time_code, EVENT_TOLERANCE_SECONDS)
+                    and (hashes is None or ev.type_hash in hashes)
+                ):
                     return True, ""
-        return False, self._m(f"{at} 附近没有提到 #{uid} 的 {e.kind} 指令",
-                              f"no {e.kind} command names #{uid} near {at}")
+        return False, self._m(
+            f"{at} 附近没有提到 #{uid} 的 {e.kind} 指令", f"no {e.kind} command names #{uid} near {at}"
+        )
 
     def _detail_type(self, detail: str) -> str | None:
         """The first internal name an evidence detail mentions ("SpecialPower_X #626" → SpecialPower_X)."""
@@ -605,8 +778,13 @@ class ClaimValidator:
         return False
 
     def _group_hint(self, uid: int) -> str:
-        spans = [(p.slot, g, s.seconds) for p in self.index.players for g in self.index.groups_of(p.slot)
-                 for s in self.index.group_history(p.slot, g) if uid in s.members]
+        spans = [
+            (p.slot, g, s.seconds)
+            for p in self.index.players
+            for g in self.index.groups_of(p.slot)
+            for s in self.index.group_history(p.slot, g)
+            if uid in s.members
+        ]
         if not spans:
             return self._m("；它从未被编入任何编队", "; it was never put in a control group")
         shown = ", ".join(f"{g}@{format_time(sec)}" for _p, g, sec in spans[:3])
@@ -614,8 +792,16 @@ class ClaimValidator:
 
     # ------------------------------------------------------------------ protocols (§7.3)
 
-    def _protocol(self, player: int | None, name: str, seconds: float | None, *, where: str, ref: str,
-                  issues: list[ValidationIssue]) -> None:
+    def _protocol(
+        self,
+        player: int | None,
+        name: str,
+        seconds: float | None,
+        *,
+        where: str,
+        ref: str,
+        issues: list[ValidationIssue],
+    ) -> None:
         wanted = name.strip().lower()
         if not wanted:
             return
@@ -624,22 +810,34 @@ class ClaimValidator:
         who = self.index.player_name(player) if player is not None else self._m("任何玩家", "any player")
         if not matches:
             fact = self._m(f"{who} 选择的协议：", f"protocols {who} picked: ") + (
-                ", ".join(f"{p.name} {format_time(p.seconds)}" for p in picks) or self._m("无", "none"))
-            issues.append(ValidationIssue(
-                Severity.CONTRADICTION, "ProtocolNotObserved",
-                self._m(f"{where}：{who} 从未选择协议 {name}", f"{where}: {who} never picked protocol {name}"),
-                time_seconds=seconds, claim=ref, fact=fact,
-            ))
+                ", ".join(f"{p.name} {format_time(p.seconds)}" for p in picks) or self._m("无", "none")
+            )
+            issues.append(
+                ValidationIssue(
+                    Severity.CONTRADICTION,
+                    "ProtocolNotObserved",
+                    self._m(f"{where}：{who} 从未选择协议 {name}", f"{where}: {who} never picked protocol {name}"),
+                    time_seconds=seconds,
+                    claim=ref,
+                    fact=fact,
+                )
+            )
             return
         if seconds is not None and not any(within(seconds, p.time_code, EVENT_TOLERANCE_SECONDS) for p in matches):
             actual = ", ".join(format_time(p.seconds) for p in matches)
-            issues.append(ValidationIssue(
-                Severity.WARNING, "ProtocolTimeMismatch",
-                self._m(f"{where}：协议 {name} 的选择时间是 {actual}，不是 {format_time(seconds)}",
-                        f"{where}: protocol {name} was picked at {actual}, not {format_time(seconds)}"),
-                time_seconds=matches[0].seconds, claim=ref,
-                fact=self._m(f"{who} 在 {actual} 选择 {name}", f"{who} picked {name} at {actual}"),
-            ))
+            issues.append(
+                ValidationIssue(
+                    Severity.WARNING,
+                    "ProtocolTimeMismatch",
+                    self._m(
+                        f"{where}：协议 {name} 的选择时间是 {actual}，不是 {format_time(seconds)}",
+                        f"{where}: protocol {name} was picked at {actual}, not {format_time(seconds)}",
+                    ),
+                    time_seconds=matches[0].seconds,
+                    claim=ref,
+                    fact=self._m(f"{who} 在 {actual} 选择 {name}", f"{who} picked {name} at {actual}"),
+                )
+            )
 
     # ------------------------------------------------------------------ event claims (§7.2, §7.3, issue 21)
 
@@ -661,10 +859,14 @@ class ClaimValidator:
             self._protocol(player, name, seconds, where=where, ref=ref, issues=issues)
             return
         if kind not in EVENT_KINDS:
-            issues.append(ValidationIssue(
-                Severity.INFO, "UnknownEventKind",
-                self._m(f"{where}：未知的事件类型 {raw_kind!r}", f"{where}: unknown event kind {raw_kind!r}"),
-                claim=ref))
+            issues.append(
+                ValidationIssue(
+                    Severity.INFO,
+                    "UnknownEventKind",
+                    self._m(f"{where}：未知的事件类型 {raw_kind!r}", f"{where}: unknown event kind {raw_kind!r}"),
+                    claim=ref,
+                )
+            )
             return
         type_hashes: frozenset[int] | None = None
         if name and kind in NAMED_KINDS:
@@ -677,14 +879,24 @@ class ClaimValidator:
             acted = [e for e in self._commands(POWER_COMMANDS, None, None) if roles_of(e).acts(actor)]
             if acted and all(e.player != player for e in acted):
                 actual = self.index.player_name(acted[0].player)
-                fact = self._m(f"#{actor} 在 {self._times(acted, seconds)} 为 {actual} 施放技能",
-                               f"#{actor} cast powers for {actual} at {self._times(acted, seconds)}")
-                issues.append(ValidationIssue(
-                    Severity.CONTRADICTION, "CasterContradiction",
-                    self._m(f"{where}：#{actor} 施放技能的是 {actual}，不是 {self.index.player_name(player)}",
-                            f"{where}: #{actor} cast powers for {actual}, not {self.index.player_name(player)}"),
-                    time_seconds=acted[0].seconds, unit_id=actor, claim=ref, fact=fact,
-                ))
+                fact = self._m(
+                    f"#{actor} 在 {self._times(acted, seconds)} 为 {actual} 施放技能",
+                    f"#{actor} cast powers for {actual} at {self._times(acted, seconds)}",
+                )
+                issues.append(
+                    ValidationIssue(
+                        Severity.CONTRADICTION,
+                        "CasterContradiction",
+                        self._m(
+                            f"{where}：#{actor} 施放技能的是 {actual}，不是 {self.index.player_name(player)}",
+                            f"{where}: #{actor} cast powers for {actual}, not {self.index.player_name(player)}",
+                        ),
+                        time_seconds=acted[0].seconds,
+                        unit_id=actor,
+                        claim=ref,
+                        fact=fact,
+                    )
+                )
                 return
         candidates = self._commands(EVENT_KINDS[kind], player, type_hashes)
         if kind in ("sell", "repair") and actor is not None:
@@ -693,32 +905,70 @@ class ClaimValidator:
         what = name or (f"#{actor}" if actor is not None else kind)
         if not candidates:
             fact = self._m(f"{who} 从未有 {kind} {what} 的指令", f"{who} never issued a {kind} order for {what}")
-            issues.append(ValidationIssue(
-                Severity.CONTRADICTION, "EventNotObserved",
-                self._m(f"{where}：{fact}", f"{where}: {fact}"),
-                time_seconds=seconds, unit_id=actor, claim=ref, fact=fact,
-            ))
+            issues.append(
+                ValidationIssue(
+                    Severity.CONTRADICTION,
+                    "EventNotObserved",
+                    self._m(f"{where}：{fact}", f"{where}: {fact}"),
+                    time_seconds=seconds,
+                    unit_id=actor,
+                    claim=ref,
+                    fact=fact,
+                )
+            )
             return
-        near = candidates if seconds is None else [
-            e for e in candidates if within(seconds, e.time_code, EVENT_TOLERANCE_SECONDS)]
+        near = (
+            candidates
+            if seconds is None
+            else [e for e in candidates if within(seconds, e.time_code, EVENT_TOLERANCE_SECONDS)]
+        )
         if not near:
             assert seconds is not None
-            fact = self._m(f"{who} 的 {kind} {what} 指令在 {self._times(candidates, seconds)}",
-                           f"{who}'s {kind} orders for {what} are at {self._times(candidates, seconds)}")
-            issues.append(ValidationIssue(
-                Severity.WARNING, "EventTimeMismatch",
-                self._m(f"{where}：{format_time(seconds)} 附近没有这条指令；{fact}",
-                        f"{where}: no such order near {format_time(seconds)}; {fact}"),
-                time_seconds=candidates[0].seconds, unit_id=actor, claim=ref, fact=fact,
-            ))
+            fact = self._m(
+                f"{who} 的 {kind} {what} 指令在 {self._times(candidates, seconds)}",
+                f"{who}'s {kind} orders for {what} are at {self._times(candidates, seconds)}",
+            )
+            issues.append(
+                ValidationIssue(
+                    Severity.WARNING,
+                    "EventTimeMismatch",
+                    self._m(
+                        f"{where}：{format_time(seconds)} 附近没有这条指令；{fact}",
+                        f"{where}: no such order near {format_time(seconds)}; {fact}",
+                    ),
+                    time_seconds=candidates[0].seconds,
+                    unit_id=actor,
+                    claim=ref,
+                    fact=fact,
+                )
+            )
             return
         if actor is not None or target is not None:
-            self._roles(kind, actor, target, explicit=explicit, near=near, candidates=candidates, where=where,
-                        ref=ref, issues=issues)
+            self._roles(
+                kind,
+                actor,
+                target,
+                explicit=explicit,
+                near=near,
+                candidates=candidates,
+                where=where,
+                ref=ref,
+                issues=issues,
+            )
 
-    def _roles(self, kind: str, actor: int | None, target: int | None, *, explicit: bool,
-               near: Sequence[FactEvent], candidates: Sequence[FactEvent], where: str, ref: str,
-               issues: list[ValidationIssue]) -> None:
+    def _roles(
+        self,
+        kind: str,
+        actor: int | None,
+        target: int | None,
+        *,
+        explicit: bool,
+        near: Sequence[FactEvent],
+        candidates: Sequence[FactEvent],
+        where: str,
+        ref: str,
+        issues: list[ValidationIssue],
+    ) -> None:
         """Check the actor and the target of an event claim against the matching records (issue 21)."""
         roles = [(e, roles_of(e)) for e in near]
         first, first_roles = roles[0]
@@ -727,53 +977,95 @@ class ClaimValidator:
         def describe(r: Roles) -> str:
             src = " ".join(f"#{i}" for i in (*r.actors, *r.either)) or self._m("玩家本身", "the player")
             tgt = " ".join(f"#{i}" for i in r.targets)
-            return self._m(f"来源（施放/执行者）{src}" + (f"，目标 {tgt}" if tgt else ""),
-                           f"source (actor) {src}" + (f", target {tgt}" if tgt else ""))
+            return self._m(
+                f"来源（施放/执行者）{src}" + (f"，目标 {tgt}" if tgt else ""),
+                f"source (actor) {src}" + (f", target {tgt}" if tgt else ""),
+            )
 
         fact = self._m(f"{at} 的记录：", f"the record at {at}: ") + describe(first_roles)
         if actor is not None and not any(r.acts(actor) for _e, r in roles):
             swapped = any(r.is_target(actor) for _e, r in roles)
             if swapped:
-                issues.append(ValidationIssue(
-                    Severity.CONTRADICTION, "CasterTargetConfusion",
-                    self._m(f"{where}：#{actor} 是这次技能的目标，不是施放者"
+                issues.append(
+                    ValidationIssue(
+                        Severity.CONTRADICTION,
+                        "CasterTargetConfusion",
+                        self._m(
+                            f"{where}：#{actor} 是这次技能的目标，不是施放者"
                             f"（actorId 填施放者，目标填 targetId）；{fact}",
                             f"{where}: #{actor} is the target of this power, not its source (actorId is the one "
-                            f"that acts, the target goes in targetId); {fact}"),
-                    time_seconds=first.seconds, unit_id=actor, claim=ref, fact=fact,
-                ))
+                            f"that acts, the target goes in targetId); {fact}",
+                        ),
+                        time_seconds=first.seconds,
+                        unit_id=actor,
+                        claim=ref,
+                        fact=fact,
+                    )
+                )
             elif kind in ("produce", "build", "place") and not explicit:
-                issues.append(ValidationIssue(
-                    Severity.INFO, "ActorAmbiguous",
-                    self._m(f"{where}：#{actor} 不是这条指令的工厂/建造者（新单位的编号不在指令里）；{fact}",
+                issues.append(
+                    ValidationIssue(
+                        Severity.INFO,
+                        "ActorAmbiguous",
+                        self._m(
+                            f"{where}：#{actor} 不是这条指令的工厂/建造者（新单位的编号不在指令里）；{fact}",
                             f"{where}: #{actor} is not the factory or constructor of this order (the new unit's "
-                            f"id is not in the command); {fact}"),
-                    unit_id=actor, claim=ref))
+                            f"id is not in the command); {fact}",
+                        ),
+                        unit_id=actor,
+                        claim=ref,
+                    )
+                )
             elif any(roles_of(e).acts(actor) for e in candidates):
                 times = self._times([e for e in candidates if roles_of(e).acts(actor)], first.seconds)
-                issues.append(ValidationIssue(
-                    Severity.WARNING, "EventTimeMismatch",
-                    self._m(f"{where}：#{actor} 执行这条指令的时间是 {times}",
-                            f"{where}: #{actor} issued this order at {times}"),
-                    time_seconds=first.seconds, unit_id=actor, claim=ref, fact=fact))
+                issues.append(
+                    ValidationIssue(
+                        Severity.WARNING,
+                        "EventTimeMismatch",
+                        self._m(
+                            f"{where}：#{actor} 执行这条指令的时间是 {times}",
+                            f"{where}: #{actor} issued this order at {times}",
+                        ),
+                        time_seconds=first.seconds,
+                        unit_id=actor,
+                        claim=ref,
+                        fact=fact,
+                    )
+                )
             else:
-                issues.append(ValidationIssue(
-                    Severity.CONTRADICTION, "ActorMismatch",
-                    self._m(f"{where}：#{actor} 从未执行过这条指令；{fact}",
-                            f"{where}: #{actor} never issued this order; {fact}"),
-                    time_seconds=first.seconds, unit_id=actor, claim=ref, fact=fact,
-                ))
+                issues.append(
+                    ValidationIssue(
+                        Severity.CONTRADICTION,
+                        "ActorMismatch",
+                        self._m(
+                            f"{where}：#{actor} 从未执行过这条指令；{fact}",
+                            f"{where}: #{actor} never issued this order; {fact}",
+                        ),
+                        time_seconds=first.seconds,
+                        unit_id=actor,
+                        claim=ref,
+                        fact=fact,
+                    )
+                )
             return
         if target is not None and not any(r.is_target(target) for _e, r in roles):
             swapped = any(r.acts(target) and (actor is None or r.is_target(actor)) for _e, r in roles)
-            issues.append(ValidationIssue(
-                Severity.CONTRADICTION if swapped else Severity.WARNING,
-                "CasterTargetConfusion" if swapped else "TargetMismatch",
-                self._m(f"{where}：#{target} 不是这条指令的目标" + ("，它是施放者" if swapped else "") + f"；{fact}",
-                        f"{where}: #{target} is not the target of this order" + (", it is the source" if swapped
-                                                                                 else "") + f"; {fact}"),
-                time_seconds=first.seconds, unit_id=target, claim=ref, fact=fact,
-            ))
+            issues.append(
+                ValidationIssue(
+                    Severity.CONTRADICTION if swapped else Severity.WARNING,
+                    "CasterTargetConfusion" if swapped else "TargetMismatch",
+                    self._m(
+                        f"{where}：#{target} 不是这条指令的目标" + ("，它是施放者" if swapped else "") + f"；{fact}",
+                        f"{where}: #{target} is not the target of this order"
+                        + (", it is the source" if swapped else "")
+                        + f"; {fact}",
+                    ),
+                    time_seconds=first.seconds,
+                    unit_id=target,
+                    claim=ref,
+                    fact=fact,
+                )
+            )
 
     # ------------------------------------------------------------------ timeline claims (§7.6)
 
@@ -793,27 +1085,39 @@ class ClaimValidator:
         who = self.index.player_name(player)
         first = self._first_of(player, type_name)
         hashes = self._hashes(type_name)
-        orders = self._commands((QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE, START_UPGRADE, SELECT_PROTOCOL),
-                                player, hashes)
+        orders = self._commands(
+            (QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE, START_UPGRADE, SELECT_PROTOCOL), player, hashes
+        )
         # the first order of the type (even one taken back later: it is what the log shows first), or the first
         # production that was not taken back
         times = sorted({*(e.time_code for e in orders[:1]), *([first.time_code] if first is not None else [])})
         if not times:
-            issues.append(ValidationIssue(
-                Severity.CONTRADICTION, "TimelineNotObserved",
-                self._m(f"{where}：{who} 从未生产 {type_name}", f"{where}: {who} never produced {type_name}"),
-                time_seconds=seconds, claim=ref,
-                fact=self._m(f"{who} 从未下达 {type_name} 的指令", f"{who} never ordered {type_name}"),
-            ))
+            issues.append(
+                ValidationIssue(
+                    Severity.CONTRADICTION,
+                    "TimelineNotObserved",
+                    self._m(f"{where}：{who} 从未生产 {type_name}", f"{where}: {who} never produced {type_name}"),
+                    time_seconds=seconds,
+                    claim=ref,
+                    fact=self._m(f"{who} 从未下达 {type_name} 的指令", f"{who} never ordered {type_name}"),
+                )
+            )
         elif seconds is not None and not any(within(seconds, tc, TIMELINE_TOLERANCE_SECONDS) for tc in times):
             actual = format_time(times[0] / TICKS_PER_SECOND)
             fact = self._m(f"{who} 首次下达 {type_name} 是在 {actual}", f"{who} first ordered {type_name} at {actual}")
-            issues.append(ValidationIssue(
-                Severity.WARNING, "TimelineMismatch",
-                self._m(f"{where}：{who} 首次生产 {type_name} 是在 {actual}，不是 {format_time(seconds)}",
-                        f"{where}: {who} first produced {type_name} at {actual}, not {format_time(seconds)}"),
-                time_seconds=times[0] / TICKS_PER_SECOND, claim=ref, fact=fact,
-            ))
+            issues.append(
+                ValidationIssue(
+                    Severity.WARNING,
+                    "TimelineMismatch",
+                    self._m(
+                        f"{where}：{who} 首次生产 {type_name} 是在 {actual}，不是 {format_time(seconds)}",
+                        f"{where}: {who} first produced {type_name} at {actual}, not {format_time(seconds)}",
+                    ),
+                    time_seconds=times[0] / TICKS_PER_SECOND,
+                    claim=ref,
+                    fact=fact,
+                )
+            )
 
     # ------------------------------------------------------------------ revision support
 
@@ -833,14 +1137,15 @@ class ClaimValidator:
             strong = sorted({self.index.player_name(e.player) for e in ev if e.strength.value == "strong"})
             weak = sorted({self.index.player_name(e.player) for e in ev if e.strength.value == "weak"})
             first = self.index.first_seen(uid)
-            lines.append(self._m(
-                f"#{uid}：首次出现 {format_time(first or 0)}；强证据 {', '.join(strong) or '无'}；弱证据 "
-                f"{', '.join(weak) or '无'}",
-                f"#{uid}: first seen {format_time(first or 0)}; strong evidence {', '.join(strong) or 'none'}; "
-                f"weak evidence {', '.join(weak) or 'none'}",
-            ))
+            lines.append(
+                self._m(
+                    f"#{uid}：首次出现 {format_time(first or 0)}；强证据 {', '.join(strong) or '无'}；弱证据 "
+                    f"{', '.join(weak) or '无'}",
+                    f"#{uid}: first seen {format_time(first or 0)}; strong evidence {', '.join(strong) or 'none'}; "
+                    f"weak evidence {', '.join(weak) or 'none'}",
+                )
+            )
         return "\n".join(lines[:limit])
 
 
 _INDEXED_COMMANDS = frozenset(c for cmds in EVENT_KINDS.values() for c in cmds)
-

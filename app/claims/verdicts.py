@@ -26,8 +26,9 @@ def annotated_claims(parsed: ParsedClaims, issues: Sequence[ValidationIssue]) ->
     """The claims as stored: each claim with a ``verdict`` key (the model's own keys are untouched)."""
     out: dict[str, Any] = {}
     for kind, attr in KINDS:
-        out[f"{kind}Claims"] = [{**c, "verdict": verdict_of(f"{kind}:{n}", issues)}
-                                for n, c in enumerate(getattr(parsed, attr))]
+        out[f"{kind}Claims"] = [
+            {**c, "verdict": verdict_of(f"{kind}:{n}", issues)} for n, c in enumerate(getattr(parsed, attr))
+        ]
     return out
 
 
@@ -60,8 +61,11 @@ def quote_flagged(parsed: ParsedClaims, issues: Sequence[ValidationIssue], lang:
             mine = [i for i in issues if i.claim == f"{kind}:{n}" and i.needs_revision]
             if not mine:
                 continue
-            label = {"unit": pick(lang, "单位声明", "unit claim"), "event": pick(lang, "事件声明", "event claim"),
-                     "timeline": pick(lang, "时间线声明", "timeline claim")}[kind]
+            label = {
+                "unit": pick(lang, "单位声明", "unit claim"),
+                "event": pick(lang, "事件声明", "event claim"),
+                "timeline": pick(lang, "时间线声明", "timeline claim"),
+            }[kind]
             lines.append(f"- {label} {n + 1}: {claim_summary(kind, claim)}")
             for i in mine:
                 fact = i.fact or i.message

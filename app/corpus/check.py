@@ -54,8 +54,13 @@ class Finding:
     def as_dict(self) -> dict[str, Any]:
         """JSON-compatible form (stable keys)."""
         return {
-            "mod": self.mod, "code": self.code, "entry": self.entry, "field": self.field,
-            "listed": list(self.listed), "observed": self.observed, "evidence": list(self.evidence),
+            "mod": self.mod,
+            "code": self.code,
+            "entry": self.entry,
+            "field": self.field,
+            "listed": list(self.listed),
+            "observed": self.observed,
+            "evidence": list(self.evidence),
         }
 
     def render(self) -> str:
@@ -111,15 +116,23 @@ def _check_replay(index: ReplayFactIndex, k: Knowledge, file: str) -> list[Findi
             if first is None or first > f.seconds:
                 evidence = f"queued {entry.id} at {format_time(f.seconds)} at #{f.source_id}"
             elif existed is not None and existed < first:
-                evidence = (f"#{f.source_id}, which queued {entry.id} at {format_time(f.seconds)}, existed by "
-                            f"{format_time(existed)} (a newer id was named then)")
+                evidence = (
+                    f"#{f.source_id}, which queued {entry.id} at {format_time(f.seconds)}, existed by "
+                    f"{format_time(existed)} (a newer id was named then)"
+                )
             else:
                 continue
-            out.append(Finding(
-                mod, "producer_missing", entry.id, "producedBy", entry.producers,
-                "made by an object older than any listed producer",
-                [f"{file}: {p.name}: {evidence}; listed producers {when}"],
-            ))
+            out.append(
+                Finding(
+                    mod,
+                    "producer_missing",
+                    entry.id,
+                    "producedBy",
+                    entry.producers,
+                    "made by an object older than any listed producer",
+                    [f"{file}: {p.name}: {evidence}; listed producers {when}"],
+                )
+            )
         for fid, made in index.factories(p.slot):
             products[fid] = list(made)
         for fid, names in products.items():
@@ -128,11 +141,17 @@ def _check_replay(index: ReplayFactIndex, k: Knowledge, file: str) -> list[Findi
                 continue
             shared = set(entries[0].producers).intersection(*(e.producers for e in entries[1:]))
             if not shared:
-                out.append(Finding(
-                    mod, "no_shared_producer", entries[-1].id, "producedBy", entries[-1].producers,
-                    f"made by the same object as {', '.join(e.id for e in entries[:-1])}",
-                    [f"{file}: #{fid} of {p.name} produced {', '.join(names)}"],
-                ))
+                out.append(
+                    Finding(
+                        mod,
+                        "no_shared_producer",
+                        entries[-1].id,
+                        "producedBy",
+                        entries[-1].producers,
+                        f"made by the same object as {', '.join(e.id for e in entries[:-1])}",
+                        [f"{file}: #{fid} of {p.name} produced {', '.join(names)}"],
+                    )
+                )
         out.extend(_upgrades(index, k, p.slot, products, file))
     out.extend(_users(index, k, file))
     return out
@@ -183,11 +202,20 @@ def _upgrades(
             cands = _candidates(k, products.get(where, ()))
         if cands is not None and not cands & set(entry.producers):
             seen = "a construction yard" if where in yards else f"producer of {', '.join(products[where])}"
-            out.append(Finding(
-                k.mod, "upgrade_elsewhere", entry.id, "producedBy", entry.producers,
-                f"started at an object that is {seen}",
-                [f"{file}: {index.player_name(player)} started {entry.id} at {format_time(ev.seconds)} at #{where}"],
-            ))
+            out.append(
+                Finding(
+                    k.mod,
+                    "upgrade_elsewhere",
+                    entry.id,
+                    "producedBy",
+                    entry.producers,
+                    f"started at an object that is {seen}",
+                    [
+                        f"{file}: {index.player_name(player)} started {entry.id} "
+                        f"at {format_time(ev.seconds)} at #{where}"
+                    ],
+                )
+            )
     return out
 
 
@@ -209,10 +237,18 @@ def _users(index: ReplayFactIndex, k: Knowledge, file: str) -> list[Finding]:
         caster = ev.actor_ids[0]
         roles = {e.role for e in index.evidence(caster)}
         if roles & structural:
-            out.append(Finding(
-                k.mod, "user_not_structure", entry.id, "usedBy", entry.producers,
-                "cast by an object the replays show is a structure",
-                [f"{file}: {index.player_name(ev.player)} cast it at {format_time(ev.seconds)} by #{caster} "
-                 f"({', '.join(sorted(r.value for r in roles & structural))})"],
-            ))
+            out.append(
+                Finding(
+                    k.mod,
+                    "user_not_structure",
+                    entry.id,
+                    "usedBy",
+                    entry.producers,
+                    "cast by an object the replays show is a structure",
+                    [
+                        f"{file}: {index.player_name(ev.player)} cast it at {format_time(ev.seconds)} by #{caster} "
+                        f"({', '.join(sorted(r.value for r in roles & structural))})"
+                    ],
+                )
+            )
     return out

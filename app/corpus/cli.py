@@ -28,11 +28,18 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     c.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
     c.set_defaults(func=_coverage)
 
-    k = ksub.add_parser("check", help="load a mod's knowledge (and a user override) and print the load report; "
-                        "with --corpus, the entries the replays contradict")
+    k = ksub.add_parser(
+        "check",
+        help="load a mod's knowledge (and a user override) and print the load report; "
+        "with --corpus, the entries the replays contradict",
+    )
     k.add_argument("--mod", default="RA3", help="mod name as in the replay header (RA3, corona)")
-    k.add_argument("--corpus", default=None, metavar="DIR",
-                   help="check producedBy/usedBy entries against every RA3/Corona replay under DIR")
+    k.add_argument(
+        "--corpus",
+        default=None,
+        metavar="DIR",
+        help="check producedBy/usedBy entries against every RA3/Corona replay under DIR",
+    )
     k.add_argument("--user", default=None, help="a user knowledge JSON applied over the built-in entries")
     k.add_argument("--lang", default=None, help="zh or en (default: system language)")
     k.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
@@ -90,8 +97,10 @@ def _coverage(args: argparse.Namespace) -> int:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return 0
     for mod, r in report.items():
-        print(f"{mod}: {r['resolved']}/{r['distinct']} distinct type hashes resolved "
-              f"({r['share']:.1%}) in {r['files']} file(s)")
+        print(
+            f"{mod}: {r['resolved']}/{r['distinct']} distinct type hashes resolved "
+            f"({r['share']:.1%}) in {r['files']} file(s)"
+        )
         for u in r["unresolved"]:
             print(f"  {u['hash']}  x{u['count']:<4} {', '.join(u['where'])}")
             for line in u["observed"]:
@@ -107,8 +116,18 @@ def _check(args: argparse.Namespace) -> int:
     lang = _lang(args.lang)
     k = load_knowledge(args.mod, args.user, strict=False)
     if args.json:
-        print(json.dumps({"mod": k.mod, "entries": len(k), "confirmed": sum(e.confirmed for e in k),
-                          "issues": k.report.as_dict()}, ensure_ascii=False, indent=2))
+        print(
+            json.dumps(
+                {
+                    "mod": k.mod,
+                    "entries": len(k),
+                    "confirmed": sum(e.confirmed for e in k),
+                    "issues": k.report.as_dict(),
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
     else:
         print(f"{k.title(lang)}: {len(k)} entries, {sum(e.confirmed for e in k)} confirmed by replays")
         print(k.report.render(lang))
@@ -124,8 +143,9 @@ def _check_corpus(args: argparse.Namespace) -> int:
         raise KnowledgeError(f"no .RA3Replay files under {args.corpus}")
     findings = check_corpus(files)
     if args.json:
-        print(json.dumps({"files": len(files), "findings": [f.as_dict() for f in findings]},
-                         ensure_ascii=False, indent=2))
+        print(
+            json.dumps({"files": len(files), "findings": [f.as_dict() for f in findings]}, ensure_ascii=False, indent=2)
+        )
     else:
         entries = "entry" if len(findings) == 1 else "entries"
         print(f"{len(files)} replay(s), {len(findings)} contradicted knowledge {entries}")
@@ -152,11 +172,24 @@ def _show(args: argparse.Namespace) -> int:
 
 def _entry_json(e: Any) -> dict[str, Any]:
     return {
-        "id": e.id, "hash": f"0x{e.hash:08X}", "name": {"zh": e.name_zh, "en": e.name_en}, "faction": e.faction,
-        "kind": e.kind, "tags": list(e.tags), "cost": e.cost, "buildTime": e.build_time,
-        "producedBy": e.produced_by, "alsoProducedBy": list(e.also_produced_by), "usedBy": e.used_by,
-        "aliases": list(e.aliases), "tier": e.tier, "rank": e.rank, "unpacksTo": e.unpacks_to,
-        "replaces": e.replaces, "confirmed": e.confirmed, "origin": e.origin,
+        "id": e.id,
+        "hash": f"0x{e.hash:08X}",
+        "name": {"zh": e.name_zh, "en": e.name_en},
+        "faction": e.faction,
+        "kind": e.kind,
+        "tags": list(e.tags),
+        "cost": e.cost,
+        "buildTime": e.build_time,
+        "producedBy": e.produced_by,
+        "alsoProducedBy": list(e.also_produced_by),
+        "usedBy": e.used_by,
+        "aliases": list(e.aliases),
+        "tier": e.tier,
+        "rank": e.rank,
+        "unpacksTo": e.unpacks_to,
+        "replaces": e.replaces,
+        "confirmed": e.confirmed,
+        "origin": e.origin,
     }
 
 

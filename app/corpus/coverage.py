@@ -81,8 +81,13 @@ def observed_roles(replay_paths: Iterable[str | Path], hashes: set[int]) -> dict
                 line = f"{what} by {sources}" + (" (a group of selected objects)" if len(ev.actor_ids) > 1 else "")
                 if ev.target_ids:
                     owners = {ix.owner(t).player for t in ev.target_ids}
-                    whose = ("the caster's own" if owners == {ev.player} else
-                             "nobody's evidence" if owners == {None} else "another player's")
+                    whose = (
+                        "the caster's own"
+                        if owners == {ev.player}
+                        else "nobody's evidence"
+                        if owners == {None}
+                        else "another player's"
+                    )
                     line += f" on {' '.join(f'#{t}' for t in ev.target_ids)} ({whose})"
             else:
                 at = ev.actor_ids[0] if ev.actor_ids else None
@@ -136,8 +141,12 @@ def coverage_report(replay_paths: Iterable[str | Path]) -> dict[str, Any]:
             "resolved": distinct - len(unresolved),
             "share": round((distinct - len(unresolved)) / distinct, 4) if distinct else 1.0,
             "unresolved": [
-                {"hash": f"0x{h:08X}", "count": acc.counts[h], "where": sorted(acc.where[h]),
-                 "observed": observed.get(h, [])}
+                {
+                    "hash": f"0x{h:08X}",
+                    "count": acc.counts[h],
+                    "where": sorted(acc.where[h]),
+                    "observed": observed.get(h, []),
+                }
                 for h in unresolved
             ],
         }

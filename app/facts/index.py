@@ -119,8 +119,21 @@ _CANCEL_GAMES = frozenset({Game.RA3})
 """Games whose cancel layouts (0x206 / 0x208) and shift-click flag (:func:`_bulk`) are verified; elsewhere every
 production / structure order stands and counts once (the KW/TW cancel semantics are not checked on the corpus)."""
 _TARGET_ORDERS = frozenset({ATTACK, FORCE_FIRE, GARRISON, HARVEST_FROM_NODE})
-_SELF_ACTING = frozenset({QUEUE_UNIT, CANCEL_UNIT, START_STRUCTURE, CANCEL_STRUCTURE, PLACE_STRUCTURE, START_UPGRADE,
-                          CANCEL_UPGRADE, SELL, START_REPAIR, 0x229, SET_RALLY})
+_SELF_ACTING = frozenset(
+    {
+        QUEUE_UNIT,
+        CANCEL_UNIT,
+        START_STRUCTURE,
+        CANCEL_STRUCTURE,
+        PLACE_STRUCTURE,
+        START_UPGRADE,
+        CANCEL_UPGRADE,
+        SELL,
+        START_REPAIR,
+        0x229,
+        SET_RALLY,
+    }
+)
 """Commands whose first object id is the one that acts (factory, constructor, upgrading/sold/repaired structure)."""
 CANCEL_WINDOW_SECONDS = 10.0
 """How far back a 0x206 "hold/cancel unit" is taken to reach [inferred]: a unit ordered less than this before cannot
@@ -142,9 +155,24 @@ misaligned ``0x10551A20`` key."""
 
 _INDEXED_IDS = frozenset(
     {
-        CREATE_GROUP, SELECT_GROUP, ADD_GROUP, SELECT, START_STRUCTURE, PLACE_STRUCTURE, CANCEL_STRUCTURE, QUEUE_UNIT,
-        CANCEL_UNIT, START_REPAIR, SELL, START_UPGRADE, CANCEL_UPGRADE, SET_RALLY, HARVESTER_ORDER, HARVEST_FROM_NODE,
-        SELECT_PROTOCOL, *POWER_IDS,
+        CREATE_GROUP,
+        SELECT_GROUP,
+        ADD_GROUP,
+        SELECT,
+        START_STRUCTURE,
+        PLACE_STRUCTURE,
+        CANCEL_STRUCTURE,
+        QUEUE_UNIT,
+        CANCEL_UNIT,
+        START_REPAIR,
+        SELL,
+        START_UPGRADE,
+        CANCEL_UPGRADE,
+        SET_RALLY,
+        HARVESTER_ORDER,
+        HARVEST_FROM_NODE,
+        SELECT_PROTOCOL,
+        *POWER_IDS,
     }
 )
 _ORDER_CATEGORIES = frozenset(
@@ -193,9 +221,16 @@ def _int_arg(cmd: Command, i: int) -> int | None:
 STRUCTURE_TYPE = "<structure>"
 """The proven type of an object that produced, built, upgraded, was sold or got a rally point: some structure."""
 _OWNER_ROLES: Mapping[int, Role] = {
-    START_STRUCTURE: Role.BUILDER, PLACE_STRUCTURE: Role.BUILDER, CANCEL_STRUCTURE: Role.BUILDER,
-    QUEUE_UNIT: Role.FACTORY, CANCEL_UNIT: Role.FACTORY, START_UPGRADE: Role.UPGRADE, CANCEL_UPGRADE: Role.UPGRADE,
-    SELL: Role.SELL, START_REPAIR: Role.REPAIR, SET_RALLY: Role.RALLY,
+    START_STRUCTURE: Role.BUILDER,
+    PLACE_STRUCTURE: Role.BUILDER,
+    CANCEL_STRUCTURE: Role.BUILDER,
+    QUEUE_UNIT: Role.FACTORY,
+    CANCEL_UNIT: Role.FACTORY,
+    START_UPGRADE: Role.UPGRADE,
+    CANCEL_UPGRADE: Role.UPGRADE,
+    SELL: Role.SELL,
+    START_REPAIR: Role.REPAIR,
+    SET_RALLY: Role.RALLY,
 }
 """Owner-only commands on one object (strong evidence for their actor) and the role they give it."""
 
@@ -250,8 +285,17 @@ class _OrderBook:
         elif self._taken_back[key]:  # the start was only held: it is built after all
             self.cancelled.discard(self._taken_back[key].pop().command_index)
         else:  # placed without a start order of its own: the placement is the order
-            self.all.append(_Order(ev.player, ProductionKind.STRUCTURE, ev.type_hash or 0, ev.time_code,
-                                   ev.object_ids[0], ev.command_index, 0))
+            self.all.append(
+                _Order(
+                    ev.player,
+                    ProductionKind.STRUCTURE,
+                    ev.type_hash or 0,
+                    ev.time_code,
+                    ev.object_ids[0],
+                    ev.command_index,
+                    0,
+                )
+            )
 
     def cancel(self, ev: FactEvent, count: int, *, unit: bool) -> None:
         """Take back up to ``count`` standing orders (``unit``: a 0x206 role, limited to the cancel window)."""
@@ -486,18 +530,23 @@ class ReplayFactIndex:
                 self._constructors[p].append(source)
             if role == PLACE_STRUCTURE:
                 orders.place(ev)
-                self._build_steps.append(BuildStep(p, ev.time_code, ev.type_hash, self.name_of(ev.type_hash), cid,
-                                                   ev.position, ev.command_index))
+                self._build_steps.append(
+                    BuildStep(
+                        p, ev.time_code, ev.type_hash, self.name_of(ev.type_hash), cid, ev.position, ev.command_index
+                    )
+                )
             else:
                 orders.start(ev, ProductionKind.STRUCTURE, 1)
         elif role == QUEUE_UNIT:
             self._factories[p].append((source, ev.type_hash, ev.command_index))
             is_core = source in yards and ev.type_hash not in structure_hashes
-            orders.start(ev, ProductionKind.STRUCTURE if is_core else ProductionKind.UNIT,
-                         _bulk(cmd) if ra3_layout else 1)
+            orders.start(
+                ev, ProductionKind.STRUCTURE if is_core else ProductionKind.UNIT, _bulk(cmd) if ra3_layout else 1
+            )
             if is_core and self._is_core_step(p, ev):
-                self._build_steps.append(BuildStep(p, ev.time_code, ev.type_hash, self.name_of(ev.type_hash), cid,
-                                                   None, ev.command_index))
+                self._build_steps.append(
+                    BuildStep(p, ev.time_code, ev.type_hash, self.name_of(ev.type_hash), cid, None, ev.command_index)
+                )
         elif role in (CANCEL_UNIT, CANCEL_STRUCTURE) and ra3_layout:
             unit = role == CANCEL_UNIT
             orders.cancel(ev, _bulk(cmd) if unit else 1, unit=unit)
@@ -510,8 +559,9 @@ class ReplayFactIndex:
             current = self._first.get(key)
             cancelled = o.command_index in self._cancelled
             if current is None or (current.cancelled and not cancelled):
-                self._first[key] = FirstProduction(o.player, o.kind, o.type_hash, self.name_of(o.type_hash),
-                                                   o.time_code, o.source, cancelled)
+                self._first[key] = FirstProduction(
+                    o.player, o.kind, o.type_hash, self.name_of(o.type_hash), o.time_code, o.source, cancelled
+                )
         self._build_steps = [s for s in self._build_steps if s.command_index not in self._cancelled]
 
     def _known_types(self, pending: Sequence[tuple[Command, FactEvent]]) -> dict[int, str]:
@@ -541,8 +591,9 @@ class ReplayFactIndex:
         users = entry.producers if entry is not None and entry.kind == "power" else ()
         return frozenset(users) or None
 
-    def _able_members(self, sources: tuple[int, ...], power_hash: int | None,
-                      known_types: Mapping[int, str]) -> tuple[int, ...]:
+    def _able_members(
+        self, sources: tuple[int, ...], power_hash: int | None, known_types: Mapping[int, str]
+    ) -> tuple[int, ...]:
         """The members of an ability group that may have used it.
 
         Every member counts unless its proven type is excluded by the knowledge's ``usedBy`` (a structure never uses
@@ -693,9 +744,7 @@ class ReplayFactIndex:
         if o.conflict:
             return OwnershipVerdict.CONFLICT
         if o.strong_players:
-            return (
-                OwnershipVerdict.CONFIRMED_STRONG if player in o.strong_players else OwnershipVerdict.CONTRADICTION
-            )
+            return OwnershipVerdict.CONFIRMED_STRONG if player in o.strong_players else OwnershipVerdict.CONTRADICTION
         if player in o.weak_players:
             return OwnershipVerdict.SUPPORTED_WEAK
         if o.weak_players:
@@ -717,8 +766,7 @@ class ReplayFactIndex:
             e
             for lst in self._evidence.values()
             for e in lst
-            if e.role is Role.CASTER
-            and (power_hash is None or self._power_of(e) == power_hash)
+            if e.role is Role.CASTER and (power_hash is None or self._power_of(e) == power_hash)
         ]
         return tuple(sorted(out, key=lambda e: (e.time_code, e.object_id)))
 
@@ -792,7 +840,8 @@ class ReplayFactIndex:
         out = [
             f
             for f in self._first.values()
-            if (player is None or f.player == player) and (kind is None or f.kind is kind)
+            if (player is None or f.player == player)
+            and (kind is None or f.kind is kind)
             and (include_cancelled or not f.cancelled)
         ]
         return tuple(sorted(out, key=lambda f: (f.time_code, f.player, f.name)))
@@ -934,9 +983,7 @@ def _selection_after(ev: FactEvent, role: int) -> tuple[int, ...] | None:
     return ev.affected_ids
 
 
-def _make_event(
-    i: int, cmd: Command, info: CommandInfo, state: _PlayerState | None, game: Game
-) -> FactEvent:
+def _make_event(i: int, cmd: Command, info: CommandInfo, state: _PlayerState | None, game: Game) -> FactEvent:
     """Resolve one command and advance the player's selection / group state (any game, through its roles)."""
     cid, id_group = role_of(game, cmd.command_id)
     if info.automatic:
@@ -1084,13 +1131,20 @@ def _pack_chains(
                 chained.add(vehicle)
                 del open_pack[p]
                 waiting_yard[p] = True
-            elif (waiting_yard.get(p) and last is not None and last.action is PackAction.UNPACK
-                  and last.object_id == vehicle):
+            elif (
+                waiting_yard.get(p)
+                and last is not None
+                and last.action is PackAction.UNPACK
+                and last.object_id == vehicle
+            ):
                 steps[p][-1] = step  # sent again before the yard appeared: this later order is the one that deployed
             elif vehicle:
                 deploys[p].append((ev.time_code, vehicle, ev.position))
         elif (
-            cid == QUEUE_UNIT and ev.type_hash is not None and ev.object_ids and _is_mcv_name(name_of(ev.type_hash))
+            cid == QUEUE_UNIT
+            and ev.type_hash is not None
+            and ev.object_ids
+            and _is_mcv_name(name_of(ev.type_hash))
             and ev.command_index not in cancelled
         ):
             queued[p].append((ev.time_code, ev.object_ids[0], max_seen))

@@ -94,7 +94,7 @@ _T: dict[str, tuple[str, str]] = {
         "来源是很小的编号（如 #1…#{n}）时，那是玩家自身的对象（协议技能），不是单位。",
         "Note: strong = group member, builder/factory, upgrade, rally point, repair, sell, harvester order, the single "
         "source of a power; weak = selection (may be a click on an enemy unit), membership of a selected group that "
-        "used an ability (not necessarily a caster). Power lines read \"on #target by #source\"; a source with a "
+        'used an ability (not necessarily a caster). Power lines read "on #target by #source"; a source with a '
         "very low id (such as #1…#{n}) is the player's own object (a protocol power), not a unit.",
     ),
     "protocols": ("## 协议选择", "## Protocol picks"),
@@ -201,8 +201,9 @@ def _header(ctx: _Ctx) -> str:
             faction += f" → {p.played_faction}"
         note = f" ({ctx.t('ai_note')})" if p.kind == "ai" else ""
         table.append(f"- P{p.slot} {p.label}: {faction}, {ctx.t('team')} {team}, {kind}{note}")
-    observers = [p.label for p in ix.players
-                 if p.kind in ("observer", "commentator") and p.slot != h.post_commentator_slot]
+    observers = [
+        p.label for p in ix.players if p.kind in ("observer", "commentator") and p.slot != h.post_commentator_slot
+    ]
     if observers:
         table.append(f"- {ctx.t('observers')}: {', '.join(observers)}")
     lines.append(markdown_fence("\n".join(table)))
@@ -217,13 +218,19 @@ def _departures_and_knowledge(ctx: _Ctx) -> list[str]:
     ix = ctx.index
     zh = ctx.lang is Lang.ZH
     out = [
-        (f"- 离开：{ix.player_name(d.player)} 于 {format_time(d.seconds)}" if zh
-         else f"- Left: {ix.player_name(d.player)} at {format_time(d.seconds)}")
+        (
+            f"- 离开：{ix.player_name(d.player)} 于 {format_time(d.seconds)}"
+            if zh
+            else f"- Left: {ix.player_name(d.player)} at {format_time(d.seconds)}"
+        )
         for d in ix.departures
     ]
     if not knowledge_mod(ix.replay.header.mod_name):
-        out.append("- 注意：没有此游戏/模组的知识库，类型只能显示为哈希。" if zh
-                   else "- Note: no game knowledge for this game/mod; types can only be shown as hashes.")
+        out.append(
+            "- 注意：没有此游戏/模组的知识库，类型只能显示为哈希。"
+            if zh
+            else "- Note: no game knowledge for this game/mod; types can only be shown as hashes."
+        )
     return out
 
 
@@ -254,7 +261,7 @@ def collapse_build_order(index: ReplayFactIndex, player: int) -> tuple[list[tupl
     runs: list[tuple[BuildStep, int]] = []
     walls: list[BuildStep] = []
     for step in index.build_order(player):
-        if (k.has_tag(step.type_hash, "wall") if k is not None else "Wall" in step.name):
+        if k.has_tag(step.type_hash, "wall") if k is not None else "Wall" in step.name:
             walls.append(step)
         elif runs and runs[-1][0].type_hash == step.type_hash:
             runs[-1] = (runs[-1][0], runs[-1][1] + 1)
@@ -293,15 +300,18 @@ def _chains(ctx: _Ctx) -> str:
         if any(s.command_id == 0x205 for s in ix.build_order(chain.player)):
             continue  # an Empire player's deploys are the cores its build order already lists
         shown = "; ".join(
-            f"{format_time(s.seconds)} #{s.object_id}" + (f" ({round(s.position[0])},{round(s.position[1])})"
-                                                         if s.position else "")
+            f"{format_time(s.seconds)} #{s.object_id}"
+            + (f" ({round(s.position[0])},{round(s.position[1])})" if s.position else "")
             for s in chain.steps[:MAX_DEPLOYS]
         )
         if len(chain.steps) > MAX_DEPLOYS:
             shown += f"; ({ctx.t('more').format(n=len(chain.steps) - MAX_DEPLOYS)})"
         k = ix.knowledge
-        deployers = [f.name for f in ix.first_productions(chain.player, ProductionKind.UNIT)
-                     if k is not None and k.has_tag(f.type_hash, "deploy")]
+        deployers = [
+            f.name
+            for f in ix.first_productions(chain.player, ProductionKind.UNIT)
+            if k is not None and k.has_tag(f.type_hash, "deploy")
+        ]
         if deployers:
             shown += f" — {ctx.t('deployers')}: {', '.join(deployers)}"
         lines.append(f"- {ix.player_name(chain.player)} {ctx.t('deploys')}: {shown}")

@@ -29,10 +29,29 @@ from app.knowledge.model import KINDS, Entry, Knowledge, LoadReport, Taxonomy, T
 from app.replay.asset_hash import asset_hash
 
 _SECTION = re.compile(r"^<!--\s*section:\s*([A-Za-z_:]+)\s*-->\s*$")
-_ENTRY_FIELDS = frozenset({
-    "id", "name", "faction", "kind", "tags", "cost", "buildTime", "producedBy", "alsoProducedBy", "usedBy",
-    "aliases", "tier", "rank", "unpacksTo", "replaces", "confirmed", "mod", "notes", "hash",
-})
+_ENTRY_FIELDS = frozenset(
+    {
+        "id",
+        "name",
+        "faction",
+        "kind",
+        "tags",
+        "cost",
+        "buildTime",
+        "producedBy",
+        "alsoProducedBy",
+        "usedBy",
+        "aliases",
+        "tier",
+        "rank",
+        "unpacksTo",
+        "replaces",
+        "confirmed",
+        "mod",
+        "notes",
+        "hash",
+    }
+)
 # Fields whose value must have one JSON type; a hand-edited user file gets these wrong ("tags": 5), and a wrong
 # type must become a report line naming file, entry and field, never a TypeError deep inside the reader.
 _LIST_FIELDS = ("tags", "aliases", "alsoProducedBy")
@@ -62,7 +81,11 @@ def mod_folder(mod_name: str, root: Path | None = None) -> str:
 
 
 def load_knowledge(
-    mod: str, user_override_path: str | Path | None = None, *, root: Path | None = None, strict: bool = True,
+    mod: str,
+    user_override_path: str | Path | None = None,
+    *,
+    root: Path | None = None,
+    strict: bool = True,
 ) -> Knowledge:
     """Load the knowledge of ``mod`` (header name or folder id), optionally with a user override file.
 
@@ -279,6 +302,7 @@ def _parse_entry(item: Any, origin: str, taxonomy: Taxonomy, report: LoadReport,
     faction = str(item.get("faction", ""))
     if faction not in taxonomy.factions:
         report.warn("UnknownFaction", f"{eid}: faction {faction!r} is not in the taxonomy", file)
+
     def strings(key: str) -> tuple[str, ...]:
         return _checked_strings(item.get(key), eid, key, report, file)
 
@@ -452,13 +476,25 @@ def _short(value: Any) -> str:
 
 def _entry_to_dict(e: Entry) -> dict[str, Any]:
     d: dict[str, Any] = {
-        "id": e.id, "name": {"zh": e.name_zh, "en": e.name_en}, "faction": e.faction, "kind": e.kind,
-        "tags": list(e.tags), "alsoProducedBy": list(e.also_produced_by), "aliases": list(e.aliases),
+        "id": e.id,
+        "name": {"zh": e.name_zh, "en": e.name_en},
+        "faction": e.faction,
+        "kind": e.kind,
+        "tags": list(e.tags),
+        "alsoProducedBy": list(e.also_produced_by),
+        "aliases": list(e.aliases),
         "confirmed": e.confirmed,
     }
-    for key, value in (("cost", e.cost), ("buildTime", e.build_time), ("producedBy", e.produced_by),
-                       ("usedBy", e.used_by), ("tier", e.tier), ("rank", e.rank), ("unpacksTo", e.unpacks_to),
-                       ("replaces", e.replaces)):
+    for key, value in (
+        ("cost", e.cost),
+        ("buildTime", e.build_time),
+        ("producedBy", e.produced_by),
+        ("usedBy", e.used_by),
+        ("tier", e.tier),
+        ("rank", e.rank),
+        ("unpacksTo", e.unpacks_to),
+        ("replaces", e.replaces),
+    ):
         if value is not None:
             d[key] = value
     return d
@@ -483,8 +519,14 @@ def _read_json(path: Path) -> Any:
 def _copy(k: Knowledge) -> Knowledge:
     """A private copy of cached knowledge so overrides never leak into the cache."""
     report = LoadReport(issues=list(k.report.issues))
-    return replace(k, entries=dict(k.entries), texts=dict(k.texts), report=report,
-                   _by_hash=copy.copy(k._by_hash), _by_alias=copy.copy(k._by_alias))
+    return replace(
+        k,
+        entries=dict(k.entries),
+        texts=dict(k.texts),
+        report=report,
+        _by_hash=copy.copy(k._by_hash),
+        _by_alias=copy.copy(k._by_alias),
+    )
 
 
 def _opt_int(v: Any) -> int | None:

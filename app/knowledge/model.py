@@ -106,8 +106,11 @@ class LoadReport:
         """Human-readable report."""
         if not self.issues:
             return pick(lang, "知识加载：无问题。", "Knowledge load: no problems.")
-        head = pick(lang, f"知识加载：{len(self.errors)} 个错误，{len(self.warnings)} 个警告",
-                    f"Knowledge load: {len(self.errors)} errors, {len(self.warnings)} warnings")
+        head = pick(
+            lang,
+            f"知识加载：{len(self.errors)} 个错误，{len(self.warnings)} 个警告",
+            f"Knowledge load: {len(self.errors)} errors, {len(self.warnings)} warnings",
+        )
         return "\n".join([head, *(i.render() for i in self.issues)])
 
     def as_dict(self) -> list[dict[str, str]]:
@@ -267,15 +270,22 @@ class Knowledge:
         return tuple(e.id for e in self.entries.values() if f in e.producers)
 
     def select(
-        self, *, kind: str | None = None, tag: str | None = None, faction: str | None = None,
+        self,
+        *,
+        kind: str | None = None,
+        tag: str | None = None,
+        faction: str | None = None,
         factions: Iterable[str] | None = None,
     ) -> list[Entry]:
         """Entries matching every given filter, in file order."""
         wanted = set(factions) if factions is not None else None
         return [
-            e for e in self.entries.values()
-            if (kind is None or e.kind == kind) and (tag is None or tag in e.tags)
-            and (faction is None or e.faction == faction) and (wanted is None or e.faction in wanted)
+            e
+            for e in self.entries.values()
+            if (kind is None or e.kind == kind)
+            and (tag is None or tag in e.tags)
+            and (faction is None or e.faction == faction)
+            and (wanted is None or e.faction in wanted)
         ]
 
     def names_with_tag(self, tag: str) -> frozenset[str]:

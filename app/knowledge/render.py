@@ -17,10 +17,22 @@ if TYPE_CHECKING:
     from app.replay.model import Replay
 
 _SYNONYMS = {
-    "allies": "Allies", "allied": "Allies", "盟军": "Allies",
-    "soviets": "Soviets", "soviet": "Soviets", "ussr": "Soviets", "苏联": "Soviets", "苏军": "Soviets",
-    "empire": "Empire", "japan": "Empire", "rising sun": "Empire", "升阳": "Empire", "帝国": "Empire",
-    "升阳帝国": "Empire", "celestial": "Celestial", "神州": "Celestial",
+    "allies": "Allies",
+    "allied": "Allies",
+    "盟军": "Allies",
+    "soviets": "Soviets",
+    "soviet": "Soviets",
+    "ussr": "Soviets",
+    "苏联": "Soviets",
+    "苏军": "Soviets",
+    "empire": "Empire",
+    "japan": "Empire",
+    "rising sun": "Empire",
+    "升阳": "Empire",
+    "帝国": "Empire",
+    "升阳帝国": "Empire",
+    "celestial": "Celestial",
+    "神州": "Celestial",
 }
 SHARED_FACTION = "Neutral"
 
@@ -64,8 +76,13 @@ def render_prompt(knowledge: Knowledge, factions: set[str] | Iterable[str], lang
     labels = "、".join if lang is Lang.ZH else ", ".join
     names = labels(knowledge.taxonomy.faction_label(f, lang) for f in chosen) or pick(lang, "（未知）", "(unknown)")
     out.append(pick(lang, f"# 游戏知识：{knowledge.title(lang)}", f"# Game knowledge: {knowledge.title(lang)}"))
-    out.append(pick(lang, f"参战阵营：{names}。以下只包含这些阵营的资料。",
-                    f"Factions in this match: {names}. Only their material follows."))
+    out.append(
+        pick(
+            lang,
+            f"参战阵营：{names}。以下只包含这些阵营的资料。",
+            f"Factions in this match: {names}. Only their material follows.",
+        )
+    )
     sections = knowledge.texts.get(lang) or knowledge.texts.get(Lang.EN if lang is Lang.ZH else Lang.ZH) or ()
     for key in ("general", "workflow"):
         out.extend(s.body for s in sections if s.key == key)
@@ -77,13 +94,16 @@ def render_prompt(knowledge: Knowledge, factions: set[str] | Iterable[str], lang
 
 def _render_entries(knowledge: Knowledge, factions: list[str], lang: Lang) -> str:
     lines = [pick(lang, "## 结构化条目", "## Structured entries")]
-    lines.append(pick(
-        lang,
-        "每行：`内部名`（录像指令里的名字）名称 | 标签 | 造价/时间 | 生产者或使用者 | 层级。"
-        "标注“未确认”的内部名来自资料推断，其哈希尚未在录像语料中出现。",
-        "Each line: `internal name` (as in the replay's orders) display name | tags | cost/time | producer or user "
-        "| tier. Internal names marked 'unconfirmed' are informed guesses whose hash was not yet seen in the corpus.",
-    ))
+    lines.append(
+        pick(
+            lang,
+            "每行：`内部名`（录像指令里的名字）名称 | 标签 | 造价/时间 | 生产者或使用者 | 层级。"
+            "标注“未确认”的内部名来自资料推断，其哈希尚未在录像语料中出现。",
+            "Each line: `internal name` (as in the replay's orders) display name | tags | cost/time | producer or user "
+            "| tier. Internal names marked 'unconfirmed' are informed guesses whose hash was not yet seen in the "
+            "corpus.",
+        )
+    )
     used_tags: set[str] = set()
     for faction in [*factions, SHARED_FACTION]:
         entries = knowledge.select(faction=faction)

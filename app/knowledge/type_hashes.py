@@ -8,10 +8,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 TYPE_COMMANDS: Mapping[int, str] = {
-    0x205: "produce", 0x206: "produce_cancel",
-    0x207: "build", 0x208: "build_cancel", 0x209: "place",
-    0x203: "upgrade", 0x204: "upgrade_cancel",
-    0x1FE: "power", 0x1FF: "power", 0x200: "power", 0x201: "power", 0x232: "power",
+    0x205: "produce",
+    0x206: "produce_cancel",
+    0x207: "build",
+    0x208: "build_cancel",
+    0x209: "place",
+    0x203: "upgrade",
+    0x204: "upgrade_cancel",
+    0x1FE: "power",
+    0x1FF: "power",
+    0x200: "power",
+    0x201: "power",
+    0x232: "power",
     0x24E: "protocol",
 }
 

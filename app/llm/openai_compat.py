@@ -449,8 +449,9 @@ class OpenAICompatProvider:
         headers = self._headers(streaming)
         http = self._http()  # built before timing starts: creating a client loads CA certificates (~0.2 s)
         lim = self._limits
-        timeout = httpx.Timeout(connect=lim.connect_s, read=max(lim.first_byte_s, lim.idle_s) + 5.0, write=30.0,
-                                pool=30.0)
+        timeout = httpx.Timeout(
+            connect=lim.connect_s, read=max(lim.first_byte_s, lim.idle_s) + 5.0, write=30.0, pool=30.0
+        )
         prog = _Progress()
         request_deadline = prog.started + lim.request_s
         while True:

@@ -29,6 +29,7 @@ def phase_named(name: str) -> Phase:
             return phase
     return "initial"
 
+
 TimeRange = tuple[float, float]
 
 

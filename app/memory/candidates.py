@@ -46,7 +46,7 @@ ISSUE_STEPS: dict[str, tuple[str, ...]] = {
 # observations (spec §7.1 防线三).
 CLAIM_MECHANISMS: dict[str, str] = {
     "protocol": "协议顺序决定科技路线，玩家按自己的打法固定选择 / "
-                "the protocol order fixes the tech path a player's style relies on",
+    "the protocol order fixes the tech path a player's style relies on",
     "opening": "开局建造顺序是玩家事先演练的固定计划 / a build order is a rehearsed plan",
     "tech": "科技路线由玩家的固定打法决定 / a tech path follows the player's fixed style",
 }
@@ -76,24 +76,42 @@ def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
     humans = _humans(ep)
     lineup = " vs ".join(f"{p.name}({p.faction})" for p in ep.players if p.name or p.faction)
     if ep.replay_path and ep.played_at:
-        out.append(Candidate(
-            type=FactType.PROJECT_FACT, subject=replay_ref, attribute="lineup", value=f"{lineup} @ {ep.map_name}",
-            content_zh=f"录像 {ep.replay_hash[:8]}：地图 {ep.map_name}，{ep.mod}，{lineup}",
-            content_en=f"Replay {ep.replay_hash[:8]}: map {ep.map_name}, {ep.mod}, {lineup}",
-            kind=EvidenceKind.DOCUMENT, quote=f"header: {lineup} @ {ep.map_name}",
-            fields={"source_file": ep.replay_path, "observed_at": _iso(ep.played_at)},
-            context={"map": ep.map_name}, dedupe=replay_ref, ts=ts,
-        ))
+        out.append(
+            Candidate(
+                type=FactType.PROJECT_FACT,
+                subject=replay_ref,
+                attribute="lineup",
+                value=f"{lineup} @ {ep.map_name}",
+                content_zh=f"录像 {ep.replay_hash[:8]}：地图 {ep.map_name}，{ep.mod}，{lineup}",
+                content_en=f"Replay {ep.replay_hash[:8]}: map {ep.map_name}, {ep.mod}, {lineup}",
+                kind=EvidenceKind.DOCUMENT,
+                quote=f"header: {lineup} @ {ep.map_name}",
+                fields={"source_file": ep.replay_path, "observed_at": _iso(ep.played_at)},
+                context={"map": ep.map_name},
+                dedupe=replay_ref,
+                ts=ts,
+            )
+        )
     for claim in ep.claims:
         if claim.topic == "rule":
             anchor = f"{ep.mod} {ep.mod_version}".strip()
             key = claim.key or f"rule:{_h(claim.text)}"
-            out.append(Candidate(
-                type=FactType.DOMAIN, subject=f"mod:{ep.mod}", attribute=key, value=claim.value or "true",
-                content_zh=f"{claim.text}（{anchor}）", content_en=f"{claim.text} ({anchor})",
-                kind=EvidenceKind.DOCUMENT, quote=claim.text, fields={"version_anchor": anchor},
-                scope={"mod": ep.mod}, dedupe=replay_ref, ts=ts,
-            ))
+            out.append(
+                Candidate(
+                    type=FactType.DOMAIN,
+                    subject=f"mod:{ep.mod}",
+                    attribute=key,
+                    value=claim.value or "true",
+                    content_zh=f"{claim.text}（{anchor}）",
+                    content_en=f"{claim.text} ({anchor})",
+                    kind=EvidenceKind.DOCUMENT,
+                    quote=claim.text,
+                    fields={"version_anchor": anchor},
+                    scope={"mod": ep.mod},
+                    dedupe=replay_ref,
+                    ts=ts,
+                )
+            )
     model = ep.model or "offline"
     seen_codes: set[str] = set()
     for issue in ep.issues:
@@ -101,23 +119,31 @@ def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
             continue
         seen_codes.add(issue.code)
         steps = list(ISSUE_STEPS.get(issue.code, GENERIC_STEPS))
-        out.append(Candidate(
-            type=FactType.LESSON, subject=f"model:{model}", attribute=f"issue:{issue.code}", value="recurs",
-            content_zh=f"模型 {model} 分析 {ep.mod} 录像时出现过 {issue.code}：{issue.message}",
-            content_en=f"Model {model} produced {issue.code} on {ep.mod} replays: {issue.message}",
-            kind=EvidenceKind.BEHAVIOUR, quote=issue.message,
-            scope={"model": model, "mod": ep.mod},
-            fields={
-                "applicability": {"model": model, "mod": ep.mod},
-                "learned_from": [replay_ref],
-                "trigger": f"model {model} analysing {ep.mod} replays",
-                "steps": steps,
-                "code": issue.code,
-            },
-            mechanism="同一模型在同类输入上重复同一类校验错误，源于其稳定的理解偏差 / "
-                      "a model repeats the same validation error on the same kind of input",
-            generalizes=True, dedupe=f"{replay_ref}:{model}", ts=ts,
-        ))
+        out.append(
+            Candidate(
+                type=FactType.LESSON,
+                subject=f"model:{model}",
+                attribute=f"issue:{issue.code}",
+                value="recurs",
+                content_zh=f"模型 {model} 分析 {ep.mod} 录像时出现过 {issue.code}：{issue.message}",
+                content_en=f"Model {model} produced {issue.code} on {ep.mod} replays: {issue.message}",
+                kind=EvidenceKind.BEHAVIOUR,
+                quote=issue.message,
+                scope={"model": model, "mod": ep.mod},
+                fields={
+                    "applicability": {"model": model, "mod": ep.mod},
+                    "learned_from": [replay_ref],
+                    "trigger": f"model {model} analysing {ep.mod} replays",
+                    "steps": steps,
+                    "code": issue.code,
+                },
+                mechanism="同一模型在同类输入上重复同一类校验错误，源于其稳定的理解偏差 / "
+                "a model repeats the same validation error on the same kind of input",
+                generalizes=True,
+                dedupe=f"{replay_ref}:{model}",
+                ts=ts,
+            )
+        )
     for p in humans:
         others = [o for o in ep.players if o.name != p.name and (p.team == -1 or o.team != p.team)]
         opponents = ",".join(sorted(o.faction for o in others))
@@ -128,61 +154,109 @@ def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
             seq = " → ".join(t.name for t in opening)
             secs = int(opening[-1].seconds)
             quote = ", ".join(f"{t.name}@{t.seconds:.0f}s" for t in opening)
-            out.append(Candidate(
-                type=FactType.PREFERENCE, subject=f"player:{p.name}", attribute="opening", value=seq,
-                content_zh=f"玩家 {p.name} 使用{p.faction}时的开局建筑顺序：{seq}",
-                content_en=f"Player {p.name} opens as {p.faction} with {seq}",
-                kind=EvidenceKind.BEHAVIOUR, quote=f"{quote} (by {secs}s)", scope=dict(base_scope),
-                context=dict(ctx), generalizes=True,
-                mechanism="开局建造顺序是玩家事先演练的固定计划，跨局重复即为习惯 / "
-                          "a build order is a rehearsed plan; repeated across games it is a habit",
-                dedupe=replay_ref, ts=ts,
-            ))
+            out.append(
+                Candidate(
+                    type=FactType.PREFERENCE,
+                    subject=f"player:{p.name}",
+                    attribute="opening",
+                    value=seq,
+                    content_zh=f"玩家 {p.name} 使用{p.faction}时的开局建筑顺序：{seq}",
+                    content_en=f"Player {p.name} opens as {p.faction} with {seq}",
+                    kind=EvidenceKind.BEHAVIOUR,
+                    quote=f"{quote} (by {secs}s)",
+                    scope=dict(base_scope),
+                    context=dict(ctx),
+                    generalizes=True,
+                    mechanism="开局建造顺序是玩家事先演练的固定计划，跨局重复即为习惯 / "
+                    "a build order is a rehearsed plan; repeated across games it is a habit",
+                    dedupe=replay_ref,
+                    ts=ts,
+                )
+            )
         protocols = ep.protocols.get(p.name, ())
         if protocols:
             first = protocols[0]
-            out.append(Candidate(
-                type=FactType.PREFERENCE, subject=f"player:{p.name}", attribute="first_protocol", value=first.name,
-                content_zh=f"玩家 {p.name} 使用{p.faction}时首个协议选择 {first.name}",
-                content_en=f"Player {p.name} picks {first.name} as the first protocol with {p.faction}",
-                kind=EvidenceKind.BEHAVIOUR, quote=f"{first.name}@{first.seconds:.0f}s", scope=dict(base_scope),
-                context=dict(ctx), generalizes=True,
-                mechanism="协议顺序决定科技路线，玩家按自己的打法固定选择 / "
-                          "the protocol order fixes the tech path a player's style relies on",
-                dedupe=replay_ref, ts=ts,
-            ))
+            out.append(
+                Candidate(
+                    type=FactType.PREFERENCE,
+                    subject=f"player:{p.name}",
+                    attribute="first_protocol",
+                    value=first.name,
+                    content_zh=f"玩家 {p.name} 使用{p.faction}时首个协议选择 {first.name}",
+                    content_en=f"Player {p.name} picks {first.name} as the first protocol with {p.faction}",
+                    kind=EvidenceKind.BEHAVIOUR,
+                    quote=f"{first.name}@{first.seconds:.0f}s",
+                    scope=dict(base_scope),
+                    context=dict(ctx),
+                    generalizes=True,
+                    mechanism="协议顺序决定科技路线，玩家按自己的打法固定选择 / "
+                    "the protocol order fixes the tech path a player's style relies on",
+                    dedupe=replay_ref,
+                    ts=ts,
+                )
+            )
         units = ep.first_productions.get(p.name, ())
         if units:
             first_unit = units[0]
-            out.append(Candidate(
-                type=FactType.PREFERENCE, subject=f"player:{p.name}", attribute="first_unit", value=first_unit.name,
-                content_zh=f"玩家 {p.name} 使用{p.faction}时首个生产的单位是 {first_unit.name}",
-                content_en=f"Player {p.name} first builds {first_unit.name} as {p.faction}",
-                kind=EvidenceKind.BEHAVIOUR, quote=f"{first_unit.name}@{first_unit.seconds:.0f}s",
-                scope=dict(base_scope), context=dict(ctx), generalizes=True,
-                mechanism="首个单位服务于玩家固定的开局意图（侦察、采矿或压制） / "
-                          "the first unit serves the player's fixed opening intent",
-                dedupe=replay_ref, ts=ts,
-            ))
+            out.append(
+                Candidate(
+                    type=FactType.PREFERENCE,
+                    subject=f"player:{p.name}",
+                    attribute="first_unit",
+                    value=first_unit.name,
+                    content_zh=f"玩家 {p.name} 使用{p.faction}时首个生产的单位是 {first_unit.name}",
+                    content_en=f"Player {p.name} first builds {first_unit.name} as {p.faction}",
+                    kind=EvidenceKind.BEHAVIOUR,
+                    quote=f"{first_unit.name}@{first_unit.seconds:.0f}s",
+                    scope=dict(base_scope),
+                    context=dict(ctx),
+                    generalizes=True,
+                    mechanism="首个单位服务于玩家固定的开局意图（侦察、采矿或压制） / "
+                    "the first unit serves the player's fixed opening intent",
+                    dedupe=replay_ref,
+                    ts=ts,
+                )
+            )
         if p.faction and p.faction.lower() not in ("random", "observer", "commentator"):
-            out.append(Candidate(
-                type=FactType.PREFERENCE, subject=f"player:{p.name}", attribute="faction", value=p.faction,
-                content_zh=f"玩家 {p.name} 常用阵营：{p.faction}",
-                content_en=f"Player {p.name} usually plays {p.faction}",
-                kind=EvidenceKind.BEHAVIOUR, quote=f"S= slot: {p.name} {p.faction}",
-                scope={"player": p.name, "mod": ep.mod}, context=dict(ctx), generalizes=True,
-                mechanism="阵营由玩家在开局前主动选择 / the faction is the player's own pre-game choice",
-                dedupe=replay_ref, ts=ts,
-            ))
+            out.append(
+                Candidate(
+                    type=FactType.PREFERENCE,
+                    subject=f"player:{p.name}",
+                    attribute="faction",
+                    value=p.faction,
+                    content_zh=f"玩家 {p.name} 常用阵营：{p.faction}",
+                    content_en=f"Player {p.name} usually plays {p.faction}",
+                    kind=EvidenceKind.BEHAVIOUR,
+                    quote=f"S= slot: {p.name} {p.faction}",
+                    scope={"player": p.name, "mod": ep.mod},
+                    context=dict(ctx),
+                    generalizes=True,
+                    mechanism="阵营由玩家在开局前主动选择 / the faction is the player's own pre-game choice",
+                    dedupe=replay_ref,
+                    ts=ts,
+                )
+            )
         for claim in ep.claims:
             if claim.topic != "rule" and claim.player == p.name:
                 key = claim.key or claim.topic
-                out.append(Candidate(
-                    type=FactType.PREFERENCE, subject=f"player:{p.name}", attribute=f"claim:{key}",
-                    value=_habit_value(claim.value), content_zh=claim.text, content_en=claim.text,
-                    kind=EvidenceKind.BEHAVIOUR, quote=claim.text, scope=dict(base_scope), context=dict(ctx),
-                    generalizes=True, mechanism=CLAIM_MECHANISMS.get(claim.topic, ""), dedupe=replay_ref, ts=ts,
-                ))
+                out.append(
+                    Candidate(
+                        type=FactType.PREFERENCE,
+                        subject=f"player:{p.name}",
+                        attribute=f"claim:{key}",
+                        value=_habit_value(claim.value),
+                        content_zh=claim.text,
+                        content_en=claim.text,
+                        kind=EvidenceKind.BEHAVIOUR,
+                        quote=claim.text,
+                        scope=dict(base_scope),
+                        context=dict(ctx),
+                        generalizes=True,
+                        mechanism=CLAIM_MECHANISMS.get(claim.topic, ""),
+                        dedupe=replay_ref,
+                        ts=ts,
+                    )
+                )
     for c in out:
         c.produced_by = PIPELINE_VERSION
     return prioritise(out)
@@ -219,14 +293,26 @@ class PreferencePattern:
 
 
 PREFERENCE_PATTERNS: tuple[PreferencePattern, ...] = (
-    PreferencePattern("report_length", "concise", ("简洁", "简短", "精简", "concise", "shorter", "brief"),
-                      "分析师偏好简洁的报告", "The analyst prefers concise reports"),
-    PreferencePattern("report_length", "detailed", ("详细", "展开", "detailed", "more detail", "in depth"),
-                      "分析师偏好详细的报告", "The analyst prefers detailed reports"),
-    PreferencePattern("report_language", "zh", ("中文", "chinese"),
-                      "分析师希望用中文撰写报告", "The analyst wants reports in Chinese"),
-    PreferencePattern("report_language", "en", ("英文", "english"),
-                      "分析师希望用英文撰写报告", "The analyst wants reports in English"),
+    PreferencePattern(
+        "report_length",
+        "concise",
+        ("简洁", "简短", "精简", "concise", "shorter", "brief"),
+        "分析师偏好简洁的报告",
+        "The analyst prefers concise reports",
+    ),
+    PreferencePattern(
+        "report_length",
+        "detailed",
+        ("详细", "展开", "detailed", "more detail", "in depth"),
+        "分析师偏好详细的报告",
+        "The analyst prefers detailed reports",
+    ),
+    PreferencePattern(
+        "report_language", "zh", ("中文", "chinese"), "分析师希望用中文撰写报告", "The analyst wants reports in Chinese"
+    ),
+    PreferencePattern(
+        "report_language", "en", ("英文", "english"), "分析师希望用英文撰写报告", "The analyst wants reports in English"
+    ),
 )
 
 # Reversal phrases (spec §4.2): they reverse (attribute, value) and imply the other value.
@@ -271,17 +357,37 @@ def feedback_candidates(fb: FeedbackInput, ts: float) -> tuple[list[Candidate], 
         if any(ph in low for ph in pat.phrases):
             matched = True
             taken.add(pat.attribute)
-            out.append(Candidate(
-                type=FactType.PREFERENCE, subject=subject, attribute=pat.attribute, value=pat.value,
-                content_zh=pat.content_zh, content_en=pat.content_en, kind=EvidenceKind.EXPLICIT, quote=text,
-                scope=dict(scope), ts=ts, produced_by=PIPELINE_VERSION,
-            ))
+            out.append(
+                Candidate(
+                    type=FactType.PREFERENCE,
+                    subject=subject,
+                    attribute=pat.attribute,
+                    value=pat.value,
+                    content_zh=pat.content_zh,
+                    content_en=pat.content_en,
+                    kind=EvidenceKind.EXPLICIT,
+                    quote=text,
+                    scope=dict(scope),
+                    ts=ts,
+                    produced_by=PIPELINE_VERSION,
+                )
+            )
     if text and not matched:
-        out.append(Candidate(
-            type=FactType.PREFERENCE, subject=subject, attribute=f"note:{_h(low)}", value=text,
-            content_zh=f"分析师的要求：{text}", content_en=f"The analyst asked: {text}",
-            kind=EvidenceKind.EXPLICIT, quote=text, scope=dict(scope), ts=ts, produced_by=PIPELINE_VERSION,
-        ))
+        out.append(
+            Candidate(
+                type=FactType.PREFERENCE,
+                subject=subject,
+                attribute=f"note:{_h(low)}",
+                value=text,
+                content_zh=f"分析师的要求：{text}",
+                content_en=f"The analyst asked: {text}",
+                kind=EvidenceKind.EXPLICIT,
+                quote=text,
+                scope=dict(scope),
+                ts=ts,
+                produced_by=PIPELINE_VERSION,
+            )
+        )
     reversals: list[Reversal] = []
     corr = fb.correction.strip()
     corr_low = corr.lower()
@@ -291,9 +397,19 @@ def feedback_candidates(fb: FeedbackInput, ts: float) -> tuple[list[Candidate], 
             continue
         reversals.append(Reversal(subject, attribute, reversed_value, hit))
         pat = _pattern(attribute, implied)
-        out.append(Candidate(
-            type=FactType.PREFERENCE, subject=subject, attribute=attribute, value=implied,
-            content_zh=pat.content_zh, content_en=pat.content_en, kind=EvidenceKind.BEHAVIOUR, quote=corr,
-            scope=dict(scope), ts=ts, produced_by=PIPELINE_VERSION,
-        ))
+        out.append(
+            Candidate(
+                type=FactType.PREFERENCE,
+                subject=subject,
+                attribute=attribute,
+                value=implied,
+                content_zh=pat.content_zh,
+                content_en=pat.content_en,
+                kind=EvidenceKind.BEHAVIOUR,
+                quote=corr,
+                scope=dict(scope),
+                ts=ts,
+                produced_by=PIPELINE_VERSION,
+            )
+        )
     return prioritise(out), reversals

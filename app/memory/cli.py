@@ -61,10 +61,12 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     rl.add_argument("--all", action="store_true")
     rl.add_argument("--json", action="store_true")
     rl.set_defaults(func=_review_list)
-    for name, text in (("show", "one item: both sides with their evidence"),
-                       ("approve", "the proposed fact wins (reversibly: flip-back undoes it)"),
-                       ("reject", "the proposed fact is kept as an observation only; the current one stays"),
-                       ("split", "both hold, each in its own scope: --scope ATTR=VALUE --other-scope ATTR=VALUE")):
+    for name, text in (
+        ("show", "one item: both sides with their evidence"),
+        ("approve", "the proposed fact wins (reversibly: flip-back undoes it)"),
+        ("reject", "the proposed fact is kept as an observation only; the current one stays"),
+        ("split", "both hold, each in its own scope: --scope ATTR=VALUE --other-scope ATTR=VALUE"),
+    ):
         r = rsub.add_parser(name, help=text)
         r.add_argument("id", type=int, help="review item number")
         r.add_argument("--json", action="store_true")
@@ -129,14 +131,16 @@ def _print_views(views: Any, as_json: bool, line: Any) -> None:
 
 
 def _line(f: Any, lang: Any) -> str:
-    return (f"#{f.id:<6} {f.type:<12} {f.status:<11} {f.confidence:5.3f}  n={f.evidence_count:<3} "
-            f"{f.content(lang.value)}")
+    return (
+        f"#{f.id:<6} {f.type:<12} {f.status:<11} {f.confidence:5.3f}  n={f.evidence_count:<3} {f.content(lang.value)}"
+    )
 
 
 def _facts(args: argparse.Namespace) -> int:
     store = _store()
-    facts = store.facts(args.type, args.status, min_confidence=args.min_confidence, subject=args.subject,
-                        limit=args.limit)
+    facts = store.facts(
+        args.type, args.status, min_confidence=args.min_confidence, subject=args.subject, limit=args.limit
+    )
     _print_views(facts, args.json, _line)
     store.db.close()
     return 0
@@ -154,8 +158,11 @@ def _show(args: argparse.Namespace) -> int:
         lang = _lang()
         print(_line(f, lang))
         print(pick(lang, "范围", "scope") + f": {json.dumps(f.scope, ensure_ascii=False)}")
-        print(pick(lang, "方法/管线", "method/pipeline") + f": {f.method} / {f.produced_by}"
-              + (f" / {f.approved_by}" if f.approved_by else ""))
+        print(
+            pick(lang, "方法/管线", "method/pipeline")
+            + f": {f.method} / {f.produced_by}"
+            + (f" / {f.approved_by}" if f.approved_by else "")
+        )
         for src in f.sources:
             sign = "+" if src.polarity > 0 else "-"
             print(f"  {sign} episode {src.episode_id} {src.kind}: {src.quote}")
@@ -197,21 +204,39 @@ def _distil(args: argparse.Namespace) -> int:
     recorded = []
     for path in args.replays:
         res = store.record_run(episode_from_replay(path))
-        recorded.append({"replay": path, "episode_id": res.episode_id, "pending": res.pending,
-                         "outcomes": [o.action for o in res.outcomes]})
+        recorded.append(
+            {
+                "replay": path,
+                "episode_id": res.episode_id,
+                "pending": res.pending,
+                "outcomes": [o.action for o in res.outcomes],
+            }
+        )
     batch = None if args.no_batch else store.run_batch()
-    out = {"episodes": recorded, "batch": None if batch is None else {
-        "batch_id": batch.batch_id, "episodes": batch.episodes, "candidates": batch.candidates,
-        "committed": batch.committed, "blocked": batch.blocked, "promotions": batch.promotions,
-        "demoted": batch.demoted}}
+    out = {
+        "episodes": recorded,
+        "batch": None
+        if batch is None
+        else {
+            "batch_id": batch.batch_id,
+            "episodes": batch.episodes,
+            "candidates": batch.candidates,
+            "committed": batch.committed,
+            "blocked": batch.blocked,
+            "promotions": batch.promotions,
+            "demoted": batch.demoted,
+        },
+    }
     if args.json:
         _print_json(out)
     else:
         for r in recorded:
             print(f"episode {r['episode_id']}: {r['replay']} ({', '.join(r['outcomes'])}; {r['pending']} pending)")
         if batch is not None:
-            print(f"batch {batch.batch_id}: {batch.candidates} candidates, {batch.committed} committed, "
-                  f"{batch.blocked} blocked")
+            print(
+                f"batch {batch.batch_id}: {batch.candidates} candidates, {batch.committed} committed, "
+                f"{batch.blocked} blocked"
+            )
     store.db.close()
     return 0
 
@@ -309,8 +334,9 @@ def _review_action(args: argparse.Namespace) -> int:
             other_key, other_value = _scope_arg(args.other_scope)
             if other_key != key:
                 raise MemoryStateError(f"a split needs one attribute on both sides, not {key!r} and {other_key!r}")
-            item = store.split_scope(args.id, _reviewer(args), key=key, fact_value=fact_value,
-                                     other_value=other_value, note=args.note)
+            item = store.split_scope(
+                args.id, _reviewer(args), key=key, fact_value=fact_value, other_value=other_value, note=args.note
+            )
     finally:
         store.db.close()
     if args.json:
@@ -345,8 +371,11 @@ def _audit_verdict(args: argparse.Namespace) -> int:
 def _recall(args: argparse.Namespace) -> int:
     store = _store()
     try:
-        facts = (store.retract_version(args.pipeline, _reviewer(args)) if args.retract
-                 else store.recall_by_version(args.pipeline))
+        facts = (
+            store.retract_version(args.pipeline, _reviewer(args))
+            if args.retract
+            else store.recall_by_version(args.pipeline)
+        )
     finally:
         store.db.close()
     if args.json:

@@ -39,7 +39,7 @@ class Injection:
 
 
 def boundary_hint(contexts: Sequence[dict[str, str]], scope: dict[str, str], lang: Lang) -> str:
-    """"Learned only in one context" hint when every source shares a value the scope does not fix (§7.2)."""
+    """Hint "learned only in one context" when every source shares a value the scope does not fix (§7.2)."""
     if not contexts:
         return ""
     for key in SPLIT_KEYS:
@@ -49,8 +49,11 @@ def boundary_hint(contexts: Sequence[dict[str, str]], scope: dict[str, str], lan
         if len(values) == 1:
             value = values.pop()
             if value:
-                return pick(lang, f"（该经验来自 {key}={value} 场景，跨场景慎用）",
-                            f" (learned only where {key}={value}; use with care elsewhere)")
+                return pick(
+                    lang,
+                    f"（该经验来自 {key}={value} 场景，跨场景慎用）",
+                    f" (learned only where {key}={value}; use with care elsewhere)",
+                )
     return ""
 
 
@@ -64,8 +67,11 @@ def shift_note(trail: Sequence[tuple[float, int]], lang: Lang) -> str:
     if shift is None:
         return ""
     day = datetime.fromtimestamp(shift, tz=UTC).strftime("%Y-%m-%d")
-    return pick(lang, f"（轨迹：{len(ordered)} 条证据，于 {day} 发生方向翻转）",
-                f" (trail: {len(ordered)} pieces of evidence, direction changed on {day})")
+    return pick(
+        lang,
+        f"（轨迹：{len(ordered)} 条证据，于 {day} 发生方向翻转）",
+        f" (trail: {len(ordered)} pieces of evidence, direction changed on {day})",
+    )
 
 
 def is_stale(f: MemFact, now: float) -> bool:
@@ -86,8 +92,9 @@ def confirmed_at(f: MemFact) -> float:
     return max(f.last_evidence_at, f.activated_at or 0.0, f.updated_at)
 
 
-def injection_for(db: Database, players: Sequence[str], map_name: str, model: str, analyst: str, *,
-                  lang: Lang, now: float) -> Injection:
+def injection_for(
+    db: Database, players: Sequence[str], map_name: str, model: str, analyst: str, *, lang: Lang, now: float
+) -> Injection:
     """Build the memory block for one analysis (see the module docstring for the policy)."""
     sections: list[str] = []
     if analyst:
@@ -101,19 +108,25 @@ def injection_for(db: Database, players: Sequence[str], map_name: str, model: st
         return Injection("", ())
     order = {subj: i for i, subj in enumerate(dict.fromkeys(sections))}
     with db.session() as s:
-        rows = s.scalars(select(MemFact).where(
-            MemFact.subject.in_(list(order)), MemFact.status == FactStatus.ACTIVE.value,
-            MemFact.confidence >= ledger.HEDGED_THRESHOLD, MemFact.type != FactType.PROJECT_FACT.value)).all()
-        standing = {f.id: ledger.decayed(f.confidence, f.type, (now - confirmed_at(f)) / ledger.DAY_S)
-                    for f in rows}
+        rows = s.scalars(
+            select(MemFact).where(
+                MemFact.subject.in_(list(order)),
+                MemFact.status == FactStatus.ACTIVE.value,
+                MemFact.confidence >= ledger.HEDGED_THRESHOLD,
+                MemFact.type != FactType.PROJECT_FACT.value,
+            )
+        ).all()
+        standing = {f.id: ledger.decayed(f.confidence, f.type, (now - confirmed_at(f)) / ledger.DAY_S) for f in rows}
         rows = [f for f in rows if not is_stale(f, now) and standing[f.id] >= ledger.HEDGED_THRESHOLD]
         rows.sort(key=lambda f: (order[f.subject], -standing[f.id], f.attribute, f.id))
         ctx: dict[int, list[dict[str, str]]] = {}
         trail: dict[int, list[tuple[float, int]]] = {}
         if rows:
-            for fid, c, pol, ts in s.execute(select(
-                    MemSource.fact_id, MemSource.context, MemSource.polarity, MemSource.ts).where(
-                    MemSource.fact_id.in_([f.id for f in rows]))).all():
+            for fid, c, pol, ts in s.execute(
+                select(MemSource.fact_id, MemSource.context, MemSource.polarity, MemSource.ts).where(
+                    MemSource.fact_id.in_([f.id for f in rows])
+                )
+            ).all():
                 trail.setdefault(fid, []).append((ts, pol))
                 if pol > 0:
                     ctx.setdefault(fid, []).append(json.loads(c or "{}"))
@@ -126,14 +139,20 @@ def injection_for(db: Database, players: Sequence[str], map_name: str, model: st
             text += shift_note(trail.get(f.id, []), lang)
             if f.chain_depth + 1 >= UNSTABLE_CHAIN:
                 n = f.chain_depth + 1
-                text += pick(lang, f"（注意：该偏好已摇摆 {n} 次，请每次会话确认）",
-                             f" (unstable: changed {n} times, confirm each session)")
+                text += pick(
+                    lang,
+                    f"（注意：该偏好已摇摆 {n} 次，请每次会话确认）",
+                    f" (unstable: changed {n} times, confirm each session)",
+                )
             lines.append(f"- {one_line(text)}")  # facts may quote replay names: one line each
             ids.append(f.id)
     if not lines:
         return Injection("", ())
-    head = pick(lang, "【记忆】以往分析沉淀的事实（与本录像事实冲突时以录像为准）：",
-                "[Memory] Facts distilled from earlier analyses (this replay's facts take precedence):")
+    head = pick(
+        lang,
+        "【记忆】以往分析沉淀的事实（与本录像事实冲突时以录像为准）：",
+        "[Memory] Facts distilled from earlier analyses (this replay's facts take precedence):",
+    )
     return Injection(head + "\n" + "\n".join(lines), tuple(ids))
 
 

@@ -255,22 +255,42 @@ class Candidate:
     def to_json(self) -> dict[str, Any]:
         """A JSON-compatible dict (stored with the episode so batches can replay it)."""
         return {
-            "type": self.type.value, "subject": self.subject, "attribute": self.attribute, "value": self.value,
-            "content_zh": self.content_zh, "content_en": self.content_en, "kind": self.kind.value,
-            "quote": self.quote, "scope": self.scope, "fields": self.fields, "context": self.context,
-            "mechanism": self.mechanism, "generalizes": self.generalizes, "dedupe": self.dedupe,
-            "produced_by": self.produced_by, "ts": self.ts,
+            "type": self.type.value,
+            "subject": self.subject,
+            "attribute": self.attribute,
+            "value": self.value,
+            "content_zh": self.content_zh,
+            "content_en": self.content_en,
+            "kind": self.kind.value,
+            "quote": self.quote,
+            "scope": self.scope,
+            "fields": self.fields,
+            "context": self.context,
+            "mechanism": self.mechanism,
+            "generalizes": self.generalizes,
+            "dedupe": self.dedupe,
+            "produced_by": self.produced_by,
+            "ts": self.ts,
         }
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Candidate:
         """Inverse of :meth:`to_json`."""
         return cls(
-            type=FactType(d["type"]), subject=str(d["subject"]), attribute=str(d["attribute"]),
-            value=str(d["value"]), content_zh=str(d["content_zh"]), content_en=str(d["content_en"]),
-            kind=EvidenceKind(d["kind"]), quote=str(d.get("quote", "")), scope=dict(d.get("scope") or {}),
-            fields=dict(d.get("fields") or {}), context=dict(d.get("context") or {}),
-            mechanism=str(d.get("mechanism", "")), generalizes=bool(d.get("generalizes", False)),
-            dedupe=str(d.get("dedupe", "")), produced_by=str(d.get("produced_by", "")),
+            type=FactType(d["type"]),
+            subject=str(d["subject"]),
+            attribute=str(d["attribute"]),
+            value=str(d["value"]),
+            content_zh=str(d["content_zh"]),
+            content_en=str(d["content_en"]),
+            kind=EvidenceKind(d["kind"]),
+            quote=str(d.get("quote", "")),
+            scope=dict(d.get("scope") or {}),
+            fields=dict(d.get("fields") or {}),
+            context=dict(d.get("context") or {}),
+            mechanism=str(d.get("mechanism", "")),
+            generalizes=bool(d.get("generalizes", False)),
+            dedupe=str(d.get("dedupe", "")),
+            produced_by=str(d.get("produced_by", "")),
             ts=float(d.get("ts", 0.0)),
         )

@@ -66,8 +66,10 @@ class CandidateReplyError(KnownError):
 
 def render_episode(ep: RunEpisodeInput) -> str:
     """The episode as compact text for the prompt (players, openings, protocols, claims, issues)."""
-    lines = [f"replay {ep.replay_hash} map={one_line(ep.map_name)} mod={ep.mod} {ep.mod_version}".rstrip(),
-             f"model={ep.model or 'offline'}"]
+    lines = [
+        f"replay {ep.replay_hash} map={one_line(ep.map_name)} mod={ep.mod} {ep.mod_version}".rstrip(),
+        f"model={ep.model or 'offline'}",
+    ]
     for p in ep.players:  # names and map come from the replay file: one line each, never raw
         op = ", ".join(f"{t.name}@{t.seconds:.0f}s" for t in ep.openings.get(p.name, ()))
         pr = ", ".join(f"{t.name}@{t.seconds:.0f}s" for t in ep.protocols.get(p.name, ()))
@@ -93,7 +95,7 @@ def _extract_array(text: str) -> list[Any]:
         if start < 0 or end <= start:
             continue
         try:
-            data = json.loads(chunk[start:end + 1])
+            data = json.loads(chunk[start : end + 1])
         except json.JSONDecodeError:
             continue
         if isinstance(data, list):
@@ -102,9 +104,13 @@ def _extract_array(text: str) -> list[Any]:
 
 
 _KINDS = {k.value: k for k in EvidenceKind}
-_KIND_ALIASES = {"file_content": EvidenceKind.DOCUMENT, "config": EvidenceKind.DOCUMENT,
-                 "user_correction": EvidenceKind.BEHAVIOUR, "preference_signal": EvidenceKind.BEHAVIOUR,
-                 "style_reaction": EvidenceKind.BEHAVIOUR}
+_KIND_ALIASES = {
+    "file_content": EvidenceKind.DOCUMENT,
+    "config": EvidenceKind.DOCUMENT,
+    "user_correction": EvidenceKind.BEHAVIOUR,
+    "preference_signal": EvidenceKind.BEHAVIOUR,
+    "style_reaction": EvidenceKind.BEHAVIOUR,
+}
 
 
 def parse_candidate_reply(text: str, ep: RunEpisodeInput, model: str = "") -> list[Candidate]:
@@ -134,19 +140,32 @@ def parse_candidate_reply(text: str, ep: RunEpisodeInput, model: str = "") -> li
         scope = {str(k): str(v) for k, v in scope_raw.items()} if isinstance(scope_raw, Mapping) else {}
         if ftype is FactType.LESSON and fields.get("applicability"):
             fields.setdefault("learned_from", [f"replay:{ep.replay_hash}"])
-        out.append(Candidate(
-            type=ftype, subject=subject, attribute=str(item.get("attribute", "")).strip() or "llm",
-            value=str(item.get("value", "")).strip() or content, content_zh=content, content_en=content,
-            kind=kind, quote=str(item.get("evidence", ""))[:500], scope=scope, fields=fields,
-            context={"map": ep.map_name}, mechanism=str(item.get("mechanism", "") or "").strip(),
-            generalizes=bool(item.get("generalizes", True)), dedupe=f"replay:{ep.replay_hash}",
-            produced_by=f"{LLM_PIPELINE_VERSION}:{model}" if model else LLM_PIPELINE_VERSION, ts=ep.played_at,
-        ))
+        out.append(
+            Candidate(
+                type=ftype,
+                subject=subject,
+                attribute=str(item.get("attribute", "")).strip() or "llm",
+                value=str(item.get("value", "")).strip() or content,
+                content_zh=content,
+                content_en=content,
+                kind=kind,
+                quote=str(item.get("evidence", ""))[:500],
+                scope=scope,
+                fields=fields,
+                context={"map": ep.map_name},
+                mechanism=str(item.get("mechanism", "") or "").strip(),
+                generalizes=bool(item.get("generalizes", True)),
+                dedupe=f"replay:{ep.replay_hash}",
+                produced_by=f"{LLM_PIPELINE_VERSION}:{model}" if model else LLM_PIPELINE_VERSION,
+                ts=ep.played_at,
+            )
+        )
     return out
 
 
-async def model_candidates(step: ModelStep, ep: RunEpisodeInput, lang: Lang = Lang.ZH,
-                           model: str = "") -> list[Candidate]:
+async def model_candidates(
+    step: ModelStep, ep: RunEpisodeInput, lang: Lang = Lang.ZH, model: str = ""
+) -> list[Candidate]:
     """Run the model step on one episode and parse its reply (one call: the immediate-track budget)."""
     reply = await step(build_candidate_prompt(ep, lang))
     return parse_candidate_reply(reply, ep, model)

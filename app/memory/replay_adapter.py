@@ -51,8 +51,15 @@ def _items(pairs: Iterable[tuple[str, int]], limit: int) -> tuple[TimedItem, ...
 
 
 def episode_from_index(
-    index: ReplayFactIndex, replay_hash: str, replay_path: str, *, model: str = "", analyst: str = "",
-    analysis_id: int | None = None, claims: tuple[ClaimInput, ...] = (), issues: tuple[IssueInput, ...] = (),
+    index: ReplayFactIndex,
+    replay_hash: str,
+    replay_path: str,
+    *,
+    model: str = "",
+    analyst: str = "",
+    analysis_id: int | None = None,
+    claims: tuple[ClaimInput, ...] = (),
+    issues: tuple[IssueInput, ...] = (),
     analysed_at: float | None = None,
 ) -> RunEpisodeInput:
     """Reduce a replay's fact index to an episode (players, openings, protocols, first unit productions).
@@ -78,32 +85,59 @@ def episode_from_index(
     for p in playing:
         steps = [(s.name or index.name_of(s.type_hash), s.time_code) for s in index.build_order(p.slot)]
         if not steps:
-            steps = [(f.name or index.name_of(f.type_hash), f.time_code)
-                     for f in index.first_productions(p.slot, ProductionKind.STRUCTURE)]
+            steps = [
+                (f.name or index.name_of(f.type_hash), f.time_code)
+                for f in index.first_productions(p.slot, ProductionKind.STRUCTURE)
+            ]
         opening = _items(steps, OPENING_ITEMS)
         if opening:
             openings[p.name] = opening
-        picked = _items(((pick.name or index.name_of(pick.science_hash), pick.time_code)
-                         for pick in index.protocols_of(p.slot)), FIRST_ITEMS)
+        picked = _items(
+            ((pick.name or index.name_of(pick.science_hash), pick.time_code) for pick in index.protocols_of(p.slot)),
+            FIRST_ITEMS,
+        )
         if picked:
             protocols[p.name] = picked
-        first = _items(((f.name or index.name_of(f.type_hash), f.time_code)
-                        for f in index.first_productions(p.slot, ProductionKind.UNIT)), FIRST_ITEMS)
+        first = _items(
+            (
+                (f.name or index.name_of(f.type_hash), f.time_code)
+                for f in index.first_productions(p.slot, ProductionKind.UNIT)
+            ),
+            FIRST_ITEMS,
+        )
         if first:
             units[p.name] = first
-    players = tuple(PlayerInput(name=p.name, faction=p.faction, team=p.team, human=p.kind == "human")
-                    for p in playing)
+    players = tuple(PlayerInput(name=p.name, faction=p.faction, team=p.team, human=p.kind == "human") for p in playing)
     return RunEpisodeInput(
-        replay_hash=replay_hash, replay_path=replay_path, map_name=header.map_name or header.map_path,
-        mod=header.mod_name, mod_version=header.mod_version, players=players, openings=openings,
-        protocols=protocols, first_productions=units, claims=claims, issues=issues, model=model,
-        played_at=float(header.timestamp), analysed_at=analysed_at, analysis_id=analysis_id, analyst=analyst,
+        replay_hash=replay_hash,
+        replay_path=replay_path,
+        map_name=header.map_name or header.map_path,
+        mod=header.mod_name,
+        mod_version=header.mod_version,
+        players=players,
+        openings=openings,
+        protocols=protocols,
+        first_productions=units,
+        claims=claims,
+        issues=issues,
+        model=model,
+        played_at=float(header.timestamp),
+        analysed_at=analysed_at,
+        analysis_id=analysis_id,
+        analyst=analyst,
     )
 
 
-def episode_from_replay(path: str | Path, *, model: str = "", analyst: str = "", analysis_id: int | None = None,
-                        claims: tuple[ClaimInput, ...] = (), issues: tuple[IssueInput, ...] = (),
-                        analysed_at: float | None = None) -> RunEpisodeInput:
+def episode_from_replay(
+    path: str | Path,
+    *,
+    model: str = "",
+    analyst: str = "",
+    analysis_id: int | None = None,
+    claims: tuple[ClaimInput, ...] = (),
+    issues: tuple[IssueInput, ...] = (),
+    analysed_at: float | None = None,
+) -> RunEpisodeInput:
     """Read a replay once, index it and reduce it to an episode (see :func:`episode_from_index`).
 
     Raises:
@@ -115,5 +149,14 @@ def episode_from_replay(path: str | Path, *, model: str = "", analyst: str = "",
     p = Path(path)
     data = read_replay_bytes(p)
     index = build_fact_index(parse_replay(data, str(p)))
-    return episode_from_index(index, replay_hash_of(data), str(p), model=model, analyst=analyst,
-                              analysis_id=analysis_id, claims=claims, issues=issues, analysed_at=analysed_at)
+    return episode_from_index(
+        index,
+        replay_hash_of(data),
+        str(p),
+        model=model,
+        analyst=analyst,
+        analysis_id=analysis_id,
+        claims=claims,
+        issues=issues,
+        analysed_at=analysed_at,
+    )

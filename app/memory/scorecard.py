@@ -29,7 +29,11 @@ from app.memory.tables import MemFact, MemQueueItem, MemSupersede, MemVerdict
 
 DAY = 86400.0
 METRICS: tuple[str, ...] = (
-    "intake_error_rate", "evidence_density", "preference_lead_days", "conflict_residence_days", "flip_back_rate",
+    "intake_error_rate",
+    "evidence_density",
+    "preference_lead_days",
+    "conflict_residence_days",
+    "flip_back_rate",
 )
 HEALTHY: dict[str, tuple[float, float]] = {
     "intake_error_rate": (0.0, 0.05),
@@ -96,8 +100,13 @@ class Scorecard:
 
     def to_json(self) -> dict[str, Any]:
         """Stable JSON form."""
-        return {"month": self.month, "metrics": self.metrics, "samples": self.samples,
-                "healthy": {m: list(HEALTHY[m]) for m in METRICS}, "alerts": list(self.alerts)}
+        return {
+            "month": self.month,
+            "metrics": self.metrics,
+            "samples": self.samples,
+            "healthy": {m: list(HEALTHY[m]) for m in METRICS},
+            "alerts": list(self.alerts),
+        }
 
 
 def compute(s: Session, month: str, now: float) -> Scorecard:
@@ -107,27 +116,46 @@ def compute(s: Session, month: str, now: float) -> Scorecard:
     metrics: dict[str, float | None] = {}
     samples: dict[str, int] = {}
 
-    total, wrong = s.execute(select(func.count(MemVerdict.id), func.sum(
-        case((MemVerdict.verdict == "wrong", 1), else_=0))).where(
-        MemVerdict.audit.is_(True), MemVerdict.ts >= start, MemVerdict.ts < end)).one()
+    total, wrong = s.execute(
+        select(func.count(MemVerdict.id), func.sum(case((MemVerdict.verdict == "wrong", 1), else_=0))).where(
+            MemVerdict.audit.is_(True), MemVerdict.ts >= start, MemVerdict.ts < end
+        )
+    ).one()
     samples["intake_error_rate"] = int(total or 0)
     metrics["intake_error_rate"] = (int(wrong or 0) / total) if total else None
 
-    n_facts, avg = s.execute(select(func.count(MemFact.id), func.avg(MemFact.evidence_count))
-                             .where(MemFact.created_at < end)).one()
+    n_facts, avg = s.execute(
+        select(func.count(MemFact.id), func.avg(MemFact.evidence_count)).where(MemFact.created_at < end)
+    ).one()
     samples["evidence_density"] = int(n_facts or 0)
     metrics["evidence_density"] = float(avg) if n_facts else None
 
-    leads = [x for x in s.scalars(select(MemFact.lead_days).where(
-        MemFact.type == FactType.PREFERENCE.value, MemFact.activated_at >= start, MemFact.activated_at < end,
-        MemFact.lead_days.is_not(None))).all() if x is not None]
+    leads = [
+        x
+        for x in s.scalars(
+            select(MemFact.lead_days).where(
+                MemFact.type == FactType.PREFERENCE.value,
+                MemFact.activated_at >= start,
+                MemFact.activated_at < end,
+                MemFact.lead_days.is_not(None),
+            )
+        ).all()
+        if x is not None
+    ]
     samples["preference_lead_days"] = len(leads)
     metrics["preference_lead_days"] = statistics.median(leads) if leads else None
 
-    rows = s.execute(select(MemQueueItem.created_at, MemQueueItem.resolved_at).where(
-        MemQueueItem.kind.in_(CONFLICT_KINDS), MemQueueItem.created_at < end,
-        or_(and_(MemQueueItem.resolved_at >= start, MemQueueItem.resolved_at < end),
-            MemQueueItem.resolved_at.is_(None), MemQueueItem.resolved_at >= end))).all()
+    rows = s.execute(
+        select(MemQueueItem.created_at, MemQueueItem.resolved_at).where(
+            MemQueueItem.kind.in_(CONFLICT_KINDS),
+            MemQueueItem.created_at < end,
+            or_(
+                and_(MemQueueItem.resolved_at >= start, MemQueueItem.resolved_at < end),
+                MemQueueItem.resolved_at.is_(None),
+                MemQueueItem.resolved_at >= end,
+            ),
+        )
+    ).all()
     residence = []
     for created, resolved in rows:
         stop = resolved if resolved is not None and resolved < end else horizon
@@ -135,8 +163,11 @@ def compute(s: Session, month: str, now: float) -> Scorecard:
     samples["conflict_residence_days"] = len(residence)
     metrics["conflict_residence_days"] = statistics.median(residence) if residence else None
 
-    n_sup, n_flip = s.execute(select(func.count(MemSupersede.id), func.count(MemSupersede.flipped_back_at))
-                              .where(MemSupersede.created_at >= start, MemSupersede.created_at < end)).one()
+    n_sup, n_flip = s.execute(
+        select(func.count(MemSupersede.id), func.count(MemSupersede.flipped_back_at)).where(
+            MemSupersede.created_at >= start, MemSupersede.created_at < end
+        )
+    ).one()
     samples["flip_back_rate"] = int(n_sup or 0)
     metrics["flip_back_rate"] = (int(n_flip or 0) / n_sup) if n_sup else None
 

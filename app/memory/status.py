@@ -16,16 +16,25 @@ def memory_status(db: Database, now: float | None = None) -> dict[str, Any]:
     """When the batch track last ran and is next due, its result, and what waits for it or for a reviewer."""
     now = now if now is not None else time.time()
     with db.session() as s:
-        last = s.scalars(select(MemBatch).where(MemBatch.track == "batch").order_by(MemBatch.started_at.desc())
-                         .limit(1)).first()
-        pending = s.scalar(select(func.count()).select_from(MemObservation)
-                           .where(MemObservation.committed.is_(False))) or 0
-        queue = s.scalar(select(func.count()).select_from(MemQueueItem)
-                         .where(MemQueueItem.resolved_at.is_(None))) or 0
+        last = s.scalars(
+            select(MemBatch).where(MemBatch.track == "batch").order_by(MemBatch.started_at.desc()).limit(1)
+        ).first()
+        pending = (
+            s.scalar(select(func.count()).select_from(MemObservation).where(MemObservation.committed.is_(False))) or 0
+        )
+        queue = s.scalar(select(func.count()).select_from(MemQueueItem).where(MemQueueItem.resolved_at.is_(None))) or 0
         statuses = dict(s.execute(select(MemFact.status, func.count()).group_by(MemFact.status)).all())
         last_at = last.started_at if last is not None else None
-        result = None if last is None else {"episodes": last.episodes, "candidates": last.candidates,
-                                            "committed": last.committed, "blocked": last.blocked}
+        result = (
+            None
+            if last is None
+            else {
+                "episodes": last.episodes,
+                "candidates": last.candidates,
+                "committed": last.committed,
+                "blocked": last.blocked,
+            }
+        )
     return {
         "last_batch": last_at,
         "next_batch_due": (last_at + BATCH_INTERVAL) if last_at is not None else now,

@@ -74,8 +74,7 @@ AUTHORITY_GAP = 0.3
 SUPERSEDE_MIN_CONFIDENCE = 0.6
 BATCH_INTERVAL = DAY
 CONFIRM_AFTER_DAYS = 90
-LIVE = (FactStatus.ACTIVE.value, FactStatus.HYPOTHESIS.value, FactStatus.CONFLICT.value,
-        FactStatus.OBSERVATION.value)
+LIVE = (FactStatus.ACTIVE.value, FactStatus.HYPOTHESIS.value, FactStatus.CONFLICT.value, FactStatus.OBSERVATION.value)
 OPEN_CONFLICT_KINDS = ("conflict", "review", "counterexample")
 HUMAN_RULING = EvidenceKind.EXPLICIT
 """A reviewer's approval (or scope split) is a human's explicit statement: the spec's strongest first evidence
@@ -151,15 +150,27 @@ class MemoryStore:
         ts = ep.analysed_at if ep.analysed_at is not None else now
         cands = [*run_candidates(ep), *extra]
         payload = {
-            "replay_path": ep.replay_path, "map": ep.map_name, "mod": ep.mod, "mod_version": ep.mod_version,
+            "replay_path": ep.replay_path,
+            "map": ep.map_name,
+            "mod": ep.mod,
+            "mod_version": ep.mod_version,
             "players": [[p.name, p.faction, p.team] for p in ep.players],
             "issues": [[i.code, i.severity, i.message] for i in ep.issues],
-            "claims": [c.text for c in ep.claims], "usage": dict(ep.usage), "played_at": ep.played_at,
+            "claims": [c.text for c in ep.claims],
+            "usage": dict(ep.usage),
+            "played_at": ep.played_at,
         }
         with self.db.session() as s:
-            episode = MemEpisode(kind="run", ts=ts, analysis_id=ep.analysis_id, replay_hash=ep.replay_hash,
-                                 model=ep.model, analyst=ep.analyst, payload=_dumps(payload),
-                                 produced_by=PIPELINE_VERSION)
+            episode = MemEpisode(
+                kind="run",
+                ts=ts,
+                analysis_id=ep.analysis_id,
+                replay_hash=ep.replay_hash,
+                model=ep.model,
+                analyst=ep.analyst,
+                payload=_dumps(payload),
+                produced_by=PIPELINE_VERSION,
+            )
             s.add(episode)
             s.flush()
             self._validate_reuse(s, ep, episode.id, ts, now)
@@ -174,18 +185,25 @@ class MemoryStore:
         now = self.clock()
         ts = fb.ts if fb.ts is not None else now
         cands, reversals = feedback_candidates(fb, ts)
-        payload = {"rating": fb.rating, "correction": fb.correction, "preference": fb.preference,
-                   "scope": fb.scope}
+        payload = {"rating": fb.rating, "correction": fb.correction, "preference": fb.preference, "scope": fb.scope}
         with self.db.session() as s:
-            episode = MemEpisode(kind="feedback", ts=ts, analysis_id=fb.analysis_id, model=fb.model,
-                                 analyst=fb.analyst, payload=_dumps(payload), produced_by=PIPELINE_VERSION)
+            episode = MemEpisode(
+                kind="feedback",
+                ts=ts,
+                analysis_id=fb.analysis_id,
+                model=fb.model,
+                analyst=fb.analyst,
+                payload=_dumps(payload),
+                produced_by=PIPELINE_VERSION,
+            )
             s.add(episode)
             s.flush()
             self._apply_reversals(s, reversals, episode.id, ts=ts, quote=fb.correction, now=now)
             return self._immediate(s, episode, cands, now, IMMEDIATE_LIMIT)
 
-    def _immediate(self, s: Session, episode: MemEpisode, cands: list[Candidate], now: float,
-                   limit: int) -> DistilResult:
+    def _immediate(
+        self, s: Session, episode: MemEpisode, cands: list[Candidate], now: float, limit: int
+    ) -> DistilResult:
         """The immediate track (spec §2.2): only high-certainty candidates, at most ``limit`` of them.
 
         For a run that means extractions (and explicit statements); for feedback every candidate, because a
@@ -193,21 +211,42 @@ class MemoryStore:
         """
         obs = self._observe(s, episode.id, cands)
         outcomes: list[Outcome] = []
-        urgent = [(c, o) for c, o in zip(cands, obs, strict=True)
-                  if episode.kind == "feedback" or c.kind in (EvidenceKind.EXPLICIT, EvidenceKind.DOCUMENT)]
+        urgent = [
+            (c, o)
+            for c, o in zip(cands, obs, strict=True)
+            if episode.kind == "feedback" or c.kind in (EvidenceKind.EXPLICIT, EvidenceKind.DOCUMENT)
+        ]
         chosen = urgent[:limit]
         for cand, ob in chosen:
             outcomes.append(self._commit_one(s, cand, episode.id, episode.ts, now))
             ob.committed = True
-        s.add(MemBatch(track="immediate", started_at=now, finished_at=now, produced_by=PIPELINE_VERSION,
-                       episodes=1, candidates=len(cands), committed=len(chosen),
-                       blocked=sum(o.action == "blocked" for o in outcomes)))
+        s.add(
+            MemBatch(
+                track="immediate",
+                started_at=now,
+                finished_at=now,
+                produced_by=PIPELINE_VERSION,
+                episodes=1,
+                candidates=len(cands),
+                committed=len(chosen),
+                blocked=sum(o.action == "blocked" for o in outcomes),
+            )
+        )
         return DistilResult(episode.id, tuple(outcomes), len(cands) - len(chosen), tuple(cands))
 
     def _observe(self, s: Session, episode_id: int, cands: Iterable[Candidate]) -> list[MemObservation]:
-        rows = [MemObservation(episode_id=episode_id, subject=c.subject, attribute=c.attribute, value=c.value,
-                               context=_dumps({**c.context, **c.scope}), candidate=_dumps(c.to_json()),
-                               committed=False) for c in cands]
+        rows = [
+            MemObservation(
+                episode_id=episode_id,
+                subject=c.subject,
+                attribute=c.attribute,
+                value=c.value,
+                context=_dumps({**c.context, **c.scope}),
+                candidate=_dumps(c.to_json()),
+                committed=False,
+            )
+            for c in cands
+        ]
         s.add_all(rows)
         s.flush()
         return rows
@@ -218,11 +257,11 @@ class MemoryStore:
         with self.db.session() as s:
             batch = MemBatch(track="batch", started_at=now, produced_by=PIPELINE_VERSION)
             s.add(batch)
-            pending = s.scalars(select(MemObservation).where(MemObservation.committed.is_(False))
-                                .order_by(MemObservation.id)).all()
+            pending = s.scalars(
+                select(MemObservation).where(MemObservation.committed.is_(False)).order_by(MemObservation.id)
+            ).all()
             episodes = {ob.episode_id for ob in pending}
-            ep_ts = dict(s.execute(select(MemEpisode.id, MemEpisode.ts)
-                                                .where(MemEpisode.id.in_(episodes))).all())
+            ep_ts = dict(s.execute(select(MemEpisode.id, MemEpisode.ts).where(MemEpisode.id.in_(episodes))).all())
             outcomes: list[Outcome] = []
             for ob in pending:
                 cand = Candidate.from_json(json.loads(ob.candidate))
@@ -238,8 +277,16 @@ class MemoryStore:
             batch.committed = sum(o.action != "blocked" for o in outcomes)
             batch.blocked = sum(o.action == "blocked" for o in outcomes)
             s.flush()
-            report = BatchReport(batch.id, batch.episodes, batch.candidates, batch.committed, batch.blocked,
-                                 tuple(outcomes), promotions, demoted)
+            report = BatchReport(
+                batch.id,
+                batch.episodes,
+                batch.candidates,
+                batch.committed,
+                batch.blocked,
+                tuple(outcomes),
+                promotions,
+                demoted,
+            )
         self.push_promotions()
         return report
 
@@ -261,14 +308,22 @@ class MemoryStore:
         if target:
             q = q.where(MemPromotion.target == target)
         with self.db.session() as s:
-            return [{"id": p.id, "fact_id": p.fact_id, "target": p.target, "status": p.status,
-                     "external_id": p.external_id, "payload": json.loads(p.payload), "created_at": p.created_at}
-                    for p in s.scalars(q).all()]
+            return [
+                {
+                    "id": p.id,
+                    "fact_id": p.fact_id,
+                    "target": p.target,
+                    "status": p.status,
+                    "external_id": p.external_id,
+                    "payload": json.loads(p.payload),
+                    "created_at": p.created_at,
+                }
+                for p in s.scalars(q).all()
+            ]
 
     # ------------------------------------------------------------------ use in analysis and the scorecard
 
-    def injection_for(self, players: Sequence[str], map_name: str, model: str, analyst: str,
-                      lang: Lang) -> Injection:
+    def injection_for(self, players: Sequence[str], map_name: str, model: str, analyst: str, lang: Lang) -> Injection:
         """The memory block for an analysis's system prompt (see :mod:`app.memory.injection`)."""
         from app.memory.injection import injection_for
 
@@ -335,8 +390,11 @@ class MemoryStore:
             if f"episode:{episode_id}" not in learned:
                 c.fields["learned_from"] = [*learned, f"episode:{episode_id}"]
         full = {**c.context, **c.scope}
-        rows = s.scalars(select(MemFact).where(MemFact.subject == c.subject, MemFact.attribute == c.attribute,
-                                               MemFact.status.in_(LIVE))).all()
+        rows = s.scalars(
+            select(MemFact).where(
+                MemFact.subject == c.subject, MemFact.attribute == c.attribute, MemFact.status.in_(LIVE)
+            )
+        ).all()
         matches = [f for f in rows if _compatible(json.loads(f.scope), full)]
         same = [f for f in matches if f.value == c.value]
         if same:
@@ -358,15 +416,33 @@ class MemoryStore:
             return FactStatus.ACTIVE
         return FactStatus.HYPOTHESIS
 
-    def _insert(self, s: Session, c: Candidate, episode_id: int | None, *, now: float, status: FactStatus,
-                ep_ts: float) -> MemFact:
+    def _insert(
+        self, s: Session, c: Candidate, episode_id: int | None, *, now: float, status: FactStatus, ep_ts: float
+    ) -> MemFact:
         fact = MemFact(
-            type=c.type.value, status=status.value, subject=c.subject, attribute=c.attribute, value=c.value,
-            content_zh=c.content_zh, content_en=c.content_en, scope=_dumps(c.scope), fields=_dumps(c.fields),
-            mechanism=c.mechanism, generalizes=c.generalizes, confidence=ledger.update(0.0, c.kind),
-            evidence_count=1, contradiction_count=0, reuse_count=0, method=c.kind.value,
-            produced_by=c.produced_by or PIPELINE_VERSION, approved_by="", chain_depth=0, created_at=now,
-            updated_at=now, last_evidence_at=c.ts or ep_ts, dormant=False,
+            type=c.type.value,
+            status=status.value,
+            subject=c.subject,
+            attribute=c.attribute,
+            value=c.value,
+            content_zh=c.content_zh,
+            content_en=c.content_en,
+            scope=_dumps(c.scope),
+            fields=_dumps(c.fields),
+            mechanism=c.mechanism,
+            generalizes=c.generalizes,
+            confidence=ledger.update(0.0, c.kind),
+            evidence_count=1,
+            contradiction_count=0,
+            reuse_count=0,
+            method=c.kind.value,
+            produced_by=c.produced_by or PIPELINE_VERSION,
+            approved_by="",
+            chain_depth=0,
+            created_at=now,
+            updated_at=now,
+            last_evidence_at=c.ts or ep_ts,
+            dormant=False,
         )
         if status is FactStatus.ACTIVE:
             fact.activated_at = now
@@ -378,15 +454,30 @@ class MemoryStore:
 
     @staticmethod
     def _source(fact_id: int, c: Candidate, episode_id: int | None, ep_ts: float, polarity: int) -> MemSource:
-        return MemSource(fact_id=fact_id, episode_id=episode_id, ts=c.ts or ep_ts, quote=c.quote, polarity=polarity,
-                         kind=c.kind.value, dedupe=c.dedupe or (f"episode:{episode_id}" if episode_id else ""),
-                         context=_dumps({**c.context, **c.scope}))
+        return MemSource(
+            fact_id=fact_id,
+            episode_id=episode_id,
+            ts=c.ts or ep_ts,
+            quote=c.quote,
+            polarity=polarity,
+            kind=c.kind.value,
+            dedupe=c.dedupe or (f"episode:{episode_id}" if episode_id else ""),
+            context=_dumps({**c.context, **c.scope}),
+        )
 
-    def _accumulate(self, s: Session, f: MemFact, c: Candidate, episode_id: int | None, *, ep_ts: float,
-                    now: float) -> Outcome:
+    def _accumulate(
+        self, s: Session, f: MemFact, c: Candidate, episode_id: int | None, *, ep_ts: float, now: float
+    ) -> Outcome:
         dedupe = c.dedupe or (f"episode:{episode_id}" if episode_id else "")
-        if dedupe and s.scalar(select(MemSource.id).where(MemSource.fact_id == f.id, MemSource.dedupe == dedupe,
-                                                         MemSource.polarity > 0).limit(1)) is not None:
+        if (
+            dedupe
+            and s.scalar(
+                select(MemSource.id)
+                .where(MemSource.fact_id == f.id, MemSource.dedupe == dedupe, MemSource.polarity > 0)
+                .limit(1)
+            )
+            is not None
+        ):
             return Outcome("duplicate", f.id, f.status, "evidence from this replay/episode is already counted")
         s.add(self._source(f.id, c, episode_id, ep_ts, +1))
         f.confidence = ledger.update(f.confidence, c.kind)
@@ -407,8 +498,15 @@ class MemoryStore:
         if f.status == FactStatus.HYPOTHESIS.value and f.evidence_count >= 2:
             counter = self._counterexample(s, f)
             if counter is not None:
-                self._enqueue_once(s, "counterexample", f.id, other=counter[1], episode_id=counter[0],
-                                   reason=f"episode {counter[0]} shows {f.attribute} = {counter[2]!r}", now=now)
+                self._enqueue_once(
+                    s,
+                    "counterexample",
+                    f.id,
+                    other=counter[1],
+                    episode_id=counter[0],
+                    reason=f"episode {counter[0]} shows {f.attribute} = {counter[2]!r}",
+                    now=now,
+                )
                 return Outcome("accumulate", f.id, f.status, "counterexample found: stays a hypothesis")
             self._activate(f, now, ep_ts)
         elif f.status == FactStatus.CONFLICT.value:
@@ -428,14 +526,28 @@ class MemoryStore:
         """
         scope = json.loads(f.scope)
         own = set(s.scalars(select(MemSource.episode_id).where(MemSource.fact_id == f.id)).all())
-        rows = s.execute(select(MemObservation.episode_id, MemObservation.value, MemObservation.context).where(
-            MemObservation.subject == f.subject, MemObservation.attribute == f.attribute,
-            MemObservation.value != f.value).order_by(MemObservation.id)).all()
+        rows = s.execute(
+            select(MemObservation.episode_id, MemObservation.value, MemObservation.context)
+            .where(
+                MemObservation.subject == f.subject,
+                MemObservation.attribute == f.attribute,
+                MemObservation.value != f.value,
+            )
+            .order_by(MemObservation.id)
+        ).all()
         for ep_id, value, ctx in rows:
             if ep_id in own or not _compatible(scope, json.loads(ctx)):
                 continue
-            holder = s.scalar(select(MemFact.id).where(MemFact.subject == f.subject, MemFact.attribute == f.attribute,
-                                                       MemFact.value == value, MemFact.status.in_(LIVE)).limit(1))
+            holder = s.scalar(
+                select(MemFact.id)
+                .where(
+                    MemFact.subject == f.subject,
+                    MemFact.attribute == f.attribute,
+                    MemFact.value == value,
+                    MemFact.status.in_(LIVE),
+                )
+                .limit(1)
+            )
             return ep_id, holder, value
         return None
 
@@ -445,9 +557,15 @@ class MemoryStore:
         Once its confidence reaches 0.6, the authority gap to the other side is no more than 0.3 and its
         evidence is newer, recency applies as it would have for a fresh candidate (spec §6.1 裁决一).
         """
-        item = s.scalar(select(MemQueueItem).where(MemQueueItem.fact_id == f.id,
-                                                   MemQueueItem.kind.in_(("conflict", "review")),
-                                                   MemQueueItem.resolved_at.is_(None)).limit(1))
+        item = s.scalar(
+            select(MemQueueItem)
+            .where(
+                MemQueueItem.fact_id == f.id,
+                MemQueueItem.kind.in_(("conflict", "review")),
+                MemQueueItem.resolved_at.is_(None),
+            )
+            .limit(1)
+        )
         if item is None or item.other_fact_id is None or f.confidence < SUPERSEDE_MIN_CONFIDENCE:
             return
         other = s.get(MemFact, item.other_fact_id)
@@ -463,8 +581,9 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ conflict rulings (§6.1)
 
-    def _resolve(self, s: Session, c: Candidate, old: MemFact, episode_id: int | None, *, ep_ts: float,
-                 now: float) -> Outcome:
+    def _resolve(
+        self, s: Session, c: Candidate, old: MemFact, episode_id: int | None, *, ep_ts: float, now: float
+    ) -> Outcome:
         split = self._scope_split_key(s, c, old)
         if split is not None:
             key, old_value, new_value = split
@@ -479,16 +598,28 @@ class MemoryStore:
         if abs(old_auth - new_auth) > AUTHORITY_GAP:
             if new_auth < old_auth:
                 fact = self._insert(s, c, episode_id, now=now, status=FactStatus.CONFLICT, ep_ts=ep_ts)
-                self._enqueue(s, "review", fact.id, other=old.id, episode_id=episode_id,
-                              reason=f"authority gap {old_auth:.2f} vs {new_auth:.2f}: review the weaker (new) side",
-                              now=now)
+                self._enqueue(
+                    s,
+                    "review",
+                    fact.id,
+                    other=old.id,
+                    episode_id=episode_id,
+                    reason=f"authority gap {old_auth:.2f} vs {new_auth:.2f}: review the weaker (new) side",
+                    now=now,
+                )
                 return Outcome("review", fact.id, fact.status, "weaker than the established fact")
             fact = self._insert(s, c, episode_id, now=now, status=self._initial_status(c), ep_ts=ep_ts)
             old.status = FactStatus.CONFLICT.value
             old.updated_at = now
-            self._enqueue(s, "review", old.id, other=fact.id, episode_id=episode_id,
-                          reason=f"authority gap {old_auth:.2f} vs {new_auth:.2f}: review the weaker (old) side",
-                          now=now)
+            self._enqueue(
+                s,
+                "review",
+                old.id,
+                other=fact.id,
+                episode_id=episode_id,
+                reason=f"authority gap {old_auth:.2f} vs {new_auth:.2f}: review the weaker (old) side",
+                now=now,
+            )
             return Outcome("review", fact.id, fact.status, "stronger than the established fact")
         new_conf = ledger.update(0.0, c.kind)
         if (c.ts or ep_ts) > old.last_evidence_at and new_conf >= SUPERSEDE_MIN_CONFIDENCE:
@@ -496,15 +627,26 @@ class MemoryStore:
             self._supersede(s, old, fact, now, "recency")
             return Outcome("superseded", fact.id, fact.status, f"supersedes fact {old.id}")
         fact = self._insert(s, c, episode_id, now=now, status=FactStatus.CONFLICT, ep_ts=ep_ts)
-        self._enqueue(s, "conflict", fact.id, other=old.id, episode_id=episode_id,
-                      reason="no ruling applies: a human decides", now=now)
+        self._enqueue(
+            s,
+            "conflict",
+            fact.id,
+            other=old.id,
+            episode_id=episode_id,
+            reason="no ruling applies: a human decides",
+            now=now,
+        )
         return Outcome("queued", fact.id, fact.status, f"conflicts with fact {old.id}")
 
     def _scope_split_key(self, s: Session, c: Candidate, old: MemFact) -> tuple[str, str, str] | None:
         """The context dimension both sides are consistent on but differ in, if any (spec §6.1 裁决三)."""
         old_scope = json.loads(old.scope)
-        contexts = [json.loads(x) for x in s.scalars(select(MemSource.context).where(
-            MemSource.fact_id == old.id, MemSource.polarity > 0)).all()]
+        contexts = [
+            json.loads(x)
+            for x in s.scalars(
+                select(MemSource.context).where(MemSource.fact_id == old.id, MemSource.polarity > 0)
+            ).all()
+        ]
         if not contexts:
             return None
         for key in SPLIT_KEYS:
@@ -545,37 +687,67 @@ class MemoryStore:
         new.updated_at = now
         s.add(MemSupersede(old_fact_id=old.id, new_fact_id=new.id, created_at=now, reason=reason))
 
-    def _enqueue(self, s: Session, kind: str, fact_id: int, *, other: int | None, episode_id: int | None,
-                 reason: str, now: float) -> MemQueueItem:
-        item = MemQueueItem(kind=kind, fact_id=fact_id, other_fact_id=other, episode_id=episode_id, reason=reason,
-                            created_at=now, resolution="", reviewer="")
+    def _enqueue(
+        self, s: Session, kind: str, fact_id: int, *, other: int | None, episode_id: int | None, reason: str, now: float
+    ) -> MemQueueItem:
+        item = MemQueueItem(
+            kind=kind,
+            fact_id=fact_id,
+            other_fact_id=other,
+            episode_id=episode_id,
+            reason=reason,
+            created_at=now,
+            resolution="",
+            reviewer="",
+        )
         s.add(item)
         s.flush()
         return item
 
-    def _enqueue_once(self, s: Session, kind: str, fact_id: int, *, other: int | None, episode_id: int | None,
-                      reason: str, now: float) -> None:
-        exists = s.scalar(select(MemQueueItem.id).where(MemQueueItem.fact_id == fact_id, MemQueueItem.kind == kind,
-                                                        MemQueueItem.resolved_at.is_(None)).limit(1))
+    def _enqueue_once(
+        self, s: Session, kind: str, fact_id: int, *, other: int | None, episode_id: int | None, reason: str, now: float
+    ) -> None:
+        exists = s.scalar(
+            select(MemQueueItem.id)
+            .where(MemQueueItem.fact_id == fact_id, MemQueueItem.kind == kind, MemQueueItem.resolved_at.is_(None))
+            .limit(1)
+        )
         if exists is None:
             self._enqueue(s, kind, fact_id, other=other, episode_id=episode_id, reason=reason, now=now)
 
     # ------------------------------------------------------------------ negative evidence and reuse
 
-    def _apply_reversals(self, s: Session, reversals: list[Reversal], episode_id: int, *, ts: float, quote: str,
-                         now: float) -> None:
+    def _apply_reversals(
+        self, s: Session, reversals: list[Reversal], episode_id: int, *, ts: float, quote: str, now: float
+    ) -> None:
         for r in reversals:
-            facts = s.scalars(select(MemFact).where(MemFact.subject == r.subject, MemFact.attribute == r.attribute,
-                                                    MemFact.value == r.value,
-                                                    MemFact.status == FactStatus.ACTIVE.value)).all()
+            facts = s.scalars(
+                select(MemFact).where(
+                    MemFact.subject == r.subject,
+                    MemFact.attribute == r.attribute,
+                    MemFact.value == r.value,
+                    MemFact.status == FactStatus.ACTIVE.value,
+                )
+            ).all()
             for f in facts:
                 if f.confidence > ledger.HEDGED_THRESHOLD:
                     self._negative(s, f, EvidenceKind.BEHAVIOUR, episode_id, ts=ts, quote=quote, now=now)
 
-    def _negative(self, s: Session, f: MemFact, kind: EvidenceKind, episode_id: int | None, *, ts: float,
-                  quote: str, now: float) -> None:
-        s.add(MemSource(fact_id=f.id, episode_id=episode_id, ts=ts, quote=quote, polarity=-1, kind=kind.value,
-                        dedupe="", context="{}"))
+    def _negative(
+        self, s: Session, f: MemFact, kind: EvidenceKind, episode_id: int | None, *, ts: float, quote: str, now: float
+    ) -> None:
+        s.add(
+            MemSource(
+                fact_id=f.id,
+                episode_id=episode_id,
+                ts=ts,
+                quote=quote,
+                polarity=-1,
+                kind=kind.value,
+                dedupe="",
+                context="{}",
+            )
+        )
         f.confidence = ledger.update(f.confidence, kind, positive=False)
         f.contradiction_count += 1
         f.updated_at = now
@@ -588,13 +760,23 @@ class MemoryStore:
 
         fact_ids = s.scalars(select(MemInjection.fact_id).where(MemInjection.analysis_id == ep.analysis_id)).all()
         codes = {i.code for i in ep.issues}
-        for f in s.scalars(select(MemFact).where(MemFact.id.in_(fact_ids),
-                                                 MemFact.type == FactType.LESSON.value)).all():
+        for f in s.scalars(
+            select(MemFact).where(MemFact.id.in_(fact_ids), MemFact.type == FactType.LESSON.value)
+        ).all():
             code = json.loads(f.fields).get("code", "")
             if code and code not in codes:
-                s.add(MemSource(fact_id=f.id, episode_id=episode_id, ts=ts, polarity=1,
-                                kind=EvidenceKind.REUSE.value, dedupe=f"reuse:{episode_id}", context="{}",
-                                quote=f"{code} did not recur with the lesson injected"))
+                s.add(
+                    MemSource(
+                        fact_id=f.id,
+                        episode_id=episode_id,
+                        ts=ts,
+                        polarity=1,
+                        kind=EvidenceKind.REUSE.value,
+                        dedupe=f"reuse:{episode_id}",
+                        context="{}",
+                        quote=f"{code} did not recur with the lesson injected",
+                    )
+                )
                 f.confidence = ledger.update(f.confidence, EvidenceKind.REUSE)
                 f.evidence_count += 1
                 f.reuse_count += 1
@@ -602,8 +784,16 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ reading
 
-    def facts(self, type: str | None = None, status: str | None = None, *, min_confidence: float | None = None,
-              subject: str | None = None, produced_by: str | None = None, limit: int = 1000) -> list[FactView]:
+    def facts(
+        self,
+        type: str | None = None,
+        status: str | None = None,
+        *,
+        min_confidence: float | None = None,
+        subject: str | None = None,
+        produced_by: str | None = None,
+        limit: int = 1000,
+    ) -> list[FactView]:
         """Facts filtered by type, status, minimum confidence, subject or pipeline version (newest first)."""
         q = select(MemFact)
         if type:
@@ -622,11 +812,16 @@ class MemoryStore:
     def search(self, text: str, limit: int = 50) -> list[FactView]:
         """Facts of any status whose content or value contains ``text`` (on-demand recall, spec §4.1 < 0.5)."""
         pattern = f"%{text.strip()}%"
-        q = select(MemFact).where(MemFact.content_zh.like(pattern) | MemFact.content_en.like(pattern)
-                                  | MemFact.value.like(pattern) | MemFact.subject.like(pattern))
+        q = select(MemFact).where(
+            MemFact.content_zh.like(pattern)
+            | MemFact.content_en.like(pattern)
+            | MemFact.value.like(pattern)
+            | MemFact.subject.like(pattern)
+        )
         with self.db.session() as s:
-            return [fact_view(f) for f in s.scalars(q.order_by(MemFact.confidence.desc(), MemFact.id)
-                                                    .limit(limit)).all()]
+            return [
+                fact_view(f) for f in s.scalars(q.order_by(MemFact.confidence.desc(), MemFact.id).limit(limit)).all()
+            ]
 
     def fact(self, fact_id: int) -> FactView:
         """One fact with its sources in time order (the provenance of spec §5)."""
@@ -639,7 +834,6 @@ class MemoryStore:
         """Everything one pipeline version produced (spec §5.1 ``batch_recall``)."""
         return self.facts(produced_by=produced_by, limit=10**9)
 
-
     def retract_version(self, produced_by: str, reviewer: str) -> list[FactView]:
         """Take every live fact a pipeline version produced out of use (kept as observations, searchable).
 
@@ -648,15 +842,25 @@ class MemoryStore:
         """
         now = self.clock()
         with self.db.session() as s:
-            rows = s.scalars(select(MemFact).where(MemFact.produced_by == produced_by,
-                                                   MemFact.status.in_(LIVE[:3]))).all()
+            rows = s.scalars(
+                select(MemFact).where(MemFact.produced_by == produced_by, MemFact.status.in_(LIVE[:3]))
+            ).all()
             for f in rows:
                 f.status = FactStatus.OBSERVATION.value
                 f.updated_at = now
-                s.add(MemVerdict(fact_id=f.id, reviewer=reviewer, verdict="retract", audit=False, ts=now,
-                                 note=f"recalled: pipeline {produced_by}"))
+                s.add(
+                    MemVerdict(
+                        fact_id=f.id,
+                        reviewer=reviewer,
+                        verdict="retract",
+                        audit=False,
+                        ts=now,
+                        note=f"recalled: pipeline {produced_by}",
+                    )
+                )
             s.flush()
             return [fact_view(f) for f in rows]
+
     def chain(self, fact_id: int) -> list[FactView]:
         """The supersede chain through a fact, oldest first (walks the pointers both ways)."""
         with self.db.session() as s:
@@ -682,9 +886,12 @@ class MemoryStore:
     def chains(self, limit: int = 200) -> list[list[FactView]]:
         """Every supersede chain (one per tail), most recently changed first."""
         with self.db.session() as s:
-            tails = s.scalars(select(MemFact.id).where(MemFact.supersedes_id.is_not(None),
-                                                       MemFact.superseded_by_id.is_(None))
-                              .order_by(MemFact.updated_at.desc()).limit(limit)).all()
+            tails = s.scalars(
+                select(MemFact.id)
+                .where(MemFact.supersedes_id.is_not(None), MemFact.superseded_by_id.is_(None))
+                .order_by(MemFact.updated_at.desc())
+                .limit(limit)
+            ).all()
         return [self.chain(t) for t in tails]
 
     def queue(self, open_only: bool = True) -> list[QueueView]:
@@ -738,13 +945,24 @@ class MemoryStore:
                 except ValueError:
                     data = {}
                 data = data if isinstance(data, dict) else {}
-                players = tuple((str(p[0]), str(p[1])) for p in data.get("players", [])
-                                if isinstance(p, list | tuple) and len(p) >= 2)
+                players = tuple(
+                    (str(p[0]), str(p[1]))
+                    for p in data.get("players", [])
+                    if isinstance(p, list | tuple) and len(p) >= 2
+                )
                 played = data.get("played_at")
-                out[ep.id] = EpisodeView(ep.id, ep.kind, ep.ts, str(data.get("replay_path") or ""),
-                                         str(data.get("map") or ""), players,
-                                         float(played) if isinstance(played, int | float) else None,
-                                         ep.model, ep.analyst, ep.produced_by)
+                out[ep.id] = EpisodeView(
+                    ep.id,
+                    ep.kind,
+                    ep.ts,
+                    str(data.get("replay_path") or ""),
+                    str(data.get("map") or ""),
+                    players,
+                    float(played) if isinstance(played, int | float) else None,
+                    ep.model,
+                    ep.analyst,
+                    ep.produced_by,
+                )
         return out
 
     def flip_back(self, fact_id: int) -> FactView:
@@ -759,10 +977,16 @@ class MemoryStore:
             old = self._get(s, cur.supersedes_id)
             old.status, cur.status = FactStatus.ACTIVE.value, FactStatus.SUPERSEDED.value
             old.updated_at = cur.updated_at = now
-            link = s.scalar(select(MemSupersede).where(MemSupersede.old_fact_id == old.id,
-                                                       MemSupersede.new_fact_id == cur.id,
-                                                       MemSupersede.flipped_back_at.is_(None))
-                            .order_by(MemSupersede.id.desc()).limit(1))
+            link = s.scalar(
+                select(MemSupersede)
+                .where(
+                    MemSupersede.old_fact_id == old.id,
+                    MemSupersede.new_fact_id == cur.id,
+                    MemSupersede.flipped_back_at.is_(None),
+                )
+                .order_by(MemSupersede.id.desc())
+                .limit(1)
+            )
             if link is not None:
                 link.flipped_back_at = now
             return fact_view(old)
@@ -775,15 +999,17 @@ class MemoryStore:
         """Dismiss the questioned fact: kept as an observation (searchable), the other side is restored."""
         return self._decide(item_id, reviewer, "reject", note)
 
-    def split_scope(self, item_id: int, reviewer: str, *, key: str, fact_value: str, other_value: str,
-                    note: str = "") -> QueueView:
+    def split_scope(
+        self, item_id: int, reviewer: str, *, key: str, fact_value: str, other_value: str, note: str = ""
+    ) -> QueueView:
         """Resolve a conflict as two facts valid in different scopes (``key`` = ``fact_value`` / ``other_value``)."""
         if not key or not fact_value or not other_value or fact_value == other_value:
             raise MemoryStateError("a scope split needs a key and two different values")
         return self._decide(item_id, reviewer, "split", note, (key, fact_value, other_value))
 
-    def _decide(self, item_id: int, reviewer: str, verdict: str, note: str,
-                split: tuple[str, str, str] | None = None) -> QueueView:
+    def _decide(
+        self, item_id: int, reviewer: str, verdict: str, note: str, split: tuple[str, str, str] | None = None
+    ) -> QueueView:
         now = self.clock()
         with self.db.session() as s:
             item = s.get(MemQueueItem, item_id)
@@ -791,19 +1017,29 @@ class MemoryStore:
                 raise UnknownFactError(f"review item {item_id} does not exist")
             if item.resolved_at is not None:
                 when = time.strftime("%Y-%m-%d %H:%M", time.localtime(item.resolved_at))
-                raise MemoryStateError(f"review item {item_id} was already decided by {item.reviewer or '?'} at "
-                                       f"{when} ({item.resolution})")
+                raise MemoryStateError(
+                    f"review item {item_id} was already decided by {item.reviewer or '?'} at {when} ({item.resolution})"
+                )
             fact = self._get(s, item.fact_id)
             other = s.get(MemFact, item.other_fact_id) if item.other_fact_id is not None else None
             if item.kind == "team_proposal":
-                promo = s.scalar(select(MemPromotion).where(MemPromotion.fact_id == fact.id,
-                                                            MemPromotion.target == "team",
-                                                            MemPromotion.status == "proposed").limit(1))
+                promo = s.scalar(
+                    select(MemPromotion)
+                    .where(
+                        MemPromotion.fact_id == fact.id,
+                        MemPromotion.target == "team",
+                        MemPromotion.status == "proposed",
+                    )
+                    .limit(1)
+                )
                 if promo is not None:
                     promo.status = "promoted" if verdict == "approve" else "rejected"
             elif verdict == "approve":
-                if other is not None and other.status in (FactStatus.ACTIVE.value, FactStatus.HYPOTHESIS.value,
-                                                          FactStatus.CONFLICT.value):
+                if other is not None and other.status in (
+                    FactStatus.ACTIVE.value,
+                    FactStatus.HYPOTHESIS.value,
+                    FactStatus.CONFLICT.value,
+                ):
                     self._supersede(s, other, fact, now, f"review by {reviewer}")
                 elif fact.status != FactStatus.ACTIVE.value:
                     self._activate(fact, now, fact.created_at)
@@ -829,12 +1065,26 @@ class MemoryStore:
             item.resolution = {"approve": "approved", "reject": "rejected", "split": "split"}[verdict]
             item.reviewer = reviewer
             sides = [fact.id] + ([other.id] if other is not None else [])
-            for linked in s.scalars(select(MemQueueItem).where(  # a counterexample closes with its conflict
-                    MemQueueItem.kind == "counterexample", MemQueueItem.resolved_at.is_(None),
-                    MemQueueItem.id != item.id, MemQueueItem.fact_id.in_(sides))).all():
+            for linked in s.scalars(
+                select(MemQueueItem).where(  # a counterexample closes with its conflict
+                    MemQueueItem.kind == "counterexample",
+                    MemQueueItem.resolved_at.is_(None),
+                    MemQueueItem.id != item.id,
+                    MemQueueItem.fact_id.in_(sides),
+                )
+            ).all():
                 linked.resolved_at, linked.resolution, linked.reviewer = now, f"closed with #{item.id}", reviewer
-            s.add(MemVerdict(fact_id=fact.id, queue_item_id=item.id, reviewer=reviewer, verdict=verdict, audit=False,
-                             ts=now, note=note))
+            s.add(
+                MemVerdict(
+                    fact_id=fact.id,
+                    queue_item_id=item.id,
+                    reviewer=reviewer,
+                    verdict=verdict,
+                    audit=False,
+                    ts=now,
+                    note=note,
+                )
+            )
             s.flush()
             return queue_view(item, fact_view(fact), fact_view(other) if other else None)
 
@@ -854,8 +1104,9 @@ class MemoryStore:
 
         start, end = month_range(month)
         with self.db.session() as s:
-            ids = s.scalars(select(MemFact.id).where(MemFact.created_at >= start, MemFact.created_at < end)
-                            .order_by(MemFact.id)).all()
+            ids = s.scalars(
+                select(MemFact.id).where(MemFact.created_at >= start, MemFact.created_at < end).order_by(MemFact.id)
+            ).all()
             step = max(1, len(ids) // max(1, n))
             picked = ids[::step][:n]
             return [fact_view(self._get(s, i)) for i in picked]
@@ -865,14 +1116,23 @@ class MemoryStore:
         now = self.clock()
         with self.db.session() as s:
             self._get(s, fact_id)
-            s.add(MemVerdict(fact_id=fact_id, reviewer=reviewer, verdict="correct" if correct else "wrong",
-                             audit=True, ts=now, note=note))
+            s.add(
+                MemVerdict(
+                    fact_id=fact_id,
+                    reviewer=reviewer,
+                    verdict="correct" if correct else "wrong",
+                    audit=True,
+                    ts=now,
+                    note=note,
+                )
+            )
 
     def confirmations_due(self, analyst: str | None = None) -> list[tuple[FactView, str, str]]:
         """Preferences unconfirmed for more than 90 days, with the question to ask (zh, en) (spec §4.2)."""
         limit = self.clock() - CONFIRM_AFTER_DAYS * DAY
-        q = select(MemFact).where(MemFact.type == FactType.PREFERENCE.value, MemFact.status == "active",
-                                  MemFact.subject.like("analyst:%"))
+        q = select(MemFact).where(
+            MemFact.type == FactType.PREFERENCE.value, MemFact.status == "active", MemFact.subject.like("analyst:%")
+        )
         if analyst:
             q = q.where(MemFact.subject == f"analyst:{analyst}")
         with self.db.session() as s:
@@ -889,8 +1149,9 @@ class MemoryStore:
         with self.db.session() as s:
             f = self._get(s, fact_id)
             if not keep:
-                self._negative(s, f, EvidenceKind.EXPLICIT, None, ts=now, quote="confirmation: no longer holds",
-                               now=now)
+                self._negative(
+                    s, f, EvidenceKind.EXPLICIT, None, ts=now, quote="confirmation: no longer holds", now=now
+                )
             f.confirmed_at = now
             return fact_view(f)
 

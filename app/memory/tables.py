@@ -185,6 +185,14 @@ class MemPromotion(Base):
 
 
 __all__ = [
-    "MemBatch", "MemEpisode", "MemFact", "MemInjection", "MemObservation", "MemPromotion", "MemQueueItem",
-    "MemSource", "MemSupersede", "MemVerdict",
+    "MemBatch",
+    "MemEpisode",
+    "MemFact",
+    "MemInjection",
+    "MemObservation",
+    "MemPromotion",
+    "MemQueueItem",
+    "MemSource",
+    "MemSupersede",
+    "MemVerdict",
 ]

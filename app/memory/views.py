@@ -88,10 +88,16 @@ class QueueView:
     def to_json(self) -> dict[str, Any]:
         """JSON-compatible dict (stable keys)."""
         return {
-            "id": self.id, "kind": self.kind, "fact": self.fact.to_json(),
-            "other": self.other.to_json() if self.other else None, "episode_id": self.episode_id,
-            "reason": self.reason, "created_at": self.created_at, "resolved_at": self.resolved_at,
-            "resolution": self.resolution, "reviewer": self.reviewer,
+            "id": self.id,
+            "kind": self.kind,
+            "fact": self.fact.to_json(),
+            "other": self.other.to_json() if self.other else None,
+            "episode_id": self.episode_id,
+            "reason": self.reason,
+            "created_at": self.created_at,
+            "resolved_at": self.resolved_at,
+            "resolution": self.resolution,
+            "reviewer": self.reviewer,
         }
 
 
@@ -104,21 +110,41 @@ def fact_view(f: MemFact, sources: list[MemSource] | None = None) -> FactView:
     """View of a fact row (with its sources sorted by time when given)."""
     srcs = tuple(source_view(s) for s in sorted(sources or [], key=lambda s: (s.ts, s.id)))
     return FactView(
-        id=f.id, type=f.type, status=f.status, subject=f.subject, attribute=f.attribute, value=f.value,
-        content_zh=f.content_zh, content_en=f.content_en, scope=json.loads(f.scope or "{}"),
-        fields=json.loads(f.fields or "{}"), mechanism=f.mechanism, confidence=f.confidence,
-        evidence_count=f.evidence_count, contradiction_count=f.contradiction_count, reuse_count=f.reuse_count,
-        method=f.method, produced_by=f.produced_by, approved_by=f.approved_by, supersedes_id=f.supersedes_id,
-        superseded_by_id=f.superseded_by_id, chain_depth=f.chain_depth, created_at=f.created_at,
-        updated_at=f.updated_at, activated_at=f.activated_at, last_evidence_at=f.last_evidence_at,
-        dormant=f.dormant, sources=srcs,
+        id=f.id,
+        type=f.type,
+        status=f.status,
+        subject=f.subject,
+        attribute=f.attribute,
+        value=f.value,
+        content_zh=f.content_zh,
+        content_en=f.content_en,
+        scope=json.loads(f.scope or "{}"),
+        fields=json.loads(f.fields or "{}"),
+        mechanism=f.mechanism,
+        confidence=f.confidence,
+        evidence_count=f.evidence_count,
+        contradiction_count=f.contradiction_count,
+        reuse_count=f.reuse_count,
+        method=f.method,
+        produced_by=f.produced_by,
+        approved_by=f.approved_by,
+        supersedes_id=f.supersedes_id,
+        superseded_by_id=f.superseded_by_id,
+        chain_depth=f.chain_depth,
+        created_at=f.created_at,
+        updated_at=f.updated_at,
+        activated_at=f.activated_at,
+        last_evidence_at=f.last_evidence_at,
+        dormant=f.dormant,
+        sources=srcs,
     )
 
 
 def queue_view(q: MemQueueItem, fact: FactView, other: FactView | None) -> QueueView:
     """View of a queue row."""
-    return QueueView(q.id, q.kind, fact, other, q.episode_id, q.reason, q.created_at, q.resolved_at,
-                     q.resolution, q.reviewer)
+    return QueueView(
+        q.id, q.kind, fact, other, q.episode_id, q.reason, q.created_at, q.resolved_at, q.resolution, q.reviewer
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,4 +174,3 @@ class EpisodeView:
     model: str
     analyst: str
     produced_by: str
-

@@ -112,12 +112,19 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         from app.urls import split_url_credentials
 
         shown_url = split_url_credentials(args.base_url)[0]  # a key in the URL is never stored or shown
-        choice = ModelChoice(f"{shown_url} {args.model_id}", ModelProfile(
-            context_length=args.context_length, max_tokens=args.max_tokens, provider=shown_url,
-            model=args.model_id))
+        choice = ModelChoice(
+            f"{shown_url} {args.model_id}",
+            ModelProfile(
+                context_length=args.context_length, max_tokens=args.max_tokens, provider=shown_url, model=args.model_id
+            ),
+        )
         provider: ChatProvider = OpenAICompatProvider(
-            "command line", args.base_url, args.model_id, api_key=resolve_api_key("", use_env=True),
-            max_tokens=args.max_tokens)
+            "command line",
+            args.base_url,
+            args.model_id,
+            api_key=resolve_api_key("", use_env=True),
+            max_tokens=args.max_tokens,
+        )
     else:
         from app.llm.factory import build_provider
 
@@ -130,8 +137,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         try:
-            return await run_analysis(path, db=db, provider=provider, choice=choice, lang=lang, emit=progress,
-                                      resume=args.resume)
+            return await run_analysis(
+                path, db=db, provider=provider, choice=choice, lang=lang, emit=progress, resume=args.resume
+            )
         finally:
             await provider.aclose()
 
@@ -147,7 +155,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     fatal = [i for s in data["stages"] for i in s["issues"] if i["severity"] == "Fatal"]
     not_done = [s for s in data["stages"] if s["status"] != FINISHED]
     how = ", ".join(f"{s['key']} {s['outcome'] or s['status']}" for s in not_done)
-    print(f"analysis #{analysis_id}: {len(data['stages']) - len(not_done)}/{len(data['stages'])} stages done"
-          f"{f' ({how})' if how else ''}, {sum(len(s['issues']) for s in data['stages'])} issue(s), "
-          f"{len(fatal)} fatal")
+    print(
+        f"analysis #{analysis_id}: {len(data['stages']) - len(not_done)}/{len(data['stages'])} stages done"
+        f"{f' ({how})' if how else ''}, {sum(len(s['issues']) for s in data['stages'])} issue(s), "
+        f"{len(fatal)} fatal"
+    )
     return 0 if not not_done else 1

@@ -208,6 +208,18 @@ class RunFinished:
 
 
 PipelineEvent = (
-    RunStarted | StageStarted | TextDelta | ReasoningDelta | UsageUpdated | LookbackServed | ClaimsParsed
-    | IssuesFound | RevisionStarted | RevisionFinished | RetryScheduled | StageFinished | StageFailed | RunFinished
+    RunStarted
+    | StageStarted
+    | TextDelta
+    | ReasoningDelta
+    | UsageUpdated
+    | LookbackServed
+    | ClaimsParsed
+    | IssuesFound
+    | RevisionStarted
+    | RevisionFinished
+    | RetryScheduled
+    | StageFinished
+    | StageFailed
+    | RunFinished
 )

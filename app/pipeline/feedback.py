@@ -42,8 +42,15 @@ class FeedbackResult:
 
 
 def give_feedback(
-    db: Database, analysis_id: int, text: str, *, analyst: str, stage: int | None = None, claim: str | None = None,
-    verdict: Verdict = None, rating: int | None = None,
+    db: Database,
+    analysis_id: int,
+    text: str,
+    *,
+    analyst: str,
+    stage: int | None = None,
+    claim: str | None = None,
+    verdict: Verdict = None,
+    rating: int | None = None,
 ) -> FeedbackResult:
     """Record feedback on analysis ``analysis_id`` (``stage`` is the 1-based stage number shown by ``analyze``)."""
     from app.memory.model import FeedbackInput
@@ -68,20 +75,33 @@ def give_feedback(
         stage_key = stages[stage - 1].key
     scope = "claim" if claim else ("stage" if stage_key else "report")
     fb = FeedbackInput(
-        analyst=analyst.strip(), rating=rating, analysis_id=analysis_id, model=record.model_id or "",
-        preference=text if verdict is None else "", correction=text if verdict == "disagree" else "", scope=scope,
+        analyst=analyst.strip(),
+        rating=rating,
+        analysis_id=analysis_id,
+        model=record.model_id or "",
+        preference=text if verdict is None else "",
+        correction=text if verdict == "disagree" else "",
+        scope=scope,
     )
     result = MemoryStore(db).record_feedback(fb)
     wisdom: dict[str, Any] = {}
     if claim is not None and verdict is not None and stage_key is not None:
-        wisdom = _teach_wisdom(db, f"replay:{record.replay_sha256[:12]}", stage_key, claim, verdict=verdict,
-                               text=text, model=record.model_id or "")
+        wisdom = _teach_wisdom(
+            db,
+            f"replay:{record.replay_sha256[:12]}",
+            stage_key,
+            claim,
+            verdict=verdict,
+            text=text,
+            model=record.model_id or "",
+        )
     facts = tuple(o.fact_id for o in result.outcomes if o.fact_id is not None)
     return FeedbackResult(result.episode_id, facts, wisdom)
 
 
-def _teach_wisdom(db: Database, trace_id: str, stage_key: str, claim: str, *, verdict: str, text: str,
-                  model: str) -> dict[str, Any]:
+def _teach_wisdom(
+    db: Database, trace_id: str, stage_key: str, claim: str, *, verdict: str, text: str, model: str
+) -> dict[str, Any]:
     from app.wisdom.gate import WisdomGate
     from app.wisdom.manager import ErrorWisdomManager
 
@@ -91,15 +111,29 @@ def _teach_wisdom(db: Database, trace_id: str, stage_key: str, claim: str, *, ve
     entry_id = manager.store.find_by_dedupe_key(f"{trace_id}|{stage_key}|{key}")
     note = text.strip() or verdict
     if entry_id is not None and verdict == "agree":
-        manager.add_verification(entry_id, f"{stage_key} analyst review", "issue confirmed", note,
-                                 feedback="positive", trace_id=trace_id, success=True)
+        manager.add_verification(
+            entry_id,
+            f"{stage_key} analyst review",
+            "issue confirmed",
+            note,
+            feedback="positive",
+            trace_id=trace_id,
+            success=True,
+        )
         return {"entry": entry_id, "action": "confirmed"}
     if entry_id is not None:
         confidence = manager.timeliness.register_counterexample(entry_id, f"analyst disputes: {note}", trace_id)
         return {"entry": entry_id, "action": "counterexample", "confidence": round(confidence, 4)}
     if verdict == "disagree":
         new_id = WisdomGate(manager).record_validation_issue(
-            "AnalystDisputed", "Warning", model or None, None, stage_key, f"analyst disputes claim {claim}: {note}",
-            trace_id=trace_id, unit_id=unit)
+            "AnalystDisputed",
+            "Warning",
+            model or None,
+            None,
+            stage_key,
+            f"analyst disputes claim {claim}: {note}",
+            trace_id=trace_id,
+            unit_id=unit,
+        )
         return {"entry": new_id, "action": "recorded"}
     return {"entry": None, "action": "none"}

@@ -16,8 +16,11 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     p.add_argument("analysis_id", type=int, help="the analysis (its number, as `analyze` prints it)")
     p.add_argument("--stage", type=int, help="stage number (1-based, as `analyze` prints it)")
     p.add_argument("--claim", help="a claim of that stage: its object id (#762) or claim key")
-    p.add_argument("--text", default="", help="what you say: a statement (\"always opens with two barracks\") "
-                                               "or, with --disagree, what is wrong")
+    p.add_argument(
+        "--text",
+        default="",
+        help='what you say: a statement ("always opens with two barracks") or, with --disagree, what is wrong',
+    )
     verdict = p.add_mutually_exclusive_group()
     verdict.add_argument("--agree", action="store_true", help="the stage/claim (or its flagged issue) is right")
     verdict.add_argument("--disagree", action="store_true", help="the stage/claim (or its flagged issue) is wrong")
@@ -36,8 +39,16 @@ def _feedback(args: argparse.Namespace) -> int:
     verdict: Verdict = "agree" if args.agree else ("disagree" if args.disagree else None)
     db = open_database()
     try:
-        result = give_feedback(db, args.analysis_id, args.text, analyst=analyst, stage=args.stage, claim=args.claim,
-                               verdict=verdict, rating=args.rating)
+        result = give_feedback(
+            db,
+            args.analysis_id,
+            args.text,
+            analyst=analyst,
+            stage=args.stage,
+            claim=args.claim,
+            verdict=verdict,
+            rating=args.rating,
+        )
     finally:
         db.close()
     if args.json:

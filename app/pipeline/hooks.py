@@ -49,8 +49,18 @@ class WisdomHooks:
         evidence: what the replay contains (ids, names), so the objectivity check can tell invented specifics.
     """
 
-    def __init__(self, db: Database, *, model: str, provider: str, mod: str, mod_version: str, lang: Lang,
-                 trace_id: str = "", evidence: EvidenceContext | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        model: str,
+        provider: str,
+        mod: str,
+        mod_version: str,
+        lang: Lang,
+        trace_id: str = "",
+        evidence: EvidenceContext | None = None,
+    ) -> None:
         from app.wisdom.gate import WisdomGate
 
         self.gate = WisdomGate(db, lang)
@@ -67,17 +77,23 @@ class WisdomHooks:
         lines = self.gate.pitfalls_for(self.model, self.mod, stage.kind.value, self.lang, trace_id=self.trace_id)
         if not lines:
             return ""
-        head = pick(self.lang, "已知易错点（来自以往的验证结果）：",
-                    "Known pitfalls (from earlier validation results):")
+        head = pick(
+            self.lang, "已知易错点（来自以往的验证结果）：", "Known pitfalls (from earlier validation results):"
+        )
         return head + "\n" + "\n".join(f"- {x}" for x in lines)
 
     def before_request(self, stage: ev.StageRef, params: dict[str, Any]) -> dict[str, Any]:
         """Pre-check; auto-fixed parameters come back, a refusal raises :class:`RequestRefusedError`."""
         res = self.gate.pre_request(TOOL_NAME, params, trace_id=self.trace_id, stage=stage.key)
         if not res.passed:
-            raise RequestRefusedError(pick(
-                self.lang, f"错误智慧规则拒绝发送请求（{', '.join(res.blocked_by)}）：{'；'.join(res.warnings)}",
-                f"an error-wisdom rule refused the request ({', '.join(res.blocked_by)}): {'; '.join(res.warnings)}"))
+            raise RequestRefusedError(
+                pick(
+                    self.lang,
+                    f"错误智慧规则拒绝发送请求（{', '.join(res.blocked_by)}）：{'；'.join(res.warnings)}",
+                    f"an error-wisdom rule refused the request ({', '.join(res.blocked_by)}): "
+                    f"{'; '.join(res.warnings)}",
+                )
+            )
         fixed = dict(res.params) if res.params else dict(params)
         self._params[stage.key] = fixed
         return fixed
@@ -90,17 +106,29 @@ class WisdomHooks:
             return
         kind = str(getattr(err, "kind", "server"))
         self.gate.record_call_failure(
-            kind, str(err), model=self.model, status=getattr(err, "status", None),
-            params=self._params.get(stage.key), trace_id=self.trace_id, stage=stage.key, mod=self.mod,
-            retry_after_s=getattr(err, "retry_after_s", None))
+            kind,
+            str(err),
+            model=self.model,
+            status=getattr(err, "status", None),
+            params=self._params.get(stage.key),
+            trace_id=self.trace_id,
+            stage=stage.key,
+            mod=self.mod,
+            retry_after_s=getattr(err, "retry_after_s", None),
+        )
 
     def after_validation(self, stage: ev.StageRef, issues: Sequence[ValidationIssue], text: str) -> None:
         """Record the stage's remaining issues and its objectivity (one entry per wrong claim)."""
         self.gate.review_stage_text(
-            text, evidence=self.evidence, issues=[i for i in issues if i.severity > Severity.INFO], model=self.model,
+            text,
+            evidence=self.evidence,
+            issues=[i for i in issues if i.severity > Severity.INFO],
+            model=self.model,
             mod=self.mod,
-            stage=stage.key, trace_id=self.trace_id,
-            context_type="summary" if stage.kind is ev.StageKind.SUMMARY_ROUND else "window")
+            stage=stage.key,
+            trace_id=self.trace_id,
+            context_type="summary" if stage.kind is ev.StageKind.SUMMARY_ROUND else "window",
+        )
 
 
 def replay_evidence(index: ReplayFactIndex) -> EvidenceContext:
@@ -130,8 +158,9 @@ def replay_evidence(index: ReplayFactIndex) -> EvidenceContext:
     return EvidenceContext.from_facts("", unit_ids=ids, terms=terms, vocabulary=vocabulary)
 
 
-def memory_injection(db: Database, players: Sequence[str], map_name: str, model: str, *, lang: Lang,
-                     analyst: str = "") -> tuple[str, tuple[int, ...]]:
+def memory_injection(
+    db: Database, players: Sequence[str], map_name: str, model: str, *, lang: Lang, analyst: str = ""
+) -> tuple[str, tuple[int, ...]]:
     """Memory facts for the system prompt (by the injection policy) and their ids."""
     from app.memory import MemoryStore
 
@@ -139,16 +168,27 @@ def memory_injection(db: Database, players: Sequence[str], map_name: str, model:
     return inj.text, tuple(inj.fact_ids)
 
 
-def remember_run(db: Database, analysis_id: int, prepared: PreparedReplay, model: str, *,
-                 injected: Sequence[int] = (), analyst: str = "") -> None:
+def remember_run(
+    db: Database,
+    analysis_id: int,
+    prepared: PreparedReplay,
+    model: str,
+    *,
+    injected: Sequence[int] = (),
+    analyst: str = "",
+) -> None:
     """Distil a finished analysis into memory (immediate track); never fails the analysis."""
     from app.memory import ClaimInput, IssueInput, MemoryStore, episode_from_index
     from app.pipeline.repository import AnalysisRepository
 
     try:
         rec = AnalysisRepository(db).load(analysis_id)
-        issues = [IssueInput(i.code, Severity(i.severity).label, i.message)
-                  for s in rec.stages for i in s.issues if not i.after_revision or s.revised]
+        issues = [
+            IssueInput(i.code, Severity(i.severity).label, i.message)
+            for s in rec.stages
+            for i in s.issues
+            if not i.after_revision or s.revised
+        ]
         claims: list[ClaimInput] = []
         for s in rec.stages:
             if any(i.code.startswith("Protocol") and i.severity > Severity.INFO for i in s.issues):
@@ -156,13 +196,29 @@ def remember_run(db: Database, analysis_id: int, prepared: PreparedReplay, model
             for c in (s.claims or {}).get("eventClaims", []) or []:
                 if isinstance(c, dict) and str(c.get("kind", "")).lower() == "protocol":
                     name = str(c.get("name", ""))
-                    claims.append(ClaimInput(f"{c.get('player', '')} {name}", "protocol",
-                                             str(c.get("player", "")), f"protocol:{name}", str(c.get("time", ""))))
+                    claims.append(
+                        ClaimInput(
+                            f"{c.get('player', '')} {name}",
+                            "protocol",
+                            str(c.get("player", "")),
+                            f"protocol:{name}",
+                            str(c.get("time", "")),
+                        )
+                    )
         store = MemoryStore(db)
         if injected:
             store.record_injection(analysis_id, list(injected))
-        store.record_run(episode_from_index(
-            prepared.index, prepared.sha256[:16], str(prepared.path), model=model, analyst=analyst,
-            analysis_id=analysis_id, claims=tuple(claims), issues=tuple(issues)))
+        store.record_run(
+            episode_from_index(
+                prepared.index,
+                prepared.sha256[:16],
+                str(prepared.path),
+                model=model,
+                analyst=analyst,
+                analysis_id=analysis_id,
+                claims=tuple(claims),
+                issues=tuple(issues),
+            )
+        )
     except KnownError as exc:
         log.warning("memory: analysis %s not distilled: %s", analysis_id, exc)

@@ -45,9 +45,15 @@ def run_due_maintenance(db: Database, now: float | None = None) -> MaintenanceRe
         store = MemoryStore(db, clock=(lambda: now) if now is not None else time.time)
         report = store.run_batch_if_due()
         if report is not None:
-            batch = {"batch_id": report.batch_id, "episodes": report.episodes, "candidates": report.candidates,
-                     "committed": report.committed, "blocked": report.blocked, "promotions": report.promotions,
-                     "demoted": report.demoted}
+            batch = {
+                "batch_id": report.batch_id,
+                "episodes": report.episodes,
+                "candidates": report.candidates,
+                "committed": report.committed,
+                "blocked": report.blocked,
+                "promotions": report.promotions,
+                "demoted": report.demoted,
+            }
     except Exception:  # see the docstring: learning never breaks an analysis
         log.exception("the memory batch track failed")
     try:

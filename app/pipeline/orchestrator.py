@@ -81,14 +81,21 @@ def incomplete_message(lang: Lang, outcome: RequestOutcome) -> str:
     n = len(outcome.text)
     match outcome.outcome:
         case Outcome.CUT:
-            return pick(lang, f"回复在 {n} 个字符后中断（已保留部分文本）：{cause}",
-                        f"the reply was cut after {n} characters (partial text kept): {cause}")
+            return pick(
+                lang,
+                f"回复在 {n} 个字符后中断（已保留部分文本）：{cause}",
+                f"the reply was cut after {n} characters (partial text kept): {cause}",
+            )
         case Outcome.STALLED:
-            return pick(lang, f"回复停滞（已保留 {n} 个字符）：{cause}",
-                        f"the reply stalled ({n} characters kept): {cause}")
+            return pick(
+                lang, f"回复停滞（已保留 {n} 个字符）：{cause}", f"the reply stalled ({n} characters kept): {cause}"
+            )
         case Outcome.LENGTH:
-            return pick(lang, f"回复达到输出上限被截断（已保留 {n} 个字符）",
-                        f"the reply hit the output limit ({n} characters kept)")
+            return pick(
+                lang,
+                f"回复达到输出上限被截断（已保留 {n} 个字符）",
+                f"the reply hit the output limit ({n} characters kept)",
+            )
         case _:
             return cause or pick(lang, "回复为空", "empty reply")
 
@@ -152,9 +159,12 @@ class RunTotals:
     def as_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {
-            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-            "reasoning_tokens": self.reasoning_tokens, "cached_prompt_tokens": self.cached_prompt_tokens,
-            "cost": round(self.cost, 6), "requests": self.requests,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "cached_prompt_tokens": self.cached_prompt_tokens,
+            "cost": round(self.cost, 6),
+            "requests": self.requests,
         }
 
 
@@ -203,12 +213,15 @@ def excerpt(text: str, limit: int, lang: Lang) -> str:
     if not kept:
         head = paragraphs[0][:limit]
         ends = [m.end() for m in re.finditer(r"[。！？!?]|[.;；](?=\s)", head)]
-        kept = [head[:ends[-1]] if ends else head]
+        kept = [head[: ends[-1]] if ends else head]
     shown = "\n\n".join(kept)
     cut = len(paragraphs) - len(kept)
     left = len(text) - len(shown)
-    note = pick(lang, f"（此处省略约 {left:,} 字" + (f"，含后面 {cut} 段" if cut else "") + "）",
-                f"(about {left:,} characters left out here" + (f", {cut} later paragraph(s)" if cut else "") + ")")
+    note = pick(
+        lang,
+        f"（此处省略约 {left:,} 字" + (f"，含后面 {cut} 段" if cut else "") + "）",
+        f"(about {left:,} characters left out here" + (f", {cut} later paragraph(s)" if cut else "") + ")",
+    )
     return shown + "\n" + note
 
 
@@ -227,8 +240,16 @@ class AnalysisRun:
     """
 
     def __init__(
-        self, prepared: PreparedReplay, provider: ChatProvider, repo: AnalysisRepository, *, lang: Lang,
-        emit: Emit, model_label: str, hooks: RunHooks | None = None, calibration: CalibrationStore | None = None,
+        self,
+        prepared: PreparedReplay,
+        provider: ChatProvider,
+        repo: AnalysisRepository,
+        *,
+        lang: Lang,
+        emit: Emit,
+        model_label: str,
+        hooks: RunHooks | None = None,
+        calibration: CalibrationStore | None = None,
     ) -> None:
         self.p = prepared
         self.provider = provider
@@ -245,7 +266,8 @@ class AnalysisRun:
         self.window_texts: list[tuple[ev.StageRef, str]] = []
         self.analysis_id = 0
         self.assembler = PromptAssembler(
-            self.profile, prepared.plan.estimator, lang, StablePrefix(prepared.system, prepared.summary))
+            self.profile, prepared.plan.estimator, lang, StablePrefix(prepared.system, prepared.summary)
+        )
         self._current: tuple[ev.StageRef, list[str]] | None = None
         self._lookbacks_used: dict[int, int] = {}  # segment → lookbacks served (MAX_LOOKBACKS_PER_SEGMENT)
         self.owner = new_owner()  # the run lease: no other process resumes this analysis while we run it
@@ -260,8 +282,10 @@ class AnalysisRun:
     def planned_stages(self) -> list[ev.StageRef]:
         """Every stage of the run, in order."""
         duration = self.p.replay.duration_seconds
-        stages = [ev.StageRef(ev.StageKind.SUMMARY, end_seconds=duration),
-                  ev.StageRef(ev.StageKind.OVERVIEW, end_seconds=duration)]
+        stages = [
+            ev.StageRef(ev.StageKind.SUMMARY, end_seconds=duration),
+            ev.StageRef(ev.StageKind.OVERVIEW, end_seconds=duration),
+        ]
         for seg in self.segments:
             for w in seg.windows:
                 stages.append(ev.StageRef(ev.StageKind.WINDOW, seg.index, w.index, w.start_seconds, w.end_seconds))
@@ -284,24 +308,54 @@ class AnalysisRun:
             kind: StageKindName = "overview" if stage.kind is ev.StageKind.OVERVIEW else "summary_round"
             return StageInfo(kind, phase, served=tuple(served), lang=self.lang)
         seg, win = self._segment_window(stage)
-        return StageInfo("window", phase, seg.index, win.index, (win.start_seconds, win.end_seconds),
-                         (seg.start_seconds, seg.end_seconds), tuple(served), self.lang)
+        return StageInfo(
+            "window",
+            phase,
+            seg.index,
+            win.index,
+            (win.start_seconds, win.end_seconds),
+            (seg.start_seconds, seg.end_seconds),
+            tuple(served),
+            self.lang,
+        )
 
-    async def _send(self, stage: ev.StageRef, messages: list[ChatMessage], purpose: str,
-                    breakdown: dict[str, int], *, revision: bool = False, raw_tokens: int = 0,
-                    served: Sequence[tuple[float, float]] = ()) -> RequestOutcome:
-        params: dict[str, Any] = {"max_tokens": self.profile.max_tokens, "purpose": purpose,
-                                  "estimated_prompt_tokens": breakdown.get("total", 0) - breakdown.get("reserve", 0),
-                                  "context_length": self.profile.context_length, "model": self.provider.model}
+    async def _send(
+        self,
+        stage: ev.StageRef,
+        messages: list[ChatMessage],
+        purpose: str,
+        breakdown: dict[str, int],
+        *,
+        revision: bool = False,
+        raw_tokens: int = 0,
+        served: Sequence[tuple[float, float]] = (),
+    ) -> RequestOutcome:
+        params: dict[str, Any] = {
+            "max_tokens": self.profile.max_tokens,
+            "purpose": purpose,
+            "estimated_prompt_tokens": breakdown.get("total", 0) - breakdown.get("reserve", 0),
+            "context_length": self.profile.context_length,
+            "model": self.provider.model,
+        }
         if self.hooks is not None:
             try:
                 params = self.hooks.before_request(stage, params)
             except KnownError as exc:  # a prevention rule refused the request: nothing is sent
-                return RequestOutcome(error=exc, log=RequestLog(purpose, [m.to_json() for m in messages],
-                                                                dict(breakdown), error=str(exc)))
-        outcome = await send(self.provider, messages, stage=stage, purpose=purpose, emit=self.emit,
-                             max_tokens=int(params.get("max_tokens", self.profile.max_tokens)), breakdown=breakdown,
-                             revision=revision, price=self._cost, info=self._stage_info(stage, purpose, served))
+                return RequestOutcome(
+                    error=exc, log=RequestLog(purpose, [m.to_json() for m in messages], dict(breakdown), error=str(exc))
+                )
+        outcome = await send(
+            self.provider,
+            messages,
+            stage=stage,
+            purpose=purpose,
+            emit=self.emit,
+            max_tokens=int(params.get("max_tokens", self.profile.max_tokens)),
+            breakdown=breakdown,
+            revision=revision,
+            price=self._cost,
+            info=self._stage_info(stage, purpose, served),
+        )
         self.totals.add(outcome.usage, self._cost(outcome.usage) if outcome.usage else None)
         if self.calibration is not None and raw_tokens and outcome.usage and outcome.usage.prompt_tokens:
             self.calibration.record(self.profile.key, raw_tokens, outcome.usage.prompt_tokens)
@@ -324,25 +378,41 @@ class AnalysisRun:
             rec = self.repo.load(resume_id)
             stored_keys = [s.key for s in rec.stages]
             if stored_keys != [s.key for s in stages]:
-                raise ResumeMismatchError(pick(
-                    self.lang,
-                    f"分析 #{resume_id} 的分段与现在的计划不同（知识、记忆或模型设置已改变），无法续跑；请重新分析",
-                    f"analysis #{resume_id} was planned with other segments (knowledge, memory or model settings "
-                    "changed since); it cannot be resumed, start a new analysis"))
+                raise ResumeMismatchError(
+                    pick(
+                        self.lang,
+                        f"分析 #{resume_id} 的分段与现在的计划不同（知识、记忆或模型设置已改变），无法续跑；请重新分析",
+                        f"analysis #{resume_id} was planned with other segments (knowledge, memory or model settings "
+                        "changed since); it cannot be resumed, start a new analysis",
+                    )
+                )
             done = {s.key: s for s in rec.stages if s.status in SETTLED}
             self.repo.acquire(resume_id, self.owner)
             self.repo.set_status(resume_id, "running")
         else:
             self.analysis_id = self.repo.create(
-                replay_path=str(self.p.path), replay_sha256=self.p.sha256, replay_name=self.p.path.name,
-                model_label=self.model_label, provider=self.provider.name, model_id=self.provider.model,
-                lang=self.lang.value, plan=self.p.plan.to_json(), stages=stages, summary_text=self.p.summary,
+                replay_path=str(self.p.path),
+                replay_sha256=self.p.sha256,
+                replay_name=self.p.path.name,
+                model_label=self.model_label,
+                provider=self.provider.name,
+                model_id=self.provider.model,
+                lang=self.lang.value,
+                plan=self.p.plan.to_json(),
+                stages=stages,
+                summary_text=self.p.summary,
                 owner=self.owner,
             )
-        self.emit(ev.RunStarted(
-            self.analysis_id, str(self.p.path), self.model_label, tuple(stages), resumed=resume_id is not None,
-            segments=tuple((s.own_start_seconds, s.end_seconds) for s in self.segments),
-        ))
+        self.emit(
+            ev.RunStarted(
+                self.analysis_id,
+                str(self.p.path),
+                self.model_label,
+                tuple(stages),
+                resumed=resume_id is not None,
+                segments=tuple((s.own_start_seconds, s.end_seconds) for s in self.segments),
+            )
+        )
         heartbeat = asyncio.create_task(self._heartbeat())
         try:
             async with asyncio.timeout(deadline_s or None):
@@ -357,10 +427,14 @@ class AnalysisRun:
             await asyncio.shield(asyncio.to_thread(self.repo.release, self.analysis_id, self.owner))
         unfinished = self.repo.unfinished_stages(self.analysis_id)
         status = "completed" if not unfinished else "partial"  # partial runs stay resumable
-        self.repo.finish(self.analysis_id, status, self.totals.as_dict(),
-                         "" if not unfinished else ", ".join(unfinished))
-        self.emit(ev.RunFinished(self.analysis_id, status, self.totals.prompt_tokens, self.totals.completion_tokens,
-                                 self.totals.cost))
+        self.repo.finish(
+            self.analysis_id, status, self.totals.as_dict(), "" if not unfinished else ", ".join(unfinished)
+        )
+        self.emit(
+            ev.RunFinished(
+                self.analysis_id, status, self.totals.prompt_tokens, self.totals.completion_tokens, self.totals.cost
+            )
+        )
         return self.analysis_id
 
     async def _heartbeat(self) -> None:
@@ -373,9 +447,17 @@ class AnalysisRun:
         if self._current is not None:
             stage, parts = self._current
             self._current = None
-            self._fail(stage, pick(self.lang, f"超过本次分析的时限（{deadline_s:g} 秒），已停止",
-                                   f"the run's deadline of {deadline_s:g} s passed; stopped"),
-                       "".join(parts), [], outcome=Outcome.CANCELLED)
+            self._fail(
+                stage,
+                pick(
+                    self.lang,
+                    f"超过本次分析的时限（{deadline_s:g} 秒），已停止",
+                    f"the run's deadline of {deadline_s:g} s passed; stopped",
+                ),
+                "".join(parts),
+                [],
+                outcome=Outcome.CANCELLED,
+            )
 
     def _cancelled(self) -> None:
         if self._current is not None:
@@ -384,8 +466,15 @@ class AnalysisRun:
             self.repo.stage_failed(self.analysis_id, stage, msg, "".join(parts), outcome=Outcome.CANCELLED)
             self.emit(ev.StageFailed(stage, msg, "".join(parts), Outcome.CANCELLED))
         self.repo.finish(self.analysis_id, "cancelled", self.totals.as_dict())
-        self.emit(ev.RunFinished(self.analysis_id, "cancelled", self.totals.prompt_tokens,
-                                 self.totals.completion_tokens, self.totals.cost))
+        self.emit(
+            ev.RunFinished(
+                self.analysis_id,
+                "cancelled",
+                self.totals.prompt_tokens,
+                self.totals.completion_tokens,
+                self.totals.cost,
+            )
+        )
 
     async def _run_stages(self, stages: list[ev.StageRef], done: dict[str, Any]) -> None:
         for stage in stages:
@@ -405,8 +494,13 @@ class AnalysisRun:
                 else:
                     await self._summary_round(stage)
             except _ReplyIncompleteError as inc:
-                self._fail(stage, incomplete_message(self.lang, inc.outcome), inc.outcome.text, inc.logs,
-                           outcome=_unfinished(inc.outcome))
+                self._fail(
+                    stage,
+                    incomplete_message(self.lang, inc.outcome),
+                    inc.outcome.text,
+                    inc.logs,
+                    outcome=_unfinished(inc.outcome),
+                )
             self._current = None
 
     def _replay_stored(self, stage: ev.StageRef, stored: Any) -> None:
@@ -439,8 +533,9 @@ class AnalysisRun:
         self.emit(ev.StageFinished(stage, self.p.summary))
 
     async def _overview(self, stage: ev.StageRef) -> None:
-        instruction = prompts.overview_instruction(self.lang, segments_metadata(self.lang, self.segments),
-                                                   lookbacks=self._lookbacks_offered)
+        instruction = prompts.overview_instruction(
+            self.lang, segments_metadata(self.lang, self.segments), lookbacks=self._lookbacks_offered
+        )
         try:
             req = self.assembler.overview(instruction)
         except ContextLimitError as exc:
@@ -451,34 +546,70 @@ class AnalysisRun:
         logs: list[RequestLog] = []
         outcome: RequestOutcome | None = None
         for attempt in range(2):  # plan §5.4: retry once, then continue without an overview
-            outcome = await self._send(stage, _to_chat(req.messages), "initial" if attempt == 0 else "retry",
-                                       breakdown)
+            outcome = await self._send(stage, _to_chat(req.messages), "initial" if attempt == 0 else "retry", breakdown)
             logs.append(outcome.log)
             if outcome.ok:
                 break
         assert outcome is not None
         if not outcome.ok:
             reason = incomplete_message(self.lang, outcome)
-            self._fail(stage, pick(self.lang, f"总览轮失败，继续分析（无总览）：{reason}",
-                                   f"overview failed, continuing without it: {reason}"), outcome.text, logs,
-                       status=SKIPPED, outcome=_unfinished(outcome))
+            self._fail(
+                stage,
+                pick(
+                    self.lang,
+                    f"总览轮失败，继续分析（无总览）：{reason}",
+                    f"overview failed, continuing without it: {reason}",
+                ),
+                outcome.text,
+                logs,
+                status=SKIPPED,
+                outcome=_unfinished(outcome),
+            )
             return
         text = outcome.text.strip()
         issues: list[tuple[ValidationIssue, bool]] = []
         parsed = parse_claims(text)
         if parsed.marker_found:  # never feed an unchecked claims block forward (issue 14)
             text = parsed.display_text.strip()
-            issues.append((ValidationIssue(Severity.INFO, "OverviewClaimsStripped", pick(
-                self.lang, "总览轮不带声明：回复中的 [机器可读声明] 已删除，未传给后续轮次",
-                "the overview carries no claims: its [claims] block was removed and not passed on")), False))
+            issues.append(
+                (
+                    ValidationIssue(
+                        Severity.INFO,
+                        "OverviewClaimsStripped",
+                        pick(
+                            self.lang,
+                            "总览轮不带声明：回复中的 [机器可读声明] 已删除，未传给后续轮次",
+                            "the overview carries no claims: its [claims] block was removed and not passed on",
+                        ),
+                    ),
+                    False,
+                )
+            )
         self.assembler = self.assembler.with_overview(text)
-        self.repo.stage_done(self.analysis_id, stage, StageResult(
-            text=text, reasoning=outcome.reasoning, requests=logs, outputs=[("final", text, outcome.reasoning)],
-            truncated=outcome.truncated, issues=issues))
+        self.repo.stage_done(
+            self.analysis_id,
+            stage,
+            StageResult(
+                text=text,
+                reasoning=outcome.reasoning,
+                requests=logs,
+                outputs=[("final", text, outcome.reasoning)],
+                truncated=outcome.truncated,
+                issues=issues,
+            ),
+        )
         self.emit(ev.StageFinished(stage, text, truncated=outcome.truncated))
 
-    def _fail(self, stage: ev.StageRef, message: str, partial: str, logs: Sequence[RequestLog], *,
-              status: str = "failed", outcome: Outcome = Outcome.ERROR) -> None:
+    def _fail(
+        self,
+        stage: ev.StageRef,
+        message: str,
+        partial: str,
+        logs: Sequence[RequestLog],
+        *,
+        status: str = "failed",
+        outcome: Outcome = Outcome.ERROR,
+    ) -> None:
         self.repo.stage_failed(self.analysis_id, stage, message, partial, logs, status=status, outcome=outcome)
         self.emit(ev.StageFailed(stage, message, partial, outcome))
 
@@ -492,13 +623,19 @@ class AnalysisRun:
 
     async def _window(self, stage: ev.StageRef) -> None:
         seg, win = self._segment_window(stage)
-        extra = "\n\n".join(x for x in (
-            self.hooks.instruction_extra(stage) if self.hooks else "",
-            prompts.lookback_hint(self.lang) if self._lookbacks_offered else "",
-            prompts.window_claims_note(self.lang)) if x)
+        extra = "\n\n".join(
+            x
+            for x in (
+                self.hooks.instruction_extra(stage) if self.hooks else "",
+                prompts.lookback_hint(self.lang) if self._lookbacks_offered else "",
+                prompts.window_claims_note(self.lang),
+            )
+            if x
+        )
         try:
             req, cut = self.assembler.window_within_budget(
-                seg, len(self.segments), win, self._facts_within_budget(), extra=extra)
+                seg, len(self.segments), win, self._facts_within_budget(), extra=extra
+            )
         except ContextLimitError as exc:
             self._fail(stage, str(exc), "", [])
             return
@@ -516,7 +653,8 @@ class AnalysisRun:
         final_text, final_parsed, final_issues, revised = draft, parsed, issues, False
         if any(i.needs_revision for i in issues):
             final_text, final_parsed, final_issues, revised = await self._revise(
-                stage, state, draft, display=display, parsed=parsed, issues=issues)
+                stage, state, draft, display=display, parsed=parsed, issues=issues
+            )
             if revised:
                 display = final_parsed.display_text
         if self.hooks is not None:
@@ -525,15 +663,30 @@ class AnalysisRun:
         self.found_facts.append(fact)
         self.window_texts.append((stage, display))
         state.outputs.append(("final", display, ""))
-        self.repo.stage_done(self.analysis_id, stage, StageResult(
-            text=display, reasoning="".join(state.reasoning), found_fact=fact,
-            claims=annotated_claims(final_parsed, final_issues),
-            revised=revised, truncated=state.truncated or outcome.truncated, requests=state.logs,
-            outputs=state.outputs, issues=state.issues, lookbacks=state.lookbacks))
+        self.repo.stage_done(
+            self.analysis_id,
+            stage,
+            StageResult(
+                text=display,
+                reasoning="".join(state.reasoning),
+                found_fact=fact,
+                claims=annotated_claims(final_parsed, final_issues),
+                revised=revised,
+                truncated=state.truncated or outcome.truncated,
+                requests=state.logs,
+                outputs=state.outputs,
+                issues=state.issues,
+                lookbacks=state.lookbacks,
+            ),
+        )
         self.emit(ev.StageFinished(stage, display, revised, state.truncated or outcome.truncated))
 
-    async def _open(self, stage: ev.StageRef, req: AssembledRequest, breakdown: dict[str, int],
-                    ) -> tuple[_WindowState, RequestOutcome]:
+    async def _open(
+        self,
+        stage: ev.StageRef,
+        req: AssembledRequest,
+        breakdown: dict[str, int],
+    ) -> tuple[_WindowState, RequestOutcome]:
         """Start a stage's conversation with its first request.
 
         Raises:
@@ -548,8 +701,15 @@ class AnalysisRun:
             raise _ReplyIncompleteError(outcome, state.logs)
         return state, outcome
 
-    async def _serve_lookbacks(self, stage: ev.StageRef, state: _WindowState, outcome: RequestOutcome,
-                               breakdown: dict[str, int], *, limit: int | None = None) -> str:
+    async def _serve_lookbacks(
+        self,
+        stage: ev.StageRef,
+        state: _WindowState,
+        outcome: RequestOutcome,
+        breakdown: dict[str, int],
+        *,
+        limit: int | None = None,
+    ) -> str:
         """Answer ``[回查]`` requests in the same conversation (plan §5.7); returns the reply to validate."""
         used = self._lookbacks_used.get(stage.segment, 0)
         allowance = (MAX_LOOKBACKS_PER_SEGMENT - used) if limit is None else limit
@@ -563,27 +723,55 @@ class AnalysisRun:
             pending: list[tuple[float, float, int]] = []
             for start, end in found.ranges:
                 if allowance <= 0:
-                    self._lookback_refused(stage, state, start, end, reason=pick(
-                        self.lang, f"超过每段 {MAX_LOOKBACKS_PER_SEGMENT} 次回查上限",
-                        f"more than {MAX_LOOKBACKS_PER_SEGMENT} lookbacks in this segment"))
+                    self._lookback_refused(
+                        stage,
+                        state,
+                        start,
+                        end,
+                        reason=pick(
+                            self.lang,
+                            f"超过每段 {MAX_LOOKBACKS_PER_SEGMENT} 次回查上限",
+                            f"more than {MAX_LOOKBACKS_PER_SEGMENT} lookbacks in this segment",
+                        ),
+                    )
                     continue
                 if start >= self.p.replay.duration_seconds:
-                    self._lookback_refused(stage, state, start, end, reason=pick(
-                        self.lang, "区间超出录像时长", "the range lies beyond the end of the replay"))
+                    self._lookback_refused(
+                        stage,
+                        state,
+                        start,
+                        end,
+                        reason=pick(self.lang, "区间超出录像时长", "the range lies beyond the end of the replay"),
+                    )
                     continue
                 body = "\n".join(ln.text for ln in self.p.log.lines_between(start, end))
                 tokens = self.p.plan.estimator.estimate_tokens(body) if body else 0
                 if tokens > MAX_LOOKBACK_TOKENS:
-                    self._lookback_refused(stage, state, start, end, reason=pick(
-                        self.lang, f"区间约 {tokens:,} token，超过单次 {lookback_tokens_label()} 上限",
-                        f"the range is about {tokens:,} tokens, over the {lookback_tokens_label()} limit"),
-                        tokens=tokens)
+                    self._lookback_refused(
+                        stage,
+                        state,
+                        start,
+                        end,
+                        reason=pick(
+                            self.lang,
+                            f"区间约 {tokens:,} token，超过单次 {lookback_tokens_label()} 上限",
+                            f"the range is about {tokens:,} tokens, over the {lookback_tokens_label()} limit",
+                        ),
+                        tokens=tokens,
+                    )
                     continue
-                piece = prompts.lookback_reply(self.lang, format_time(start), format_time(end),
-                                               body or pick(self.lang, "（无操作）", "(no orders)"))
+                piece = prompts.lookback_reply(
+                    self.lang,
+                    format_time(start),
+                    format_time(end),
+                    body or pick(self.lang, "（无操作）", "(no orders)"),
+                )
                 try:  # every served range must still fit (plan §5.7: all lookbacks within budget)
-                    self._guard_followup(state, [ChatMessage("assistant", text),
-                                                 ChatMessage("user", "\n\n".join([*served, piece]))], "lookback")
+                    self._guard_followup(
+                        state,
+                        [ChatMessage("assistant", text), ChatMessage("user", "\n\n".join([*served, piece]))],
+                        "lookback",
+                    )
                 except ContextLimitError as exc:
                     self._lookback_refused(stage, state, start, end, reason=str(exc), tokens=tokens)
                     continue
@@ -600,8 +788,9 @@ class AnalysisRun:
             appended = [ChatMessage("assistant", text), ChatMessage("user", "\n\n".join(served))]
             grown = self._guard_followup(state, appended, "lookback")
             state.messages = [*state.messages, *appended]
-            follow = await self._send(stage, state.messages, "lookback", grown,
-                                      served=[(start, end) for start, end, _tokens in pending])
+            follow = await self._send(
+                stage, state.messages, "lookback", grown, served=[(start, end) for start, end, _tokens in pending]
+            )
             state.logs.append(follow.log)
             state.reasoning.append(follow.reasoning)
             state.truncated = state.truncated or follow.truncated
@@ -617,7 +806,7 @@ class AnalysisRun:
         Raises:
             ContextLimitError: the grown conversation would exceed 90% of the context length.
         """
-        appended = [m.to_json() for m in [*state.messages[len(state.request.messages):], *new]]
+        appended = [m.to_json() for m in [*state.messages[len(state.request.messages) :], *new]]
         self.assembler.check_followup(state.request, appended, stage=name)
         grown = self.assembler.followup_breakdown(state.request, appended)
         d = dict(grown.to_dict())
@@ -625,16 +814,34 @@ class AnalysisRun:
         d["context_length"] = self.profile.context_length
         return d
 
-    def _lookback_refused(self, stage: ev.StageRef, state: _WindowState, start: float, end: float, *,
-                          reason: str, tokens: int = 0) -> None:
+    def _lookback_refused(
+        self, stage: ev.StageRef, state: _WindowState, start: float, end: float, *, reason: str, tokens: int = 0
+    ) -> None:
         state.lookbacks.append((start, end, tokens, False, reason))
-        state.issues.append((ValidationIssue(
-            Severity.INFO, "LookbackRefused",
-            pick(self.lang, f"回查 {format_time(start)}~{format_time(end)} 未执行：{reason}",
-                 f"lookback {format_time(start)}~{format_time(end)} not served: {reason}"), start), False))
+        state.issues.append(
+            (
+                ValidationIssue(
+                    Severity.INFO,
+                    "LookbackRefused",
+                    pick(
+                        self.lang,
+                        f"回查 {format_time(start)}~{format_time(end)} 未执行：{reason}",
+                        f"lookback {format_time(start)}~{format_time(end)} not served: {reason}",
+                    ),
+                    start,
+                ),
+                False,
+            )
+        )
 
     async def _revise(
-        self, stage: ev.StageRef, state: _WindowState, draft: str, *, display: str, parsed: ParsedClaims,
+        self,
+        stage: ev.StageRef,
+        state: _WindowState,
+        draft: str,
+        *,
+        display: str,
+        parsed: ParsedClaims,
         issues: list[ValidationIssue],
     ) -> tuple[str, ParsedClaims, list[ValidationIssue], bool]:
         """The one revision of a window (plan §10, issue 14): repair the flagged claims, keep everything else.
@@ -681,20 +888,25 @@ class AnalysisRun:
 
     def _window_label(self, stage: ev.StageRef) -> str:
         """``窗口 N（段 S，a~b）`` / ``Window N (segment S, a~b)``: one name per unit of work (issue 21)."""
-        n = 1 + sum(len(seg.windows) for seg in self.segments[:stage.segment]) + stage.window
+        n = 1 + sum(len(seg.windows) for seg in self.segments[: stage.segment]) + stage.window
         span = f"{format_time(stage.start_seconds)}~{format_time(stage.end_seconds)}"
-        return pick(self.lang, f"窗口 {n}（段 {stage.segment + 1}，{span}）",
-                    f"Window {n} (segment {stage.segment + 1}, {span})")
+        return pick(
+            self.lang,
+            f"窗口 {n}（段 {stage.segment + 1}，{span}）",
+            f"Window {n} (segment {stage.segment + 1}, {span})",
+        )
 
-    def _found_fact(self, stage: ev.StageRef, display: str, parsed: ParsedClaims,
-                    issues: Sequence[ValidationIssue]) -> str:
+    def _found_fact(
+        self, stage: ev.StageRef, display: str, parsed: ParsedClaims, issues: Sequence[ValidationIssue]
+    ) -> str:
         """A window's contribution to found facts: a short summary plus its claims that passed validation."""
         bad = flagged_refs(issues)
         good = [c for n, c in enumerate(parsed.unit_claims) if f"unit:{n}" not in bad]
         claims = "; ".join(
             f"#{unit_id_of(c.get('unitId'))} {c.get('player', '')} {c.get('type', '')} "
             f"({c.get('confidence', '')})".strip()
-            for c in good[:8])
+            for c in good[:8]
+        )
         text = self._window_label(stage) + pick(self.lang, "：", ": ") + first_sentences(display)
         if claims:
             text += pick(self.lang, " 已验证声明：", " Validated claims: ") + claims
@@ -714,14 +926,18 @@ class AnalysisRun:
             ContextLimitError: even the shortest excerpts exceed 90% of the context length.
         """
         limit = ANALYSIS_EXCERPT_CHARS
-        heads = [f"【{self._window_label(s)}】" if self.lang is Lang.ZH else f"[{self._window_label(s)}]"
-                 for s, _text in self.window_texts]
+        heads = [
+            f"【{self._window_label(s)}】" if self.lang is Lang.ZH else f"[{self._window_label(s)}]"
+            for s, _text in self.window_texts
+        ]
         while True:
             analyses = "\n\n".join(
                 f"{head}\n{excerpt(text, limit, self.lang)}"
-                for head, (_s, text) in zip(heads, self.window_texts, strict=True))
+                for head, (_s, text) in zip(heads, self.window_texts, strict=True)
+            )
             instruction = prompts.summary_round_instruction(
-                self.lang, analyses or pick(self.lang, "（无）", "(none)"), lookbacks=self._lookbacks_offered)
+                self.lang, analyses or pick(self.lang, "（无）", "(none)"), lookbacks=self._lookbacks_offered
+            )
             try:
                 req = self.assembler.final(self._facts_within_budget(), instruction)
             except ContextLimitError:
@@ -742,7 +958,8 @@ class AnalysisRun:
         breakdown = _breakdown_dict(req, self.profile.budget, self.profile.context_length)
         state, outcome = await self._open(stage, req, breakdown)
         text = await self._serve_lookbacks(
-            stage, state, outcome, breakdown, limit=SUMMARY_ROUND_LOOKBACKS if self._lookbacks_offered else 0)
+            stage, state, outcome, breakdown, limit=SUMMARY_ROUND_LOOKBACKS if self._lookbacks_offered else 0
+        )
         parsed = parse_claims(strip_lookbacks(text))
         issues = self.validator.validate(parsed, text) if parsed.marker_found else []
         state.issues.extend((i, False) for i in issues)
@@ -752,10 +969,20 @@ class AnalysisRun:
             self.emit(ev.IssuesFound(stage, tuple(issues)))
         display = strip_lookbacks(parsed.display_text if parsed.marker_found else text)
         state.outputs.append(("final", display, "".join(state.reasoning)))
-        self.repo.stage_done(self.analysis_id, stage, StageResult(
-            text=display, reasoning="".join(state.reasoning), claims=annotated_claims(parsed, issues),
-            truncated=outcome.truncated,
-            requests=state.logs, outputs=state.outputs, issues=state.issues, lookbacks=state.lookbacks))
+        self.repo.stage_done(
+            self.analysis_id,
+            stage,
+            StageResult(
+                text=display,
+                reasoning="".join(state.reasoning),
+                claims=annotated_claims(parsed, issues),
+                truncated=outcome.truncated,
+                requests=state.logs,
+                outputs=state.outputs,
+                issues=state.issues,
+                lookbacks=state.lookbacks,
+            ),
+        )
         self.emit(ev.StageFinished(stage, display, truncated=outcome.truncated))
 
 

@@ -55,8 +55,13 @@ def file_sha256(path: Path) -> str:
 
 
 def prepare_replay(
-    path: str | Path, profile: ModelProfile, lang: Lang, *, calibration: Calibration | None = None,
-    extra_system: str | Callable[[Replay], str] = "", user_knowledge: str | Path | None = None,
+    path: str | Path,
+    profile: ModelProfile,
+    lang: Lang,
+    *,
+    calibration: Calibration | None = None,
+    extra_system: str | Callable[[Replay], str] = "",
+    user_knowledge: str | Path | None = None,
 ) -> PreparedReplay:
     """Parse, index, log, summarise and plan one replay for one model.
 

@@ -96,19 +96,25 @@ def overview_instruction(lang: Lang, segments_text: str, *, lookbacks: bool = Tr
     already sees the whole log).
     """
     if lang is Lang.ZH:
-        items = ["1. 每段一个标题和一两句概述（以机械段为锚点）；", "2. 整局走势的跨段描述；",
-                 "3. 值得注意的跨段线索（例如某段打包基地、后面才重新展开）；"]
+        items = [
+            "1. 每段一个标题和一两句概述（以机械段为锚点）；",
+            "2. 整局走势的跨段描述；",
+            "3. 值得注意的跨段线索（例如某段打包基地、后面才重新展开）；",
+        ]
         if lookbacks:
             items.append("4. 回查建议（例如“分析段 4 时可回查 1:20~1:45”）。")
         return (
             "[分段元数据]\n" + segments_text + "\n\n"
             "[任务] 这是总览轮。你看不到原始操作日志，只有上面的对局摘要和机械分段信息。请输出：\n"
-            + "\n".join(items) + "\n"
+            + "\n".join(items)
+            + "\n"
             "不要编造摘要中没有的事实。本轮不输出 `[机器可读声明]`：声明只在窗口分析中给出并由程序核对。"
         )
-    items = ["1. a title and one or two sentences for each segment (anchored on the mechanical segments);",
-             "2. the course of the match across segments;",
-             "3. notable cross-segment threads (e.g. a base packed up in one segment and redeployed later);"]
+    items = [
+        "1. a title and one or two sentences for each segment (anchored on the mechanical segments);",
+        "2. the course of the match across segments;",
+        "3. notable cross-segment threads (e.g. a base packed up in one segment and redeployed later);",
+    ]
     if lookbacks:
         items.append("4. lookback suggestions (e.g. 'when analysing segment 4, look back at 1:20~1:45').")
     return (
@@ -133,8 +139,11 @@ def lookback_reply(lang: Lang, start: str, end: str, log_text: str) -> str:
 
 def lookback_refused(lang: Lang, reason: str) -> str:
     """Tell the model a lookback was not served and why."""
-    return pick(lang, f"[回查未执行] {reason}。请根据已有数据完成分析。",
-                f"[Lookback not served] {reason}. Finish the analysis with the data you have.")
+    return pick(
+        lang,
+        f"[回查未执行] {reason}。请根据已有数据完成分析。",
+        f"[Lookback not served] {reason}. Finish the analysis with the data you have.",
+    )
 
 
 def revision_instruction(lang: Lang, flagged_text: str, kept: int) -> str:

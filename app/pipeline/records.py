@@ -45,7 +45,8 @@ class AnalysisRecord(Base):
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
     stages: Mapped[list[StageRecord]] = relationship(
-        back_populates="analysis", order_by="StageRecord.ordinal", cascade="all, delete-orphan")
+        back_populates="analysis", order_by="StageRecord.ordinal", cascade="all, delete-orphan"
+    )
 
 
 class StageRecord(Base):
@@ -76,13 +77,17 @@ class StageRecord(Base):
 
     analysis: Mapped[AnalysisRecord] = relationship(back_populates="stages")
     requests: Mapped[list[RequestRecord]] = relationship(
-        back_populates="stage", order_by="RequestRecord.id", cascade="all, delete-orphan")
+        back_populates="stage", order_by="RequestRecord.id", cascade="all, delete-orphan"
+    )
     outputs: Mapped[list[OutputRecord]] = relationship(
-        back_populates="stage", order_by="OutputRecord.id", cascade="all, delete-orphan")
+        back_populates="stage", order_by="OutputRecord.id", cascade="all, delete-orphan"
+    )
     issues: Mapped[list[IssueRecord]] = relationship(
-        back_populates="stage", order_by="IssueRecord.id", cascade="all, delete-orphan")
+        back_populates="stage", order_by="IssueRecord.id", cascade="all, delete-orphan"
+    )
     lookbacks: Mapped[list[LookbackRecord]] = relationship(
-        back_populates="stage", order_by="LookbackRecord.id", cascade="all, delete-orphan")
+        back_populates="stage", order_by="LookbackRecord.id", cascade="all, delete-orphan"
+    )
 
 
 class RequestRecord(Base):

@@ -26,8 +26,7 @@ def _usage(stage: StageRecord) -> dict[str, int]:
         details = u.get("completion_tokens_details") or {}
         out["reasoning_tokens"] += int(details.get("reasoning_tokens", 0) or u.get("reasoning_tokens", 0) or 0)
         pdetails = u.get("prompt_tokens_details") or {}
-        out["cached_prompt_tokens"] += int(
-            pdetails.get("cached_tokens", 0) or u.get("prompt_cache_hit_tokens", 0) or 0)
+        out["cached_prompt_tokens"] += int(pdetails.get("cached_tokens", 0) or u.get("prompt_cache_hit_tokens", 0) or 0)
     return out
 
 
@@ -37,34 +36,47 @@ def report_dict(rec: AnalysisRecord) -> dict[str, Any]:
     for s in rec.stages:
         first = s.requests[0] if s.requests else None
         partial = [o.text for o in s.outputs if o.role == "partial"]
-        stages.append({
-            "key": s.key,
-            "kind": s.kind,
-            "segment": s.segment if s.segment >= 0 else None,
-            "window": s.window if s.window >= 0 else None,
-            "start_seconds": round(s.start_seconds, 2),
-            "end_seconds": round(s.end_seconds, 2),
-            "status": s.status,
-            "outcome": s.outcome,
-            "text": s.text,
-            "partial_text": partial[-1] if partial and s.status != "done" else "",
-            "claims": s.claims or {},
-            "issues": [
-                {"severity": Severity(i.severity).label, "code": i.code, "message": i.message,
-                 "time_seconds": i.time_seconds, "unit_id": i.unit_id, "after_revision": i.after_revision}
-                for i in s.issues
-            ],
-            "revised": s.revised,
-            "truncated": s.truncated,
-            "usage": _usage(s),
-            "breakdown": dict(first.breakdown) if first else {},
-            "lookbacks": [
-                {"start_seconds": lb.start_seconds, "end_seconds": lb.end_seconds, "tokens": lb.tokens,
-                 "served": lb.served, "reason": lb.reason}
-                for lb in s.lookbacks
-            ],
-            "message": s.message,
-        })
+        stages.append(
+            {
+                "key": s.key,
+                "kind": s.kind,
+                "segment": s.segment if s.segment >= 0 else None,
+                "window": s.window if s.window >= 0 else None,
+                "start_seconds": round(s.start_seconds, 2),
+                "end_seconds": round(s.end_seconds, 2),
+                "status": s.status,
+                "outcome": s.outcome,
+                "text": s.text,
+                "partial_text": partial[-1] if partial and s.status != "done" else "",
+                "claims": s.claims or {},
+                "issues": [
+                    {
+                        "severity": Severity(i.severity).label,
+                        "code": i.code,
+                        "message": i.message,
+                        "time_seconds": i.time_seconds,
+                        "unit_id": i.unit_id,
+                        "after_revision": i.after_revision,
+                    }
+                    for i in s.issues
+                ],
+                "revised": s.revised,
+                "truncated": s.truncated,
+                "usage": _usage(s),
+                "breakdown": dict(first.breakdown) if first else {},
+                "lookbacks": [
+                    {
+                        "start_seconds": lb.start_seconds,
+                        "end_seconds": lb.end_seconds,
+                        "tokens": lb.tokens,
+                        "served": lb.served,
+                        "reason": lb.reason,
+                    }
+                    for lb in s.lookbacks
+                ],
+                "message": s.message,
+            }
+        )
     return {
         "analysis_id": rec.id,
         "replay": rec.replay_name,
@@ -86,8 +98,11 @@ def _title(stage: dict[str, Any], lang: Lang) -> str:
         return pick(lang, "总览", "Overview")
     if kind == "summary_round":
         return pick(lang, "总结", "Summary")
-    return pick(lang, f"段 {stage['segment'] + 1} · 窗口 {stage['window'] + 1}（{span}）",
-                f"Segment {stage['segment'] + 1} · window {stage['window'] + 1} ({span})")
+    return pick(
+        lang,
+        f"段 {stage['segment'] + 1} · 窗口 {stage['window'] + 1}（{span}）",
+        f"Segment {stage['segment'] + 1} · window {stage['window'] + 1} ({span})",
+    )
 
 
 _OUTCOME_LABELS = {"stop": ("完成", "finished"), "length": ("达到输出上限", "output limit reached"),
@@ -154,11 +169,13 @@ def _knowledges() -> tuple[Any, ...]:
 
 def with_types(text: str, types: dict[int, str]) -> str:
     """``#762`` → ``#762 Cryocopter`` where a passed claim typed the id (not when the type already follows)."""
+
     def repl(m: re.Match[str]) -> str:
         name = types.get(int(m.group(1)))
-        if not name or text[m.end():m.end() + len(name) + 1].strip().startswith(name):
+        if not name or text[m.end() : m.end() + len(name) + 1].strip().startswith(name):
             return m.group(0)
         return f"{m.group(0)} {name}"
+
     return _ID.sub(repl, text)
 
 
@@ -168,8 +185,11 @@ def revision_tally(stage: dict[str, Any], lang: Lang) -> str:
         return ""
     found = sum(1 for i in stage["issues"] if not i["after_revision"] and i["severity"] != "Info")
     left = sum(1 for i in stage["issues"] if i["after_revision"] and i["severity"] != "Info")
-    return pick(lang, f"验证：发现 {found} · 修正 {max(0, found - left)} · 剩余 {left}",
-                f"Validation: found {found} · fixed {max(0, found - left)} · {left} left")
+    return pick(
+        lang,
+        f"验证：发现 {found} · 修正 {max(0, found - left)} · 剩余 {left}",
+        f"Validation: found {found} · fixed {max(0, found - left)} · {left} left",
+    )
 
 
 def _short_title(stage: dict[str, Any], lang: Lang) -> str:
@@ -202,20 +222,31 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
     Text that comes from the replay file is escaped: the file name inline, and the match summary (names, map) as
     a verbatim block, since it is the data the model was given. The model's own text is Markdown and kept.
     """
-    out = [f"# {pick(lang, 'ReplaySage 分析报告', 'ReplaySage analysis report')}: {markdown_escape(data['replay'])}",
-           "", f"- {pick(lang, '模型', 'Model')}: {markdown_escape(data['model'])}",
-           f"- {pick(lang, '状态', 'Status')}: {data['status']}"]
+    out = [
+        f"# {pick(lang, 'ReplaySage 分析报告', 'ReplaySage analysis report')}: {markdown_escape(data['replay'])}",
+        "",
+        f"- {pick(lang, '模型', 'Model')}: {markdown_escape(data['model'])}",
+        f"- {pick(lang, '状态', 'Status')}: {data['status']}",
+    ]
     t = data["totals"]
     if t:
-        out.append(f"- {pick(lang, 'Token 用量', 'Token usage')}: prompt {t.get('prompt_tokens', 0):,}, "
-                   f"cached {t.get('cached_prompt_tokens', 0):,}, completion {t.get('completion_tokens', 0):,}, "
-                   f"reasoning {t.get('reasoning_tokens', 0):,}; {pick(lang, '费用', 'cost')} {t.get('cost', 0)}")
+        out.append(
+            f"- {pick(lang, 'Token 用量', 'Token usage')}: prompt {t.get('prompt_tokens', 0):,}, "
+            f"cached {t.get('cached_prompt_tokens', 0):,}, completion {t.get('completion_tokens', 0):,}, "
+            f"reasoning {t.get('reasoning_tokens', 0):,}; {pick(lang, '费用', 'cost')} {t.get('cost', 0)}"
+        )
     types = object_types(data, lang)
     for st in ordered_stages(data):
         out += ["", f"## {_title(st, lang)}", ""]
         if st["status"] != "done" and st["outcome"]:
-            out += [pick(lang, f"*未完成：{_outcome_label(st['outcome'], lang)}*",
-                         f"*Not finished: {_outcome_label(st['outcome'], lang)}*"), ""]
+            out += [
+                pick(
+                    lang,
+                    f"*未完成：{_outcome_label(st['outcome'], lang)}*",
+                    f"*Not finished: {_outcome_label(st['outcome'], lang)}*",
+                ),
+                "",
+            ]
         tally = revision_tally(st, lang)
         if tally:
             out += [f"*{tally}*", ""]
@@ -226,8 +257,15 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
             body = st["text"] or pick(lang, f"（未完成：{message}）", f"(not finished: {message})")
             out.append(with_types(body, types))
         if st["partial_text"]:  # kept, but marked: it is not a finished answer
-            out += ["", pick(lang, f"**部分文本（{_outcome_label(st['outcome'], lang)}）：**",
-                             f"**Partial text ({_outcome_label(st['outcome'], lang)}):**"), ""]
+            out += [
+                "",
+                pick(
+                    lang,
+                    f"**部分文本（{_outcome_label(st['outcome'], lang)}）：**",
+                    f"**Partial text ({_outcome_label(st['outcome'], lang)}):**",
+                ),
+                "",
+            ]
             out += ["> " + line for line in st["partial_text"].splitlines()]
         shown = [i for i in st["issues"] if i["severity"] != "Info" and (i["after_revision"] or not st["revised"])]
         if shown:
@@ -236,11 +274,17 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
     rows = claim_rows(data, lang)
     if rows:
         passed = sum(1 for r in rows if r[3] == "passed")
-        out += ["", f"## {pick(lang, '附录：声明与核对结果', 'Appendix: claims and verdicts')}", "",
-                pick(lang, f"{len(rows)} 条声明，{passed} 条通过核对。", f"{len(rows)} claims, {passed} passed."), "",
-                f"| {pick(lang, '段.窗口', 'Seg.window')} | {pick(lang, '类别', 'Kind')} | "
-                f"{pick(lang, '声明', 'Claim')} | "
-                f"{pick(lang, '核对', 'Verdict')} |", "| --- | --- | --- | --- |"]
+        out += [
+            "",
+            f"## {pick(lang, '附录：声明与核对结果', 'Appendix: claims and verdicts')}",
+            "",
+            pick(lang, f"{len(rows)} 条声明，{passed} 条通过核对。", f"{len(rows)} claims, {passed} passed."),
+            "",
+            f"| {pick(lang, '段.窗口', 'Seg.window')} | {pick(lang, '类别', 'Kind')} | "
+            f"{pick(lang, '声明', 'Claim')} | "
+            f"{pick(lang, '核对', 'Verdict')} |",
+            "| --- | --- | --- | --- |",
+        ]
         out += [f"| {w} | {k} | {markdown_escape(c).replace('|', '/')} | {v} |" for w, k, c, v in rows]
     return terminal_text("\n".join(out)) + "\n"
 
@@ -249,7 +293,8 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
     """A standalone HTML report (no external assets)."""
     esc = html.escape
     parts = [
-        "<!doctype html>", f'<html lang="{"zh" if lang is Lang.ZH else "en"}"><head><meta charset="utf-8">',
+        "<!doctype html>",
+        f'<html lang="{"zh" if lang is Lang.ZH else "en"}"><head><meta charset="utf-8">',
         f"<title>ReplaySage — {esc(data['replay'])}</title>",
         "<style>body{font-family:sans-serif;max-width:60em;margin:auto;padding:1em}pre{white-space:pre-wrap}"
         ".Contradiction,.Fatal{color:#b00}.Warning,.WeakEvidence{color:#a60}.Info{color:#666}</style></head><body>",
@@ -266,18 +311,26 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
         parts.append(f"<pre>{esc(with_types(body, types) if st['kind'] != 'summary' else body)}</pre>")
         if st["partial_text"]:
             label = pick(lang, "部分文本", "Partial text") + f" ({_outcome_label(st['outcome'], lang)})"
-            parts.append(f'<p class="Warning">{esc(label)}</p><blockquote><pre>{esc(st["partial_text"])}</pre>'
-                         "</blockquote>")
+            parts.append(
+                f'<p class="Warning">{esc(label)}</p><blockquote><pre>{esc(st["partial_text"])}</pre></blockquote>'
+            )
         shown = [i for i in st["issues"] if i["severity"] != "Info" and (i["after_revision"] or not st["revised"])]
         if shown:
-            parts.append("<ul>" + "".join(
-                f'<li class="{esc(i["severity"])}">[{esc(i["severity"])}] {esc(i["code"])}: {esc(i["message"])}</li>'
-                for i in shown) + "</ul>")
+            parts.append(
+                "<ul>"
+                + "".join(
+                    f'<li class="{esc(i["severity"])}">[{esc(i["severity"])}] '
+                    f"{esc(i['code'])}: {esc(i['message'])}</li>"
+                    for i in shown
+                )
+                + "</ul>"
+            )
     rows = claim_rows(data, lang)
     if rows:
         parts.append(f"<h2>{esc(pick(lang, '附录：声明与核对结果', 'Appendix: claims and verdicts'))}</h2><table>")
-        parts += [f"<tr><td>{esc(w)}</td><td>{esc(k)}</td><td>{esc(c)}</td><td>{esc(v)}</td></tr>"
-                  for w, k, c, v in rows]
+        parts += [
+            f"<tr><td>{esc(w)}</td><td>{esc(k)}</td><td>{esc(c)}</td><td>{esc(v)}</td></tr>" for w, k, c, v in rows
+        ]
         parts.append("</table>")
     parts.append("</body></html>")
     return terminal_text("\n".join(parts)) + "\n"

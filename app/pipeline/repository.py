@@ -121,10 +121,17 @@ class StageResult:
 def _request_record(s: Session, r: RequestLog, default_error: str = "") -> RequestRecord:
     """A request row; its prompt goes into the shared block store (see :mod:`app.store.blocks`)."""
     return RequestRecord(
-        purpose=r.purpose, messages=store_messages(s, r.messages), prompt_sha256=request_digest(r.messages),
-        breakdown=r.breakdown, usage=r.usage, ttft_seconds=r.ttft_seconds,
-        tokens_per_second=r.tokens_per_second, duration_seconds=r.duration_seconds,
-        resolved_model=r.resolved_model, finish_reason=r.finish_reason, error=r.error or default_error,
+        purpose=r.purpose,
+        messages=store_messages(s, r.messages),
+        prompt_sha256=request_digest(r.messages),
+        breakdown=r.breakdown,
+        usage=r.usage,
+        ttft_seconds=r.ttft_seconds,
+        tokens_per_second=r.tokens_per_second,
+        duration_seconds=r.duration_seconds,
+        resolved_model=r.resolved_model,
+        finish_reason=r.finish_reason,
+        error=r.error or default_error,
     )
 
 
@@ -148,24 +155,59 @@ class AnalysisRepository:
         self.db = db
 
     def create(
-        self, *, replay_path: str, replay_sha256: str, replay_name: str, model_label: str, provider: str,
-        model_id: str, lang: str, plan: dict[str, Any], stages: Sequence[StageRef], summary_text: str,
+        self,
+        *,
+        replay_path: str,
+        replay_sha256: str,
+        replay_name: str,
+        model_label: str,
+        provider: str,
+        model_id: str,
+        lang: str,
+        plan: dict[str, Any],
+        stages: Sequence[StageRef],
+        summary_text: str,
         owner: str = "",
     ) -> int:
         """Store a new analysis with all its planned stages pending (leased to ``owner``); returns its id."""
         with self.db.session() as s:
             rec = AnalysisRecord(
-                replay_path=replay_path, replay_sha256=replay_sha256, replay_name=replay_name,
-                model_label=model_label, provider=provider, model_id=model_id, lang=lang, status="running",
-                plan=plan, summary_text=summary_text, overview_text="", totals={}, message="",
-                owner=owner, heartbeat_at=utcnow() if owner else None,
+                replay_path=replay_path,
+                replay_sha256=replay_sha256,
+                replay_name=replay_name,
+                model_label=model_label,
+                provider=provider,
+                model_id=model_id,
+                lang=lang,
+                status="running",
+                plan=plan,
+                summary_text=summary_text,
+                overview_text="",
+                totals={},
+                message="",
+                owner=owner,
+                heartbeat_at=utcnow() if owner else None,
             )
             for i, ref in enumerate(stages):
-                rec.stages.append(StageRecord(
-                    ordinal=i, key=ref.key, kind=ref.kind.value, segment=ref.segment, window=ref.window,
-                    start_seconds=ref.start_seconds, end_seconds=ref.end_seconds, status="pending", text="",
-                    reasoning="", found_fact="", claims={}, revised=False, truncated=False, message="",
-                ))
+                rec.stages.append(
+                    StageRecord(
+                        ordinal=i,
+                        key=ref.key,
+                        kind=ref.kind.value,
+                        segment=ref.segment,
+                        window=ref.window,
+                        start_seconds=ref.start_seconds,
+                        end_seconds=ref.end_seconds,
+                        status="pending",
+                        text="",
+                        reasoning="",
+                        found_fact="",
+                        claims={},
+                        revised=False,
+                        truncated=False,
+                        message="",
+                    )
+                )
             s.add(rec)
             s.flush()
             return rec.id
@@ -182,7 +224,8 @@ class AnalysisRepository:
                 pid = rec.owner.split(":")[1] if rec.owner.count(":") >= 2 else "?"
                 raise LeaseHeldError(
                     f"analysis #{analysis_id} is being run by another process (pid {pid}); "
-                    f"分析 #{analysis_id} 正由另一个进程（pid {pid}）运行，请等它结束")
+                    f"分析 #{analysis_id} 正由另一个进程（pid {pid}）运行，请等它结束"
+                )
             rec.owner = owner
             rec.heartbeat_at = utcnow()
 
@@ -209,9 +252,7 @@ class AnalysisRepository:
             rec.message = message
 
     def _stage(self, s: Any, analysis_id: int, key: str) -> StageRecord:
-        row = s.scalars(
-            select(StageRecord).where(StageRecord.analysis_id == analysis_id, StageRecord.key == key)
-        ).one()
+        row = s.scalars(select(StageRecord).where(StageRecord.analysis_id == analysis_id, StageRecord.key == key)).one()
         assert isinstance(row, StageRecord)
         return row
 
@@ -244,25 +285,47 @@ class AnalysisRepository:
             for role, text, reasoning in result.outputs:
                 st.outputs.append(OutputRecord(role=role, text=text, reasoning=reasoning))
             for issue, after in result.issues:
-                st.issues.append(IssueRecord(
-                    severity=int(issue.severity), code=issue.code, message=issue.message,
-                    time_seconds=issue.time_seconds, unit_id=unit_id_of(issue.unit_id), after_revision=after,
-                ))
+                st.issues.append(
+                    IssueRecord(
+                        severity=int(issue.severity),
+                        code=issue.code,
+                        message=issue.message,
+                        time_seconds=issue.time_seconds,
+                        unit_id=unit_id_of(issue.unit_id),
+                        after_revision=after,
+                    )
+                )
             for start, end, tokens, served, reason in result.lookbacks:
-                st.lookbacks.append(LookbackRecord(
-                    start_seconds=start, end_seconds=end, tokens=tokens, served=served, reason=reason))
+                st.lookbacks.append(
+                    LookbackRecord(start_seconds=start, end_seconds=end, tokens=tokens, served=served, reason=reason)
+                )
             s.flush()
             for kind, key in (("unit", "unitClaims"), ("event", "eventClaims"), ("timeline", "timelineClaims")):
                 for claim in result.claims.get(key, []) or []:
                     unit_id = unit_id_of(claim.get("unitId")) if isinstance(claim, dict) else None
-                    s.add(ClaimRecord(stage_id=st.id, kind=kind, unit_id=unit_id,
-                                      player=str(claim.get("player", "")) if isinstance(claim, dict) else "",
-                                      payload=claim if isinstance(claim, dict) else {"value": claim}))
+                    s.add(
+                        ClaimRecord(
+                            stage_id=st.id,
+                            kind=kind,
+                            unit_id=unit_id,
+                            player=str(claim.get("player", "")) if isinstance(claim, dict) else "",
+                            payload=claim if isinstance(claim, dict) else {"value": claim},
+                        )
+                    )
             if ref.kind is StageKind.OVERVIEW:
                 st.analysis.overview_text = result.text
 
-    def stage_failed(self, analysis_id: int, ref: StageRef, message: str, partial_text: str,
-                     requests: Sequence[RequestLog] = (), *, status: str = "failed", outcome: str = "error") -> None:
+    def stage_failed(
+        self,
+        analysis_id: int,
+        ref: StageRef,
+        message: str,
+        partial_text: str,
+        requests: Sequence[RequestLog] = (),
+        *,
+        status: str = "failed",
+        outcome: str = "error",
+    ) -> None:
         """Store an unfinished stage's partial text (role ``partial``), its outcome and error; resume re-runs it."""
         with self.db.session() as s:
             st = self._stage(s, analysis_id, ref.key)
@@ -280,7 +343,8 @@ class AnalysisRepository:
             rows = s.scalars(
                 select(StageRecord.key)
                 .where(StageRecord.analysis_id == analysis_id, StageRecord.status.not_in(SETTLED))
-                .order_by(StageRecord.ordinal))
+                .order_by(StageRecord.ordinal)
+            )
             return list(rows)
 
     def finish(self, analysis_id: int, status: str, totals: dict[str, Any], message: str = "") -> None:
@@ -300,7 +364,9 @@ class AnalysisRepository:
         """
         with self.db.read() as s:
             rec = s.scalars(
-                select(AnalysisRecord).where(AnalysisRecord.id == analysis_id).options(
+                select(AnalysisRecord)
+                .where(AnalysisRecord.id == analysis_id)
+                .options(
                     selectinload(AnalysisRecord.stages).selectinload(StageRecord.requests),
                     selectinload(AnalysisRecord.stages).selectinload(StageRecord.outputs),
                     selectinload(AnalysisRecord.stages).selectinload(StageRecord.issues),
@@ -326,7 +392,8 @@ class AnalysisRepository:
         """Past analyses of a replay, newest first (without their stages)."""
         with self.db.read() as s:
             rows = s.scalars(
-                select(AnalysisRecord).where(AnalysisRecord.replay_sha256 == replay_sha256)
+                select(AnalysisRecord)
+                .where(AnalysisRecord.replay_sha256 == replay_sha256)
                 .order_by(AnalysisRecord.id.desc())
             ).all()
             return list(rows)

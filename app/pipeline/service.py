@@ -109,25 +109,41 @@ async def run_analysis(
         from app.pipeline.hooks import memory_injection
 
         players = [s.name for s in replay.header.slots if s.is_player and s.name]
-        text, ids = memory_injection(db, players, replay.header.map_name, provider.model, lang=lang,
-                                     analyst=analyst or "")
+        text, ids = memory_injection(
+            db, players, replay.header.map_name, provider.model, lang=lang, analyst=analyst or ""
+        )
         injected.extend(ids)
         return text
 
     if prepared is None:
-        prepared = await asyncio.to_thread(prepare_replay, replay_path, choice.profile, lang, calibration=calib,
-                                           extra_system=memory_for if learn else "", user_knowledge=user_knowledge)
+        prepared = await asyncio.to_thread(
+            prepare_replay,
+            replay_path,
+            choice.profile,
+            lang,
+            calibration=calib,
+            extra_system=memory_for if learn else "",
+            user_knowledge=user_knowledge,
+        )
     if choice.rule_based:
         provider = bind_offline(provider, prepared, lang)
     if hooks is None and learn:
         from app.pipeline.hooks import WisdomHooks, replay_evidence
 
         header = prepared.replay.header
-        hooks = WisdomHooks(db, model=provider.model, provider=provider.name, mod=header.mod_name,
-                            mod_version=header.mod_version, lang=lang, trace_id=f"replay:{prepared.sha256[:12]}",
-                            evidence=replay_evidence(prepared.index))
-    run = AnalysisRun(prepared, provider, repo, lang=lang, emit=emit, model_label=choice.label, hooks=hooks,
-                      calibration=calibration)
+        hooks = WisdomHooks(
+            db,
+            model=provider.model,
+            provider=provider.name,
+            mod=header.mod_name,
+            mod_version=header.mod_version,
+            lang=lang,
+            trace_id=f"replay:{prepared.sha256[:12]}",
+            evidence=replay_evidence(prepared.index),
+        )
+    run = AnalysisRun(
+        prepared, provider, repo, lang=lang, emit=emit, model_label=choice.label, hooks=hooks, calibration=calibration
+    )
     if deadline_s is None:
         limits = getattr(provider, "limits", None)
         deadline_s = limits.run_s if isinstance(limits, StreamLimits) else 0.0
@@ -136,11 +152,17 @@ async def run_analysis(
         from app.pipeline.hooks import remember_run
         from app.pipeline.learning import run_due_maintenance
 
-        await asyncio.to_thread(remember_run, db, analysis_id, prepared,
-                                "" if choice.rule_based else provider.model, injected=injected, analyst=analyst or "")
+        await asyncio.to_thread(
+            remember_run,
+            db,
+            analysis_id,
+            prepared,
+            "" if choice.rule_based else provider.model,
+            injected=injected,
+            analyst=analyst or "",
+        )
         await asyncio.to_thread(run_due_maintenance, db)
     return analysis_id
-
 
 
 def _stored_calibration(plan: dict[str, Any]) -> Calibration | None:

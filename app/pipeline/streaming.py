@@ -60,9 +60,17 @@ class RequestOutcome:
 
 
 async def send(
-    provider: ChatProvider, messages: list[ChatMessage], *, stage: ev.StageRef, purpose: str, emit: Emit,
-    max_tokens: int | None, breakdown: dict[str, int], revision: bool = False, price: Callable[[UsageReport], float]
-    | None = None, info: StageInfo | None = None,
+    provider: ChatProvider,
+    messages: list[ChatMessage],
+    *,
+    stage: ev.StageRef,
+    purpose: str,
+    emit: Emit,
+    max_tokens: int | None,
+    breakdown: dict[str, int],
+    revision: bool = False,
+    price: Callable[[UsageReport], float] | None = None,
+    info: StageInfo | None = None,
 ) -> RequestOutcome:
     """Stream one request, emitting deltas, retries and usage; never raises for provider failures.
 
@@ -91,15 +99,15 @@ async def send(
                     out.failed = event
                     out.error = error
                 case Retrying():
-                    emit(ev.RetryScheduled(stage, event.attempt, event.max_attempts, event.delay_s,
-                                           event.error.short))
+                    emit(ev.RetryScheduled(stage, event.attempt, event.max_attempts, event.delay_s, event.error.short))
     out.text = "".join(text)
     out.reasoning = "".join(reasoning)
     log = out.log
     log.duration_seconds = time.monotonic() - started
     if out.usage is not None:
         log.usage = dict(out.usage.raw) or {
-            "prompt_tokens": out.usage.prompt_tokens, "completion_tokens": out.usage.completion_tokens,
+            "prompt_tokens": out.usage.prompt_tokens,
+            "completion_tokens": out.usage.completion_tokens,
         }
     if out.finished is not None:
         log.ttft_seconds = out.finished.ttft_s
@@ -110,8 +118,17 @@ async def send(
         log.error = str(out.error)
     if out.usage is not None:
         u = out.usage
-        emit(ev.UsageUpdated(
-            stage, u.prompt_tokens, u.completion_tokens, u.reasoning_tokens, u.cached_prompt_tokens,
-            log.ttft_seconds, log.tokens_per_second, price(u) if price else None, log.resolved_model,
-        ))
+        emit(
+            ev.UsageUpdated(
+                stage,
+                u.prompt_tokens,
+                u.completion_tokens,
+                u.reasoning_tokens,
+                u.cached_prompt_tokens,
+                log.ttft_seconds,
+                log.tokens_per_second,
+                price(u) if price else None,
+                log.resolved_model,
+            )
+        )
     return out

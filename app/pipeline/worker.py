@@ -51,8 +51,10 @@ class RunOrder:
     api_key: str | None = None
 
     def __repr__(self) -> str:  # the key must never reach a log or a traceback
-        return (f"RunOrder(replay_path={self.replay_path!r}, profile={self.profile!r}, resume={self.resume}, "
-                f"db_path={self.db_path!r}, api_key={'***' if self.api_key else None})")
+        return (
+            f"RunOrder(replay_path={self.replay_path!r}, profile={self.profile!r}, resume={self.resume}, "
+            f"db_path={self.db_path!r}, api_key={'***' if self.api_key else None})"
+        )
 
 
 async def run_with_settings(
@@ -78,8 +80,16 @@ async def run_with_settings(
     provider = build_provider(settings, prof, client=client, api_key=api_key)
     knowledge = settings.get("user_knowledge_file") or None
     try:
-        return await run_analysis(replay_path, db=db, provider=provider, choice=ModelChoice.from_settings(prof),
-                                  lang=settings.analysis_lang(), emit=emit, resume=resume, user_knowledge=knowledge)
+        return await run_analysis(
+            replay_path,
+            db=db,
+            provider=provider,
+            choice=ModelChoice.from_settings(prof),
+            lang=settings.analysis_lang(),
+            emit=emit,
+            resume=resume,
+            user_knowledge=knowledge,
+        )
     finally:
         await provider.aclose()
         if client is not None:
@@ -145,9 +155,14 @@ class _Worker:
     async def run(self, order: RunOrder) -> None:
         try:
             analysis_id = await run_with_settings(
-                Path(order.replay_path), settings=order.settings, profile=order.profile,
-                db=self.database(order.db_path), emit=lambda e: self.send(("event", e)), resume=order.resume,
-                api_key=order.api_key)
+                Path(order.replay_path),
+                settings=order.settings,
+                profile=order.profile,
+                db=self.database(order.db_path),
+                emit=lambda e: self.send(("event", e)),
+                resume=order.resume,
+                api_key=order.api_key,
+            )
         except asyncio.CancelledError:
             self.send(("cancelled",))
         except KnownError as exc:

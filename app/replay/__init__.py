@@ -23,6 +23,21 @@ from app.replay.model import (
 from app.replay.reader import parse_replay, read_replay
 
 __all__ = [
-    "ArgKind", "Camera", "Category", "Chunk", "Command", "CommandInfo", "Footer", "Game", "Header", "Replay",
-    "ReplayFormatError", "Slot", "SlotKind", "StringArg", "command_info", "parse_replay", "read_replay",
+    "ArgKind",
+    "Camera",
+    "Category",
+    "Chunk",
+    "Command",
+    "CommandInfo",
+    "Footer",
+    "Game",
+    "Header",
+    "Replay",
+    "ReplayFormatError",
+    "Slot",
+    "SlotKind",
+    "StringArg",
+    "command_info",
+    "parse_replay",
+    "read_replay",
 ]

@@ -81,8 +81,13 @@ def _repair(args: argparse.Namespace) -> int:
         print(json_text(info))
     else:
         lang = system_lang()
-        print(pick(lang, f"已修复：{out}（{info['chunks']} 个完整数据块，{info['commands']} 条指令，"
-                         f"时长 {info['duration_seconds']} 秒）；原因：{info['reason']}",
-                   f"Repaired: {out} ({info['chunks']} complete chunks, {info['commands']} commands, "
-                   f"{info['duration_seconds']} s); cause: {info['reason']}"))
+        print(
+            pick(
+                lang,
+                f"已修复：{out}（{info['chunks']} 个完整数据块，{info['commands']} 条指令，"
+                f"时长 {info['duration_seconds']} 秒）；原因：{info['reason']}",
+                f"Repaired: {out} ({info['chunks']} complete chunks, {info['commands']} commands, "
+                f"{info['duration_seconds']} s); cause: {info['reason']}",
+            )
+        )
     return 0

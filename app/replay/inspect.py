@@ -23,8 +23,13 @@ COLORS = {-1: "random", 0: "blue", 1: "yellow", 2: "green", 3: "orange", 4: "pur
 COLORS_ZH = {-1: "随机", 0: "蓝", 1: "黄", 2: "绿", 3: "橙", 4: "紫", 5: "红", 6: "青"}
 KIND_ZH = {"human": "玩家", "ai": "电脑", "observer": "观战", "commentator": "解说位"}
 FACTION_ZH = {
-    "Allies": "盟军", "Soviets": "苏联", "Empire": "帝国", "Celestial": "神州", "Random": "随机",
-    "Observer": "观战", "Commentator": "解说",
+    "Allies": "盟军",
+    "Soviets": "苏联",
+    "Empire": "帝国",
+    "Celestial": "神州",
+    "Random": "随机",
+    "Observer": "观战",
+    "Commentator": "解说",
 }
 
 
@@ -119,21 +124,24 @@ def timeline(replay: Replay, *, include_automatic: bool = False, lang: Lang = La
         if info.automatic and not include_automatic:
             continue
         slot = slots.get(cmd.player)
-        rows.append({
-            "time": clock(cmd.seconds),
-            "time_code": cmd.time_code,
-            "slot": cmd.player,
-            "player": slot.display_name if slot else f"#{cmd.player_field}",
-            "command_id": f"0x{cmd.command_id:03X}",
-            "command": info.name(lang),
-            "category": info.category.value,
-            "args": format_args(replay, cmd, names),
-        })
+        rows.append(
+            {
+                "time": clock(cmd.seconds),
+                "time_code": cmd.time_code,
+                "slot": cmd.player,
+                "player": slot.display_name if slot else f"#{cmd.player_field}",
+                "command_id": f"0x{cmd.command_id:03X}",
+                "command": info.name(lang),
+                "category": info.category.value,
+                "args": format_args(replay, cmd, names),
+            }
+        )
     return rows
 
 
 def render_text(rep: dict[str, Any], lang: Lang) -> str:
     """Human-readable inspection (text from the file, such as names, is shown on one line each)."""
+
     def L(zh: str, en: str) -> str:  # noqa: N802 - a short local keeps the layout readable
         return pick(lang, zh, en)
 
@@ -147,12 +155,18 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
         f"{L('指令', 'Commands')}: {rep['commands']}   {L('开始', 'Started')}: {rep['start_utc']}",
     ]
     if rep["truncated"]:
-        lines.append(L(f"录像不完整（已保留完整部分）：{rep['truncation_reason']}",
-                       f"Truncated replay (complete part kept): {rep['truncation_reason']}"))
+        lines.append(
+            L(
+                f"录像不完整（已保留完整部分）：{rep['truncation_reason']}",
+                f"Truncated replay (complete part kept): {rep['truncation_reason']}",
+            )
+        )
     lines.append("")
-    head = (f"{_rjust(L('位', 'Slot'), 4)}  {_ljust(L('名称', 'Name'), 20)} {_ljust(L('阵营', 'Faction'), 12)} "
-            f"{_rjust(L('队', 'Team'), 4)} {_ljust(L('颜色', 'Colour'), 7)} {_ljust(L('类型', 'Kind'), 11)} "
-            f"{'APM':>6} {_rjust(L('操作', 'Actions'), 7)} {_rjust(L('指令', 'Cmds'), 6)}")
+    head = (
+        f"{_rjust(L('位', 'Slot'), 4)}  {_ljust(L('名称', 'Name'), 20)} {_ljust(L('阵营', 'Faction'), 12)} "
+        f"{_rjust(L('队', 'Team'), 4)} {_ljust(L('颜色', 'Colour'), 7)} {_ljust(L('类型', 'Kind'), 11)} "
+        f"{'APM':>6} {_rjust(L('操作', 'Actions'), 7)} {_rjust(L('指令', 'Cmds'), 6)}"
+    )
     lines.append(head)
     for p in rep["players"]:
         faction = p["faction"]
@@ -164,9 +178,11 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
         colours = (COLORS_ZH if lang is Lang.ZH else COLORS) if rep["game"] == "ra3" else {}  # KW/TW differ
         colour = colours.get(p["color"], str(p["color"]))
         kind = KIND_ZH.get(p["kind"], p["kind"]) if lang is Lang.ZH else p["kind"]
-        lines.append(f"{p['slot']:>4}  {_ljust(one_line(p['name']), 20)} {_ljust(faction, 12)} {team:>4} "
-                     f"{_ljust(colour, 7)} {_ljust(kind, 11)} "
-                     f"{p['apm']:>6.1f} {p['actions']:>7} {p['commands']:>6}")
+        lines.append(
+            f"{p['slot']:>4}  {_ljust(one_line(p['name']), 20)} {_ljust(faction, 12)} {team:>4} "
+            f"{_ljust(colour, 7)} {_ljust(kind, 11)} "
+            f"{p['apm']:>6.1f} {p['actions']:>7} {p['commands']:>6}"
+        )
     for p in rep["players"]:
         if p["kind"] not in (SlotKind.HUMAN.value, SlotKind.AI.value) or not p["actions"]:
             continue
@@ -198,4 +214,5 @@ def render_timeline(rows: list[dict[str, Any]]) -> str:
     names = {r["player"]: one_line(r["player"]) for r in rows}
     width = max((len(n) for n in names.values()), default=6)
     return "\n".join(
-        f"{r['time']:>9}  {names[r['player']]:<{width}}  {r['command']}  {one_line(r['args'])}".rstrip() for r in rows)
+        f"{r['time']:>9}  {names[r['player']]:<{width}}  {r['command']}  {one_line(r['args'])}".rstrip() for r in rows
+    )

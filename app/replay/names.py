@@ -27,18 +27,30 @@ class HashKind(enum.StrEnum):
 # command id -> (argument index of the hash, what it names). RA3 from notes §4.3; KW/TW checked on the corpus
 # (e.g. KW 0x231 `O I I P F` has structure hashes at index 1 that KWRAS's table names).
 _RA3: dict[int, tuple[int, HashKind]] = {
-    0x1FE: (0, HashKind.POWER), 0x1FF: (0, HashKind.POWER), 0x200: (0, HashKind.POWER),
-    0x201: (0, HashKind.POWER), 0x232: (0, HashKind.POWER),
-    0x203: (0, HashKind.UPGRADE), 0x204: (0, HashKind.UPGRADE),
-    0x205: (1, HashKind.UNIT), 0x206: (1, HashKind.UNIT),
-    0x207: (1, HashKind.STRUCTURE), 0x208: (2, HashKind.STRUCTURE), 0x209: (1, HashKind.STRUCTURE),
+    0x1FE: (0, HashKind.POWER),
+    0x1FF: (0, HashKind.POWER),
+    0x200: (0, HashKind.POWER),
+    0x201: (0, HashKind.POWER),
+    0x232: (0, HashKind.POWER),
+    0x203: (0, HashKind.UPGRADE),
+    0x204: (0, HashKind.UPGRADE),
+    0x205: (1, HashKind.UNIT),
+    0x206: (1, HashKind.UNIT),
+    0x207: (1, HashKind.STRUCTURE),
+    0x208: (2, HashKind.STRUCTURE),
+    0x209: (1, HashKind.STRUCTURE),
     0x24E: (0, HashKind.SCIENCE),
 }
 _KW: dict[int, tuple[int, HashKind]] = {
-    0x226: (0, HashKind.POWER), 0x227: (0, HashKind.POWER), 0x228: (0, HashKind.POWER),
+    0x226: (0, HashKind.POWER),
+    0x227: (0, HashKind.POWER),
+    0x228: (0, HashKind.POWER),
     0x22B: (0, HashKind.UPGRADE),
-    0x22D: (2, HashKind.UNIT), 0x22E: (2, HashKind.UNIT),
-    0x22F: (1, HashKind.STRUCTURE), 0x230: (2, HashKind.STRUCTURE), 0x231: (1, HashKind.STRUCTURE),
+    0x22D: (2, HashKind.UNIT),
+    0x22E: (2, HashKind.UNIT),
+    0x22F: (1, HashKind.STRUCTURE),
+    0x230: (2, HashKind.STRUCTURE),
+    0x231: (1, HashKind.STRUCTURE),
 }
 _TW = {k - 10: v for k, v in _KW.items()}
 HASH_ARGS: dict[Game, dict[int, tuple[int, HashKind]]] = {Game.RA3: _RA3, Game.KW: _KW, Game.TW: _TW}

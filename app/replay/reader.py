@@ -88,8 +88,18 @@ CNC3_ARG_TYPES: dict[int, _ArgSpec] = {
 
 RA3_FACTIONS = {1: "Observer", 2: "Empire", 3: "Commentator", 4: "Allies", 7: "Random", 8: "Soviets", 9: "Celestial"}
 KW_FACTIONS = {
-    1: "Random", 2: "Observer", 3: "Commentator", 6: "GDI", 7: "Steel Talons", 8: "ZOCOM", 9: "Nod",
-    10: "Black Hand", 11: "Marked of Kane", 12: "Scrin", 13: "Reaper-17", 14: "Traveler-59",
+    1: "Random",
+    2: "Observer",
+    3: "Commentator",
+    6: "GDI",
+    7: "Steel Talons",
+    8: "ZOCOM",
+    9: "Nod",
+    10: "Black Hand",
+    11: "Marked of Kane",
+    12: "Scrin",
+    13: "Reaper-17",
+    14: "Traveler-59",
 }
 TW_FACTIONS = {1: "Random", 2: "Observer", 3: "Commentator", 6: "GDI", 7: "Nod", 8: "Scrin"}
 FACTIONS = {Game.RA3: RA3_FACTIONS, Game.KW: KW_FACTIONS, Game.TW: TW_FACTIONS}
@@ -203,8 +213,11 @@ def read_replay_bytes(path: str | Path, *, max_bytes: int | None = None) -> byte
             raise ReplayFormatError(p, 0, f"not a replay file: the path is {what}, not a regular file")
         if info.st_size > limit:
             raise ReplayFormatError(
-                p, 0, f"file is {info.st_size:,} bytes, more than the {limit:,} bytes a replay may have "
-                f"(replays are a few MB; raise the max_replay_mb setting or {MAX_REPLAY_MB_ENV} if this one is real)")
+                p,
+                0,
+                f"file is {info.st_size:,} bytes, more than the {limit:,} bytes a replay may have "
+                f"(replays are a few MB; raise the max_replay_mb setting or {MAX_REPLAY_MB_ENV} if this one is real)",
+            )
         with os.fdopen(fd, "rb", closefd=False) as f:
             head = f.read(len(CNC3_MAGIC))
             if not any(head.startswith(m) for m in MAGICS):
@@ -287,12 +300,32 @@ def parse_header(data: bytes, path: str = "<bytes>") -> Header:
         if game is not Game.RA3:
             game = _cnc3_game(mhash, mod_block)
         header = Header(
-            game=game, magic=magic, hnumber1=hnumber1, version=version, hnumber2=hnumber2, zero1=zero1,
-            title=title, description=description, map_name=map_name, map_id=map_id, binary_players=players,
-            chunk_offset=chunk_offset, repl_magic_offset=repl_magic_offset, mod_block=mod_block,
-            timestamp=timestamp, unknown1=unknown1, settings_raw=settings_raw, replay_saver=saver, zero2=zero2,
-            file_name=file_name, local_time_fields=lt, vermagic=vermagic, magic_hash=mhash, zero3=zero3,
-            unknown2=unk2, size=chunk_offset,
+            game=game,
+            magic=magic,
+            hnumber1=hnumber1,
+            version=version,
+            hnumber2=hnumber2,
+            zero1=zero1,
+            title=title,
+            description=description,
+            map_name=map_name,
+            map_id=map_id,
+            binary_players=players,
+            chunk_offset=chunk_offset,
+            repl_magic_offset=repl_magic_offset,
+            mod_block=mod_block,
+            timestamp=timestamp,
+            unknown1=unknown1,
+            settings_raw=settings_raw,
+            replay_saver=saver,
+            zero2=zero2,
+            file_name=file_name,
+            local_time_fields=lt,
+            vermagic=vermagic,
+            magic_hash=mhash,
+            zero3=zero3,
+            unknown2=unk2,
+            size=chunk_offset,
         )
         header.settings = parse_settings(settings_raw)
         header.slots = parse_slots(header.settings.get("S", ""), game)
@@ -326,8 +359,20 @@ def _parse_header_rest(cur: _Cursor, game: Game, has_mod_block: bool) -> tuple: 
     zero3 = cur.u8("header")
     n_unknown2 = 20 if game is Game.RA3 else 19
     unknown2 = struct.unpack(f"<{n_unknown2}I", cur.take(4 * n_unknown2, "header trailer"))
-    return (mod_block, timestamp, unknown1, settings_raw, saver, zero2, file_name, local_time, vermagic,
-            magic_hash, zero3, unknown2)
+    return (
+        mod_block,
+        timestamp,
+        unknown1,
+        settings_raw,
+        saver,
+        zero2,
+        file_name,
+        local_time,
+        vermagic,
+        magic_hash,
+        zero3,
+        unknown2,
+    )
 
 
 def parse_settings(raw: bytes) -> dict[str, str]:
@@ -372,23 +417,43 @@ def parse_slots(s_value: str, game: Game) -> list[Slot]:
                 kind = SlotKind.HUMAN
             ip_num = _int(fields[1], 0, 16)
             ip = ".".join(str((ip_num >> s) & 0xFF) for s in (24, 16, 8, 0))
-            slots.append(Slot(
-                index=index, kind=kind, raw=entry, name=fields[0], ip=ip, port=_int(fields[2], 0),
-                matching=fields[3], color=_int(fields[4]), faction_id=faction_id,
-                faction=factions.get(faction_id, f"faction {faction_id}"), start_position=_int(fields[6]),
-                team=_int(fields[7]), handicap=_int(fields[8], 0), clan=fields[11],
-            ))
+            slots.append(
+                Slot(
+                    index=index,
+                    kind=kind,
+                    raw=entry,
+                    name=fields[0],
+                    ip=ip,
+                    port=_int(fields[2], 0),
+                    matching=fields[3],
+                    color=_int(fields[4]),
+                    faction_id=faction_id,
+                    faction=factions.get(faction_id, f"faction {faction_id}"),
+                    start_position=_int(fields[6]),
+                    team=_int(fields[7]),
+                    handicap=_int(fields[8], 0),
+                    clan=fields[11],
+                )
+            )
         elif entry.startswith("C"):
             fields = entry.split(",")
             fields += [""] * (7 - len(fields))
             faction_id = _int(fields[2])
-            slots.append(Slot(
-                index=index, kind=SlotKind.AI, raw=entry,
-                ai_difficulty=AI_DIFFICULTY.get(fields[0][1:2], fields[0][1:]),
-                color=_int(fields[1]), faction_id=faction_id,
-                faction=factions.get(faction_id, f"faction {faction_id}"), start_position=_int(fields[3]),
-                team=_int(fields[4]), handicap=_int(fields[5], 0), ai_personality=_int(fields[6]),
-            ))
+            slots.append(
+                Slot(
+                    index=index,
+                    kind=SlotKind.AI,
+                    raw=entry,
+                    ai_difficulty=AI_DIFFICULTY.get(fields[0][1:2], fields[0][1:]),
+                    color=_int(fields[1]),
+                    faction_id=faction_id,
+                    faction=factions.get(faction_id, f"faction {faction_id}"),
+                    start_position=_int(fields[3]),
+                    team=_int(fields[4]),
+                    handicap=_int(fields[5], 0),
+                    ai_personality=_int(fields[6]),
+                )
+            )
         elif entry.startswith("O"):
             slots.append(Slot(index=index, kind=SlotKind.OPEN, raw=entry))
         else:
@@ -468,15 +533,17 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
                 return
             replay.truncated = True
             replay.truncation_reason = (
-                f"file ends at byte {end} without the terminator" if pos == end
+                f"file ends at byte {end} without the terminator"
+                if pos == end
                 else f"file ends inside a chunk header at byte {pos}"
             )
             return
         tc, ctype, size = head(data, pos)
         if tc == TERMINATOR:
             if footer_at is not None:
-                raise ReplayDamagedError(path, pos, "chunk time code",
-                                         f"is the terminator value but the footer starts at byte {footer_at}")
+                raise ReplayDamagedError(
+                    path, pos, "chunk time code", f"is the terminator value but the footer starts at byte {footer_at}"
+                )
             _finish(data, pos, replay, last_tc)
             return
         nxt = pos + 13 + size
@@ -491,8 +558,12 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
         if tc < last_tc:
             raise ReplayDamagedError(path, pos, "chunk time code", f"goes back from {last_tc} to {tc}")
         if tc - last_tc > MAX_TIME_CODE_GAP:
-            raise ReplayDamagedError(path, pos, "chunk time code", f"{tc} jumps {tc - last_tc} past the previous "
-                                     f"chunk (a real replay steps at most {MAX_TIME_CODE_GAP})")
+            raise ReplayDamagedError(
+                path,
+                pos,
+                "chunk time code",
+                f"{tc} jumps {tc - last_tc} past the previous chunk (a real replay steps at most {MAX_TIME_CODE_GAP})",
+            )
         if tc > max_tc:
             bound = "the footer's final time code" if footer_at is not None else "the longest match"
             raise ReplayDamagedError(path, pos, "chunk time code", f"{tc} is beyond {bound} ({max_tc})")
@@ -525,14 +596,26 @@ def _finish(data: bytes, pos: int, replay: Replay, last_tc: int) -> None:
     at = pos + 4 + len(footer.magic)
     final = footer.final_time_code
     if final > MAX_DURATION_TIME_CODE:
-        raise ReplayDamagedError(replay.path, at, "footer final time code",
-                                 f"{final} is beyond the longest match ({MAX_DURATION_TIME_CODE}, 6 hours)")
+        raise ReplayDamagedError(
+            replay.path,
+            at,
+            "footer final time code",
+            f"{final} is beyond the longest match ({MAX_DURATION_TIME_CODE}, 6 hours)",
+        )
     if final - last_tc > MAX_TIME_CODE_GAP:
-        raise ReplayDamagedError(replay.path, at, "footer final time code",
-                                 f"{final} jumps {final - last_tc} past the last chunk's {last_tc}")
+        raise ReplayDamagedError(
+            replay.path,
+            at,
+            "footer final time code",
+            f"{final} jumps {final - last_tc} past the last chunk's {last_tc}",
+        )
     if footer.seconds is not None and footer.seconds > MAX_DURATION_TIME_CODE // 15:
-        raise ReplayDamagedError(replay.path, at + 18, "footer duration",
-                                 f"{footer.seconds} s is beyond the longest match ({MAX_DURATION_TIME_CODE // 15} s)")
+        raise ReplayDamagedError(
+            replay.path,
+            at + 18,
+            "footer duration",
+            f"{footer.seconds} s is beyond the longest match ({MAX_DURATION_TIME_CODE // 15} s)",
+        )
     replay.footer = footer
 
 
@@ -578,9 +661,12 @@ class _CommandSplitter:
             raise self.fail(body, f"command chunk of {size} bytes is too short")
         (n,) = _U32.unpack_from(data, body + 1)
         if n * MIN_COMMAND_BYTES > size - 5:  # a forged count fails before any work
-            raise ReplayDamagedError(self.path, body + 1, "command count",
-                                     f"{n} cannot fit in a {size}-byte chunk (a command takes at least "
-                                     f"{MIN_COMMAND_BYTES} bytes)")
+            raise ReplayDamagedError(
+                self.path,
+                body + 1,
+                "command count",
+                f"{n} cannot fit in a {size}-byte chunk (a command takes at least {MIN_COMMAND_BYTES} bytes)",
+            )
         gsize = self.group_size
         decoders = self.decoders
         players = self.players
@@ -663,9 +749,7 @@ class _CommandSplitter:
             raise self.fail(p, f"string of {length} units runs past the chunk")
         return p
 
-    def _decode_slow(
-        self, data: bytes, p: int, end: int
-    ) -> tuple[bytes, tuple[object, ...], tuple[ArgKind, ...], int]:
+    def _decode_slow(self, data: bytes, p: int, end: int) -> tuple[bytes, tuple[object, ...], tuple[ArgKind, ...], int]:
         """Decode a command that has string arguments; returns groups, args, kinds and the 0xFF position."""
         args: list[object] = []
         kinds: list[ArgKind] = []

@@ -94,8 +94,15 @@ class _Script:
         self.add(tc, slot, 0x207, (_O, [builder]), (_I, [asset_hash(name), 0]))
 
     def place_structure(self, tc: int, slot: int, builder: int, name: str, *, at: tuple[float, float]) -> None:
-        self.add(tc, slot, 0x209, (_O, [builder]), (_I, [asset_hash(name), 1]), (_P, [_pos(*at)]),
-                 (_F, [_f32(2.356194496154785)]))
+        self.add(
+            tc,
+            slot,
+            0x209,
+            (_O, [builder]),
+            (_I, [asset_hash(name), 1]),
+            (_P, [_pos(*at)]),
+            (_F, [_f32(2.356194496154785)]),
+        )
 
     def queue_unit(self, tc: int, slot: int, factory: int, name: str, count: int = 1) -> None:
         for k in range(count):
@@ -146,8 +153,15 @@ def _camera_payload(slot: int, tc: int) -> bytes:
     """A 40-byte camera heartbeat: position and rotation quaternion (notes §2)."""
     x, y = (600.0, 3400.0) if slot == 0 else (3300.0, 700.0)
     rot = (0.0, 0.0, 0.2588, 0.9659)
-    return (b"\x01\x00" + struct.pack("<I", slot) + b"\x0f" + struct.pack("<I", tc) + b"\x03"
-            + struct.pack("<3f", x, y, 460.0) + struct.pack("<4f", *rot))
+    return (
+        b"\x01\x00"
+        + struct.pack("<I", slot)
+        + b"\x0f"
+        + struct.pack("<I", tc)
+        + b"\x03"
+        + struct.pack("<3f", x, y, 460.0)
+        + struct.pack("<4f", *rot)
+    )
 
 
 def sample_header() -> Header:
@@ -159,15 +173,35 @@ def sample_header() -> Header:
         "Hpost Commentator,0,0,TT,-1,3,-1,-1,0,1,-1,:X:X:X:;"
     ).encode()
     header = Header(
-        game=Game.RA3, magic=RA3_MAGIC, hnumber1=4, version=(1, 12, 3444, 25830), hnumber2=6, zero1=0,
-        title="ReplaySage demo", description="No Match Description", map_name="Infinity Isle",
+        game=Game.RA3,
+        magic=RA3_MAGIC,
+        hnumber1=4,
+        version=(1, 12, 3444, 25830),
+        hnumber2=6,
+        zero1=0,
+        title="ReplaySage demo",
+        description="No Match Description",
+        map_name="Infinity Isle",
         map_id="FakeMapID",
-        binary_players=[BinaryPlayer(0, "Alice", None), BinaryPlayer(0, "Boris", None),
-                        BinaryPlayer(0, "post Commentator", None)],
-        chunk_offset=0, repl_magic_offset=0, mod_block=b"RA3".ljust(22, b"\0"), timestamp=TIMESTAMP,
-        unknown1=bytes(31), settings_raw=settings, replay_saver=0, zero2=bytes(8), file_name="Last Replay",
-        local_time_fields=(2025, 1, 3, 1, 8, 0, 0, 0), vermagic="1.12.3444.25830", magic_hash=0xF904323F,
-        zero3=0, unknown2=(0, 2, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 30, 0, 0, 0),
+        binary_players=[
+            BinaryPlayer(0, "Alice", None),
+            BinaryPlayer(0, "Boris", None),
+            BinaryPlayer(0, "post Commentator", None),
+        ],
+        chunk_offset=0,
+        repl_magic_offset=0,
+        mod_block=b"RA3".ljust(22, b"\0"),
+        timestamp=TIMESTAMP,
+        unknown1=bytes(31),
+        settings_raw=settings,
+        replay_saver=0,
+        zero2=bytes(8),
+        file_name="Last Replay",
+        local_time_fields=(2025, 1, 3, 1, 8, 0, 0, 0),
+        vermagic="1.12.3444.25830",
+        magic_hash=0xF904323F,
+        zero3=0,
+        unknown2=(0, 2, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 30, 0, 0, 0),
     )
     header.settings = parse_settings(settings)
     header.slots = parse_slots(header.settings["S"], Game.RA3)
@@ -206,8 +240,17 @@ def _alice(s: _Script) -> None:
     s.create_group(2003, a, 2, 660, 661, 662)
     s.move(2010, a, 2100.0, 1900.0)
     s.protocol(2250, a, SCIENCE_SURVEILLANCE_SWEEP)
-    s.add(2400, a, 0x232, (_I, [POWER_SURVEILLANCE_SWEEP]), (_O, [0]), (_I, [0]),
-          (_P, [_pos(2600.0, 1300.0), _pos(2900.0, 1000.0)]), (_I, [1]), (_O, [0]))
+    s.add(
+        2400,
+        a,
+        0x232,
+        (_I, [POWER_SURVEILLANCE_SWEEP]),
+        (_O, [0]),
+        (_I, [0]),
+        (_P, [_pos(2600.0, 1300.0), _pos(2900.0, 1000.0)]),
+        (_I, [1]),
+        (_O, [0]),
+    )
     s.select_group(2500, a, 2)
     s.attack(2505, a, 705)
     s.select_group(2700, a, 1)

@@ -170,7 +170,10 @@ def encode_chunk(chunk: Chunk, encoder: CommandEncoder) -> bytes:
 def encode_footer(footer: Footer) -> bytes:
     """Terminator and footer as stored in the model."""
     return (
-        _U32.pack(TERMINATOR) + footer.magic + _U32.pack(footer.final_time_code) + footer.raw
+        _U32.pack(TERMINATOR)
+        + footer.magic
+        + _U32.pack(footer.final_time_code)
+        + footer.raw
         + _U32.pack(footer.footer_length)
     )
 
@@ -259,4 +262,3 @@ def repair_replay(path: str | Path, out: str | Path | None = None, *, force: boo
             tmp.unlink()
         raise KnownError(f"cannot write {dst}: {exc.strerror or exc}") from exc
     return dst, replay
-

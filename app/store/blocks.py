@@ -69,8 +69,9 @@ def _digest(text: str) -> str:
 
 def request_digest(messages: Sequence[Mapping[str, Any]]) -> str:
     """SHA-256 of a request's messages in a canonical JSON form (role and content, in order)."""
-    canonical = json.dumps([{"role": m["role"], "content": m["content"]} for m in messages], ensure_ascii=False,
-                           separators=(",", ":"))
+    canonical = json.dumps(
+        [{"role": m["role"], "content": m["content"]} for m in messages], ensure_ascii=False, separators=(",", ":")
+    )
     return _digest(canonical)
 
 
@@ -87,13 +88,15 @@ def store_messages(session: Session, messages: Sequence[Mapping[str, Any]]) -> l
         refs.append({"role": message["role"], "blocks": hashes})
     if wanted:
         have = set(session.scalars(select(PromptBlock.digest).where(PromptBlock.digest.in_(list(wanted)))))
-        session.add_all(PromptBlock(digest=d, data=zlib.compress(t.encode("utf-8"), 6))
-                        for d, t in wanted.items() if d not in have)
+        session.add_all(
+            PromptBlock(digest=d, data=zlib.compress(t.encode("utf-8"), 6)) for d, t in wanted.items() if d not in have
+        )
     return refs
 
 
-def load_messages(session: Session, refs: Sequence[Mapping[str, Any]], digest: str | None,
-                  *, request_id: int | None = None) -> list[dict[str, str]]:
+def load_messages(
+    session: Session, refs: Sequence[Mapping[str, Any]], digest: str | None, *, request_id: int | None = None
+) -> list[dict[str, str]]:
     """Rebuild the messages a request row refers to and check them against the request's hash."""
     needed = {h for ref in refs for h in ref.get("blocks", [])}
     texts = dict(_read_blocks(session, needed))
@@ -101,8 +104,7 @@ def load_messages(session: Session, refs: Sequence[Mapping[str, Any]], digest: s
     where = f"request {request_id}" if request_id is not None else "a request"
     if missing:
         raise PromptIntegrityError(f"the stored prompt of {where} is damaged: {len(missing)} block(s) are missing")
-    messages = [{"role": str(ref["role"]), "content": "".join(texts[h] for h in ref.get("blocks", []))}
-                for ref in refs]
+    messages = [{"role": str(ref["role"]), "content": "".join(texts[h] for h in ref.get("blocks", []))} for ref in refs]
     if digest and request_digest(messages) != digest:
         raise PromptIntegrityError(f"the stored prompt of {where} is damaged: its text does not match its hash")
     return messages
@@ -111,8 +113,9 @@ def load_messages(session: Session, refs: Sequence[Mapping[str, Any]], digest: s
 def _read_blocks(session: Session, digests: Iterable[str]) -> Iterable[tuple[str, str]]:
     wanted = list(digests)
     for start in range(0, len(wanted), 500):  # stay under SQLite's bound-parameter limit
-        rows = session.execute(select(PromptBlock.digest, PromptBlock.data)
-                               .where(PromptBlock.digest.in_(wanted[start:start + 500])))
+        rows = session.execute(
+            select(PromptBlock.digest, PromptBlock.data).where(PromptBlock.digest.in_(wanted[start : start + 500]))
+        )
         for digest, data in rows:
             text = zlib.decompress(data).decode("utf-8")
             if _digest(text) != digest:

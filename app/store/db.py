@@ -83,7 +83,8 @@ def _begin_immediate(conn: Any) -> None:
                     waited = (BUSY_RETRIES + 1) * BUSY_TIMEOUT_MS / 1000
                     raise DatabaseBusyError(
                         f"the database is busy: another process held its write lock for over {waited:.0f} s "
-                        "(is another ReplaySage writing to the same data folder?)") from exc
+                        "(is another ReplaySage writing to the same data folder?)"
+                    ) from exc
                 raise
             pause = min(0.05 * 2**attempt, 1.0)
             log.info("database busy, retrying BEGIN IMMEDIATE in %.2f s (%d/%d)", pause, attempt + 1, BUSY_RETRIES)
@@ -167,9 +168,11 @@ class Database:
         if isinstance(orig, sqlite3.OperationalError) and "readonly" in text:
             return DatabaseReadOnlyError(
                 f"database {self.path} cannot be written (read-only file or folder); make it writable or set "
-                "REPLAYSAGE_HOME to another folder (数据库为只读)")
+                "REPLAYSAGE_HOME to another folder (数据库为只读)"
+            )
         damage_class = isinstance(orig, sqlite3.DatabaseError) and not isinstance(
-            orig, sqlite3.OperationalError | sqlite3.IntegrityError)
+            orig, sqlite3.OperationalError | sqlite3.IntegrityError
+        )
         if damage_class and self.path is not None and _is_sqlite(self.engine):
             self._damage = check_database(self.path) or []
             if self._damage:

@@ -60,7 +60,8 @@ def corrupt_error(path: Path, problems: list[str]) -> DatabaseCorruptError:
     more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
     return DatabaseCorruptError(
         f"database {path} is damaged ({first}{more}); nothing was written to it. {RESTORE_HINT} "
-        f"(数据库已损坏，未写入任何内容；运行 `replaysage db restore` 恢复最近的完好备份)")
+        f"(数据库已损坏，未写入任何内容；运行 `replaysage db restore` 恢复最近的完好备份)"
+    )
 
 
 def ensure_writable(path: Path) -> None:
@@ -76,7 +77,8 @@ def ensure_writable(path: Path) -> None:
         if not (mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)) or not os.access(target, os.W_OK):
             raise DatabaseReadOnlyError(
                 f"database {what} {target} is read-only; make it writable or set REPLAYSAGE_HOME to another "
-                f"folder (数据库{'文件' if what == 'file' else '所在文件夹'}为只读)")
+                f"folder (数据库{'文件' if what == 'file' else '所在文件夹'}为只读)"
+            )
 
 
 def backup_dir(path: Path) -> Path:

@@ -34,11 +34,32 @@ from app.wisdom.timeliness import (
 )
 
 __all__ = [
-    "CognitiveAnalysis", "CognitiveErrorAnalyzer", "EntryFilter", "EntryNotFoundError", "ErrorWisdomManager",
-    "EvidenceContext", "ObjectivityEvaluator", "ObjectivityMetric", "ParamSpec", "PreCheckResult", "PreventionRule",
-    "RuleGenerationManager", "TimelinessManager", "Verification", "WisdomEntry", "WisdomFormatError", "WisdomGate",
-    "configure", "counterexample_decay", "default_manager", "pre_check", "query_prevention", "record_error",
-    "scene_change_decay", "similarity", "time_decay",
+    "CognitiveAnalysis",
+    "CognitiveErrorAnalyzer",
+    "EntryFilter",
+    "EntryNotFoundError",
+    "ErrorWisdomManager",
+    "EvidenceContext",
+    "ObjectivityEvaluator",
+    "ObjectivityMetric",
+    "ParamSpec",
+    "PreCheckResult",
+    "PreventionRule",
+    "RuleGenerationManager",
+    "TimelinessManager",
+    "Verification",
+    "WisdomEntry",
+    "WisdomFormatError",
+    "WisdomGate",
+    "configure",
+    "counterexample_decay",
+    "default_manager",
+    "pre_check",
+    "query_prevention",
+    "record_error",
+    "scene_change_decay",
+    "similarity",
+    "time_decay",
 ]
 
 _lock = threading.Lock()
@@ -65,16 +86,33 @@ def default_manager() -> ErrorWisdomManager:
 
 
 def record_error(  # noqa: PLR0917 - the spec's signature
-    error_type: str, error_subtype: str, error_code: str, error_description: str, root_cause: str, solution: str,
-    prevention_strategy: str, trace_id: str, metadata: dict[str, Any] | None = None,
+    error_type: str,
+    error_subtype: str,
+    error_code: str,
+    error_description: str,
+    root_cause: str,
+    solution: str,
+    prevention_strategy: str,
+    trace_id: str,
+    metadata: dict[str, Any] | None = None,
 ) -> str:
     """Record an error in the library; returns the entry id ``ew_YYYYMMDD_NNN`` (spec API)."""
-    return default_manager().record_error(error_type, error_subtype, error_code, error_description, root_cause,
-                                          solution, prevention_strategy, trace_id, metadata)
+    return default_manager().record_error(
+        error_type,
+        error_subtype,
+        error_code,
+        error_description,
+        root_cause,
+        solution,
+        prevention_strategy,
+        trace_id,
+        metadata,
+    )
 
 
-def query_prevention(context: Mapping[str, Any], tool_name: str | None = None,
-                     params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def query_prevention(
+    context: Mapping[str, Any], tool_name: str | None = None, params: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """Prevention knowledge relevant to a context, tool and parameters (spec API)."""
     return default_manager().query_prevention(context, tool_name, params)
 

@@ -11,8 +11,17 @@ import json
 from typing import Any
 
 _TYPES = ["tool", "cognitive"]
-_SUBTYPES = ["call_failure", "parameter", "result_processing", "tool_selection", "hallucination", "reasoning_jump",
-             "knowledge_gap", "bias", "other"]
+_SUBTYPES = [
+    "call_failure",
+    "parameter",
+    "result_processing",
+    "tool_selection",
+    "hallucination",
+    "reasoning_jump",
+    "knowledge_gap",
+    "bias",
+    "other",
+]
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
@@ -102,16 +111,26 @@ def _list(args: argparse.Namespace) -> int:
 
     m = _manager(args)
     try:
-        entries = m.list_entries(EntryFilter(type_code=args.type, subtype_code=args.subtype, severity=args.severity,
-                                             status=args.status, model=args.model), limit=args.limit)
+        entries = m.list_entries(
+            EntryFilter(
+                type_code=args.type,
+                subtype_code=args.subtype,
+                severity=args.severity,
+                status=args.status,
+                model=args.model,
+            ),
+            limit=args.limit,
+        )
         if args.json:
             _dump([e.to_spec() for e in entries])
             return 0
         if not entries:
             print("(no entries)" if m.lang.value == "en" else "（没有条目）")
         for e in entries:
-            print(f"{e.id}  {e.status:<10} {e.confidence:.2f}  {e.severity:<8} {e.type_code}/{e.subtype_code:<17} "
-                  f"{e.error_code or '-':<22} {e.description[:60]}")
+            print(
+                f"{e.id}  {e.status:<10} {e.confidence:.2f}  {e.severity:<8} {e.type_code}/{e.subtype_code:<17} "
+                f"{e.error_code or '-':<22} {e.description[:60]}"
+            )
         return 0
     finally:
         m.db.close()
@@ -183,8 +202,10 @@ def _rules(args: argparse.Namespace) -> int:
             _dump([r.to_spec() for r in rules])
             return 0
         for r in rules:
-            print(f"{r.rule_id:<34} {r.status:<11} {r.confidence:.2f}  applied {r.applied:>4}  ok {r.successes:>4}  "
-                  f"fail {r.failures:>3}  {r.rule_name}")
+            print(
+                f"{r.rule_id:<34} {r.status:<11} {r.confidence:.2f}  applied {r.applied:>4}  ok {r.successes:>4}  "
+                f"fail {r.failures:>3}  {r.rule_name}"
+            )
         return 0
     finally:
         m.db.close()
@@ -197,8 +218,10 @@ def _generate(args: argparse.Namespace) -> int:
         if args.json:
             _dump(report)
         else:
-            print(f"entries {report['entries']}, clusters {report['clusters']}, new rules "
-                  f"{report['rules_generated']}, updated {report['rules_updated']}")
+            print(
+                f"entries {report['entries']}, clusters {report['clusters']}, new rules "
+                f"{report['rules_generated']}, updated {report['rules_updated']}"
+            )
             for r in report["rules"]:
                 print(f"  {r['rule_name']} ({r['rule_id']}): confidence {r['confidence']:.3f}, {r['status']}")
         return 0

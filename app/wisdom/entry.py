@@ -63,8 +63,14 @@ class Verification:
 
     def to_spec(self) -> dict[str, Any]:
         """The spec's keys (timestamp, trace_id, 场景, 效果, 预防触发, 用户反馈)."""
-        d: dict[str, Any] = {"timestamp": self.timestamp, "trace_id": self.trace_id, "场景": self.scene,
-                             "效果": self.effect, "预防触发": self.trigger, "用户反馈": self.feedback}
+        d: dict[str, Any] = {
+            "timestamp": self.timestamp,
+            "trace_id": self.trace_id,
+            "场景": self.scene,
+            "效果": self.effect,
+            "预防触发": self.trigger,
+            "用户反馈": self.feedback,
+        }
         d.update(self.extra)
         return d
 
@@ -73,10 +79,16 @@ class Verification:
         """Inverse of :meth:`to_spec`; ``效果`` 预防失败/反例 marks a counterexample."""
         known = {"timestamp", "trace_id", "场景", "效果", "预防触发", "用户反馈"}
         effect = str(d.get("效果", ""))
-        return cls(timestamp=str(d.get("timestamp", "")), trace_id=str(d.get("trace_id", "")),
-                   scene=str(d.get("场景", "")), effect=effect, trigger=str(d.get("预防触发", "")),
-                   feedback=str(d.get("用户反馈", "")), counterexample=effect in COUNTEREXAMPLE_EFFECTS,
-                   extra={k: v for k, v in d.items() if k not in known})
+        return cls(
+            timestamp=str(d.get("timestamp", "")),
+            trace_id=str(d.get("trace_id", "")),
+            scene=str(d.get("场景", "")),
+            effect=effect,
+            trigger=str(d.get("预防触发", "")),
+            feedback=str(d.get("用户反馈", "")),
+            counterexample=effect in COUNTEREXAMPLE_EFFECTS,
+            extra={k: v for k, v in d.items() if k not in known},
+        )
 
 
 COUNTEREXAMPLE_EFFECTS = ("预防失败", "反例", "failed", "counterexample")
@@ -165,8 +177,7 @@ class WisdomEntry:
         """Structured root causes, inferred from the text when the entry was imported without them."""
         if self.root_cause_categories:
             return list(self.root_cause_categories)
-        return tx.infer_root_causes(self.root_cause, self.cognitive_bias, self.environment_factor,
-                                    self.responsibility)
+        return tx.infer_root_causes(self.root_cause, self.cognitive_bias, self.environment_factor, self.responsibility)
 
     def effective_trigger_patterns(self) -> list[str]:
         """Trigger features: explicit patterns, else tool, code, scene words (for clustering imported entries)."""
@@ -186,9 +197,15 @@ class WisdomEntry:
 
     def _ext(self) -> dict[str, Any]:
         ext: dict[str, Any] = {}
-        for key, value in (("工具名", self.tool_name), ("模型", self.model), ("mod", self.mod),
-                           ("阶段", self.stage), ("去重键", self.dedupe_key),
-                           ("基础置信度", self.base_confidence), ("识别正确", self.recognized)):
+        for key, value in (
+            ("工具名", self.tool_name),
+            ("模型", self.model),
+            ("mod", self.mod),
+            ("阶段", self.stage),
+            ("去重键", self.dedupe_key),
+            ("基础置信度", self.base_confidence),
+            ("识别正确", self.recognized),
+        ):
             if value is not None:
                 ext[key] = value
         for key, lst in (("根因类别", self.root_cause_categories), ("触发模式", self.trigger_patterns)):
@@ -197,8 +214,11 @@ class WisdomEntry:
         if self.params:
             ext["参数"] = dict(self.params)
         derived = sum(1 for v in self.verifications if v.counterexample)
-        for key, n, default in (("出现次数", self.occurrences, 1), ("反例次数", self.counterexamples, derived),
-                                ("场景变化次数", self.scene_changes, 0)):
+        for key, n, default in (
+            ("出现次数", self.occurrences, 1),
+            ("反例次数", self.counterexamples, derived),
+            ("场景变化次数", self.scene_changes, 0),
+        ):
             if n != default:
                 ext[key] = n
         return ext
@@ -212,37 +232,79 @@ class WisdomEntry:
             out.update(copy.deepcopy(ex.get(name, {})))
             return out
 
-        doc: dict[str, Any] = {"id": self.id, "timestamp": self.timestamp, "trace_id": self.trace_id,
-                               "version": self.version}
-        doc["错误发现"] = sect("错误发现", [
-            ("错误类型", self.error_type, True), ("子类型", self.error_subtype, True),
-            ("错误码", self.error_code, False), ("错误描述", self.description, True),
-            ("严重程度", self.severity, True), ("触发场景", self.trigger_scene, False),
-            ("影响范围", self.impact_scope, False), ("检测方法", self.detection_method, False)])
-        doc["原因分析"] = sect("原因分析", [
-            ("根本原因", self.root_cause, True), ("认知偏差", self.cognitive_bias, False),
-            ("环境因素", self.environment_factor, False), ("责任归属", self.responsibility, False),
-            ("认知维度分析", copy.deepcopy(self.cognitive_dimensions), False),
-            ("情境维度分析", copy.deepcopy(self.situational_dimensions), False),
-            ("系统维度分析", copy.deepcopy(self.system_dimensions), False),
-            ("可预防性", self.preventability, True)])
-        doc["解决方案"] = sect("解决方案", [
-            ("即时纠错", self.immediate_fix, False), ("纠错成本", self.fix_cost, False),
-            ("有效性", self.effectiveness, False), ("用户体验补偿", self.ux_compensation, False)])
-        doc["预防知识"] = sect("预防知识", [
-            ("预防策略", self.prevention_strategy, True),
-            ("前置检查规则", copy.deepcopy(self.precheck_rule), False),
-            ("适用场景", list(self.applicable_scenes), True), ("不适用场景", list(self.non_applicable_scenes), True),
-            ("预防优先级", self.prevention_priority, False), ("预防成本", self.prevention_cost, False)])
+        doc: dict[str, Any] = {
+            "id": self.id,
+            "timestamp": self.timestamp,
+            "trace_id": self.trace_id,
+            "version": self.version,
+        }
+        doc["错误发现"] = sect(
+            "错误发现",
+            [
+                ("错误类型", self.error_type, True),
+                ("子类型", self.error_subtype, True),
+                ("错误码", self.error_code, False),
+                ("错误描述", self.description, True),
+                ("严重程度", self.severity, True),
+                ("触发场景", self.trigger_scene, False),
+                ("影响范围", self.impact_scope, False),
+                ("检测方法", self.detection_method, False),
+            ],
+        )
+        doc["原因分析"] = sect(
+            "原因分析",
+            [
+                ("根本原因", self.root_cause, True),
+                ("认知偏差", self.cognitive_bias, False),
+                ("环境因素", self.environment_factor, False),
+                ("责任归属", self.responsibility, False),
+                ("认知维度分析", copy.deepcopy(self.cognitive_dimensions), False),
+                ("情境维度分析", copy.deepcopy(self.situational_dimensions), False),
+                ("系统维度分析", copy.deepcopy(self.system_dimensions), False),
+                ("可预防性", self.preventability, True),
+            ],
+        )
+        doc["解决方案"] = sect(
+            "解决方案",
+            [
+                ("即时纠错", self.immediate_fix, False),
+                ("纠错成本", self.fix_cost, False),
+                ("有效性", self.effectiveness, False),
+                ("用户体验补偿", self.ux_compensation, False),
+            ],
+        )
+        doc["预防知识"] = sect(
+            "预防知识",
+            [
+                ("预防策略", self.prevention_strategy, True),
+                ("前置检查规则", copy.deepcopy(self.precheck_rule), False),
+                ("适用场景", list(self.applicable_scenes), True),
+                ("不适用场景", list(self.non_applicable_scenes), True),
+                ("预防优先级", self.prevention_priority, False),
+                ("预防成本", self.prevention_cost, False),
+            ],
+        )
         doc["验证历史"] = [v.to_spec() for v in self.verifications]
-        doc["关联错误"] = sect("关联错误", [
-            ("相似错误ID", list(self.similar_ids), True), ("共性模式", self.common_pattern, False),
-            ("抽象规则ID", self.abstract_rule_id, False)])
-        doc["元数据"] = sect("元数据", [
-            ("创建时间", self.created_at, True), ("最后更新", self.updated_at, True),
-            ("验证次数", self.verification_count, True), ("成功预防次数", self.success_count, True),
-            ("置信度", self.confidence, True), ("时效性标记", self.status, True),
-            ("认知性错误标记", self.cognitive_flag, False)])
+        doc["关联错误"] = sect(
+            "关联错误",
+            [
+                ("相似错误ID", list(self.similar_ids), True),
+                ("共性模式", self.common_pattern, False),
+                ("抽象规则ID", self.abstract_rule_id, False),
+            ],
+        )
+        doc["元数据"] = sect(
+            "元数据",
+            [
+                ("创建时间", self.created_at, True),
+                ("最后更新", self.updated_at, True),
+                ("验证次数", self.verification_count, True),
+                ("成功预防次数", self.success_count, True),
+                ("置信度", self.confidence, True),
+                ("时效性标记", self.status, True),
+                ("认知性错误标记", self.cognitive_flag, False),
+            ],
+        )
         ext = self._ext()
         if ext:
             doc["扩展"] = ext
@@ -302,58 +364,117 @@ class WisdomEntry:
             return {k: copy.deepcopy(v) for k, v in section.items() if k not in known}
 
         extras = {
-            "错误发现": extra(disc, {"错误类型", "子类型", "错误码", "错误描述", "严重程度", "触发场景", "影响范围",
-                                "检测方法"}),
-            "原因分析": extra(cause, {"根本原因", "认知偏差", "环境因素", "责任归属", "认知维度分析", "情境维度分析",
-                                "系统维度分析", "可预防性"}),
+            "错误发现": extra(
+                disc, {"错误类型", "子类型", "错误码", "错误描述", "严重程度", "触发场景", "影响范围", "检测方法"}
+            ),
+            "原因分析": extra(
+                cause,
+                {
+                    "根本原因",
+                    "认知偏差",
+                    "环境因素",
+                    "责任归属",
+                    "认知维度分析",
+                    "情境维度分析",
+                    "系统维度分析",
+                    "可预防性",
+                },
+            ),
             "解决方案": extra(sol, {"即时纠错", "纠错成本", "有效性", "用户体验补偿"}),
             "预防知识": extra(prev, {"预防策略", "前置检查规则", "适用场景", "不适用场景", "预防优先级", "预防成本"}),
             "关联错误": extra(rel, {"相似错误ID", "共性模式", "抽象规则ID"}),
-            "元数据": extra(meta, {"创建时间", "最后更新", "验证次数", "成功预防次数", "置信度", "时效性标记",
-                              "认知性错误标记"}),
-            "": extra(doc, {"id", "timestamp", "trace_id", "version", "错误发现", "原因分析", "解决方案", "预防知识",
-                            "验证历史", "关联错误", "元数据", "扩展"}),
+            "元数据": extra(
+                meta, {"创建时间", "最后更新", "验证次数", "成功预防次数", "置信度", "时效性标记", "认知性错误标记"}
+            ),
+            "": extra(
+                doc,
+                {
+                    "id",
+                    "timestamp",
+                    "trace_id",
+                    "version",
+                    "错误发现",
+                    "原因分析",
+                    "解决方案",
+                    "预防知识",
+                    "验证历史",
+                    "关联错误",
+                    "元数据",
+                    "扩展",
+                },
+            ),
         }
         extras = {k: v for k, v in extras.items() if v}
         return cls(
-            id=str(eid), timestamp=str(doc["timestamp"]), trace_id=str(doc["trace_id"]), version=str(doc["version"]),
-            error_type=etype, error_subtype=str(_req(disc, "子类型", where)),
-            description=str(_req(disc, "错误描述", where)), severity=severity,
-            error_code=_opt_str(disc, "错误码"), trigger_scene=_opt_str(disc, "触发场景"),
-            impact_scope=_opt_str(disc, "影响范围"), detection_method=_opt_str(disc, "检测方法"),
-            root_cause=str(_req(cause, "根本原因", where)), preventability=preventability,
-            cognitive_bias=_opt_str(cause, "认知偏差"), environment_factor=_opt_str(cause, "环境因素"),
+            id=str(eid),
+            timestamp=str(doc["timestamp"]),
+            trace_id=str(doc["trace_id"]),
+            version=str(doc["version"]),
+            error_type=etype,
+            error_subtype=str(_req(disc, "子类型", where)),
+            description=str(_req(disc, "错误描述", where)),
+            severity=severity,
+            error_code=_opt_str(disc, "错误码"),
+            trigger_scene=_opt_str(disc, "触发场景"),
+            impact_scope=_opt_str(disc, "影响范围"),
+            detection_method=_opt_str(disc, "检测方法"),
+            root_cause=str(_req(cause, "根本原因", where)),
+            preventability=preventability,
+            cognitive_bias=_opt_str(cause, "认知偏差"),
+            environment_factor=_opt_str(cause, "环境因素"),
             responsibility=_opt_str(cause, "责任归属"),
             cognitive_dimensions=copy.deepcopy(cause.get("认知维度分析")),
             situational_dimensions=copy.deepcopy(cause.get("情境维度分析")),
             system_dimensions=copy.deepcopy(cause.get("系统维度分析")),
-            immediate_fix=_opt_str(sol, "即时纠错"), fix_cost=_opt_str(sol, "纠错成本"),
-            effectiveness=_opt_str(sol, "有效性"), ux_compensation=_opt_str(sol, "用户体验补偿"),
+            immediate_fix=_opt_str(sol, "即时纠错"),
+            fix_cost=_opt_str(sol, "纠错成本"),
+            effectiveness=_opt_str(sol, "有效性"),
+            ux_compensation=_opt_str(sol, "用户体验补偿"),
             prevention_strategy=str(_req(prev, "预防策略", where)),
             precheck_rule=copy.deepcopy(prev.get("前置检查规则")),
-            applicable_scenes=list(prev.get("适用场景", [])), non_applicable_scenes=list(prev.get("不适用场景", [])),
-            prevention_priority=_opt_str(prev, "预防优先级"), prevention_cost=_opt_str(prev, "预防成本"),
+            applicable_scenes=list(prev.get("适用场景", [])),
+            non_applicable_scenes=list(prev.get("不适用场景", [])),
+            prevention_priority=_opt_str(prev, "预防优先级"),
+            prevention_cost=_opt_str(prev, "预防成本"),
             verifications=[Verification.from_spec(v) for v in hist],
-            similar_ids=list(rel.get("相似错误ID", [])), common_pattern=_opt_str(rel, "共性模式"),
+            similar_ids=list(rel.get("相似错误ID", [])),
+            common_pattern=_opt_str(rel, "共性模式"),
             abstract_rule_id=_opt_str(rel, "抽象规则ID"),
-            created_at=str(_req(meta, "创建时间", where)), updated_at=str(_req(meta, "最后更新", where)),
-            verification_count=int(meta.get("验证次数", 0)), success_count=int(meta.get("成功预防次数", 0)),
-            confidence=float(conf), status=status, cognitive_flag=meta.get("认知性错误标记"),
-            tool_name=ext.get("工具名"), model=ext.get("模型"), mod=ext.get("mod"), stage=ext.get("阶段"),
-            root_cause_categories=roots, trigger_patterns=list(ext.get("触发模式", [])),
-            params=dict(ext.get("参数", {})), dedupe_key=ext.get("去重键"), occurrences=int(ext.get("出现次数", 1)),
+            created_at=str(_req(meta, "创建时间", where)),
+            updated_at=str(_req(meta, "最后更新", where)),
+            verification_count=int(meta.get("验证次数", 0)),
+            success_count=int(meta.get("成功预防次数", 0)),
+            confidence=float(conf),
+            status=status,
+            cognitive_flag=meta.get("认知性错误标记"),
+            tool_name=ext.get("工具名"),
+            model=ext.get("模型"),
+            mod=ext.get("mod"),
+            stage=ext.get("阶段"),
+            root_cause_categories=roots,
+            trigger_patterns=list(ext.get("触发模式", [])),
+            params=dict(ext.get("参数", {})),
+            dedupe_key=ext.get("去重键"),
+            occurrences=int(ext.get("出现次数", 1)),
             base_confidence=ext.get("基础置信度"),
             # without our extension, the history's failed preventions are the counterexamples
-            counterexamples=int(ext.get("反例次数", sum(1 for v in hist if isinstance(v, dict) and str(
-                v.get("效果", "")) in COUNTEREXAMPLE_EFFECTS))),
-            scene_changes=int(ext.get("场景变化次数", 0)), recognized=ext.get("识别正确"), extras=extras,
+            counterexamples=int(
+                ext.get(
+                    "反例次数",
+                    sum(1 for v in hist if isinstance(v, dict) and str(v.get("效果", "")) in COUNTEREXAMPLE_EFFECTS),
+                )
+            ),
+            scene_changes=int(ext.get("场景变化次数", 0)),
+            recognized=ext.get("识别正确"),
+            extras=extras,
         )
 
 
 def _req(d: dict[str, Any], key: str, where: str) -> Any:
     if key not in d or d[key] is None:
-        raise WisdomFormatError(f"{where}: required field {key!r} is missing" if where else
-                                f"required field {key!r} is missing")
+        raise WisdomFormatError(
+            f"{where}: required field {key!r} is missing" if where else f"required field {key!r} is missing"
+        )
     return d[key]
 
 
@@ -415,19 +536,41 @@ class PreventionRule:
     def to_spec(self) -> dict[str, Any]:
         """The spec's rule JSON (Chinese keys), with our executable part under ``扩展``."""
         return {
-            "rule_id": self.rule_id, "rule_name": self.rule_name, "创建时间": self.created_at,
-            "来源错误ID": list(self.source_ids), "触发条件": copy.deepcopy(self.trigger),
-            "检查逻辑": copy.deepcopy(self.check), "预防动作": copy.deepcopy(self.action),
+            "rule_id": self.rule_id,
+            "rule_name": self.rule_name,
+            "创建时间": self.created_at,
+            "来源错误ID": list(self.source_ids),
+            "触发条件": copy.deepcopy(self.trigger),
+            "检查逻辑": copy.deepcopy(self.check),
+            "预防动作": copy.deepcopy(self.action),
             "适用范围": copy.deepcopy(self.scope),
-            "效果统计": {"应用次数": self.applied, "成功预防次数": self.successes, "失败次数": self.failures,
-                     "成功率": round(self.success_rate, 3)},
-            "时效性": {"状态": self.status, "置信度": round(self.confidence, 6), "最后验证": self.last_validated,
-                    "衰减系数": self.decay_factor},
-            "扩展": {"来源": self.origin, "模板": self.template, "工具": self.tool_name, "参数": self.param_name,
-                   "模型": self.model, "mod": self.mod, "阶段": self.stage, "签名": self.signature,
-                   "模板参数": copy.deepcopy(self.params), "反例次数": self.counterexamples,
-                   "基础置信度": self.base_confidence, "优先级": self.priority,
-                   "提示": {"zh": self.message_zh, "en": self.message_en}},
+            "效果统计": {
+                "应用次数": self.applied,
+                "成功预防次数": self.successes,
+                "失败次数": self.failures,
+                "成功率": round(self.success_rate, 3),
+            },
+            "时效性": {
+                "状态": self.status,
+                "置信度": round(self.confidence, 6),
+                "最后验证": self.last_validated,
+                "衰减系数": self.decay_factor,
+            },
+            "扩展": {
+                "来源": self.origin,
+                "模板": self.template,
+                "工具": self.tool_name,
+                "参数": self.param_name,
+                "模型": self.model,
+                "mod": self.mod,
+                "阶段": self.stage,
+                "签名": self.signature,
+                "模板参数": copy.deepcopy(self.params),
+                "反例次数": self.counterexamples,
+                "基础置信度": self.base_confidence,
+                "优先级": self.priority,
+                "提示": {"zh": self.message_zh, "en": self.message_en},
+            },
         }
 
     @classmethod
@@ -447,18 +590,34 @@ class PreventionRule:
             raise WisdomFormatError(f"{where}: 时效性.状态 {status!r} is not one of {', '.join(tx.RULE_STATUSES)}")
         hint = ext.get("提示", {}) or {}
         return cls(
-            rule_id=rid, rule_name=str(_req(d, "rule_name", where)),
-            created_at=str(d.get("创建时间", iso(now_utc()))), source_ids=list(d.get("来源错误ID", [])),
-            trigger=dict(d.get("触发条件", {})), check=dict(d.get("检查逻辑", {})), action=dict(d.get("预防动作", {})),
-            scope=dict(d.get("适用范围", {})), applied=int(stats.get("应用次数", 0)),
-            successes=int(stats.get("成功预防次数", 0)), failures=int(stats.get("失败次数", 0)), status=status,
-            confidence=float(tm.get("置信度", 0.8)), last_validated=tm.get("最后验证"),
-            decay_factor=float(tm.get("衰减系数", 1.0)), origin=str(ext.get("来源", "imported")),
-            template=str(ext.get("模板", "advice")), tool_name=str(ext.get("工具", "*")),
-            param_name=str(ext.get("参数", "*")), model=ext.get("模型"), mod=ext.get("mod"), stage=ext.get("阶段"),
-            signature=str(ext.get("签名", f"imported:{rid}")), params=dict(ext.get("模板参数", {})),
-            counterexamples=int(ext.get("反例次数", 0)), base_confidence=ext.get("基础置信度"),
-            priority=str(ext.get("优先级", "medium")), message_zh=str(hint.get("zh", "")),
+            rule_id=rid,
+            rule_name=str(_req(d, "rule_name", where)),
+            created_at=str(d.get("创建时间", iso(now_utc()))),
+            source_ids=list(d.get("来源错误ID", [])),
+            trigger=dict(d.get("触发条件", {})),
+            check=dict(d.get("检查逻辑", {})),
+            action=dict(d.get("预防动作", {})),
+            scope=dict(d.get("适用范围", {})),
+            applied=int(stats.get("应用次数", 0)),
+            successes=int(stats.get("成功预防次数", 0)),
+            failures=int(stats.get("失败次数", 0)),
+            status=status,
+            confidence=float(tm.get("置信度", 0.8)),
+            last_validated=tm.get("最后验证"),
+            decay_factor=float(tm.get("衰减系数", 1.0)),
+            origin=str(ext.get("来源", "imported")),
+            template=str(ext.get("模板", "advice")),
+            tool_name=str(ext.get("工具", "*")),
+            param_name=str(ext.get("参数", "*")),
+            model=ext.get("模型"),
+            mod=ext.get("mod"),
+            stage=ext.get("阶段"),
+            signature=str(ext.get("签名", f"imported:{rid}")),
+            params=dict(ext.get("模板参数", {})),
+            counterexamples=int(ext.get("反例次数", 0)),
+            base_confidence=ext.get("基础置信度"),
+            priority=str(ext.get("优先级", "medium")),
+            message_zh=str(hint.get("zh", "")),
             message_en=str(hint.get("en", "")),
         )
 

@@ -34,12 +34,38 @@ EXPORT_VERSION = 1
 DEFAULT_CONFIDENCE = 0.85
 
 # metadata keys of record_error that map straight onto entry attributes
-_META_FIELDS = ("severity", "trigger_scene", "impact_scope", "detection_method", "preventability", "cognitive_bias",
-                "environment_factor", "responsibility", "cognitive_dimensions", "situational_dimensions",
-                "system_dimensions", "fix_cost", "effectiveness", "ux_compensation", "precheck_rule",
-                "applicable_scenes", "non_applicable_scenes", "prevention_priority", "prevention_cost", "tool_name",
-                "model", "mod", "stage", "trigger_patterns", "params", "dedupe_key", "recognized", "cognitive_flag",
-                "version", "common_pattern")
+_META_FIELDS = (
+    "severity",
+    "trigger_scene",
+    "impact_scope",
+    "detection_method",
+    "preventability",
+    "cognitive_bias",
+    "environment_factor",
+    "responsibility",
+    "cognitive_dimensions",
+    "situational_dimensions",
+    "system_dimensions",
+    "fix_cost",
+    "effectiveness",
+    "ux_compensation",
+    "precheck_rule",
+    "applicable_scenes",
+    "non_applicable_scenes",
+    "prevention_priority",
+    "prevention_cost",
+    "tool_name",
+    "model",
+    "mod",
+    "stage",
+    "trigger_patterns",
+    "params",
+    "dedupe_key",
+    "recognized",
+    "cognitive_flag",
+    "version",
+    "common_pattern",
+)
 
 
 AUDIT_INTERVAL_S = 86400.0
@@ -115,8 +141,16 @@ class ErrorWisdomManager:
 
     # ---- recording -------------------------------------------------------------------------------------------
     def record_error(  # noqa: PLR0917 - the spec's signature
-        self, error_type: str, error_subtype: str, error_code: str, error_description: str, root_cause: str,
-        solution: str, prevention_strategy: str, trace_id: str, metadata: Mapping[str, Any] | None = None,
+        self,
+        error_type: str,
+        error_subtype: str,
+        error_code: str,
+        error_description: str,
+        root_cause: str,
+        solution: str,
+        prevention_strategy: str,
+        trace_id: str,
+        metadata: Mapping[str, Any] | None = None,
     ) -> str:
         """Record an error (the spec's signature); returns the entry id (an existing one when deduplicated).
 
@@ -150,12 +184,27 @@ class ErrorWisdomManager:
         if not 0.0 <= conf <= 1.0:
             raise WisdomFormatError(f"confidence {conf} must be in 0.0–1.0")
         stamp = iso(now_utc())
-        e = WisdomEntry(id="", timestamp=stamp, trace_id=trace_id, version="2.0" if tx.type_code(error_type) ==
-                        tx.COGNITIVE else "1.0", error_type=error_type, error_subtype=error_subtype,
-                        description=error_description, severity=severity, error_code=error_code or None,
-                        root_cause=root_cause, preventability=prev, immediate_fix=solution or None,
-                        prevention_strategy=prevention_strategy, created_at=stamp, updated_at=stamp,
-                        confidence=conf, base_confidence=conf, status=state_of(conf), root_cause_categories=roots)
+        e = WisdomEntry(
+            id="",
+            timestamp=stamp,
+            trace_id=trace_id,
+            version="2.0" if tx.type_code(error_type) == tx.COGNITIVE else "1.0",
+            error_type=error_type,
+            error_subtype=error_subtype,
+            description=error_description,
+            severity=severity,
+            error_code=error_code or None,
+            root_cause=root_cause,
+            preventability=prev,
+            immediate_fix=solution or None,
+            prevention_strategy=prevention_strategy,
+            created_at=stamp,
+            updated_at=stamp,
+            confidence=conf,
+            base_confidence=conf,
+            status=state_of(conf),
+            root_cause_categories=roots,
+        )
         for k in _META_FIELDS:
             if k in md and k not in ("severity", "preventability"):
                 setattr(e, k, md[k])
@@ -189,11 +238,27 @@ class ErrorWisdomManager:
         self.engine.query_index.add(e)
         return existing_id
 
-    def add_verification(self, entry_id: str, scene: str, effect: str, trigger: str, *,
-                         feedback: str = "neutral", trace_id: str = "", success: bool = True) -> WisdomEntry:
+    def add_verification(
+        self,
+        entry_id: str,
+        scene: str,
+        effect: str,
+        trigger: str,
+        *,
+        feedback: str = "neutral",
+        trace_id: str = "",
+        success: bool = True,
+    ) -> WisdomEntry:
         """Append a 验证历史 line (a successful prevention raises 成功预防次数)."""
-        v = Verification(timestamp=iso(now_utc()), trace_id=trace_id, scene=scene, effect=effect, trigger=trigger,
-                         feedback=feedback, counterexample=False)
+        v = Verification(
+            timestamp=iso(now_utc()),
+            trace_id=trace_id,
+            scene=scene,
+            effect=effect,
+            trigger=trigger,
+            feedback=feedback,
+            counterexample=False,
+        )
         return self.store.add_verification(entry_id, v, success)
 
     # ---- prevention ------------------------------------------------------------------------------------------
@@ -205,8 +270,13 @@ class ErrorWisdomManager:
         """The spec's ``pre_check``: ``{"pass", "warnings", "auto_fixes", "suggestions"}``."""
         return self.engine.pre_check(tool_name, params).to_dict()
 
-    def query_prevention(self, context: Mapping[str, Any], tool_name: str | None = None,
-                         params: Mapping[str, Any] | None = None, limit: int = 10) -> list[dict[str, Any]]:
+    def query_prevention(
+        self,
+        context: Mapping[str, Any],
+        tool_name: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        limit: int = 10,
+    ) -> list[dict[str, Any]]:
         """Prevention knowledge relevant to a context (model, mod, stage, error_code…), a tool and parameters.
 
         Returns the best entries (by matched features, then confidence) and the learned rules in scope, each as a
@@ -216,20 +286,41 @@ class ErrorWisdomManager:
         mod = context.get("mod")
         keys = query_keys(context, tool_name, params)
         out: list[dict[str, Any]] = []
-        for ie, score in self.engine.query_index.query(keys, model if isinstance(model, str) else None,
-                                                       mod if isinstance(mod, str) else None, limit):
-            out.append({"来源": "entry", "id": ie.id, "错误类型": tx.TYPE_LABELS.get(ie.type_code, ie.type_code),
-                        "子类型": tx.subtype_label(ie.subtype_code), "错误码": ie.error_code, "预防策略": ie.strategy,
-                        "前置检查规则": ie.precheck_rule, "预防优先级": ie.priority, "置信度": ie.confidence,
-                        "时效性标记": ie.status, "可自动执行": ie.status == "active", "匹配度": score})
+        for ie, score in self.engine.query_index.query(
+            keys, model if isinstance(model, str) else None, mod if isinstance(mod, str) else None, limit
+        ):
+            out.append(
+                {
+                    "来源": "entry",
+                    "id": ie.id,
+                    "错误类型": tx.TYPE_LABELS.get(ie.type_code, ie.type_code),
+                    "子类型": tx.subtype_label(ie.subtype_code),
+                    "错误码": ie.error_code,
+                    "预防策略": ie.strategy,
+                    "前置检查规则": ie.precheck_rule,
+                    "预防优先级": ie.priority,
+                    "置信度": ie.confidence,
+                    "时效性标记": ie.status,
+                    "可自动执行": ie.status == "active",
+                    "匹配度": score,
+                }
+            )
         for r in self.engine.rules():
             if tool_name and r.tool_name not in ("*", tool_name) and r.template != "pitfall":
                 continue
             if (r.model and model and r.model != model) or (r.mod and mod and r.mod != mod):
                 continue
-            out.append({"来源": "rule", "id": r.rule_id, "rule_name": r.rule_name,
-                        "预防策略": r.message_zh if self.lang is Lang.ZH else r.message_en, "置信度": r.confidence,
-                        "时效性标记": r.status, "可自动执行": r.status == "active"})
+            out.append(
+                {
+                    "来源": "rule",
+                    "id": r.rule_id,
+                    "rule_name": r.rule_name,
+                    "预防策略": r.message_zh if self.lang is Lang.ZH else r.message_en,
+                    "置信度": r.confidence,
+                    "时效性标记": r.status,
+                    "可自动执行": r.status == "active",
+                }
+            )
         return out
 
     def flush_stats(self) -> None:
@@ -272,15 +363,19 @@ class ErrorWisdomManager:
             "rules_by_status": {str(k): int(v) for k, v in rules.items()},
         }
 
-    def register_scene_change(self, change_type: str, description: str,
-                              affected: Sequence[str] | None = None) -> dict[str, Any]:
+    def register_scene_change(
+        self, change_type: str, description: str, affected: Sequence[str] | None = None
+    ) -> dict[str, Any]:
         """Register a scene change (×0.65 on affected entries and rules) and refresh the indexes."""
         out = self.timeliness.register_scene_change(change_type, description, affected)
         self.reload()
         return out
 
-    def generate_rules(self, entries: Sequence[WisdomEntry] | None = None, min_cluster_size: int = 3,
-                       ) -> dict[str, Any]:
+    def generate_rules(
+        self,
+        entries: Sequence[WisdomEntry] | None = None,
+        min_cluster_size: int = 3,
+    ) -> dict[str, Any]:
         """Run the rule-generation pipeline and load the resulting rules."""
         report = self.rule_generator.run_generation_pipeline(entries, min_cluster_size)
         self.reload_rules()
@@ -337,14 +432,19 @@ class ErrorWisdomManager:
             return a / b if b else None
 
         now = now_utc()
-        cur = self.store.occurrences_between("hallucination", iso(now - timedelta(days=30)), iso(now + timedelta(
-            seconds=1)))
-        base = self.store.occurrences_between("hallucination", iso(now - timedelta(days=60)),
-                                              iso(now - timedelta(days=30)))
+        cur = self.store.occurrences_between(
+            "hallucination", iso(now - timedelta(days=30)), iso(now + timedelta(seconds=1))
+        )
+        base = self.store.occurrences_between(
+            "hallucination", iso(now - timedelta(days=60)), iso(now - timedelta(days=30))
+        )
 
         return {
-            "entries": st["total"], "by_status": st["by_status"], "rules": len(rules),
-            "learned_rules": len(learned), "active_rules": sum(r.status == "active" for r in rules),
+            "entries": st["total"],
+            "by_status": st["by_status"],
+            "rules": len(rules),
+            "learned_rules": len(learned),
+            "active_rules": sum(r.status == "active" for r in rules),
             "prevention_success_rate": ratio(succ, applied),
             "pre_intercept_rate": ratio(succ, succ + st["preventable_errors"]),
             "rule_auto_generation_rate": ratio(len(generated), len(learned)),
@@ -352,19 +452,29 @@ class ErrorWisdomManager:
             "recognition_rate": ratio(st["recognized"], st["labelled"]),
             "cluster_accuracy": ratio(len(good), len(decided)),
             "hallucination_reduction_rate": ratio(base - cur, base),
-            "targets": {"prevention_success_rate": 0.75, "pre_intercept_rate": 0.70,
-                        "rule_auto_generation_rate": 0.60, "audit_coverage": 1.0, "recognition_rate": 0.80,
-                        "cluster_accuracy": 0.80, "hallucination_reduction_rate": 0.50},
+            "targets": {
+                "prevention_success_rate": 0.75,
+                "pre_intercept_rate": 0.70,
+                "rule_auto_generation_rate": 0.60,
+                "audit_coverage": 1.0,
+                "recognition_rate": 0.80,
+                "cluster_accuracy": 0.80,
+                "hallucination_reduction_rate": 0.50,
+            },
         }
 
     # ---- export / import -------------------------------------------------------------------------------------
     def export_data(self) -> dict[str, Any]:
         """The whole library as one JSON document (entries, rules, patterns; Chinese keys inside)."""
         self.flush_stats()
-        return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": iso(now_utc()),
-                "error_wisdom_entries": [e.to_spec() for e in self.store.all_entries_full()],
-                "prevention_rules": [r.to_spec() for r in self.store.list_rules() if r.origin != "builtin"],
-                "error_patterns": self.store.list_patterns()}
+        return {
+            "format": EXPORT_FORMAT,
+            "version": EXPORT_VERSION,
+            "exported_at": iso(now_utc()),
+            "error_wisdom_entries": [e.to_spec() for e in self.store.all_entries_full()],
+            "prevention_rules": [r.to_spec() for r in self.store.list_rules() if r.origin != "builtin"],
+            "error_patterns": self.store.list_patterns(),
+        }
 
     def export_json(self, path: Path | str) -> int:
         """Write :meth:`export_data` to ``path`` atomically; returns the number of entries."""
@@ -408,9 +518,14 @@ class ErrorWisdomManager:
                 self.store.upsert_rule(r)
         for p in raw_patterns:
             if isinstance(p, dict) and p.get("pattern_id"):
-                self.store.upsert_pattern(str(p["pattern_id"]), str(p.get("共性模式", "")), list(p.get("成员", [])),
-                                          dict(p.get("共性特征", {})), float(p.get("平均相似度", 0.0)),
-                                          p.get("rule_id"))
+                self.store.upsert_pattern(
+                    str(p["pattern_id"]),
+                    str(p.get("共性模式", "")),
+                    list(p.get("成员", [])),
+                    dict(p.get("共性特征", {})),
+                    float(p.get("平均相似度", 0.0)),
+                    p.get("rule_id"),
+                )
         self.reload()
         return {"imported": len(ids), "skipped": len(entries) - len(ids), "rules": len(rules)}
 

@@ -32,19 +32,82 @@ from app.wisdom.entry import WisdomEntry, iso, now_utc
 if TYPE_CHECKING:
     from app.wisdom.manager import ErrorWisdomManager
 
-DIMENSION_WEIGHTS = {"certainty_without_evidence": 0.30, "unsupported_specifics": 0.35,
-                     "speculative_as_fact": 0.20, "one_sided_attribution": 0.15}
+DIMENSION_WEIGHTS = {
+    "certainty_without_evidence": 0.30,
+    "unsupported_specifics": 0.35,
+    "speculative_as_fact": 0.20,
+    "one_sided_attribution": 0.15,
+}
 SEVERITY_THRESHOLDS = ((0.10, "none"), (0.20, "mild"), (0.35, "moderate"))
 LOW_EVIDENCE = 0.2
 
-CERTAINTY = ("显然", "毫无疑问", "肯定", "一定", "必然", "无疑", "毋庸置疑", "确定无疑", "clearly", "certainly",
-             "definitely", "obviously", "undoubtedly", "without doubt", "no doubt")
-HEDGES = ("可能", "也许", "大概", "或许", "推测", "似乎", "疑似", "估计", "不确定", "likely", "probably", "might",
-          "perhaps", "maybe", "possibly", "may ", "seems", "appears")
-INTENT = ("想要", "打算", "意图", "企图", "故意", "目的是", "蓄意", "intended to", "wanted to", "planned to",
-          "deliberately", "tried to bait", "meant to")
-ONE_SIDED = ("完全是因为", "全是因为", "都怪", "唯一原因", "只因为", "完全由于", "全怪", "entirely because",
-             "solely because", "only because", "all because", "entirely due to", "the sole reason")
+CERTAINTY = (
+    "显然",
+    "毫无疑问",
+    "肯定",
+    "一定",
+    "必然",
+    "无疑",
+    "毋庸置疑",
+    "确定无疑",
+    "clearly",
+    "certainly",
+    "definitely",
+    "obviously",
+    "undoubtedly",
+    "without doubt",
+    "no doubt",
+)
+HEDGES = (
+    "可能",
+    "也许",
+    "大概",
+    "或许",
+    "推测",
+    "似乎",
+    "疑似",
+    "估计",
+    "不确定",
+    "likely",
+    "probably",
+    "might",
+    "perhaps",
+    "maybe",
+    "possibly",
+    "may ",
+    "seems",
+    "appears",
+)
+INTENT = (
+    "想要",
+    "打算",
+    "意图",
+    "企图",
+    "故意",
+    "目的是",
+    "蓄意",
+    "intended to",
+    "wanted to",
+    "planned to",
+    "deliberately",
+    "tried to bait",
+    "meant to",
+)
+ONE_SIDED = (
+    "完全是因为",
+    "全是因为",
+    "都怪",
+    "唯一原因",
+    "只因为",
+    "完全由于",
+    "全怪",
+    "entirely because",
+    "solely because",
+    "only because",
+    "all because",
+    "entirely due to",
+    "the sole reason",
+)
 IGNORANCE = ("不知道", "不清楚", "无法确定", "没有信息", "don't know", "not sure", "unknown")
 
 _SENT_SPLIT = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
@@ -73,8 +136,9 @@ class EvidenceContext:
     # so the unsupported-specifics check only uses the parts that were given.
 
     @classmethod
-    def from_facts(cls, facts_text: str, unit_ids: Iterable[int] = (), terms: Iterable[str] = (),
-                   vocabulary: Iterable[str] = ()) -> EvidenceContext:
+    def from_facts(
+        cls, facts_text: str, unit_ids: Iterable[int] = (), terms: Iterable[str] = (), vocabulary: Iterable[str] = ()
+    ) -> EvidenceContext:
         """Build from the facts' text (numbers are extracted from it) and the known ids, terms and vocabulary."""
         nums = {_norm_num(n) for n in _NUMBER.findall(_TIME.sub(" ", facts_text))}
         ids = set(unit_ids) | {int(m) for m in _UNIT_ID.findall(facts_text)}
@@ -148,13 +212,21 @@ class ObjectivityEvaluator:
         cognitive_error_analyzer: the analyser (a default one when None).
     """
 
-    def __init__(self, error_wisdom_manager: ErrorWisdomManager | None = None,
-                 cognitive_error_analyzer: CognitiveErrorAnalyzer | None = None) -> None:
+    def __init__(
+        self,
+        error_wisdom_manager: ErrorWisdomManager | None = None,
+        cognitive_error_analyzer: CognitiveErrorAnalyzer | None = None,
+    ) -> None:
         self.manager = error_wisdom_manager
         self.analyzer = cognitive_error_analyzer or CognitiveErrorAnalyzer()
 
-    def evaluate(self, response: str, context_type: str = "window", evidence: EvidenceContext | None = None,
-                 record: Mapping[str, Any] | None = None) -> ObjectivityMetric:
+    def evaluate(
+        self,
+        response: str,
+        context_type: str = "window",
+        evidence: EvidenceContext | None = None,
+        record: Mapping[str, Any] | None = None,
+    ) -> ObjectivityMetric:
         """Score ``response``, and record it when it is bad enough.
 
         With a manager and ``record`` (trace_id, model, mod, stage, skip_claims), a moderate/severe result is
@@ -180,8 +252,12 @@ class ObjectivityEvaluator:
             nums = [_norm_num(x) for x in _NUMBER.findall(stripped)]
             bad_nums = tuple(x for x in nums if x not in ev.numbers) if ev.numbers else ()
             bad_terms = tuple(sorted(t for t in vocab_missing if t in s))
-            has_evidence = bool(_TIME.search(s)) or any(i in ev.unit_ids for i in ids) or any(
-                x in ev.numbers for x in nums) or _has(s, ("证据", "evidence", "记录显示", "the log shows"))
+            has_evidence = (
+                bool(_TIME.search(s))
+                or any(i in ev.unit_ids for i in ids)
+                or any(x in ev.numbers for x in nums)
+                or _has(s, ("证据", "evidence", "记录显示", "the log shows"))
+            )
             evidenced += has_evidence
             if bad_ids or bad_nums or bad_terms:
                 flags["unsupported_specifics"] += 1
@@ -199,10 +275,16 @@ class ObjectivityEvaluator:
         dims = {k: (v / n if n else 0.0) for k, v in flags.items()}
         subj = sum(DIMENSION_WEIGHTS[k] * dims[k] for k in dims)
         obj = evidenced / n if n else 1.0
-        return ObjectivityMetric(subjectivity_score=round(subj, 6), objectivity_score=round(obj, 6),
-                                 gap=round(subj - obj, 6), subjectivity_dimensions=dims,
-                                 severity=severity_of(subj, obj) if n else "none", sentences=n,
-                                 findings=findings, context_type=context_type)
+        return ObjectivityMetric(
+            subjectivity_score=round(subj, 6),
+            objectivity_score=round(obj, 6),
+            gap=round(subj - obj, 6),
+            subjectivity_dimensions=dims,
+            severity=severity_of(subj, obj) if n else "none",
+            sentences=n,
+            findings=findings,
+            context_type=context_type,
+        )
 
     def _record_cognitive_error(self, metric: ObjectivityMetric, response: str, record: dict[str, Any]) -> str | None:
         """Analyse and record one entry for the text (the spec's hook).
@@ -214,9 +296,16 @@ class ObjectivityEvaluator:
         kept = [f for f in metric.findings if f.claim_key() not in skip]
         if not kept or self.manager is None:
             return None
-        metric = ObjectivityMetric(metric.subjectivity_score, metric.objectivity_score, metric.gap,
-                                   metric.subjectivity_dimensions, metric.severity, metric.sentences, kept,
-                                   metric.context_type)
+        metric = ObjectivityMetric(
+            metric.subjectivity_score,
+            metric.objectivity_score,
+            metric.gap,
+            metric.subjectivity_dimensions,
+            metric.severity,
+            metric.sentences,
+            kept,
+            metric.context_type,
+        )
         analysis = self.analyzer.analyze(metric, response, record)
         entry = self.analyzer.to_error_wisdom_entry(analysis, record)
         return self.manager.record_entry(entry)
@@ -242,42 +331,60 @@ class CognitiveAnalysis:
 
 _CLASS_PROFILE: dict[str, tuple[dict[str, str], list[str], str, str]] = {
     # class: (cognitive dimension analysis, root-cause codes, root cause zh, prevention strategy zh)
-    "hallucination": ({"知识缺陷": "知道但不完整：事实中没有该数字/单位", "推理偏差": "过度推断",
-                       "注意力分配": "忽略了事实中没有此项的事实"},
-                      ["knowledge_defect/incomplete", "reasoning_bias/over_inference", "attention/ignored_key_info"],
-                      "模型写出了事实中不存在的数字、单位或 UnitId，未与事实核对",
-                      "提及任何数字、单位或 UnitId 前先在已给事实中核对，事实中没有的不写"),
-    "reasoning_jump": ({"知识缺陷": "无", "推理偏差": "遗漏前提、逻辑跳跃", "注意力分配": "过度关注次要信息"},
-                       ["reasoning_bias/missing_premise", "reasoning_bias/logic_jump"],
-                       "结论的确定性高于证据所能支撑的程度，缺少推理前提",
-                       "每个结论给出时间点与证据；仅有移动/选择类证据时降低置信度"),
-    "knowledge_gap": ({"知识缺陷": "完全不知道", "推理偏差": "无", "注意力分配": "无"},
-                      ["knowledge_defect/unknown", "system/learning_stage"],
-                      "知识库中缺少回答所需的信息",
-                      "知识不足时明确说明边界，不臆测"),
-    "bias": ({"知识缺陷": "无", "推理偏差": "过度推断", "注意力分配": "选择性注意"},
-             ["attention/overfocus_minor", "system/personality"],
-             "把结果归因于单一原因或单一玩家，忽略了其他因素",
-             "归因时同时考察双方的操作与多种原因"),
+    "hallucination": (
+        {
+            "知识缺陷": "知道但不完整：事实中没有该数字/单位",
+            "推理偏差": "过度推断",
+            "注意力分配": "忽略了事实中没有此项的事实",
+        },
+        ["knowledge_defect/incomplete", "reasoning_bias/over_inference", "attention/ignored_key_info"],
+        "模型写出了事实中不存在的数字、单位或 UnitId，未与事实核对",
+        "提及任何数字、单位或 UnitId 前先在已给事实中核对，事实中没有的不写",
+    ),
+    "reasoning_jump": (
+        {"知识缺陷": "无", "推理偏差": "遗漏前提、逻辑跳跃", "注意力分配": "过度关注次要信息"},
+        ["reasoning_bias/missing_premise", "reasoning_bias/logic_jump"],
+        "结论的确定性高于证据所能支撑的程度，缺少推理前提",
+        "每个结论给出时间点与证据；仅有移动/选择类证据时降低置信度",
+    ),
+    "knowledge_gap": (
+        {"知识缺陷": "完全不知道", "推理偏差": "无", "注意力分配": "无"},
+        ["knowledge_defect/unknown", "system/learning_stage"],
+        "知识库中缺少回答所需的信息",
+        "知识不足时明确说明边界，不臆测",
+    ),
+    "bias": (
+        {"知识缺陷": "无", "推理偏差": "过度推断", "注意力分配": "选择性注意"},
+        ["attention/overfocus_minor", "system/personality"],
+        "把结果归因于单一原因或单一玩家，忽略了其他因素",
+        "归因时同时考察双方的操作与多种原因",
+    ),
 }
 STRATEGY_EN = {
-    "提及任何数字、单位或 UnitId 前先在已给事实中核对，事实中没有的不写":
-        "check every number, unit and unit id against the given facts; leave out what the facts do not show",
-    "每个结论给出时间点与证据；仅有移动/选择类证据时降低置信度":
-        "give a game time and evidence for every conclusion; lower confidence when only move/select evidence exists",
+    "提及任何数字、单位或 UnitId 前先在已给事实中核对，事实中没有的不写": (
+        "check every number, unit and unit id against the given facts; leave out what the facts do not show"
+    ),
+    "每个结论给出时间点与证据；仅有移动/选择类证据时降低置信度": (
+        "give a game time and evidence for every conclusion; lower confidence when only move/select evidence exists"
+    ),
     "知识不足时明确说明边界，不臆测": "say where knowledge ends instead of guessing",
     "归因时同时考察双方的操作与多种原因": "weigh both players' actions and several causes before attributing",
 }
 """English variants of the strategies above (entries store the Chinese text; the prompt language picks)."""
-_CLASS_LABEL = {"hallucination": "幻觉倾向", "reasoning_jump": "推理跳跃", "knowledge_gap": "知识缺失",
-                "bias": "偏见影响"}
+_CLASS_LABEL = {
+    "hallucination": "幻觉倾向",
+    "reasoning_jump": "推理跳跃",
+    "knowledge_gap": "知识缺失",
+    "bias": "偏见影响",
+}
 
 
 class CognitiveErrorAnalyzer:
     """Classifies a subjective text into the four cognitive classes and analyses its root causes."""
 
-    def analyze(self, metric: ObjectivityMetric, response: str = "",
-                context: Mapping[str, Any] | None = None) -> CognitiveAnalysis:
+    def analyze(
+        self, metric: ObjectivityMetric, response: str = "", context: Mapping[str, Any] | None = None
+    ) -> CognitiveAnalysis:
         """Score the four classes from the metric's dimensions, pick the primary one, fill the dimensions."""
         ctx = dict(context or {})
         d = metric.subjectivity_dimensions
@@ -287,33 +394,50 @@ class CognitiveErrorAnalyzer:
         scores = {
             "hallucination": d.get("unsupported_specifics", 0.0),
             "reasoning_jump": d.get("certainty_without_evidence", 0.0) + 0.5 * d.get("speculative_as_fact", 0.0),
-            "knowledge_gap": ignorance + (0.5 * d.get("unsupported_specifics", 0.0) if unknown_terms and not any(
-                f.unit_ids or f.numbers for f in metric.findings) else 0.0),
+            "knowledge_gap": ignorance
+            + (
+                0.5 * d.get("unsupported_specifics", 0.0)
+                if unknown_terms and not any(f.unit_ids or f.numbers for f in metric.findings)
+                else 0.0
+            ),
             "bias": d.get("one_sided_attribution", 0.0) + 0.5 * d.get("speculative_as_fact", 0.0),
         }
         primary = max(scores, key=lambda k: (scores[k], -list(scores).index(k)))
         cog, codes, _rc, _ps = _CLASS_PROFILE[primary]
         n = metric.sentences
-        situational = {"任务复杂性": "高" if n > 20 else "中等" if n > 8 else "低",
-                       "信息完整性": "事实不完整" if ctx.get("facts_incomplete") else "事实完整",
-                       "时间压力": "预算紧张" if ctx.get("budget_pressure") else "无"}
+        situational = {
+            "任务复杂性": "高" if n > 20 else "中等" if n > 8 else "低",
+            "信息完整性": "事实不完整" if ctx.get("facts_incomplete") else "事实完整",
+            "时间压力": "预算紧张" if ctx.get("budget_pressure") else "无",
+        }
         prior = int(ctx.get("prior_entries", 0))
-        system = {"人格特质影响": "倾向确定性表述" if d.get("certainty_without_evidence", 0) > 0 else "无",
-                  "学习阶段": "早期" if prior < 10 else "成熟",
-                  "资源约束影响": "上下文预算受限" if ctx.get("budget_pressure") else "无"}
+        system = {
+            "人格特质影响": "倾向确定性表述" if d.get("certainty_without_evidence", 0) > 0 else "无",
+            "学习阶段": "早期" if prior < 10 else "成熟",
+            "资源约束影响": "上下文预算受限" if ctx.get("budget_pressure") else "无",
+        }
         extra_codes = []
         if ctx.get("facts_incomplete"):
             extra_codes.append("situational/information_incomplete")
         if ctx.get("budget_pressure"):
             extra_codes.append("system/resource_constraint")
         return CognitiveAnalysis(
-            class_scores=scores, primary=primary, cognitive=dict(cog), situational=situational, system=system,
-            root_cause_categories=tx.validate_root_causes(codes + extra_codes), metric=metric,
+            class_scores=scores,
+            primary=primary,
+            cognitive=dict(cog),
+            situational=situational,
+            system=system,
+            root_cause_categories=tx.validate_root_causes(codes + extra_codes),
+            metric=metric,
             evidence_sentences=[f.sentence for f in metric.findings][:5],
-            claim_keys=sorted({f.claim_key() for f in metric.findings}))
+            claim_keys=sorted({f.claim_key() for f in metric.findings}),
+        )
 
-    def to_error_wisdom_entry(self, analysis: CognitiveAnalysis, context: Mapping[str, Any] | None = None,
-                              ) -> WisdomEntry:
+    def to_error_wisdom_entry(
+        self,
+        analysis: CognitiveAnalysis,
+        context: Mapping[str, Any] | None = None,
+    ) -> WisdomEntry:
         """The analysis as an entry in the spec's cognitive-error format (id assigned when recorded)."""
         ctx = dict(context or {})
         _cog, _codes, root_zh, strategy = _CLASS_PROFILE[analysis.primary]
@@ -324,26 +448,56 @@ class CognitiveErrorAnalyzer:
         sample = "；".join(analysis.evidence_sentences[:3])
         dims = ", ".join(f"{k}={v:.2f}" for k, v in m.subjectivity_dimensions.items() if v)
         return WisdomEntry(
-            id="", timestamp=stamp, trace_id=trace, version="2.0", error_type="认知性错误",
-            error_subtype=_CLASS_LABEL[analysis.primary], error_code=f"SUBJECTIVITY_{analysis.primary.upper()}",
+            id="",
+            timestamp=stamp,
+            trace_id=trace,
+            version="2.0",
+            error_type="认知性错误",
+            error_subtype=_CLASS_LABEL[analysis.primary],
+            error_code=f"SUBJECTIVITY_{analysis.primary.upper()}",
             description=f"客观性评估：主观性 {m.subjectivity_score:.2f}，客观性 {m.objectivity_score:.2f}"
-                        f"（{dims}）；例：{sample}",
-            severity=m.severity, trigger_scene=f"{m.context_type} 文本" + (f"（{stage}）" if stage else ""),
-            impact_scope="分析结论可信度", detection_method="客观性评估器检测到高主观性分数",
-            root_cause=root_zh, preventability="high", cognitive_dimensions=analysis.cognitive,
-            situational_dimensions=analysis.situational, system_dimensions=analysis.system,
-            immediate_fix="修订该窗口文本，删除或降级无证据的断言", fix_cost="low", effectiveness="待验证",
-            ux_compensation="在报告中标注已修正的结论", prevention_strategy=strategy,
-            precheck_rule={"rule_id": f"cognitive_{analysis.primary}", "condition": "生成窗口分析前",
-                           "check": "窗口指令包含已知陷阱提示", "action": "注入预防提示", "auto_fixable": False,
-                           "fix_method": "inject_pitfall_hint"},
-            applicable_scenes=[f"{m.context_type} 分析"], non_applicable_scenes=[], prevention_priority="high",
-            prevention_cost="低（提示词中增加一行）", created_at=stamp, updated_at=stamp, confidence=0.85,
-            base_confidence=0.85, status="active", cognitive_flag=True, tool_name="analysis_text",
-            model=ctx.get("model"), mod=ctx.get("mod"), stage=stage,
+            f"（{dims}）；例：{sample}",
+            severity=m.severity,
+            trigger_scene=f"{m.context_type} 文本" + (f"（{stage}）" if stage else ""),
+            impact_scope="分析结论可信度",
+            detection_method="客观性评估器检测到高主观性分数",
+            root_cause=root_zh,
+            preventability="high",
+            cognitive_dimensions=analysis.cognitive,
+            situational_dimensions=analysis.situational,
+            system_dimensions=analysis.system,
+            immediate_fix="修订该窗口文本，删除或降级无证据的断言",
+            fix_cost="low",
+            effectiveness="待验证",
+            ux_compensation="在报告中标注已修正的结论",
+            prevention_strategy=strategy,
+            precheck_rule={
+                "rule_id": f"cognitive_{analysis.primary}",
+                "condition": "生成窗口分析前",
+                "check": "窗口指令包含已知陷阱提示",
+                "action": "注入预防提示",
+                "auto_fixable": False,
+                "fix_method": "inject_pitfall_hint",
+            },
+            applicable_scenes=[f"{m.context_type} 分析"],
+            non_applicable_scenes=[],
+            prevention_priority="high",
+            prevention_cost="低（提示词中增加一行）",
+            created_at=stamp,
+            updated_at=stamp,
+            confidence=0.85,
+            base_confidence=0.85,
+            status="active",
+            cognitive_flag=True,
+            tool_name="analysis_text",
+            model=ctx.get("model"),
+            mod=ctx.get("mod"),
+            stage=stage,
             root_cause_categories=analysis.root_cause_categories,
-            trigger_patterns=sorted({f"dimension:{f.dimension}" for f in m.findings}
-                                    | ({f"stage:{str(stage).split(':', 1)[0]}"} if stage else set())),
+            trigger_patterns=sorted(
+                {f"dimension:{f.dimension}" for f in m.findings}
+                | ({f"stage:{str(stage).split(':', 1)[0]}"} if stage else set())
+            ),
             params={"claims": analysis.claim_keys[:20]},
             dedupe_key=f"{trace}|{stage}|objectivity|{','.join(analysis.claim_keys[:20])}",
         )

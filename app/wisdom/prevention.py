@@ -68,16 +68,16 @@ def _max_output(p: Mapping[str, Any]) -> float | None:
 
 def _prompt_guard(p: Mapping[str, Any]) -> float | None:
     v = p.get("context_length")
-    return CONTEXT_GUARD_RATIO * float(v) if isinstance(v, int | float) and not isinstance(v, bool) and v > 0 \
-        else None
+    return CONTEXT_GUARD_RATIO * float(v) if isinstance(v, int | float) and not isinstance(v, bool) and v > 0 else None
 
 
 CHAT_COMPLETION_SCHEMA: dict[str, ParamSpec] = {
     "model": ParamSpec("str", required=True, enum_from="known_models"),
     "max_tokens": ParamSpec("int", required=True, minimum=1, maximum_from=_max_output),
     "temperature": ParamSpec("float", minimum=0.0, maximum=2.0),
-    "estimated_prompt_tokens": ParamSpec("int", minimum=0, maximum_from=_prompt_guard, clamp=False,
-                                         range_priority="critical"),
+    "estimated_prompt_tokens": ParamSpec(
+        "int", minimum=0, maximum_from=_prompt_guard, clamp=False, range_priority="critical"
+    ),
     "context_length": ParamSpec("int", minimum=1),
     "lookback_ranges": ParamSpec("list", pattern=LOOKBACK_RE),
 }
@@ -99,17 +99,34 @@ def builtin_rule_records() -> list[PreventionRule]:
     out = []
     stamp = iso(now_utc())
     for rid, (prio, kind, fixable, zh, en) in BUILTIN_RULES.items():
-        out.append(PreventionRule(
-            rule_id=rid, rule_name=zh, created_at=stamp, source_ids=[],
-            trigger={"工具类型": "any", "参数类型": kind, "场景": "工具调用前"},
-            check={"条件": "参数存在" if kind != "required" else "参数为必需", "验证": kind,
-                   "失败处理": "自动修正" if fixable else "拒绝并提示"},
-            action={"auto_fixable": fixable,
+        out.append(
+            PreventionRule(
+                rule_id=rid,
+                rule_name=zh,
+                created_at=stamp,
+                source_ids=[],
+                trigger={"工具类型": "any", "参数类型": kind, "场景": "工具调用前"},
+                check={
+                    "条件": "参数存在" if kind != "required" else "参数为必需",
+                    "验证": kind,
+                    "失败处理": "自动修正" if fixable else "拒绝并提示",
+                },
+                action={
+                    "auto_fixable": fixable,
                     "fix_method": {"enum": "convert_to_nearest_valid_value", "range": "clamp_to_bounds"}.get(kind),
-                    "fallback_action": "reject_with_suggestion"},
-            scope={"工具列表": ["*"], "参数模式": ["*"], "排除场景": []}, status="active", confidence=1.0,
-            origin="builtin", template=f"builtin_{kind}", signature=f"builtin:{kind}", priority=prio,
-            message_zh=zh, message_en=en))
+                    "fallback_action": "reject_with_suggestion",
+                },
+                scope={"工具列表": ["*"], "参数模式": ["*"], "排除场景": []},
+                status="active",
+                confidence=1.0,
+                origin="builtin",
+                template=f"builtin_{kind}",
+                signature=f"builtin:{kind}",
+                priority=prio,
+                message_zh=zh,
+                message_en=en,
+            )
+        )
     return out
 
 
@@ -139,9 +156,12 @@ class PreCheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The spec's return shape: pass, warnings, auto_fixes (param → new value), suggestions."""
-        return {"pass": self.passed, "warnings": list(self.warnings),
-                "auto_fixes": {k: v["to"] for k, v in self.auto_fixes.items()},
-                "suggestions": list(self.suggestions)}
+        return {
+            "pass": self.passed,
+            "warnings": list(self.warnings),
+            "auto_fixes": {k: v["to"] for k, v in self.auto_fixes.items()},
+            "suggestions": list(self.suggestions),
+        }
 
 
 def _type_ok(kind: str, v: Any) -> bool:
@@ -161,8 +181,11 @@ def nearest_valid(value: Any, allowed: Iterable[Any]) -> Any | None:
     options = list(allowed)
     if not options:
         return None
-    if isinstance(value, int | float) and not isinstance(value, bool) and all(
-            isinstance(o, int | float) for o in options):
+    if (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and all(isinstance(o, int | float) for o in options)
+    ):
         return min(options, key=lambda o: abs(float(o) - float(value)))
     text = str(value).lower()
     best, best_score = None, 0.0
@@ -264,7 +287,13 @@ class PreventionEngine:
         res.fired.append(rule_id)
 
     def _fix(  # noqa: PLR0917 - private helper
-        self, res: PreCheckResult, rule_id: str, name: str, old: Any, new: Any, reason: str,
+        self,
+        res: PreCheckResult,
+        rule_id: str,
+        name: str,
+        old: Any,
+        new: Any,
+        reason: str,
     ) -> None:
         res.params[name] = new
         res.auto_fixes[name] = {"from": old, "to": new, "rule_id": rule_id, "reason": reason}
@@ -277,40 +306,73 @@ class PreventionEngine:
         for name, spec in schema.items():
             if name not in p or p[name] is None:
                 if spec.required:
-                    self._fail(res, "builtin_required", "critical",
-                               self._say(f"缺少必需参数 {name}", f"required parameter {name} is missing"),
-                               self._say(f"请提供 {name}", f"provide {name}"))
+                    self._fail(
+                        res,
+                        "builtin_required",
+                        "critical",
+                        self._say(f"缺少必需参数 {name}", f"required parameter {name} is missing"),
+                        self._say(f"请提供 {name}", f"provide {name}"),
+                    )
                 continue
             v = p[name]
             if not _type_ok(spec.type, v):
-                self._fail(res, "builtin_type", "high",
-                           self._say(f"参数 {name} 类型应为 {spec.type}，实际为 {type(v).__name__}",
-                                     f"parameter {name} must be {spec.type}, got {type(v).__name__}"))
+                self._fail(
+                    res,
+                    "builtin_type",
+                    "high",
+                    self._say(
+                        f"参数 {name} 类型应为 {spec.type}，实际为 {type(v).__name__}",
+                        f"parameter {name} must be {spec.type}, got {type(v).__name__}",
+                    ),
+                )
                 continue
             allowed = spec.enum or (tuple(p.get(spec.enum_from) or ()) if spec.enum_from else ())
             if allowed and v not in allowed:
                 best = nearest_valid(v, allowed)
                 if best is not None:
-                    self._fix(res, "builtin_enum", name, v, best, self._say(
-                        f"参数 {name} 的值 {v!r} 不在允许范围内，已自动改为 {best!r}",
-                        f"{name}={v!r} is not an allowed value; auto-fixed to {best!r}"))
+                    self._fix(
+                        res,
+                        "builtin_enum",
+                        name,
+                        v,
+                        best,
+                        self._say(
+                            f"参数 {name} 的值 {v!r} 不在允许范围内，已自动改为 {best!r}",
+                            f"{name}={v!r} is not an allowed value; auto-fixed to {best!r}",
+                        ),
+                    )
                 else:
-                    self._fail(res, "builtin_enum", "high",
-                               self._say(f"参数 {name} 的值 {v!r} 不在允许范围内", f"{name}={v!r} is not allowed"),
-                               self._say(f"可用值：{', '.join(map(str, allowed))}",
-                                         f"allowed values: {', '.join(map(str, allowed))}"))
+                    self._fail(
+                        res,
+                        "builtin_enum",
+                        "high",
+                        self._say(f"参数 {name} 的值 {v!r} 不在允许范围内", f"{name}={v!r} is not allowed"),
+                        self._say(
+                            f"可用值：{', '.join(map(str, allowed))}", f"allowed values: {', '.join(map(str, allowed))}"
+                        ),
+                    )
                 continue
             if spec.type in ("int", "float"):
                 self._range(name, spec, v, res)
             if spec.pattern is not None:
                 items = list(v) if isinstance(v, list | tuple) else [v]
-                bad = [x for x in items if not (isinstance(x, str) and spec.pattern.match(x))
-                       or (name == "lookback_ranges" and _lookback_reversed(x))]
+                bad = [
+                    x
+                    for x in items
+                    if not (isinstance(x, str) and spec.pattern.match(x))
+                    or (name == "lookback_ranges" and _lookback_reversed(x))
+                ]
                 if bad:
-                    self._fail(res, "builtin_format", "low",
-                               self._say(f"参数 {name} 格式不符：{bad}", f"parameter {name} is malformed: {bad}"),
-                               self._say("回查区间格式为 mm:ss~mm:ss，且起点早于终点",
-                                         "lookback ranges are mm:ss~mm:ss with start before end"))
+                    self._fail(
+                        res,
+                        "builtin_format",
+                        "low",
+                        self._say(f"参数 {name} 格式不符：{bad}", f"parameter {name} is malformed: {bad}"),
+                        self._say(
+                            "回查区间格式为 mm:ss~mm:ss，且起点早于终点",
+                            "lookback ranges are mm:ss~mm:ss with start before end",
+                        ),
+                    )
 
     def _range(self, name: str, spec: ParamSpec, v: float, res: PreCheckResult) -> None:
         hi = spec.maximum
@@ -327,19 +389,37 @@ class PreventionEngine:
             return
         if spec.clamp:
             new: float = int(target) if spec.type == "int" else float(target)
-            self._fix(res, "builtin_range", name, v, new, self._say(
-                f"参数 {name}={v} 超出范围 [{lo}, {hi}]，已自动约束为 {new}",
-                f"{name}={v} is outside [{lo}, {hi}]; auto-clamped to {new}"))
+            self._fix(
+                res,
+                "builtin_range",
+                name,
+                v,
+                new,
+                self._say(
+                    f"参数 {name}={v} 超出范围 [{lo}, {hi}]，已自动约束为 {new}",
+                    f"{name}={v} is outside [{lo}, {hi}]; auto-clamped to {new}",
+                ),
+            )
             return
         if name == "estimated_prompt_tokens":
-            self._fail(res, "builtin_range", spec.range_priority, self._say(
-                f"估算提示 {int(v)} token 超过上下文长度的 90%（{int(hi or 0)}），拒绝发起请求",
-                f"estimated prompt {int(v)} tokens exceeds 90% of the context length ({int(hi or 0)}); "
-                "request refused"), self._say("收缩切片或减少已发现事实后重试",
-                                              "shrink the slice or the found facts and retry"))
+            self._fail(
+                res,
+                "builtin_range",
+                spec.range_priority,
+                self._say(
+                    f"估算提示 {int(v)} token 超过上下文长度的 90%（{int(hi or 0)}），拒绝发起请求",
+                    f"estimated prompt {int(v)} tokens exceeds 90% of the context length ({int(hi or 0)}); "
+                    "request refused",
+                ),
+                self._say("收缩切片或减少已发现事实后重试", "shrink the slice or the found facts and retry"),
+            )
             return
-        self._fail(res, "builtin_range", spec.range_priority, self._say(
-            f"参数 {name}={v} 超出范围 [{lo}, {hi}]", f"{name}={v} is outside [{lo}, {hi}]"))
+        self._fail(
+            res,
+            "builtin_range",
+            spec.range_priority,
+            self._say(f"参数 {name}={v} 超出范围 [{lo}, {hi}]", f"{name}={v} is outside [{lo}, {hi}]"),
+        )
 
     def _learned(self, tool_name: str, res: PreCheckResult) -> None:
         model = res.params.get("model")
@@ -372,19 +452,26 @@ class PreventionEngine:
             min_out = int(r.params.get("min_output", 1024))
             name = "max_tokens"
             fixed = room if room >= min_out and mt_i > room else None
-            finding = (f"{cite} 该模型实测上下文上限约 {limit} token：提示 {prompt} + 输出 {mt_i} 将溢出",
-                       f"{cite} this model overflowed at about {limit} tokens: prompt {prompt} + output {mt_i} "
-                       "would overflow", fixed)
+            finding = (
+                f"{cite} 该模型实测上下文上限约 {limit} token：提示 {prompt} + 输出 {mt_i} 将溢出",
+                f"{cite} this model overflowed at about {limit} tokens: prompt {prompt} + output {mt_i} would overflow",
+                fixed,
+            )
         elif r.template == "param_guard":
             v = p.get(name)
             bad = r.params.get("bad_values", [])
             if v is None or v not in bad:
                 return
-            finding = (f"{cite} 参数 {name}={v!r} 曾多次导致错误", f"{cite} {name}={v!r} caused repeated errors",
-                       r.params.get("replacement"))
+            finding = (
+                f"{cite} 参数 {name}={v!r} 曾多次导致错误",
+                f"{cite} {name}={v!r} caused repeated errors",
+                r.params.get("replacement"),
+            )
         elif r.template == "rate_limit":
-            msg = (f"{cite} 该模型曾连续触发 429 限流，请求间隔至少 {r.params.get('min_interval_s', 2)} 秒",
-                   f"{cite} this model hit repeated 429s; space requests by ≥ {r.params.get('min_interval_s', 2)} s")
+            msg = (
+                f"{cite} 该模型曾连续触发 429 限流，请求间隔至少 {r.params.get('min_interval_s', 2)} 秒",
+                f"{cite} this model hit repeated 429s; space requests by ≥ {r.params.get('min_interval_s', 2)} s",
+            )
             if r.status == "active":
                 res.warnings.append(self._say(*msg))
                 res.fired.append(r.rule_id)
@@ -404,12 +491,22 @@ class PreventionEngine:
             return
         if fixed is not None and r.action.get("auto_fixable", True):
             old = p.get(name)
-            self._fix(res, r.rule_id, name, old, fixed, self._say(zh + f"，已将 {name} 调整为 {fixed}",
-                                                                  en + f"; {name} auto-fixed to {fixed}"))
+            self._fix(
+                res,
+                r.rule_id,
+                name,
+                old,
+                fixed,
+                self._say(zh + f"，已将 {name} 调整为 {fixed}", en + f"; {name} auto-fixed to {fixed}"),
+            )
         else:
-            self._fail(res, r.rule_id, "critical" if r.template == "token_limit" else r.priority,
-                       self._say(zh + "，拒绝发起请求", en + "; request refused"),
-                       self._say("收缩切片/提示后重试", "shrink the slice/prompt and retry"))
+            self._fail(
+                res,
+                r.rule_id,
+                "critical" if r.template == "token_limit" else r.priority,
+                self._say(zh + "，拒绝发起请求", en + "; request refused"),
+                self._say("收缩切片/提示后重试", "shrink the slice/prompt and retry"),
+            )
 
 
 def _lookback_reversed(text: Any) -> bool:
@@ -422,6 +519,7 @@ def _lookback_reversed(text: Any) -> bool:
 
 
 # ---- query index -------------------------------------------------------------------------------------------------
+
 
 @dataclass(slots=True)
 class IndexedEntry:
@@ -470,8 +568,13 @@ def query_keys(context: Mapping[str, Any], tool_name: str | None, params: Mappin
     keys: set[str] = set()
     if tool_name:
         keys.add(f"tool:{tool_name}")
-    for ck, prefix in (("model", "model"), ("mod", "mod"), ("error_code", "code"), ("error_type", "type"),
-                       ("error_subtype", "subtype")):
+    for ck, prefix in (
+        ("model", "model"),
+        ("mod", "mod"),
+        ("error_code", "code"),
+        ("error_type", "type"),
+        ("error_subtype", "subtype"),
+    ):
         v = context.get(ck)
         if v:
             keys.add(f"{prefix}:{v}")
@@ -502,10 +605,20 @@ class PreventionIndex:
         if e.status == "archived":
             return
         self.entries[e.id] = IndexedEntry(
-            id=e.id, type_code=e.type_code, subtype_code=e.subtype_code, error_code=e.error_code,
-            strategy=e.prevention_strategy, precheck_rule=e.precheck_rule, priority=e.prevention_priority,
-            confidence=e.confidence, status=e.status, model=e.model, mod=e.mod, stage=stage_kind(e.stage),
-            description=e.description)
+            id=e.id,
+            type_code=e.type_code,
+            subtype_code=e.subtype_code,
+            error_code=e.error_code,
+            strategy=e.prevention_strategy,
+            precheck_rule=e.precheck_rule,
+            priority=e.prevention_priority,
+            confidence=e.confidence,
+            status=e.status,
+            model=e.model,
+            mod=e.mod,
+            stage=stage_kind(e.stage),
+            description=e.description,
+        )
         keys = entry_keys(e)
         self._keys[e.id] = keys
         for k in keys:
@@ -520,8 +633,9 @@ class PreventionIndex:
             if post is not None:
                 post.discard(entry_id)
 
-    def query(self, keys: set[str], model: str | None = None, mod: str | None = None, limit: int = 10,
-              min_score: int = 1) -> list[tuple[IndexedEntry, int]]:
+    def query(
+        self, keys: set[str], model: str | None = None, mod: str | None = None, limit: int = 10, min_score: int = 1
+    ) -> list[tuple[IndexedEntry, int]]:
         """Best entries for ``keys``: score = matched features, then confidence.
 
         Candidates come from intersecting postings rarest first, skipping a feature whenever it would leave fewer

@@ -59,8 +59,13 @@ class Features:
     @classmethod
     def of(cls, e: WisdomEntry) -> Features:
         """Features of an entry (structured fields, inferred from text for imported entries)."""
-        return cls(e.id, e.type_code, e.subtype_code, frozenset(e.effective_trigger_patterns()),
-                   frozenset(e.effective_root_causes()))
+        return cls(
+            e.id,
+            e.type_code,
+            e.subtype_code,
+            frozenset(e.effective_trigger_patterns()),
+            frozenset(e.effective_root_causes()),
+        )
 
     def tokens(self) -> set[str]:
         """Blocking tokens: every trigger pattern and root cause."""
@@ -69,8 +74,12 @@ class Features:
 
 def similarity(a: Features, b: Features) -> float:
     """The spec's weighted similarity (type 25%, subtype 20%, trigger Jaccard 25%, root-cause Jaccard 30%)."""
-    return (W_TYPE * (a.type_code == b.type_code) + W_SUBTYPE * (a.subtype_code == b.subtype_code)
-            + W_TRIGGER * jaccard(a.triggers, b.triggers) + W_ROOT * jaccard(a.roots, b.roots))
+    return (
+        W_TYPE * (a.type_code == b.type_code)
+        + W_SUBTYPE * (a.subtype_code == b.subtype_code)
+        + W_TRIGGER * jaccard(a.triggers, b.triggers)
+        + W_ROOT * jaccard(a.roots, b.roots)
+    )
 
 
 @dataclass(slots=True)
@@ -82,8 +91,9 @@ class Cluster:
     similarities: list[float] = field(default_factory=list)
 
 
-def cluster_features(feats: Sequence[Features], threshold: float = SIMILARITY_THRESHOLD,
-                     min_cluster_size: int = MIN_CLUSTER_SIZE) -> tuple[list[Cluster], int]:
+def cluster_features(
+    feats: Sequence[Features], threshold: float = SIMILARITY_THRESHOLD, min_cluster_size: int = MIN_CLUSTER_SIZE
+) -> tuple[list[Cluster], int]:
     """Leader clustering inside (type, subtype) blocks.
 
     Returns:
@@ -136,12 +146,16 @@ def shared_features(members: Sequence[WisdomEntry]) -> dict[str, Any]:
     trig = set.intersection(*(set(m.effective_trigger_patterns()) for m in members))
     roots = set.intersection(*(set(m.effective_root_causes()) for m in members))
     return {
-        "type": members[0].type_code, "subtype": members[0].subtype_code,
-        "error_code": _common([m.error_code for m in members]), "tool": _common([m.tool_name for m in members]),
-        "model": _common([m.model for m in members]), "mod": _common([m.mod for m in members]),
+        "type": members[0].type_code,
+        "subtype": members[0].subtype_code,
+        "error_code": _common([m.error_code for m in members]),
+        "tool": _common([m.tool_name for m in members]),
+        "model": _common([m.model for m in members]),
+        "mod": _common([m.mod for m in members]),
         "stage": _common([(m.stage or "").split(":", 1)[0] or None for m in members]),
         "param": _common([m.params.get("param") for m in members]),
-        "triggers": sorted(trig), "root_causes": sorted(roots),
+        "triggers": sorted(trig),
+        "root_causes": sorted(roots),
         "strategy": _majority([m.prevention_strategy for m in members]),
         "pattern": _majority([m.common_pattern for m in members]),
     }
@@ -163,8 +177,11 @@ def rule_from_cluster(members: Sequence[WisdomEntry], shared: dict[str, Any]) ->
     if code in ("CONTEXT_OVERFLOW", "CONTEXT_LENGTH_EXCEEDED"):
         template, param_name = "token_limit", "estimated_prompt_tokens"
         reported = [int(m.params["limit_tokens"]) for m in members if m.params.get("limit_tokens")]
-        sent = [int(m.params.get("estimated_prompt_tokens", 0)) + int(m.params.get("max_tokens", 0))
-                for m in members if m.params.get("estimated_prompt_tokens")]
+        sent = [
+            int(m.params.get("estimated_prompt_tokens", 0)) + int(m.params.get("max_tokens", 0))
+            for m in members
+            if m.params.get("estimated_prompt_tokens")
+        ]
         # In our estimate's units the model overflowed at ``sent``: when the provider's stated limit is above what
         # we sent, our estimate undercounts, so 90% of the smallest overflowing request is the safe bound.
         bounds = ([min(reported)] if reported else []) + ([int(0.9 * min(sent))] if sent else [])
@@ -193,8 +210,10 @@ def rule_from_cluster(members: Sequence[WisdomEntry], shared: dict[str, Any]) ->
         template = "pitfall"
         label = tx.subtype_label(shared["subtype"])
         zh = f"{label}：{shared['strategy'] or members[0].description}"
-        en = f"{tx.SUBTYPES.get(shared['subtype'], ('', '', shared['subtype']))[2]}: " \
-             f"{shared['strategy'] or members[0].description}"
+        en = (
+            f"{tx.SUBTYPES.get(shared['subtype'], ('', '', shared['subtype']))[2]}: "
+            f"{shared['strategy'] or members[0].description}"
+        )
         name = f"{label}防范规则"
         priority = "medium"
     else:
@@ -208,20 +227,43 @@ def rule_from_cluster(members: Sequence[WisdomEntry], shared: dict[str, Any]) ->
     conf = sum(m.confidence for m in members) / len(members)
     stamp = iso(now_utc())
     return PreventionRule(
-        rule_id=_rule_id(template, signature), rule_name=name, created_at=stamp,
+        rule_id=_rule_id(template, signature),
+        rule_name=name,
+        created_at=stamp,
         source_ids=[m.id for m in members],
-        trigger={"工具类型": tool, "参数类型": param_name,
-                 "场景": "工具调用前" if template != "pitfall" else "窗口指令",
-                 "共同特征": shared["triggers"]},
-        check={"条件": f"{param_name} 存在" if param_name != "*" else "上下文匹配", "验证": template,
-               "失败处理": "提示或自动修正" if template in ("token_limit", "param_guard") else "提示"},
-        action={"auto_fixable": template in ("token_limit", "param_guard"),
-                "fix_method": {"token_limit": "shrink_max_tokens", "param_guard": "replace_known_bad_value"}
-                .get(template), "fallback_action": "reject_with_suggestion"},
+        trigger={
+            "工具类型": tool,
+            "参数类型": param_name,
+            "场景": "工具调用前" if template != "pitfall" else "窗口指令",
+            "共同特征": shared["triggers"],
+        },
+        check={
+            "条件": f"{param_name} 存在" if param_name != "*" else "上下文匹配",
+            "验证": template,
+            "失败处理": "提示或自动修正" if template in ("token_limit", "param_guard") else "提示",
+        },
+        action={
+            "auto_fixable": template in ("token_limit", "param_guard"),
+            "fix_method": {"token_limit": "shrink_max_tokens", "param_guard": "replace_known_bad_value"}.get(template),
+            "fallback_action": "reject_with_suggestion",
+        },
         scope={"工具列表": [tool], "参数模式": [param_name], "排除场景": [], "模型": model, "mod": mod, "阶段": stage},
-        status="observation", confidence=conf, base_confidence=conf, origin="generated", template=template,
-        tool_name=tool, param_name=param_name, model=model, mod=mod, stage=stage, signature=signature,
-        params=params, priority=priority, message_zh=zh, message_en=en)
+        status="observation",
+        confidence=conf,
+        base_confidence=conf,
+        origin="generated",
+        template=template,
+        tool_name=tool,
+        param_name=param_name,
+        model=model,
+        mod=mod,
+        stage=stage,
+        signature=signature,
+        params=params,
+        priority=priority,
+        message_zh=zh,
+        message_en=en,
+    )
 
 
 class RuleGenerationManager:
@@ -232,14 +274,18 @@ class RuleGenerationManager:
         timeliness_manager: used to refresh rule confidence on validation (optional).
     """
 
-    def __init__(self, db: Database | WisdomStore | str | Path,
-                 timeliness_manager: TimelinessManager | None = None) -> None:
+    def __init__(
+        self, db: Database | WisdomStore | str | Path, timeliness_manager: TimelinessManager | None = None
+    ) -> None:
         self.store = as_store(db)
         self.timeliness = timeliness_manager or TimelinessManager(self.store)
 
-    def run_generation_pipeline(self, entries: Sequence[WisdomEntry | dict[str, Any]] | None = None,
-                                min_cluster_size: int = MIN_CLUSTER_SIZE,
-                                threshold: float = SIMILARITY_THRESHOLD) -> dict[str, Any]:
+    def run_generation_pipeline(
+        self,
+        entries: Sequence[WisdomEntry | dict[str, Any]] | None = None,
+        min_cluster_size: int = MIN_CLUSTER_SIZE,
+        threshold: float = SIMILARITY_THRESHOLD,
+    ) -> dict[str, Any]:
         """Cluster ``entries`` (default: every usable stored entry) and create or update one rule per cluster.
 
         Returns:
@@ -279,7 +325,8 @@ class RuleGenerationManager:
                     existing.params["limit"] = min(old, rule.params["limit"])
                 elif rule.template == "param_guard":
                     existing.params["bad_values"] = sorted(
-                        set(existing.params.get("bad_values", [])) | set(rule.params["bad_values"]), key=str)
+                        set(existing.params.get("bad_values", [])) | set(rule.params["bad_values"]), key=str
+                    )
                 rule = existing
                 updated += 1
             else:
@@ -287,14 +334,33 @@ class RuleGenerationManager:
             self.store.upsert_rule(rule)
             pattern = shared["pattern"] or rule.rule_name
             mean = sum(sims) / len(sims)
-            self.store.upsert_pattern(f"pat_{rule.rule_id[5:]}", pattern, [m.id for m in members],
-                                      {k: v for k, v in shared.items() if k != "strategy"}, round(mean, 4),
-                                      rule.rule_id)
+            self.store.upsert_pattern(
+                f"pat_{rule.rule_id[5:]}",
+                pattern,
+                [m.id for m in members],
+                {k: v for k, v in shared.items() if k != "strategy"},
+                round(mean, 4),
+                rule.rule_id,
+            )
             self.store.set_links([m.id for m in members], pattern, rule.rule_id)
-            rules.append({"rule_id": rule.rule_id, "rule_name": rule.rule_name, "confidence": rule.confidence,
-                          "status": rule.status, "members": len(members), "template": rule.template})
-        return {"entries": len(items), "clusters": len(clusters), "comparisons": comparisons,
-                "rules_generated": generated, "rules_updated": updated, "rules": rules}
+            rules.append(
+                {
+                    "rule_id": rule.rule_id,
+                    "rule_name": rule.rule_name,
+                    "confidence": rule.confidence,
+                    "status": rule.status,
+                    "members": len(members),
+                    "template": rule.template,
+                }
+            )
+        return {
+            "entries": len(items),
+            "clusters": len(clusters),
+            "comparisons": comparisons,
+            "rules_generated": generated,
+            "rules_updated": updated,
+            "rules": rules,
+        }
 
     def validate_rule(self, rule_id: str, approve: bool = True) -> PreventionRule:
         """Validate a rule (observation → active when its confidence allows) or reject it."""

@@ -31,33 +31,70 @@ class EntryNotFoundError(KnownError):
     """No error-wisdom entry (or rule) has the requested id."""
 
 
-_DIM_KEYS = (("认知维度分析", "cognitive_dimensions"), ("情境维度分析", "situational_dimensions"),
-             ("系统维度分析", "system_dimensions"))
+_DIM_KEYS = (
+    ("认知维度分析", "cognitive_dimensions"),
+    ("情境维度分析", "situational_dimensions"),
+    ("系统维度分析", "system_dimensions"),
+)
 
 
 def _entry_to_row(e: WisdomEntry, row: WisdomEntryRow | None = None) -> WisdomEntryRow:
     row = row or WisdomEntryRow(id=e.id)
     dims = {k: getattr(e, attr) for k, attr in _DIM_KEYS if getattr(e, attr) is not None}
     values: dict[str, Any] = {
-        "timestamp": e.timestamp, "trace_id": e.trace_id, "version": e.version, "error_type": e.error_type,
-        "type_code": e.type_code, "error_subtype": e.error_subtype, "subtype_code": e.subtype_code,
-        "error_code": e.error_code, "description": e.description, "severity": e.severity,
-        "trigger_scene": e.trigger_scene, "impact_scope": e.impact_scope, "detection_method": e.detection_method,
-        "root_cause": e.root_cause, "preventability": e.preventability, "cognitive_bias": e.cognitive_bias,
-        "environment_factor": e.environment_factor, "responsibility": e.responsibility,
-        "dimensions": dims or None, "root_cause_categories": list(e.root_cause_categories),
-        "immediate_fix": e.immediate_fix, "fix_cost": e.fix_cost, "effectiveness": e.effectiveness,
-        "ux_compensation": e.ux_compensation, "prevention_strategy": e.prevention_strategy,
-        "precheck_rule": e.precheck_rule, "applicable_scenes": list(e.applicable_scenes),
-        "non_applicable_scenes": list(e.non_applicable_scenes), "prevention_priority": e.prevention_priority,
-        "prevention_cost": e.prevention_cost, "similar_ids": list(e.similar_ids),
-        "common_pattern": e.common_pattern, "abstract_rule_id": e.abstract_rule_id, "created_at": e.created_at,
-        "updated_at": e.updated_at, "verification_count": e.verification_count, "success_count": e.success_count,
-        "confidence": e.confidence, "status": e.status, "cognitive_flag": e.cognitive_flag,
-        "tool_name": e.tool_name, "model": e.model, "mod": e.mod, "stage": e.stage,
-        "trigger_patterns": list(e.trigger_patterns), "params": dict(e.params), "dedupe_key": e.dedupe_key,
-        "occurrences": e.occurrences, "base_confidence": e.base_confidence, "counterexamples": e.counterexamples,
-        "scene_changes": e.scene_changes, "recognized": e.recognized, "extras": dict(e.extras),
+        "timestamp": e.timestamp,
+        "trace_id": e.trace_id,
+        "version": e.version,
+        "error_type": e.error_type,
+        "type_code": e.type_code,
+        "error_subtype": e.error_subtype,
+        "subtype_code": e.subtype_code,
+        "error_code": e.error_code,
+        "description": e.description,
+        "severity": e.severity,
+        "trigger_scene": e.trigger_scene,
+        "impact_scope": e.impact_scope,
+        "detection_method": e.detection_method,
+        "root_cause": e.root_cause,
+        "preventability": e.preventability,
+        "cognitive_bias": e.cognitive_bias,
+        "environment_factor": e.environment_factor,
+        "responsibility": e.responsibility,
+        "dimensions": dims or None,
+        "root_cause_categories": list(e.root_cause_categories),
+        "immediate_fix": e.immediate_fix,
+        "fix_cost": e.fix_cost,
+        "effectiveness": e.effectiveness,
+        "ux_compensation": e.ux_compensation,
+        "prevention_strategy": e.prevention_strategy,
+        "precheck_rule": e.precheck_rule,
+        "applicable_scenes": list(e.applicable_scenes),
+        "non_applicable_scenes": list(e.non_applicable_scenes),
+        "prevention_priority": e.prevention_priority,
+        "prevention_cost": e.prevention_cost,
+        "similar_ids": list(e.similar_ids),
+        "common_pattern": e.common_pattern,
+        "abstract_rule_id": e.abstract_rule_id,
+        "created_at": e.created_at,
+        "updated_at": e.updated_at,
+        "verification_count": e.verification_count,
+        "success_count": e.success_count,
+        "confidence": e.confidence,
+        "status": e.status,
+        "cognitive_flag": e.cognitive_flag,
+        "tool_name": e.tool_name,
+        "model": e.model,
+        "mod": e.mod,
+        "stage": e.stage,
+        "trigger_patterns": list(e.trigger_patterns),
+        "params": dict(e.params),
+        "dedupe_key": e.dedupe_key,
+        "occurrences": e.occurrences,
+        "base_confidence": e.base_confidence,
+        "counterexamples": e.counterexamples,
+        "scene_changes": e.scene_changes,
+        "recognized": e.recognized,
+        "extras": dict(e.extras),
     }
     for k, v in values.items():
         setattr(row, k, v)
@@ -67,43 +104,122 @@ def _entry_to_row(e: WisdomEntry, row: WisdomEntryRow | None = None) -> WisdomEn
 def _row_to_entry(r: WisdomEntryRow, verifications: list[Verification]) -> WisdomEntry:
     dims = r.dimensions or {}
     return WisdomEntry(
-        id=r.id, timestamp=r.timestamp, trace_id=r.trace_id, version=r.version, error_type=r.error_type,
-        error_subtype=r.error_subtype, description=r.description, severity=r.severity, error_code=r.error_code,
-        trigger_scene=r.trigger_scene, impact_scope=r.impact_scope, detection_method=r.detection_method,
-        root_cause=r.root_cause, preventability=r.preventability, cognitive_bias=r.cognitive_bias,
-        environment_factor=r.environment_factor, responsibility=r.responsibility,
-        cognitive_dimensions=dims.get("认知维度分析"), situational_dimensions=dims.get("情境维度分析"),
-        system_dimensions=dims.get("系统维度分析"), immediate_fix=r.immediate_fix, fix_cost=r.fix_cost,
-        effectiveness=r.effectiveness, ux_compensation=r.ux_compensation, prevention_strategy=r.prevention_strategy,
-        precheck_rule=r.precheck_rule, applicable_scenes=list(r.applicable_scenes),
-        non_applicable_scenes=list(r.non_applicable_scenes), prevention_priority=r.prevention_priority,
-        prevention_cost=r.prevention_cost, verifications=verifications, similar_ids=list(r.similar_ids),
-        common_pattern=r.common_pattern, abstract_rule_id=r.abstract_rule_id, created_at=r.created_at,
-        updated_at=r.updated_at, verification_count=r.verification_count, success_count=r.success_count,
-        confidence=r.confidence, status=r.status, cognitive_flag=r.cognitive_flag, tool_name=r.tool_name,
-        model=r.model, mod=r.mod, stage=r.stage, root_cause_categories=list(r.root_cause_categories),
-        trigger_patterns=list(r.trigger_patterns), params=dict(r.params), dedupe_key=r.dedupe_key,
-        occurrences=r.occurrences, base_confidence=r.base_confidence, counterexamples=r.counterexamples,
-        scene_changes=r.scene_changes, recognized=r.recognized, extras=dict(r.extras),
+        id=r.id,
+        timestamp=r.timestamp,
+        trace_id=r.trace_id,
+        version=r.version,
+        error_type=r.error_type,
+        error_subtype=r.error_subtype,
+        description=r.description,
+        severity=r.severity,
+        error_code=r.error_code,
+        trigger_scene=r.trigger_scene,
+        impact_scope=r.impact_scope,
+        detection_method=r.detection_method,
+        root_cause=r.root_cause,
+        preventability=r.preventability,
+        cognitive_bias=r.cognitive_bias,
+        environment_factor=r.environment_factor,
+        responsibility=r.responsibility,
+        cognitive_dimensions=dims.get("认知维度分析"),
+        situational_dimensions=dims.get("情境维度分析"),
+        system_dimensions=dims.get("系统维度分析"),
+        immediate_fix=r.immediate_fix,
+        fix_cost=r.fix_cost,
+        effectiveness=r.effectiveness,
+        ux_compensation=r.ux_compensation,
+        prevention_strategy=r.prevention_strategy,
+        precheck_rule=r.precheck_rule,
+        applicable_scenes=list(r.applicable_scenes),
+        non_applicable_scenes=list(r.non_applicable_scenes),
+        prevention_priority=r.prevention_priority,
+        prevention_cost=r.prevention_cost,
+        verifications=verifications,
+        similar_ids=list(r.similar_ids),
+        common_pattern=r.common_pattern,
+        abstract_rule_id=r.abstract_rule_id,
+        created_at=r.created_at,
+        updated_at=r.updated_at,
+        verification_count=r.verification_count,
+        success_count=r.success_count,
+        confidence=r.confidence,
+        status=r.status,
+        cognitive_flag=r.cognitive_flag,
+        tool_name=r.tool_name,
+        model=r.model,
+        mod=r.mod,
+        stage=r.stage,
+        root_cause_categories=list(r.root_cause_categories),
+        trigger_patterns=list(r.trigger_patterns),
+        params=dict(r.params),
+        dedupe_key=r.dedupe_key,
+        occurrences=r.occurrences,
+        base_confidence=r.base_confidence,
+        counterexamples=r.counterexamples,
+        scene_changes=r.scene_changes,
+        recognized=r.recognized,
+        extras=dict(r.extras),
     )
 
 
 def _ver_to_row(entry_id: str, seq: int, v: Verification) -> WisdomVerificationRow:
-    return WisdomVerificationRow(entry_id=entry_id, seq=seq, timestamp=v.timestamp, trace_id=v.trace_id,
-                                 scene=v.scene, effect=v.effect, trigger=v.trigger, feedback=v.feedback,
-                                 counterexample=v.counterexample, extra=dict(v.extra))
+    return WisdomVerificationRow(
+        entry_id=entry_id,
+        seq=seq,
+        timestamp=v.timestamp,
+        trace_id=v.trace_id,
+        scene=v.scene,
+        effect=v.effect,
+        trigger=v.trigger,
+        feedback=v.feedback,
+        counterexample=v.counterexample,
+        extra=dict(v.extra),
+    )
 
 
 def _row_to_ver(r: WisdomVerificationRow) -> Verification:
-    return Verification(timestamp=r.timestamp, trace_id=r.trace_id, scene=r.scene, effect=r.effect,
-                        trigger=r.trigger, feedback=r.feedback, counterexample=r.counterexample,
-                        extra=dict(r.extra))
+    return Verification(
+        timestamp=r.timestamp,
+        trace_id=r.trace_id,
+        scene=r.scene,
+        effect=r.effect,
+        trigger=r.trigger,
+        feedback=r.feedback,
+        counterexample=r.counterexample,
+        extra=dict(r.extra),
+    )
 
 
-_RULE_FIELDS = ("rule_name", "created_at", "source_ids", "trigger", "check", "action", "scope", "applied",
-                "successes", "failures", "status", "confidence", "base_confidence", "last_validated",
-                "decay_factor", "origin", "template", "tool_name", "param_name", "model", "mod", "stage",
-                "signature", "params", "counterexamples", "priority", "message_zh", "message_en")
+_RULE_FIELDS = (
+    "rule_name",
+    "created_at",
+    "source_ids",
+    "trigger",
+    "check",
+    "action",
+    "scope",
+    "applied",
+    "successes",
+    "failures",
+    "status",
+    "confidence",
+    "base_confidence",
+    "last_validated",
+    "decay_factor",
+    "origin",
+    "template",
+    "tool_name",
+    "param_name",
+    "model",
+    "mod",
+    "stage",
+    "signature",
+    "params",
+    "counterexamples",
+    "priority",
+    "message_zh",
+    "message_en",
+)
 
 
 def _rule_to_row(r: PreventionRule, row: WisdomRuleRow | None = None) -> WisdomRuleRow:
@@ -119,9 +235,24 @@ def _row_to_rule(row: WisdomRuleRow) -> PreventionRule:
     return PreventionRule(rule_id=row.rule_id, **kw)
 
 
-_INDEX_COLS = ("id", "error_type", "error_subtype", "error_code", "prevention_strategy", "precheck_rule",
-               "prevention_priority", "confidence", "status", "model", "mod", "stage", "description", "tool_name",
-               "params", "trigger_patterns")
+_INDEX_COLS = (
+    "id",
+    "error_type",
+    "error_subtype",
+    "error_code",
+    "prevention_strategy",
+    "precheck_rule",
+    "prevention_priority",
+    "confidence",
+    "status",
+    "model",
+    "mod",
+    "stage",
+    "description",
+    "tool_name",
+    "params",
+    "trigger_patterns",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,8 +278,7 @@ class WisdomStore:
     def _next_id(s: Session, day: str, reserved: set[str] | None = None) -> str:
         prefix = f"ew_{day}_"
         ids = s.scalars(select(WisdomEntryRow.id).where(WisdomEntryRow.id.like(prefix + "%"))).all()
-        nums = [int(m.group(2)) for i in [*ids, *(reserved or ())] if (m := ENTRY_ID_RE.match(i))
-                and m.group(1) == day]
+        nums = [int(m.group(2)) for i in [*ids, *(reserved or ())] if (m := ENTRY_ID_RE.match(i)) and m.group(1) == day]
         return f"{prefix}{(max(nums) + 1 if nums else 1):03d}"
 
     # ---- entries ---------------------------------------------------------------------------------------------
@@ -173,8 +303,7 @@ class WisdomStore:
                 if existing is not None:
                     if not replace:
                         continue
-                    for vr in s.scalars(select(WisdomVerificationRow).where(
-                            WisdomVerificationRow.entry_id == e.id)):
+                    for vr in s.scalars(select(WisdomVerificationRow).where(WisdomVerificationRow.entry_id == e.id)):
                         s.delete(vr)
                     _entry_to_row(e, existing)
                 else:
@@ -195,8 +324,11 @@ class WisdomStore:
             row = s.get(WisdomEntryRow, entry_id)
             if row is None:
                 raise EntryNotFoundError(f"no error-wisdom entry {entry_id!r}")
-            vers = s.scalars(select(WisdomVerificationRow).where(WisdomVerificationRow.entry_id == entry_id)
-                             .order_by(WisdomVerificationRow.seq)).all()
+            vers = s.scalars(
+                select(WisdomVerificationRow)
+                .where(WisdomVerificationRow.entry_id == entry_id)
+                .order_by(WisdomVerificationRow.seq)
+            ).all()
             return _row_to_entry(row, [_row_to_ver(v) for v in vers])
 
     def find_by_dedupe_key(self, key: str) -> str | None:
@@ -218,8 +350,14 @@ class WisdomStore:
             row = s.get(WisdomEntryRow, entry_id)
             if row is None:
                 raise EntryNotFoundError(f"no error-wisdom entry {entry_id!r}")
-            seq = s.scalar(select(func.count()).select_from(WisdomVerificationRow)
-                           .where(WisdomVerificationRow.entry_id == entry_id)) or 0
+            seq = (
+                s.scalar(
+                    select(func.count())
+                    .select_from(WisdomVerificationRow)
+                    .where(WisdomVerificationRow.entry_id == entry_id)
+                )
+                or 0
+            )
             s.add(_ver_to_row(entry_id, seq, v))
             row.verification_count += 1
             if success:
@@ -233,9 +371,13 @@ class WisdomStore:
         """Entries matching ``flt``, newest first, without their verification history (a list view)."""
         flt = flt or EntryFilter()
         q = select(WisdomEntryRow)
-        for col, val in ((WisdomEntryRow.type_code, flt.type_code), (WisdomEntryRow.subtype_code, flt.subtype_code),
-                         (WisdomEntryRow.severity, flt.severity), (WisdomEntryRow.status, flt.status),
-                         (WisdomEntryRow.model, flt.model)):
+        for col, val in (
+            (WisdomEntryRow.type_code, flt.type_code),
+            (WisdomEntryRow.subtype_code, flt.subtype_code),
+            (WisdomEntryRow.severity, flt.severity),
+            (WisdomEntryRow.status, flt.status),
+            (WisdomEntryRow.model, flt.model),
+        ):
             if val:
                 q = q.where(col == val)
         if flt.text:
@@ -249,8 +391,9 @@ class WisdomStore:
         last = ""
         while True:
             with self.db.session() as s:
-                rows = s.scalars(select(WisdomEntryRow).where(WisdomEntryRow.id > last)
-                                 .order_by(WisdomEntryRow.id).limit(batch)).all()
+                rows = s.scalars(
+                    select(WisdomEntryRow).where(WisdomEntryRow.id > last).order_by(WisdomEntryRow.id).limit(batch)
+                ).all()
                 out = [_row_to_entry(r, []) for r in rows]
             if not out:
                 return
@@ -267,21 +410,41 @@ class WisdomStore:
         with self.db.session() as s:
             rows = s.execute(select(*cols).where(WisdomEntryRow.status != "archived")).all()
         for r in rows:
-            yield WisdomEntry(id=r[0], timestamp="", trace_id="", version="", error_type=r[1], error_subtype=r[2],
-                              error_code=r[3], prevention_strategy=r[4], precheck_rule=r[5],
-                              prevention_priority=r[6], confidence=r[7], status=r[8], model=r[9], mod=r[10],
-                              stage=r[11], description=r[12], tool_name=r[13], params=r[14] or {},
-                              trigger_patterns=r[15] or [], severity="none")
+            yield WisdomEntry(
+                id=r[0],
+                timestamp="",
+                trace_id="",
+                version="",
+                error_type=r[1],
+                error_subtype=r[2],
+                error_code=r[3],
+                prevention_strategy=r[4],
+                precheck_rule=r[5],
+                prevention_priority=r[6],
+                confidence=r[7],
+                status=r[8],
+                model=r[9],
+                mod=r[10],
+                stage=r[11],
+                description=r[12],
+                tool_name=r[13],
+                params=r[14] or {},
+                trigger_patterns=r[15] or [],
+                severity="none",
+            )
 
     def all_entries_full(self) -> list[WisdomEntry]:
         """Every entry with its verification history (export)."""
         with self.db.session() as s:
             vers: dict[str, list[Verification]] = {}
-            for v in s.scalars(select(WisdomVerificationRow).order_by(WisdomVerificationRow.entry_id,
-                                                                       WisdomVerificationRow.seq)):
+            for v in s.scalars(
+                select(WisdomVerificationRow).order_by(WisdomVerificationRow.entry_id, WisdomVerificationRow.seq)
+            ):
                 vers.setdefault(v.entry_id, []).append(_row_to_ver(v))
-            return [_row_to_entry(r, vers.get(r.id, [])) for r in
-                    s.scalars(select(WisdomEntryRow).order_by(WisdomEntryRow.id))]
+            return [
+                _row_to_entry(r, vers.get(r.id, []))
+                for r in s.scalars(select(WisdomEntryRow).order_by(WisdomEntryRow.id))
+            ]
 
     def count_entries(self) -> int:
         """Number of entries."""
@@ -291,11 +454,25 @@ class WisdomStore:
     def entry_stats(self) -> dict[str, Any]:
         """Counts for the metrics: per status, preventable, cognitive, labelled, audited."""
         with self.db.session() as s:
-            rows = s.execute(select(WisdomEntryRow.status, WisdomEntryRow.preventability, WisdomEntryRow.type_code,
-                                    WisdomEntryRow.recognized, WisdomEntryRow.audited_at,
-                                    WisdomEntryRow.occurrences)).all()
-        out: dict[str, Any] = {"total": len(rows), "preventable_errors": 0, "cognitive": 0, "labelled": 0,
-                               "recognized": 0, "audited": 0, "by_status": dict.fromkeys(tx.STATUSES, 0)}
+            rows = s.execute(
+                select(
+                    WisdomEntryRow.status,
+                    WisdomEntryRow.preventability,
+                    WisdomEntryRow.type_code,
+                    WisdomEntryRow.recognized,
+                    WisdomEntryRow.audited_at,
+                    WisdomEntryRow.occurrences,
+                )
+            ).all()
+        out: dict[str, Any] = {
+            "total": len(rows),
+            "preventable_errors": 0,
+            "cognitive": 0,
+            "labelled": 0,
+            "recognized": 0,
+            "audited": 0,
+            "by_status": dict.fromkeys(tx.STATUSES, 0),
+        }
         for status, prev, tcode, rec, audited, occ in rows:
             out["by_status"][status] = out["by_status"].get(status, 0) + 1
             if prev in ("high", "medium"):
@@ -312,9 +489,13 @@ class WisdomStore:
     def occurrences_between(self, subtype_code: str, start: str, end: str) -> int:
         """Σ occurrences of entries of a subtype created in [start, end) (ISO strings compare in time order)."""
         with self.db.session() as s:
-            n = s.scalar(select(func.sum(WisdomEntryRow.occurrences)).where(
-                WisdomEntryRow.subtype_code == subtype_code, WisdomEntryRow.created_at >= start,
-                WisdomEntryRow.created_at < end))
+            n = s.scalar(
+                select(func.sum(WisdomEntryRow.occurrences)).where(
+                    WisdomEntryRow.subtype_code == subtype_code,
+                    WisdomEntryRow.created_at >= start,
+                    WisdomEntryRow.created_at < end,
+                )
+            )
         return int(n or 0)
 
     def set_recognized(self, entry_id: str, recognized: bool | None) -> None:
@@ -356,8 +537,13 @@ class WisdomStore:
                 touched.append(row.id)
             return touched
 
-    def ids_matching(self, model: str | None = None, mod: str | None = None, provider_models: Sequence[str] = (),
-                     unscoped: bool = False) -> list[str]:
+    def ids_matching(
+        self,
+        model: str | None = None,
+        mod: str | None = None,
+        provider_models: Sequence[str] = (),
+        unscoped: bool = False,
+    ) -> list[str]:
         """Ids of entries scoped to ``model`` / ``mod`` / ``provider_models``, or to no model (``unscoped``).
 
         These are the targets of scene changes.
@@ -425,7 +611,12 @@ class WisdomStore:
 
     # ---- patterns and scenes ---------------------------------------------------------------------------------
     def upsert_pattern(  # noqa: PLR0917 - one row's fields
-        self, pattern_id: str, name: str, members: list[str], shared: dict[str, Any], mean_similarity: float,
+        self,
+        pattern_id: str,
+        name: str,
+        members: list[str],
+        shared: dict[str, Any],
+        mean_similarity: float,
         rule_id: str | None,
     ) -> None:
         """Record a cluster (error pattern) and the rule made from it."""
@@ -440,10 +631,18 @@ class WisdomStore:
     def list_patterns(self) -> list[dict[str, Any]]:
         """Every error pattern as a dict (export, GUI)."""
         with self.db.session() as s:
-            return [{"pattern_id": r.pattern_id, "共性模式": r.name, "创建时间": r.created_at,
-                     "成员": list(r.member_ids), "共性特征": dict(r.shared_features),
-                     "平均相似度": r.mean_similarity, "rule_id": r.rule_id}
-                    for r in s.scalars(select(WisdomPatternRow).order_by(WisdomPatternRow.pattern_id))]
+            return [
+                {
+                    "pattern_id": r.pattern_id,
+                    "共性模式": r.name,
+                    "创建时间": r.created_at,
+                    "成员": list(r.member_ids),
+                    "共性特征": dict(r.shared_features),
+                    "平均相似度": r.mean_similarity,
+                    "rule_id": r.rule_id,
+                }
+                for r in s.scalars(select(WisdomPatternRow).order_by(WisdomPatternRow.pattern_id))
+            ]
 
     def set_links(self, member_ids: Sequence[str], pattern: str, rule_id: str) -> None:
         """Fill 关联错误 of a cluster's members (similar ids, common pattern, abstract rule id)."""
@@ -456,8 +655,13 @@ class WisdomStore:
     def add_scene_change(self, change_type: str, description: str, affected: list[str], factor: float) -> int:
         """Log a scene change; returns its id."""
         with self.db.session() as s:
-            row = WisdomSceneChangeRow(timestamp=iso(now_utc()), change_type=change_type, description=description,
-                                       affected=affected, factor=factor)
+            row = WisdomSceneChangeRow(
+                timestamp=iso(now_utc()),
+                change_type=change_type,
+                description=description,
+                affected=affected,
+                factor=factor,
+            )
             s.add(row)
             s.flush()
             return int(row.id)
@@ -465,9 +669,17 @@ class WisdomStore:
     def list_scene_changes(self) -> list[dict[str, Any]]:
         """Every registered scene change, newest first."""
         with self.db.session() as s:
-            return [{"id": r.id, "timestamp": r.timestamp, "change_type": r.change_type,
-                     "description": r.description, "affected": len(r.affected), "factor": r.factor}
-                    for r in s.scalars(select(WisdomSceneChangeRow).order_by(WisdomSceneChangeRow.id.desc()))]
+            return [
+                {
+                    "id": r.id,
+                    "timestamp": r.timestamp,
+                    "change_type": r.change_type,
+                    "description": r.description,
+                    "affected": len(r.affected),
+                    "factor": r.factor,
+                }
+                for r in s.scalars(select(WisdomSceneChangeRow).order_by(WisdomSceneChangeRow.id.desc()))
+            ]
 
     def scene_state(self) -> dict[str, str]:
         """The last seen scene values."""

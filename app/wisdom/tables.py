@@ -99,8 +99,7 @@ class WisdomVerificationRow(Base):
     __tablename__ = "wisdom_verifications"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    entry_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("wisdom_entries.id", ondelete="CASCADE"), index=True)
+    entry_id: Mapped[str] = mapped_column(String(32), ForeignKey("wisdom_entries.id", ondelete="CASCADE"), index=True)
     seq: Mapped[int] = mapped_column(Integer)
     timestamp: Mapped[str] = mapped_column(String(40))
     trace_id: Mapped[str] = mapped_column(String(200))

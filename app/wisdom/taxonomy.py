@@ -30,9 +30,16 @@ SUBTYPES: Final[dict[str, tuple[str, str, str]]] = {
 }
 
 _SUBTYPE_ALIASES: Final[dict[str, str]] = {
-    "调用失败": "call_failure", "参数构造": "parameter", "结果处理": "result_processing", "工具选择": "tool_selection",
-    "幻觉倾向": "hallucination", "幻觉": "hallucination", "推理跳跃": "reasoning_jump", "知识缺失": "knowledge_gap",
-    "偏见影响": "bias", "偏见": "bias",
+    "调用失败": "call_failure",
+    "参数构造": "parameter",
+    "结果处理": "result_processing",
+    "工具选择": "tool_selection",
+    "幻觉倾向": "hallucination",
+    "幻觉": "hallucination",
+    "推理跳跃": "reasoning_jump",
+    "知识缺失": "knowledge_gap",
+    "偏见影响": "bias",
+    "偏见": "bias",
 }
 
 SEVERITIES: Final = ("none", "mild", "moderate", "severe", "critical")
@@ -166,8 +173,10 @@ def validate_root_causes(codes: list[str]) -> list[str]:
     """
     for c in codes:
         if c not in ALL_ROOT_CAUSES:
-            raise ValueError(f"unknown root-cause category {c!r}: expected one of the spec's dimensions, e.g. "
-                             "'environment/resource_limit'")
+            raise ValueError(
+                f"unknown root-cause category {c!r}: expected one of the spec's dimensions, e.g. "
+                "'environment/resource_limit'"
+            )
     return sorted(set(codes))
 
 

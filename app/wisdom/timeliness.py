@@ -116,8 +116,9 @@ class TimelinessManager:
     def __init__(self, db: Database | WisdomStore | str | Path) -> None:
         self.store = as_store(db)
 
-    def get_confidence(self, entry_id: str, entry_data: WisdomEntry | dict[str, Any] | None = None,
-                       now: datetime | None = None) -> float:
+    def get_confidence(
+        self, entry_id: str, entry_data: WisdomEntry | dict[str, Any] | None = None, now: datetime | None = None
+    ) -> float:
         """Current confidence of an entry (read from the store unless ``entry_data`` is given)."""
         if entry_data is None:
             e = self.store.get_entry(entry_id)
@@ -131,8 +132,9 @@ class TimelinessManager:
         """True unless the entry has decayed to archived (deprecated entries still advise)."""
         return state_of(self.get_confidence(entry_id, now=now)) != "archived"
 
-    def register_scene_change(self, change_type: str, change_description: str,
-                              affected_patterns: Sequence[str] | None = None) -> dict[str, Any]:
+    def register_scene_change(
+        self, change_type: str, change_description: str, affected_patterns: Sequence[str] | None = None
+    ) -> dict[str, Any]:
         """Lower the confidence of affected entries and rules by 35% and log the change.
 
         Args:
@@ -168,8 +170,13 @@ class TimelinessManager:
         for r in self.store.list_rules():
             if r.origin == "builtin" or r.status == "archived":
                 continue
-            hit = everything or r.rule_id in (rule_ids or set()) or (r.model is not None and r.model in models) \
-                or (r.mod is not None and r.mod in mods) or bool(set(r.source_ids) & (entry_ids or set()))
+            hit = (
+                everything
+                or r.rule_id in (rule_ids or set())
+                or (r.model is not None and r.model in models)
+                or (r.mod is not None and r.mod in mods)
+                or bool(set(r.source_ids) & (entry_ids or set()))
+            )
             if hit:
                 if r.base_confidence is None:
                     r.base_confidence = r.confidence
@@ -183,9 +190,9 @@ class TimelinessManager:
             c = entry_confidence(e, now)
             updates.append((eid, c, state_of(c)))
         self.store.update_timeliness(updates, None)
-        cid = self.store.add_scene_change(change_type, change_description, touched + [f"rule:{r}" for r in
-                                                                                     rules_touched],
-                                          SCENE_CHANGE_FACTOR)
+        cid = self.store.add_scene_change(
+            change_type, change_description, touched + [f"rule:{r}" for r in rules_touched], SCENE_CHANGE_FACTOR
+        )
         return {"change_id": cid, "affected_entries": touched, "affected_rules": rules_touched}
 
     def _refresh_rule(self, r: PreventionRule, now: datetime | None = None) -> PreventionRule:
@@ -203,8 +210,15 @@ class TimelinessManager:
         if e.base_confidence is None:
             e.base_confidence = e.confidence
             self.store.save_entry(e)
-        v = Verification(timestamp=iso(now_utc()), trace_id=trace_id, scene=reason, effect="反例",
-                         trigger=reason, feedback="negative", counterexample=True)
+        v = Verification(
+            timestamp=iso(now_utc()),
+            trace_id=trace_id,
+            scene=reason,
+            effect="反例",
+            trigger=reason,
+            feedback="negative",
+            counterexample=True,
+        )
         e = self.store.add_verification(entry_id, v, success=False)
         c = entry_confidence(e)
         self.store.update_timeliness([(entry_id, c, state_of(c))], None)
@@ -219,8 +233,9 @@ class TimelinessManager:
             self._refresh_rule(r)
         return c
 
-    def run_audit(self, entries_data: Sequence[WisdomEntry | dict[str, Any]] | None = None,
-                  now: datetime | None = None) -> dict[str, Any]:
+    def run_audit(
+        self, entries_data: Sequence[WisdomEntry | dict[str, Any]] | None = None, now: datetime | None = None
+    ) -> dict[str, Any]:
         """Recompute every entry's and rule's confidence and state, store them, and report what changed.
 
         Returns:
@@ -229,8 +244,11 @@ class TimelinessManager:
         """
         now = now or now_utc()
         stamp = iso(now)
-        entries = [WisdomEntry.from_spec(e) if isinstance(e, dict) else e for e in entries_data] \
-            if entries_data is not None else list(self.store.iter_entries())
+        entries = (
+            [WisdomEntry.from_spec(e) if isinstance(e, dict) else e for e in entries_data]
+            if entries_data is not None
+            else list(self.store.iter_entries())
+        )
         dist = dict.fromkeys(tx.STATUSES, 0)
         changes: list[dict[str, Any]] = []
         updates: list[tuple[str, float, str]] = []
@@ -252,12 +270,25 @@ class TimelinessManager:
             fresh = self._refresh_rule(r, now)
             rule_dist[fresh.status] = rule_dist.get(fresh.status, 0) + 1
             if fresh.status != before:
-                rule_changes.append({"rule_id": fresh.rule_id, "from": before, "to": fresh.status,
-                                     "confidence": round(fresh.confidence, 4)})
+                rule_changes.append(
+                    {
+                        "rule_id": fresh.rule_id,
+                        "from": before,
+                        "to": fresh.status,
+                        "confidence": round(fresh.confidence, 4),
+                    }
+                )
         total = self.store.count_entries()
-        return {"审计时间": stamp, "总条目数": total, "审计条目数": len(entries),
-                "覆盖率": (len(entries) / total) if total else 1.0, "状态分布": dist, "状态变化": changes,
-                "规则状态分布": rule_dist, "规则状态变化": rule_changes}
+        return {
+            "审计时间": stamp,
+            "总条目数": total,
+            "审计条目数": len(entries),
+            "覆盖率": (len(entries) / total) if total else 1.0,
+            "状态分布": dist,
+            "状态变化": changes,
+            "规则状态分布": rule_dist,
+            "规则状态变化": rule_changes,
+        }
 
 
 def format_audit_report(report: dict[str, Any], lang: Lang) -> str:
@@ -265,10 +296,16 @@ def format_audit_report(report: dict[str, Any], lang: Lang) -> str:
     d = report["状态分布"]
     lines = [
         pick(lang, f"时效性审计 {report['审计时间']}", f"Timeliness audit {report['审计时间']}"),
-        pick(lang, f"审计条目 {report['审计条目数']}/{report['总条目数']}（覆盖率 {report['覆盖率']:.0%}）",
-             f"Audited {report['审计条目数']}/{report['总条目数']} entries (coverage {report['覆盖率']:.0%})"),
-        pick(lang, f"有效 {d['active']} · 降级 {d['deprecated']} · 存档 {d['archived']}",
-             f"active {d['active']} · deprecated {d['deprecated']} · archived {d['archived']}"),
+        pick(
+            lang,
+            f"审计条目 {report['审计条目数']}/{report['总条目数']}（覆盖率 {report['覆盖率']:.0%}）",
+            f"Audited {report['审计条目数']}/{report['总条目数']} entries (coverage {report['覆盖率']:.0%})",
+        ),
+        pick(
+            lang,
+            f"有效 {d['active']} · 降级 {d['deprecated']} · 存档 {d['archived']}",
+            f"active {d['active']} · deprecated {d['deprecated']} · archived {d['archived']}",
+        ),
     ]
     for ch in report["状态变化"][:50]:
         lines.append(f"  {ch['id']}: {ch['from']} → {ch['to']} ({ch['confidence']:.3f})")

@@ -75,8 +75,15 @@ def _run(name: str, lang: Lang, db_path: Path) -> Run:
     async def main() -> int:
         provider = OfflineAnalyst()
         try:
-            return await run_analysis(corpus_file(name), db=db, provider=provider, choice=choice, lang=lang,
-                                      emit=events.append, prepared=prepared)
+            return await run_analysis(
+                corpus_file(name),
+                db=db,
+                provider=provider,
+                choice=choice,
+                lang=lang,
+                emit=events.append,
+                prepared=prepared,
+            )
         finally:
             await provider.aclose()
 
@@ -134,7 +141,7 @@ def raw_facts(name: str) -> RawFacts:
                 facts.strong.setdefault(o, set()).add(c.player)
         if c.command_id in POWER_IDS:  # ``…, k, k sources``: one source is a caster, several are a weak group
             every = [int(v) for v in c.values(ArgKind.OBJECT)]  # type: ignore[call-overload]
-            sources = [o for o in (every[:ints[2]] if c.command_id == 0x1FE else every[-ints[-1]:]) if o]
+            sources = [o for o in (every[: ints[2]] if c.command_id == 0x1FE else every[-ints[-1] :]) if o]
             if len(sources) == 1:
                 facts.strong.setdefault(sources[0], set()).add(c.player)
         if c.command_id == 0x24E and ints:
@@ -193,8 +200,11 @@ def test_every_stage_done_and_every_claim_validates(runs: dict[str, Run], key: s
         assert stage.status == "done", (stage.key, stage.message)
         assert not [i for i in stage.issues if i.severity == Severity.FATAL], stage.key
     for stage in windows:
-        bad = [(i.code, i.message) for i in stage.issues
-               if not (i.severity == Severity.INFO and i.code.startswith("Lookback"))]
+        bad = [
+            (i.code, i.message)
+            for i in stage.issues
+            if not (i.severity == Severity.INFO and i.code.startswith("Lookback"))
+        ]
         assert bad == [], (stage.key, bad)
         assert not stage.revised
         n = sum(len(stage.claims.get(k, [])) for k in ("unitClaims", "eventClaims", "timelineClaims"))
@@ -210,8 +220,10 @@ def test_protocol_picks_are_claimed_in_their_window(runs: dict[str, Run]) -> Non
     slot_name = {v: k for k, v in facts.names.items()}
     claimed = {
         (c["player"], round(parse_time(c["time"]) * TICKS))  # type: ignore[operator]
-        for s in runs["snow_zh"].record.stages if s.kind == "window"
-        for c in s.claims.get("eventClaims", []) if c["kind"] == "protocol"
+        for s in runs["snow_zh"].record.stages
+        if s.kind == "window"
+        for c in s.claims.get("eventClaims", [])
+        if c["kind"] == "protocol"
     }
     picks = {(slot_name[p], tc) for p, tc, _h in facts.protocols}
     assert picks
@@ -259,8 +271,11 @@ def test_window_text_reports_raw_order_counts_and_placements(runs: dict[str, Run
     checked = 0
     for stage in (s for s in run.record.stages if s.kind == "window"):
         lo, hi = stage.start_seconds * TICKS - 1e-9, stage.end_seconds * TICKS - 1e-9
-        cmds = [c for c in replay.commands if lo <= c.time_code < hi and c.player in players
-                and not command_info(replay.game, c.command_id).automatic]
+        cmds = [
+            c
+            for c in replay.commands
+            if lo <= c.time_code < hi and c.player in players and not command_info(replay.game, c.command_id).automatic
+        ]
         for slot, name in players.items():
             own = [c for c in cmds if c.player == slot]
             section = stage.text.split(f"### {name}（", 1)[1].split("\n\n", 1)[0]
@@ -284,8 +299,15 @@ def test_deterministic_bytes_across_processes(runs: dict[str, Run], tmp_path: Pa
         "print(json.dumps(t._stage_texts(t._run(t.SNOW, Lang.ZH, Path(sys.argv[1])))))"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345", "REPLAYSAGE_HOME": str(tmp_path / "home")}
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "again.db")], cwd=REPO_ROOT, env=env,
-                         capture_output=True, text=True, timeout=300, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "again.db")],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     assert json.loads(out.stdout.strip().splitlines()[-1]) == _stage_texts(runs["snow_zh"])
 
 
@@ -341,8 +363,10 @@ def _bound(lang: Lang = Lang.EN, **kw: Any) -> OfflineAnalyst:
 
 def _window_request(segment: int = 0, window: int = 1) -> ChatRequest:
     """A window request whose wording says nothing: the stage data alone says what is asked."""
-    return ChatRequest((ChatMessage("system", "s"), ChatMessage("user", "Focus on the operations.")),
-                       stage=StageInfo("window", segment=segment, window=window))
+    return ChatRequest(
+        (ChatMessage("system", "s"), ChatMessage("user", "Focus on the operations.")),
+        stage=StageInfo("window", segment=segment, window=window),
+    )
 
 
 def test_factory_builds_the_unbound_analyst_which_introduces_itself(run: Any) -> None:
@@ -405,14 +429,21 @@ def test_followups_lookback_and_revision() -> None:
     assert hi is not None
     assert lo < seg.start_seconds
     served = ChatMessage("user", f"[Lookback] raw orders from {m.group(1)} to {m.group(2)}:\n...\n\nUse this data.")
-    follow = ChatRequest((*_window_request(1, 0).messages, ChatMessage("assistant", first), served),
-                         stage=StageInfo("window", "lookback", 1, 0, served=((lo, hi),)))
+    follow = ChatRequest(
+        (*_window_request(1, 0).messages, ChatMessage("assistant", first), served),
+        stage=StageInfo("window", "lookback", 1, 0, served=((lo, hi),)),
+    )
     final = analyst.compose(follow)
     assert "[lookback]" not in final.lower().replace("[lookback] raw", "")
     assert "The lookback" in final
-    revision = ChatRequest((*follow.messages, ChatMessage("assistant", final),
-                            ChatMessage("user", "[Validation] The program checked your claims...")),
-                           stage=StageInfo("window", "revision", 1, 0))
+    revision = ChatRequest(
+        (
+            *follow.messages,
+            ChatMessage("assistant", final),
+            ChatMessage("user", "[Validation] The program checked your claims..."),
+        ),
+        stage=StageInfo("window", "revision", 1, 0),
+    )
     revised = analyst.compose(revision)
     assert revised.split("[claims]")[1] == final.split("[claims]")[1]
     assert "[lookback]" not in revised
@@ -464,10 +495,19 @@ def windows(p: PreparedReplay) -> Iterator[tuple[Any, Any]]:
             yield seg, win
 
 
-def window_stage(lang: Lang, seg: Any, win: Any, phase: Any = "initial",
-                 served: tuple[tuple[float, float], ...] = ()) -> StageInfo:
-    return StageInfo("window", phase, seg.index, win.index, (win.start_seconds, win.end_seconds),
-                     (seg.start_seconds, seg.end_seconds), served, lang)
+def window_stage(
+    lang: Lang, seg: Any, win: Any, phase: Any = "initial", served: tuple[tuple[float, float], ...] = ()
+) -> StageInfo:
+    return StageInfo(
+        "window",
+        phase,
+        seg.index,
+        win.index,
+        (win.start_seconds, win.end_seconds),
+        (seg.start_seconds, seg.end_seconds),
+        served,
+        lang,
+    )
 
 
 def request_for(lang: Lang, seg: Any, win: Any) -> ChatRequest:

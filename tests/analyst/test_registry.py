@@ -33,8 +33,14 @@ print(json.dumps({"names": names, "analyst_loaded": "app.analyst" in sys.modules
 
 def test_the_provider_layer_alone_knows_only_http_endpoints(tmp_path: Path) -> None:
     """In a fresh process that never imports app.analyst, 'offline' is simply not registered (no hidden import)."""
-    out = subprocess.run([sys.executable, "-c", UNREGISTERED, str(tmp_path / "s.json")], cwd=REPO_ROOT,
-                         capture_output=True, text=True, check=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", UNREGISTERED, str(tmp_path / "s.json")],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     doc = json.loads(out.stdout)
     assert doc["names"] == [OPENAI_COMPAT]
     assert doc["analyst_loaded"] is False
@@ -57,9 +63,15 @@ def test_registration_adds_the_offline_analyst() -> None:
 def test_provider_test_command_reaches_the_offline_analyst(tmp_path: Path) -> None:
     """``replaysage provider test offline`` (the CLI registers the analyst) answers with the rule-based intro."""
     env_home = tmp_path / "home"
-    out = subprocess.run([sys.executable, "-m", "app.cli", "provider", "test", "offline", "--lang", "en", "--json"],
-                         cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=False,
-                         env={**os.environ, "REPLAYSAGE_HOME": str(env_home)})
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "provider", "test", "offline", "--lang", "en", "--json"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "REPLAYSAGE_HOME": str(env_home)},
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["rule_based"] is True

@@ -87,7 +87,8 @@ def _read_only_folder(tmp_path: Path) -> Path:
 
 
 def test_unwritable_file_keeps_the_value_in_memory_and_warns(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     folder = _read_only_folder(tmp_path)
     path = folder / "budget_calibration.json"

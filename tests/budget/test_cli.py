@@ -71,8 +71,9 @@ def test_short_tier_plans_short_replay_as_one_slice(capsys: pytest.CaptureFixtur
 
 def test_model_profile_json_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     profile = tmp_path / "m.json"
-    profile.write_text(json.dumps({"provider": "p", "model": "m", "context_length": 262_144, "max_tokens": 20_000}),
-                       encoding="utf-8")
+    profile.write_text(
+        json.dumps({"provider": "p", "model": "m", "context_length": 262_144, "max_tokens": 20_000}), encoding="utf-8"
+    )
     data = run_json(capsys, str(corpus_file(SHORT)), "--model", str(profile), "--budget", "120K")
     assert data["profile"]["budget"] == 120_000
     assert data["profile"]["reserve"] == 40_000  # 2 × 20,000 > 32,000
@@ -99,7 +100,9 @@ def test_budget_above_ninety_percent_is_an_error(capsys: pytest.CaptureFixture[s
 
 @pytest.mark.parametrize("value", ["0", "0K"])
 def test_max_tokens_zero_is_an_error_not_the_default(
-    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    value: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["plan", str(corpus_file(SHORT)), "--context-length", "1M", "--max-tokens", value]) == 2
     assert "--max-tokens" in capsys.readouterr().err

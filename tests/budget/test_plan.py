@@ -46,14 +46,23 @@ def test_json_keys_and_totals() -> None:
     assert {"start_seconds", "end_seconds"} <= set(seg["windows"][0])
     req = data["requests"][0]
     assert {"stage", "breakdown", "budget", "context_length"} <= set(req)
-    assert set(req["breakdown"]) >= {"system", "summary", "overview", "slice", "found_facts", "instruction",
-                                     "reserve", "total"}
+    assert set(req["breakdown"]) >= {
+        "system",
+        "summary",
+        "overview",
+        "slice",
+        "found_facts",
+        "instruction",
+        "reserve",
+        "total",
+    }
     assert {"prompt_tokens", "naive_prompt_tokens", "cacheable_share"} <= set(data["totals"])
     stages = [r["stage"] for r in data["requests"]]
     windows = sum(len(s["windows"]) for s in data["segments"])
     assert stages == ["overview"] + ["window"] * windows + ["final"]
-    assert data["totals"]["prompt_tokens"] == sum(r["breakdown"]["total"] - r["breakdown"]["reserve"]
-                                                  for r in data["requests"])
+    assert data["totals"]["prompt_tokens"] == sum(
+        r["breakdown"]["total"] - r["breakdown"]["reserve"] for r in data["requests"]
+    )
     # Naive: every request carries the full level-1 log (300 × 1,000 raw × 1.2) instead of the slice.
     full = 360_000
     assert data["totals"]["naive_prompt_tokens"] == sum(

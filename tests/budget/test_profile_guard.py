@@ -37,8 +37,9 @@ def test_budget_override() -> None:
     assert ModelProfile(context_length=1_000_000, context_budget=0).budget == 160_000
 
 
-@pytest.mark.parametrize(("max_tokens", "reserve"), [(4096, 32_000), (16_000, 32_000), (16_001, 32_002),
-                                                     (32_768, 65_536)])
+@pytest.mark.parametrize(
+    ("max_tokens", "reserve"), [(4096, 32_000), (16_000, 32_000), (16_001, 32_002), (32_768, 65_536)]
+)
 def test_output_reserve(max_tokens: int, reserve: int) -> None:
     assert output_reserve(max_tokens) == reserve
     assert ModelProfile(context_length=1_000_000, max_tokens=max_tokens).output_reserve == reserve
@@ -66,8 +67,16 @@ def test_bad_profiles_are_known_errors() -> None:
 
 def test_from_mapping() -> None:
     p = ModelProfile.from_mapping(
-        {"provider": "deepseek", "model_id": "deepseek-chat", "context_length": "128K", "max_tokens": 8000,
-         "reasoning": True, "price_input": "0.27", "price_cached_input": 0.07, "price_output": 1.1}
+        {
+            "provider": "deepseek",
+            "model_id": "deepseek-chat",
+            "context_length": "128K",
+            "max_tokens": 8000,
+            "reasoning": True,
+            "price_input": "0.27",
+            "price_cached_input": 0.07,
+            "price_output": 1.1,
+        }
     )
     assert (p.context_length, p.model, p.reasoning, p.key) == (128_000, "deepseek-chat", True, "deepseek/deepseek-chat")
     # 1M input tokens of which 500K cached, 100K output: 0.5×0.27 + 0.5×0.07 + 0.1×1.1

@@ -54,8 +54,10 @@ def assembler(lang: Lang = Lang.ZH) -> PromptAssembler:
     return PromptAssembler(ModelProfile(context_length=1_000_000), EST, lang, prefix)
 
 
-@pytest.mark.parametrize(("seconds", "text"), [(30, "0:30.00"), (120, "2:00.00"), (90.5, "1:30.50"),
-                                               (59.999, "1:00.00"), (1445.25, "24:05.25"), (0, "0:00.00")])
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(30, "0:30.00"), (120, "2:00.00"), (90.5, "1:30.50"), (59.999, "1:00.00"), (1445.25, "24:05.25"), (0, "0:00.00")],
+)
 def test_format_game_time(seconds: float, text: str) -> None:
     assert format_game_time(seconds) == text
 
@@ -123,8 +125,9 @@ def test_prefix_identical_across_windows_and_segments(planned: list[Segment]) ->
             assert "[总览]" in stable
         assert u2.startswith(stable)
         d1 = dumped(r1)
-        json_stable = d1[: d1.index(json.dumps(stable, ensure_ascii=False)[1:-1]) + len(
-            json.dumps(stable, ensure_ascii=False)[1:-1])]
+        json_stable = d1[
+            : d1.index(json.dumps(stable, ensure_ascii=False)[1:-1]) + len(json.dumps(stable, ensure_ascii=False)[1:-1])
+        ]
         assert dumped(r2).startswith(json_stable)
         # Token breakdown agrees with the shared parts.
         assert r1.breakdown.system == r2.breakdown.system

@@ -135,11 +135,13 @@ def test_single_slice_only() -> None:
     assert len(compacted.segments) == 1
     assert compacted.dropped_selection
     with pytest.raises(ReplayTooLongError, match="200K"):
-        segment_log(blocks(80), slice_max=6_000, hard_slice_max=6_000, estimator=EST, single_slice_only=True,
-                    lang=Lang.EN)
+        segment_log(
+            blocks(80), slice_max=6_000, hard_slice_max=6_000, estimator=EST, single_slice_only=True, lang=Lang.EN
+        )
     with pytest.raises(ReplayTooLongError, match="200K"):
-        segment_log(blocks(80), slice_max=6_000, hard_slice_max=6_000, estimator=EST, single_slice_only=True,
-                    lang=Lang.ZH)
+        segment_log(
+            blocks(80), slice_max=6_000, hard_slice_max=6_000, estimator=EST, single_slice_only=True, lang=Lang.ZH
+        )
 
 
 def test_dense_block_is_subdivided_by_time() -> None:
@@ -170,8 +172,18 @@ def test_no_room_for_a_slice() -> None:
 
 @pytest.mark.parametrize(
     ("tokens", "count"),
-    [(5_000, 1), (24_000, 1), (24_001, 2), (29_999, 2), (30_000, 3), (36_000, 3), (41_999, 3), (42_000, 4),
-     (60_000, 5), (200_000, 5)],
+    [
+        (5_000, 1),
+        (24_000, 1),
+        (24_001, 2),
+        (29_999, 2),
+        (30_000, 3),
+        (36_000, 3),
+        (41_999, 3),
+        (42_000, 4),
+        (60_000, 5),
+        (200_000, 5),
+    ],
 )
 def test_window_count(tokens: int, count: int) -> None:
     # ≤ 24K not split; otherwise nearest to 12K per window (halves up), 2..5.

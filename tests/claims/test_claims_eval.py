@@ -41,8 +41,9 @@ KNOWN_MISSES = {
 
 def test_every_verdict_agrees_with_its_label() -> None:
     verdicts = _verdicts()
-    wrong = [_describe(v) for v in verdicts if not v.correct and (v.source, v.exchange, v.kind, v.index)
-             not in KNOWN_MISSES]
+    wrong = [
+        _describe(v) for v in verdicts if not v.correct and (v.source, v.exchange, v.kind, v.index) not in KNOWN_MISSES
+    ]
     assert not wrong, "\n".join(wrong)
     assert not [v for v in verdicts if v.truth and v.flagged]  # never a false alarm, known misses or not
     missed = {(v.source, v.exchange, v.kind, v.index) for v in verdicts if not v.correct}
@@ -58,9 +59,21 @@ def test_planted_claims_cover_every_kind_both_ways() -> None:
 
 def test_planted_wrong_claims_get_the_expected_codes() -> None:
     codes = {i.code for v in _verdicts() if v.source == "planted" and not v.truth for i in v.issues}
-    assert {"TypeNeverProduced", "AbilityNotOfType", "EvidenceNotFound", "UnknownType", "EventTimeMismatch",
-            "EventNotObserved", "ActorMismatch", "CasterTargetConfusion", "ProtocolTimeMismatch",
-            "ProtocolNotObserved", "TimelineMismatch", "TimelineNotObserved", "TypeNotAUnit"} <= codes
+    assert {
+        "TypeNeverProduced",
+        "AbilityNotOfType",
+        "EvidenceNotFound",
+        "UnknownType",
+        "EventTimeMismatch",
+        "EventNotObserved",
+        "ActorMismatch",
+        "CasterTargetConfusion",
+        "ProtocolTimeMismatch",
+        "ProtocolNotObserved",
+        "TimelineMismatch",
+        "TimelineNotObserved",
+        "TypeNotAUnit",
+    } <= codes
 
 
 def test_no_true_claim_that_passed_is_weakened_after_the_merge() -> None:

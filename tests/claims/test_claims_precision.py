@@ -57,9 +57,11 @@ def _codes(name: str, **claims: object) -> list[str]:
 
 def _command(name: str, command_id: int, type_name: str, nth: int = 0) -> Command:
     names = hash_names(_replay(name).header.mod_name)
-    found = [c for c in _replay(name).commands
-             if c.command_id == command_id and names.get(int(c.args[0] if command_id != 0x205 else c.args[1]))
-             == type_name]  # type: ignore[call-overload]
+    found = [
+        c
+        for c in _replay(name).commands
+        if c.command_id == command_id and names.get(int(c.args[0] if command_id != 0x205 else c.args[1])) == type_name
+    ]  # type: ignore[call-overload]
     return found[nth]
 
 
@@ -88,8 +90,13 @@ def test_production_evidence_does_not_count_as_operating_the_unit() -> None:
     assert hash_names(_replay(MIRROR).header.mod_name)[int(first.args[1])] == "AlliedScoutInfantry"  # type: ignore[call-overload]
     group = next(c for c in _replay(MIRROR).commands if c.command_id == 0x1FA and c.player == 0)
     assert (group.time_code, _ids(group)) == (269, [261])
-    claim = {"unitId": 261, "player": _player(MIRROR, 0), "type": "AlliedScoutInfantry", "confidence": "confirmed",
-             "evidence": ["produce|0:14.46|AlliedScoutInfantry", f"group|{format_time(269 / 15)}|1"]}
+    claim = {
+        "unitId": 261,
+        "player": _player(MIRROR, 0),
+        "type": "AlliedScoutInfantry",
+        "confidence": "confirmed",
+        "evidence": ["produce|0:14.46|AlliedScoutInfantry", f"group|{format_time(269 / 15)}|1"],
+    }
     assert _codes(MIRROR, unitClaims=[claim]) == []
 
 
@@ -99,8 +106,13 @@ def test_the_corona_produce_evidence_false_alarm_is_gone() -> None:
     assert format_time(queue.time_code / 15) == "6:22.53"
     seen = min(c.time_code for c in _replay(CORONA).commands if 2402 in _ids(c))
     assert format_time(seen / 15) == "7:00.53"
-    claim = {"unitId": 2402, "player": "st", "type": "CelestialAntiStructureVehicle", "confidence": "uncertain",
-             "evidence": ["produce|6:22.53|CelestialAntiStructureVehicle", "select|7:00.53|#2402"]}
+    claim = {
+        "unitId": 2402,
+        "player": "st",
+        "type": "CelestialAntiStructureVehicle",
+        "confidence": "uncertain",
+        "evidence": ["produce|6:22.53|CelestialAntiStructureVehicle", "select|7:00.53|#2402"],
+    }
     assert _codes(CORONA, unitClaims=[claim]) == []
 
 
@@ -135,18 +147,32 @@ def test_corona_centurion_target_and_repair_drone_source() -> None:
     base = {"time": "0:58.00", "player": "st", "kind": "power", "name": "SpecialPower_CelestialCenturionUpgrade"}
     assert _codes(CORONA, eventClaims=[{**base, "targetId": 327}]) == []
     assert _codes(CORONA, eventClaims=[{**base, "unitId": 327}]) == ["CasterTargetConfusion"]
-    repair = {"time": "6:41.60", "player": "st", "kind": "power", "name": "SpecialPower_CelestialEngineerRepairDrone",
-              "actorId": 2336}
+    repair = {
+        "time": "6:41.60",
+        "player": "st",
+        "kind": "power",
+        "name": "SpecialPower_CelestialEngineerRepairDrone",
+        "actorId": 2336,
+    }
     assert _codes(CORONA, eventClaims=[repair]) == []
-    engineer = {"unitId": 2336, "player": "st", "type": "CelestialEngineer", "confidence": "highly likely",
-                "evidence": ["produce|6:09.87|CelestialEngineer",
-                             "power|6:41.60|SpecialPower_CelestialEngineerRepairDrone"]}
+    engineer = {
+        "unitId": 2336,
+        "player": "st",
+        "type": "CelestialEngineer",
+        "confidence": "highly likely",
+        "evidence": ["produce|6:09.87|CelestialEngineer", "power|6:41.60|SpecialPower_CelestialEngineerRepairDrone"],
+    }
     assert _codes(CORONA, unitClaims=[engineer]) == []
 
 
 def test_messages_follow_the_analysis_language() -> None:
-    base = {"time": "7:01.33", "player": _player(MIRROR, 0), "kind": "power", "name": "SpecialPower_ShrinkRay",
-            "actorId": 515}
+    base = {
+        "time": "7:01.33",
+        "player": _player(MIRROR, 0),
+        "kind": "power",
+        "name": "SpecialPower_ShrinkRay",
+        "actorId": 515,
+    }
     [(_s, code, message)] = _check(MIRROR, Lang.ZH, eventClaims=[base])
     assert code == "CasterTargetConfusion"
     assert "是这次技能的目标" in message

@@ -25,8 +25,13 @@ def test_parse_time_rejects_without_raising(text: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("1:20~1:45", (80.0, 105.0)), ("1:20～1:45", (80.0, 105.0)), ("01:20 - 01:45", (80.0, 105.0)),
-     ("1:20 至 1:45.5", (80.0, 105.5)), ("０１：２０〜０１：４５", (80.0, 105.0))],
+    [
+        ("1:20~1:45", (80.0, 105.0)),
+        ("1:20～1:45", (80.0, 105.0)),
+        ("01:20 - 01:45", (80.0, 105.0)),
+        ("1:20 至 1:45.5", (80.0, 105.5)),
+        ("０１：２０〜０１：４５", (80.0, 105.0)),
+    ],
 )
 def test_parse_range_separators(text: str, expected: tuple[float, float]) -> None:
     assert parse_range(text) == expected
@@ -85,6 +90,6 @@ def test_claims_without_fences_and_english_marker() -> None:
 
 
 def test_no_marker_means_no_claims() -> None:
-    parsed = parse_claims("just text {\"unitClaims\": []}")
+    parsed = parse_claims('just text {"unitClaims": []}')
     assert not parsed.marker_found
     assert parsed.empty

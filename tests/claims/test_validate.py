@@ -81,8 +81,12 @@ def test_nonexistent_unit_id() -> None:
 def test_move_only_high_confidence_is_weak_evidence() -> None:
     (a, name_a), _ = _players()
     uid = _grouped_by(a)
-    claim = {"unitId": uid, "player": name_a, "confidence": "highly likely",
-             "evidence": ["move|2:00.00|100,200", "move|2:10.00|300,400"]}
+    claim = {
+        "unitId": uid,
+        "player": name_a,
+        "confidence": "highly likely",
+        "evidence": ["move|2:00.00|100,200", "move|2:10.00|300,400"],
+    }
     assert _check({"unitClaims": [claim]}) == [(Severity.WEAK_EVIDENCE, "MoveOnlyEvidence")]
 
 
@@ -110,10 +114,10 @@ def test_unknown_player_is_a_warning() -> None:
 def test_missing_and_unparsable_claims_escalate_after_revision() -> None:
     v = ClaimValidator(_index(), Lang.EN)
     text = "analysis without claims"
-    assert [(i.severity, i.code) for i in v.validate(parse_claims(text), text)] == [
-        (Severity.WARNING, "MissingClaims")]
+    assert [(i.severity, i.code) for i in v.validate(parse_claims(text), text)] == [(Severity.WARNING, "MissingClaims")]
     assert [(i.severity, i.code) for i in v.validate(parse_claims(text), text, after_revision=True)] == [
-        (Severity.FATAL, "MissingClaims")]
+        (Severity.FATAL, "MissingClaims")
+    ]
     bad = "x\n[claims]\n```json\n{broken\n```"
     codes = [(i.severity, i.code) for i in v.validate(parse_claims(bad), bad, after_revision=True)]
     assert codes == [(Severity.INFO, "ClaimsBlockUnparsable"), (Severity.FATAL, "NoParsableClaims")]
@@ -136,8 +140,11 @@ def _first_queued(slot: int) -> tuple[str, float]:
 
 def _types_queued(slot: int) -> set[str]:
     names = hash_names(_replay().header.mod_name)
-    return {names.get(int(c.values(ArgKind.INT)[0]), "")  # type: ignore[call-overload]
-            for c in _replay().commands if c.command_id == QUEUE_UNIT and c.player == slot}
+    return {
+        names.get(int(c.values(ArgKind.INT)[0]), "")  # type: ignore[call-overload]
+        for c in _replay().commands
+        if c.command_id == QUEUE_UNIT and c.player == slot
+    }
 
 
 def test_timeline_claims_checked_against_first_production() -> None:
@@ -148,10 +155,12 @@ def test_timeline_claims_checked_against_first_production() -> None:
     assert _check({"timelineClaims": [{"player": name_a, "type": unit, "firstTime": exact}]}) == []
     late = f"{int(m) + 3}:{s:05.2f}"
     assert _check({"timelineClaims": [{"player": name_a, "type": unit, "firstTime": late}]}) == [
-        (Severity.WARNING, "TimelineMismatch")]
+        (Severity.WARNING, "TimelineMismatch")
+    ]
     never = sorted(_types_queued(b) - _types_queued(a) - {""})[0]
     assert _check({"timelineClaims": [{"player": name_a, "type": never, "firstTime": "5:00"}]}) == [
-        (Severity.CONTRADICTION, "TimelineNotObserved")]
+        (Severity.CONTRADICTION, "TimelineNotObserved")
+    ]
 
 
 def test_unit_operated_before_its_type_was_first_produced() -> None:
@@ -160,6 +169,11 @@ def test_unit_operated_before_its_type_was_first_produced() -> None:
     uid = _grouped_by(a)
     early = max(0.0, seconds - 30)
     m, s = divmod(early, 60)
-    claim = {"unitId": uid, "player": name_a, "type": unit, "confidence": "likely",
-             "evidence": [f"group|{int(m)}:{s:05.2f}|1"]}
+    claim = {
+        "unitId": uid,
+        "player": name_a,
+        "type": unit,
+        "confidence": "likely",
+        "evidence": [f"group|{int(m)}:{s:05.2f}|1"],
+    }
     assert (Severity.CONTRADICTION, "OperatedBeforeProduced") in _check({"unitClaims": [claim]})

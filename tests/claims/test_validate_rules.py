@@ -87,7 +87,8 @@ def _attacked_only() -> list[int]:
     """Ids that players only ever named as the target of an attack (0x20D), besides observers' selections."""
     players = _players()
     return sorted(
-        oid for oid, m in _mentions().items()
+        oid
+        for oid, m in _mentions().items()
         if any(slot in players for slot, _ in m) and all(slot not in players or cid == ATTACK for slot, cid in m)
     )
 
@@ -114,7 +115,8 @@ def _selected_only_by(slot: int) -> list[int]:
     """Ids whose only mentions by players are 0x1F5 selections by ``slot`` (weak evidence, plan §7.1 rule 3)."""
     players = _players()
     return sorted(
-        oid for oid, m in _mentions().items()
+        oid
+        for oid, m in _mentions().items()
         if any(s == slot for s, _ in m) and all(s not in players or (s == slot and cid == SELECT) for s, cid in m)
     )
 
@@ -139,8 +141,9 @@ def test_rule4_engineer_captured_yard_has_strong_evidence_from_both_players() ->
     for slot, cid in _mentions()[CAPTURED_YARD]:
         by_cmd[cid].add(slot)
     players = _players()
-    builder = next(c.player for c in _replay().commands
-                   if c.command_id in (START, PLACE) and _ids(c)[:1] == [CAPTURED_YARD])
+    builder = next(
+        c.player for c in _replay().commands if c.command_id in (START, PLACE) and _ids(c)[:1] == [CAPTURED_YARD]
+    )
     capturer, _ = _other(builder)
     # The Allied player builds structures with #439 (0x207 start / 0x209 place: builder = first object).
     assert by_cmd[START] == {builder}

@@ -88,8 +88,11 @@ def test_first_production_per_type(snow: ReplayFactIndex) -> None:
     assert snow.first_production(ALLIED, "SovietScoutInfantry") is None
     # every first-production record of a type never cancelled (no 0x206 of it) is the earliest raw order of it
     raw_first: dict[tuple[int, int], int] = {}
-    cancelled_types = {(c.player, int(c.args[1])) for c in snow.replay.commands  # type: ignore[call-overload]
-                       if c.command_id == 0x206}
+    cancelled_types = {
+        (c.player, int(c.args[1]))
+        for c in snow.replay.commands  # type: ignore[call-overload]
+        if c.command_id == 0x206
+    }
     for c in snow.replay.commands:
         if c.command_id in (0x205, 0x207, 0x209):
             raw_first.setdefault((c.player, int(c.args[1])), c.time_code)  # type: ignore[call-overload]
@@ -195,7 +198,9 @@ def test_factory_not_the_new_unit(snow: ReplayFactIndex) -> None:
     with_factory_role = {oid for oid in snow.evidence_ids() if any(e.role is Role.FACTORY for e in snow.evidence(oid))}
     assert with_factory_role == factories
     assert {e.command_id for oid in with_factory_role for e in snow.evidence(oid) if e.role is Role.FACTORY} == {
-        0x205, 0x206}
+        0x205,
+        0x206,
+    }
 
 
 def test_group_member_and_recall_are_strong(snow: ReplayFactIndex) -> None:
@@ -238,7 +243,9 @@ def test_casters_are_the_single_sources_of_powers(snow: ReplayFactIndex, empire:
     assert asset_hash("SpecialPowerOrbitalRefuse_Rank1") == 0x36DF8D71
     assert Role.CASTER not in roles(snow, 645, SOVIET)
     assert [(e.player, e.role, e.command_id, e.time_code) for e in snow.evidence(58)] == [
-        (SOVIET, Role.CASTER, 0x1FF, 7295), (SOVIET, Role.CASTER, 0x1FF, 10186)]
+        (SOVIET, Role.CASTER, 0x1FF, 7295),
+        (SOVIET, Role.CASTER, 0x1FF, 10186),
+    ]
     ev = [e for e in snow.events_for_object(58) if e.command_id == 0x1FF][-1]
     assert (ev.time_code, ev.actor_ids, ev.target_ids) == (10186, (58,), (645,))
     # 0x200: tc 97 slot 1 (0xCD754906, P, F, 0, 0, 1, 241) deploys Empire core #241

@@ -57,7 +57,8 @@ def test_power_on_object_target_first_source_last(corona: ReplayFactIndex) -> No
     assert (ev.actor_ids, ev.target_ids) == ((321,), (325,))  # type: ignore[attr-defined]
     # the source is the issuing player's own unit (selected by slot 0 before); the target gets no evidence
     assert [(e.player, e.strength, e.role) for e in corona.evidence(321) if e.command_id == 0x201] == [
-        (0, Strength.STRONG, Role.CASTER)]
+        (0, Strength.STRONG, Role.CASTER)
+    ]
     assert corona.evidence(325) == ()
     assert Role.SELECTED in {e.role for e in corona.evidence(321) if e.player == 0}
     en = build_compact_log(corona, 2, Lang.EN, count_tokens=False).text
@@ -100,8 +101,12 @@ def test_located_power_names_its_target_and_source() -> None:
 
 def test_group_ability_members_are_weak(corona: ReplayFactIndex) -> None:
     # 0xB5D5 (tc 3999, slot 0): fe 11 | 20 0x419B52FC, 0, 9 | 94 #616 #639 #670 #368 #594 #365 #336 #851 #598 #0 | ff
-    _at(CORONA, 0xB5D5, "fe11 20 fc529b41 00000000 09000000 94 68020000 7f020000 9e020000 70010000 52020000 "
-                        "6d010000 50010000 53030000 56020000 00000000 ff")
+    _at(
+        CORONA,
+        0xB5D5,
+        "fe11 20 fc529b41 00000000 09000000 94 68020000 7f020000 9e020000 70010000 52020000 "
+        "6d010000 50010000 53030000 56020000 00000000 ff",
+    )
     members = (616, 639, 670, 368, 594, 365, 336, 851, 598)
     ev = _event(corona, 3999, 0x1FE)
     assert ev.actor_ids == members  # type: ignore[attr-defined]
@@ -109,8 +114,10 @@ def test_group_ability_members_are_weak(corona: ReplayFactIndex) -> None:
         mine = [e for e in corona.evidence(oid) if e.time_code == 3999]
         assert [(e.strength, e.role) for e in mine] == [(Strength.WEAK, Role.ABILITY_GROUP)], oid
         assert all(e.role is not Role.CASTER for e in corona.evidence(oid))
-    assert "Special ability 0x419B52FC by group #616 #639 #670 #368 #594 #365 +3" in build_compact_log(
-        corona, 2, Lang.EN, count_tokens=False).text
+    assert (
+        "Special ability 0x419B52FC by group #616 #639 #670 #368 #594 #365 +3"
+        in build_compact_log(corona, 2, Lang.EN, count_tokens=False).text
+    )
 
 
 def test_group_members_of_a_type_the_knowledge_excludes_do_not_count() -> None:
@@ -124,15 +131,20 @@ def test_group_members_of_a_type_the_knowledge_excludes_do_not_count() -> None:
     the exclusion is shown with a type map that says #1022 is a Peacekeeper.
     """
     assert asset_hash("SpecialPower_RadarLock") == 0xBD9492EB
-    _at(MIRROR, 0x4B8CC, "fe19 20 eb9294bd 00000000 07000000 74 fe030000 6a040000 76040000 77040000 72040000 "
-                         "67040000 8c040000 00000000 ff")
+    _at(
+        MIRROR,
+        0x4B8CC,
+        "fe19 20 eb9294bd 00000000 07000000 74 fe030000 6a040000 76040000 77040000 72040000 "
+        "67040000 8c040000 00000000 ff",
+    )
     _at(MIRROR, 0x3D8B1, "fe19 20 eb9294bd 00000000 01000000 14 fe030000 00000000 ff")
     index = _index(MIRROR)
     members = (1022, 1130, 1142, 1143, 1138, 1127, 1164)
     assert all(any(e.time_code == 8749 and e.role is Role.ABILITY_GROUP for e in index.evidence(o)) for o in members)
     proven = index._known_types([(None, e) for e in index.events if not e.automatic])  # type: ignore[misc]
-    assert {o: proven.get(o) for o in (1022, 1127, 1143)} == dict.fromkeys((1022, 1127, 1143),
-                                                                            "AlliedAntiVehicleInfantry")
+    assert {o: proven.get(o) for o in (1022, 1127, 1143)} == dict.fromkeys(
+        (1022, 1127, 1143), "AlliedAntiVehicleInfantry"
+    )
     assert index._able_members(members, 0xBD9492EB, proven) == members
     other = {**proven, 1022: "AlliedAntiInfantryInfantry", 1130: "<structure>"}
     assert index._able_members(members, 0xBD9492EB, other) == (1142, 1143, 1138, 1127, 1164)
@@ -176,8 +188,11 @@ def test_a_type_whose_every_order_was_cancelled_was_never_produced() -> None:
     """Snow Plow: slot 0 queues SovietAntiAirShip_Ground once at tc 2947 (#723) and takes it back at tc 3054."""
     index = _index(SNOW)
     aa = asset_hash("SovietAntiAirShip_Ground")
-    raw = [(c.time_code, c.command_id) for c in index.replay.commands
-           if c.command_id in (0x205, 0x206) and len(c.args) > 1 and c.args[1] == aa]
+    raw = [
+        (c.time_code, c.command_id)
+        for c in index.replay.commands
+        if c.command_id in (0x205, 0x206) and len(c.args) > 1 and c.args[1] == aa
+    ]
     assert raw[:3] == [(2947, 0x205), (3054, 0x206), (3357, 0x205)]
     first = index.first_production(0, "SovietAntiAirShip_Ground")
     assert first is not None
@@ -192,12 +207,15 @@ def test_upgrades_and_sales_count_as_ownership_evidence(corona: ReplayFactIndex)
     _at(CORONA, 0x6E0C, "0312 1013d33ce401000000 0458020000 ff")
     _at(CORONA, 0xBE1E, "0312 103206edb401000000 0458020000 ff")
     assert [(e.player, e.strength, e.role, e.time_code) for e in corona.evidence(600)] == [
-        (0, Strength.STRONG, Role.UPGRADE, 2290), (0, Strength.STRONG, Role.UPGRADE, 4242)]
+        (0, Strength.STRONG, Role.UPGRADE, 2290),
+        (0, Strength.STRONG, Role.UPGRADE, 4242),
+    ]
     assert corona.owner(600).player == 0
     # 0xDA47 tc 5023: 0a 12 | 04 #277 | ff — the first barracks is sold
     _at(CORONA, 0xDA47, "0a12 0415010000 ff")
-    assert any(e.role is Role.SELL and e.time_code == 5023 and e.strength is Strength.STRONG
-               for e in corona.evidence(277))
+    assert any(
+        e.role is Role.SELL and e.time_code == 5023 and e.strength is Strength.STRONG for e in corona.evidence(277)
+    )
     # the 0x204 cancels of 0x54E79D06 at #733 (0xC1D1, tc 4364) are the owner's too
     _at(CORONA, 0xC1D1, "0412 10069de75401000000 04dd020000 ff")
     assert [e.time_code for e in corona.evidence(733) if e.role is Role.UPGRADE] == [4305, 4364, 4366, 4369]
@@ -210,8 +228,11 @@ def test_build_order_collapses_repeats_and_counts_walls_apart() -> None:
     """Snow Plow slot 1 (Allied): 6 walls among its first 9 placements hide the structures."""
     index = _index(SNOW)
     wall = asset_hash("AlliedWallPiece")
-    raw = [(c.time_code, int(c.args[1])) for c in index.replay.commands  # type: ignore[call-overload]
-           if c.command_id == 0x209 and c.player == 1]
+    raw = [
+        (c.time_code, int(c.args[1]))
+        for c in index.replay.commands  # type: ignore[call-overload]
+        if c.command_id == 0x209 and c.player == 1
+    ]
     walls = [tc for tc, h in raw if h == wall]
     runs, counted = collapse_build_order(index, 1)
     assert [s.time_code for s in counted] == walls
@@ -231,8 +252,11 @@ def test_mcv_chain_takes_the_deploy_that_made_the_yard() -> None:
     00 3a | 00 0xCD754906 | 07 P | 01 F | 04 #0 | 10 0, 1 | 04 #3506 | ff; 0x128B67 tc 9773: 07 3a | 04 #3523 | ….
     """
     _at(THREE, 0xFD875, "053a 047d090000 00c2fa4515")
-    _at(THREE, 0x1214C8, "003a 00064975cd 07a456074535548c4400004843 01dfedaf40 0400000000 100000000001000000 "
-                         "04b20d0000 ff")
+    _at(
+        THREE,
+        0x1214C8,
+        "003a 00064975cd 07a456074535548c4400004843 01dfedaf40 0400000000 100000000001000000 04b20d0000 ff",
+    )
     _at(THREE, 0x128B67, "073a 04c30d0000")
     index = _index(THREE)
     chain = next(c for c in index.pack_chains if c.player == 5)
@@ -251,8 +275,7 @@ def test_miner_deploys_are_listed_apart_from_base_moves(corona: ReplayFactIndex)
     assert [(s.time_code, s.object_id) for s in deploys.steps] == [(1400, 420), (3635, 824), (3751, 838)]
     assert deploys.steps[0].position is not None
     assert (round(deploys.steps[0].position[0]), round(deploys.steps[0].position[1])) == (2033, 2889)
-    miners = [c for c in corona.replay.commands
-              if c.command_id == 0x205 and c.args[1] == asset_hash("CelestialMiner")]
+    miners = [c for c in corona.replay.commands if c.command_id == 0x205 and c.args[1] == asset_hash("CelestialMiner")]
     assert len(miners) == len(deploys.steps) == 3
     summary = build_summary(corona, Lang.EN)
     assert "st other deploys (not MCVs: Empire cores, Corona miners…): 1:33.33 #420 (2033,2889)" in summary
@@ -280,5 +303,13 @@ def test_a_structure_started_and_cancelled_is_marked_never_built(capsys: pytest.
     assert main(["facts", str(corpus_file(MIRROR)), "--json", "--lang", "en"]) == 0
     doc = json.loads(capsys.readouterr().out)
     rows = [f for f in doc["first_production"] if f["slot"] == 1 and f["type"] == "AlliedWarFactory"]
-    assert rows == [{"player": "nickname", "slot": 1, "type": "AlliedWarFactory", "kind": "structure",
-                     "time_seconds": 339.6, "cancelled": True}]
+    assert rows == [
+        {
+            "player": "nickname",
+            "slot": 1,
+            "type": "AlliedWarFactory",
+            "kind": "structure",
+            "time_seconds": 339.6,
+            "cancelled": True,
+        }
+    ]

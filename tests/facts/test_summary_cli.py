@@ -90,13 +90,27 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(doc["protocols"]) == 5
     first = [f for f in doc["first_production"] if f["player"] == "lanyiiiiiii" and f["type"] == "SovietScoutInfantry"]
     assert first == [
-        {"player": "lanyiiiiiii", "slot": 0, "type": "SovietScoutInfantry", "kind": "unit", "time_seconds": 14.53,
-         "cancelled": False}
+        {
+            "player": "lanyiiiiiii",
+            "slot": 0,
+            "type": "SovietScoutInfantry",
+            "kind": "unit",
+            "time_seconds": 14.53,
+            "cancelled": False,
+        }
     ]
     # the one type slot 0 ordered (tc 2947) and took back (0x206 at tc 3054) before ordering it again at tc 3357
     aa = [f for f in doc["first_production"] if f["slot"] == 0 and f["type"] == "SovietAntiAirShip_Ground"]
-    assert aa == [{"player": "lanyiiiiiii", "slot": 0, "type": "SovietAntiAirShip_Ground", "kind": "unit",
-                   "time_seconds": 223.8, "cancelled": False}]
+    assert aa == [
+        {
+            "player": "lanyiiiiiii",
+            "slot": 0,
+            "type": "SovietAntiAirShip_Ground",
+            "kind": "unit",
+            "time_seconds": 223.8,
+            "cancelled": False,
+        }
+    ]
     assert doc["build_order"][0]["name"] == "SovietBarracks"
 
 

@@ -44,8 +44,16 @@ def test_corpus_coverage_meets_the_targets(ra3_files: list[Path]) -> None:
             assert int(u["hash"], 16) not in table
             assert u["count"] >= 1
             assert set(u["where"]) <= {
-                "produce", "produce_cancel", "build", "build_cancel", "place", "upgrade", "upgrade_cancel",
-                "power", "protocol"}
+                "produce",
+                "produce_cancel",
+                "build",
+                "build_cancel",
+                "place",
+                "upgrade",
+                "upgrade_cancel",
+                "power",
+                "protocol",
+            }
 
 
 def test_verified_structures_are_seen_in_vanilla_replays(corpus_hashes: dict[str, ModHashes]) -> None:
@@ -117,7 +125,8 @@ def test_every_unnamed_corona_id_is_listed_with_what_the_replay_shows(ra3_files:
     assert all(rows.values()), rows  # every unnamed id has at least one observation
     assert rows["0xE43CD313"][0].startswith("upgrade at #600, which produced nothing (not a construction yard)")
     assert rows["0x54E79D06"][0].startswith(
-        "upgrade at #733, producer of CelestialAntiAirShip, CelestialAntiVehicleVehicleTech1 (CelestialWarFactory")
+        "upgrade at #733, producer of CelestialAntiAirShip, CelestialAntiVehicleVehicleTech1 (CelestialWarFactory"
+    )
     assert rows["0x9CF7C8A5"][0].startswith("power by #321 on #325")
     assert rows["0x419B52FC"][0].startswith("power by #616 #639 #670 #368 #594 #365 #336 #851 #598 (a group")
 

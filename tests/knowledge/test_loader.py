@@ -23,23 +23,52 @@ def _write(path: Path, data: object) -> None:
 def toy_root(tmp_path: Path) -> Path:
     """A one-mod knowledge tree with deliberate mistakes."""
     root = tmp_path / "knowledge"
-    _write(root / "toy" / "mod.json", {"id": "toy", "headerNames": ["TOYMOD"], "factions": ["Red", "Blue"],
-                                       "title": {"zh": "玩具", "en": "Toy"}})
-    _write(root / "toy" / "taxonomy.json", {
-        "kinds": {"unit": {"zh": "单位", "en": "Unit"}, "structure": {"zh": "建筑", "en": "Structure"}},
-        "factions": {"Red": {"zh": "红", "en": "Red", "headerIds": [4]}, "Blue": {"zh": "蓝", "en": "Blue"}},
-        "tags": {"infantry": {"zh": "步兵", "en": "Infantry"}, "production": {"zh": "生产", "en": "Production"}},
-    })
-    _write(root / "toy" / "objects.json", {"entries": [
-        {"id": "RedBarracks", "name": {"zh": "红兵营", "en": "Red Barracks"}, "faction": "Red", "kind": "structure",
-         "tags": ["production"]},
-        {"id": "RedRifleman", "name": {"zh": "步枪兵", "en": "Rifleman"}, "faction": "Red", "kind": "unit",
-         "tags": ["infantry", "flying_pig"], "producedBy": "RedBarracks", "aliases": ["Rifle", "Shared"]},
-        {"id": "BlueRifleman", "name": {"zh": "蓝步枪兵", "en": "Blue Rifleman"}, "faction": "Blue", "kind": "unit",
-         "tags": ["infantry"], "producedBy": "BlueBarrack", "aliases": ["Shared"]},
-        {"id": "GreenThing", "name": {"en": "Green"}, "faction": "Green", "kind": "gizmo"},
-        {"name": {"en": "no id"}},
-    ]})
+    _write(
+        root / "toy" / "mod.json",
+        {"id": "toy", "headerNames": ["TOYMOD"], "factions": ["Red", "Blue"], "title": {"zh": "玩具", "en": "Toy"}},
+    )
+    _write(
+        root / "toy" / "taxonomy.json",
+        {
+            "kinds": {"unit": {"zh": "单位", "en": "Unit"}, "structure": {"zh": "建筑", "en": "Structure"}},
+            "factions": {"Red": {"zh": "红", "en": "Red", "headerIds": [4]}, "Blue": {"zh": "蓝", "en": "Blue"}},
+            "tags": {"infantry": {"zh": "步兵", "en": "Infantry"}, "production": {"zh": "生产", "en": "Production"}},
+        },
+    )
+    _write(
+        root / "toy" / "objects.json",
+        {
+            "entries": [
+                {
+                    "id": "RedBarracks",
+                    "name": {"zh": "红兵营", "en": "Red Barracks"},
+                    "faction": "Red",
+                    "kind": "structure",
+                    "tags": ["production"],
+                },
+                {
+                    "id": "RedRifleman",
+                    "name": {"zh": "步枪兵", "en": "Rifleman"},
+                    "faction": "Red",
+                    "kind": "unit",
+                    "tags": ["infantry", "flying_pig"],
+                    "producedBy": "RedBarracks",
+                    "aliases": ["Rifle", "Shared"],
+                },
+                {
+                    "id": "BlueRifleman",
+                    "name": {"zh": "蓝步枪兵", "en": "Blue Rifleman"},
+                    "faction": "Blue",
+                    "kind": "unit",
+                    "tags": ["infantry"],
+                    "producedBy": "BlueBarrack",
+                    "aliases": ["Shared"],
+                },
+                {"id": "GreenThing", "name": {"en": "Green"}, "faction": "Green", "kind": "gizmo"},
+                {"name": {"en": "no id"}},
+            ]
+        },
+    )
     (root / "toy" / "text.zh.md").write_text("<!-- section: general -->\n通用\n", encoding="utf-8")
     (root / "toy" / "text.en.md").write_text("<!-- section: general -->\nGeneral\n", encoding="utf-8")
     return root
@@ -103,7 +132,9 @@ def test_queries_the_rules_need() -> None:
     assert "SovietBarracks" in k.products_of("SovietCrane")
     assert "JapanAntiInfantryVehicle" in k.products_of("JapanWarFactory")
     assert {e.id for e in k.select(kind="protocol", faction="Empire")} >= {
-        "PlayerTech_Japan_EnhancedKamikaze", "PlayerTech_Japan_PointDefenseDrones"}
+        "PlayerTech_Japan_EnhancedKamikaze",
+        "PlayerTech_Japan_PointDefenseDrones",
+    }
     assert all(e.tier in (1, 2, 3, 4) for e in k.select(kind="protocol"))
     assert "SovietBomberAircraft" in k.names_with_tag("bomber")
 
@@ -117,12 +148,23 @@ def test_every_vanilla_faction_has_each_kind() -> None:
 
 def test_override_wins_by_id_and_adds_new_entries(tmp_path: Path) -> None:
     user = tmp_path / "user_knowledge.json"
-    _write(user, {"entries": [
-        {"id": "AlliedAntiVehicleVehicleTech1", "cost": 1234, "name": {"en": "Guardian X"}, "aliases": ["GX"]},
-        {"id": "AlliedTestWalker", "name": {"zh": "测试机甲", "en": "Test Walker"}, "faction": "Allies",
-         "kind": "unit", "tags": ["vehicle", "not_a_tag"], "producedBy": "AlliedWarFactory"},
-        {"id": "CelestialOnly", "mod": "corona", "faction": "Celestial", "kind": "unit"},
-    ]})
+    _write(
+        user,
+        {
+            "entries": [
+                {"id": "AlliedAntiVehicleVehicleTech1", "cost": 1234, "name": {"en": "Guardian X"}, "aliases": ["GX"]},
+                {
+                    "id": "AlliedTestWalker",
+                    "name": {"zh": "测试机甲", "en": "Test Walker"},
+                    "faction": "Allies",
+                    "kind": "unit",
+                    "tags": ["vehicle", "not_a_tag"],
+                    "producedBy": "AlliedWarFactory",
+                },
+                {"id": "CelestialOnly", "mod": "corona", "faction": "Celestial", "kind": "unit"},
+            ]
+        },
+    )
     k = load_knowledge("RA3", user)
     g = k.lookup("GX")
     assert g is not None
@@ -165,7 +207,7 @@ def test_malformed_override_names_file_and_line(tmp_path: Path) -> None:
 
 def test_check_cli_reports_a_malformed_override(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     user = tmp_path / "broken.json"
-    user.write_text("[\n  {\"id\": \"x\"\n", encoding="utf-8")
+    user.write_text('[\n  {"id": "x"\n', encoding="utf-8")
     assert main(["knowledge", "check", "--user", str(user), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["mod"] == "ra3"
@@ -191,8 +233,20 @@ def test_show_cli(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_user_knowledge_file_names_new_hashes() -> None:
     user = user_knowledge_path()  # inside the per-test REPLAYSAGE_HOME (tests/conftest.py)
-    _write(user, {"entries": [{"id": "SovietTerrorDroneToggleGuess", "faction": "Soviets", "kind": "power",
-                               "tags": ["unit_ability"], "usedBy": "SovietScoutVehicle"}]})
+    _write(
+        user,
+        {
+            "entries": [
+                {
+                    "id": "SovietTerrorDroneToggleGuess",
+                    "faction": "Soviets",
+                    "kind": "power",
+                    "tags": ["unit_ability"],
+                    "usedBy": "SovietScoutVehicle",
+                }
+            ]
+        },
+    )
     guess_hash = load_knowledge("RA3", user).lookup("SovietTerrorDroneToggleGuess").hash  # type: ignore[union-attr]
     hash_names.cache_clear()
     try:
@@ -212,17 +266,28 @@ def test_broken_user_knowledge_file_never_breaks_the_reader() -> None:
         hash_names.cache_clear()
 
 
-_BAD_TYPES = [("tags", 5), ("aliases", 5), ("alsoProducedBy", 5), ("producedBy", 5), ("tags", "vehicle"),
-              ("aliases", {"a": 1}), ("producedBy", ["AlliedWarFactory"])]
+_BAD_TYPES = [
+    ("tags", 5),
+    ("aliases", 5),
+    ("alsoProducedBy", 5),
+    ("producedBy", 5),
+    ("tags", "vehicle"),
+    ("aliases", {"a": 1}),
+    ("producedBy", ["AlliedWarFactory"]),
+]
 
 
 @pytest.mark.parametrize(("field", "value"), _BAD_TYPES)
 def test_wrongly_typed_override_field_is_a_warning_naming_file_entry_and_field(
-    tmp_path: Path, field: str, value: object,
+    tmp_path: Path,
+    field: str,
+    value: object,
 ) -> None:
     user = tmp_path / "typed.json"
-    _write(user, {"entries": [{"id": "X", field: value},
-                              {"id": "AlliedAntiVehicleVehicleTech1", field: value, "cost": 1234}]})
+    _write(
+        user,
+        {"entries": [{"id": "X", field: value}, {"id": "AlliedAntiVehicleVehicleTech1", field: value, "cost": 1234}]},
+    )
     k = load_knowledge("RA3", user, strict=False)
     bad = [i for i in k.report.warnings if i.code == "BadFieldType"]
     assert len(bad) == 2
@@ -242,7 +307,9 @@ def test_wrongly_typed_override_field_is_a_warning_naming_file_entry_and_field(
 
 @pytest.mark.parametrize(("field", "value"), _BAD_TYPES[:4])
 def test_wrongly_typed_override_field_strict_raises_malformed_with_fallback(
-    tmp_path: Path, field: str, value: object,
+    tmp_path: Path,
+    field: str,
+    value: object,
 ) -> None:
     user = tmp_path / "typed.json"
     _write(user, {"entries": [{"id": "AlliedMCV"}, {"id": "X", field: value}]})

@@ -30,12 +30,23 @@ def make_store(tmp_path: Path, clock: Clock) -> MemoryStore:
     return MemoryStore(open_database(tmp_path / "memory.sqlite3"), clock=clock)
 
 
-def run_ep(replay: str, player: str, opening: tuple[str, ...], *, map_name: str = "Infinity Isle",
-           opponent: str = "rival", opp_faction: str = "Soviets", played: str = "2026-01-01T00:00:00",
-           faction: str = "Allies") -> RunEpisodeInput:
+def run_ep(
+    replay: str,
+    player: str,
+    opening: tuple[str, ...],
+    *,
+    map_name: str = "Infinity Isle",
+    opponent: str = "rival",
+    opp_faction: str = "Soviets",
+    played: str = "2026-01-01T00:00:00",
+    faction: str = "Allies",
+) -> RunEpisodeInput:
     """A one-player-of-interest run episode with a given opening."""
     return RunEpisodeInput(
-        replay_hash=replay, replay_path=f"/replays/{replay}.RA3Replay", map_name=map_name, mod="RA3",
+        replay_hash=replay,
+        replay_path=f"/replays/{replay}.RA3Replay",
+        map_name=map_name,
+        mod="RA3",
         players=(PlayerInput(player, faction), PlayerInput(opponent, opp_faction)),
         openings={player: tuple(TimedItem(n, 5.0 * (i + 1)) for i, n in enumerate(opening))},
         played_at=ts(played),

@@ -53,8 +53,13 @@ def test_distil_and_scorecard(capsys: pytest.CaptureFixture[str], monkeypatch: p
     assert out["batch"]["candidates"] == out["episodes"][0]["pending"]
     assert main(["memory", "scorecard", "--month", "2026-03", "--json"]) == 0
     card = json.loads(capsys.readouterr().out)
-    assert set(card["metrics"]) == {"intake_error_rate", "evidence_density", "preference_lead_days",
-                                    "conflict_residence_days", "flip_back_rate"}
+    assert set(card["metrics"]) == {
+        "intake_error_rate",
+        "evidence_density",
+        "preference_lead_days",
+        "conflict_residence_days",
+        "flip_back_rate",
+    }
     assert card["healthy"]["flip_back_rate"] == [0.0, 0.15]
     assert main(["memory", "scorecard", "--month", "March"]) == 2
     capsys.readouterr()

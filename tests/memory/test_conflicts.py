@@ -19,8 +19,9 @@ def test_scope_split_when_the_contexts_differ(tmp_path: Path) -> None:
     clock = Clock()
     store = make_store(tmp_path, clock)
     analyse(store, run_ep("r1", "p", ("Barracks", "Refinery"), map_name="Infinity Isle"))
-    res = analyse(store, run_ep("r2", "p", ("Refinery", "Barracks"), map_name="Snow Plow",
-                                  played="2026-01-02T00:00:00"))
+    res = analyse(
+        store, run_ep("r2", "p", ("Refinery", "Barracks"), map_name="Snow Plow", played="2026-01-02T00:00:00")
+    )
     split = [o for o in res if o.action == "scope_split"]
     assert len(split) == 1
     facts = {f.value: f for f in _player_fact(store, "p")}
@@ -32,11 +33,29 @@ def test_scope_split_when_the_contexts_differ(tmp_path: Path) -> None:
 
 def test_authority_gap_asks_to_review_the_weaker_side(tmp_path: Path) -> None:
     store = make_store(tmp_path, Clock())
-    doc = Candidate(FactType.DOMAIN, "mod:RA3", "cost:AlliedPowerPlant", "800", "电厂 800", "power plant 800",
-                    EvidenceKind.DOCUMENT, "claim", fields={"version_anchor": "RA3 1.12"})
+    doc = Candidate(
+        FactType.DOMAIN,
+        "mod:RA3",
+        "cost:AlliedPowerPlant",
+        "800",
+        "电厂 800",
+        "power plant 800",
+        EvidenceKind.DOCUMENT,
+        "claim",
+        fields={"version_anchor": "RA3 1.12"},
+    )
     [old] = store.commit([doc])
-    guess = Candidate(FactType.DOMAIN, "mod:RA3", "cost:AlliedPowerPlant", "750", "电厂 750", "power plant 750",
-                      EvidenceKind.BEHAVIOUR, "model said so", fields={"version_anchor": "RA3 1.12"})
+    guess = Candidate(
+        FactType.DOMAIN,
+        "mod:RA3",
+        "cost:AlliedPowerPlant",
+        "750",
+        "电厂 750",
+        "power plant 750",
+        EvidenceKind.BEHAVIOUR,
+        "model said so",
+        fields={"version_anchor": "RA3 1.12"},
+    )
     [new] = store.commit([guess])
     assert (new.action, new.status) == ("review", "conflict")
     assert store.fact(old.fact_id or 0).status == "active"  # authority wins: no overwrite
@@ -46,10 +65,36 @@ def test_authority_gap_asks_to_review_the_weaker_side(tmp_path: Path) -> None:
 
 def test_authority_gap_stronger_newcomer_puts_the_old_side_under_review(tmp_path: Path) -> None:
     store = make_store(tmp_path, Clock())
-    [old] = store.commit([Candidate(FactType.PREFERENCE, "analyst:a", "report_length", "concise", "简", "concise",
-                                    EvidenceKind.BEHAVIOUR, "q", scope={"analyst": "a"})])
-    [new] = store.commit([Candidate(FactType.PREFERENCE, "analyst:a", "report_length", "detailed", "详", "detailed",
-                                    EvidenceKind.EXPLICIT, "I want detail", scope={"analyst": "a"})])
+    [old] = store.commit(
+        [
+            Candidate(
+                FactType.PREFERENCE,
+                "analyst:a",
+                "report_length",
+                "concise",
+                "简",
+                "concise",
+                EvidenceKind.BEHAVIOUR,
+                "q",
+                scope={"analyst": "a"},
+            )
+        ]
+    )
+    [new] = store.commit(
+        [
+            Candidate(
+                FactType.PREFERENCE,
+                "analyst:a",
+                "report_length",
+                "detailed",
+                "详",
+                "detailed",
+                EvidenceKind.EXPLICIT,
+                "I want detail",
+                scope={"analyst": "a"},
+            )
+        ]
+    )
     assert (new.action, new.status) == ("review", "active")
     assert store.fact(old.fact_id or 0).status == "conflict"
     [item] = store.queue()
@@ -173,5 +218,6 @@ def test_counterexample_from_a_distilled_conflict_also_blocks(tmp_path: Path) ->
     analyse(store, run_ep("r3", "p", ("A", "B"), played="2026-01-03T00:00:00"))
     [fact] = [f for f in _player_fact(store, "p") if f.value == "A → B"]
     assert (fact.status, fact.evidence_count) == ("hypothesis", 2)
-    assert sorted(q.kind for q in store.queue() if q.fact.id == fact.id or
-                  (q.other is not None and q.other.id == fact.id)) == ["conflict", "counterexample"]
+    assert sorted(
+        q.kind for q in store.queue() if q.fact.id == fact.id or (q.other is not None and q.other.id == fact.id)
+    ) == ["conflict", "counterexample"]

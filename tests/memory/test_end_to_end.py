@@ -117,8 +117,10 @@ def test_player_claims_accumulate_across_replays_whatever_the_time(tmp_path: Pat
     store = make_store(tmp_path, Clock())
     for path, t in ((FIRST, "191.0"), (SECOND, "6.0")):
         ep = episode_from_replay(corpus_file(path))
-        claims = (ClaimInput("nickname picked Protocol X", "protocol", "nickname", "protocol:X", t),
-                  ClaimInput("nickname wins when he harasses", "strategy", "nickname", "harass-wins", "true"))
+        claims = (
+            ClaimInput("nickname picked Protocol X", "protocol", "nickname", "protocol:X", t),
+            ClaimInput("nickname wins when he harasses", "strategy", "nickname", "harass-wins", "true"),
+        )
         analyse(store, replace(ep, claims=claims))
     facts = {x.attribute: x for x in store.facts(subject="player:nickname")}
     f = facts["claim:protocol:X"]

@@ -25,8 +25,17 @@ MISSING: dict[FactType, list[str]] = {
 
 
 def _cand(t: FactType, kind: EvidenceKind = EvidenceKind.DOCUMENT, **kw: Any) -> Candidate:
-    return Candidate(type=t, subject=f"s:{t.value}", attribute="a", value="v", content_zh="事实", content_en="fact",
-                     kind=kind, quote="q", **kw)
+    return Candidate(
+        type=t,
+        subject=f"s:{t.value}",
+        attribute="a",
+        value="v",
+        content_zh="事实",
+        content_en="fact",
+        kind=kind,
+        quote="q",
+        **kw,
+    )
 
 
 @pytest.mark.parametrize("ftype", list(FactType))
@@ -57,8 +66,9 @@ def test_partial_lesson_fields_still_block(tmp_path: Path) -> None:
 
 def test_single_behavioural_sample_stays_a_hypothesis(tmp_path: Path) -> None:
     store = make_store(tmp_path, Clock())
-    [out] = store.commit([_cand(FactType.PREFERENCE, EvidenceKind.BEHAVIOUR, scope={"player": "p"},
-                                mechanism="m", generalizes=True)])
+    [out] = store.commit(
+        [_cand(FactType.PREFERENCE, EvidenceKind.BEHAVIOUR, scope={"player": "p"}, mechanism="m", generalizes=True)]
+    )
     assert (out.action, out.status) == ("new", "hypothesis")
 
 
@@ -78,8 +88,9 @@ def test_same_replay_counts_once(tmp_path: Path) -> None:
     store = make_store(tmp_path, Clock())
     c = _cand(FactType.PREFERENCE, EvidenceKind.BEHAVIOUR, scope={"player": "p"}, mechanism="m", dedupe="replay:1")
     store.commit([c])
-    [again] = store.commit([_cand(FactType.PREFERENCE, EvidenceKind.BEHAVIOUR, scope={"player": "p"}, mechanism="m",
-                                  dedupe="replay:1")])
+    [again] = store.commit(
+        [_cand(FactType.PREFERENCE, EvidenceKind.BEHAVIOUR, scope={"player": "p"}, mechanism="m", dedupe="replay:1")]
+    )
     assert again.action == "duplicate"
     assert store.fact(again.fact_id or 0).evidence_count == 1
 

@@ -138,7 +138,14 @@ def test_decay_half_lives_per_fact_type() -> None:
     from app.memory.model import FactType
 
     # spec §3.1 FACT_SCHEMA: 180 / 365 / 730 / 270 days; one half-life halves what counts
-    assert [ledger.decayed(0.9, t, d) for t, d in ((FactType.PREFERENCE, 180), (FactType.PROJECT_FACT, 365),
-                                                    (FactType.DOMAIN, 730), (FactType.LESSON, 270))] == [0.45] * 4
+    assert [
+        ledger.decayed(0.9, t, d)
+        for t, d in (
+            (FactType.PREFERENCE, 180),
+            (FactType.PROJECT_FACT, 365),
+            (FactType.DOMAIN, 730),
+            (FactType.LESSON, 270),
+        )
+    ] == [0.45] * 4
     assert ledger.decayed(0.8, FactType.PREFERENCE, 90) == round(0.8 / 2**0.5, 3)  # 0.566
     assert ledger.decayed(0.8, FactType.DOMAIN, 0) == 0.8

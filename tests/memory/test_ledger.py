@@ -33,11 +33,16 @@ def test_counterexample_multiplies_by_one_minus_point_six() -> None:
     assert ledger.replay([(EvidenceKind.BEHAVIOUR, 1), (EvidenceKind.BEHAVIOUR, -1)]) == pytest.approx(0.16)
 
 
-@pytest.mark.parametrize(("conf", "tier", "text"), [
-    (0.964, ledger.Tier.DIRECT, "X"), (0.8, ledger.Tier.DIRECT, "X"),
-    (0.64, ledger.Tier.HEDGED, "（可能）X"), (0.5, ledger.Tier.HEDGED, "（可能）X"),
-    (0.4, ledger.Tier.ON_DEMAND, "X"),
-])
+@pytest.mark.parametrize(
+    ("conf", "tier", "text"),
+    [
+        (0.964, ledger.Tier.DIRECT, "X"),
+        (0.8, ledger.Tier.DIRECT, "X"),
+        (0.64, ledger.Tier.HEDGED, "（可能）X"),
+        (0.5, ledger.Tier.HEDGED, "（可能）X"),
+        (0.4, ledger.Tier.ON_DEMAND, "X"),
+    ],
+)
 def test_injection_tiers(conf: float, tier: ledger.Tier, text: str) -> None:
     assert ledger.inject_policy(conf, "X") == (tier, text)
 

@@ -115,8 +115,9 @@ class _FakeProvider:
 
         self.requests.append(request)
         half = len(self.reply) // 2
-        return _FakeStream([ReasoningDelta("thinking"), TextDelta(self.reply[:half]), TextDelta(self.reply[half:]),
-                            Finished("stop")])
+        return _FakeStream(
+            [ReasoningDelta("thinking"), TextDelta(self.reply[:half]), TextDelta(self.reply[half:]), Finished("stop")]
+        )
 
     async def aclose(self) -> None:
         return None

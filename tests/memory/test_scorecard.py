@@ -11,8 +11,18 @@ from tests.memory.helpers import Clock, make_store, ts
 
 
 def _domain(subject: str, value: str, dedupe: str = "") -> Candidate:
-    return Candidate(FactType.DOMAIN, subject, "style", value, value, value, EvidenceKind.BEHAVIOUR, "q",
-                     fields={"version_anchor": "RA3 1.12"}, dedupe=dedupe)
+    return Candidate(
+        FactType.DOMAIN,
+        subject,
+        "style",
+        value,
+        value,
+        value,
+        EvidenceKind.BEHAVIOUR,
+        "q",
+        fields={"version_anchor": "RA3 1.12"},
+        dedupe=dedupe,
+    )
 
 
 def test_scorecard_figures_on_a_constructed_store(tmp_path: Path) -> None:
@@ -55,10 +65,19 @@ def test_scorecard_figures_on_a_constructed_store(tmp_path: Path) -> None:
     assert card.metrics["preference_lead_days"] == pytest.approx(0.25)  # median of 0.5, 3, 0, 0
     assert card.metrics["conflict_residence_days"] == pytest.approx(7.5)  # median of 3 and 12 (Mar 20 -> Apr 1)
     assert card.metrics["flip_back_rate"] == pytest.approx(0.5)  # L1, L2; L2 flipped
-    assert card.samples == {"intake_error_rate": 10, "evidence_density": 8, "preference_lead_days": 4,
-                            "conflict_residence_days": 2, "flip_back_rate": 2}
+    assert card.samples == {
+        "intake_error_rate": 10,
+        "evidence_density": 8,
+        "preference_lead_days": 4,
+        "conflict_residence_days": 2,
+        "flip_back_rate": 2,
+    }
     assert {a.split("=")[0] for a in card.alerts} == {
-        "intake_error_rate", "evidence_density", "conflict_residence_days", "flip_back_rate"}
+        "intake_error_rate",
+        "evidence_density",
+        "conflict_residence_days",
+        "flip_back_rate",
+    }
     assert card.healthy("preference_lead_days") is True
 
     april = store.scorecard("2026-04")

@@ -18,8 +18,15 @@ KINDS = {"summary", "overview", "window", "summary_round"}
 
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "REPLAYSAGE_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "app.cli", "analyze", *args], cwd=REPO_ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "analyze", *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_offline_analysis_of_the_sample_writes_every_report_format(tmp_path: Path) -> None:
@@ -31,14 +38,26 @@ def test_offline_analysis_of_the_sample_writes_every_report_format(tmp_path: Pat
     assert data["status"] == "completed"
     assert {s["kind"] for s in data["stages"]} == KINDS
     for stage in data["stages"]:
-        assert set(stage) >= {"kind", "segment", "window", "start_seconds", "end_seconds", "text", "claims",
-                              "issues", "revised", "usage", "breakdown"}
+        assert set(stage) >= {
+            "kind",
+            "segment",
+            "window",
+            "start_seconds",
+            "end_seconds",
+            "text",
+            "claims",
+            "issues",
+            "revised",
+            "usage",
+            "breakdown",
+        }
         assert stage["text"].strip()
         assert not [i for i in stage["issues"] if i["severity"] == "Fatal"]
     window = next(s for s in data["stages"] if s["kind"] == "window")
     assert window["breakdown"]["total"] == sum(
-        window["breakdown"][k] for k in ("system", "summary", "overview", "slice", "found_facts", "instruction",
-                                         "reserve", "followup"))
+        window["breakdown"][k]
+        for k in ("system", "summary", "overview", "slice", "found_facts", "instruction", "reserve", "followup")
+    )
     assert window["claims"]["unitClaims"]
     assert data["totals"]["requests"] == 3  # overview, one window, summary round
     for suffix in (".md", ".html"):
@@ -50,10 +69,12 @@ def test_offline_analysis_of_the_sample_writes_every_report_format(tmp_path: Pat
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["missing.RA3Replay"], "no such replay file"),
-     (["{sample}", "--model", "nope"], "nope"),
-     (["{sample}", "--base-url", "http://127.0.0.1:9/v1"], "--base-url and --model-id go together"),
-     (["{sample}", "--out", "report.pdf"], "unknown format")],
+    [
+        (["missing.RA3Replay"], "no such replay file"),
+        (["{sample}", "--model", "nope"], "nope"),
+        (["{sample}", "--base-url", "http://127.0.0.1:9/v1"], "--base-url and --model-id go together"),
+        (["{sample}", "--out", "report.pdf"], "unknown format"),
+    ],
 )
 def test_bad_input_is_a_clear_error(tmp_path: Path, args: list[str], message: str) -> None:
     argv = [a.replace("{sample}", str(sample_replay())) for a in args]

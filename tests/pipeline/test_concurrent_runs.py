@@ -20,8 +20,12 @@ from tests.conftest import REPO_ROOT, corpus_file
 from tests.pipeline.test_scripted_runs import CLEAN, PROFILE, REPLAY, _first_window_start, is_window
 from tests.support.scripted_server import Reply, ScriptedServer
 
-REPLAYS = ("ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay", "ra3_1v1_snow_plow_soviets_vs_allies_14m.RA3Replay",
-           "ra3_1v1_infinity_isle_observers_12m.RA3Replay", "ra3_1v1_industrial_strength_observer_7m.RA3Replay")
+REPLAYS = (
+    "ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay",
+    "ra3_1v1_snow_plow_soviets_vs_allies_14m.RA3Replay",
+    "ra3_1v1_infinity_isle_observers_12m.RA3Replay",
+    "ra3_1v1_industrial_strength_observer_7m.RA3Replay",
+)
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -53,8 +57,11 @@ def test_concurrent_offline_analyses_on_one_database_all_complete(count: int, tm
     analyses = _rows(db, "SELECT id, status, owner FROM analyses ORDER BY id")
     assert [(status, owner) for _id, status, owner in analyses] == [("completed", "")] * count
     # every analysis has each planned stage exactly once, all done with a normal stop
-    per = _rows(db, "SELECT analysis_id, COUNT(*), COUNT(DISTINCT key), SUM(status = 'done' AND outcome = 'stop') "
-                    "FROM analysis_stages GROUP BY analysis_id")
+    per = _rows(
+        db,
+        "SELECT analysis_id, COUNT(*), COUNT(DISTINCT key), SUM(status = 'done' AND outcome = 'stop') "
+        "FROM analysis_stages GROUP BY analysis_id",
+    )
     assert len(per) == count
     assert all(n == distinct == done for _a, n, distinct, done in per)
     planned = sorted(int(out.split("/")[1].split()[0]) for _c, out, _e in results)  # "analysis #3: 9/9 stages"
@@ -62,9 +69,25 @@ def test_concurrent_offline_analyses_on_one_database_all_complete(count: int, tm
 
 
 def _scripted(server: ScriptedServer, home: Path, *extra: str) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "app.cli", "analyze", str(corpus_file(REPLAY)), "--base-url", server.base_url,
-           "--model-id", "scripted-model", "--context-length", str(PROFILE.context_length), "--max-tokens",
-           str(PROFILE.max_tokens), "--lang", "zh", "--quiet", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "app.cli",
+        "analyze",
+        str(corpus_file(REPLAY)),
+        "--base-url",
+        server.base_url,
+        "--model-id",
+        "scripted-model",
+        "--context-length",
+        str(PROFILE.context_length),
+        "--max-tokens",
+        str(PROFILE.max_tokens),
+        "--lang",
+        "zh",
+        "--quiet",
+        *extra,
+    ]
     return subprocess.Popen(cmd, cwd=REPO_ROOT, env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -120,9 +143,19 @@ def test_lease_of_a_live_process_is_refused_and_of_a_crashed_one_taken(tmp_path:
     db = open_database(tmp_path / "lease.sqlite3")
     try:
         repo = AnalysisRepository(db)
-        aid = repo.create(replay_path="r", replay_sha256="0" * 64, replay_name="r", model_label="m", provider="p",
-                          model_id="m", lang="zh", plan={}, stages=[StageRef(StageKind.SUMMARY)], summary_text="",
-                          owner=f"{host}:{os.getpid()}:other")  # this process, another run: alive
+        aid = repo.create(
+            replay_path="r",
+            replay_sha256="0" * 64,
+            replay_name="r",
+            model_label="m",
+            provider="p",
+            model_id="m",
+            lang="zh",
+            plan={},
+            stages=[StageRef(StageKind.SUMMARY)],
+            summary_text="",
+            owner=f"{host}:{os.getpid()}:other",
+        )  # this process, another run: alive
         with pytest.raises(LeaseHeldError, match=f"pid {os.getpid()}"):
             repo.acquire(aid, new_owner())
 

@@ -36,6 +36,7 @@ def test_excerpts_end_at_a_paragraph_with_a_note() -> None:
 
 def test_corrections_replace_the_original_sentences() -> None:
     draft = "A fought B. C built a yard at 2:00."
-    reply = ("[corrections]\nwas: C built a yard at 2:00.\nnow: C built a yard at 2:05.\n"
-             "was: not in the text\nnow: Extra.")
+    reply = (
+        "[corrections]\nwas: C built a yard at 2:00.\nnow: C built a yard at 2:05.\nwas: not in the text\nnow: Extra."
+    )
     assert apply_corrections(draft, reply) == ("A fought B. C built a yard at 2:05.", ["Extra."])

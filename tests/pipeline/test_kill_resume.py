@@ -31,9 +31,25 @@ def _stages(db: Path) -> dict[str, str]:
 
 def _cli(server: ScriptedServer, home: Path, *extra: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "REPLAYSAGE_HOME": str(home), "REPLAYSAGE_API_KEY": "k", "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "app.cli", "analyze", str(corpus_file(REPLAY)), "--base-url", server.base_url,
-           "--model-id", "scripted-model", "--context-length", str(PROFILE.context_length), "--max-tokens",
-           str(PROFILE.max_tokens), "--lang", "zh", "--quiet", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "app.cli",
+        "analyze",
+        str(corpus_file(REPLAY)),
+        "--base-url",
+        server.base_url,
+        "--model-id",
+        "scripted-model",
+        "--context-length",
+        str(PROFILE.context_length),
+        "--max-tokens",
+        str(PROFILE.max_tokens),
+        "--lang",
+        "zh",
+        "--quiet",
+        *extra,
+    ]
     return subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 

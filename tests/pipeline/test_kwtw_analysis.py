@@ -17,7 +17,8 @@ REPLAYS = REPO_ROOT / "tests" / "data" / "replays"
 
 
 @pytest.mark.parametrize(
-    "replay", [REPLAYS / "kw" / "kw_test.KWReplay", REPLAYS / "tw" / "tw_1v1_riverside_rumble_10m.CNC3Replay"],
+    "replay",
+    [REPLAYS / "kw" / "kw_test.KWReplay", REPLAYS / "tw" / "tw_1v1_riverside_rumble_10m.CNC3Replay"],
     ids=["kw", "tw"],
 )
 def test_offline_claims_validate_without_issues(tmp_path: Path, replay: Path) -> None:
@@ -25,7 +26,12 @@ def test_offline_claims_validate_without_issues(tmp_path: Path, replay: Path) ->
     env = {**os.environ, "REPLAYSAGE_HOME": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-m", "app.cli", "analyze", str(replay), "--lang", "en", "--quiet", "--out", str(out)],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False,
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text(encoding="utf-8"))

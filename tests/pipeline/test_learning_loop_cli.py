@@ -29,8 +29,9 @@ DETAILED_ZH = "分析师偏好详细的报告"
 
 def _cli(home: Path, *args: str) -> str:
     env = {**os.environ, "REPLAYSAGE_HOME": str(home), "REPLAYSAGE_LANG": "zh"}
-    done = subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, env=env,
-                          check=False, timeout=240)
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, env=env, check=False, timeout=240
+    )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     return done.stdout
@@ -47,8 +48,9 @@ def _system_prompts(home: Path, analysis_id: int) -> list[str]:
         record = AnalysisRepository(db).load(analysis_id)
     finally:
         db.close()
-    return [m["content"] for stage in record.stages for req in stage.requests for m in req.messages
-            if m["role"] == "system"]
+    return [
+        m["content"] for stage in record.stages for req in stage.requests for m in req.messages if m["role"] == "system"
+    ]
 
 
 def _analysis_ids(home: Path) -> list[int]:
@@ -110,8 +112,13 @@ def test_learning_loops_from_the_command_line(tmp_path: Path) -> None:
     assert all(DETAILED_ZH in p and CONCISE_ZH not in p for p in _system_prompts(home, fourth))
     # deciding it twice is refused with who decided it
     env = {**os.environ, "REPLAYSAGE_HOME": str(home)}
-    again = subprocess.run([sys.executable, "-m", "app.cli", "memory", "review", "reject", str(item["id"]),
-                            "--reviewer", "other"], capture_output=True, text=True, env=env, check=False)
+    again = subprocess.run(
+        [sys.executable, "-m", "app.cli", "memory", "review", "reject", str(item["id"]), "--reviewer", "other"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert again.returncode == 2
     assert "already decided by lead" in again.stderr
 

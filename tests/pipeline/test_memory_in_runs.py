@@ -25,9 +25,14 @@ def _analyse(db: Database, name: str) -> int:
     async def main() -> int:
         provider = build_provider(Settings.load(), BUILTIN_OFFLINE)
         try:
-            return await run_analysis(corpus_file(name), db=db, provider=provider,
-                                      choice=ModelChoice.from_settings(BUILTIN_OFFLINE), lang=Lang.ZH,
-                                      emit=lambda _e: None)
+            return await run_analysis(
+                corpus_file(name),
+                db=db,
+                provider=provider,
+                choice=ModelChoice.from_settings(BUILTIN_OFFLINE),
+                lang=Lang.ZH,
+                emit=lambda _e: None,
+            )
         finally:
             await provider.aclose()
 
@@ -59,8 +64,9 @@ def test_player_habit_grows_from_hypothesis_to_injected_fact(tmp_path: Path) -> 
         first_rec = AnalysisRepository(db).load(first)
         assert "玩家 nickname" not in first_rec.stages[2].requests[0].messages[0]["content"]
         with db.engine.connect() as conn:
-            rows = conn.execute(text("SELECT COUNT(*) FROM memory_injections WHERE analysis_id = :a"),
-                                {"a": third}).scalar()
+            rows = conn.execute(
+                text("SELECT COUNT(*) FROM memory_injections WHERE analysis_id = :a"), {"a": third}
+            ).scalar()
         assert (rows or 0) > 0
     finally:
         db.close()

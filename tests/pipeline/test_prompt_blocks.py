@@ -30,8 +30,9 @@ def test_blocks_rejoin_exactly_and_stay_bounded(parts: list[str]) -> None:
 
 
 def test_equal_regions_cut_into_equal_blocks_whatever_precedes_them() -> None:
-    body = "".join(f"{m // 60}:{m % 60:02d}.00 Player{m % 3} move #{1000 + m} to {m * 7},{m * 3}\n"
-                   for m in range(6000))
+    body = "".join(
+        f"{m // 60}:{m % 60:02d}.00 Player{m % 3} move #{1000 + m} to {m * 7},{m * 3}\n" for m in range(6000)
+    )
     one = split_blocks("## System A\nshort preamble\n" + body)
     two = split_blocks("## A different, much longer system prompt\n" + "x" * 5000 + "\n" + body)
     shared = set(one) & set(two)
@@ -47,14 +48,20 @@ def test_every_stored_request_is_the_request_sent(server, tmp_path: Path) -> Non
     stored = [req.messages for stage in rec.stages for req in stage.requests]
     assert sent  # the run made requests
     assert sorted(json.dumps(m, ensure_ascii=False) for m in stored) == sorted(
-        json.dumps(m, ensure_ascii=False) for m in sent)
+        json.dumps(m, ensure_ascii=False) for m in sent
+    )
     with sqlite3.connect(db_path) as raw:
         rows = raw.execute("SELECT id, prompt_sha256, messages FROM analysis_requests").fetchall()
         blocks = raw.execute("SELECT count(*) FROM prompt_blocks").fetchone()[0]
     assert len(rows) == len(sent)
-    wire = {hashlib.sha256(json.dumps([{"role": m["role"], "content": m["content"]} for m in msgs],
-                                      ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
-            for msgs in sent}
+    wire = {
+        hashlib.sha256(
+            json.dumps(
+                [{"role": m["role"], "content": m["content"]} for m in msgs], ensure_ascii=False, separators=(",", ":")
+            ).encode()
+        ).hexdigest()
+        for msgs in sent
+    }
     assert {h for _i, h, _m in rows} == wire  # the stored hash is the hash of the bytes sent
     assert all("content" not in m for _i, _h, raw_msgs in rows for m in json.loads(raw_msgs))  # only references
     total_refs = sum(len(m["blocks"]) for _i, _h, raw_msgs in rows for m in json.loads(raw_msgs))
@@ -62,8 +69,10 @@ def test_every_stored_request_is_the_request_sent(server, tmp_path: Path) -> Non
 
     # a damaged block is found, never served
     with sqlite3.connect(db_path) as raw:
-        raw.execute("UPDATE prompt_blocks SET data = ? WHERE rowid = (SELECT min(rowid) FROM prompt_blocks)",
-                    (__import__("zlib").compress(b"tampered"),))
+        raw.execute(
+            "UPDATE prompt_blocks SET data = ? WHERE rowid = (SELECT min(rowid) FROM prompt_blocks)",
+            (__import__("zlib").compress(b"tampered"),),
+        )
     db = open_database(db_path)
     try:
         with pytest.raises(PromptIntegrityError, match="damaged"):

@@ -23,19 +23,33 @@ def test_stages_are_stored_as_they_finish_and_the_run_is_resumable(tmp_path: Pat
     db = open_database(path)
     repo = AnalysisRepository(db)
     aid = repo.create(
-        replay_path="/x.RA3Replay", replay_sha256="ab" * 32, replay_name="x", model_label="offline",
-        provider="offline", model_id="offline", lang="zh", plan={"segments": [[0, 120]]}, stages=_stages(),
+        replay_path="/x.RA3Replay",
+        replay_sha256="ab" * 32,
+        replay_name="x",
+        model_label="offline",
+        provider="offline",
+        model_id="offline",
+        lang="zh",
+        plan={"segments": [[0, 120]]},
+        stages=_stages(),
         summary_text="摘要",
     )
     overview, win0 = _stages()[0], _stages()[1]
     repo.stage_done(aid, overview, StageResult(text="总览"))
     issue = ValidationIssue(Severity.CONTRADICTION, "OwnershipContradiction", "m", 12.0, 1234)
-    repo.stage_done(aid, win0, StageResult(
-        text="窗口", claims={"unitClaims": [{"unitId": "#1234", "player": "A"}]},
-        requests=[RequestLog("initial", [{"role": "user", "content": "p"}], {"total": 10}, {"prompt_tokens": 9})],
-        outputs=[("draft", "草稿", "想"), ("final", "窗口", "")], issues=[(issue, False)],
-        lookbacks=[(10.0, 20.0, 300, True, "")], revised=True,
-    ))
+    repo.stage_done(
+        aid,
+        win0,
+        StageResult(
+            text="窗口",
+            claims={"unitClaims": [{"unitId": "#1234", "player": "A"}]},
+            requests=[RequestLog("initial", [{"role": "user", "content": "p"}], {"total": 10}, {"prompt_tokens": 9})],
+            outputs=[("draft", "草稿", "想"), ("final", "窗口", "")],
+            issues=[(issue, False)],
+            lookbacks=[(10.0, 20.0, 300, True, "")],
+            revised=True,
+        ),
+    )
     db.close()  # as if the process died here
 
     db = open_database(path)
@@ -44,8 +58,12 @@ def test_stages_are_stored_as_they_finish_and_the_run_is_resumable(tmp_path: Pat
     rec = repo.load(aid)
     assert rec.overview_text == "总览"
     statuses = [(s.key, s.status) for s in rec.stages]
-    assert statuses == [("overview", "done"), ("window:0:0", "done"), ("window:0:1", "pending"),
-                        ("summary_round", "pending")]
+    assert statuses == [
+        ("overview", "done"),
+        ("window:0:0", "done"),
+        ("window:0:1", "pending"),
+        ("summary_round", "pending"),
+    ]
     w = rec.stages[1]
     assert [o.role for o in w.outputs] == ["draft", "final"]
     assert w.issues[0].code == "OwnershipContradiction"

@@ -31,7 +31,7 @@ from tests.support.scripted_server import Reply, ScriptedServer
 
 REPLAY = "ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay"
 PROFILE = ModelProfile(context_length=1_000_000, max_tokens=8000, provider="scripted", model="scripted-model")
-CLEAN = "本窗口分析：双方按常规发展。\n[机器可读声明]\n```json\n{\"unitClaims\": []}\n```"
+CLEAN = '本窗口分析：双方按常规发展。\n[机器可读声明]\n```json\n{"unitClaims": []}\n```'
 
 
 @cache
@@ -63,8 +63,14 @@ def _raw_facts() -> dict[str, Any]:
         if c.command_id == 0x201 and objs:
             targets.append((c.player, objs[0]))
     player, target = next((p, t) for p, t in targets if t not in casters)
-    return {"players": players, "strong": strong, "proof": proof, "missing": max(seen) + 1000,
-            "target": target, "target_player": dict(players)[player]}
+    return {
+        "players": players,
+        "strong": strong,
+        "proof": proof,
+        "missing": max(seen) + 1000,
+        "target": target,
+        "target_player": dict(players)[player],
+    }
 
 
 def _last(body: dict[str, Any]) -> str:
@@ -94,9 +100,17 @@ def server() -> Iterator[ScriptedServer]:
     srv.stop()
 
 
-def _run(server: ScriptedServer | None, db_path: Path, *, model: str = "scripted-model",
-         profile: ModelProfile = PROFILE, reuse_prepared: bool = True, resume: bool = False,
-         provider: OpenAICompatProvider | None = None, **options: Any) -> tuple[AnalysisRecord, list[ev.PipelineEvent]]:
+def _run(
+    server: ScriptedServer | None,
+    db_path: Path,
+    *,
+    model: str = "scripted-model",
+    profile: ModelProfile = PROFILE,
+    reuse_prepared: bool = True,
+    resume: bool = False,
+    provider: OpenAICompatProvider | None = None,
+    **options: Any,
+) -> tuple[AnalysisRecord, list[ev.PipelineEvent]]:
     """One analysis against the scripted server (or ``provider``), stored in ``db_path``; the record and every event.
 
     ``options`` go to :func:`run_analysis` as they are.
@@ -110,9 +124,17 @@ def _run(server: ScriptedServer | None, db_path: Path, *, model: str = "scripted
             assert server is not None
             provider = OpenAICompatProvider("scripted", server.base_url, model, api_key="k")
         try:
-            return await run_analysis(corpus_file(REPLAY), db=db, provider=provider,
-                                      choice=ModelChoice("scripted", profile), lang=Lang.ZH, emit=events.append,
-                                      prepared=_prepared() if reuse_prepared else None, resume=resume, **options)
+            return await run_analysis(
+                corpus_file(REPLAY),
+                db=db,
+                provider=provider,
+                choice=ModelChoice("scripted", profile),
+                lang=Lang.ZH,
+                emit=events.append,
+                prepared=_prepared() if reuse_prepared else None,
+                resume=resume,
+                **options,
+            )
         finally:
             await provider.aclose()
 
@@ -132,18 +154,29 @@ def _first_window_start() -> str:
 def test_wrong_claims_give_exact_issues_and_one_revision(server: ScriptedServer, tmp_path: Path) -> None:
     f = _raw_facts()
     (a, name_a), (b, _) = f["players"]
-    draft = (
-        "第一窗口的分析。\n[机器可读声明]\n```json\n{\"unitClaims\": [broken\n```\n"
-        + _claims(unitClaims=[
+    draft = '第一窗口的分析。\n[机器可读声明]\n```json\n{"unitClaims": [broken\n```\n' + _claims(
+        unitClaims=[
             {"unitId": f["missing"], "player": name_a, "confidence": "likely"},
             {"unitId": f["strong"][b], "player": name_a, "confidence": "likely"},
-            {"unitId": f["strong"][a], "player": name_a, "confidence": "confirmed",
-             "evidence": ["move|1:00.00|10,20", "move|1:05.00|30,40"]},
-        ], eventClaims=[{"time": "7:01.00", "player": f["target_player"], "kind": "power", "unitId": f["target"]}])
+            {
+                "unitId": f["strong"][a],
+                "player": name_a,
+                "confidence": "confirmed",
+                "evidence": ["move|1:00.00|10,20", "move|1:05.00|30,40"],
+            },
+        ],
+        eventClaims=[{"time": "7:01.00", "player": f["target_player"], "kind": "power", "unitId": f["target"]}],
     )
-    fixed = "修正后的分析。\n[机器可读声明]\n" + _claims(unitClaims=[
-        {"unitId": f["strong"][a], "player": name_a, "confidence": "confirmed",
-         "evidence": [f["proof"][f["strong"][a]]]}])
+    fixed = "修正后的分析。\n[机器可读声明]\n" + _claims(
+        unitClaims=[
+            {
+                "unitId": f["strong"][a],
+                "player": name_a,
+                "confidence": "confirmed",
+                "evidence": [f["proof"][f["strong"][a]]],
+            }
+        ]
+    )
     server.enqueue(Reply.chat(draft, piece_chars=50), match=is_window(_first_window_start()))
     server.enqueue(Reply.chat(fixed, piece_chars=50), match=is_revision)
     rec, events = _run(server, tmp_path / "s.sqlite3")
@@ -178,8 +211,10 @@ def test_wrong_claims_give_exact_issues_and_one_revision(server: ScriptedServer,
 
 
 def test_lookbacks_malformed_oversized_and_excess(server: ScriptedServer, tmp_path: Path) -> None:
-    draft = ("需要更多数据。\n[回查] 1:00~1:30\n[回查] 昨天\n[回查] 0:00~59:00\n[回查] 2:00~2:10\n"
-             "[回查] 3:00~3:10\n[回查] 4:00~4:10\n")
+    draft = (
+        "需要更多数据。\n[回查] 1:00~1:30\n[回查] 昨天\n[回查] 0:00~59:00\n[回查] 2:00~2:10\n"
+        "[回查] 3:00~3:10\n[回查] 4:00~4:10\n"
+    )
     server.enqueue(Reply.chat(draft, piece_chars=50), match=is_window(_first_window_start()))
     server.enqueue(Reply.chat(CLEAN, piece_chars=50), match=is_lookback_answer)
     rec, events = _run(server, tmp_path / "l.sqlite3")
@@ -223,8 +258,14 @@ def test_summary_round_shortens_window_excerpts_to_fit_the_budget(tmp_path: Path
 
     db = open_database(tmp_path / "b.sqlite3")
     try:
-        run = AnalysisRun(_prepared(), OpenAICompatProvider("x", "http://127.0.0.1:9/v1", "m"),
-                          AnalysisRepository(db), lang=Lang.ZH, emit=lambda _e: None, model_label="x")
+        run = AnalysisRun(
+            _prepared(),
+            OpenAICompatProvider("x", "http://127.0.0.1:9/v1", "m"),
+            AnalysisRepository(db),
+            lang=Lang.ZH,
+            emit=lambda _e: None,
+            model_label="x",
+        )
         stage = ev.StageRef(ev.StageKind.WINDOW, 0, 0, 0.0, 60.0)
         run.window_texts = [(stage, "这一段双方持续交战。" * 600)] * 30  # 30 × 6,000 characters ≫ the 160K budget
         req = run._summary_request()
@@ -258,8 +299,7 @@ def test_failed_window_makes_a_partial_run_that_resume_completes(server: Scripte
     assert events[0].resumed
 
 
-def test_out_of_range_lookback_is_refused_without_using_the_allowance(server: ScriptedServer,
-                                                                      tmp_path: Path) -> None:
+def test_out_of_range_lookback_is_refused_without_using_the_allowance(server: ScriptedServer, tmp_path: Path) -> None:
     draft = "需要更多数据。\n[回查] 59:00~59:30\n[回查] 1:00~1:30\n"
     server.enqueue(Reply.chat(draft, piece_chars=50), match=is_window(_first_window_start()))
     server.enqueue(Reply.chat(CLEAN, piece_chars=50), match=is_lookback_answer)
@@ -271,7 +311,7 @@ def test_out_of_range_lookback_is_refused_without_using_the_allowance(server: Sc
 
 def test_absurd_unit_id_is_an_info_issue_not_a_crash(server: ScriptedServer, tmp_path: Path) -> None:
     huge = "1" + "0" * 30
-    reply = "分析。\n[机器可读声明]\n```json\n{\"unitClaims\": [{\"unitId\": " + huge + ", \"player\": \"x\"}]}\n```"
+    reply = '分析。\n[机器可读声明]\n```json\n{"unitClaims": [{"unitId": ' + huge + ', "player": "x"}]}\n```'
     server.enqueue(Reply.chat(reply, piece_chars=50), match=is_window(_first_window_start()))
     rec, _ = _run(server, tmp_path / "u.sqlite3")
     w = next(s for s in rec.stages if s.key == "window:0:0")
@@ -283,12 +323,19 @@ def test_run_cost_counts_cached_tokens_once(tmp_path: Path) -> None:
     from app.llm.events import UsageReport
     from app.pipeline.orchestrator import AnalysisRun
 
-    priced = ModelProfile(context_length=1_000_000, max_tokens=8000, price_input=1.0, price_cached_input=0.1,
-                          price_output=0.0)
+    priced = ModelProfile(
+        context_length=1_000_000, max_tokens=8000, price_input=1.0, price_cached_input=0.1, price_output=0.0
+    )
     db = open_database(tmp_path / "c.sqlite3")
     try:
-        run = AnalysisRun(_prepared(), OpenAICompatProvider("x", "http://127.0.0.1:9/v1", "m"),
-                          AnalysisRepository(db), lang=Lang.ZH, emit=lambda _e: None, model_label="x")
+        run = AnalysisRun(
+            _prepared(),
+            OpenAICompatProvider("x", "http://127.0.0.1:9/v1", "m"),
+            AnalysisRepository(db),
+            lang=Lang.ZH,
+            emit=lambda _e: None,
+            model_label="x",
+        )
         run.profile = priced
         # 100K prompt tokens of which 80K cached: 20K × $1/M + 80K × $0.1/M = $0.028
         assert run._cost(UsageReport(100_000, 0, cached_prompt_tokens=80_000)) == pytest.approx(0.028)
@@ -324,16 +371,32 @@ def test_a_revision_repairs_the_flagged_claim_and_keeps_what_passed(server: Scri
     objs = [int(v) for v in shrink.values(ArgKind.OBJECT)]  # type: ignore[call-overload]
     target, source = objs[0], objs[-1]
     assert (shrink.time_code, shrink.player, target, source) == (6320, a, 515, 530)  # 7:01.33 (notes §4.3)
-    good = {"unitId": f["strong"][a], "player": name_a, "confidence": "confirmed",
-            "evidence": [f["proof"][f["strong"][a]]]}
+    good = {
+        "unitId": f["strong"][a],
+        "player": name_a,
+        "confidence": "confirmed",
+        "evidence": [f["proof"][f["strong"][a]]],
+    }
     power = {"time": "7:01.33", "player": name_a, "kind": "power", "name": "SpecialPower_ShrinkRay"}
     wrong_sentence = "7:01 时 #515 对 #530 使用了缩小射线。"
-    draft = ("开局双方都很稳。" + wrong_sentence + "之后继续交战。\n[机器可读声明]\n"
-             + _claims(unitClaims=[good], eventClaims=[{**power, "actorId": target, "targetId": source}]))
+    draft = (
+        "开局双方都很稳。"
+        + wrong_sentence
+        + "之后继续交战。\n[机器可读声明]\n"
+        + _claims(unitClaims=[good], eventClaims=[{**power, "actorId": target, "targetId": source}])
+    )
     fixed_sentence = "7:01 时 #530 对 #515 使用了缩小射线。"
-    revision = ("[更正]\n原文：" + wrong_sentence + "\n改为：" + fixed_sentence + "\n[机器可读声明]\n"
-                + _claims(unitClaims=[{**good, "confidence": "likely", "evidence": []}],
-                          eventClaims=[{**power, "actorId": source, "targetId": target}]))
+    revision = (
+        "[更正]\n原文："
+        + wrong_sentence
+        + "\n改为："
+        + fixed_sentence
+        + "\n[机器可读声明]\n"
+        + _claims(
+            unitClaims=[{**good, "confidence": "likely", "evidence": []}],
+            eventClaims=[{**power, "actorId": source, "targetId": target}],
+        )
+    )
     server.enqueue(Reply.chat(draft), match=is_window(_first_window_start()))
     server.enqueue(Reply.chat(revision), match=is_revision)
     rec, _ = _run(server, tmp_path / "r.sqlite3")

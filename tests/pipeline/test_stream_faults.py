@@ -26,8 +26,9 @@ from tests.pipeline.test_scripted_runs import _run as scripted_run
 from tests.support.scripted_server import Reply, ScriptedServer
 
 ATTEMPTS = 2
-LIMITS = StreamLimits(first_byte_s=0.6, idle_s=0.6, reply_s=20.0, request_s=30.0, error_body_s=0.5,
-                      max_attempts=ATTEMPTS)
+LIMITS = StreamLimits(
+    first_byte_s=0.6, idle_s=0.6, reply_s=20.0, request_s=30.0, error_body_s=0.5, max_attempts=ATTEMPTS
+)
 PARTIAL = "盟军开局先造了电厂，随后"  # what arrives before a cut or a stall
 
 
@@ -38,10 +39,22 @@ def server() -> Iterator[ScriptedServer]:
     srv.stop()
 
 
-def _run(base_url: str, db_path: Path, *, resume: bool = False, limits: StreamLimits = LIMITS,
-         deadline_s: float | None = None) -> tuple[AnalysisRecord, list[ev.PipelineEvent]]:
-    provider = OpenAICompatProvider("scripted", base_url, "scripted-model", api_key="k", limits=limits,
-                                    retry=RetryPolicy(max_attempts=ATTEMPTS, base_s=0.05, cap_s=0.1))
+def _run(
+    base_url: str,
+    db_path: Path,
+    *,
+    resume: bool = False,
+    limits: StreamLimits = LIMITS,
+    deadline_s: float | None = None,
+) -> tuple[AnalysisRecord, list[ev.PipelineEvent]]:
+    provider = OpenAICompatProvider(
+        "scripted",
+        base_url,
+        "scripted-model",
+        api_key="k",
+        limits=limits,
+        retry=RetryPolicy(max_attempts=ATTEMPTS, base_s=0.05, cap_s=0.1),
+    )
     return scripted_run(None, db_path, resume=resume, provider=provider, learn=False, deadline_s=deadline_s)
 
 
@@ -49,20 +62,36 @@ FIRST = "window:0:0"
 FAULTS = {
     # name: (reply, how many times it is served, expected outcome, partial text kept, retried)
     "cut": (Reply.chat(PARTIAL + "后面的内容永远不会到达" * 5, piece_chars=4, cut_after=3), 1, "cut", True, False),
-    "stall_before_content": (Reply.chat(CLEAN, first_token_delay_s=60.0, keepalive_s=30.0), ATTEMPTS, "stalled",
-                             False, True),
-    "stall_after_content": (Reply.chat(PARTIAL + "……" * 20, piece_chars=4, stall_after=3, keepalive_s=30.0), 1,
-                            "stalled", True, False),
-    "keepalive_forever": (Reply.chat(CLEAN, first_token_delay_s=3600.0, keepalive_s=0.02), ATTEMPTS, "stalled",
-                          False, True),
+    "stall_before_content": (
+        Reply.chat(CLEAN, first_token_delay_s=60.0, keepalive_s=30.0),
+        ATTEMPTS,
+        "stalled",
+        False,
+        True,
+    ),
+    "stall_after_content": (
+        Reply.chat(PARTIAL + "……" * 20, piece_chars=4, stall_after=3, keepalive_s=30.0),
+        1,
+        "stalled",
+        True,
+        False,
+    ),
+    "keepalive_forever": (
+        Reply.chat(CLEAN, first_token_delay_s=3600.0, keepalive_s=0.02),
+        ATTEMPTS,
+        "stalled",
+        False,
+        True,
+    ),
     "endless_error_body": (Reply.endless_error(502), ATTEMPTS, "error", False, True),
     "http_500": (Reply.error(500, "internal error"), ATTEMPTS, "error", False, True),
 }
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
-def test_stream_fault_gives_outcome_retry_message_and_resume(fault: str, server: ScriptedServer,
-                                                              tmp_path: Path) -> None:
+def test_stream_fault_gives_outcome_retry_message_and_resume(
+    fault: str, server: ScriptedServer, tmp_path: Path
+) -> None:
     reply, times, outcome, keeps_partial, retried = FAULTS[fault]
     server.enqueue(*[reply] * times, match=is_window(_first_window_start()))
     db = tmp_path / "store.sqlite3"
@@ -110,8 +139,9 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_refused_connection_fails_every_model_stage_visibly_then_resumes(server: ScriptedServer,
-                                                                         tmp_path: Path) -> None:
+def test_refused_connection_fails_every_model_stage_visibly_then_resumes(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     db = tmp_path / "store.sqlite3"
     rec, events = _run(f"http://127.0.0.1:{_closed_port()}/v1", db)
     model_stages = [s for s in rec.stages if s.kind != "summary"]
@@ -132,14 +162,30 @@ def test_refused_connection_fails_every_model_stage_visibly_then_resumes(server:
 
 def _cli(server: ScriptedServer, home: Path, *extra: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "REPLAYSAGE_HOME": str(home), "REPLAYSAGE_API_KEY": "k", "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "app.cli", "analyze", str(corpus_file(REPLAY)), "--base-url", server.base_url,
-           "--model-id", "scripted-model", "--context-length", str(PROFILE.context_length), "--max-tokens",
-           str(PROFILE.max_tokens), "--lang", "zh", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "app.cli",
+        "analyze",
+        str(corpus_file(REPLAY)),
+        "--base-url",
+        server.base_url,
+        "--model-id",
+        "scripted-model",
+        "--context-length",
+        str(PROFILE.context_length),
+        "--max-tokens",
+        str(PROFILE.max_tokens),
+        "--lang",
+        "zh",
+        *extra,
+    ]
     return subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def test_cli_prints_retries_and_outcomes_and_exits_non_zero_until_resumed(server: ScriptedServer,
-                                                                          tmp_path: Path) -> None:
+def test_cli_prints_retries_and_outcomes_and_exits_non_zero_until_resumed(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     from app.claims.timeparse import format_time
 
     second = format_time(_prepared().plan.segments[0].windows[1].start_seconds)
@@ -160,8 +206,9 @@ def test_cli_prints_retries_and_outcomes_and_exits_non_zero_until_resumed(server
     assert "(window" not in out
 
 
-def test_run_deadline_ends_the_running_stage_cancelled_and_the_run_resumable(server: ScriptedServer,
-                                                                             tmp_path: Path) -> None:
+def test_run_deadline_ends_the_running_stage_cancelled_and_the_run_resumable(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     import threading
 
     gate = threading.Event()  # never opened: the first window waits (with keep-alives) past the run's deadline

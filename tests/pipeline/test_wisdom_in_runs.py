@@ -21,8 +21,10 @@ from tests.support.scripted_server import Reply, ScriptedServer
 
 MODEL = "small-context-model"
 PROFILE = ModelProfile(context_length=1_000_000, max_tokens=8000, provider="scripted", model=MODEL)
-OVERFLOW = ("This model's maximum context length is 32768 tokens. However, you requested 60000 tokens "
-            "(52000 in the messages, 8000 in the completion).")
+OVERFLOW = (
+    "This model's maximum context length is 32768 tokens. However, you requested 60000 tokens "
+    "(52000 in the messages, 8000 in the completion)."
+)
 
 
 def _is_window(body: dict[str, Any]) -> bool:
@@ -71,8 +73,10 @@ def test_invented_specifics_become_one_cognitive_entry_and_clean_runs_none(tmp_p
     from app.wisdom.manager import ErrorWisdomManager
     from app.wisdom.store import EntryFilter
 
-    invented = ("毫无疑问，对手一定会输。苏联在 5:00 肯定造出了 Apocalypse Tank，这绝对是决定性的。\n"
-                "[机器可读声明]\n```json\n{\"unitClaims\": []}\n```")
+    invented = (
+        "毫无疑问，对手一定会输。苏联在 5:00 肯定造出了 Apocalypse Tank，这绝对是决定性的。\n"
+        '[机器可读声明]\n```json\n{"unitClaims": []}\n```'
+    )
     server = ScriptedServer(default=Reply.chat(CLEAN, piece_chars=60)).start()
     db_path = tmp_path / "o.sqlite3"
     try:

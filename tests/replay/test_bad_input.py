@@ -143,8 +143,12 @@ def _header_length_fields(data: bytes) -> list[int]:
     return out
 
 
-@settings(max_examples=150, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=150,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(mutated())
 @pytest.mark.timeout(120)
 def test_mutated_replays_fail_cleanly_or_salvage(data: bytes) -> None:

@@ -75,8 +75,9 @@ def test_the_magic_is_checked_before_the_rest_is_read(tmp_path: Path) -> None:
     assert peak < 1024 * 1024  # an 8 MB read would show; the 18-byte magic read does not
 
 
-def test_size_limit_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_size_limit_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     replay = tmp_path / "sample.RA3Replay"
     replay.write_bytes(sample_bytes())
     monkeypatch.setenv("REPLAYSAGE_MAX_REPLAY_MB", "0.01")

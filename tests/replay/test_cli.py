@@ -13,8 +13,9 @@ PLAYER_KEYS = {"slot", "name", "faction", "team", "kind", "apm", "commands"}
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=REPO_ROOT, capture_output=True,
-                          text=True, check=False, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=False, timeout=60
+    )
 
 
 def test_inspect_json_shape() -> None:
@@ -35,8 +36,11 @@ def test_inspect_json_shape() -> None:
         assert set(p) >= PLAYER_KEYS
         assert p["kind"] in ("human", "ai", "observer", "commentator")
     names = [(p["name"], p["faction"], p["kind"]) for p in rep["players"]]
-    assert names == [("lanyiiiiiii", "Soviets", "human"), ("nickname", "Allies", "human"),
-                     ("post Commentator", "Commentator", "commentator")]
+    assert names == [
+        ("lanyiiiiiii", "Soviets", "human"),
+        ("nickname", "Allies", "human"),
+        ("post Commentator", "Commentator", "commentator"),
+    ]
 
 
 def test_inspect_text_and_timeline_on_the_sample() -> None:

@@ -47,8 +47,9 @@ def test_sample_placeholder_is_slot_two() -> None:
     assert header.slots[2].name == "post Commentator"
 
 
-@pytest.mark.parametrize(("text", "expected"), [(b"PC=-1;S=X:;", None), (b"S=X:;", None), (b"PC=x;S=X:;", None),
-                                                (b"PC=0;S=X:;", 0)])
+@pytest.mark.parametrize(
+    ("text", "expected"), [(b"PC=-1;S=X:;", None), (b"S=X:;", None), (b"PC=x;S=X:;", None), (b"PC=0;S=X:;", 0)]
+)
 def test_missing_or_negative_pc_means_no_placeholder(text: bytes, expected: int | None) -> None:
     header = sample_header()
     header.settings = parse_settings(text)

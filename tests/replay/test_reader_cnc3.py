@@ -74,13 +74,23 @@ def test_kw_slots_and_factions() -> None:
     assert h.map_name == "[1.02+] Tiberian Dunes"
     got = [(s.name, s.faction, s.team) for s in h.slots if s.kind is SlotKind.HUMAN]
     assert got == [
-        ("BoolBada", "Random", 0), ("즈려밟아주겠다", "Black Hand", 0), ("R알못", "Random", 0),
-        ("Pak", "Nod", 1), ("*D*P*D*", "GDI", 1), ("쉬움", "Random", 1),
+        ("BoolBada", "Random", 0),
+        ("즈려밟아주겠다", "Black Hand", 0),
+        ("R알못", "Random", 0),
+        ("Pak", "Nod", 1),
+        ("*D*P*D*", "GDI", 1),
+        ("쉬움", "Random", 1),
     ]
     h2 = parsed("kw_0x13_command.KWReplay").header
     kinds = [(s.name, s.kind.value) for s in h2.slots]
-    assert kinds[:6] == [("BoolBada", "observer"), ("호빗", "observer"), ("Pak", "observer"),
-                         ("패널티0.5", "observer"), ("shj", "human"), ("CaNCer", "human")]
+    assert kinds[:6] == [
+        ("BoolBada", "observer"),
+        ("호빗", "observer"),
+        ("Pak", "observer"),
+        ("패널티0.5", "observer"),
+        ("shj", "human"),
+        ("CaNCer", "human"),
+    ]
     assert parsed("kw_bh.KWReplay").header.slots[0].handicap == -40
 
 

@@ -106,8 +106,18 @@ def planted_verdicts(root: Path, corpus: Path) -> list[Verdict]:
         parsed = ParsedClaims(blocks_found=1, blocks_parsed=1, marker_found=True)
         getattr(parsed, attr).append(row["claim"])
         issues = _validator(corpus, row["replay"], row.get("lang", "en")).validate(parsed, "claims")
-        out.append(Verdict("planted", "", row["kind"], 0, row["claim"], bool(row["truth"]), row.get("why", ""),
-                           _issues_by_claim(issues).get(f"{row['kind']}:0", [])))
+        out.append(
+            Verdict(
+                "planted",
+                "",
+                row["kind"],
+                0,
+                row["claim"],
+                bool(row["truth"]),
+                row.get("why", ""),
+                _issues_by_claim(issues).get(f"{row['kind']}:0", []),
+            )
+        )
     return out
 
 
@@ -143,8 +153,18 @@ def case_verdicts(case: Path, corpus: Path) -> list[Verdict]:
             parsed_of[ex] = parsed
             per_exchange[ex] = _issues_by_claim(validator.validate(parsed, text))
         kind, index = row["kind"], int(row["index"])
-        out.append(Verdict(case.name, ex, kind, index, row.get("claim", {}), bool(row["truth"]), row.get("why", ""),
-                           per_exchange[ex].get(f"{kind}:{index}", [])))
+        out.append(
+            Verdict(
+                case.name,
+                ex,
+                kind,
+                index,
+                row.get("claim", {}),
+                bool(row["truth"]),
+                row.get("why", ""),
+                per_exchange[ex].get(f"{kind}:{index}", []),
+            )
+        )
     return out
 
 
@@ -152,9 +172,14 @@ def case_weakening(case: Path, corpus: Path) -> Weakening:
     """How revisions of one case treated true draft claims that passed validation."""
     meta = json.loads((case / "case.json").read_text(encoding="utf-8"))
     validator = _validator(corpus, meta["replay"], meta.get("lang", "en"))
-    labels: dict[tuple[str, str, int], bool] = {
-        (str(r["exchange"]).zfill(3), r["kind"], int(r["index"])): bool(r["truth"])
-        for r in _read_jsonl(case / "labels.jsonl")} if (case / "labels.jsonl").exists() else {}
+    labels: dict[tuple[str, str, int], bool] = (
+        {
+            (str(r["exchange"]).zfill(3), r["kind"], int(r["index"])): bool(r["truth"])
+            for r in _read_jsonl(case / "labels.jsonl")
+        }
+        if (case / "labels.jsonl").exists()
+        else {}
+    )
     w = Weakening()
     for reply in sorted(case.glob("*.reply.md")):
         ex = reply.name[:3]

@@ -509,9 +509,7 @@ class ScriptedServer:
                 await watcher
 
 
-async def _stall_forever(
-    script: ChatScript, send: Callable[[bytes], Any], gone: asyncio.Event, nl: str
-) -> None:
+async def _stall_forever(script: ChatScript, send: Callable[[bytes], Any], gone: asyncio.Event, nl: str) -> None:
     """Send only keep-alive comments until the client goes away (raises :class:`_ClientGoneError` then)."""
     while True:
         await _sleep_or_gone(script.keepalive_s, gone)

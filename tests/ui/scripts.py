@@ -19,8 +19,15 @@ STAGES = (
 
 def breakdown(i: int) -> dict[str, int]:
     """A distinct budget breakdown per stage (values the test compares against)."""
-    parts = {"system": 1000 + i, "summary": 2000 + i, "overview": 300 * i, "slice": 10_000 + 7 * i,
-             "found_facts": 50 * i, "instruction": 400 + i, "reserve": 32_768}
+    parts = {
+        "system": 1000 + i,
+        "summary": 2000 + i,
+        "overview": 300 * i,
+        "slice": 10_000 + 7 * i,
+        "found_facts": 50 * i,
+        "instruction": 400 + i,
+        "reserve": 32_768,
+    }
     return {**parts, "total": sum(parts.values()), "budget": 100_000, "context_length": 200_000}
 
 
@@ -31,16 +38,18 @@ ISSUES = (
 )
 
 
-def script(chunks: int = 8, pause: float = 0.0, stall_at: tuple[str, int] | None = None,
-           stall: float = 0.0) -> list[Step]:
+def script(
+    chunks: int = 8, pause: float = 0.0, stall_at: tuple[str, int] | None = None, stall: float = 0.0
+) -> list[Step]:
     """Every stage streams ``chunks`` deltas ``"<key> part n. "``; window 0:1 gets issues, one revision and a lookback.
 
     ``stall_at=(key, n)`` inserts a ``stall``-second pause after delta ``n`` of stage ``key``.
     """
     out: list[Step] = [ev.RunStarted(7, "replay", "scripted", STAGES, segments=SEGMENTS)]
     for i, st in enumerate(STAGES):
-        out.append(ev.StageStarted(st, breakdown(i) if st.kind is not ev.StageKind.SUMMARY else {},
-                                   f"PROMPT for {st.key}"))
+        out.append(
+            ev.StageStarted(st, breakdown(i) if st.kind is not ev.StageKind.SUMMARY else {}, f"PROMPT for {st.key}")
+        )
         if st.kind is not ev.StageKind.SUMMARY:
             out.append(ev.ReasoningDelta(st, f"thinking about {st.key}. "))
         for n in range(chunks):

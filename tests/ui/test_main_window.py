@@ -65,7 +65,9 @@ def test_open_corpus_replay_and_scripted_analysis(qtbot: Any, run: Any) -> None:
         assert set(view.panels) == {s.key for s in STAGES}
         assert sorted(view.groups) == [0, 1]
         assert [p.stage.key for p in view.groups[0].findChildren(type(view.panels["overview"]))] == [
-            "window:0:0", "window:0:1"]
+            "window:0:0",
+            "window:0:1",
+        ]
         assert all(p.status == "done" for p in view.panels.values())
         # budget bar values are exactly the event's breakdown
         for i, st in enumerate(STAGES):
@@ -128,8 +130,10 @@ def test_cancel_mid_stream_keeps_partial_text(qtbot: Any, run: Any) -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
         win.analyze()
         view = win.analysis
-        await until(lambda: "window:0:0" in view.panels and view.panels["window:0:0"].live_text().count("part") == 10,
-                    what="ten deltas of window 0:0")
+        await until(
+            lambda: "window:0:0" in view.panels and view.panels["window:0:0"].live_text().count("part") == 10,
+            what="ten deltas of window 0:0",
+        )
         await until(lambda: "part 9." in view.panels["window:0:0"].live_box.toPlainText(), what="the flush")
         win.cancel_action.trigger()  # Esc
         await until(lambda: not view.running, what="the run to stop")
@@ -156,8 +160,10 @@ def test_new_run_cancels_the_old_one(qtbot: Any, run: Any) -> None:
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
         first = win.analyze()
-        await until(lambda: "overview" in win.analysis.panels and win.analysis.panels["overview"].live_text(),
-                    what="the first run streaming")
+        await until(
+            lambda: "overview" in win.analysis.panels and win.analysis.panels["overview"].live_text(),
+            what="the first run streaming",
+        )
         second = win.analyze()
         assert first is not None
         assert second is not None
@@ -327,10 +333,16 @@ def test_drop_replay_files_on_the_window(qtbot: Any, run: Any, tmp_path: Path) -
 
     async def scenario() -> None:
         mime = QMimeData()
-        mime.setUrls([QUrl.fromLocalFile(str(corpus_file(SHORT_1V1))), QUrl.fromLocalFile(str(other)),
-                      QUrl.fromLocalFile(str(corpus_file(ALLIES_VS_EMPIRE)))])
-        event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                           Qt.KeyboardModifier.NoModifier)
+        mime.setUrls(
+            [
+                QUrl.fromLocalFile(str(corpus_file(SHORT_1V1))),
+                QUrl.fromLocalFile(str(other)),
+                QUrl.fromLocalFile(str(corpus_file(ALLIES_VS_EMPIRE))),
+            ]
+        )
+        event = QDropEvent(
+            QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+        )
         win.dropEvent(event)
         await until(lambda: win.info is not None and win.library.model.rowCount() == 2, what="dropped files")
         assert win.info is not None
@@ -353,8 +365,16 @@ def test_side_tabs_host_the_wisdom_and_memory_views(qtbot: Any, run: Any) -> Non
 
     db = open_database()  # the user's store (REPLAYSAGE_HOME), as the window opens it
     entry_id = ErrorWisdomManager(db, Lang.EN).record_error(
-        "工具性错误", "调用失败类", "CONTEXT_OVERFLOW", "overflow", "too long", "shrink", "keep under the limit", "t",
-        {"severity": "severe", "model": "m1", "confidence": 0.9})
+        "工具性错误",
+        "调用失败类",
+        "CONTEXT_OVERFLOW",
+        "overflow",
+        "too long",
+        "shrink",
+        "keep under the limit",
+        "t",
+        {"severity": "severe", "model": "m1", "confidence": 0.9},
+    )
     MemoryStore(db).record_feedback(FeedbackInput("ana", preference="请简洁"))
     fact_ids = [str(f.id) for f in MemoryStore(db).facts()]
     db.close()

@@ -113,8 +113,11 @@ def _ten_minute_chart(qtbot: Any) -> tuple[Any, Any]:
     chart = TimelineChart(UiLanguage(Lang.EN))
     qtbot.addWidget(chart)
     chart.resize(650, 200)
-    info = ReplayInfo(path=__import__("pathlib").Path("x.RA3Replay"), duration=600.0, players=(
-        PlayerInfo("A", "Allies", 0, "#2f6fde", 100.0, apm_buckets=(10.0,) * 10),))
+    info = ReplayInfo(
+        path=__import__("pathlib").Path("x.RA3Replay"),
+        duration=600.0,
+        players=(PlayerInfo("A", "Allies", 0, "#2f6fde", 100.0, apm_buckets=(10.0,) * 10),),
+    )
     chart.set_replay(info)
     return chart, info
 

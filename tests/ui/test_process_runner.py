@@ -38,8 +38,14 @@ def worker(tmp_path: Path) -> Iterator[Worker]:
         db.close()
 
 
-async def _run_until(runner: ProcessRunner, replay: Path, events: list[ev.PipelineEvent],
-                     stop_when: type[ev.PipelineEvent], *, resume: bool = False) -> asyncio.Task[int | None]:
+async def _run_until(
+    runner: ProcessRunner,
+    replay: Path,
+    events: list[ev.PipelineEvent],
+    stop_when: type[ev.PipelineEvent],
+    *,
+    resume: bool = False,
+) -> asyncio.Task[int | None]:
     """Start a run and return its task once an event of type ``stop_when`` has arrived."""
     arrived = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -114,8 +120,7 @@ def test_a_worker_that_dies_is_a_clear_error_and_the_run_resumes(worker: Worker)
     asyncio.run(scenario())
 
 
-def test_a_bad_replay_is_reported_by_name_from_the_worker(
-        tmp_path: Path, worker: Worker) -> None:
+def test_a_bad_replay_is_reported_by_name_from_the_worker(tmp_path: Path, worker: Worker) -> None:
     bad = tmp_path / "broken.RA3Replay"
     bad.write_bytes(b"this is not a replay" * 20)
     runner, _repo = worker
@@ -178,11 +183,11 @@ def test_a_second_cancel_still_waits_for_the_worker_to_answer(worker: Worker) ->
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert not [t for t in threading.enumerate() if t.name == "replaysage-relay"], \
+        assert not [t for t in threading.enumerate() if t.name == "replaysage-relay"], (
             "a relay of the cancelled run still reads the pipe the next run will use"
+        )
         assert repo.load(events[0].analysis_id).status == "cancelled"
-        assert await runner.run(replay, lambda _e: None, profile=OFFLINE_PROFILE, resume=True) == \
-            events[0].analysis_id
+        assert await runner.run(replay, lambda _e: None, profile=OFFLINE_PROFILE, resume=True) == events[0].analysis_id
 
     asyncio.run(scenario())
 

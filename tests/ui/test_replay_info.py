@@ -17,15 +17,27 @@ from ui.replay_info import load_info
 # file -> (name, observer) in slot order, without the post Commentator placeholder
 CARDS: dict[str, list[tuple[str, bool]]] = {
     "ra3_1v1_infinity_isle_observers_12m.RA3Replay": [
-        ("[LT]Laimis", True), ("HugeSini_no_Ouji", True), ("LostLamb", False), ("H2O||IaMGoDoFWaR", False),
-        ("uji", True)],
+        ("[LT]Laimis", True),
+        ("HugeSini_no_Ouji", True),
+        ("LostLamb", False),
+        ("H2O||IaMGoDoFWaR", False),
+        ("uji", True),
+    ],
     "ra3_1v1_industrial_strength_observer_7m.RA3Replay": [
-        ("极北之蛋", False), ("Neutralize", True), ("Superion", False)],
+        ("极北之蛋", False),
+        ("Neutralize", True),
+        ("Superion", False),
+    ],
     "corona_pve_vs_ai_10m.RA3Replay": [("st", False), ("AI (hard)", False)],
     # PC=-1: nothing to leave out
     "ra3_3v3_spring_showdown_19m.RA3Replay": [
-        ("Rumi", False), ("Lilika", False), ("Chtholly", False), ("lizisys", False), ("Toolman", False),
-        ("MahoMahoRepublic", False)],
+        ("Rumi", False),
+        ("Lilika", False),
+        ("Chtholly", False),
+        ("lizisys", False),
+        ("Toolman", False),
+        ("MahoMahoRepublic", False),
+    ],
 }
 
 

@@ -88,7 +88,12 @@ def test_settings_round_trip_key_in_keyring_only(qtbot: Any, run: Any, memory_ke
         assert json.loads(text)["active_profile"] == "local-model"
         prof = loaded.profile("local-model")
         assert (prof.provider, prof.model_id, prof.context_length, prof.context_budget, prof.max_tokens) == (
-            "Local", "scripted-model", 1_000_000, 150_000, 4096)
+            "Local",
+            "scripted-model",
+            1_000_000,
+            150_000,
+            4096,
+        )
         assert prof.price_input == pytest.approx(0.27)
         assert loaded.provider("Local").base_url == server.base_url
         assert loaded.get("analysis_language") == "zh"
@@ -141,8 +146,9 @@ def test_gui_analysis_over_http_uses_the_keyring_key(qtbot: Any, run: Any, memor
     with ScriptedServer(default=reply, require_key=SECRET) as server:
         settings = Settings.load()
         settings.put_provider(ProviderSettings("Local", server.base_url))
-        settings.put_profile(ModelProfileSettings("local-model", "Local", "scripted-model", context_length=1_000_000,
-                                                  max_tokens=2048))
+        settings.put_profile(
+            ModelProfileSettings("local-model", "Local", "scripted-model", context_length=1_000_000, max_tokens=2048)
+        )
         settings.set("active_profile", "local-model")
         settings.save()
         SecretStore().set("Local", SECRET)
@@ -204,8 +210,9 @@ def test_save_refuses_a_profile_the_budget_rules_reject(qtbot: Any, run: Any, me
     settings.save()
     ctx = AppContext.open()
     # a profile whose budget is above 90% of its context (120,000 > 115,200), as an older file could hold it
-    ctx.settings.put_profile(ModelProfileSettings("too-big", "Local", "m", context_length=128_000,
-                                                  context_budget=120_000))
+    ctx.settings.put_profile(
+        ModelProfileSettings("too-big", "Local", "m", context_length=128_000, context_budget=120_000)
+    )
     dlg = SettingsDialog(ctx.settings, ctx.secrets, UiLanguage(Lang.EN))
     qtbot.addWidget(dlg)
     assert not dlg.apply()

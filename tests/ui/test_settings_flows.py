@@ -71,8 +71,9 @@ def test_ok_takes_filled_provider_and_model_forms(qtbot: Any, run: Any, memory_k
     ctx.db.close()
 
 
-def test_a_rejected_profile_keeps_the_dialog_open_with_the_field_marked(qtbot: Any, run: Any,
-                                                                         memory_keyring: Any) -> None:
+def test_a_rejected_profile_keeps_the_dialog_open_with_the_field_marked(
+    qtbot: Any, run: Any, memory_keyring: Any
+) -> None:
     settings = Settings.load()
     settings.put_provider(ProviderSettings("Local", "http://127.0.0.1:9/v1"))
     settings.save()
@@ -123,14 +124,25 @@ def test_the_short_context_refusal_names_what_to_change(qtbot: Any, run: Any, me
 
 
 @pytest.mark.parametrize(("context_length", "budget"), [(200_000, 0), (200_000, 80_000), (1_000_000, 0)])
-def test_budget_preview_equals_plan_json(qtbot: Any, run: Any, memory_keyring: Any, context_length: int,
-                                         budget: int) -> None:
+def test_budget_preview_equals_plan_json(
+    qtbot: Any, run: Any, memory_keyring: Any, context_length: int, budget: int
+) -> None:
     replay = corpus_file(LONG_REPLAY)
     settings = Settings.load()
     settings.put_provider(ProviderSettings("Local", "http://127.0.0.1:9/v1"))
-    settings.put_profile(ModelProfileSettings("m", "Local", "model-x", context_length=context_length,
-                                              context_budget=budget, max_tokens=8192, price_input=0.27,
-                                              price_cached_input=0.07, price_output=1.1))
+    settings.put_profile(
+        ModelProfileSettings(
+            "m",
+            "Local",
+            "model-x",
+            context_length=context_length,
+            context_budget=budget,
+            max_tokens=8192,
+            price_input=0.27,
+            price_cached_input=0.07,
+            price_output=1.1,
+        )
+    )
     settings.save()
     code, cli, err = _plan_cli(replay, "m")
     assert code == 0, err
@@ -147,8 +159,8 @@ def test_budget_preview_equals_plan_json(qtbot: Any, run: Any, memory_keyring: A
         assert shown["segments"] == str(len(cli["segments"]))
         assert shown["windows"] == str(sum(len(s["windows"]) for s in cli["segments"]))
         assert shown["requests"] == str(len(cli["requests"]))
-        prompt = sum(r['breakdown']['total'] - r['breakdown']['reserve'] for r in cli['requests'])  # prompt + reserve
-        assert shown['prompt_tokens'] == f'{prompt:,}' == f"{cli['totals']['prompt_tokens']:,}"
+        prompt = sum(r["breakdown"]["total"] - r["breakdown"]["reserve"] for r in cli["requests"])  # prompt + reserve
+        assert shown["prompt_tokens"] == f"{prompt:,}" == f"{cli['totals']['prompt_tokens']:,}"
         assert shown["cacheable"] == f"{cli['totals']['cacheable_share']:.0%}"
         assert f"{cli['totals']['input_cost']:.4f}" in shown["cost"]
         effective = budget or (160_000 if context_length >= 1_000_000 else 100_000)

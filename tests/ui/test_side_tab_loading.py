@@ -33,6 +33,7 @@ def test_newest_request_wins_and_queries_leave_the_gui_thread(qtbot: Any, run: A
         def query() -> str:
             threads.append(threading.current_thread().name)
             return value
+
         return query
 
     async def scenario() -> None:

@@ -48,8 +48,9 @@ def test_offline_model_name_matches_the_offline_analyst() -> None:
 def test_esc_and_f5_during_a_paid_run_do_not_discard_it(qtbot: Any, run: Any) -> None:
     settings = Settings.load()
     settings.put_provider(ProviderSettings("Hosted", "http://127.0.0.1:9/v1"))
-    settings.put_profile(ModelProfileSettings("paid", "Hosted", "m", context_length=200_000, price_input=0.27,
-                                              price_output=1.1))
+    settings.put_profile(
+        ModelProfileSettings("paid", "Hosted", "m", context_length=200_000, price_input=0.27, price_output=1.1)
+    )
     settings.save()
     runner = ScriptedRunner(script(chunks=40, pause=0.005, stall_at=("window:0:0", 5), stall=60.0))
     win = make_window(qtbot, runner)
@@ -60,8 +61,10 @@ def test_esc_and_f5_during_a_paid_run_do_not_discard_it(qtbot: Any, run: Any) ->
         view = win.analysis
         view.model_picker.setCurrentIndex(view.model_picker.findData("paid"))
         win.analyze()
-        await until(lambda: "window:0:0" in view.panels and "part 5." in view.panels["window:0:0"].live_text(),
-                    what="the run to stream")
+        await until(
+            lambda: "window:0:0" in view.panels and "part 5." in view.panels["window:0:0"].live_text(),
+            what="the run to stream",
+        )
         # Esc in the library's search box is the search box's business
         win.library.search.setFocus()
         QTest.keyClick(win.library.search, Qt.Key.Key_Escape)
@@ -71,8 +74,10 @@ def test_esc_and_f5_during_a_paid_run_do_not_discard_it(qtbot: Any, run: Any) ->
         # Esc in the analysis area asks first (a paid model); No keeps the run
         view.scroll_area.setFocus()
         QTest.keyClick(view.scroll_area, Qt.Key.Key_Escape)
-        await until(lambda: getattr(win, "confirm_box", None) is not None and win.confirm_box.isVisible(),
-                    what="the cancel question")
+        await until(
+            lambda: getattr(win, "confirm_box", None) is not None and win.confirm_box.isVisible(),
+            what="the cancel question",
+        )
         assert view.running
         win.confirm_box.button(std.No).click()
         await until(lambda: not win.confirm_box.isVisible(), what="the question to close")
@@ -126,16 +131,27 @@ def test_opening_a_replay_shows_its_latest_analysis_as_it_was_live(qtbot: Any, r
     def snap(win: MainWindow) -> dict[str, Any]:
         view = win.analysis
         view.flush_all()
-        return {k: (p.title(), p.status, p.final_text, p.budget_bar.values if p._built else {},
-                    p.usage_label.text() if p._built else "", [i.message for i in p.issues])
-                for k, p in view.panels.items()}
+        return {
+            k: (
+                p.title(),
+                p.status,
+                p.final_text,
+                p.budget_bar.values if p._built else {},
+                p.usage_label.text() if p._built else "",
+                [i.message for i in p.issues],
+            )
+            for k, p in view.panels.items()
+        }
 
     async def first() -> None:
         await live.open_replay(replay)
         assert live.analysis.placeholder.isVisibleTo(live.analysis)  # nothing stored yet: say what to do
         live.analyze()
-        await until(lambda: live.analysis.status == "completed" and not live.analysis.running, timeout=90,
-                    what="the offline run")
+        await until(
+            lambda: live.analysis.status == "completed" and not live.analysis.running,
+            timeout=90,
+            what="the offline run",
+        )
         snapshot.update(snap(live))
 
     try:
@@ -219,8 +235,10 @@ def test_outline_jumps_and_the_view_follows_the_running_stage(qtbot: Any, run: A
         target = view.panels["window:1:0"]
         assert target.expanded
         await until(lambda: bar.value() == view.scroll_target("window:1:0") > 0, what="the jump")
-        assert abs(target.mapTo(view.container, target.rect().topLeft()).y() - bar.value()) <= 1 or \
-            bar.value() == bar.maximum()
+        assert (
+            abs(target.mapTo(view.container, target.rect().topLeft()).y() - bar.value()) <= 1
+            or bar.value() == bar.maximum()
+        )
         assert view.summary_button.isEnabled()
         view.summary_button.click()
         await until(lambda: bar.value() == view.scroll_target("summary_round"), what="back to the summary")
@@ -236,22 +254,36 @@ def test_clicking_an_issue_selects_its_claim_and_highlights_the_citing_sentence(
     from app.pipeline import events as ev
 
     stage = ev.StageRef(ev.StageKind.WINDOW, 0, 0, 60.0, 180.0)
-    claims = {"unitClaims": [{"unitId": 1234, "player": "Alice", "type": "AlliedTank", "confidence": "confirmed"}],
-              "eventClaims": [{"time": "2:30.00", "player": "Alice", "kind": "build", "name": "Refinery"}],
-              "timelineClaims": []}
+    claims = {
+        "unitClaims": [{"unitId": 1234, "player": "Alice", "type": "AlliedTank", "confidence": "confirmed"}],
+        "eventClaims": [{"time": "2:30.00", "player": "Alice", "kind": "build", "name": "Refinery"}],
+        "timelineClaims": [],
+    }
     # the validator names the claim as "<kind> claim <n>" (app.claims.validate), and fills unit_id for units
-    unit_issue = ValidationIssue(Severity.CONTRADICTION, "OwnershipContradiction",
-                                 "unit claim 1: #1234 is claimed for Alice but Boris has strong ownership evidence",
-                                 150.0, 1234)
-    event_issue = ValidationIssue(Severity.WARNING, "EventNotFound", "event claim 1: no build of Refinery near 2:30",
-                                  150.0)
+    unit_issue = ValidationIssue(
+        Severity.CONTRADICTION,
+        "OwnershipContradiction",
+        "unit claim 1: #1234 is claimed for Alice but Boris has strong ownership evidence",
+        150.0,
+        1234,
+    )
+    event_issue = ValidationIssue(
+        Severity.WARNING, "EventNotFound", "event claim 1: no build of Refinery near 2:30", 150.0
+    )
     loose = ValidationIssue(Severity.INFO, "Style", "be more specific")
-    text = ("## Window 1\n\nAlice opened with a barracks at 1:00.\n\nThe tank #1234 belongs to Alice.\n\n"
-            "She built a refinery at 2:30.\n")
-    events = [ev.RunStarted(3, "replay", "scripted", (stage,), segments=((0.0, 300.0),)),
-              ev.StageStarted(stage, {}, "PROMPT"), ev.TextDelta(stage, text + "\n[claims]\n```json\n{}\n```"),
-              ev.ClaimsParsed(stage, claims), ev.IssuesFound(stage, (unit_issue, event_issue, loose)),
-              ev.StageFinished(stage, text), ev.RunFinished(3, "completed")]
+    text = (
+        "## Window 1\n\nAlice opened with a barracks at 1:00.\n\nThe tank #1234 belongs to Alice.\n\n"
+        "She built a refinery at 2:30.\n"
+    )
+    events = [
+        ev.RunStarted(3, "replay", "scripted", (stage,), segments=((0.0, 300.0),)),
+        ev.StageStarted(stage, {}, "PROMPT"),
+        ev.TextDelta(stage, text + "\n[claims]\n```json\n{}\n```"),
+        ev.ClaimsParsed(stage, claims),
+        ev.IssuesFound(stage, (unit_issue, event_issue, loose)),
+        ev.StageFinished(stage, text),
+        ev.RunFinished(3, "completed"),
+    ]
     win = make_window(qtbot, ScriptedRunner(events))
 
     async def scenario() -> None:
@@ -269,8 +301,10 @@ def test_clicking_an_issue_selects_its_claim_and_highlights_the_citing_sentence(
         assert table.item(1, 0).text().startswith("E1 · event")
         assert table.item(1, 2).text() == "2:30"
         assert "Warning" in table.item(1, 4).text()
-        rows = {panel.issue_list.item(i).data(Qt.ItemDataRole.UserRole + 1).code: panel.issue_list.item(i)
-                for i in range(panel.issue_list.count())}
+        rows = {
+            panel.issue_list.item(i).data(Qt.ItemDataRole.UserRole + 1).code: panel.issue_list.item(i)
+            for i in range(panel.issue_list.count())
+        }
         panel.issue_list.itemClicked.emit(rows["OwnershipContradiction"])
         assert table.selected_index() == 0
         assert panel.claims_section.expanded

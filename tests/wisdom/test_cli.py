@@ -41,7 +41,9 @@ def test_import_list_show_audit_export(tmp_path: Path, capsys: pytest.CaptureFix
     code, out, _ = _run(capsys, "wisdom", "--db", db, "export", str(dest), "--json")
     assert json.loads(out)["entries"] == 2
     assert [e["id"] for e in json.loads(dest.read_text(encoding="utf-8"))["error_wisdom_entries"]] == [
-        "ew_20260305_015", "ew_20260315_001"]
+        "ew_20260305_015",
+        "ew_20260315_001",
+    ]
 
     code, out, _ = _run(capsys, "wisdom", "--db", db, "--lang", "en", "rules")
     assert code == 0

@@ -10,8 +10,14 @@ from app.store import Database
 from app.wisdom import EvidenceContext, WisdomGate
 
 MODEL = "deepseek-chat"
-PARAMS = {"model": MODEL, "max_tokens": 4000, "temperature": 0.7, "estimated_prompt_tokens": 60000,
-          "context_length": 128000, "known_models": [MODEL, "deepseek-reasoner"]}
+PARAMS = {
+    "model": MODEL,
+    "max_tokens": 4000,
+    "temperature": 0.7,
+    "estimated_prompt_tokens": 60000,
+    "context_length": 128000,
+    "known_models": [MODEL, "deepseek-reasoner"],
+}
 OVERFLOW = "This model's maximum context length is 65536 tokens. However, you requested 71234 tokens."
 
 
@@ -25,9 +31,18 @@ def _overflow_run(gate: WisdomGate, n: int, start: int = 0) -> list[str]:
     for i in range(start, start + n):
         res = gate.pre_request("chat_completion", PARAMS, trace_id=f"run_{i}", stage="window:0:0")
         assert res.passed  # 60000 < 0.9 · 128000: the built-in guard cannot see this model's real limit
-        ids.append(gate.record_call_failure("context_overflow", OVERFLOW, model=MODEL, provider="DeepSeek",
-                                            status=400, params=res.params, trace_id=f"run_{i}",
-                                            stage="window:0:0"))
+        ids.append(
+            gate.record_call_failure(
+                "context_overflow",
+                OVERFLOW,
+                model=MODEL,
+                provider="DeepSeek",
+                status=400,
+                params=res.params,
+                trace_id=f"run_{i}",
+                stage="window:0:0",
+            )
+        )
     return ids
 
 
@@ -92,24 +107,29 @@ def test_a_fixed_call_that_still_fails_is_a_counterexample(gate: WisdomGate) -> 
     smaller = {**PARAMS, "estimated_prompt_tokens": 50000, "max_tokens": 16000}
     res = gate.pre_request("chat_completion", smaller, trace_id="run_x", stage="window:0:0")
     assert res.auto_fixes
-    gate.record_call_failure("context_overflow", OVERFLOW, model=MODEL, params=res.params, trace_id="run_x",
-                             stage="window:0:0")
+    gate.record_call_failure(
+        "context_overflow", OVERFLOW, model=MODEL, params=res.params, trace_id="run_x", stage="window:0:0"
+    )
     e = gate.manager.get_entry(ids[-1])
     assert e.counterexamples == 1
     assert e.confidence == pytest.approx(0.85 * 0.7, rel=1e-3)
     assert gate.manager.store.get_rule(rule.rule_id).failures == 1
 
 
-@pytest.mark.parametrize(("code", "severity", "subtype", "etype"), [
-    ("NonexistentUnit", Severity.CONTRADICTION, "hallucination", "cognitive"),
-    ("MoveOnlyHighConfidence", Severity.WEAK_EVIDENCE, "reasoning_jump", "cognitive"),
-    ("OwnershipContradiction", Severity.CONTRADICTION, "reasoning_jump", "cognitive"),
-    ("CasterContradiction", Severity.CONTRADICTION, "reasoning_jump", "cognitive"),
-    ("UnobservedProtocol", Severity.WARNING, "hallucination", "cognitive"),
-    ("LookbackMalformed", Severity.WARNING, "parameter", "tool"),
-])
-def test_issue_codes_map_to_the_taxonomy(gate: WisdomGate, code: str, severity: Severity, subtype: str,
-                                         etype: str) -> None:
+@pytest.mark.parametrize(
+    ("code", "severity", "subtype", "etype"),
+    [
+        ("NonexistentUnit", Severity.CONTRADICTION, "hallucination", "cognitive"),
+        ("MoveOnlyHighConfidence", Severity.WEAK_EVIDENCE, "reasoning_jump", "cognitive"),
+        ("OwnershipContradiction", Severity.CONTRADICTION, "reasoning_jump", "cognitive"),
+        ("CasterContradiction", Severity.CONTRADICTION, "reasoning_jump", "cognitive"),
+        ("UnobservedProtocol", Severity.WARNING, "hallucination", "cognitive"),
+        ("LookbackMalformed", Severity.WARNING, "parameter", "tool"),
+    ],
+)
+def test_issue_codes_map_to_the_taxonomy(
+    gate: WisdomGate, code: str, severity: Severity, subtype: str, etype: str
+) -> None:
     eid = gate.record_validation_issue(code, severity, MODEL, "corona", "window:0:1", "detail", trace_id="t")
     assert eid is not None
     e = gate.manager.get_entry(eid)
@@ -126,29 +146,45 @@ def test_one_wrong_claim_makes_one_entry(gate: WisdomGate) -> None:
     facts = EvidenceContext.from_facts("3:20 单位 1001 建造 兵营", unit_ids=[1001])
     text = "显然 #9999 一共击毁了 27 辆坦克。"
     issue = ValidationIssue(Severity.CONTRADICTION, "NonexistentUnit", "unit 9999 does not exist", 200.0, 9999)
-    metric, ids = gate.review_stage_text(text, evidence=facts, issues=[issue], model=MODEL, mod="corona",
-                                         stage="window:0:0", trace_id="a1")
+    metric, ids = gate.review_stage_text(
+        text, evidence=facts, issues=[issue], model=MODEL, mod="corona", stage="window:0:0", trace_id="a1"
+    )
     assert metric.severity == "severe"  # the evaluator did flag the claim…
     assert gate.manager.store.count_entries() == 1  # …but it is the validator's claim: one entry
     e = gate.manager.get_entry(ids[0])
     assert e.occurrences == 2
     assert "客观性评估器" in (e.detection_method or "")
-    assert "NonexistentUnit" in (
-        e.detection_method or "")
+    assert "NonexistentUnit" in (e.detection_method or "")
     # the same review again (a resumed run) still adds nothing
-    gate.review_stage_text(text, evidence=facts, issues=[issue], model=MODEL, mod="corona", stage="window:0:0",
-                           trace_id="a1")
+    gate.review_stage_text(
+        text, evidence=facts, issues=[issue], model=MODEL, mod="corona", stage="window:0:0", trace_id="a1"
+    )
     assert gate.manager.store.count_entries() == 1
     # a different claim in the same text is its own entry
-    gate.review_stage_text(text + "玩家B 显然想要偷袭。", evidence=facts, issues=[issue], model=MODEL,
-                           mod="corona", stage="window:0:0", trace_id="a1")
+    gate.review_stage_text(
+        text + "玩家B 显然想要偷袭。",
+        evidence=facts,
+        issues=[issue],
+        model=MODEL,
+        mod="corona",
+        stage="window:0:0",
+        trace_id="a1",
+    )
     assert gate.manager.store.count_entries() == 2
 
 
 def test_pitfalls_are_scoped_and_bilingual(gate: WisdomGate) -> None:
     for u in (9001, 9002, 9003):
-        gate.record_validation_issue("NonexistentUnit", Severity.CONTRADICTION, MODEL, "corona", "window:0:1",
-                                     f"unit {u}", trace_id="t", unit_id=u)
+        gate.record_validation_issue(
+            "NonexistentUnit",
+            Severity.CONTRADICTION,
+            MODEL,
+            "corona",
+            "window:0:1",
+            f"unit {u}",
+            trace_id="t",
+            unit_id=u,
+        )
     en = gate.pitfalls_for(MODEL, "corona", "window:2:0", Lang.EN)
     zh = gate.pitfalls_for(MODEL, "corona", "window:2:0", Lang.ZH)
     assert en == ["cite only unit ids that occur in the facts"]
@@ -190,8 +226,9 @@ def test_metrics_from_the_store(gate: WisdomGate) -> None:
     assert m["recognition_rate"] is None
 
 
-def test_deprecated_rule_only_advises_and_auto_fixes_are_logged(gate: WisdomGate,
-                                                               caplog: pytest.LogCaptureFixture) -> None:
+def test_deprecated_rule_only_advises_and_auto_fixes_are_logged(
+    gate: WisdomGate, caplog: pytest.LogCaptureFixture
+) -> None:
     _overflow_run(gate, 3)
     (rule,) = gate.rules_for(MODEL)
     gate.validate_rule(rule.rule_id)
@@ -216,8 +253,12 @@ def test_labels_and_hallucination_trend_feed_the_metrics(gate: WisdomGate) -> No
 
     from app.wisdom.entry import iso, now_utc
 
-    ids = [gate.record_validation_issue("NonexistentUnit", Severity.CONTRADICTION, MODEL, "corona", "window:0:0",
-                                        "x", trace_id="t", unit_id=u) for u in (1, 2, 3)]
+    ids = [
+        gate.record_validation_issue(
+            "NonexistentUnit", Severity.CONTRADICTION, MODEL, "corona", "window:0:0", "x", trace_id="t", unit_id=u
+        )
+        for u in (1, 2, 3)
+    ]
     gate.manager.label_entry(ids[0], True)
     gate.manager.label_entry(ids[1], True)
     gate.manager.label_entry(ids[2], False)
@@ -233,8 +274,19 @@ def test_labels_and_hallucination_trend_feed_the_metrics(gate: WisdomGate) -> No
 
 
 def test_injected_pitfalls_are_verified_by_the_stage_review(gate: WisdomGate) -> None:
-    ids = [gate.record_validation_issue("NonexistentUnit", Severity.CONTRADICTION, MODEL, "corona", "window:0:0",
-                                        f"unit {u}", trace_id="old", unit_id=u) for u in (1, 2)]
+    ids = [
+        gate.record_validation_issue(
+            "NonexistentUnit",
+            Severity.CONTRADICTION,
+            MODEL,
+            "corona",
+            "window:0:0",
+            f"unit {u}",
+            trace_id="old",
+            unit_id=u,
+        )
+        for u in (1, 2)
+    ]
     # a window that got the pitfall and made no such error: the pitfall prevented it
     assert gate.pitfalls_for(MODEL, "corona", "window", Lang.EN, trace_id="run")
     gate.review_stage_text("3:20 玩家A 建造了兵营。", model=MODEL, mod="corona", stage="window:1:0", trace_id="run")
@@ -243,6 +295,7 @@ def test_injected_pitfalls_are_verified_by_the_stage_review(gate: WisdomGate) ->
     # a window that got the pitfall and still invented a unit: a counterexample for the injected entry
     assert gate.pitfalls_for(MODEL, "corona", "window", Lang.EN, trace_id="run")
     issue = ValidationIssue(Severity.CONTRADICTION, "NonexistentUnit", "unit 77 does not exist", None, 77)
-    gate.review_stage_text("3:20 #77 出现。", issues=[issue], model=MODEL, mod="corona", stage="window:1:1",
-                           trace_id="run")
+    gate.review_stage_text(
+        "3:20 #77 出现。", issues=[issue], model=MODEL, mod="corona", stage="window:1:1", trace_id="run"
+    )
     assert sum(gate.manager.get_entry(e).counterexamples for e in ids) == 1

@@ -35,8 +35,7 @@ def test_store_export_import_round_trip(manager: ErrorWisdomManager, tmp_path: P
     cog = manager.get_entry("ew_20260315_001")
     assert (cog.type_code, cog.subtype_code, cog.cognitive_flag) == ("cognitive", "hallucination", True)
     assert cog.error_code is None
-    assert cog.system_dimensions == {"人格特质影响": "高开放性导致倾向于创造性回答",
-                                                                "学习阶段": "早期"}
+    assert cog.system_dimensions == {"人格特质影响": "高开放性导致倾向于创造性回答", "学习阶段": "早期"}
     out = tmp_path / "export.json"
     assert manager.export_json(out) == 2
     exported = json.loads(out.read_text(encoding="utf-8"))
@@ -69,11 +68,24 @@ def test_bad_import_names_the_field_and_writes_nothing(manager: ErrorWisdomManag
 
 
 def test_record_error_assigns_daily_sequence_ids_and_structured_fields(manager: ErrorWisdomManager) -> None:
-    ids = [manager.record_error("工具性错误", "参数构造类", "INVALID_ENUM_VALUE", f"bad unit {i}", "enum not checked",
-                                "convert", "check enums", f"trace_{i}",
-                                {"severity": "mild", "preventability": "high",
-                                 "root_cause_categories": ["tool_interface/unclear_constraint"]})
-           for i in range(3)]
+    ids = [
+        manager.record_error(
+            "工具性错误",
+            "参数构造类",
+            "INVALID_ENUM_VALUE",
+            f"bad unit {i}",
+            "enum not checked",
+            "convert",
+            "check enums",
+            f"trace_{i}",
+            {
+                "severity": "mild",
+                "preventability": "high",
+                "root_cause_categories": ["tool_interface/unclear_constraint"],
+            },
+        )
+        for i in range(3)
+    ]
     assert all(re.fullmatch(r"ew_\d{8}_\d{3}", i) for i in ids)
     assert [int(i[-3:]) for i in ids] == [1, 2, 3]
     assert len({i[3:11] for i in ids}) == 1
@@ -92,17 +104,30 @@ def test_record_error_rejects_bad_arguments(manager: ErrorWisdomManager) -> None
     with pytest.raises(WisdomFormatError, match="does not belong"):
         manager.record_error("工具性错误", "幻觉倾向类", "", "d", "r", "s", "p", "t")
     with pytest.raises(WisdomFormatError, match="root-cause category"):
-        manager.record_error("工具性错误", "调用失败类", "", "d", "r", "s", "p", "t",
-                             {"root_cause_categories": ["network"]})
+        manager.record_error(
+            "工具性错误", "调用失败类", "", "d", "r", "s", "p", "t", {"root_cause_categories": ["network"]}
+        )
     assert manager.store.count_entries() == 0
 
 
 def test_rules_and_patterns_survive_export_and_import(manager: ErrorWisdomManager, tmp_path: Path) -> None:
     for i in range(3):
-        manager.record_error("工具性错误", "调用失败类", "RATE_LIMITED", f"429 #{i}", "too many requests", "wait",
-                             "slow down", f"t{i}", {"model": "m1", "tool_name": "chat_completion",
-                                                     "root_cause_categories": ["environment/resource_limit"],
-                                                     "params": {"retry_after_s": 5.0 + i}})
+        manager.record_error(
+            "工具性错误",
+            "调用失败类",
+            "RATE_LIMITED",
+            f"429 #{i}",
+            "too many requests",
+            "wait",
+            "slow down",
+            f"t{i}",
+            {
+                "model": "m1",
+                "tool_name": "chat_completion",
+                "root_cause_categories": ["environment/resource_limit"],
+                "params": {"retry_after_s": 5.0 + i},
+            },
+        )
     report = manager.generate_rules()
     rid = report["rules"][0]["rule_id"]
     manager.validate_rule(rid)
@@ -122,15 +147,24 @@ def test_rules_and_patterns_survive_export_and_import(manager: ErrorWisdomManage
         again = m2.export_data()
         assert again["error_wisdom_entries"] == doc["error_wisdom_entries"]
         assert [{k: v for k, v in p.items() if k != "创建时间"} for p in again["error_patterns"]] == [
-            {k: v for k, v in p.items() if k != "创建时间"} for p in doc["error_patterns"]]
+            {k: v for k, v in p.items() if k != "创建时间"} for p in doc["error_patterns"]
+        ]
     finally:
         other.close()
 
 
 def test_failed_preventions_in_an_imported_history_count_as_counterexamples() -> None:
     doc = json.loads(json.dumps(EXAMPLES[0]))
-    doc["验证历史"].append({"timestamp": "2026-03-06T09:00:00Z", "trace_id": "trace_x", "场景": "日历API调用",
-                        "效果": "预防失败", "预防触发": "未转换", "用户反馈": "negative"})
+    doc["验证历史"].append(
+        {
+            "timestamp": "2026-03-06T09:00:00Z",
+            "trace_id": "trace_x",
+            "场景": "日历API调用",
+            "效果": "预防失败",
+            "预防触发": "未转换",
+            "用户反馈": "negative",
+        }
+    )
     e = WisdomEntry.from_spec(doc)
     assert e.counterexamples == 1
     assert e.to_spec() == doc  # derived, so nothing extra is written

@@ -8,10 +8,12 @@ from app.wisdom import CognitiveErrorAnalyzer, ErrorWisdomManager, EvidenceConte
 
 FACTS = EvidenceContext.from_facts("3:20 玩家A 单位 1001 建造 兵营；5:10 玩家A 生产 12 辆 坦克", unit_ids=[1001])
 
-TEXT = ("3:20 玩家A 用单位 #1001 建造了兵营。"
-        "显然玩家B 想要偷袭基地。"
-        "玩家B 的 #9999 一共击毁了 27 辆坦克。"
-        "失败完全是因为玩家A 的经济落后。")
+TEXT = (
+    "3:20 玩家A 用单位 #1001 建造了兵营。"
+    "显然玩家B 想要偷袭基地。"
+    "玩家B 的 #9999 一共击毁了 27 辆坦克。"
+    "失败完全是因为玩家A 的经济落后。"
+)
 
 
 def test_evidence_context_reads_numbers_and_ids_from_the_facts() -> None:
@@ -24,8 +26,12 @@ def test_scores_follow_the_dimension_weights() -> None:
     m = ObjectivityEvaluator().score(TEXT, "window", FACTS)
     # each of the four dimensions flags exactly one of the four sentences
     assert m.sentences == 4
-    assert m.subjectivity_dimensions == {"certainty_without_evidence": 0.25, "unsupported_specifics": 0.25,
-                                         "speculative_as_fact": 0.25, "one_sided_attribution": 0.25}
+    assert m.subjectivity_dimensions == {
+        "certainty_without_evidence": 0.25,
+        "unsupported_specifics": 0.25,
+        "speculative_as_fact": 0.25,
+        "one_sided_attribution": 0.25,
+    }
     assert m.subjectivity_score == pytest.approx(0.25 * (0.30 + 0.35 + 0.20 + 0.15))
     assert m.objectivity_score == pytest.approx(0.25)  # only the first sentence cites evidence
     assert m.gap == pytest.approx(0.0)

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from app.wisdom import ErrorWisdomManager
 
-BASE = {"model": "deepseek-chat", "max_tokens": 4000, "temperature": 0.7, "estimated_prompt_tokens": 50000,
-        "context_length": 131072, "known_models": ["deepseek-chat", "deepseek-reasoner"], "model_max_tokens": 8192}
+BASE = {
+    "model": "deepseek-chat",
+    "max_tokens": 4000,
+    "temperature": 0.7,
+    "estimated_prompt_tokens": 50000,
+    "context_length": 131072,
+    "known_models": ["deepseek-chat", "deepseek-reasoner"],
+    "model_max_tokens": 8192,
+}
 
 
 def test_clean_request_passes_untouched(manager: ErrorWisdomManager) -> None:
@@ -52,16 +59,16 @@ def test_prompt_guard_at_90_percent_of_context_length(manager: ErrorWisdomManage
     # 0.9 · 100000 = 90000: equal passes, one more is refused (plan §4.3 hard guard)
     ok = manager.pre_check("chat_completion", {**BASE, "context_length": 100000, "estimated_prompt_tokens": 90000})
     assert ok["pass"] is True
-    res = manager.pre_check_result("chat_completion",
-                                   {**BASE, "context_length": 100000, "estimated_prompt_tokens": 90001})
+    res = manager.pre_check_result(
+        "chat_completion", {**BASE, "context_length": 100000, "estimated_prompt_tokens": 90001}
+    )
     assert not res.passed
     assert res.blocked_by == ["builtin_range"]
     assert res.params["estimated_prompt_tokens"] == 90001  # a prompt cannot be clamped
 
 
 def test_lookback_format_warns_but_does_not_block(manager: ErrorWisdomManager) -> None:
-    res = manager.pre_check_result("chat_completion",
-                                   {**BASE, "lookback_ranges": ["1:20~1:45", "soon", "2:00~1:00"]})
+    res = manager.pre_check_result("chat_completion", {**BASE, "lookback_ranges": ["1:20~1:45", "soon", "2:00~1:00"]})
     assert res.passed
     assert res.fired == ["builtin_format"]
     assert "soon" in res.warnings[0]

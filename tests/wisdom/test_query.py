@@ -5,10 +5,20 @@ from __future__ import annotations
 from app.wisdom import ErrorWisdomManager
 
 
-def _rec(m: ErrorWisdomManager, code: str, model: str | None, stage: str | None, strategy: str, *,
-         confidence: float = 0.9) -> str:
-    return m.record_error("工具性错误", "调用失败类", code, f"{code} on {model}", "cause", "fix", strategy, "t",
-                          {"model": model, "stage": stage, "tool_name": "chat_completion", "confidence": confidence})
+def _rec(
+    m: ErrorWisdomManager, code: str, model: str | None, stage: str | None, strategy: str, *, confidence: float = 0.9
+) -> str:
+    return m.record_error(
+        "工具性错误",
+        "调用失败类",
+        code,
+        f"{code} on {model}",
+        "cause",
+        "fix",
+        strategy,
+        "t",
+        {"model": model, "stage": stage, "tool_name": "chat_completion", "confidence": confidence},
+    )
 
 
 def test_best_match_first_other_models_excluded_archived_gone(manager: ErrorWisdomManager) -> None:
@@ -18,8 +28,9 @@ def test_best_match_first_other_models_excluded_archived_gone(manager: ErrorWisd
     weak = _rec(manager, "TIMEOUT", "m1", None, "longer timeout", confidence=0.5)
     for i in range(20):  # noise that shares only the tool
         _rec(manager, f"E{i}", "m3", None, f"noise {i}")
-    out = manager.query_prevention({"model": "m1", "stage": "window:1:0", "error_code": "CONTEXT_OVERFLOW"},
-                                   "chat_completion", {"max_tokens": 100})
+    out = manager.query_prevention(
+        {"model": "m1", "stage": "window:1:0", "error_code": "CONTEXT_OVERFLOW"}, "chat_completion", {"max_tokens": 100}
+    )
     ids = [r["id"] for r in out if r["来源"] == "entry"]
     assert ids[0] == exact  # model + stage + code + tool
     assert ids.index(generic) < ids.index(weak)

@@ -52,12 +52,24 @@ def test_no_all_pairs_scan() -> None:
 
 def _overflow(manager: ErrorWisdomManager, i: int, model: str = "m1") -> str:
     return manager.record_error(
-        "工具性错误", "调用失败类", "CONTEXT_OVERFLOW", f"overflow {i}", "prompt too long", "shrink",
-        "keep prompt + output under the limit", f"trace_{i}",
-        {"severity": "severe", "preventability": "high", "model": model, "tool_name": "chat_completion",
-         "root_cause_categories": ["environment/resource_limit"],
-         "trigger_patterns": ["tool:chat_completion", "code:CONTEXT_OVERFLOW", f"model:{model}"],
-         "params": {"estimated_prompt_tokens": 50000 + i, "max_tokens": 8000}})
+        "工具性错误",
+        "调用失败类",
+        "CONTEXT_OVERFLOW",
+        f"overflow {i}",
+        "prompt too long",
+        "shrink",
+        "keep prompt + output under the limit",
+        f"trace_{i}",
+        {
+            "severity": "severe",
+            "preventability": "high",
+            "model": model,
+            "tool_name": "chat_completion",
+            "root_cause_categories": ["environment/resource_limit"],
+            "trigger_patterns": ["tool:chat_completion", "code:CONTEXT_OVERFLOW", f"model:{model}"],
+            "params": {"estimated_prompt_tokens": 50000 + i, "max_tokens": 8000},
+        },
+    )
 
 
 def test_generation_pipeline_creates_one_observation_rule_and_links(manager: ErrorWisdomManager) -> None:

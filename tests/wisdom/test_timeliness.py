@@ -35,20 +35,41 @@ def test_scene_change_lowers_by_35_percent_and_counterexamples_by_30_percent_eac
     assert compute_confidence(0.9, 10, 1, 2) == pytest.approx(0.9 * math.exp(-0.1) * 0.65 * 0.49)
 
 
-@pytest.mark.parametrize(("confidence", "state"), [
-    (0.95, "active"), (0.7000001, "active"), (0.7, "deprecated"), (0.5, "deprecated"), (0.3, "deprecated"),
-    (0.2999999, "archived"), (0.0, "archived"),
-])
+@pytest.mark.parametrize(
+    ("confidence", "state"),
+    [
+        (0.95, "active"),
+        (0.7000001, "active"),
+        (0.7, "deprecated"),
+        (0.5, "deprecated"),
+        (0.3, "deprecated"),
+        (0.2999999, "archived"),
+        (0.0, "archived"),
+    ],
+)
 def test_state_boundaries(confidence: float, state: str) -> None:
     assert state_of(confidence) == state
 
 
 def _entry(created: datetime, confidence: float, model: str | None = None) -> WisdomEntry:
     stamp = created.strftime("%Y-%m-%dT%H:%M:%SZ")
-    return WisdomEntry(id="", timestamp=stamp, trace_id="t", version="1.0", error_type="工具性错误",
-                       error_subtype="调用失败类", description="d", severity="mild", root_cause="r",
-                       prevention_strategy="p", created_at=stamp, updated_at=stamp, confidence=confidence,
-                       base_confidence=confidence, model=model)
+    return WisdomEntry(
+        id="",
+        timestamp=stamp,
+        trace_id="t",
+        version="1.0",
+        error_type="工具性错误",
+        error_subtype="调用失败类",
+        description="d",
+        severity="mild",
+        root_cause="r",
+        prevention_strategy="p",
+        created_at=stamp,
+        updated_at=stamp,
+        confidence=confidence,
+        base_confidence=confidence,
+        model=model,
+    )
 
 
 def test_audit_moves_entries_between_states_and_reports(manager: ErrorWisdomManager) -> None:

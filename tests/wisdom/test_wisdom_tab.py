@@ -20,9 +20,17 @@ EXAMPLES = json.loads((Path(__file__).parent / "data" / "spec_examples.json").re
 
 
 def _record(manager: ErrorWisdomManager, model: str) -> str:
-    return manager.record_error("工具性错误", "调用失败类", "CONTEXT_OVERFLOW", f"overflow on {model}", "too long",
-                                "shrink", "keep prompt + output under the limit", "t",
-                                {"severity": "severe", "model": model, "confidence": 0.9})
+    return manager.record_error(
+        "工具性错误",
+        "调用失败类",
+        "CONTEXT_OVERFLOW",
+        f"overflow on {model}",
+        "too long",
+        "shrink",
+        "keep prompt + output under the limit",
+        "t",
+        {"severity": "severe", "model": model, "confidence": 0.9},
+    )
 
 
 def _collect(signal: Any) -> list[Any]:
@@ -78,8 +86,10 @@ def test_tab_filters_detail_rules_audit_scene_change(qtbot, manager: ErrorWisdom
         await tab.refreshed()
         assert scenes[0][0]["affected_entries"] == [fresh]
         assert manager.get_entry(fresh).confidence == pytest.approx(0.9 * 0.65, rel=1e-3)
-        metrics = {tab.metrics_table.item(r, 0).text(): tab.metrics_table.item(r, 1).text()
-                   for r in range(tab.metrics_table.rowCount())}
+        metrics = {
+            tab.metrics_table.item(r, 0).text(): tab.metrics_table.item(r, 1).text()
+            for r in range(tab.metrics_table.rowCount())
+        }
         assert metrics["Audit coverage"] == "100.0%"
         assert metrics["Entries"] == "3"
         assert tab.message.text() == ""

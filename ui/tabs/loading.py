@@ -50,8 +50,7 @@ class Loader:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.superseded = 0  # query results dropped because a newer request came in (exposed for tests)
 
-    def start(self, query: Callable[[], T],
-              apply: Callable[[T], Iterator[None] | None]) -> asyncio.Future[None] | None:
+    def start(self, query: Callable[[], T], apply: Callable[[T], Iterator[None] | None]) -> asyncio.Future[None] | None:
         """Run ``query`` in a worker thread, then ``apply`` its result on the GUI thread.
 
         ``apply`` may return an iterator: it is advanced one step per event-loop turn (fill big tables in

@@ -55,8 +55,7 @@ def _date(ts: float) -> str:
 
 def _fact_text(f: FactView, lang: Lang) -> str:
     lines = [
-        f"#{f.id}  {f.type}  {f.status}  {pick(lang, '置信度', 'confidence')} {f.confidence:.3f}  "
-        f"n={f.evidence_count}",
+        f"#{f.id}  {f.type}  {f.status}  {pick(lang, '置信度', 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
         f.content(lang.value),
         f"{pick(lang, '范围', 'scope')}: {json.dumps(f.scope, ensure_ascii=False)}",
         f"{pick(lang, '方法', 'method')}: {f.method}  {pick(lang, '管线', 'pipeline')}: {f.produced_by}"
@@ -70,8 +69,9 @@ def _fact_text(f: FactView, lang: Lang) -> str:
     return "\n".join(lines)
 
 
-def query_facts(store: MemoryStore, type_: str | None, status: str | None, min_confidence: float | None,
-                lang: Lang) -> tuple[list[FactView], list[tuple[str, ...]]]:
+def query_facts(
+    store: MemoryStore, type_: str | None, status: str | None, min_confidence: float | None, lang: Lang
+) -> tuple[list[FactView], list[tuple[str, ...]]]:
     """The facts table (worker thread): the filtered facts (the store's cap) and their column texts."""
     facts = store.facts(type_, status, min_confidence=min_confidence)
     return facts, [(str(f.id), f.type, f.status, f"{f.confidence:.3f}", f.content(lang)) for f in facts]
@@ -122,8 +122,10 @@ METHOD_WORDS = {
     "reuse_validated": ("复用时得到验证", "confirmed when reused"),
 }
 STATUS_WORDS = {
-    "active": ("正在使用", "in use"), "hypothesis": ("假设（证据不足）", "hypothesis (not enough evidence)"),
-    "superseded": ("已被替代", "superseded"), "conflict": ("与现有事实冲突，待审阅", "conflicts, awaiting review"),
+    "active": ("正在使用", "in use"),
+    "hypothesis": ("假设（证据不足）", "hypothesis (not enough evidence)"),
+    "superseded": ("已被替代", "superseded"),
+    "conflict": ("与现有事实冲突，待审阅", "conflicts, awaiting review"),
     "observation": ("仅作观察记录", "kept as an observation only"),
 }
 
@@ -136,8 +138,11 @@ def _scope_words(scope: dict[str, str], lang: Lang) -> str:
 
 def _episode_words(ep: EpisodeView | None, episode_id: int | None, lang: Lang) -> str:
     if ep is None:
-        return pick(lang, "（来源记录不可用）", "(source record not available)") if episode_id else \
-            pick(lang, "（无对局来源）", "(no game behind it)")
+        return (
+            pick(lang, "（来源记录不可用）", "(source record not available)")
+            if episode_id
+            else pick(lang, "（无对局来源）", "(no game behind it)")
+        )
     if ep.kind == "feedback":
         who = ep.analyst or pick(lang, "用户", "a user")
         return pick(lang, f"{who} 的反馈（{_date(ep.ts)}）", f"feedback from {who} ({_date(ep.ts)})")
@@ -145,8 +150,11 @@ def _episode_words(ep: EpisodeView | None, episode_id: int | None, lang: Lang) -
     played = _date(ep.played_at) if ep.played_at else "?"
     players = pick(lang, " 对 ", " vs ").join(f"{n} ({f})" for n, f in ep.players) if ep.players else ""
     model = pick(lang, f"，分析模型 {ep.model}", f", analysed by {ep.model}") if ep.model else ""
-    return pick(lang, f"{name}，{played} 对局，{ep.map_name}，{players}{model}",
-                f"{name}, played {played} on {ep.map_name}, {players}{model}")
+    return pick(
+        lang,
+        f"{name}，{played} 对局，{ep.map_name}，{players}{model}",
+        f"{name}, played {played} on {ep.map_name}, {players}{model}",
+    )
 
 
 def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> str:
@@ -156,11 +164,17 @@ def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> st
     lines = [
         f.content(lang.value),
         "",
-        pick(lang, f"状态：{status} · 置信度 {f.confidence:.2f} · 证据 {f.evidence_count} 条",
-             f"Status: {status} · confidence {f.confidence:.2f} · {f.evidence_count} piece(s) of evidence"),
+        pick(
+            lang,
+            f"状态：{status} · 置信度 {f.confidence:.2f} · 证据 {f.evidence_count} 条",
+            f"Status: {status} · confidence {f.confidence:.2f} · {f.evidence_count} piece(s) of evidence",
+        ),
         pick(lang, f"适用范围：{_scope_words(f.scope, lang)}", f"Applies to: {_scope_words(f.scope, lang)}"),
-        pick(lang, f"得出方式：{method}（管线 {f.produced_by}）",
-             f"How it was learnt: {method} (pipeline {f.produced_by})"),
+        pick(
+            lang,
+            f"得出方式：{method}（管线 {f.produced_by}）",
+            f"How it was learnt: {method} (pipeline {f.produced_by})",
+        ),
     ]
     if f.approved_by:
         lines.append(pick(lang, f"审阅人：{f.approved_by}", f"Approved by: {f.approved_by}"))
@@ -193,8 +207,13 @@ def query_queue_pair(store: MemoryStore, q: QueueView, key: str, lang: Lang) -> 
     facts = [proposed, *([current] if current else [])]
     episodes = store.episodes(s.episode_id for f in facts for s in f.sources if s.episode_id is not None)
     split_key, split_p, split_c = _split_default(proposed, current)
-    return QueuePair(_fact_words(current, episodes, lang) if current else "", _fact_words(proposed, episodes, lang),
-                     split_key, split_p, split_c)
+    return QueuePair(
+        _fact_words(current, episodes, lang) if current else "",
+        _fact_words(proposed, episodes, lang),
+        split_key,
+        split_p,
+        split_c,
+    )
 
 
 class MessageBar(QLabel):
@@ -296,13 +315,24 @@ class FactsTab(QWidget):
         for w in (self.type_box, self.status_box, self.min_conf, self.batch_button, self.message):
             filters.addWidget(w)
         self.table = QTableWidget(0, 5)
-        self.empty = EmptyHint(self.table, pick(
-            self.lang, "还没有事实。每次分析完成后，系统会从录像中记下玩家习惯等事实；你的反馈也会记在这里。",
-            "No facts yet. Each finished analysis records what it learns from the replay (players' habits, for "
-            "example), and your feedback is kept here too."))
-        self.table.setHorizontalHeaderLabels(["#", pick(self.lang, "类型", "type"), pick(self.lang, "状态", "status"),
-                                              pick(self.lang, "置信度", "confidence"),
-                                              pick(self.lang, "内容", "content")])
+        self.empty = EmptyHint(
+            self.table,
+            pick(
+                self.lang,
+                "还没有事实。每次分析完成后，系统会从录像中记下玩家习惯等事实；你的反馈也会记在这里。",
+                "No facts yet. Each finished analysis records what it learns from the replay (players' habits, for "
+                "example), and your feedback is kept here too.",
+            ),
+        )
+        self.table.setHorizontalHeaderLabels(
+            [
+                "#",
+                pick(self.lang, "类型", "type"),
+                pick(self.lang, "状态", "status"),
+                pick(self.lang, "置信度", "confidence"),
+                pick(self.lang, "内容", "content"),
+            ]
+        )
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setStretchLastSection(True)
@@ -342,8 +372,9 @@ class FactsTab(QWidget):
 
         def done(committed: int) -> None:
             self.message.setStyleSheet("")
-            self.message.setText(pick(self.lang, f"批量蒸馏：{committed} 条候选已处理",
-                                      f"batch: {committed} candidates committed"))
+            self.message.setText(
+                pick(self.lang, f"批量蒸馏：{committed} 条候选已处理", f"batch: {committed} candidates committed")
+            )
             self.refresh()
             self.batch_finished.emit(committed)
 
@@ -354,7 +385,8 @@ class FactsTab(QWidget):
         conf = self.min_conf.value()
         type_, status, lang = self.type_box.currentData() or None, self.status_box.currentData() or None, self.lang
         return self.loader.start(
-            lambda: query_facts(self.store, type_, status, conf if conf > 0 else None, lang), self._fill)
+            lambda: query_facts(self.store, type_, status, conf if conf > 0 else None, lang), self._fill
+        )
 
     def _fill(self, data: tuple[list[FactView], list[tuple[str, ...]]]) -> Iterator[None]:
         facts, rows = data
@@ -402,10 +434,15 @@ class ChainsTab(QWidget):
         self._actions = Actions(self, self._show_error)
         self.list = QListWidget()
         self.detail = QPlainTextEdit()
-        self.empty = EmptyHint(self.list, pick(
-            self.lang, "还没有替代链。当新的证据让一条事实取代旧事实时，两者会在这里连成一条链，可以翻回。",
-            "No supersede chains yet. When new evidence replaces a fact, the old and the new one form a chain "
-            "here, and you can flip back."))
+        self.empty = EmptyHint(
+            self.list,
+            pick(
+                self.lang,
+                "还没有替代链。当新的证据让一条事实取代旧事实时，两者会在这里连成一条链，可以翻回。",
+                "No supersede chains yet. When new evidence replaces a fact, the old and the new one form a chain "
+                "here, and you can flip back.",
+            ),
+        )
         self.detail.setReadOnly(True)
         self.flip_button = QPushButton(pick(self.lang, "翻回上一版", "Flip back"))
         self.message = MessageBar()
@@ -491,8 +528,9 @@ class ReviewQueueTab(QWidget):
     reviewer_named = Signal(str)
     count_changed = Signal(int)
 
-    def __init__(self, store: MemoryStore, lang: Lang | None = None, reviewer: str = "",
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, store: MemoryStore, lang: Lang | None = None, reviewer: str = "", parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.store = store
         self.lang = lang or system_lang()
@@ -503,10 +541,13 @@ class ReviewQueueTab(QWidget):
         self.detail_loader = Loader(self, self._show_error)
         self._actions = Actions(self, self._show_error)
         self.list = QListWidget()
-        self.empty = QLabel(t("没有待审阅的项目。当一次分析得出的事实与已有事实冲突、"
-                              "又无法自动裁决时，它会出现在这里。",
-                              "Nothing to review. An item appears here when an analysis learns a fact that "
-                              "contradicts a current one and no rule can decide between them."))
+        self.empty = QLabel(
+            t(
+                "没有待审阅的项目。当一次分析得出的事实与已有事实冲突、又无法自动裁决时，它会出现在这里。",
+                "Nothing to review. An item appears here when an analysis learns a fact that "
+                "contradicts a current one and no rule can decide between them.",
+            )
+        )
         self.empty.setWordWrap(True)
         self.empty.setProperty("role", "empty")
         self.left = QPlainTextEdit()  # the current fact
@@ -521,26 +562,41 @@ class ReviewQueueTab(QWidget):
         self.reviewer.setPlaceholderText(t("你的名字（只问一次）", "your name (asked once)"))
         self.approve_button = QPushButton(t("采纳提议", "Approve proposed"))
         self.approve_button.setProperty("primary", True)
-        self.approve_button.setToolTip(t("提议的事实成为当前事实；原事实保留为“已替代”，可撤销。",
-                                         "The proposed fact becomes current; the current one is kept as "
-                                         "superseded (Undo restores it)."))
+        self.approve_button.setToolTip(
+            t(
+                "提议的事实成为当前事实；原事实保留为“已替代”，可撤销。",
+                "The proposed fact becomes current; the current one is kept as superseded (Undo restores it).",
+            )
+        )
         self.reject_button = QPushButton(t("驳回提议", "Reject proposed"))
-        self.reject_button.setToolTip(t("提议的事实只保留为观察记录；当前事实不变。",
-                                        "The proposed fact is kept only as an observation; the current one stays."))
+        self.reject_button.setToolTip(
+            t(
+                "提议的事实只保留为观察记录；当前事实不变。",
+                "The proposed fact is kept only as an observation; the current one stays.",
+            )
+        )
         self.split_key = QLineEdit("map")
         self.split_left = QLineEdit()  # the proposed side's value
         self.split_right = QLineEdit()  # the current side's value
         self.split_button = QPushButton(t("按范围拆分", "Split by scope"))
-        self.split_button.setToolTip(t("两条都保留，各自只适用于下面填写的范围值。",
-                                       "Both are kept, each valid only where the scope attribute has its value."))
+        self.split_button.setToolTip(
+            t(
+                "两条都保留，各自只适用于下面填写的范围值。",
+                "Both are kept, each valid only where the scope attribute has its value.",
+            )
+        )
         self.undo_button = QPushButton(t("撤销上次采纳", "Undo last approval"))
         self.undo_button.setEnabled(False)
-        self.undo_button.setToolTip(t("翻回：原来的事实重新成为当前事实。",
-                                      "Flip back: the former fact is current again."))
-        self.explain = QLabel(t("采纳：提议成为当前事实（可撤销）。驳回：提议只作观察记录。"
-                                "拆分：两条都保留，各管一个范围。",
-                                "Approve: the proposed fact becomes current (undoable). Reject: it is kept only as "
-                                "an observation. Split: both stay, each for its own scope value."))
+        self.undo_button.setToolTip(
+            t("翻回：原来的事实重新成为当前事实。", "Flip back: the former fact is current again.")
+        )
+        self.explain = QLabel(
+            t(
+                "采纳：提议成为当前事实（可撤销）。驳回：提议只作观察记录。拆分：两条都保留，各管一个范围。",
+                "Approve: the proposed fact becomes current (undoable). Reject: it is kept only as "
+                "an observation. Split: both stay, each for its own scope value.",
+            )
+        )
         self.explain.setWordWrap(True)
         self.explain.setProperty("role", "hint")
         self.message = MessageBar()
@@ -617,8 +673,9 @@ class ReviewQueueTab(QWidget):
         lang = self.lang
 
         def show(pair: QueuePair) -> None:
-            self.left.setPlainText(pair.current or self._t("（无：采纳后这是一条新事实）",
-                                                           "(none: approving adds a new fact)"))
+            self.left.setPlainText(
+                pair.current or self._t("（无：采纳后这是一条新事实）", "(none: approving adds a new fact)")
+            )
             self.right.setPlainText(pair.proposed)
             self.split_key.setText(pair.split_key)
             self.split_left.setText(pair.split_proposed)
@@ -632,8 +689,12 @@ class ReviewQueueTab(QWidget):
             return None
         who = self.reviewer.text().strip()
         if not who:  # asked once: the window keeps the name in the settings
-            self.message.setText(self._t("请先填写审阅人姓名（会记住，只问一次）。",
-                                         "Enter your name as the reviewer first (it is remembered)."))
+            self.message.setText(
+                self._t(
+                    "请先填写审阅人姓名（会记住，只问一次）。",
+                    "Enter your name as the reviewer first (it is remembered).",
+                )
+            )
             self.reviewer.setProperty("invalid", True)
             self.reviewer.style().polish(self.reviewer)
             self.reviewer.setFocus()
@@ -676,8 +737,9 @@ class ReviewQueueTab(QWidget):
         def done(restored: int) -> None:
             self.last_approved = None
             self.undo_button.setEnabled(False)
-            self.message.setText(self._t(f"已撤销：事实 #{restored} 重新成为当前事实。",
-                                         f"Undone: fact #{restored} is current again."))
+            self.message.setText(
+                self._t(f"已撤销：事实 #{restored} 重新成为当前事实。", f"Undone: fact #{restored} is current again.")
+            )
             self.refresh()
             self.undone.emit(restored)
 
@@ -729,16 +791,24 @@ class TrendChart(QWidget):
         top = 2.0  # the chart shows up to twice the limit
         text_pen = QPen(self.palette().color(self.foregroundRole()), 1)
         # the healthy band (at or under the limit), the frame, the y axis in multiples of each metric's limit
-        p.fillRect(QRectF(area.left(), area.bottom() - area.height() / top, area.width(), area.height() / top),
-                   QColor(46, 139, 87, 40))
+        p.fillRect(
+            QRectF(area.left(), area.bottom() - area.height() / top, area.width(), area.height() / top),
+            QColor(46, 139, 87, 40),
+        )
         p.setPen(QPen(QColor("#888888"), 1))
         p.drawRect(area)
         p.setPen(text_pen)
         for mult in (0.0, 1.0, 2.0):
             y = area.bottom() - area.height() * (mult / top)
             p.drawText(QPointF(4, y + 4), f"{mult:g}×")
-        p.drawText(QPointF(area.left(), 12), pick(self.lang, "相对健康上限的倍数（绿色带内为健康）",
-                                                  "times the healthy limit (inside the green band is healthy)"))
+        p.drawText(
+            QPointF(area.left(), 12),
+            pick(
+                self.lang,
+                "相对健康上限的倍数（绿色带内为健康）",
+                "times the healthy limit (inside the green band is healthy)",
+            ),
+        )
         limit_y = area.bottom() - area.height() * (1.0 / top)
         dash = QPen(QColor("#444444"), 1, Qt.PenStyle.DashLine)
         p.setPen(dash)
@@ -787,8 +857,9 @@ class ScorecardTab(QWidget):
 
     month_selected = Signal(str)
 
-    def __init__(self, store: MemoryStore, lang: Lang | None = None, months: int = 6,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, store: MemoryStore, lang: Lang | None = None, months: int = 6, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.store = store
         self.lang = lang or system_lang()
@@ -829,10 +900,8 @@ class ScorecardTab(QWidget):
         self.cards = cards
         self.table.setColumnCount(len(self.cards) + 1)
         shown = self.shown_cards()  # the current month first
-        self.table.setHorizontalHeaderLabels([pick(self.lang, "健康范围", "healthy"),
-                                              *(c.month for c in shown)])
-        self.table.setVerticalHeaderLabels([LABELS[m][0] if self.lang is Lang.ZH else LABELS[m][1]
-                                            for m in METRICS])
+        self.table.setHorizontalHeaderLabels([pick(self.lang, "健康范围", "healthy"), *(c.month for c in shown)])
+        self.table.setVerticalHeaderLabels([LABELS[m][0] if self.lang is Lang.ZH else LABELS[m][1] for m in METRICS])
         for r, m in enumerate(METRICS):
             lo, hi = HEALTHY[m]
             self.table.setItem(r, 0, QTableWidgetItem(f"[{lo:g}, {hi:g}]"))
@@ -862,8 +931,14 @@ class MemoryTabs(QTabWidget):
         None (each tab has its own).
     """
 
-    def __init__(self, store: MemoryStore, lang: Lang | None = None, parent: QWidget | None = None,
-                 reviewer: str = "", on_reviewer: Callable[[str], object] | None = None) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        lang: Lang | None = None,
+        parent: QWidget | None = None,
+        reviewer: str = "",
+        on_reviewer: Callable[[str], object] | None = None,
+    ) -> None:
         super().__init__(parent)
         lang = lang or system_lang()
         self.facts = FactsTab(store, lang)
@@ -876,8 +951,9 @@ class MemoryTabs(QTabWidget):
         self.addTab(self.chains, pick(lang, "替代链", "Supersede chains"))
         self.addTab(self.queue, pick(lang, "审阅队列", "Review queue"))
         queue_index = self.indexOf(self.queue)
-        self.queue.count_changed.connect(lambda n: self.setTabText(
-            queue_index, pick(lang, "审阅队列", "Review queue") + (f" ({n})" if n else "")))
+        self.queue.count_changed.connect(
+            lambda n: self.setTabText(queue_index, pick(lang, "审阅队列", "Review queue") + (f" ({n})" if n else ""))
+        )
         self.addTab(self.scorecard, pick(lang, "记分卡", "Scorecard"))
         self.chains.flipped_back.connect(lambda _id: self.facts.refresh())
         self.queue.resolved.connect(lambda _id, _r: (self.facts.refresh(), self.chains.refresh()))

@@ -56,10 +56,24 @@ def query_entries(service: Lazy[ErrorWisdomManager], flt: EntryFilter, lang: Lan
     """The entries table's rows (worker thread): the filtered entries, newest first (the manager's cap)."""
     rows: list[Row] = []
     for e in service.get().list_entries(flt):
-        kind = pick(lang, tx.subtype_label(e.subtype_code), tx.SUBTYPES.get(e.subtype_code, (
-            "", "", e.subtype_code))[2])
-        rows.append((e.id, (e.id, e.status, f"{e.confidence:.3f}", e.severity, kind, e.error_code or "",
-                            e.model or "", e.description)))
+        kind = pick(
+            lang, tx.subtype_label(e.subtype_code), tx.SUBTYPES.get(e.subtype_code, ("", "", e.subtype_code))[2]
+        )
+        rows.append(
+            (
+                e.id,
+                (
+                    e.id,
+                    e.status,
+                    f"{e.confidence:.3f}",
+                    e.severity,
+                    kind,
+                    e.error_code or "",
+                    e.model or "",
+                    e.description,
+                ),
+            )
+        )
     return rows
 
 
@@ -67,12 +81,31 @@ def query_rules(service: Lazy[ErrorWisdomManager], lang: Lang) -> list[Row]:
     """The rules table's rows (worker thread): statistics and state of every rule."""
     rows: list[Row] = []
     for rule in service.get().list_rules():
-        scope = " ".join(x for x in (rule.tool_name, rule.param_name, rule.model or "", rule.mod or "",
-                                     rule.stage or "") if x and x != "*") or "*"
+        scope = (
+            " ".join(
+                x
+                for x in (rule.tool_name, rule.param_name, rule.model or "", rule.mod or "", rule.stage or "")
+                if x and x != "*"
+            )
+            or "*"
+        )
         name = rule.rule_name if lang is Lang.ZH else (rule.message_en or rule.rule_name)
-        rows.append((rule.rule_id, (rule.rule_id, name, rule.status, f"{rule.confidence:.3f}", str(rule.applied),
-                                    str(rule.successes), str(rule.failures),
-                                    f"{rule.success_rate:.0%}" if rule.applied else "-", scope)))
+        rows.append(
+            (
+                rule.rule_id,
+                (
+                    rule.rule_id,
+                    name,
+                    rule.status,
+                    f"{rule.confidence:.3f}",
+                    str(rule.applied),
+                    str(rule.successes),
+                    str(rule.failures),
+                    f"{rule.success_rate:.0%}" if rule.applied else "-",
+                    scope,
+                ),
+            )
+        )
     return rows
 
 
@@ -81,7 +114,8 @@ def query_metrics(service: Lazy[ErrorWisdomManager], lang: Lang) -> list[tuple[s
     m = service.get().metrics()
     rows: list[tuple[str, str, str]] = [
         (pick(lang, "条目数", "Entries"), str(m["entries"]), ""),
-        (pick(lang, "规则数（启用）", "Rules (active)"), f"{m['rules']} ({m['active_rules']})", "")]
+        (pick(lang, "规则数（启用）", "Rules (active)"), f"{m['rules']} ({m['active_rules']})", ""),
+    ]
     for key, (zh, en) in METRIC_LABELS.items():
         v = m[key]
         rows.append((pick(lang, zh, en), "-" if v is None else f"{v:.1%}", f"{m['targets'][key]:.0%}"))
@@ -89,19 +123,54 @@ def query_metrics(service: Lazy[ErrorWisdomManager], lang: Lang) -> list[tuple[s
 
 
 SPEC_KEYS_EN = {
-    "错误发现": "Finding", "错误类型": "Error type", "子类型": "Subtype", "错误码": "Code", "错误描述": "Description",
-    "严重程度": "Severity", "触发场景": "Trigger scene", "影响范围": "Impact", "检测方法": "Detected by",
-    "原因分析": "Cause", "根本原因": "Root cause", "认知偏差": "Cognitive bias", "环境因素": "Environment",
-    "责任归属": "Responsibility", "认知维度分析": "Cognitive dimensions", "情境维度分析": "Situational dimensions",
-    "系统维度分析": "System dimensions", "可预防性": "Preventability", "解决方案": "Fix", "即时纠错": "Immediate fix",
-    "纠错成本": "Fix cost", "有效性": "Effectiveness", "用户体验补偿": "User compensation",
-    "预防知识": "Prevention", "预防策略": "Strategy", "前置检查规则": "Pre-check rule",
-    "适用场景": "Applies to", "不适用场景": "Does not apply to", "预防优先级": "Priority", "预防成本": "Cost",
-    "验证历史": "Verification history", "场景": "Scene", "效果": "Effect", "预防触发": "Prevention triggered",
-    "用户反馈": "User feedback", "关联错误": "Related errors", "相似错误ID": "Similar errors",
-    "共性模式": "Common pattern", "抽象规则ID": "Abstract rule", "元数据": "Metadata", "创建时间": "Created",
-    "最后更新": "Updated", "验证次数": "Verifications", "成功预防次数": "Prevented", "置信度": "Confidence",
-    "时效性标记": "Status", "认知性错误标记": "Cognitive error", "扩展": "Extension",
+    "错误发现": "Finding",
+    "错误类型": "Error type",
+    "子类型": "Subtype",
+    "错误码": "Code",
+    "错误描述": "Description",
+    "严重程度": "Severity",
+    "触发场景": "Trigger scene",
+    "影响范围": "Impact",
+    "检测方法": "Detected by",
+    "原因分析": "Cause",
+    "根本原因": "Root cause",
+    "认知偏差": "Cognitive bias",
+    "环境因素": "Environment",
+    "责任归属": "Responsibility",
+    "认知维度分析": "Cognitive dimensions",
+    "情境维度分析": "Situational dimensions",
+    "系统维度分析": "System dimensions",
+    "可预防性": "Preventability",
+    "解决方案": "Fix",
+    "即时纠错": "Immediate fix",
+    "纠错成本": "Fix cost",
+    "有效性": "Effectiveness",
+    "用户体验补偿": "User compensation",
+    "预防知识": "Prevention",
+    "预防策略": "Strategy",
+    "前置检查规则": "Pre-check rule",
+    "适用场景": "Applies to",
+    "不适用场景": "Does not apply to",
+    "预防优先级": "Priority",
+    "预防成本": "Cost",
+    "验证历史": "Verification history",
+    "场景": "Scene",
+    "效果": "Effect",
+    "预防触发": "Prevention triggered",
+    "用户反馈": "User feedback",
+    "关联错误": "Related errors",
+    "相似错误ID": "Similar errors",
+    "共性模式": "Common pattern",
+    "抽象规则ID": "Abstract rule",
+    "元数据": "Metadata",
+    "创建时间": "Created",
+    "最后更新": "Updated",
+    "验证次数": "Verifications",
+    "成功预防次数": "Prevented",
+    "置信度": "Confidence",
+    "时效性标记": "Status",
+    "认知性错误标记": "Cognitive error",
+    "扩展": "Extension",
 }
 """English names of the spec's Chinese keys (the stored JSON keeps the spec's keys; only the view translates)."""
 
@@ -180,8 +249,12 @@ class WisdomTab(QWidget):
     audit_finished = Signal(dict)
     scene_change_registered = Signal(dict)
 
-    def __init__(self, service: ErrorWisdomManager | Callable[[], ErrorWisdomManager], lang: Lang | None = None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        service: ErrorWisdomManager | Callable[[], ErrorWisdomManager],
+        lang: Lang | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self._service = Lazy(service, ErrorWisdomManager)
         self.lang = lang or system_lang()
@@ -194,12 +267,15 @@ class WisdomTab(QWidget):
         self.setWindowTitle(t("错误智慧", "Error wisdom"))
 
         self.message = QLabel("")
-        self.type_box = self._combo([(t("全部类型", "All types"), None)] + [
-            (pick(self.lang, tx.TYPE_LABELS[c], tx.TYPE_LABELS_EN[c]), c) for c in (tx.TOOL, tx.COGNITIVE)])
-        self.subtype_box = self._combo([(t("全部子类型", "All subtypes"), None)] + [
-            (pick(self.lang, zh, en), code) for code, (_tc, zh, en) in tx.SUBTYPES.items()])
-        self.severity_box = self._combo([(t("全部严重程度", "All severities"), None)] + [
-            (s, s) for s in tx.SEVERITIES])
+        self.type_box = self._combo(
+            [(t("全部类型", "All types"), None)]
+            + [(pick(self.lang, tx.TYPE_LABELS[c], tx.TYPE_LABELS_EN[c]), c) for c in (tx.TOOL, tx.COGNITIVE)]
+        )
+        self.subtype_box = self._combo(
+            [(t("全部子类型", "All subtypes"), None)]
+            + [(pick(self.lang, zh, en), code) for code, (_tc, zh, en) in tx.SUBTYPES.items()]
+        )
+        self.severity_box = self._combo([(t("全部严重程度", "All severities"), None)] + [(s, s) for s in tx.SEVERITIES])
         self.status_box = self._combo([(t("全部状态", "All states"), None)] + [(s, s) for s in tx.STATUSES])
         self.refresh_button = QPushButton(t("刷新", "Refresh"))
         self.refresh_button.clicked.connect(self.refresh)
@@ -208,13 +284,26 @@ class WisdomTab(QWidget):
             filters.addWidget(w)
 
         self.table = QTableWidget(0, 8)
-        self.empty = EmptyHint(self.table, t(
-            "还没有错误智慧条目。分析中被校验发现并确认的错误会记录在这里，用来在以后的分析中预防同类错误。",
-            "No error-wisdom entries yet. Mistakes that validation finds in analyses are recorded here and used "
-            "to prevent the same kind of mistake in later analyses."))
-        self.table.setHorizontalHeaderLabels([
-            "id", t("状态", "State"), t("置信度", "Confidence"), t("严重程度", "Severity"), t("类型", "Type"),
-            t("错误码", "Code"), t("模型", "Model"), t("描述", "Description")])
+        self.empty = EmptyHint(
+            self.table,
+            t(
+                "还没有错误智慧条目。分析中被校验发现并确认的错误会记录在这里，用来在以后的分析中预防同类错误。",
+                "No error-wisdom entries yet. Mistakes that validation finds in analyses are recorded here and used "
+                "to prevent the same kind of mistake in later analyses.",
+            ),
+        )
+        self.table.setHorizontalHeaderLabels(
+            [
+                "id",
+                t("状态", "State"),
+                t("置信度", "Confidence"),
+                t("严重程度", "Severity"),
+                t("类型", "Type"),
+                t("错误码", "Code"),
+                t("模型", "Model"),
+                t("描述", "Description"),
+            ]
+        )
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.horizontalHeader().setStretchLastSection(True)
@@ -232,12 +321,27 @@ class WisdomTab(QWidget):
         ev.addWidget(split, 1)
 
         self.rules_table = QTableWidget(0, 9)
-        EmptyHint(self.rules_table, t("还没有规则。相似的条目积累多了，会归纳成规则，等你在这里验证启用。",
-                                      "No rules yet. When similar entries pile up they are generalised into a "
-                                      "rule that waits here for you to validate."))
-        self.rules_table.setHorizontalHeaderLabels([
-            "rule_id", t("名称", "Name"), t("状态", "State"), t("置信度", "Confidence"), t("应用次数", "Applied"),
-            t("成功预防", "Prevented"), t("失败", "Failed"), t("成功率", "Success rate"), t("范围", "Scope")])
+        EmptyHint(
+            self.rules_table,
+            t(
+                "还没有规则。相似的条目积累多了，会归纳成规则，等你在这里验证启用。",
+                "No rules yet. When similar entries pile up they are generalised into a "
+                "rule that waits here for you to validate.",
+            ),
+        )
+        self.rules_table.setHorizontalHeaderLabels(
+            [
+                "rule_id",
+                t("名称", "Name"),
+                t("状态", "State"),
+                t("置信度", "Confidence"),
+                t("应用次数", "Applied"),
+                t("成功预防", "Prevented"),
+                t("失败", "Failed"),
+                t("成功率", "Success rate"),
+                t("范围", "Scope"),
+            ]
+        )
         self.rules_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.rules_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.rules_table.horizontalHeader().setStretchLastSection(True)
@@ -258,8 +362,9 @@ class WisdomTab(QWidget):
         self.audit_button.clicked.connect(self.run_audit)
         self.scene_type = self._combo([(s, s) for s in SCENE_TYPES])
         self.scene_scope = QLineEdit()
-        self.scene_scope.setPlaceholderText(t("范围：model:ID / mod:名称，留空=全部", "scope: model:ID / mod:NAME, "
-                                                                          "empty = everything"))
+        self.scene_scope.setPlaceholderText(
+            t("范围：model:ID / mod:名称，留空=全部", "scope: model:ID / mod:NAME, empty = everything")
+        )
         self.scene_description = QLineEdit()
         self.scene_description.setPlaceholderText(t("变化说明", "what changed"))
         self.scene_button = QPushButton(t("登记场景变化", "Register scene change"))
@@ -343,8 +448,12 @@ class WisdomTab(QWidget):
 
     def current_filter(self) -> EntryFilter:
         """The filter the combo boxes describe."""
-        return EntryFilter(type_code=self.type_box.currentData(), subtype_code=self.subtype_box.currentData(),
-                           severity=self.severity_box.currentData(), status=self.status_box.currentData())
+        return EntryFilter(
+            type_code=self.type_box.currentData(),
+            subtype_code=self.subtype_box.currentData(),
+            severity=self.severity_box.currentData(),
+            status=self.status_box.currentData(),
+        )
 
     def refresh_entries(self) -> asyncio.Future[None] | None:
         """Fill the entries table with the filtered entries (newest first); returns the loading task."""
@@ -431,13 +540,17 @@ class WisdomTab(QWidget):
         change_type = str(self.scene_type.currentData())
         desc = self.scene_description.text().strip() or change_type
         return self._actions.run(
-            lambda: self._service.get().register_scene_change(change_type, desc, affected), self._scene_registered)
+            lambda: self._service.get().register_scene_change(change_type, desc, affected), self._scene_registered
+        )
 
     def _scene_registered(self, out: dict[str, Any]) -> None:
         self.refresh()
-        self.report.setPlainText(self._t(
-            f"已登记场景变化 #{out['change_id']}：影响 {len(out['affected_entries'])} 条条目、"
-            f"{len(out['affected_rules'])} 条规则（置信度 ×0.65）",
-            f"Scene change #{out['change_id']} registered: {len(out['affected_entries'])} entries and "
-            f"{len(out['affected_rules'])} rules affected (confidence ×0.65)"))
+        self.report.setPlainText(
+            self._t(
+                f"已登记场景变化 #{out['change_id']}：影响 {len(out['affected_entries'])} 条条目、"
+                f"{len(out['affected_rules'])} 条规则（置信度 ×0.65）",
+                f"Scene change #{out['change_id']} registered: {len(out['affected_entries'])} entries and "
+                f"{len(out['affected_rules'])} rules affected (confidence ×0.65)",
+            )
+        )
         self.scene_change_registered.emit(out)

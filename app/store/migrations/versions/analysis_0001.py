@@ -17,7 +17,8 @@ depends_on = None
 
 def _stage_fk() -> sa.Column:  # type: ignore[type-arg]
     return sa.Column(
-        "stage_id", sa.Integer(), sa.ForeignKey("analysis_stages.id", ondelete="CASCADE"), nullable=False, index=True)
+        "stage_id", sa.Integer(), sa.ForeignKey("analysis_stages.id", ondelete="CASCADE"), nullable=False, index=True
+    )
 
 
 def upgrade() -> None:
@@ -43,8 +44,9 @@ def upgrade() -> None:
     op.create_table(
         "analysis_stages",
         sa.Column("id", sa.Integer(), primary_key=True),
-        sa.Column("analysis_id", sa.Integer(), sa.ForeignKey("analyses.id", ondelete="CASCADE"), nullable=False,
-                  index=True),
+        sa.Column(
+            "analysis_id", sa.Integer(), sa.ForeignKey("analyses.id", ondelete="CASCADE"), nullable=False, index=True
+        ),
         sa.Column("ordinal", sa.Integer(), nullable=False),
         sa.Column("key", sa.String(40), nullable=False),
         sa.Column("kind", sa.String(20), nullable=False),
@@ -119,6 +121,13 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for table in ("analysis_lookbacks", "analysis_issues", "analysis_claims", "analysis_outputs",
-                  "analysis_requests", "analysis_stages", "analyses"):
+    for table in (
+        "analysis_lookbacks",
+        "analysis_issues",
+        "analysis_claims",
+        "analysis_outputs",
+        "analysis_requests",
+        "analysis_stages",
+        "analyses",
+    ):
         op.drop_table(table)

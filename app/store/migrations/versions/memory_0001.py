@@ -173,7 +173,15 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     for table in (
-        "memory_promotions", "memory_injections", "memory_batches", "memory_verdicts", "memory_queue",
-        "memory_supersedes", "memory_sources", "memory_facts", "memory_observations", "memory_episodes",
+        "memory_promotions",
+        "memory_injections",
+        "memory_batches",
+        "memory_verdicts",
+        "memory_queue",
+        "memory_supersedes",
+        "memory_sources",
+        "memory_facts",
+        "memory_observations",
+        "memory_episodes",
     ):
         op.drop_table(table)
