@@ -62,6 +62,8 @@ KIND_ALIASES = {
 }
 NAMED_KINDS = frozenset({"produce", "build", "place", "upgrade", "power", "protocol"})
 """Kinds whose ``name`` is the command's type hash (sell and repair name an object, not a type)."""
+OBJECT_KINDS = frozenset({"sell", "repair"})
+"""Kinds whose ``name`` is the type of the object the command names (checked against what the replay proves)."""
 
 EVIDENCE_CATEGORIES: dict[str, frozenset[Category]] = {
     "select": frozenset({Category.SELECTION, Category.GROUP}),
@@ -380,7 +382,8 @@ class ClaimValidator:
             self._core_in_order(uid, player, type_name, where=where, ref=ref, issues=issues)
         if player is not None and type_name:
             self._type_produced(uid, player, type_name, where=where, ref=ref, issues=issues)
-            self._operated_before_produced(uid, player, type_name, evidence, where=where, ref=ref, issues=issues)
+            if self._type_fits_object(uid, player, type_name, where=where, ref=ref, issues=issues):
+                self._operated_before_produced(uid, player, type_name, evidence, where=where, ref=ref, issues=issues)
 
     def _ownership(
         self, uid: int, player: int, high: bool, *, where: str, ref: str, issues: list[ValidationIssue]
@@ -576,6 +579,86 @@ class ClaimValidator:
                 fact=fact,
             )
         )
+
+    def _type_fits_object(
+        self, uid: int, player: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]
+    ) -> bool:
+        """What the replay proves about an object, which any type claimed for it must agree with.
+
+        * The engine gives out object ids in creation order (notes §4.3, :meth:`ReplayFactIndex.existed_by`): an
+          object that existed at time t is not of a type its player first ordered after t (any order of the type,
+          or of a core that unpacks into it, taken back or not). Starting and free types are exempt.
+        * A factory is of a type that can make what it queued or researched (knowledge ``producedBy``).
+
+        Returns False when it raised an issue.
+        """
+        entry = self._entry(type_name)
+        if entry is None or entry.kind not in ("unit", "structure"):
+            return True
+        made = self._made_by(uid)
+        if made:
+            wrong = [e for e in made if type_name not in e.producers]
+            if wrong:
+                fact = self._m(
+                    f"#{uid} 下达过 {wrong[0].id} 的生产/研发指令，只有 {', '.join(wrong[0].producers)} 能做",
+                    f"#{uid} ordered {wrong[0].id}, which only {', '.join(wrong[0].producers)} can make",
+                )
+                issues.append(
+                    ValidationIssue(
+                        Severity.CONTRADICTION,
+                        "TypeNotOfProducts",
+                        self._m(
+                            f"{where}：#{uid} 不可能是 {type_name}：{fact}",
+                            f"{where}: #{uid} cannot be a {type_name}: {fact}",
+                        ),
+                        unit_id=uid,
+                        claim=ref,
+                        fact=fact,
+                    )
+                )
+                return False
+        if not entry.producers or any(entry.has_tag(t) for t in START_TAGS):
+            return True
+        orders = self._commands((QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE), player, self._hashes(type_name))
+        existed = self.index.existed_by(uid)
+        if not orders or existed is None or to_frames(existed) + FRAME_SLACK >= orders[0].time_code:
+            return True
+        who = self.index.player_name(player)
+        ordered = self.index.name_of(orders[0].type_hash or 0)
+        fact = self._m(
+            f"#{uid} 在 {format_time(existed)} 已经存在（对象编号按创建顺序分配，那时已出现它或更新的编号），"
+            f"而 {who} 第一次下达 {ordered} 的指令是在 {format_time(orders[0].seconds)}",
+            f"#{uid} existed by {format_time(existed)} (ids are given out in creation order and it or a newer id "
+            f"was named then), but {who} first ordered {ordered} at {format_time(orders[0].seconds)}",
+        )
+        issues.append(
+            ValidationIssue(
+                Severity.CONTRADICTION,
+                "ExistedBeforeOrdered",
+                self._m(
+                    f"{where}：#{uid} 不可能是 {type_name}：{fact}", f"{where}: #{uid} cannot be a {type_name}: {fact}"
+                ),
+                time_seconds=existed,
+                unit_id=uid,
+                claim=ref,
+                fact=fact,
+            )
+        )
+        return False
+
+    def _made_by(self, uid: int) -> list[Entry]:
+        """Knowledge entries (with known producers) that ``uid`` queued or researched as the factory."""
+        if self.knowledge is None:
+            return []
+        out: list[Entry] = []
+        for c in (QUEUE_UNIT, START_UPGRADE):
+            for e in self._by_command.get(c, ()):
+                if e.type_hash is None or (e.actor_ids or e.object_ids)[:1] != (uid,):
+                    continue
+                entry = self.knowledge.lookup(e.type_hash)
+                if entry is not None and entry.producers and entry not in out:
+                    out.append(entry)
+        return out
 
     def _first_of(self, player: int, type_name: str) -> FirstProduction | None:
         """The player's first production of the type or of a core that unpacks into it."""
@@ -869,11 +952,11 @@ class ClaimValidator:
             )
             return
         type_hashes: frozenset[int] | None = None
-        if name and kind in NAMED_KINDS:
-            type_name = self._type_name(name)
-            if type_name is None:
-                self._unknown_type(name, where, issues, ref)
-                return
+        type_name = self._type_name(name) if name else None
+        if name and type_name is None and (kind in NAMED_KINDS or actor is not None):
+            self._unknown_type(name, where, issues, ref)
+            return
+        if type_name and kind in NAMED_KINDS:
             type_hashes = self._hashes(type_name)
         if kind == "power" and actor is not None and player is not None:
             acted = [e for e in self._commands(POWER_COMMANDS, None, None) if roles_of(e).acts(actor)]
@@ -943,6 +1026,9 @@ class ClaimValidator:
                 )
             )
             return
+        if kind in OBJECT_KINDS and actor is not None and type_name:
+            # a sell or repair names the object's type: it must agree with what the replay proves about the object
+            self._type_fits_object(actor, near[0].player, type_name, where=where, ref=ref, issues=issues)
         if actor is not None or target is not None:
             self._roles(
                 kind,
