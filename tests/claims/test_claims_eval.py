@@ -29,13 +29,7 @@ def _describe(v: Verdict) -> str:
     return f"{v.source} {v.exchange} {v.kind}[{v.index}] truth={v.truth} {v.claim} → {issues} ({v.why})"
 
 
-KNOWN_MISSES = {
-    # "sell JapanRefinery #805": the sale at 5:23.53 is real; the label is false because nothing in the replay
-    # supports the type, yet nothing contradicts it either (#805 was created before 0:44.73, after core deploys at
-    # 0:27.60-0:34.47 that may have been refinery cores): the validator flags contradictions, not a missing proof.
-    ("ra3_1v1_7m_en", "005", "event", 3),
-    ("ra3_1v1_7m_en", "006", "event", 3),
-}
+KNOWN_MISSES: set[tuple[str, str, str, int]] = set()
 """Wrong claims the validator cannot decide from the replay, each with the reason; every other verdict holds."""
 
 
@@ -73,6 +67,8 @@ def test_planted_wrong_claims_get_the_expected_codes() -> None:
         "TimelineMismatch",
         "TimelineNotObserved",
         "TypeNotAUnit",
+        "ExistedBeforeOrdered",
+        "TypeNotOfProducts",
     } <= codes
 
 
