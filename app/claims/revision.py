@@ -16,6 +16,7 @@ from typing import Any
 
 from app.claims.issues import ValidationIssue
 from app.claims.parse import ParsedClaims, unit_id_of
+from app.claims.timeparse import parse_time
 
 KINDS = (("unit", "unit_claims"), ("event", "event_claims"), ("timeline", "timeline_claims"))
 CONFIDENCE_RANK = {
@@ -32,6 +33,12 @@ _CORRECTION = re.compile(
     re.MULTILINE | re.IGNORECASE,
 )
 CORRECTIONS_MARKERS = ("[更正]", "[corrections]", "[Corrections]")
+_WINDOW_CORRECTION = re.compile(
+    r"^\s*(?:[-*•]|\d+[.)、])?\s*(?:窗口|window)\s*(?P<n>\d+)\s*(?:[（(][^）)]*[）)])?\s*[:：]\s*(?P<text>\S.*?)\s*$",
+    re.IGNORECASE,
+)
+_ID_MENTION = re.compile(r"#(\d+)")
+_TIME_MENTION = re.compile(r"\d{1,3}:\d{2}(?:\.\d{1,2})?")
 
 
 def flagged_refs(issues: Sequence[ValidationIssue]) -> set[str]:
@@ -126,3 +133,33 @@ def apply_corrections(draft_text: str, revision_text: str) -> tuple[str, list[st
         elif now:
             unplaced.append(now)
     return text, unplaced
+
+
+@dataclass(frozen=True, slots=True)
+class WindowCorrection:
+    """One correction the summary round made to an earlier window, with the first id and time it mentions."""
+
+    window: int  # 1-based, counted over the match, as the summary-round request numbers them
+    text: str
+    unit_id: int | None
+    time_seconds: float | None
+
+
+def window_corrections(text: str) -> list[WindowCorrection]:
+    """The summary round's corrections of earlier windows (plan §5.8).
+
+    They are the ``Window N: …`` / ``窗口 N：…`` lines of the ``[corrections]`` section, up to the next marker or
+    code fence.
+    """
+    out: list[WindowCorrection] = []
+    for line in corrections_section(text).splitlines():
+        if line.lstrip().startswith(("[", "```")):
+            break
+        m = _WINDOW_CORRECTION.match(line)
+        if not m:
+            continue
+        said = m.group("text")
+        ids = _ID_MENTION.findall(said)
+        times = [t for t in (parse_time(x) for x in _TIME_MENTION.findall(said)) if t is not None]
+        out.append(WindowCorrection(int(m.group("n")), said, int(ids[0]) if ids else None, times[0] if times else None))
+    return out

@@ -27,7 +27,13 @@ from app.budget.segment import Segment, Window
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.lookback import find_lookbacks, strip_lookbacks
 from app.claims.parse import ParsedClaims, parse_claims, unit_id_of
-from app.claims.revision import apply_corrections, corrections_section, flagged_refs, merge_revision
+from app.claims.revision import (
+    apply_corrections,
+    corrections_section,
+    flagged_refs,
+    merge_revision,
+    window_corrections,
+)
 from app.claims.timeparse import format_time
 from app.claims.validate import ClaimValidator
 from app.claims.verdicts import annotated_claims, quote_flagged
@@ -660,6 +666,9 @@ class AnalysisRun:
         if self.hooks is not None:
             self.hooks.after_validation(stage, final_issues, final_text)
         fact = self._found_fact(stage, display, final_parsed, final_issues)
+        fatal = [i for i in final_issues if i.severity is Severity.FATAL] if revised else []
+        if fatal:  # the revision's text is not shown: the original, with a warning on top (plan §10)
+            display = prompts.fatal_after_revision_warning(self.lang, [i.code for i in fatal]) + "\n\n" + display
         self.found_facts.append(fact)
         self.window_texts.append((stage, display))
         state.outputs.append(("final", display, ""))
@@ -848,7 +857,7 @@ class AnalysisRun:
 
         The request quotes each flagged claim with the fact against it; the reply carries corrected sentences and
         corrected claims only. Claims that passed are merged back unchanged, so a revision never drops or weakens
-        them. An empty revision keeps the original.
+        them. An empty revision keeps the original; so does one that is still Fatal (its text is not shown).
         """
         worth = [i for i in issues if i.needs_revision]
         self.emit(ev.RevisionStarted(stage, len(worth)))
@@ -881,14 +890,21 @@ class AnalysisRun:
             merged.display_text = strip_lookbacks(revised.display_text)
         new_issues = self.validator.validate(merged, out.text, after_revision=True)
         state.issues.extend((i, True) for i in new_issues)
+        fatal = any(i.severity is Severity.FATAL for i in new_issues)
+        if fatal:  # still Fatal: the stage shows the original analysis (with a warning, added by the caller)
+            merged.display_text = display
         self.emit(ev.ClaimsParsed(stage, merged.as_dict()))
         self.emit(ev.IssuesFound(stage, tuple(new_issues), after_revision=True))
-        self.emit(ev.RevisionFinished(stage, kept_original=False))
+        self.emit(ev.RevisionFinished(stage, kept_original=fatal))
         return out.text, merged, new_issues, True
+
+    def _window_number(self, stage: ev.StageRef) -> int:
+        """A window's 1-based number over the whole match (the ``N`` of its label)."""
+        return 1 + sum(len(seg.windows) for seg in self.segments[: stage.segment]) + stage.window
 
     def _window_label(self, stage: ev.StageRef) -> str:
         """``窗口 N（段 S，a~b）`` / ``Window N (segment S, a~b)``: one name per unit of work (issue 21)."""
-        n = 1 + sum(len(seg.windows) for seg in self.segments[: stage.segment]) + stage.window
+        n = self._window_number(stage)
         span = f"{format_time(stage.start_seconds)}~{format_time(stage.end_seconds)}"
         return pick(
             self.lang,
@@ -983,7 +999,32 @@ class AnalysisRun:
                 lookbacks=state.lookbacks,
             ),
         )
+        self._record_corrections(text)
         self.emit(ev.StageFinished(stage, display, truncated=outcome.truncated))
+
+    def _record_corrections(self, text: str) -> None:
+        """Record the summary round's corrections as issues on the windows they correct (plan §5.8, issue 17).
+
+        Each becomes a Warning ``SummaryCorrection`` among the window's final issues (stored, and shown again with
+        an :class:`ev.IssuesFound` for that window); corrections of a window the round did not see are ignored.
+        """
+        by_number = {self._window_number(s): s for s, _text in self.window_texts}
+        found: dict[int, list[ValidationIssue]] = {}
+        for c in window_corrections(text):
+            if c.window in by_number:
+                found.setdefault(c.window, []).append(
+                    ValidationIssue(
+                        Severity.WARNING,
+                        "SummaryCorrection",
+                        pick(self.lang, f"总结轮更正：{c.text}", f"Summary round correction: {c.text}"),
+                        time_seconds=c.time_seconds,
+                        unit_id=c.unit_id,
+                    )
+                )
+        for n, issues in found.items():
+            stage = by_number[n]
+            revised, final = self.repo.add_stage_issues(self.analysis_id, stage.key, issues)
+            self.emit(ev.IssuesFound(stage, tuple(final), after_revision=revised))
 
 
 def _prompt_text(messages: Sequence[dict[str, str]]) -> str:

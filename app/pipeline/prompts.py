@@ -7,6 +7,8 @@ between runs (the stable prefix is what the providers cache).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from app.budget.limits import MAX_LOOKBACKS_PER_SEGMENT, lookback_tokens_label
 from app.i18n import Lang, pick
 
@@ -183,13 +185,26 @@ def summary_round_instruction(lang: Lang, analyses_text: str, *, lookbacks: bool
         return (
             "[各段分析]\n" + analyses_text + "\n\n"
             "[任务] 这是总结轮。请综合各窗口的分析和已发现事实，写出整局总结：双方的开局与运营、关键转折、"
-            "决定胜负的因素、各玩家可改进之处。你可以修正前面窗口分析中的错误，并说明修正理由。"
+            "决定胜负的因素、各玩家可改进之处。你可以修正前面窗口分析中的错误：在总结末尾（`[机器可读声明]` 之前）"
+            "写 `[更正]`，每处一行：`- 窗口 N：原来的说法 → 正确的说法（理由）`，N 是上面各段分析的窗口编号。"
             + ("如确需核对远处的原始数据，可以请求一次 `[回查] mm:ss~mm:ss`。" if lookbacks else "")
         )
     return (
         "[Segment analyses]\n" + analyses_text + "\n\n"
         "[Task] This is the summary round. Combine the window analyses and the found facts into a whole-match "
         "report: each side's opening and economy, the turning points, what decided the game, what each player could "
-        "improve. You may correct earlier window analyses; say why."
+        "improve. You may correct earlier window analyses: end the report (before `[claims]`) with `[corrections]`, "
+        "one line each: `- Window N: what it said → what is right (why)`, N being the window number shown above."
         + (" If you really need distant raw data, you may ask for one `[lookback] mm:ss~mm:ss`." if lookbacks else "")
+    )
+
+
+def fatal_after_revision_warning(lang: Lang, codes: Sequence[str]) -> str:
+    """The line above a window's original text when its revision was still Fatal (plan §10, §7.7)."""
+    listed = ", ".join(dict.fromkeys(codes))
+    return pick(
+        lang,
+        f"> ⚠ 修订后仍有致命问题（{listed}）：以下是未经修订的原始分析，其中的结论未能与录像事实核对。",
+        f"> ⚠ Still fatal after the revision ({listed}): below is the original, unrevised analysis; its "
+        "conclusions could not be checked against the replay's facts.",
     )

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from app.claims.issues import ValidationIssue
+from app.claims.issues import Severity, ValidationIssue
 from app.claims.parse import unit_id_of
 from app.errors import KnownError
 from app.pipeline.events import StageKind, StageRef
@@ -141,6 +141,17 @@ def _prompt_of(s: Session, req: RequestRecord) -> list[dict[str, Any]]:
     if not is_reference_form(stored):
         return stored
     return list(load_messages(s, stored, req.prompt_sha256 or None, request_id=req.id))
+
+
+def _issue_record(issue: ValidationIssue, after_revision: bool) -> IssueRecord:
+    return IssueRecord(
+        severity=int(issue.severity),
+        code=issue.code,
+        message=issue.message,
+        time_seconds=issue.time_seconds,
+        unit_id=unit_id_of(issue.unit_id),
+        after_revision=after_revision,
+    )
 
 
 def stage_ref_of(record: StageRecord) -> StageRef:
@@ -284,17 +295,7 @@ class AnalysisRepository:
             st.requests.extend(_request_record(s, r) for r in result.requests)
             for role, text, reasoning in result.outputs:
                 st.outputs.append(OutputRecord(role=role, text=text, reasoning=reasoning))
-            for issue, after in result.issues:
-                st.issues.append(
-                    IssueRecord(
-                        severity=int(issue.severity),
-                        code=issue.code,
-                        message=issue.message,
-                        time_seconds=issue.time_seconds,
-                        unit_id=unit_id_of(issue.unit_id),
-                        after_revision=after,
-                    )
-                )
+            st.issues.extend(_issue_record(issue, after) for issue, after in result.issues)
             for start, end, tokens, served, reason in result.lookbacks:
                 st.lookbacks.append(
                     LookbackRecord(start_seconds=start, end_seconds=end, tokens=tokens, served=served, reason=reason)
@@ -314,6 +315,28 @@ class AnalysisRepository:
                     )
             if ref.kind is StageKind.OVERVIEW:
                 st.analysis.overview_text = result.text
+
+    def add_stage_issues(
+        self, analysis_id: int, key: str, issues: Sequence[ValidationIssue]
+    ) -> tuple[bool, list[ValidationIssue]]:
+        """Add issues to a finished stage (the summary round's corrections of a window, plan §5.8).
+
+        They join the stage's final issues: those after its revision when it was revised, else its draft's.
+
+        Returns:
+            Whether the stage was revised, and its final issues now (the ones a view shows).
+        """
+        with self.db.session() as s:
+            st = self._stage(s, analysis_id, key)
+            after = bool(st.revised)
+            st.issues.extend(_issue_record(i, after) for i in issues)
+            s.flush()
+            final = [
+                ValidationIssue(Severity(r.severity), r.code, r.message, r.time_seconds, r.unit_id)
+                for r in st.issues
+                if r.after_revision == after
+            ]
+            return after, final
 
     def stage_failed(
         self,
