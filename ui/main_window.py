@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QByteArray, Qt, Signal
@@ -44,7 +44,11 @@ from ui.replay_card import ReplayCard, TimelineChart
 from ui.replay_info import ReplayInfo, is_replay, load_info
 from ui.runner import AnalysisRunner, default_runner
 from ui.settings_dialog import SettingsDialog
+from ui.tabs.loading import Loader, error_text
 from ui.widgets import MessageBar, plain_label
+
+if TYPE_CHECKING:
+    from app.pipeline.records import AnalysisRecord
 
 log = logging.getLogger(__name__)
 
@@ -68,22 +72,68 @@ class AppContext:
         return cls(open_database(), settings, SecretStore(settings.get("secret_fallback")), runner)
 
 
-def _analyses_of(db: Database, path: Path) -> Any:
-    """The stored analyses of a replay.
+def _analyses_of(db: Database, path: Path) -> list[AnalysisRecord]:
+    """The stored analyses of a replay, newest first.
 
     The pipeline modules are imported here, in the worker thread: imported on the GUI thread they froze the
     window for 80 ms when the first replay opened.
     """
     from app.pipeline.service import analyses_of
 
-    return analyses_of(db, path)
+    records: list[AnalysisRecord] = analyses_of(db, path)
+    return records
 
 
-def _load_analysis(db: Database, analysis_id: int) -> Any:
+def _load_analysis(db: Database, analysis_id: int) -> AnalysisRecord:
     """One stored analysis (imports in the worker thread, as :func:`_analyses_of`)."""
     from app.pipeline.repository import AnalysisRepository
 
     return AnalysisRepository(db).load(analysis_id)
+
+
+@dataclass(frozen=True)
+class OpenedReplay:
+    """Everything opening a replay shows, loaded together in one worker thread so it lands (or is dropped) whole.
+
+    Attributes:
+        info: the parsed header, players and statistics.
+        records: its stored analyses, newest first.
+        latest: the newest of them with its stages loaded, shown as it was left (None when there is none).
+        problem: why the stored analyses could not be read (the replay itself still opens).
+    """
+
+    info: ReplayInfo
+    records: list[AnalysisRecord]
+    latest: AnalysisRecord | None
+    problem: str = ""
+
+
+def _open_replay(db: Database, path: Path) -> OpenedReplay:
+    """Parse ``path`` and read its stored analyses (runs in a worker thread)."""
+    info = load_info(path)
+    if info.error:
+        raise KnownError(info.error)
+    try:
+        records = _analyses_of(db, path)
+        latest = _load_analysis(db, records[0].id) if records else None
+    except KnownError as exc:
+        return OpenedReplay(info, [], None, str(exc))
+    return OpenedReplay(info, records, latest)
+
+
+@dataclass(frozen=True)
+class ReplayHistory:
+    """The stored analyses of one replay, for refreshing its history picker."""
+
+    path: Path
+    records: list[AnalysisRecord]
+
+
+def _started(request: asyncio.Future[None] | None) -> asyncio.Future[None]:
+    """A loader request's future: the window lives on the qasync loop, so the loader always has one to run on."""
+    if request is None:
+        raise RuntimeError("the main window needs a running asyncio loop")
+    return request
 
 
 class MainWindow(QMainWindow):
@@ -113,6 +163,10 @@ class MainWindow(QMainWindow):
         self.analysis = AnalysisView(runner, self.ui)
         self.side_tabs = QTabWidget()
         self._build_side_tabs()
+        # what the analysis area shows (an opened replay, a reopened analysis): the newest request wins, so a
+        # slow replay opened first can never replace one opened after it
+        self.replay_loader = Loader(self, self._load_failed)
+        self.history_loader = Loader(self, self._load_failed)
 
         middle = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
@@ -475,52 +529,61 @@ class MainWindow(QMainWindow):
         self.file_dialog = dlg
         dlg.open()
 
-    def open_replay(self, path: Path) -> asyncio.Task[Any]:
-        """Parse ``path`` in a worker thread, then show it (card, timeline, past analyses)."""
-        return self.spawn(self._open(path))
+    def open_replay(self, path: Path) -> asyncio.Future[None]:
+        """Parse ``path`` in a worker thread, then show it (card, timeline, past analyses, the latest one).
 
-    async def _open(self, path: Path) -> None:
+        Returns a future resolved once the newest request of the analysis area has been shown (or has failed);
+        a replay opened meanwhile replaces this one, whose result is then dropped.
+        """
         self.status_label.setText(self.ui.t(f"正在读取 {path.name}…", f"Reading {path.name}…"))
-        info = await asyncio.to_thread(load_info, path)
-        if info.error:
-            raise KnownError(info.error)
+        db = self.ctx.db
+        return _started(self.replay_loader.start(lambda: _open_replay(db, path), self._show_opened))
+
+    def _show_opened(self, opened: OpenedReplay) -> None:
+        from ui.history import history_items
+
+        info = opened.info
         self.info = info
         self.card.set_replay(info)
         self.timeline.set_replay(info)
         self.library.add_files([info])
         self.message_bar.hide()
         self._retitle()
-        self.status_label.setText(self.ui.t(f"已打开 {path.name}", f"Opened {path.name}"))
-        items = await self.refresh_history()
-        if items and not self.analysis.running and self.info is info:  # its latest analysis, as it was left
-            await self._reopen(items[0][0])
-        elif not self.analysis.running:
-            self.analysis.show_empty()
-        self.replay_opened.emit(str(path))
+        self.status_label.setText(self.ui.t(f"已打开 {info.path.name}", f"Opened {info.path.name}"))
+        self.analysis.set_history(history_items(opened.records))
+        if opened.problem:
+            self.show_error(opened.problem)
+        if not self.analysis.running:
+            if opened.latest is not None:  # its latest analysis, as it was left
+                self._show_record(opened.latest)
+            else:
+                self.analysis.show_empty()
+        self.replay_opened.emit(str(info.path))
 
-    async def refresh_history(self) -> list[tuple[int, str, bool]]:
-        """Reload the past analyses of the open replay (returned newest first)."""
+    def _load_failed(self, exc: Exception) -> None:
+        self.show_error(error_text(exc, self.ui.t))
+
+    def refresh_history(self) -> asyncio.Future[None] | None:
+        """Reload the past analyses of the open replay (dropped if another replay is open by the time they come)."""
         if self.info is None:
-            return []
+            return None
+        db, path = self.ctx.db, self.info.path
+        return self.history_loader.start(lambda: ReplayHistory(path, _analyses_of(db, path)), self._show_history)
+
+    def _show_history(self, history: ReplayHistory) -> None:
         from ui.history import history_items
 
-        try:
-            records = await asyncio.to_thread(_analyses_of, self.ctx.db, self.info.path)
-        except KnownError as exc:
-            self.show_error(str(exc))
-            return []
-        items = history_items(records)
-        self.analysis.set_history(items)
-        return items
+        if self.info is not None and self.info.path == history.path:
+            self.analysis.set_history(history_items(history.records))
 
-    def reopen(self, analysis_id: int) -> asyncio.Task[Any]:
-        """Show a stored analysis in the view (same panels as a live run)."""
-        return self.spawn(self._reopen(analysis_id))
+    def reopen(self, analysis_id: int) -> asyncio.Future[None]:
+        """Show a stored analysis in the view (same panels as a live run); replaces a replay still opening."""
+        db = self.ctx.db
+        return _started(self.replay_loader.start(lambda: _load_analysis(db, analysis_id), self._show_record))
 
-    async def _reopen(self, analysis_id: int) -> None:
+    def _show_record(self, rec: AnalysisRecord) -> None:
         from ui.history import record_events
 
-        rec = await asyncio.to_thread(_load_analysis, self.ctx.db, analysis_id)
         if self.analysis.running:
             self.analysis.cancel()
         self._reopening = True  # the replayed events must not read as a live run ("Analysing 15/15")
@@ -530,7 +593,7 @@ class MainWindow(QMainWindow):
         finally:
             self._reopening = False
         self.analysis.flush_all()
-        self.analysis.select_history(analysis_id)
+        self.analysis.select_history(rec.id)
         self.progress.hide()
         states = {
             "completed": ("完成", "completed"),
@@ -540,7 +603,7 @@ class MainWindow(QMainWindow):
         }
         zh, en = states.get(rec.status, (rec.status, rec.status))
         self.status_label.setText(
-            self.ui.t(f"显示已保存的分析 #{analysis_id}（{zh}）", f"Showing stored analysis #{analysis_id} ({en})")
+            self.ui.t(f"显示已保存的分析 #{rec.id}（{zh}）", f"Showing stored analysis #{rec.id} ({en})")
         )
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
@@ -600,7 +663,7 @@ class MainWindow(QMainWindow):
             self.progress.setValue(self.progress.maximum())
         else:
             self.progress.hide()
-        self.spawn(self.refresh_history())
+        self.refresh_history()
 
     # -- settings and language ---------------------------------------------------------------------------------------
 
@@ -672,6 +735,8 @@ class MainWindow(QMainWindow):
         """Closing cancels the analysis (finished stages stay stored) and background tasks."""
         self.save_layout()
         self.analysis.cancel()
+        self.replay_loader.cancel()
+        self.history_loader.cancel()
         for task in list(self.ctx.tasks):
             task.cancel()
         close = getattr(self.analysis.runner, "close", None)
