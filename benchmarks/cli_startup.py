@@ -2,7 +2,13 @@
 
 Targets (issue 18): ``replaysage --help`` ≤ 150 ms and ``replaysage inspect --json`` of the 2.2 MB 3v3 ≤ 300 ms,
 each also reported as a ratio to ``python -c pass``. Every command runs REPEAT times; the median and the best are
-printed (the best is the least disturbed by other load on the machine).
+printed (the best is the least disturbed by other load on the machine), with the median CPU time (user + system)
+of the process, which other load inflates less than the wall time, and the load average the run saw.
+
+Each command runs once untimed first, with bytecode writing allowed: an installed copy has its ``.pyc`` files
+(pip compiles them at install, PyInstaller bundles them), while a source checkout run with
+``PYTHONDONTWRITEBYTECODE`` set would compile every project module on every start (~0.1 s) and measure that
+instead.
 
     python benchmarks/cli_startup.py [--repeat 15]
 """
@@ -25,14 +31,20 @@ from tests.conftest import corpus_file  # noqa: E402
 SCRIPT = Path(sys.executable).with_name("replaysage")
 
 
-def timed(argv: list[str], repeat: int) -> list[float]:
-    times = []
+def timed(argv: list[str], repeat: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of ``repeat`` runs of ``argv`` (after one untimed run that writes the bytecode)."""
     env = {**os.environ, "REPLAYSAGE_HOME": "/tmp/replaysage-cli-startup"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
+    walls, cpus = [], []
     for _ in range(repeat):
+        before = os.times()
         start = time.perf_counter()
         subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
-        times.append(time.perf_counter() - start)
-    return times
+        walls.append(time.perf_counter() - start)
+        after = os.times()
+        cpus.append(after.children_user - before.children_user + after.children_system - before.children_system)
+    return walls, cpus
 
 
 def main() -> int:
@@ -56,10 +68,11 @@ def main() -> int:
     }
     targets = {"replaysage --help": 0.150, "replaysage inspect --json (3v3, 2.2 MB)": 0.300}
     base: float | None = None
-    print(f"{'command':42} {'median':>9} {'best':>9} {'× bare':>7}  target")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{'command':42} {'median':>9} {'best':>9} {'× bare':>7} {'cpu':>9}  target")
     for name, argv in cases.items():
         try:
-            runs = timed(argv, args.repeat)
+            runs, cpus = timed(argv, args.repeat)
         except subprocess.CalledProcessError as exc:
             print(f"{name:42} failed: exit {exc.returncode}")
             continue
@@ -67,7 +80,9 @@ def main() -> int:
         base = base if base is not None else median
         target = targets.get(name)
         verdict = "" if target is None else f"≤ {target * 1000:.0f} ms: {'ok' if median <= target else 'MISSED'}"
-        print(f"{name:42} {median * 1000:7.0f}ms {best * 1000:7.0f}ms {median / base:6.1f}×  {verdict}")
+        cpu = statistics.median(cpus) * 1000
+        print(f"{name:42} {median * 1000:7.0f}ms {best * 1000:7.0f}ms {median / base:6.1f}× {cpu:7.0f}ms  {verdict}")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 
-from app.replay.commands import Category, command_table
-from app.replay.model import Game, Replay, Slot, SlotKind
+from app.replay.commands import Category, CommandInfo, command_table
+from app.replay.model import Command, Game, Replay, Slot, SlotKind
 from app.replay.names import HASH_ARGS, HashKind, NameResolver, command_hash
 
 DEFAULT_BUCKET_SECONDS = 60
@@ -26,6 +27,7 @@ RA3_NAME_PREFIXES: tuple[tuple[str, str], ...] = (
 )
 EVIDENCE_LIMIT = 5
 MAX_BUCKETS = 600  # a damaged time code can claim years of play; later actions go into the last bucket
+_PLAYER_AND_ID = attrgetter("player", "command_id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,35 +101,36 @@ def player_stats(
     faction_votes: dict[int, Counter[str]] = {i: Counter() for i in slots}
     evidence: dict[int, list[FactionEvidence]] = {i: [] for i in slots}
     hash_ids = HASH_ARGS[game]
-    for cmd in replay.commands:
-        st = stats.get(cmd.player)
-        if st is None:
+    automatic = frozenset(cid for cid, info in table.items() if info.automatic)
+    commands = replay.commands
+    # counting runs in C (map, attrgetter, Counter); only actions of the players' slots enter the Python loop below
+    for (player, cid), n in Counter(map(_PLAYER_AND_ID, commands)).items():
+        if player in stats:
+            counts[player][cid] = n
+    times: dict[int, list[int]] = {i: [] for i in slots}
+    resolve_factions = game is Game.RA3
+    for cmd in commands:
+        cid = cmd.command_id
+        if cid in automatic:
             continue
-        counts[cmd.player][cmd.command_id] += 1
-        st.commands += 1
-        info = table.get(cmd.command_id)
-        if info is not None and info.automatic:
+        player_times = times.get(cmd.player)
+        if player_times is None:
             continue
-        st.actions += 1
-        sec = cmd.time_code / 15.0
-        if st.first_action is None:
-            st.first_action = sec
-        st.last_action = sec
-        b = min(int(sec // bucket_seconds), nbuckets - 1)
-        buckets[cmd.player][b] += 1
-        if game is Game.RA3 and cmd.command_id in hash_ids:
-            found = command_hash(game, cmd)
-            if found is not None and found[1] in (HashKind.UNIT, HashKind.STRUCTURE):
-                name = names.names.get(found[0])
-                faction = faction_of_name(name) if name else ""
-                if faction:
-                    faction_votes[cmd.player][faction] += 1
-                    if len(evidence[cmd.player]) < EVIDENCE_LIMIT:
-                        label = info.name_en if info is not None else f"0x{cmd.command_id:03X}"
-                        evidence[cmd.player].append(FactionEvidence(sec, label, name or "", faction))
+        player_times.append(cmd.time_code)
+        if resolve_factions and cid in hash_ids:
+            _vote(cmd, names, table, faction_votes[cmd.player], evidence[cmd.player])
     minutes = duration / 60.0
     for i, st in stats.items():
         c = counts[i]
+        st.commands = sum(c.values())
+        action_times = times[i]
+        st.actions = len(action_times)
+        if action_times:
+            st.first_action = action_times[0] / 15.0
+            st.last_action = action_times[-1] / 15.0
+        player_buckets = buckets[i]
+        for tc in action_times:
+            player_buckets[min(int(tc / 15.0 // bucket_seconds), nbuckets - 1)] += 1
         by_cat: Counter[str] = Counter()
         by_cmd: dict[str, int] = {}
         for cid, n in sorted(c.items()):
@@ -143,6 +146,27 @@ def player_stats(
             st.faction = faction_votes[i].most_common(1)[0][0]
             st.faction_resolved = True
     return [stats[i] for i in sorted(stats)]
+
+
+def _vote(
+    cmd: Command,
+    names: NameResolver,
+    table: Mapping[int, CommandInfo],
+    votes: Counter[str],
+    evidence: list[FactionEvidence],
+) -> None:
+    """Count the faction an RA3 unit or structure order names (and keep the first few as evidence)."""
+    found = command_hash(Game.RA3, cmd)
+    if found is None or found[1] not in (HashKind.UNIT, HashKind.STRUCTURE):
+        return
+    name = names.names.get(found[0])
+    faction = faction_of_name(name) if name else ""
+    if faction:
+        votes[faction] += 1
+        if len(evidence) < EVIDENCE_LIMIT:
+            info = table.get(cmd.command_id)
+            label = info.name_en if info is not None else f"0x{cmd.command_id:03X}"
+            evidence.append(FactionEvidence(cmd.time_code / 15.0, label, name or "", faction))
 
 
 def _bucket_apm(actions: int, k: int, nbuckets: int, width: int, duration: float) -> float:
