@@ -11,7 +11,7 @@ class MemoryKeyring(KeyringBackend):
     priority = 1  # type: ignore[assignment]
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # keyring's backend base class is untyped
         self.store: dict[tuple[str, str], str] = {}
 
     def get_password(self, service: str, username: str) -> str | None:

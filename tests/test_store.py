@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from app.store import open_database
-from app.store.db import DatabaseError
+from app.store.health import DatabaseError
 from app.store.meta import AppMeta
 
 

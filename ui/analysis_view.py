@@ -1039,7 +1039,7 @@ class AnalysisView(QWidget):
     def _scroll_to(self, panel: StagePanel) -> None:
         if not shiboken6.isValid(panel) or not shiboken6.isValid(self):
             return
-        self.container.layout().activate()
+        self.panel_layout.activate()
         y = panel.mapTo(self.container, panel.rect().topLeft()).y()
         self._auto_scroll = True
         try:

@@ -138,11 +138,11 @@ class ClaimsTable(QTableWidget):
             kind = {"unit": ("单位", "unit"), "event": ("事件", "event"), "timeline": ("时间线", "timeline")}[row.kind]
             ident = f"{row.key} · {self.ui.t(*kind)}" + (f" #{row.unit_id}" if row.unit_id is not None else "")
             cells = [f"{ident} · {row.what}", row.player, row.time.split(".")[0], row.confidence or "–"]
-            issue = worst.get(r)
-            verdict = QTableWidgetItem(f"● {issue.severity.label}" if issue else self.ui.t("✓ 无问题", "✓ no issue"))
-            if issue is not None:
-                verdict.setForeground(QBrush(QColor(SEVERITY_COLORS[issue.severity])))
-                verdict.setToolTip(issue.message)
+            found = worst.get(r)
+            verdict = QTableWidgetItem(f"● {found.severity.label}" if found else self.ui.t("✓ 无问题", "✓ no issue"))
+            if found is not None:
+                verdict.setForeground(QBrush(QColor(SEVERITY_COLORS[found.severity])))
+                verdict.setToolTip(found.message)
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)

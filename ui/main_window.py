@@ -400,7 +400,8 @@ class MainWindow(QMainWindow):
             cancel = getattr(old, "cancel_loading", None)
             if callable(cancel):
                 cancel()
-            old.deleteLater()
+            if old is not None:
+                old.deleteLater()
         try:
             from ui.tabs.wisdom_tab import WisdomTab
 

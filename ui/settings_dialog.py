@@ -420,8 +420,9 @@ class SettingsDialog(QDialog):
         self.budget_preview.set_replay(self.replay)
         self.m_context.valueChanged.connect(self._budget_hint)
         self.m_budget.valueChanged.connect(self._budget_hint)
-        for box in (self.m_context, self.m_budget, self.m_max_tokens, *self.m_prices):
-            box.valueChanged.connect(self._preview)
+        spins: list[QSpinBox | QDoubleSpinBox] = [self.m_context, self.m_budget, self.m_max_tokens, *self.m_prices]
+        for spin in spins:
+            spin.valueChanged.connect(self._preview)
         self.m_provider.currentTextChanged.connect(self._preview)
         self.m_model.textChanged.connect(self._preview)
         self._budget_hint()

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.errors import KnownError
+
+if TYPE_CHECKING:
+    from app.knowledge.model import Knowledge
 
 
 class KnowledgeError(KnownError):
@@ -22,7 +26,9 @@ class MalformedKnowledgeError(KnowledgeError):
             is malformed), so callers can keep working and show the error instead of stopping.
     """
 
-    def __init__(self, path: Path, message: str, line: int = 0, column: int = 0, fallback: object = None) -> None:
+    def __init__(
+        self, path: Path, message: str, line: int = 0, column: int = 0, fallback: Knowledge | None = None
+    ) -> None:
         where = f"{path}" + (f", line {line}" if line else "") + (f", column {column}" if column else "")
         super().__init__(f"{where}: {message}")
         self.path = path

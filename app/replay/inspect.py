@@ -16,11 +16,11 @@ from app.replay.model import ArgKind, Command, Replay, SlotKind, StringArg
 from app.replay.names import NameResolver, hash_arg
 from app.replay.stats import PlayerStats, player_stats
 from app.safetext import one_line
-from app.timefmt import format_clock
-from app.timefmt import format_time as clock  # ``m:ss.cc`` (minutes may exceed 59), re-exported
+from app.timefmt import format_clock, format_time
 
 COLORS = {-1: "random", 0: "blue", 1: "yellow", 2: "green", 3: "orange", 4: "purple", 5: "red", 6: "cyan"}
 COLORS_ZH = {-1: "随机", 0: "蓝", 1: "黄", 2: "绿", 3: "橙", 4: "紫", 5: "红", 6: "青"}
+clock = format_time  # ``m:ss.cc`` (minutes may exceed 59), under its historical name
 KIND_ZH = {"human": "玩家", "ai": "电脑", "observer": "观战", "commentator": "解说位"}
 FACTION_ZH = {
     "Allies": "盟军",

@@ -3,6 +3,7 @@ from __future__ import annotations
 import itertools
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,9 +14,10 @@ LONG = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
 SHORT = "corona_pve_vs_ai_10m.RA3Replay"
 
 
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:  # type: ignore[type-arg]
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     assert main(["plan", *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
 
 
 def test_plan_24m_1m_profile(capsys: pytest.CaptureFixture[str]) -> None:

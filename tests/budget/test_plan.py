@@ -82,6 +82,7 @@ def test_cacheable_share_counts_repeated_prefixes() -> None:
     # the first two window requests share a segment. A layout change must fail here, not skip the check below.
     assert (first_window.stage, second.stage) == ("window", "window")
     assert second.segment == first_window.segment
+    assert first_window.window is not None
     assert second.window == first_window.window + 1
     # Same segment: everything up to and including the earlier window's found facts is cached.
     b = first_window.breakdown

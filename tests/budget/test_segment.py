@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -33,7 +34,7 @@ def own_texts(segments: list[Segment]) -> list[str]:
     return [b.text for s in segments for b in s.own_blocks]
 
 
-def check_invariants(segments: list[Segment], source: list[LogBlock], cap_budget: int) -> None:
+def check_invariants(segments: list[Segment], source: Sequence[LogBlock], cap_budget: int) -> None:
     # Every block exactly once as "own", in time order; each slice within its cap (overlap included).
     assert own_texts(segments) == [b.text for b in source]
     for s in segments:

@@ -20,6 +20,7 @@ from app.knowledge.names import hash_names
 from app.replay import ArgKind, Command, Replay, read_replay
 from app.timefmt import format_time
 from tests.conftest import corpus_file
+from tests.support.typed import int_arg
 
 MIRROR = "ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay"
 EMPIRE = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
@@ -52,7 +53,7 @@ def _check(name: str, lang: Lang = Lang.EN, **claims: object) -> list[tuple[Seve
 
 
 def _codes(name: str, **claims: object) -> list[str]:
-    return [code for _s, code, _m in _check(name, **claims)]
+    return [code for _s, code, _m in _check(name, Lang.EN, **claims)]
 
 
 def _command(name: str, command_id: int, type_name: str, nth: int = 0) -> Command:
@@ -60,8 +61,8 @@ def _command(name: str, command_id: int, type_name: str, nth: int = 0) -> Comman
     found = [
         c
         for c in _replay(name).commands
-        if c.command_id == command_id and names.get(int(c.args[0] if command_id != 0x205 else c.args[1])) == type_name
-    ]  # type: ignore[call-overload]
+        if c.command_id == command_id and names.get(int_arg(c, 0 if command_id != 0x205 else 1)) == type_name
+    ]
     return found[nth]
 
 

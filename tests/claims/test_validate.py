@@ -13,6 +13,7 @@ from app.i18n import Lang
 from app.knowledge.names import hash_names
 from app.replay import ArgKind, Replay, read_replay
 from tests.conftest import corpus_file
+from tests.support.typed import as_int
 
 REPLAY = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
 CREATE_GROUP, SELECT, POWER_AT_OBJECT = 0x1FA, 0x1F5, 0x201
@@ -39,7 +40,7 @@ def _grouped_by(slot: int) -> int:
         if c.command_id == CREATE_GROUP and c.player == slot:
             objs = [v for v in c.values(ArgKind.OBJECT) if v]
             if objs:
-                return int(objs[0])  # type: ignore[call-overload]
+                return as_int(objs[0])
     raise AssertionError("no control group found")
 
 

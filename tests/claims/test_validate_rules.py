@@ -21,6 +21,7 @@ from app.i18n import Lang
 from app.knowledge.names import hash_names
 from app.replay import ArgKind, Replay, read_replay
 from tests.conftest import corpus_file
+from tests.support.typed import ints
 
 REPLAY = "ra3_1v1_infinity_isle_observers_12m.RA3Replay"
 SELECT, POWER, START, PLACE, SELL, ATTACK, ENTER = 0x1F5, 0x1FE, 0x207, 0x209, 0x20A, 0x20D, 0x210
@@ -174,7 +175,7 @@ def _casters_0x1fe() -> dict[int, set[int]]:
         assert isinstance(k, int)
         if k != 1:  # an ability sent by several selected objects proves only weak group membership
             continue
-        for oid in [int(v) for v in c.values(ArgKind.OBJECT)][:k]:
+        for oid in ints(c.values(ArgKind.OBJECT))[:k]:
             if oid:
                 out[oid].add(c.player)
     return out

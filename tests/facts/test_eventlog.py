@@ -40,7 +40,7 @@ def raw_key_counts(index: ReplayFactIndex) -> Counter[int]:
 @pytest.mark.parametrize("level", [0, 1, 2, 3])
 def test_every_level_keeps_every_key_event(snow: ReplayFactIndex, level: int) -> None:
     log = build_compact_log(snow, level, Lang.EN, count_tokens=False)
-    kept = Counter()
+    kept: Counter[int] = Counter()
     for ln in log.lines:
         if ln.key:
             assert ln.event_count == 1  # key events are never merged

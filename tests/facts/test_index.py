@@ -22,6 +22,7 @@ from app.facts import (
 from app.replay import ArgKind, read_replay
 from app.replay.asset_hash import asset_hash
 from tests.conftest import corpus_file
+from tests.support.typed import int_arg
 
 SNOW = "ra3_1v1_snow_plow_soviets_vs_allies_14m.RA3Replay"
 EMPIRE = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
@@ -88,14 +89,10 @@ def test_first_production_per_type(snow: ReplayFactIndex) -> None:
     assert snow.first_production(ALLIED, "SovietScoutInfantry") is None
     # every first-production record of a type never cancelled (no 0x206 of it) is the earliest raw order of it
     raw_first: dict[tuple[int, int], int] = {}
-    cancelled_types = {
-        (c.player, int(c.args[1]))
-        for c in snow.replay.commands  # type: ignore[call-overload]
-        if c.command_id == 0x206
-    }
+    cancelled_types = {(c.player, int_arg(c, 1)) for c in snow.replay.commands if c.command_id == 0x206}
     for c in snow.replay.commands:
         if c.command_id in (0x205, 0x207, 0x209):
-            raw_first.setdefault((c.player, int(c.args[1])), c.time_code)  # type: ignore[call-overload]
+            raw_first.setdefault((c.player, int_arg(c, 1)), c.time_code)
     for f in snow.first_productions():
         if (f.player, f.type_hash) not in cancelled_types:
             assert raw_first[(f.player, f.type_hash)] == f.time_code

@@ -19,6 +19,7 @@ from app.i18n import Lang
 from app.replay import read_replay
 from app.replay.asset_hash import asset_hash
 from tests.conftest import corpus_file
+from tests.support.typed import int_arg
 
 CORONA = "corona_pve_vs_ai_10m.RA3Replay"
 EMPIRE = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
@@ -228,11 +229,7 @@ def test_build_order_collapses_repeats_and_counts_walls_apart() -> None:
     """Snow Plow slot 1 (Allied): 6 walls among its first 9 placements hide the structures."""
     index = _index(SNOW)
     wall = asset_hash("AlliedWallPiece")
-    raw = [
-        (c.time_code, int(c.args[1]))
-        for c in index.replay.commands  # type: ignore[call-overload]
-        if c.command_id == 0x209 and c.player == 1
-    ]
+    raw = [(c.time_code, int_arg(c, 1)) for c in index.replay.commands if c.command_id == 0x209 and c.player == 1]
     walls = [tc for tc, h in raw if h == wall]
     runs, counted = collapse_build_order(index, 1)
     assert [s.time_code for s in counted] == walls

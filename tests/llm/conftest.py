@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import warnings
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -53,7 +53,7 @@ LoopProblems = list[dict[str, Any]]
 
 
 @pytest.fixture
-def run() -> Iterator[Callable[[Awaitable[T]], T]]:
+def run() -> Iterator[Callable[[Coroutine[Any, Any, T]], T]]:
     """Run a coroutine on a fresh loop; fail on any loop-reported error or resource warning.
 
     "async generator ignored GeneratorExit" and unclosed transports surface either through the loop's exception
@@ -62,13 +62,13 @@ def run() -> Iterator[Callable[[Awaitable[T]], T]]:
     """
     problems: LoopProblems = []
 
-    def runner(coro: Awaitable[T]) -> T:
+    def runner(coro: Coroutine[Any, Any, T]) -> T:
         with warnings.catch_warnings():
             warnings.simplefilter("error", ResourceWarning)
             with asyncio.Runner() as r:
                 loop = r.get_loop()
                 loop.set_exception_handler(lambda _loop, ctx: problems.append(ctx))
-                result = r.run(coro)  # type: ignore[arg-type]
+                result = r.run(coro)
             gc.collect()
         return result
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -92,7 +93,7 @@ def test_probe_library_call_reports_failure_without_raising(server: ScriptedServ
     server.enqueue(Reply.error(404, "The model `nope` does not exist", code="model_not_found"))
     seen: list[object] = []
 
-    async def scenario() -> dict:
+    async def scenario() -> dict[str, Any]:
         provider = make_provider(server)
         try:
             return (await probe(provider, Lang.EN, on_event=seen.append)).to_json()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
+from typing import Any
 
 import keyring
 import pytest
@@ -184,7 +185,7 @@ def test_key_in_keyring_never_in_settings(tmp_path: Path, memory_keyring: Memory
 
 
 def test_no_keyring_session_fallback_warns(tmp_path: Path) -> None:
-    keyring.set_keyring(fail.Keyring())
+    keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]  # keyring's backends are untyped
     store = SecretStore("session", fallback_dir=tmp_path)
     assert store.set("P", KEY) is SecretBackend.SESSION
     assert store.degraded
@@ -196,7 +197,7 @@ def test_no_keyring_session_fallback_warns(tmp_path: Path) -> None:
 
 
 def test_no_keyring_file_fallback_is_0600(tmp_path: Path) -> None:
-    keyring.set_keyring(fail.Keyring())
+    keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]  # keyring's backends are untyped
     store = SecretStore("file", fallback_dir=tmp_path)
     assert store.set("P", KEY) is SecretBackend.FILE
     assert store.degraded
@@ -222,7 +223,7 @@ def test_unknown_profile_is_config_error(tmp_path: Path) -> None:
 def test_failed_migration_leaves_file_untouched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import app.settings as settings_module
 
-    def broken(data: dict) -> dict:
+    def broken(data: dict[str, Any]) -> dict[str, Any]:
         data["ui_language"] = "zh"
         raise ValueError("step exploded")
 

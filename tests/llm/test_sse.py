@@ -78,7 +78,8 @@ def test_sse_json_payload_roundtrip() -> None:
 
 def think_parts(pieces: list[str]) -> tuple[str, str]:
     splitter = ThinkSplitter()
-    reasoning, text = [], []
+    reasoning: list[str] = []
+    text: list[str] = []
     for piece in pieces:
         for is_reasoning, part in splitter.feed(piece):
             assert part

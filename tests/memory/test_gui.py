@@ -10,6 +10,7 @@ import pytest
 from app.i18n import Lang
 from app.memory import FeedbackInput, MemoryStore
 from tests.memory.helpers import Clock, analyse, make_store, run_ep
+from tests.support.typed import cell_text
 from tests.ui.conftest import loop, run
 
 pytestmark = pytest.mark.gui
@@ -144,8 +145,10 @@ def test_scorecard_tab_and_trend_chart(qtbot, store: MemoryStore, run) -> None: 
         march = sc.cards[-1]
         # one supersede in March, not flipped back
         assert march.metrics["flip_back_rate"] == 0.0
-        assert sc.table.horizontalHeaderItem(1).text() == "2026-03"  # the current month first
-        assert sc.table.item(4, 1).text() == "0.000"
+        month = sc.table.horizontalHeaderItem(1)
+        assert month is not None
+        assert month.text() == "2026-03"  # the current month first
+        assert cell_text(sc.table, 4, 1) == "0.000"
         series = sc.chart.series()
         assert series["flip_back_rate"] == [None, None, 0.0]
         img = sc.chart.grab().toImage()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from app.i18n import Lang
@@ -40,7 +41,7 @@ def test_lesson_reuse_promotes_to_a_prevention_rule(tmp_path: Path) -> None:
     issue = (IssueInput("OwnershipContradiction", "Contradiction", "caster and target swapped"),)
     for i in range(2):
         ep = run_ep(f"r{i}", "p", ("A", "B"))
-        store.record_run(ep.__class__(**{**_fields(ep), "issues": issue, "model": "m"}))
+        store.record_run(replace(ep, issues=issue, model="m"))
     store.run_batch()
     [lesson] = store.facts(type="lesson")
     assert (lesson.status, lesson.confidence) == ("active", 0.64)
@@ -49,7 +50,7 @@ def test_lesson_reuse_promotes_to_a_prevention_rule(tmp_path: Path) -> None:
         assert lesson.id in inj.fact_ids
         store.record_injection(analysis_id, inj.fact_ids)
         ep = run_ep(f"ok{analysis_id}", "p", ("A", "B"))
-        store.record_run(ep.__class__(**{**_fields(ep), "model": "m", "analysis_id": analysis_id}))
+        store.record_run(replace(ep, model="m", analysis_id=analysis_id))
     lesson = store.fact(lesson.id)
     assert lesson.reuse_count == 2
     assert lesson.confidence == 0.91  # 0.64 -> 0.82 -> 0.91 with reuse weight 0.5
@@ -112,12 +113,6 @@ def test_untouched_player_facts_drop_out_but_stay_searchable(tmp_path: Path) -> 
     assert store.facts(subject="player:p", status="active")  # still there, searchable
     store.record_feedback(FeedbackInput("ana", preference="请简洁"))  # confirmed again: back in
     assert len(store.injection_for(["p"], "", "", "ana", Lang.ZH).fact_ids) == 1
-
-
-def _fields(ep: object) -> dict[str, object]:
-    from dataclasses import fields
-
-    return {f.name: getattr(ep, f.name) for f in fields(ep)}  # type: ignore[arg-type]
 
 
 def test_injection_tells_when_the_evidence_changed_direction(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ import pytest
 from tests.conftest import REPO_ROOT, corpus_file
 from tests.pipeline.test_scripted_runs import CLEAN, PROFILE, REPLAY, _first_window_start, is_window
 from tests.support.scripted_server import Reply, ScriptedServer
+from tests.support.typed import as_int
 
 REPLAYS = (
     "ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay",
@@ -48,7 +49,11 @@ def _rows(db: Path, sql: str) -> list[tuple[object, ...]]:
 @pytest.mark.parametrize("count", [2, 4])
 def test_concurrent_offline_analyses_on_one_database_all_complete(count: int, tmp_path: Path) -> None:
     procs = [_offline(tmp_path, REPLAYS[i % len(REPLAYS)]) for i in range(count)]
-    results = [(p.wait(300), *(b.decode() for b in p.communicate())) for p in procs]
+    results: list[tuple[int, str, str]] = []
+    for p in procs:
+        code = p.wait(300)
+        raw_out, raw_err = p.communicate()
+        results.append((code, raw_out.decode(), raw_err.decode()))
     for code, _out, err in results:
         assert code == 0, err
         assert "Traceback" not in err
@@ -65,7 +70,7 @@ def test_concurrent_offline_analyses_on_one_database_all_complete(count: int, tm
     assert len(per) == count
     assert all(n == distinct == done for _a, n, distinct, done in per)
     planned = sorted(int(out.split("/")[1].split()[0]) for _c, out, _e in results)  # "analysis #3: 9/9 stages"
-    assert sorted(n for _a, n, _d, _s in per) == planned
+    assert sorted(as_int(n) for _a, n, _d, _s in per) == planned
 
 
 def _scripted(server: ScriptedServer, home: Path, *extra: str) -> subprocess.Popen[bytes]:

@@ -15,8 +15,9 @@ from app.pipeline.repository import AnalysisRepository
 from app.store import open_database
 from app.store.blocks import MAX_BLOCK, PromptIntegrityError, request_digest, split_blocks
 from tests.pipeline.test_scripted_runs import _run, server  # noqa: F401 - the scripted-server fixture
+from tests.support.scripted_server import ScriptedServer
 
-lines = st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=120), max_size=400)
+lines = st.lists(st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=120), max_size=400)
 
 
 @settings(max_examples=60, deadline=None)
@@ -41,7 +42,7 @@ def test_equal_regions_cut_into_equal_blocks_whatever_precedes_them() -> None:
     assert unshared < 8 * 4096
 
 
-def test_every_stored_request_is_the_request_sent(server, tmp_path: Path) -> None:  # noqa: F811
+def test_every_stored_request_is_the_request_sent(server: ScriptedServer, tmp_path: Path) -> None:  # noqa: F811
     db_path = tmp_path / "s.sqlite3"
     rec, _events = _run(server, db_path)
     sent = [r.json["messages"] for r in server.requests]

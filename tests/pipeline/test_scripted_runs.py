@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -73,20 +73,24 @@ def _raw_facts() -> dict[str, Any]:
     }
 
 
-def _last(body: dict[str, Any]) -> str:
+def _last(body: Mapping[str, Any]) -> str:
     return str(body["messages"][-1]["content"])
 
 
-def is_window(start: str):  # type: ignore[no-untyped-def]
+def is_window(start: str) -> Callable[[Mapping[str, Any]], bool]:
     return lambda body: f"请重点分析 {start} 至" in _last(body)
 
 
-def is_revision(body: dict[str, Any]) -> bool:
+def is_revision(body: Mapping[str, Any]) -> bool:
     return _last(body).startswith("[验证结果]")
 
 
-def is_lookback_answer(body: dict[str, Any]) -> bool:
+def is_lookback_answer(body: Mapping[str, Any]) -> bool:
     return _last(body).startswith("[回查结果]")
+
+
+def is_overview(body: Mapping[str, Any]) -> bool:
+    return "这是总览轮" in _last(body)
 
 
 def _claims(**parts: Any) -> str:
@@ -240,7 +244,6 @@ def test_lookbacks_malformed_oversized_and_excess(server: ScriptedServer, tmp_pa
 
 
 def test_overview_retried_once_then_skipped(server: ScriptedServer, tmp_path: Path) -> None:
-    is_overview = lambda body: "这是总览轮" in _last(body)  # noqa: E731
     server.enqueue(Reply.chat(""), Reply.chat(""), match=is_overview)
     rec, _ = _run(server, tmp_path / "o.sqlite3")
     overview = next(s for s in rec.stages if s.kind == "overview")
@@ -344,7 +347,6 @@ def test_run_cost_counts_cached_tokens_once(tmp_path: Path) -> None:
 
 
 def test_overview_claims_are_stripped_and_never_fed_forward(server: ScriptedServer, tmp_path: Path) -> None:
-    is_overview = lambda body: "这是总览轮" in _last(body)  # noqa: E731
     overview = "整局概述：双方盟军镜像。\n[机器可读声明]\n" + _claims(unitClaims=[{"unitId": 424242, "player": "x"}])
     server.enqueue(Reply.chat(overview), match=is_overview)
     rec, _ = _run(server, tmp_path / "ov.sqlite3")

@@ -6,6 +6,7 @@ for 8,000 output tokens on top of a window prompt overflows with the provider's 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ OVERFLOW = (
 )
 
 
-def _is_window(body: dict[str, Any]) -> bool:
+def _is_window(body: Mapping[str, Any]) -> bool:
     return "请重点分析" in _last(body)
 
 

@@ -27,7 +27,7 @@ def raw_chunk_walk(data: bytes, start: int) -> tuple[list[tuple[int, int, int, i
     Returns the complete chunks as (offset, time code, type, size), the position where the walk stopped,
     and how it stopped: ``terminator``, ``short-header`` or ``short-body``.
     """
-    chunks = []
+    chunks: list[tuple[int, int, int, int]] = []
     pos = start
     while True:
         if pos + 4 <= len(data) and struct.unpack_from("<I", data, pos)[0] == 0x7FFFFFFF:
@@ -44,7 +44,7 @@ def raw_chunk_walk(data: bytes, start: int) -> tuple[list[tuple[int, int, int, i
 def first_chunk_offset(data: bytes) -> int:
     """Notes §1.1 items 9-11: the u32 before the magic length, relative to the ``CNC3RPL`` magic."""
     magic_at = data.index(b"CNC3RPL\0")
-    (rel,) = struct.unpack_from("<I", data, magic_at - 8)
+    rel: int = struct.unpack_from("<I", data, magic_at - 8)[0]
     return magic_at + rel
 
 

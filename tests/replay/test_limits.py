@@ -31,7 +31,7 @@ def _sample() -> tuple[bytearray, list[tuple[int, int, int, int]], int]:
     return data, chunks, stop
 
 
-def _damaged(data: bytes) -> ReplayDamagedError:
+def _damaged(data: bytes | bytearray) -> ReplayDamagedError:
     with pytest.raises(ReplayDamagedError) as info:
         parse_replay(bytes(data), "forged.RA3Replay")
     return info.value

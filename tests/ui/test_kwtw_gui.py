@@ -28,7 +28,7 @@ def test_kw_offline_analysis_shows_names_not_hashes(qtbot: Any, run: Any) -> Non
         await task
         view = win.analysis
         assert view.status == "completed", win.message_bar.label.text()
-        texts = {key: panel.final_text for key, panel in view.panels.items()}
+        texts = {key: panel.final_text or "" for key, panel in view.panels.items()}
         assert "summary" in texts
         assert len([k for k in texts if k.startswith("window:")]) >= 2
         assert "NODPowerPlant" in texts["summary"]

@@ -13,6 +13,7 @@ from app.pipeline import events as ev
 from app.pipeline.repository import AnalysisRepository
 from tests.conftest import corpus_file
 from tests.support.scripted_runner import ScriptedRunner
+from tests.support.typed import cell_text
 from tests.ui.conftest import until
 from tests.ui.scripts import ISSUES, STAGES, breakdown, script
 from ui.lang import UiLanguage
@@ -190,6 +191,7 @@ def test_real_offline_analysis_matches_the_store(qtbot: Any, run: Any) -> None:
         await task
         view = win.analysis
         assert view.status == "completed", win.message_bar.label.text()
+        assert view.analysis_id is not None
         rec = AnalysisRepository(win.ctx.db).load(view.analysis_id)
         stored = {s.key: s for s in rec.stages}
         assert set(view.panels) == set(stored)
@@ -280,6 +282,9 @@ def test_language_switch_is_live(qtbot: Any, run: Any) -> None:
         assert win.analysis.panels["overview"].title().startswith("Overview")
         assert win.library.model.headerData(0, Qt.Orientation.Horizontal) == "Map"
         assert win.side_tabs.tabText(0) == "Error wisdom"
+        from ui.tabs.wisdom_tab import WisdomTab
+
+        assert isinstance(win.wisdom_tab, WisdomTab)
         assert win.wisdom_tab.lang is Lang.EN  # the hosted side views are rebuilt in the new language
         win.set_language(Lang.ZH)
         assert win.analysis.groups[1].title().startswith("第 2 段")
@@ -302,6 +307,7 @@ def test_cancel_a_real_run_then_resume_it(qtbot: Any, run: Any) -> None:
         await until(lambda: not view.running, what="the cancelled run to stop")
         assert view.status == "cancelled"
         first_id = view.analysis_id
+        assert first_id is not None
         rec = AnalysisRepository(win.ctx.db).load(first_id)
         assert rec.status == "cancelled"
         done_before = {s.key for s in rec.stages if s.status == "done"}
@@ -386,15 +392,15 @@ def test_side_tabs_host_the_wisdom_and_memory_views(qtbot: Any, run: Any) -> Non
         assert win.side_tabs.count() == 2
         await win.wisdom_tab.refreshed()
         await win.memory_tabs.refreshed()
-        assert [win.wisdom_tab.table.item(r, 0).text() for r in range(win.wisdom_tab.table.rowCount())] == [entry_id]
+        assert [cell_text(win.wisdom_tab.table, r, 0) for r in range(win.wisdom_tab.table.rowCount())] == [entry_id]
         assert win.wisdom_tab.rules_table.rowCount() == 5  # the built-ins
         facts = win.memory_tabs.facts.table
         assert fact_ids
-        assert [facts.item(r, 0).text() for r in range(facts.rowCount())] == fact_ids
+        assert [cell_text(facts, r, 0) for r in range(facts.rowCount())] == fact_ids
         win.set_language(Lang.EN)  # rebuilt: the new views load again, the old ones stop
         await win.wisdom_tab.refreshed()
         await win.memory_tabs.refreshed()
-        assert win.wisdom_tab.table.item(0, 0).text() == entry_id
+        assert cell_text(win.wisdom_tab.table, 0, 0) == entry_id
         assert win.wisdom_tab.message.text() == ""
         win.side_action.trigger()  # Ctrl+B hides the side tabs
         assert not win.side_tabs.isVisible()

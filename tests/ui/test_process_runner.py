@@ -38,6 +38,13 @@ def worker(tmp_path: Path) -> Iterator[Worker]:
         db.close()
 
 
+def started(events: list[ev.PipelineEvent]) -> ev.RunStarted:
+    """The run's first event, which is always its RunStarted."""
+    first = events[0]
+    assert isinstance(first, ev.RunStarted)
+    return first
+
+
 async def _run_until(
     runner: ProcessRunner,
     replay: Path,
@@ -77,7 +84,7 @@ def test_cancel_in_the_worker_keeps_finished_stages_and_resume_completes(worker:
         assert isinstance(events[0], ev.RunStarted)
         assert isinstance(events[-1], ev.RunFinished)
         assert events[-1].status == "cancelled"
-        analysis_id = events[0].analysis_id
+        analysis_id = started(events).analysis_id
         rec = repo.load(analysis_id)
         assert rec.status == "cancelled"
         assert repo.resumable(file_sha256(replay), OFFLINE_PROFILE) == analysis_id
@@ -108,7 +115,7 @@ def test_a_worker_that_dies_is_a_clear_error_and_the_run_resumes(worker: Worker)
         process.kill()
         with pytest.raises(WorkerStoppedError, match=r"stopped unexpectedly \(exit code -9\)"):
             await task
-        analysis_id = events[0].analysis_id
+        analysis_id = started(events).analysis_id
         assert isinstance(events[0], ev.RunStarted)
         assert repo.load(analysis_id).status == "running"  # nobody could mark it: the process was killed
         # a new worker starts on the next run and finishes the interrupted analysis
@@ -186,8 +193,11 @@ def test_a_second_cancel_still_waits_for_the_worker_to_answer(worker: Worker) ->
         assert not [t for t in threading.enumerate() if t.name == "replaysage-relay"], (
             "a relay of the cancelled run still reads the pipe the next run will use"
         )
-        assert repo.load(events[0].analysis_id).status == "cancelled"
-        assert await runner.run(replay, lambda _e: None, profile=OFFLINE_PROFILE, resume=True) == events[0].analysis_id
+        assert repo.load(started(events).analysis_id).status == "cancelled"
+        assert (
+            await runner.run(replay, lambda _e: None, profile=OFFLINE_PROFILE, resume=True)
+            == started(events).analysis_id
+        )
 
     asyncio.run(scenario())
 
@@ -207,7 +217,7 @@ def test_ctrl_c_in_the_terminal_leaves_the_run_to_the_front_end(worker: Worker) 
         assert runner._process is not None
         assert runner._process.pid is not None
         os.kill(runner._process.pid, signal.SIGINT)
-        assert await task == events[0].analysis_id
-        assert repo.load(events[0].analysis_id).status == "completed"
+        assert await task == started(events).analysis_id
+        assert repo.load(started(events).analysis_id).status == "completed"
 
     asyncio.run(scenario())

@@ -7,11 +7,12 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QTableWidget
 
 from app.settings import ModelProfileSettings, ProviderSettings, Settings
 from tests.conftest import corpus_file
 from tests.support.scripted_runner import ScriptedRunner
+from tests.support.typed import cell_text
 from tests.ui.conftest import until
 from tests.ui.scripts import script
 from ui.lang import UiLanguage
@@ -109,8 +110,9 @@ def test_shortcuts_list_and_no_stray_mnemonics(qtbot: Any, run: Any) -> None:
     win = make_window(qtbot)
     try:
         dlg = win.show_shortcuts()
-        table = dlg.layout().itemAt(0).widget()
-        rows = {table.item(r, 1).text(): table.item(r, 0).text() for r in range(table.rowCount())}
+        table = dlg.findChild(QTableWidget)
+        assert table is not None
+        rows = {cell_text(table, r, 1): cell_text(table, r, 0) for r in range(table.rowCount())}
         assert "F5" in rows
         assert "Esc" in rows
         assert "analysis area" in rows["Esc"]
@@ -218,7 +220,9 @@ def test_outline_jumps_and_the_view_follows_the_running_stage(qtbot: Any, run: A
         await until(lambda: view.status == "completed" and not view.running, what="the run to end")
         # done: the summary is first, open, and shown; the collapsed headers carry the issue counts
         summary = view.panels["summary_round"]
-        assert view.outline.topLevelItem(0).data(0, Qt.ItemDataRole.UserRole) == "summary_round"
+        first = view.outline.topLevelItem(0)
+        assert first is not None
+        assert first.data(0, Qt.ItemDataRole.UserRole) == "summary_round"
         assert view.panel_layout.indexOf(summary) == 1  # right after the (hidden) placeholder
         assert summary.expanded
         await until(lambda: bar.value() == view.scroll_target("summary_round"), what="the summary in view")
@@ -275,7 +279,7 @@ def test_clicking_an_issue_selects_its_claim_and_highlights_the_citing_sentence(
         "## Window 1\n\nAlice opened with a barracks at 1:00.\n\nThe tank #1234 belongs to Alice.\n\n"
         "She built a refinery at 2:30.\n"
     )
-    events = [
+    events: list[ev.PipelineEvent] = [
         ev.RunStarted(3, "replay", "scripted", (stage,), segments=((0.0, 300.0),)),
         ev.StageStarted(stage, {}, "PROMPT"),
         ev.TextDelta(stage, text + "\n[claims]\n```json\n{}\n```"),
@@ -294,13 +298,13 @@ def test_clicking_an_issue_selects_its_claim_and_highlights_the_citing_sentence(
         panel = view.panels[stage.key]
         table = panel.claims_table
         assert table.rowCount() == 2
-        assert table.item(0, 0).text().startswith("U1 · unit #1234")
-        assert table.item(0, 1).text() == "Alice"
-        assert table.item(0, 3).text() == "confirmed"
-        assert "Contradiction" in table.item(0, 4).text()
-        assert table.item(1, 0).text().startswith("E1 · event")
-        assert table.item(1, 2).text() == "2:30"
-        assert "Warning" in table.item(1, 4).text()
+        assert cell_text(table, 0, 0).startswith("U1 · unit #1234")
+        assert cell_text(table, 0, 1) == "Alice"
+        assert cell_text(table, 0, 3) == "confirmed"
+        assert "Contradiction" in cell_text(table, 0, 4)
+        assert cell_text(table, 1, 0).startswith("E1 · event")
+        assert cell_text(table, 1, 2) == "2:30"
+        assert "Warning" in cell_text(table, 1, 4)
         rows = {
             panel.issue_list.item(i).data(Qt.ItemDataRole.UserRole + 1).code: panel.issue_list.item(i)
             for i in range(panel.issue_list.count())

@@ -248,14 +248,22 @@ def test_deprecated_rule_only_advises_and_auto_fixes_are_logged(
     assert any(rule.rule_id in s for s in res.suggestions)
 
 
+def recorded(entry_id: str | None) -> str:
+    """The id of an error the gate recorded (None would mean it recorded nothing)."""
+    assert entry_id is not None
+    return entry_id
+
+
 def test_labels_and_hallucination_trend_feed_the_metrics(gate: WisdomGate) -> None:
     from datetime import timedelta
 
     from app.wisdom.entry import iso, now_utc
 
     ids = [
-        gate.record_validation_issue(
-            "NonexistentUnit", Severity.CONTRADICTION, MODEL, "corona", "window:0:0", "x", trace_id="t", unit_id=u
+        recorded(
+            gate.record_validation_issue(
+                "NonexistentUnit", Severity.CONTRADICTION, MODEL, "corona", "window:0:0", "x", trace_id="t", unit_id=u
+            )
         )
         for u in (1, 2, 3)
     ]
@@ -275,15 +283,17 @@ def test_labels_and_hallucination_trend_feed_the_metrics(gate: WisdomGate) -> No
 
 def test_injected_pitfalls_are_verified_by_the_stage_review(gate: WisdomGate) -> None:
     ids = [
-        gate.record_validation_issue(
-            "NonexistentUnit",
-            Severity.CONTRADICTION,
-            MODEL,
-            "corona",
-            "window:0:0",
-            f"unit {u}",
-            trace_id="old",
-            unit_id=u,
+        recorded(
+            gate.record_validation_issue(
+                "NonexistentUnit",
+                Severity.CONTRADICTION,
+                MODEL,
+                "corona",
+                "window:0:0",
+                f"unit {u}",
+                trace_id="old",
+                unit_id=u,
+            )
         )
         for u in (1, 2)
     ]

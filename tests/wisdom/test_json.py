@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ def test_examples_are_the_specs_two_example_entries() -> None:
 
 
 @pytest.mark.parametrize("doc", EXAMPLES, ids=lambda d: d["id"])
-def test_entry_round_trips_in_memory(doc: dict) -> None:
+def test_entry_round_trips_in_memory(doc: dict[str, Any]) -> None:
     e = WisdomEntry.from_spec(doc)
     assert e.to_spec() == doc
     assert list(e.to_spec()) == list(doc)  # the spec's key order too

@@ -11,6 +11,7 @@ import pytest
 from app.i18n import Lang
 from app.wisdom import ErrorWisdomManager
 from app.wisdom.store import EntryNotFoundError
+from tests.support.typed import cell_text
 from tests.ui.conftest import loop, run
 
 pytestmark = pytest.mark.gui
@@ -71,7 +72,7 @@ def test_tab_filters_detail_rules_audit_scene_change(qtbot, manager: ErrorWisdom
 
         # the five built-in rules with their statistics
         assert tab.rules_table.rowCount() == 5
-        assert {tab.rules_table.item(r, 2).text() for r in range(5)} == {"active"}
+        assert {cell_text(tab.rules_table, r, 2) for r in range(5)} == {"active"}
 
         # the March 2026 examples decay to archived; the fresh entry stays active
         audits = _collect(tab.audit_finished)
@@ -87,7 +88,7 @@ def test_tab_filters_detail_rules_audit_scene_change(qtbot, manager: ErrorWisdom
         assert scenes[0][0]["affected_entries"] == [fresh]
         assert manager.get_entry(fresh).confidence == pytest.approx(0.9 * 0.65, rel=1e-3)
         metrics = {
-            tab.metrics_table.item(r, 0).text(): tab.metrics_table.item(r, 1).text()
+            cell_text(tab.metrics_table, r, 0): cell_text(tab.metrics_table, r, 1)
             for r in range(tab.metrics_table.rowCount())
         }
         assert metrics["Audit coverage"] == "100.0%"
