@@ -19,7 +19,7 @@ _EXPORTS = {
     "knowledge_mod": "app.knowledge.names",
     "load_knowledge": "app.knowledge.loader",
     "load_with_user_knowledge": "app.knowledge.loader",
-    "user_knowledge_path": "app.knowledge.loader",
+    "user_knowledge_path": "app.knowledge.files",
     "Knowledge": "app.knowledge.model",
     "Entry": "app.knowledge.model",
     "LoadReport": "app.knowledge.model",

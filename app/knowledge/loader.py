@@ -24,9 +24,9 @@ from typing import Any
 
 from app import paths
 from app.i18n import Lang
-from app.knowledge.errors import KnowledgeError, MalformedKnowledgeError, UnknownModError
+from app.knowledge.errors import KnowledgeError, MalformedKnowledgeError
+from app.knowledge.files import entry_hash, mod_chain, mod_folder, read_json, user_knowledge_path
 from app.knowledge.model import KINDS, Entry, Knowledge, LoadReport, Taxonomy, TextSection
-from app.replay.asset_hash import asset_hash
 
 _SECTION = re.compile(r"^<!--\s*section:\s*([A-Za-z_:]+)\s*-->\s*$")
 _ENTRY_FIELDS = frozenset(
@@ -56,28 +56,6 @@ _ENTRY_FIELDS = frozenset(
 # type must become a report line naming file, entry and field, never a TypeError deep inside the reader.
 _LIST_FIELDS = ("tags", "aliases", "alsoProducedBy")
 _STR_FIELDS = ("producedBy", "usedBy", "unpacksTo", "replaces")
-
-
-def mod_folder(mod_name: str, root: Path | None = None) -> str:
-    """Knowledge folder for a header mod name or folder id (``RA3`` → ``ra3``, ``corona`` → ``corona``).
-
-    Raises:
-        UnknownModError: no folder declares that name.
-    """
-    base = root or paths.knowledge_dir()
-    wanted = mod_name.strip().lower()
-    if not wanted or wanted == "vanilla":
-        wanted = "ra3"
-    candidates = sorted(p for p in base.glob("*/mod.json")) if base.is_dir() else []
-    for p in candidates:
-        try:
-            meta = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        names = {str(meta.get("id", "")).lower(), *(str(n).lower() for n in meta.get("headerNames", []))}
-        if wanted in names:
-            return p.parent.name
-    raise UnknownModError(f"no bundled game knowledge for mod {mod_name!r} (looked in {base})")
 
 
 def load_knowledge(
@@ -111,7 +89,7 @@ def load_knowledge(
         return builtin
     path = Path(user_override_path)
     try:
-        data = _read_json(path)
+        data = read_json(path)
     except (MalformedKnowledgeError, KnowledgeError) as exc:
         if strict:
             if isinstance(exc, MalformedKnowledgeError):
@@ -127,20 +105,6 @@ def load_knowledge(
     return builtin
 
 
-USER_KNOWLEDGE_FILE = "user_knowledge.json"
-
-
-def user_knowledge_path() -> Path:
-    """Where the user's knowledge overrides live (``<user data>/user_knowledge.json``); the folder is not created."""
-    import os
-
-    import platformdirs
-
-    override = os.environ.get("REPLAYSAGE_HOME")
-    base = Path(override) if override else Path(platformdirs.user_data_dir(paths.APP_NAME, appauthor=False))
-    return base / USER_KNOWLEDGE_FILE
-
-
 def load_with_user_knowledge(mod: str, *, root: Path | None = None) -> Knowledge:
     """Built-in knowledge of ``mod`` plus the user's override file when it exists (plan §8.5: built-in → user).
 
@@ -148,26 +112,6 @@ def load_with_user_knowledge(mod: str, *, root: Path | None = None) -> Knowledge
     """
     path = user_knowledge_path()
     return load_knowledge(mod, path if path.is_file() else None, root=root, strict=False)
-
-
-def builtin_hash_table(mod: str, *, root: Path | None = None) -> dict[int, str]:
-    """Hash → internal name of the bundled entries of ``mod`` (and its base), read straight from ``objects.json``.
-
-    The fast path behind :func:`app.knowledge.names.hash_names`: no validation or text parsing, because the reader
-    calls it while opening a replay. Later files win, as in :func:`load_knowledge`.
-    """
-    base = (root or paths.knowledge_dir()).resolve()
-    table: dict[int, str] = {}
-    for name in _mod_chain(mod_folder(mod, root), base):
-        objects = base / name / "objects.json"
-        if not objects.exists():
-            continue
-        data = _read_json(objects)
-        for item in data.get("entries", []) if isinstance(data, dict) else []:
-            eid = item.get("id") if isinstance(item, dict) else None
-            if isinstance(eid, str) and eid.strip():
-                table[entry_hash(item, eid.strip())] = eid.strip()
-    return table
 
 
 def clear_cache() -> None:
@@ -181,14 +125,14 @@ def clear_cache() -> None:
 @lru_cache(maxsize=8)
 def _load_builtin(folder: str, root: Path) -> Knowledge:
     report = LoadReport()
-    chain = _mod_chain(folder, root)
+    chain = mod_chain(folder, root)
     taxonomy = _load_taxonomy(chain, root)
     entries: dict[str, Entry] = {}
     texts: dict[Lang, list[TextSection]] = {Lang.ZH: [], Lang.EN: []}
     for name in chain:
         objects = root / name / "objects.json"
         if objects.exists():
-            data = _read_json(objects)
+            data = read_json(objects)
             raw = data.get("entries") if isinstance(data, dict) else None
             if not isinstance(raw, list):
                 raise MalformedKnowledgeError(objects, "expected an object with an 'entries' list")
@@ -207,7 +151,7 @@ def _load_builtin(folder: str, root: Path) -> Knowledge:
                 texts[lang].extend(_parse_sections(text.read_text(encoding="utf-8")))
             else:
                 report.warn("MissingText", f"no {text.name} for mod {name}", str(text.parent))
-    meta = _read_json(root / folder / "mod.json")
+    meta = read_json(root / folder / "mod.json")
     title = meta.get("title") if isinstance(meta.get("title"), dict) else {}
     knowledge = Knowledge(
         mod=folder,
@@ -224,22 +168,6 @@ def _load_builtin(folder: str, root: Path) -> Knowledge:
     return knowledge
 
 
-def _mod_chain(folder: str, root: Path) -> list[str]:
-    """``[base, …, folder]``: the folders whose data stack up to make ``folder``."""
-    chain: list[str] = []
-    current: str | None = folder
-    while current:
-        if current in chain:
-            raise KnowledgeError(f"mod {folder!r}: base chain loops through {current!r}")
-        chain.insert(0, current)
-        meta_path = root / current / "mod.json"
-        if not meta_path.exists():
-            raise UnknownModError(f"mod folder {current!r} has no mod.json under {root}")
-        meta = _read_json(meta_path)
-        current = meta.get("base") if isinstance(meta, dict) else None
-    return chain
-
-
 def _load_taxonomy(chain: list[str], root: Path) -> Taxonomy:
     kinds: dict[str, dict[str, str]] = {}
     factions: dict[str, dict[str, object]] = {}
@@ -248,7 +176,7 @@ def _load_taxonomy(chain: list[str], root: Path) -> Taxonomy:
         path = root / name / "taxonomy.json"
         if not path.exists():
             continue
-        data = _read_json(path)
+        data = read_json(path)
         if not isinstance(data, dict):
             raise MalformedKnowledgeError(path, "expected a JSON object")
         kinds.update(data.get("kinds", {}))
@@ -341,20 +269,6 @@ def _parse_entry(item: Any, origin: str, taxonomy: Taxonomy, report: LoadReport,
         confirmed=bool(item.get("confirmed", False)),
         origin=origin,
     )
-
-
-def entry_hash(item: dict[str, Any], eid: str) -> int:
-    """The hash an entry names: its explicit ``hash`` (``"0x…"``), else the SAGE asset hash of its id.
-
-    KW/TW entries carry the hash because their source table gives hashes, not internal names.
-    """
-    raw = item.get("hash")
-    if isinstance(raw, str):
-        try:
-            return int(raw, 16) & 0xFFFFFFFF
-        except ValueError:
-            pass
-    return asset_hash(eid)
 
 
 def _check_references(k: Knowledge) -> None:
@@ -501,19 +415,6 @@ def _entry_to_dict(e: Entry) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError as exc:
-        raise KnowledgeError(f"knowledge file not found: {path}") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KnowledgeError(f"cannot read knowledge file {path}: {exc}") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise MalformedKnowledgeError(path, f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from exc
 
 
 def _copy(k: Knowledge) -> Knowledge:

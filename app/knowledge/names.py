@@ -121,11 +121,16 @@ def hash_names(mod_name: str) -> Mapping[int, str]:
     if not mod:
         return MappingProxyType({})
     from app.knowledge.errors import KnowledgeError
-    from app.knowledge.loader import builtin_hash_table, load_knowledge, user_knowledge_path
+    from app.knowledge.files import builtin_hash_table, user_knowledge_path
 
     try:
         user = user_knowledge_path()
-        table = load_knowledge(mod, user, strict=False).hash_table if user.is_file() else builtin_hash_table(mod)
+        if user.is_file():  # the whole knowledge with the user's overrides applied
+            from app.knowledge.loader import load_knowledge
+
+            table = load_knowledge(mod, user, strict=False).hash_table
+        else:  # the fast path: straight from the bundled objects.json
+            table = builtin_hash_table(mod)
     except KnowledgeError:
         table = {}
     if not table and mod == "ra3":

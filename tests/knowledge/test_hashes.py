@@ -74,7 +74,7 @@ def test_table_is_read_only_and_cached() -> None:
 
 
 def test_fast_table_equals_the_validated_one() -> None:
-    from app.knowledge.loader import builtin_hash_table
+    from app.knowledge.files import builtin_hash_table
 
     for mod in ("RA3", "corona"):
         assert builtin_hash_table(mod) == load_knowledge(mod).hash_table

@@ -10,7 +10,8 @@ import pytest
 from app.cli import main
 from app.errors import KnownError
 from app.knowledge.errors import KnowledgeError, MalformedKnowledgeError, UnknownModError
-from app.knowledge.loader import load_knowledge, user_knowledge_path
+from app.knowledge.files import user_knowledge_path
+from app.knowledge.loader import load_knowledge
 from app.knowledge.names import hash_names
 
 
