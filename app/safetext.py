@@ -13,7 +13,6 @@ The GUI shows replay text in plain-text widgets only (see ``ui``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import sys
@@ -64,6 +63,8 @@ def name_label(name: str, limit: int = NAME_LABEL_MAX) -> str:
     text = "".join(ch for ch in one_line(name) if unicodedata.category(ch) != "Cf")
     if len(text) <= limit:
         return text
+    import hashlib  # here, not at the top: OpenSSL's start-up stays off every command's start
+
     digest = hashlib.sha256(name.encode("utf-8", errors="surrogatepass")).hexdigest()[:4]
     return text[: limit - 5].rstrip() + "…" + digest
 
