@@ -12,6 +12,7 @@ chunks before the first implausible one and marks the replay as truncated. Damag
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 import struct
@@ -241,10 +242,20 @@ def _utf16(raw: bytes) -> str:
 
 
 def parse_replay(data: bytes, path: str = "<bytes>") -> Replay:
-    """Parse replay bytes (see :func:`read_replay`)."""
-    header = parse_header(data, path)
-    replay = Replay(path=path, header=header, footer=None, file_size=len(data))
-    _walk_chunks(data, replay)
+    """Parse replay bytes (see :func:`read_replay`).
+
+    The garbage collector pauses meanwhile: a 3v3 makes ~20,000 commands of small tuples that form no reference
+    cycles, and the collections their allocations trigger would only re-scan them (a tenth of the parse).
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        header = parse_header(data, path)
+        replay = Replay(path=path, header=header, footer=None, file_size=len(data))
+        _walk_chunks(data, replay)
+    finally:
+        if collecting:
+            gc.enable()
     return replay
 
 
