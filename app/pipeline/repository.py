@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, selectinload
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.parse import unit_id_of
 from app.errors import KnownError
+from app.memory.tables import MemObservation
 from app.pipeline.events import StageKind, StageRef
 from app.pipeline.records import (
     AnalysisRecord,
@@ -497,7 +498,10 @@ class AnalysisRepository:
             return packed, deleted, rewritten
 
     def _collect(self, s: Session) -> tuple[int, int]:
-        return collect_garbage(s, set(_row_digests(*self._rows(s, None))))
+        """Delete the blocks no row refers to: the analyses' rows, and memory observations' candidates."""
+        live = set(_row_digests(*self._rows(s, None)))
+        live.update(h for refs in s.scalars(select(MemObservation.candidate_blocks)) for h in refs or [])
+        return collect_garbage(s, live)
 
     @staticmethod
     def _running(s: Session) -> set[int]:
