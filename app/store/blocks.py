@@ -26,7 +26,7 @@ import hashlib
 import json
 import lzma
 import zlib
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import ForeignKey, Integer, LargeBinary, String, delete, select, update
@@ -133,7 +133,7 @@ def store_messages(session: Session, messages: Sequence[Mapping[str, Any]]) -> l
 def read_blocks(session: Session, digests: Iterable[str]) -> dict[str, str]:
     """The texts of the blocks ``digests``, each checked against its hash (packs are decompressed once)."""
     wanted = list(dict.fromkeys(digests))
-    texts: dict[str, str] = {}
+    found: dict[str, bytes] = {}
     packed: dict[int, list[tuple[str, int, int]]] = {}
     for start in range(0, len(wanted), _CHUNK):
         rows = session.execute(
@@ -143,17 +143,24 @@ def read_blocks(session: Session, digests: Iterable[str]) -> dict[str, str]:
         )
         for digest, data, pack_id, at, size in rows:
             if data is not None:
-                texts[digest] = zlib.decompress(data).decode("utf-8")
+                found[digest] = _inflate(zlib.decompress, data, f"text block {digest[:12]}")
             elif pack_id is not None:
                 packed.setdefault(pack_id, []).append((digest, at, size))
     for pack_id, members in packed.items():
-        raw = _unpack(session.scalars(select(BlockPack.data).where(BlockPack.id == pack_id)).one())
+        raw = _unpack(session.scalars(select(BlockPack.data).where(BlockPack.id == pack_id)).one(), pack_id)
         for digest, at, size in members:
-            texts[digest] = raw[at : at + size].decode("utf-8")
-    for digest, text in texts.items():
-        if block_digest(text) != digest:
+            found[digest] = raw[at : at + size]
+    for digest, blob in found.items():
+        if hashlib.sha256(blob).hexdigest() != digest:
             raise PromptIntegrityError(f"text block {digest[:12]} is damaged: its text does not match its hash")
-    return texts
+    return {digest: blob.decode("utf-8") for digest, blob in found.items()}
+
+
+def _inflate(decompress: Callable[[bytes], bytes], data: bytes, what: str) -> bytes:
+    try:
+        return decompress(data)
+    except (zlib.error, lzma.LZMAError) as exc:
+        raise PromptIntegrityError(f"{what} is damaged: it cannot be decompressed ({exc})") from exc
 
 
 def join_blocks(texts: Mapping[str, str], hashes: Sequence[str], what: str) -> str:
@@ -198,8 +205,10 @@ def compress_pack(parts: Sequence[bytes]) -> tuple[bytes, list[tuple[int, int]]]
     return lzma.compress(b"".join(parts), format=lzma.FORMAT_RAW, filters=PACK_FILTERS), spans
 
 
-def _unpack(data: bytes) -> bytes:
-    return lzma.decompress(data, format=lzma.FORMAT_RAW, filters=PACK_FILTERS)
+def _unpack(data: bytes, pack_id: int) -> bytes:
+    return _inflate(
+        lambda d: lzma.decompress(d, format=lzma.FORMAT_RAW, filters=PACK_FILTERS), data, f"text block pack {pack_id}"
+    )
 
 
 def pack_blocks(session: Session, order: Iterable[str] = ()) -> int:
@@ -245,7 +254,7 @@ def collect_garbage(session: Session, live: Collection[str]) -> tuple[int, int]:
             .order_by(TextBlock.pack_start)
         ).all()
         if keep:
-            raw = _unpack(session.scalars(select(BlockPack.data).where(BlockPack.id == pack_id)).one())
+            raw = _unpack(session.scalars(select(BlockPack.data).where(BlockPack.id == pack_id)).one(), pack_id)
             data, spans = compress_pack([raw[at : at + size] for _d, at, size in keep])
             pack = BlockPack(data=data)
             session.add(pack)

@@ -28,10 +28,14 @@ def vacuum(db: Database) -> list[str]:
     lines = [task(db) for task in _tasks]
     if db.engine.dialect.name == "sqlite" and db.path is not None:
         before = _file_bytes(db)
-        with db.engine.connect() as conn:  # autocommit driver mode: VACUUM cannot run inside a transaction
-            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-            conn.exec_driver_sql("VACUUM")
-            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        raw = db.engine.raw_connection()  # the driver connection (autocommit): VACUUM cannot run in a transaction
+        try:
+            cursor = raw.cursor()
+            for sql in ("PRAGMA wal_checkpoint(TRUNCATE)", "VACUUM", "PRAGMA wal_checkpoint(TRUNCATE)"):
+                cursor.execute(sql)
+            cursor.close()
+        finally:
+            raw.close()
         after = _file_bytes(db)
         lines.append(f"file compacted: {before / 1e6:.2f} MB -> {after / 1e6:.2f} MB (文件已压缩)")
     return lines

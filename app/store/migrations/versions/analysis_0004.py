@@ -114,8 +114,7 @@ def upgrade() -> None:
         counters[(stage_id, kind)] = position + 1
         if position:
             conn.execute(claims.update().where(claims.c.id == claim_id).values(position=position))
-    with op.batch_alter_table("analysis_claims") as batch:
-        batch.drop_column("payload")
+    op.drop_column("analysis_claims", "payload")  # natively: see downgrade
     for analysis_id in list(conn.scalars(sa.text("SELECT id FROM analyses ORDER BY id"))):
         _pack(conn, list(_analysis_digests(conn, analysis_id)))
 
@@ -215,11 +214,11 @@ def downgrade() -> None:
         claim = listed[position] if position < len(listed) else {}
         payload = claim if isinstance(claim, dict) else {"value": claim}
         conn.execute(claims.update().where(claims.c.id == claim_id).values(payload=payload))
-    with op.batch_alter_table("analysis_claims") as batch:
-        batch.drop_column("position")
+    # ALTER TABLE DROP COLUMN (SQLite >= 3.35), never a batch copy: copying ``analyses`` drops the old table, and
+    # with foreign keys on SQLite's DROP TABLE deletes every stage through ON DELETE CASCADE
+    op.drop_column("analysis_claims", "position")
     for name in FIELDS:
-        with op.batch_alter_table(name) as batch:
-            batch.drop_column("blocks")
+        op.drop_column(name, "blocks")
     op.create_table(
         "prompt_blocks",
         sa.Column("digest", sa.String(64), primary_key=True),

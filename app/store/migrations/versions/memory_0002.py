@@ -57,5 +57,4 @@ def downgrade() -> None:
         if refs:
             text = join_blocks(texts, refs, f"memory observation {row_id}")
             conn.execute(observations.update().where(observations.c.id == row_id).values(candidate=text))
-    with op.batch_alter_table("memory_observations") as batch:
-        batch.drop_column("candidate_blocks")
+    op.drop_column("memory_observations", "candidate_blocks")  # natively (see analysis_0004's downgrade)
