@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from alembic import command
+from alembic.config import Config
 
 from app.pipeline.repository import AnalysisRepository
 from app.store import open_database
@@ -25,15 +27,19 @@ CANDIDATE = json.dumps(
 )
 
 
-def _old_store(path: Path) -> None:
-    """A store at analysis_0001 / memory_0001 holding one analysis and one memory observation, written whole."""
+def _migrate(path: Path, step: Callable[[Config, str], None], *revisions: str) -> None:
     engine = _make_engine(f"sqlite:///{path}")
     cfg = _alembic_config()
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "analysis_0001")
-        command.upgrade(cfg, "memory_0001")
+        for revision in revisions:
+            step(cfg, revision)
     engine.dispose()
+
+
+def _old_store(path: Path) -> None:
+    """A store at analysis_0001 / memory_0001 holding one analysis and one memory observation, written whole."""
+    _migrate(path, command.upgrade, "analysis_0001", "memory_0001")
     con = sqlite3.connect(path)
     con.execute(
         "INSERT INTO analyses VALUES (1, '/r.RA3Replay', ?, 'r', 'm', 'p', 'm', 'zh', 'completed', "
@@ -92,13 +98,7 @@ def test_old_rows_convert_without_loss_and_convert_back(tmp_path: Path) -> None:
     finally:
         con.close()
 
-    engine = _make_engine(f"sqlite:///{path}")
-    cfg = _alembic_config()
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.downgrade(cfg, "memory_0001")
-        command.downgrade(cfg, "analysis_0003")
-    engine.dispose()
+    _migrate(path, command.downgrade, "memory_0001", "analysis_0003")
     con = sqlite3.connect(path)
     try:
         row = con.execute("SELECT text, reasoning, found_fact, claims FROM analysis_stages").fetchone()

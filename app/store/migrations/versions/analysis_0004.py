@@ -44,6 +44,14 @@ blocks_t = sa.table(
     sa.column("pack_start", sa.Integer),
     sa.column("pack_size", sa.Integer),
 )
+claims = sa.table(  # payload: before the upgrade and after the downgrade only
+    "analysis_claims",
+    sa.column("id", sa.Integer),
+    sa.column("stage_id", sa.Integer),
+    sa.column("kind", sa.String),
+    sa.column("position", sa.Integer),
+    sa.column("payload", sa.JSON),
+)
 packs_t = sa.Table(  # a Table, not a table clause: the insert must report the new pack's id on every dialect
     "block_packs",
     sa.MetaData(),
@@ -99,13 +107,6 @@ def upgrade() -> None:
                 conn.execute(table.update().where(table.c.id == row["id"]).values(blocks=refs, **values))
     with op.batch_alter_table("analysis_claims") as batch:
         batch.add_column(sa.Column("position", sa.Integer(), nullable=False, server_default="0"))
-    claims = sa.table(
-        "analysis_claims",
-        sa.column("id", sa.Integer),
-        sa.column("stage_id", sa.Integer),
-        sa.column("kind", sa.String),
-        sa.column("position", sa.Integer),
-    )
     counters: dict[tuple[int, str], int] = {}
     for claim_id, stage_id, kind in conn.execute(
         sa.select(claims.c.id, claims.c.stage_id, claims.c.kind).order_by(claims.c.id)
@@ -198,14 +199,6 @@ def downgrade() -> None:
     claims_of = {i: _json(c) or {} for i, c in conn.execute(sa.select(stages.c.id, stages.c.claims))}
     with op.batch_alter_table("analysis_claims") as batch:
         batch.add_column(sa.Column("payload", sa.JSON(), nullable=False, server_default="{}"))
-    claims = sa.table(
-        "analysis_claims",
-        sa.column("id", sa.Integer),
-        sa.column("stage_id", sa.Integer),
-        sa.column("kind", sa.String),
-        sa.column("position", sa.Integer),
-        sa.column("payload", sa.JSON),
-    )
     keys = dict(KINDS)
     for claim_id, stage_id, kind, position in conn.execute(
         sa.select(claims.c.id, claims.c.stage_id, claims.c.kind, claims.c.position)
