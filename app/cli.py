@@ -29,7 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "feedback": ("app.pipeline.feedback_cli", "give feedback on an analysis, a stage or a claim (memory, wisdom)"),
     "wisdom": ("app.wisdom.cli", "error-wisdom library: recorded errors, prevention rules, audits"),
     "memory": ("app.memory.cli", "semantic memory: facts distilled from analyses and feedback"),
-    "db": ("app.store.cli", "check, back up or restore the database"),
+    "db": ("app.store.cli", "check, back up, restore or vacuum the database"),
 }
 """Every sub-command: the module that registers it and its one-line help.
 
@@ -96,6 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.analyst import register as register_offline_analyst
 
         register_offline_analyst()  # providers outside app.llm register here, the composition root
+    if command == "db":  # the analyses know which rows refer to text blocks; vacuum runs their tidying
+        from app.pipeline.service import tidy_store
+        from app.store.maintenance import register_task
+
+        register_task(tidy_store)
     with safe_terminal():  # replay text is data: no escape sequence or control character reaches the terminal
         try:
             return func(args)

@@ -99,6 +99,16 @@ OPTIONS: dict[str, Option] = {
             "choice",
         ),
         Option("max_replay_mb", int, 64, "录像文件大小上限（MB）", "Largest replay file read (MB)"),
+        Option(
+            "keep_prompts",
+            str,
+            "always",
+            "保留完整提示词（always 全部 / last 最近 N 次分析 / never 不保留）",
+            "Keep full prompts (always / last: the newest N analyses / never)",
+            ("always", "last", "never"),
+            "choice",
+        ),
+        Option("keep_prompts_last", int, 20, "保留最近几次分析的提示词（N）", "Analyses whose prompts are kept (N)"),
     )
 }
 """Every scalar option, declared once."""
@@ -463,6 +473,13 @@ class Settings:
     def ui_lang(self) -> Lang:
         """The interface language (system language when unset)."""
         return Lang.parse(self.get("ui_language") or None)
+
+    def prompt_retention(self) -> int | None:
+        """How many of the newest analyses keep their full prompts (None: all; 0: none), from ``keep_prompts``."""
+        mode = self.get("keep_prompts")
+        if mode == "always":
+            return None
+        return max(int(self.get("keep_prompts_last")), 0) if mode == "last" else 0
 
     def analysis_lang(self) -> Lang:
         """The analysis language (the interface language when unset)."""

@@ -61,6 +61,7 @@ from app.memory.tables import (
 )
 from app.memory.views import EpisodeView, FactView, QueueView, fact_view, queue_view
 from app.store import Database
+from app.store.blocks import join_blocks, read_blocks, store_texts
 
 if TYPE_CHECKING:
     from app.i18n import Lang
@@ -235,6 +236,8 @@ class MemoryStore:
         return DistilResult(episode.id, tuple(outcomes), len(cands) - len(chosen), tuple(cands))
 
     def _observe(self, s: Session, episode_id: int, cands: Iterable[Candidate]) -> list[MemObservation]:
+        listed = list(cands)
+        refs = store_texts(s, [_dumps(c.to_json()) for c in listed])  # kept once: a replay analysed again repeats it
         rows = [
             MemObservation(
                 episode_id=episode_id,
@@ -242,10 +245,11 @@ class MemoryStore:
                 attribute=c.attribute,
                 value=c.value,
                 context=_dumps({**c.context, **c.scope}),
-                candidate=_dumps(c.to_json()),
+                candidate="",
+                candidate_blocks=hashes,
                 committed=False,
             )
-            for c in cands
+            for c, hashes in zip(listed, refs, strict=True)
         ]
         s.add_all(rows)
         s.flush()
@@ -263,8 +267,14 @@ class MemoryStore:
             episodes = {ob.episode_id for ob in pending}
             ep_ts = dict(s.execute(select(MemEpisode.id, MemEpisode.ts).where(MemEpisode.id.in_(episodes))).all())
             outcomes: list[Outcome] = []
+            texts = read_blocks(s, (h for ob in pending for h in ob.candidate_blocks or []))
             for ob in pending:
-                cand = Candidate.from_json(json.loads(ob.candidate))
+                stored = (
+                    join_blocks(texts, ob.candidate_blocks, f"memory observation {ob.id}")
+                    if ob.candidate_blocks
+                    else ""
+                )
+                cand = Candidate.from_json(json.loads(stored or ob.candidate))
                 outcomes.append(self._commit_one(s, cand, ob.episode_id, ep_ts.get(ob.episode_id, now), now))
                 ob.committed = True
             from app.memory.promotion import demote_stale, promote

@@ -6,7 +6,7 @@ TEXT: the store never queries inside them; what is queried (subject, attribute, 
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, Boolean, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.store.base import Base
@@ -41,7 +41,10 @@ class MemObservation(Base):
     value: Mapped[str] = mapped_column(String(500))
     context: Mapped[str] = mapped_column(Text, default="{}")
     candidate: Mapped[str] = mapped_column(Text, default="{}")
+    """The candidate's JSON, or "" when it lives in the shared text blocks (``candidate_blocks``)."""
     committed: Mapped[bool] = mapped_column(Boolean, default=False, index=True)
+    candidate_blocks: Mapped[list[str]] = mapped_column(JSON, default=list)
+    """Block hashes of the candidate's JSON (:mod:`app.store.blocks`): a replay analysed again repeats it."""
 
 
 class MemFact(Base):

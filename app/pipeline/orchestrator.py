@@ -436,6 +436,7 @@ class AnalysisRun:
         self.repo.finish(
             self.analysis_id, status, self.totals.as_dict(), "" if not unfinished else ", ".join(unfinished)
         )
+        await asyncio.to_thread(self.repo.pack, self.analysis_id)  # one compressed pack of the run's texts
         self.emit(
             ev.RunFinished(
                 self.analysis_id, status, self.totals.prompt_tokens, self.totals.completion_tokens, self.totals.cost

@@ -2,12 +2,17 @@
 
 A stage is written when it completes, so a crash or a network failure keeps every finished stage and a resumed
 run starts at the next unfinished one.
+
+The large texts of a row (its ``block_fields``) live in the shared block store (:mod:`app.store.blocks`): the
+row's ``blocks`` column maps each such field to its block hashes and the column itself stays empty. The
+repository reads them back (:meth:`app.pipeline.repository.AnalysisRepository.load`); a field missing from
+``blocks`` is held by its column as is.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -43,6 +48,8 @@ class AnalysisRecord(Base):
     message: Mapped[str] = mapped_column(Text, default="")
     owner: Mapped[str] = mapped_column(String(200), default="")  # the run lease: host:pid:token of the runner
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    blocks: Mapped[dict[str, list[str]]] = mapped_column(JSON, default=dict)
+    block_fields: ClassVar[tuple[str, ...]] = ("plan", "summary_text", "overview_text")
 
     stages: Mapped[list[StageRecord]] = relationship(
         back_populates="analysis", order_by="StageRecord.ordinal", cascade="all, delete-orphan"
@@ -72,6 +79,8 @@ class StageRecord(Base):
     truncated: Mapped[bool] = mapped_column(Boolean, default=False)
     message: Mapped[str] = mapped_column(Text, default="")
     outcome: Mapped[str] = mapped_column(String(20), default="")  # how the reply ended (app.llm.events.Outcome)
+    blocks: Mapped[dict[str, list[str]]] = mapped_column(JSON, default=dict)
+    block_fields: ClassVar[tuple[str, ...]] = ("text", "reasoning", "found_fact", "claims")
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
@@ -99,7 +108,8 @@ class RequestRecord(Base):
     stage_id: Mapped[int] = mapped_column(ForeignKey("analysis_stages.id", ondelete="CASCADE"), index=True)
     purpose: Mapped[str] = mapped_column(String(20))  # initial / retry / lookback / revision
     messages: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
-    """Per message its role and prompt-block hashes (:mod:`app.store.blocks`); ``load`` rebuilds the text."""
+    """Per message its role and block hashes (:mod:`app.store.blocks`); ``load`` rebuilds the text. Empty once the
+    prompt retention dropped the prompt (``prompt_sha256`` still says what was sent)."""
     prompt_sha256: Mapped[str] = mapped_column(String(64), default="")
     breakdown: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     usage: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
@@ -123,12 +133,17 @@ class OutputRecord(Base):
     role: Mapped[str] = mapped_column(String(20))  # draft / revision / final / partial
     text: Mapped[str] = mapped_column(Text, default="")
     reasoning: Mapped[str] = mapped_column(Text, default="")
+    blocks: Mapped[dict[str, list[str]]] = mapped_column(JSON, default=dict)
+    block_fields: ClassVar[tuple[str, ...]] = ("text", "reasoning")
 
     stage: Mapped[StageRecord] = relationship(back_populates="outputs")
 
 
 class ClaimRecord(Base):
-    """One claim of a stage's final claims, for querying across analyses."""
+    """One claim of a stage's final claims, for querying across analyses (which unit, which player).
+
+    The claim itself is the stage's: ``stage.claims[<kind>Claims][position]`` (kept once, in the stage's blocks).
+    """
 
     __tablename__ = "analysis_claims"
 
@@ -137,7 +152,7 @@ class ClaimRecord(Base):
     kind: Mapped[str] = mapped_column(String(20))  # unit / event / timeline
     unit_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     player: Mapped[str] = mapped_column(String(200), default="")
-    payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    position: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class IssueRecord(Base):

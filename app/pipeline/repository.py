@@ -7,10 +7,11 @@ crashed (its process is gone, or its heartbeat is older than :data:`LEASE_STALE_
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -21,6 +22,7 @@ from sqlalchemy.orm import Session, selectinload
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.parse import unit_id_of
 from app.errors import KnownError
+from app.memory.tables import MemObservation
 from app.pipeline.events import StageKind, StageRef
 from app.pipeline.records import (
     AnalysisRecord,
@@ -34,10 +36,15 @@ from app.pipeline.records import (
 )
 from app.store.blocks import (
     PromptIntegrityError,
+    collect_garbage,
     is_reference_form,
-    load_messages,
+    join_blocks,
+    pack_blocks,
+    read_blocks,
+    rebuild_messages,
     request_digest,
     store_messages,
+    store_texts,
 )
 from app.store.db import Database
 
@@ -135,12 +142,61 @@ def _request_record(s: Session, r: RequestLog, default_error: str = "") -> Reque
     )
 
 
-def _prompt_of(s: Session, req: RequestRecord) -> list[dict[str, Any]]:
+BlockRow = AnalysisRecord | StageRecord | OutputRecord
+_JSON_FIELDS = frozenset({"plan", "claims"})
+
+
+def _put_texts(s: Session, row: BlockRow, **values: Any) -> None:
+    """Set block fields of ``row``: a non-empty value goes to the block store, its column keeps the empty value."""
+    refs = dict(row.blocks or {})
+    names: list[str] = []
+    texts: list[str] = []
+    for name, value in values.items():
+        if name not in row.block_fields:
+            raise ValueError(f"{name} is not a block field of {type(row).__name__}")
+        refs.pop(name, None)
+        if not value:
+            setattr(row, name, value)
+            continue
+        names.append(name)
+        texts.append(json.dumps(value, ensure_ascii=False) if name in _JSON_FIELDS else str(value))
+        setattr(row, name, {} if name in _JSON_FIELDS else "")
+    refs.update(zip(names, store_texts(s, texts), strict=True))
+    row.blocks = refs
+
+
+def _fill_texts(row: BlockRow, texts: Mapping[str, str]) -> None:
+    """Put a row's block fields back from the blocks read (on a detached row: nothing is written back)."""
+    for name, hashes in (row.blocks or {}).items():
+        text = join_blocks(texts, hashes, f"{type(row).__name__} {row.id}.{name}")
+        setattr(row, name, json.loads(text) if name in _JSON_FIELDS else text)
+
+
+def _row_digests(
+    blocks: Iterable[Mapping[str, Sequence[str]] | None], requests: Iterable[Sequence[Mapping[str, Any]]]
+) -> Iterator[str]:
+    """Every block hash of request references (``messages`` columns) and of rows' ``blocks``, in order of use."""
+    for messages in requests:
+        if is_reference_form(messages):
+            for ref in messages:
+                yield from ref["blocks"]
+    for refs in blocks:
+        for hashes in (refs or {}).values():
+            yield from hashes
+
+
+def _prompt_of(texts: Mapping[str, str], req: RequestRecord) -> list[dict[str, Any]]:
     """A request row's messages as sent: rebuilt from blocks, or as stored by a pre-block row (no hash)."""
     stored = list(req.messages or [])
     if not is_reference_form(stored):
         return stored
-    return list(load_messages(s, stored, req.prompt_sha256 or None, request_id=req.id))
+    return list(rebuild_messages(texts, stored, req.prompt_sha256 or None, request_id=req.id))
+
+
+def _output(s: Session, role: str, text: str, reasoning: str) -> OutputRecord:
+    out = OutputRecord(role=role, text=text, reasoning=reasoning, blocks={})
+    _put_texts(s, out, text=text, reasoning=reasoning)
+    return out
 
 
 def _issue_record(issue: ValidationIssue, after_revision: bool) -> IssueRecord:
@@ -191,14 +247,13 @@ class AnalysisRepository:
                 model_id=model_id,
                 lang=lang,
                 status="running",
-                plan=plan,
-                summary_text=summary_text,
                 overview_text="",
                 totals={},
                 message="",
                 owner=owner,
                 heartbeat_at=utcnow() if owner else None,
             )
+            _put_texts(s, rec, plan=plan, summary_text=summary_text)
             for i, ref in enumerate(stages):
                 rec.stages.append(
                     StageRecord(
@@ -214,6 +269,7 @@ class AnalysisRepository:
                         reasoning="",
                         found_fact="",
                         claims={},
+                        blocks={},
                         revised=False,
                         truncated=False,
                         message="",
@@ -281,10 +337,9 @@ class AnalysisRepository:
             st = self._stage(s, analysis_id, ref.key)
             st.status = FINISHED
             st.outcome = "stop"
-            st.text = result.text
-            st.reasoning = result.reasoning
-            st.found_fact = result.found_fact
-            st.claims = result.claims
+            _put_texts(
+                s, st, text=result.text, reasoning=result.reasoning, found_fact=result.found_fact, claims=result.claims
+            )
             st.revised = result.revised
             st.truncated = result.truncated
             st.finished_at = utcnow()
@@ -294,7 +349,7 @@ class AnalysisRepository:
             st.lookbacks.clear()
             st.requests.extend(_request_record(s, r) for r in result.requests)
             for role, text, reasoning in result.outputs:
-                st.outputs.append(OutputRecord(role=role, text=text, reasoning=reasoning))
+                st.outputs.append(_output(s, role, text, reasoning))
             st.issues.extend(_issue_record(issue, after) for issue, after in result.issues)
             for start, end, tokens, served, reason in result.lookbacks:
                 st.lookbacks.append(
@@ -302,7 +357,7 @@ class AnalysisRepository:
                 )
             s.flush()
             for kind, key in (("unit", "unitClaims"), ("event", "eventClaims"), ("timeline", "timelineClaims")):
-                for claim in result.claims.get(key, []) or []:
+                for position, claim in enumerate(result.claims.get(key, []) or []):
                     unit_id = unit_id_of(claim.get("unitId")) if isinstance(claim, dict) else None
                     s.add(
                         ClaimRecord(
@@ -310,11 +365,11 @@ class AnalysisRepository:
                             kind=kind,
                             unit_id=unit_id,
                             player=str(claim.get("player", "")) if isinstance(claim, dict) else "",
-                            payload=claim if isinstance(claim, dict) else {"value": claim},
+                            position=position,
                         )
                     )
             if ref.kind is StageKind.OVERVIEW:
-                st.analysis.overview_text = result.text
+                _put_texts(s, st.analysis, overview_text=result.text)
 
     def add_stage_issues(
         self, analysis_id: int, key: str, issues: Sequence[ValidationIssue]
@@ -357,7 +412,7 @@ class AnalysisRepository:
             st.message = message
             st.finished_at = utcnow()
             if partial_text:
-                st.outputs.append(OutputRecord(role="partial", text=partial_text, reasoning=""))
+                st.outputs.append(_output(s, "partial", partial_text, ""))
             st.requests.extend(_request_record(s, r, default_error=message) for r in requests)
 
     def unfinished_stages(self, analysis_id: int) -> list[str]:
@@ -397,11 +452,86 @@ class AnalysisRepository:
                 )
             ).one()
             assert isinstance(rec, AnalysisRecord)
-            prompts = {req.id: _prompt_of(s, req) for stage in rec.stages for req in stage.requests}
-        for stage in rec.stages:  # detached now: filling in the text never writes it back
-            for req in stage.requests:
-                req.messages = prompts[req.id]
+            rows: list[BlockRow] = [rec, *rec.stages, *(o for st in rec.stages for o in st.outputs)]
+            requests = [req for st in rec.stages for req in st.requests]
+            texts = read_blocks(s, _row_digests((r.blocks for r in rows), (req.messages or [] for req in requests)))
+        for row in rows:  # detached now: filling in the text never writes it back
+            _fill_texts(row, texts)
+        prompts = {req.id: _prompt_of(texts, req) for req in requests}
+        for req in requests:
+            req.messages = prompts[req.id]
         return rec
+
+    def pack(self, analysis_id: int) -> int:
+        """Pack the loose blocks once an analysis ends, in the order it used them (see :mod:`app.store.blocks`)."""
+        with self.db.session() as s:
+            return pack_blocks(s, _row_digests(*self._rows(s, [analysis_id])))
+
+    def apply_retention(self, keep_last: int | None) -> int:
+        """Drop the full prompts of all but the newest ``keep_last`` analyses (None: keep all); returns how many.
+
+        Each request keeps its ``prompt_sha256`` (what was sent is still known); blocks no row refers to any more
+        are deleted. The file shrinks at the next ``replaysage db vacuum``.
+        """
+        if keep_last is None:
+            return 0
+        with self.db.session() as s:
+            ids = list(s.scalars(select(AnalysisRecord.id).order_by(AnalysisRecord.id.desc())))
+            old = [i for i in ids[max(keep_last, 0) :] if i not in self._running(s)]
+            dropped = 0
+            for start in range(0, len(old), 500):
+                stage_ids = select(StageRecord.id).where(StageRecord.analysis_id.in_(old[start : start + 500]))
+                for req in s.scalars(select(RequestRecord).where(RequestRecord.stage_id.in_(stage_ids))):
+                    if req.messages:
+                        req.messages = []
+                        dropped += 1
+            s.flush()
+            if dropped:
+                self._collect(s)
+            return dropped
+
+    def vacuum_blocks(self) -> tuple[int, int, int]:
+        """Pack loose blocks and delete unreferenced ones: ``(packed, deleted, packs rewritten)``."""
+        with self.db.session() as s:
+            packed = pack_blocks(s, _row_digests(*self._rows(s, None)))
+            deleted, rewritten = self._collect(s)
+            return packed, deleted, rewritten
+
+    def _collect(self, s: Session) -> tuple[int, int]:
+        """Delete the blocks no row refers to: the analyses' rows, and memory observations' candidates."""
+        live = set(_row_digests(*self._rows(s, None)))
+        live.update(h for refs in s.scalars(select(MemObservation.candidate_blocks)) for h in refs or [])
+        return collect_garbage(s, live)
+
+    @staticmethod
+    def _running(s: Session) -> set[int]:
+        rows = s.execute(select(AnalysisRecord.id, AnalysisRecord.owner, AnalysisRecord.heartbeat_at))
+        return {i for i, owner, beat in rows if lease_alive(owner, beat)}
+
+    @staticmethod
+    def _rows(
+        s: Session, analysis_ids: Sequence[int] | None
+    ) -> tuple[list[dict[str, list[str]]], list[list[dict[str, Any]]]]:
+        """The ``blocks`` of the rows and the request references of some analyses (None: all), in order of use."""
+        where = [] if analysis_ids is None else [StageRecord.analysis_id.in_(analysis_ids)]
+        requests = s.scalars(
+            select(RequestRecord.messages)
+            .join(StageRecord, RequestRecord.stage_id == StageRecord.id)
+            .where(*where)
+            .order_by(StageRecord.analysis_id, StageRecord.ordinal, RequestRecord.id)
+        ).all()
+        own = [] if analysis_ids is None else [AnalysisRecord.id.in_(analysis_ids)]
+        blocks = list(s.scalars(select(AnalysisRecord.blocks).where(*own)))
+        blocks += s.scalars(
+            select(StageRecord.blocks).where(*where).order_by(StageRecord.analysis_id, StageRecord.ordinal)
+        )
+        blocks += s.scalars(
+            select(OutputRecord.blocks)
+            .join(StageRecord, OutputRecord.stage_id == StageRecord.id)
+            .where(*where)
+            .order_by(OutputRecord.id)
+        )
+        return [dict(b or {}) for b in blocks], [list(m or []) for m in requests]
 
     def request_messages(self, request_id: int) -> list[dict[str, Any]]:
         """The prompt of one stored request exactly as it was sent (hash-checked)."""
@@ -409,7 +539,7 @@ class AnalysisRepository:
             req = s.get(RequestRecord, request_id)
             if req is None:
                 raise PromptIntegrityError(f"request {request_id} does not exist")
-            return _prompt_of(s, req)
+            return _prompt_of(read_blocks(s, _row_digests((), [req.messages or []])), req)
 
     def for_replay(self, replay_sha256: str) -> list[AnalysisRecord]:
         """Past analyses of a replay, newest first (without their stages)."""

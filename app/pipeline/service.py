@@ -148,6 +148,7 @@ async def run_analysis(
         limits = getattr(provider, "limits", None)
         deadline_s = limits.run_s if isinstance(limits, StreamLimits) else 0.0
     analysis_id = await run.run(resume_id=resume_id, deadline_s=deadline_s)
+    await asyncio.to_thread(_apply_prompt_retention, db)
     if learn:
         from app.pipeline.hooks import remember_run
         from app.pipeline.learning import run_due_maintenance
@@ -177,3 +178,24 @@ def analyses_of(db: Database, replay_path: str | Path) -> list[Any]:
     from app.pipeline.prepare import file_sha256
 
     return AnalysisRepository(db).for_replay(file_sha256(Path(replay_path)))
+
+
+def _apply_prompt_retention(db: Database) -> None:
+    from app.settings import Settings
+
+    AnalysisRepository(db).apply_retention(Settings.load().prompt_retention())
+
+
+def tidy_store(db: Database) -> str:
+    """``replaysage db vacuum``'s analysis part: the prompt retention setting, then packing and dropping blocks."""
+    from app.settings import Settings
+
+    keep = Settings.load().prompt_retention()
+    repo = AnalysisRepository(db)
+    dropped = repo.apply_retention(keep)
+    packed, deleted, rewritten = repo.vacuum_blocks()
+    kept = "all" if keep is None else f"the newest {keep}"
+    return (
+        f"prompts kept for {kept} analyses ({dropped} dropped now); text blocks: {packed} packed, {deleted} unused "
+        f"deleted, {rewritten} packs rewritten (提示词保留与文本块整理完成)"
+    )

@@ -8,7 +8,7 @@ from typing import Any
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``db``."""
-    p = sub.add_parser("db", help="check, back up or restore the database")
+    p = sub.add_parser("db", help="check, back up, restore or vacuum the database")
     p.add_argument("--db", help="database file (default: the one in the user data folder)")
     actions = p.add_subparsers(dest="db_command", metavar="ACTION", required=True)
     check = actions.add_parser("check", help="PRAGMA quick_check (or the full integrity_check with --full)")
@@ -17,6 +17,10 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     backup = actions.add_parser("backup", help="back up now (kept in backups/ next to the database)")
     backup.add_argument("--keep", type=int, default=None, help="how many backups to keep (default 7)")
     backup.set_defaults(func=_cmd_backup)
+    vacuum = actions.add_parser(
+        "vacuum", help="apply the prompt retention setting, drop unused text blocks and compact the file"
+    )
+    vacuum.set_defaults(func=_cmd_vacuum)
     restore = actions.add_parser("restore", help="replace the database with the newest sound backup")
     restore.add_argument("--from", dest="source", help="a backup file to restore instead of the newest")
     restore.set_defaults(func=_cmd_restore)
@@ -69,4 +73,18 @@ def _cmd_restore(args: argparse.Namespace) -> int:
     path = Path(args.db) if args.db else database_path()
     used, aside = restore_database(path, Path(args.source) if args.source else None)
     print(f"restored {path} from {used}" + (f"; the previous file was kept as {aside}" if aside else ""))
+    return 0
+
+
+def _cmd_vacuum(args: argparse.Namespace) -> int:
+    from app.store.db import open_database
+    from app.store.maintenance import vacuum
+
+    path = _path(args)
+    db = open_database(path)
+    try:
+        for line in vacuum(db):
+            print(line)
+    finally:
+        db.close()
     return 0
