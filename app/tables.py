@@ -8,9 +8,10 @@ Domains add their table module here (one import line each, listed in ``__all__``
 
 from __future__ import annotations
 
+from app.library import tables as library_tables
 from app.memory import tables as memory_tables
 from app.pipeline import records as analysis_records
 from app.store import blocks, meta
 from app.wisdom import tables as wisdom_tables
 
-__all__ = ["analysis_records", "blocks", "memory_tables", "meta", "wisdom_tables"]
+__all__ = ["analysis_records", "blocks", "library_tables", "memory_tables", "meta", "wisdom_tables"]

@@ -1,18 +1,22 @@
 """The replay library: the replay folder as a sortable, searchable table that follows the folder's changes.
 
-Rows are parsed in a worker thread; sorting and filtering happen in the source model (engineering notes §1.9:
-a proxy model over a Python model is two orders of magnitude slower on large folders). A
-``QFileSystemWatcher`` on the folder triggers a debounced rescan that only parses new or changed files.
+A scan runs in a worker thread: :func:`app.library.scan_folder` reads the headers of new or changed files only
+(the rest comes from the store's header cache, keyed by path, size and mtime) and reports progress. Sorting and
+filtering happen in the source model over search text and sort keys computed once per row (engineering notes
+§1.9: a proxy model over a Python model is two orders of magnitude slower on large folders). A
+``QFileSystemWatcher`` on the folder triggers a debounced rescan.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import (
     QAbstractTableModel,
     QFileSystemWatcher,
@@ -32,9 +36,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.library import scan_folder
+from app.store import Database
 from ui.analysis_view import clock
 from ui.lang import UiLanguage
-from ui.replay_info import ReplayInfo, is_replay, load_info
+from ui.replay_info import ReplayInfo, info_from_summary
 from ui.widgets import plain_label
 
 log = logging.getLogger(__name__)
@@ -51,14 +57,30 @@ COLUMNS = (
 _Index = QModelIndex | QPersistentModelIndex
 
 
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """A replay with what search and sort compare, computed once when the row arrives (not per keystroke)."""
+
+    info: ReplayInfo
+    haystack: str
+    cells: tuple[str, ...]
+    date: datetime
+
+
+def _row(info: ReplayInfo) -> _Row:
+    cells = tuple(LibraryModel.cell(info, c) for c in range(len(COLUMNS)))
+    hay = f"{info.map_name} {info.players_text} {info.mod} {info.path.name}".lower()
+    return _Row(info, hay, cells, info.date or datetime.min.replace(tzinfo=UTC))
+
+
 class LibraryModel(QAbstractTableModel):
-    """Replay rows, sorted and filtered in the model itself."""
+    """Replay rows, sorted and filtered in the model itself over precomputed search text and sort keys."""
 
     def __init__(self, ui: UiLanguage) -> None:
         super().__init__()
         self.ui = ui
-        self._all: dict[Path, ReplayInfo] = {}
-        self._rows: list[ReplayInfo] = []
+        self._all: dict[Path, _Row] = {}
+        self._rows: list[_Row] = []
         self._filter = ""
         self._sort = (2, Qt.SortOrder.DescendingOrder)
         ui.changed.connect(lambda _c: self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1))
@@ -81,17 +103,18 @@ class LibraryModel(QAbstractTableModel):
         """O(1) cell text; the tooltip carries a parse error."""
         if not index.isValid():
             return None
-        info = self._rows[index.row()]
+        row = self._rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._cell(info, index.column())
+            return row.cells[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return info.error or str(info.path)
+            return row.info.error or str(row.info.path)
         if role == Qt.ItemDataRole.UserRole:
-            return str(info.path)
+            return str(row.info.path)
         return None
 
     @staticmethod
-    def _cell(info: ReplayInfo, col: int) -> str:
+    def cell(info: ReplayInfo, col: int) -> str:
+        """The text of column ``col`` for ``info``."""
         if col == 0:
             return info.map_name or ("⚠ " + info.error[:60] if info.error else "")
         if col == 1:
@@ -105,12 +128,12 @@ class LibraryModel(QAbstractTableModel):
         return info.path.name
 
     @staticmethod
-    def _key(info: ReplayInfo, col: int) -> Any:
+    def _key(row: _Row, col: int) -> Any:
         if col == 2:
-            return info.date or datetime.min.astimezone()
+            return row.date
         if col == 3:
-            return info.duration
-        return LibraryModel._cell(info, col).lower()
+            return row.info.duration
+        return row.cells[col].lower()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort in the source model."""
@@ -124,13 +147,9 @@ class LibraryModel(QAbstractTableModel):
 
     def _rebuild(self) -> None:
         words = self._filter.split()
-        rows = [
-            i
-            for i in self._all.values()
-            if all(w in f"{i.map_name} {i.players_text} {i.mod} {i.path.name}".lower() for w in words)
-        ]
+        rows = [r for r in self._all.values() if all(w in r.haystack for w in words)]
         col, order = self._sort
-        rows.sort(key=lambda i: self._key(i, col), reverse=order is Qt.SortOrder.DescendingOrder)
+        rows.sort(key=lambda r: self._key(r, col), reverse=order is Qt.SortOrder.DescendingOrder)
         self.beginResetModel()
         self._rows = rows
         self.endResetModel()
@@ -138,28 +157,21 @@ class LibraryModel(QAbstractTableModel):
     def put(self, infos: list[ReplayInfo]) -> None:
         """Add or replace rows."""
         for info in infos:
-            self._all[info.path] = info
+            self._all[info.path] = _row(info)
         self._rebuild()
 
-    def remove_missing(self, folder: Path, present: set[Path]) -> None:
-        """Drop rows of ``folder``'s files that no longer exist (files opened from elsewhere stay)."""
-        gone = [p for p in self._all if p.parent == folder and p not in present]
-        for p in gone:
-            del self._all[p]
-        if gone:
-            self._rebuild()
-
-    def known(self) -> set[Path]:
-        """Paths already parsed."""
-        return set(self._all)
+    def replace_folder(self, folder: Path, infos: list[ReplayInfo]) -> None:
+        """Make ``infos`` the rows of ``folder`` (its other rows are dropped; files opened from elsewhere stay)."""
+        self._all = {p: r for p, r in self._all.items() if p.parent != folder}
+        self.put(infos)
 
     def info_at(self, row: int) -> ReplayInfo:
         """The row's replay."""
-        return self._rows[row]
+        return self._rows[row].info
 
     def paths(self) -> list[Path]:
         """Visible paths in display order."""
-        return [i.path for i in self._rows]
+        return [r.info.path for r in self._rows]
 
 
 class LibraryWidget(QWidget):
@@ -171,9 +183,10 @@ class LibraryWidget(QWidget):
 
     replay_activated = Signal(str)
 
-    def __init__(self, ui: UiLanguage, parent: QWidget | None = None) -> None:
+    def __init__(self, ui: UiLanguage, db: Database, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ui = ui
+        self.db = db
         self.folder: Path | None = None
         self.model = LibraryModel(ui)
         self.search = QLineEdit(self)
@@ -206,12 +219,13 @@ class LibraryWidget(QWidget):
         self.watcher.directoryChanged.connect(lambda _p: self._debounce.start())
         self._scan_task: asyncio.Task[int] | None = None
         self.scans = 0
+        self.parsed = 0  # files the last scan had to read (the others came from the header cache)
 
     def _activated(self, index: QModelIndex) -> None:
         self.replay_activated.emit(str(self.model.info_at(index.row()).path))
 
-    def set_folder(self, folder: str | Path | None) -> None:
-        """Watch ``folder`` (empty: none) and scan it."""
+    def set_folder(self, folder: str | Path | None) -> asyncio.Task[int] | None:
+        """Watch ``folder`` (empty: none) and scan it; returns the scan task."""
         if self.watcher.directories():
             self.watcher.removePaths(self.watcher.directories())
         self.folder = Path(folder) if folder else None
@@ -222,12 +236,12 @@ class LibraryWidget(QWidget):
                     "No replay folder set (Settings → Replay folder); drop or open files.",
                 )
             )
-            return
+            return None
         self.watcher.addPath(str(self.folder))
-        self.rescan()
+        return self.rescan()
 
     def rescan(self) -> asyncio.Task[int] | None:
-        """Parse new or changed files of the folder in a worker thread."""
+        """Read new or changed files of the folder in a worker thread (the rest comes from the header cache)."""
         if self.folder is None:
             return None
         if self._scan_task is not None and not self._scan_task.done():
@@ -237,23 +251,28 @@ class LibraryWidget(QWidget):
         return self._scan_task
 
     async def _scan(self, folder: Path) -> int:
-        files = await asyncio.to_thread(lambda: sorted(p for p in folder.iterdir() if p.is_file() and is_replay(p)))
-        present = set(files)
-        self.model.remove_missing(folder, present)
-        new = [p for p in files if p not in self.model.known()]
-        batch: list[ReplayInfo] = []
-        for p in new:
-            batch.append(await asyncio.to_thread(load_info, p, stats=False))
-            if len(batch) >= 20:
-                self.model.put(batch)
-                batch = []
-        if batch:
-            self.model.put(batch)
+        loop = asyncio.get_running_loop()
+
+        def progress(done: int, total: int) -> None:  # worker thread: the label is set on the GUI thread
+            text = self.ui.t(f"正在读取录像头 {done}/{total}…", f"Reading replay headers {done}/{total}…")
+            loop.call_soon_threadsafe(self._progress, text)
+
+        def scan() -> tuple[list[ReplayInfo], int]:
+            result = scan_folder(self.db, folder, progress)
+            return [info_from_summary(h) for h in result.summaries], result.parsed
+
+        infos, parsed = await asyncio.to_thread(scan)
+        self.model.replace_folder(folder, infos)
         self.scans += 1
+        self.parsed = parsed
         self._fit_columns()
         n = self.model.rowCount()
         self.status.setText(self.ui.t(f"{folder} · {n} 个录像", f"{folder} · {n} replays"))
-        return len(new)
+        return parsed
+
+    def _progress(self, text: str) -> None:
+        if shiboken6.isValid(self.status):
+            self.status.setText(text)
 
     def add_files(self, infos: list[ReplayInfo]) -> None:
         """Show opened or dropped files too (they may live outside the folder)."""

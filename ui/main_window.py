@@ -157,7 +157,7 @@ class MainWindow(QMainWindow):
         self.resize(1280, 760)
 
         self.message_bar = MessageBar(self)
-        self.library = LibraryWidget(self.ui)
+        self.library = LibraryWidget(self.ui, ctx.db)
         self.card = ReplayCard(self.ui)
         self.timeline = TimelineChart(self.ui)
         self.analysis = AnalysisView(runner, self.ui)
@@ -412,7 +412,9 @@ class MainWindow(QMainWindow):
 
                 return ErrorWisdomManager(db, lang)
 
-            self.wisdom_tab: QWidget = WisdomTab(wisdom_manager, lang)
+            from app.wisdom.store import WisdomStore
+
+            self.wisdom_tab: QWidget = WisdomTab(wisdom_manager, lang, store=WisdomStore(db))
         except Exception as exc:  # a missing or broken side view must not take the window down
             log.warning("error-wisdom tab unavailable: %r", exc)
             self.wisdom_tab = self._placeholder(t("错误智慧库暂不可用", "Error wisdom is not available"), exc)

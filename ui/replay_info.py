@@ -6,9 +6,14 @@ widgets read without touching the parser.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.library import HeaderSummary
 
 REPLAY_SUFFIXES = (".ra3replay", ".kwreplay", ".cnc3replay")
 
@@ -69,6 +74,35 @@ def is_replay(path: Path) -> bool:
     return path.suffix.lower() in REPLAY_SUFFIXES
 
 
+def player_colors(slot_colors: list[int]) -> Callable[[int], str]:
+    """The colour of each listed player given every slot's colour index, in slot order.
+
+    A Random colour is assigned by the game at start and not recorded: each such player gets a palette colour
+    nobody else in the game uses, so every curve stays distinguishable.
+    """
+    used = set(slot_colors)
+    free = iter([c for i, c in enumerate(PLAYER_COLORS) if i not in used])
+    return lambda index: PLAYER_COLORS[index] if 0 <= index < len(PLAYER_COLORS) else next(free, RANDOM_COLOR)
+
+
+def info_from_summary(h: HeaderSummary) -> ReplayInfo:
+    """A library row from the cached header summary (no APM: the card reads the whole file when opened)."""
+    if h.error:
+        return ReplayInfo(path=Path(h.path), error=h.error)
+    colors = player_colors([p.color for p in h.players])
+    players = tuple(PlayerInfo(p.name, p.faction, p.team, colors(p.color), observer=p.observer) for p in h.players)
+    return ReplayInfo(
+        path=Path(h.path),
+        map_name=h.map_name,
+        mod=h.mod,
+        game=h.game,
+        date=h.played_utc,
+        duration=h.duration,
+        players=players,
+        truncated=h.truncated,
+    )
+
+
 def load_info(path: Path, *, stats: bool = True) -> ReplayInfo:
     """Parse ``path`` and summarise it (blocking: call from a worker thread).
 
@@ -95,17 +129,14 @@ def load_info(path: Path, *, stats: bool = True) -> ReplayInfo:
         from app.replay.stats import player_stats
 
         by_slot = {st.slot.index: st for st in player_stats(replay)}
-    # a Random colour is assigned by the game at start and not recorded: give each such player a palette colour
-    # nobody else in the game uses, so every curve stays distinguishable
-    used = {s.color for s in header.slots}
-    free = iter([c for i, c in enumerate(PLAYER_COLORS) if i not in used])
+    colors = player_colors([s.color for s in header.slots])
     placeholder = header.post_commentator_slot  # ``PC=``: a slot that never acts, not a person
     for slot in header.slots:
         if slot.kind in (SlotKind.CLOSED, SlotKind.OPEN) or slot.index == placeholder:
             continue
         st = by_slot.get(slot.index)
         faction = getattr(st, "faction", "") or slot.faction or "?"
-        color = PLAYER_COLORS[slot.color] if 0 <= slot.color < len(PLAYER_COLORS) else next(free, RANDOM_COLOR)
+        color = colors(slot.color)
         players.append(
             PlayerInfo(
                 name=slot.display_name,
