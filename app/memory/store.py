@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from app.memory import ledger
@@ -62,6 +62,7 @@ from app.memory.tables import (
 from app.memory.views import EpisodeView, FactView, QueueView, fact_view, queue_view
 from app.store import Database
 from app.store.blocks import join_blocks, read_blocks, store_texts
+from app.store.paging import SortKey, count_rows, page_of
 
 if TYPE_CHECKING:
     from app.i18n import Lang
@@ -122,6 +123,34 @@ class BatchReport:
     outcomes: tuple[Outcome, ...]
     promotions: int = 0
     demoted: int = 0
+
+
+FactSort = tuple[str, bool]
+"""``(column name, descending)`` of the fact list; names are the keys of :data:`FACT_SORT_COLUMNS`."""
+FACT_SORT_COLUMNS: dict[str, Any] = {
+    "id": MemFact.id,
+    "type": MemFact.type,
+    "status": MemFact.status,
+    "confidence": MemFact.confidence,
+}
+"""The columns the fact list sorts by (each indexed, so a sorted page is an index walk)."""
+
+
+def _fact_query(
+    type_: str | None, status: str | None, min_confidence: float | None, subject: str | None, produced_by: str | None
+) -> Select[Any]:
+    q = select(MemFact)
+    if type_:
+        q = q.where(MemFact.type == type_)
+    if status:
+        q = q.where(MemFact.status == status)
+    if min_confidence is not None:
+        q = q.where(MemFact.confidence >= min_confidence)
+    if subject:
+        q = q.where(MemFact.subject == subject)
+    if produced_by:
+        q = q.where(MemFact.produced_by == produced_by)
+    return q
 
 
 class MemoryStore:
@@ -803,21 +832,29 @@ class MemoryStore:
         subject: str | None = None,
         produced_by: str | None = None,
         limit: int = 1000,
+        offset: int = 0,
+        sort: FactSort | None = None,
+        total: int | None = None,
     ) -> list[FactView]:
-        """Facts filtered by type, status, minimum confidence, subject or pipeline version (newest first)."""
-        q = select(MemFact)
-        if type:
-            q = q.where(MemFact.type == type)
-        if status:
-            q = q.where(MemFact.status == status)
-        if min_confidence is not None:
-            q = q.where(MemFact.confidence >= min_confidence)
-        if subject:
-            q = q.where(MemFact.subject == subject)
-        if produced_by:
-            q = q.where(MemFact.produced_by == produced_by)
-        with self.db.session() as s:
-            return [fact_view(f) for f in s.scalars(q.order_by(MemFact.id.desc()).limit(limit)).all()]
+        """Facts filtered by type, status, minimum confidence, subject or pipeline version (newest first).
+
+        ``sort`` orders by one of :data:`FACT_SORT_COLUMNS`; with ``total`` (:meth:`count_facts` of the same
+        filter) a page past the middle is read from the end (see :mod:`app.store.paging`).
+        """
+        q = _fact_query(type, status, min_confidence, subject, produced_by)
+        order = [SortKey(MemFact.id, True)]
+        if sort is not None:
+            name, descending = sort
+            order = [SortKey(FACT_SORT_COLUMNS[name], descending), SortKey(MemFact.id, descending)]
+        with self.db.read() as s:
+            return [fact_view(f) for f in page_of(s, q, order, offset=offset, limit=limit, total=total)]
+
+    def count_facts(
+        self, type: str | None = None, status: str | None = None, *, min_confidence: float | None = None
+    ) -> int:
+        """How many facts match the filter of :meth:`facts`."""
+        with self.db.read() as s:
+            return count_rows(s, _fact_query(type, status, min_confidence, None, None))
 
     def search(self, text: str, limit: int = 50) -> list[FactView]:
         """Facts of any status whose content or value contains ``text`` (on-demand recall, spec §4.1 < 0.5)."""

@@ -51,7 +51,10 @@ class MemFact(Base):
     """A semantic fact with its ledger, status and supersede pointers."""
 
     __tablename__ = "memory_facts"
-    __table_args__ = (Index("ix_memory_facts_key", "subject", "attribute"),)
+    __table_args__ = (
+        Index("ix_memory_facts_key", "subject", "attribute"),
+        Index("ix_memory_facts_confidence_id", "confidence", "id"),  # the facts list sorted by confidence
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     type: Mapped[str] = mapped_column(String(16), index=True)

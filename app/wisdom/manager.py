@@ -24,7 +24,7 @@ from app.wisdom import taxonomy as tx
 from app.wisdom.entry import PreventionRule, Verification, WisdomEntry, WisdomFormatError, iso, now_utc
 from app.wisdom.prevention import PreCheckResult, PreventionEngine, builtin_rule_records, query_keys
 from app.wisdom.rules import RuleGenerationManager
-from app.wisdom.store import EntryFilter
+from app.wisdom.store import EntryFilter, WisdomStore
 from app.wisdom.timeliness import TimelinessManager, as_store, entry_confidence, state_of
 
 log = logging.getLogger("replaysage.wisdom")
@@ -98,6 +98,68 @@ def wisdom_audit_due(db: Database, now: float | None = None) -> bool:
     return last is None or (now if now is not None else time.time()) - last >= AUDIT_INTERVAL_S
 
 
+def wisdom_metrics(store: WisdomStore) -> dict[str, Any]:
+    """The spec's Phase 2 and 3 metrics computed from the store (None where nothing was measured yet).
+
+    * 预防策略有效性 (prevention success rate) = Σ rule successes / Σ rule applications;
+    * 预防前置拦截率 (pre-intercept rate) = intercepted / (intercepted + preventable errors that happened),
+      intercepted = Σ successful preventions, preventable = occurrences of entries with 可预防性 high/medium;
+    * 规则自动生成率 = generated rules / all learned rules (the five built-ins are not learned);
+    * 时效性审计覆盖率 = audited entries / entries;
+    * 认知性错误识别率 = entries labelled correctly recognised / labelled cognitive entries;
+    * 聚类准确性 = generated rules validated / generated rules validated or rejected;
+    * 幻觉倾向降低率 = (baseline − current) / baseline, hallucination occurrences recorded in the 30 days
+      before the last 30 days (baseline) against the last 30 days (current).
+    """
+    rules = store.list_rules()
+    st = store.entry_stats()
+    applied = sum(r.applied for r in rules)
+    succ = sum(r.successes for r in rules)
+    learned = [r for r in rules if r.origin != "builtin"]
+    generated = [r for r in learned if r.origin == "generated"]
+    decided = [r for r in generated if r.last_validated]
+    good = [r for r in decided if r.status != "rejected"]
+
+    def ratio(a: int, b: int) -> float | None:
+        return a / b if b else None
+
+    now = now_utc()
+    cur = store.occurrences_between("hallucination", iso(now - timedelta(days=30)), iso(now + timedelta(seconds=1)))
+    base = store.occurrences_between("hallucination", iso(now - timedelta(days=60)), iso(now - timedelta(days=30)))
+
+    return {
+        "entries": st["total"],
+        "by_status": st["by_status"],
+        "rules": len(rules),
+        "learned_rules": len(learned),
+        "active_rules": sum(r.status == "active" for r in rules),
+        "prevention_success_rate": ratio(succ, applied),
+        "pre_intercept_rate": ratio(succ, succ + st["preventable_errors"]),
+        "rule_auto_generation_rate": ratio(len(generated), len(learned)),
+        "audit_coverage": ratio(st["audited"], st["total"]),
+        "recognition_rate": ratio(st["recognized"], st["labelled"]),
+        "cluster_accuracy": ratio(len(good), len(decided)),
+        "hallucination_reduction_rate": ratio(base - cur, base),
+        "targets": {
+            "prevention_success_rate": 0.75,
+            "pre_intercept_rate": 0.70,
+            "rule_auto_generation_rate": 0.60,
+            "audit_coverage": 1.0,
+            "recognition_rate": 0.80,
+            "cluster_accuracy": 0.80,
+            "hallucination_reduction_rate": 0.50,
+        },
+    }
+
+
+def ensure_builtin_rules(store: WisdomStore) -> None:
+    """Store the built-in prevention rules that are missing (a new store has none)."""
+    have = {r.rule_id for r in store.list_rules()}
+    for r in builtin_rule_records():
+        if r.rule_id not in have:
+            store.upsert_rule(r)
+
+
 class ErrorWisdomManager:
     """The error-wisdom library over one database.
 
@@ -119,10 +181,7 @@ class ErrorWisdomManager:
 
     # ---- loading ---------------------------------------------------------------------------------------------
     def _ensure_builtins(self) -> None:
-        have = {r.rule_id for r in self.store.list_rules()}
-        for r in builtin_rule_records():
-            if r.rule_id not in have:
-                self.store.upsert_rule(r)
+        ensure_builtin_rules(self.store)
 
     def reload(self) -> None:
         """Rebuild the rule index and the query index from the store."""
@@ -406,62 +465,9 @@ class ErrorWisdomManager:
         return entry_confidence(e)
 
     def metrics(self) -> dict[str, Any]:
-        """The spec's Phase 2 and 3 metrics computed from the store (None where nothing was measured yet).
-
-        * 预防策略有效性 (prevention success rate) = Σ rule successes / Σ rule applications;
-        * 预防前置拦截率 (pre-intercept rate) = intercepted / (intercepted + preventable errors that happened),
-          intercepted = Σ successful preventions, preventable = occurrences of entries with 可预防性 high/medium;
-        * 规则自动生成率 = generated rules / all learned rules (the five built-ins are not learned);
-        * 时效性审计覆盖率 = audited entries / entries;
-        * 认知性错误识别率 = entries labelled correctly recognised / labelled cognitive entries;
-        * 聚类准确性 = generated rules validated / generated rules validated or rejected;
-        * 幻觉倾向降低率 = (baseline − current) / baseline, hallucination occurrences recorded in the 30 days
-          before the last 30 days (baseline) against the last 30 days (current).
-        """
+        """The spec's Phase 2 and 3 metrics (:func:`wisdom_metrics`), the engine's rule statistics written first."""
         self.flush_stats()
-        rules = self.store.list_rules()
-        st = self.store.entry_stats()
-        applied = sum(r.applied for r in rules)
-        succ = sum(r.successes for r in rules)
-        learned = [r for r in rules if r.origin != "builtin"]
-        generated = [r for r in learned if r.origin == "generated"]
-        decided = [r for r in generated if r.last_validated]
-        good = [r for r in decided if r.status != "rejected"]
-
-        def ratio(a: int, b: int) -> float | None:
-            return a / b if b else None
-
-        now = now_utc()
-        cur = self.store.occurrences_between(
-            "hallucination", iso(now - timedelta(days=30)), iso(now + timedelta(seconds=1))
-        )
-        base = self.store.occurrences_between(
-            "hallucination", iso(now - timedelta(days=60)), iso(now - timedelta(days=30))
-        )
-
-        return {
-            "entries": st["total"],
-            "by_status": st["by_status"],
-            "rules": len(rules),
-            "learned_rules": len(learned),
-            "active_rules": sum(r.status == "active" for r in rules),
-            "prevention_success_rate": ratio(succ, applied),
-            "pre_intercept_rate": ratio(succ, succ + st["preventable_errors"]),
-            "rule_auto_generation_rate": ratio(len(generated), len(learned)),
-            "audit_coverage": ratio(st["audited"], st["total"]),
-            "recognition_rate": ratio(st["recognized"], st["labelled"]),
-            "cluster_accuracy": ratio(len(good), len(decided)),
-            "hallucination_reduction_rate": ratio(base - cur, base),
-            "targets": {
-                "prevention_success_rate": 0.75,
-                "pre_intercept_rate": 0.70,
-                "rule_auto_generation_rate": 0.60,
-                "audit_coverage": 1.0,
-                "recognition_rate": 0.80,
-                "cluster_accuracy": 0.80,
-                "hallucination_reduction_rate": 0.50,
-            },
-        }
+        return wisdom_metrics(self.store)
 
     # ---- export / import -------------------------------------------------------------------------------------
     def export_data(self) -> dict[str, Any]:

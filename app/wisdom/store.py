@@ -10,11 +10,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from app.errors import KnownError
 from app.store import Database
+from app.store.paging import SortKey, count_rows, page_of
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import ENTRY_ID_RE, PreventionRule, Verification, WisdomEntry, iso, now_utc
 from app.wisdom.tables import (
@@ -267,6 +268,37 @@ class EntryFilter:
     text: str | None = None
 
 
+EntrySort = tuple[str, bool]
+"""``(column name, descending)`` of the entry list; names are the keys of :data:`ENTRY_SORT_COLUMNS`."""
+ENTRY_SORT_COLUMNS: dict[str, Any] = {
+    "created": WisdomEntryRow.created_at,
+    "id": WisdomEntryRow.id,
+    "status": WisdomEntryRow.status,
+    "confidence": WisdomEntryRow.confidence,
+    "severity": WisdomEntryRow.severity,
+    "subtype": WisdomEntryRow.subtype_code,
+    "error_code": WisdomEntryRow.error_code,
+    "model": WisdomEntryRow.model,
+}
+"""The columns the entry list sorts by (each indexed, so a sorted page is an index walk)."""
+
+
+def _entry_query(flt: EntryFilter) -> Select[Any]:
+    q = select(WisdomEntryRow)
+    for col, val in (
+        (WisdomEntryRow.type_code, flt.type_code),
+        (WisdomEntryRow.subtype_code, flt.subtype_code),
+        (WisdomEntryRow.severity, flt.severity),
+        (WisdomEntryRow.status, flt.status),
+        (WisdomEntryRow.model, flt.model),
+    ):
+        if val:
+            q = q.where(col == val)
+    if flt.text:
+        q = q.where(WisdomEntryRow.description.contains(flt.text))
+    return q
+
+
 class WisdomStore:
     """Repository over the ``wisdom_*`` tables of one :class:`Database`."""
 
@@ -367,24 +399,32 @@ class WisdomStore:
             row.updated_at = v.timestamp
         return self.get_entry(entry_id)
 
-    def list_entries(self, flt: EntryFilter | None = None, limit: int = 500, offset: int = 0) -> list[WisdomEntry]:
-        """Entries matching ``flt``, newest first, without their verification history (a list view)."""
-        flt = flt or EntryFilter()
-        q = select(WisdomEntryRow)
-        for col, val in (
-            (WisdomEntryRow.type_code, flt.type_code),
-            (WisdomEntryRow.subtype_code, flt.subtype_code),
-            (WisdomEntryRow.severity, flt.severity),
-            (WisdomEntryRow.status, flt.status),
-            (WisdomEntryRow.model, flt.model),
-        ):
-            if val:
-                q = q.where(col == val)
-        if flt.text:
-            q = q.where(WisdomEntryRow.description.contains(flt.text))
-        q = q.order_by(WisdomEntryRow.created_at.desc(), WisdomEntryRow.id.desc()).limit(limit).offset(offset)
-        with self.db.session() as s:
-            return [_row_to_entry(r, []) for r in s.scalars(q)]
+    def list_entries(
+        self,
+        flt: EntryFilter | None = None,
+        limit: int = 500,
+        offset: int = 0,
+        *,
+        sort: EntrySort | None = None,
+        total: int | None = None,
+    ) -> list[WisdomEntry]:
+        """Entries matching ``flt`` without their verification history (a list view), newest first by default.
+
+        ``sort`` orders by one of :data:`ENTRY_SORT_COLUMNS`; with ``total`` (:meth:`count_entries` of the same
+        filter) a page past the middle is read from the end (see :mod:`app.store.paging`).
+        """
+        q = _entry_query(flt or EntryFilter())
+        order = [SortKey(WisdomEntryRow.created_at, True), SortKey(WisdomEntryRow.id, True)]
+        if sort is not None:
+            name, descending = sort
+            order = [SortKey(ENTRY_SORT_COLUMNS[name], descending), SortKey(WisdomEntryRow.id, descending)]
+        with self.db.read() as s:
+            return [_row_to_entry(r, []) for r in page_of(s, q, order, offset=offset, limit=limit, total=total)]
+
+    def count_entries(self, flt: EntryFilter | None = None) -> int:
+        """How many entries match ``flt``."""
+        with self.db.read() as s:
+            return count_rows(s, _entry_query(flt or EntryFilter()))
 
     def iter_entries(self, batch: int = 2000) -> Iterator[WisdomEntry]:
         """Every entry (without history), in id order, a batch per session."""
@@ -445,11 +485,6 @@ class WisdomStore:
                 _row_to_entry(r, vers.get(r.id, []))
                 for r in s.scalars(select(WisdomEntryRow).order_by(WisdomEntryRow.id))
             ]
-
-    def count_entries(self) -> int:
-        """Number of entries."""
-        with self.db.session() as s:
-            return int(s.scalar(select(func.count()).select_from(WisdomEntryRow)) or 0)
 
     def entry_stats(self) -> dict[str, Any]:
         """Counts for the metrics: per status, preventable, cognitive, labelled, audited."""

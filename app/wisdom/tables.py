@@ -90,6 +90,11 @@ class WisdomEntryRow(Base):
         Index("ix_wisdom_entries_model", "model"),
         Index("ix_wisdom_entries_tool_name", "tool_name"),
         Index("ix_wisdom_entries_severity", "severity"),
+        # the entry list's sort orders (see WisdomStore.list_entries): a page is an index walk
+        Index("ix_wisdom_entries_created_id", "created_at", "id"),
+        Index("ix_wisdom_entries_confidence_id", "confidence", "id"),
+        Index("ix_wisdom_entries_subtype_id", "subtype_code", "id"),
+        Index("ix_wisdom_entries_error_code_id", "error_code", "id"),
     )
 
 

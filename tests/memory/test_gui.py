@@ -44,13 +44,13 @@ def test_facts_tab_filters_and_detail(qtbot, store: MemoryStore, run) -> None:  
         tab = FactsTab(store, Lang.EN)
         qtbot.addWidget(tab)
         tab.resize(900, 500)
-        assert tab.table.rowCount() == 0  # the constructor does not query: the rows come from a worker thread
+        assert tab.model.rowCount() == 0  # the constructor does not query: the rows come from a worker thread
         await tab.refreshed()
-        assert tab.table.rowCount() == len(store.facts())
+        assert tab.model.rowCount() == len(store.facts())
         tab.type_box.setCurrentIndex(tab.type_box.findData("preference"))
         tab.status_box.setCurrentIndex(tab.status_box.findData("superseded"))
         await tab.refreshed()
-        assert tab.table.rowCount() == 1
+        assert tab.model.rowCount() == 1
         [concise] = store.facts("preference", "superseded")
         selected = _collect(tab.fact_selected)
         tab.table.selectRow(0)
@@ -65,16 +65,16 @@ def test_facts_tab_filters_and_detail(qtbot, store: MemoryStore, run) -> None:  
         tab.type_box.setCurrentIndex(0)
         await tab.refreshed()
         store.record_run(run_ep("r3", "z", ("A", "B")))  # habits wait for the batch
-        before = tab.table.rowCount()
+        before = tab.model.rowCount()
         done = _collect(tab.batch_finished)
         tab.batch_button.click()
         await tab.refreshed()
         assert done[0][0] > 0
-        assert tab.table.rowCount() == len(store.facts()) > before
+        assert tab.model.rowCount() == len(store.facts()) > before
         tab.type_box.setCurrentIndex(tab.type_box.findData("preference"))
         tab.min_conf.setValue(0.85)
         await tab.refreshed()
-        assert tab.table.rowCount() == len(store.facts("preference", min_confidence=0.85)) == 1
+        assert tab.model.rowCount() == len(store.facts("preference", min_confidence=0.85)) == 1
         assert tab.message.text() == f"batch: {done[0][0]} candidates committed"  # no error replaced it
 
     run(scenario())
@@ -153,7 +153,7 @@ def test_scorecard_tab_and_trend_chart(qtbot, store: MemoryStore, run) -> None: 
         assert series["flip_back_rate"] == [None, None, 0.0]
         img = sc.chart.grab().toImage()
         assert not img.isNull()
-        assert tabs.facts.table.rowCount() == len(store.facts())
+        assert tabs.facts.model.rowCount() == len(store.facts())
         assert tabs.queue.list.count() == len(store.queue()) == 1
 
     run(scenario())

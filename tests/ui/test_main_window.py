@@ -13,7 +13,6 @@ from app.pipeline import events as ev
 from app.pipeline.repository import AnalysisRepository
 from tests.conftest import corpus_file
 from tests.support.scripted_runner import ScriptedRunner
-from tests.support.typed import cell_text
 from tests.ui.conftest import until
 from tests.ui.scripts import ISSUES, STAGES, breakdown, script
 from ui.lang import UiLanguage
@@ -392,15 +391,16 @@ def test_side_tabs_host_the_wisdom_and_memory_views(qtbot: Any, run: Any) -> Non
         assert win.side_tabs.count() == 2
         await win.wisdom_tab.refreshed()
         await win.memory_tabs.refreshed()
-        assert [cell_text(win.wisdom_tab.table, r, 0) for r in range(win.wisdom_tab.table.rowCount())] == [entry_id]
+        entries = win.wisdom_tab.model
+        assert [entries.row_id(r) for r in range(entries.rowCount())] == [entry_id]
         assert win.wisdom_tab.rules_table.rowCount() == 5  # the built-ins
-        facts = win.memory_tabs.facts.table
+        facts = win.memory_tabs.facts.model
         assert fact_ids
-        assert [cell_text(facts, r, 0) for r in range(facts.rowCount())] == fact_ids
+        assert [facts.row_id(r) for r in range(facts.rowCount())] == fact_ids
         win.set_language(Lang.EN)  # rebuilt: the new views load again, the old ones stop
         await win.wisdom_tab.refreshed()
         await win.memory_tabs.refreshed()
-        assert cell_text(win.wisdom_tab.table, 0, 0) == entry_id
+        assert win.wisdom_tab.model.row_id(0) == entry_id
         assert win.wisdom_tab.message.text() == ""
         win.side_action.trigger()  # Ctrl+B hides the side tabs
         assert not win.side_tabs.isVisible()

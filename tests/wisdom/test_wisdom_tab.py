@@ -10,7 +10,7 @@ import pytest
 
 from app.i18n import Lang
 from app.wisdom import ErrorWisdomManager
-from app.wisdom.store import EntryNotFoundError
+from app.wisdom.store import EntryNotFoundError, WisdomStore
 from tests.support.typed import cell_text
 from tests.ui.conftest import loop, run
 
@@ -50,12 +50,12 @@ def test_tab_filters_detail_rules_audit_scene_change(qtbot, manager: ErrorWisdom
         tab = WisdomTab(manager, Lang.EN)
         qtbot.addWidget(tab)
         tab.resize(1000, 600)
-        assert tab.table.rowCount() == 0  # the constructor does not query: the rows come from a worker thread
+        assert tab.model.rowCount() == 0  # the constructor does not query: the rows come from a worker thread
         await tab.refreshed()
-        assert tab.table.rowCount() == 3
+        assert tab.model.rowCount() == 3
         tab.type_box.setCurrentIndex(tab.type_box.findData("cognitive"))
         await tab.refreshed()
-        assert tab.table.rowCount() == 1
+        assert tab.model.rowCount() == 1
         selected = _collect(tab.entry_selected)
         tab.table.selectRow(0)
         await tab.refreshed()
@@ -68,7 +68,7 @@ def test_tab_filters_detail_rules_audit_scene_change(qtbot, manager: ErrorWisdom
         tab.type_box.setCurrentIndex(0)
         tab.severity_box.setCurrentIndex(tab.severity_box.findData("severe"))
         await tab.refreshed()
-        assert tab.table.rowCount() == 1
+        assert tab.model.rowCount() == 1
 
         # the five built-in rules with their statistics
         assert tab.rules_table.rowCount() == 5
@@ -114,6 +114,7 @@ def test_tab_in_chinese_builds(qtbot, manager: ErrorWisdomManager, run) -> None:
 
 
 def test_manager_built_in_the_worker_thread_and_errors_shown(qtbot, db, run) -> None:  # type: ignore[no-untyped-def]
+    """Viewing reads the store; the first action builds the manager, in a worker thread."""
     import threading
 
     from ui.tabs.wisdom_tab import WisdomTab
@@ -125,14 +126,17 @@ def test_manager_built_in_the_worker_thread_and_errors_shown(qtbot, db, run) -> 
         return ErrorWisdomManager(db, Lang.EN)
 
     async def scenario() -> None:
-        tab = WisdomTab(factory, Lang.EN)
+        tab = WisdomTab(factory, Lang.EN, store=WisdomStore(db))
         qtbot.addWidget(tab)
         assert tab.service is None
+        await tab.refreshed()
+        assert built_on == []  # viewing never builds it (loading the query index competes for the GIL)
+        assert tab.rules_table.rowCount() == 5  # the built-ins, stored as building the manager would
+        tab.run_audit()
         await tab.refreshed()
         assert len(built_on) == 1
         assert built_on[0] != threading.main_thread().name
         assert tab.service is not None
-        assert tab.rules_table.rowCount() == 5
         task = tab.show_entry("ew_20990101_001")  # no such entry: the KnownError's message shows in the tab
         assert task is not None
         await tab.refreshed()

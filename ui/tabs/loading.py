@@ -61,7 +61,7 @@ class Loader:
         self._pending = (query, apply)
         if self.busy():
             return self._idle
-        loop = _current_loop()
+        loop = current_loop()
         if loop is None:
             QTimer.singleShot(0, self.owner, self._start_later)
             return None
@@ -70,7 +70,7 @@ class Loader:
 
     def _start_later(self) -> None:
         if self._pending is not None and not self.busy():
-            loop = _current_loop()
+            loop = current_loop()
             if loop is None:
                 self.on_error(RuntimeError("no asyncio event loop to load the view on"))
                 return
@@ -185,7 +185,7 @@ class Actions:
 
     def run(self, action: Callable[[], T], done: Callable[[T], None]) -> asyncio.Future[Any] | None:
         """Run ``action()`` in a worker thread, then ``done(result)`` on the GUI thread."""
-        loop = _current_loop()
+        loop = current_loop()
         if loop is None:
             self.on_error(RuntimeError("no asyncio event loop to run the action on"))
             return None
@@ -224,7 +224,7 @@ class Actions:
             self.on_error(err)
 
 
-def _current_loop() -> asyncio.AbstractEventLoop | None:
+def current_loop() -> asyncio.AbstractEventLoop | None:
     """The running loop, else the thread's set loop (qasync's before it runs), else None."""
     try:
         return asyncio.get_running_loop()

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QSplitter,
+    QTableView,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -42,6 +43,7 @@ from app.i18n import Lang, pick, system_lang
 from app.memory import HEALTHY, METRICS, EpisodeView, FactView, MemoryStore, QueueView, Scorecard, SourceView
 from app.memory.scorecard import LABELS
 from ui.tabs.loading import Actions, Loader, batches, error_text
+from ui.tabs.paging import PagedTableModel, PageQuery, PageRow, Sort, paged_table
 from ui.widgets import EmptyHint, FlowLayout
 
 TYPES = ("preference", "project_fact", "domain", "lesson")
@@ -69,12 +71,22 @@ def _fact_text(f: FactView, lang: Lang) -> str:
     return "\n".join(lines)
 
 
+FACT_SORT_KEYS = {0: "id", 1: "type", 2: "status", 3: "confidence"}
+"""Facts-table column → the store's sort key (the content column does not sort)."""
+
+
 def query_facts(
     store: MemoryStore, type_: str | None, status: str | None, min_confidence: float | None, lang: Lang
-) -> tuple[list[FactView], list[tuple[str, ...]]]:
-    """The facts table (worker thread): the filtered facts (the store's cap) and their column texts."""
-    facts = store.facts(type_, status, min_confidence=min_confidence)
-    return facts, [(str(f.id), f.type, f.status, f"{f.confidence:.3f}", f.content(lang)) for f in facts]
+) -> PageQuery:
+    """The facts table's query: filtered and sorted in SQL, read a page at a time (in worker threads)."""
+
+    def rows(offset: int, limit: int, total: int, sort: Sort | None) -> list[PageRow]:
+        facts = store.facts(
+            type_, status, min_confidence=min_confidence, limit=limit, offset=offset, sort=sort, total=total
+        )
+        return [(str(f.id), (str(f.id), f.type, f.status, f"{f.confidence:.3f}", f.content(lang))) for f in facts]
+
+    return PageQuery(lambda: store.count_facts(type_, status, min_confidence=min_confidence), rows)
 
 
 def query_chains(store: MemoryStore, lang: Lang) -> tuple[list[list[FactView]], list[str]]:
@@ -293,8 +305,6 @@ class FactsTab(QWidget):
         super().__init__(parent)
         self.store = store
         self.lang = lang or system_lang()
-        self._facts: list[FactView] = []
-        self.loader = Loader(self, self._show_error)
         self.detail_loader = Loader(self, self._show_error)
         self._actions = Actions(self, self._show_error)
         self.type_box = QComboBox()
@@ -314,7 +324,20 @@ class FactsTab(QWidget):
         filters = FlowLayout()  # reflows in a narrow side panel
         for w in (self.type_box, self.status_box, self.min_conf, self.batch_button, self.message):
             filters.addWidget(w)
-        self.table = QTableWidget(0, 5)
+        self.table = QTableView()
+        self.model = PagedTableModel(
+            self,
+            [
+                "#",
+                pick(self.lang, "类型", "type"),
+                pick(self.lang, "状态", "status"),
+                pick(self.lang, "置信度", "confidence"),
+                pick(self.lang, "内容", "content"),
+            ],
+            FACT_SORT_KEYS,
+            self._show_error,
+        )
+        paged_table(self.table, self.model)
         self.empty = EmptyHint(
             self.table,
             pick(
@@ -324,18 +347,6 @@ class FactsTab(QWidget):
                 "example), and your feedback is kept here too.",
             ),
         )
-        self.table.setHorizontalHeaderLabels(
-            [
-                "#",
-                pick(self.lang, "类型", "type"),
-                pick(self.lang, "状态", "status"),
-                pick(self.lang, "置信度", "confidence"),
-                pick(self.lang, "内容", "content"),
-            ]
-        )
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
         self.timeline = PolarityTimeline()
@@ -352,7 +363,7 @@ class FactsTab(QWidget):
         self.type_box.currentIndexChanged.connect(self.refresh)
         self.status_box.currentIndexChanged.connect(self.refresh)
         self.min_conf.valueChanged.connect(self.refresh)
-        self.table.itemSelectionChanged.connect(self._on_select)
+        self.table.selectionModel().selectionChanged.connect(self._on_select)
         self.batch_button.clicked.connect(self.run_batch)
         self.refresh()
 
@@ -360,12 +371,15 @@ class FactsTab(QWidget):
         self.message.show_error(exc, self.lang)
 
     async def refreshed(self) -> None:
-        """Return once every load and action started so far has finished (for tests and callers)."""
-        await _settle(self.loader, self.detail_loader, actions=self._actions)
+        """Return once every load, page read and action started so far has finished (for tests and callers)."""
+        while self.model.busy() or self.detail_loader.busy() or self._actions.tasks:
+            await _settle(self.model.loader, self.detail_loader, actions=self._actions)
+            await self.model.settled()
 
     def cancel_loading(self) -> None:
         """Stop applying pending loads (the tab is being replaced)."""
-        _cancel(self.loader, self.detail_loader, actions=self._actions)
+        self.model.cancel()
+        _cancel(self.detail_loader, actions=self._actions)
 
     def run_batch(self) -> asyncio.Future[Any] | None:
         """Run the batch track on demand (spec §2.2, worker thread) and reload."""
@@ -384,26 +398,13 @@ class FactsTab(QWidget):
         """Reload the list with the current filters (worker thread); returns the loading task."""
         conf = self.min_conf.value()
         type_, status, lang = self.type_box.currentData() or None, self.status_box.currentData() or None, self.lang
-        return self.loader.start(
-            lambda: query_facts(self.store, type_, status, conf if conf > 0 else None, lang), self._fill
-        )
-
-    def _fill(self, data: tuple[list[FactView], list[tuple[str, ...]]]) -> Iterator[None]:
-        facts, rows = data
-        self._facts = facts
-        self.table.setRowCount(len(rows))
-
-        def fill(start: int, stop: int) -> None:
-            for row in range(start, stop):
-                for col, text in enumerate(rows[row]):
-                    self.table.setItem(row, col, QTableWidgetItem(text))
-
-        yield from batches(len(rows), fill)
+        return self.model.set_query(query_facts(self.store, type_, status, conf if conf > 0 else None, lang))
 
     def _on_select(self) -> None:
-        rows = {i.row() for i in self.table.selectedItems()}
-        if rows and min(rows) < len(self._facts):
-            self.show_fact(self._facts[min(rows)].id)
+        rows = self.table.selectionModel().selectedRows()
+        fact_id = self.model.row_id(rows[0].row()) if rows else None
+        if fact_id is not None:
+            self.show_fact(int(fact_id))
 
     def show_fact(self, fact_id: int) -> asyncio.Future[None] | None:
         """Show one fact's provenance and its polarity timeline (loaded in a worker thread)."""

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
+    QTableView,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -33,8 +34,12 @@ from PySide6.QtWidgets import (
 from app.i18n import Lang, pick, system_lang
 from app.wisdom import EntryFilter, ErrorWisdomManager
 from app.wisdom import taxonomy as tx
-from app.wisdom.timeliness import format_audit_report
+from app.wisdom.entry import WisdomEntry
+from app.wisdom.manager import ensure_builtin_rules, wisdom_metrics
+from app.wisdom.store import WisdomStore
+from app.wisdom.timeliness import entry_confidence, format_audit_report
 from ui.tabs.loading import Actions, Lazy, Loader, batches, error_text
+from ui.tabs.paging import PagedTableModel, PageQuery, Sort, paged_table
 from ui.widgets import EmptyHint, FlowLayout
 
 SCENE_TYPES = ("model_upgrade", "model_change", "provider_change", "knowledge_update", "mod_version_change")
@@ -52,35 +57,46 @@ METRIC_LABELS = {
 Row = tuple[str, tuple[str, ...]]  # (id, the column texts)
 
 
-def query_entries(service: Lazy[ErrorWisdomManager], flt: EntryFilter, lang: Lang) -> list[Row]:
-    """The entries table's rows (worker thread): the filtered entries, newest first (the manager's cap)."""
-    rows: list[Row] = []
-    for e in service.get().list_entries(flt):
-        kind = pick(
-            lang, tx.subtype_label(e.subtype_code), tx.SUBTYPES.get(e.subtype_code, ("", "", e.subtype_code))[2]
-        )
-        rows.append(
-            (
-                e.id,
-                (
-                    e.id,
-                    e.status,
-                    f"{e.confidence:.3f}",
-                    e.severity,
-                    kind,
-                    e.error_code or "",
-                    e.model or "",
-                    e.description,
-                ),
-            )
-        )
-    return rows
+ENTRY_SORT_KEYS = {0: "id", 1: "status", 2: "confidence", 3: "severity", 4: "subtype", 5: "error_code", 6: "model"}
+"""Entry-table column → the store's sort key (the description column does not sort)."""
 
 
-def query_rules(service: Lazy[ErrorWisdomManager], lang: Lang) -> list[Row]:
+def entry_row(e: WisdomEntry, lang: Lang) -> Row:
+    """One entry as a row of the entries table."""
+    kind = pick(lang, tx.subtype_label(e.subtype_code), tx.SUBTYPES.get(e.subtype_code, ("", "", e.subtype_code))[2])
+    return (
+        e.id,
+        (e.id, e.status, f"{e.confidence:.3f}", e.severity, kind, e.error_code or "", e.model or "", e.description),
+    )
+
+
+def query_entries(store: WisdomStore, flt: EntryFilter, lang: Lang) -> PageQuery:
+    """The entries table's query: filtered and sorted in SQL, read a page at a time (in worker threads)."""
+
+    def rows(offset: int, limit: int, total: int, sort: Sort | None) -> list[Row]:
+        return [entry_row(e, lang) for e in store.list_entries(flt, limit, offset, sort=sort, total=total)]
+
+    return PageQuery(lambda: store.count_entries(flt), rows)
+
+
+def flushed(service: Lazy[ErrorWisdomManager], store: WisdomStore) -> WisdomStore:
+    """The store to read (worker thread), with the manager's pending rule statistics written first if it is built.
+
+    Viewing never builds the manager (that loads the whole query index: seconds of Python at 100,000 entries,
+    which would compete with the GUI thread for the GIL); only an action does.
+    """
+    manager = service.ready
+    if manager is not None:
+        manager.flush_stats()
+    else:
+        ensure_builtin_rules(store)  # what building the manager would do first
+    return store
+
+
+def query_rules(service: Lazy[ErrorWisdomManager], store: WisdomStore, lang: Lang) -> list[Row]:
     """The rules table's rows (worker thread): statistics and state of every rule."""
     rows: list[Row] = []
-    for rule in service.get().list_rules():
+    for rule in flushed(service, store).list_rules():
         scope = (
             " ".join(
                 x
@@ -109,9 +125,9 @@ def query_rules(service: Lazy[ErrorWisdomManager], lang: Lang) -> list[Row]:
     return rows
 
 
-def query_metrics(service: Lazy[ErrorWisdomManager], lang: Lang) -> list[tuple[str, str, str]]:
+def query_metrics(service: Lazy[ErrorWisdomManager], store: WisdomStore, lang: Lang) -> list[tuple[str, str, str]]:
     """The metrics table's rows (worker thread): value against the spec's target."""
-    m = service.get().metrics()
+    m = wisdom_metrics(flushed(service, store))
     rows: list[tuple[str, str, str]] = [
         (pick(lang, "条目数", "Entries"), str(m["entries"]), ""),
         (pick(lang, "规则数（启用）", "Rules (active)"), f"{m['rules']} ({m['active_rules']})", ""),
@@ -199,11 +215,10 @@ def readable(value: Any, lang: Lang, indent: int = 0) -> list[str]:
     return lines
 
 
-def query_entry(service: Lazy[ErrorWisdomManager], entry_id: str, lang: Lang) -> str:
+def query_entry(store: WisdomStore, entry_id: str, lang: Lang) -> str:
     """The detail view's text (worker thread): the whole entry, readable, with its current confidence."""
-    svc = service.get()
-    e = svc.get_entry(entry_id)
-    conf = svc.current_confidence(e)
+    e = store.get_entry(entry_id)
+    conf = entry_confidence(e)
     head = pick(lang, f"当前置信度（含时间衰减）：{conf:.3f}", f"Current confidence (with time decay): {conf:.3f}")
     return head + "\n\n" + "\n".join(readable(e.to_spec(), lang))
 
@@ -234,9 +249,11 @@ class WisdomTab(QWidget):
 
     Args:
         service: the library (shared with the pipeline's gate, so new entries show after a refresh), or a
-            function that builds it (called once, in a worker thread: building loads the query index).
+            function that builds it (called once, in a worker thread, at the first action: building loads the
+            query index).
         lang: label language (system language when None).
         parent: the Qt parent.
+        store: the store the views read (default: the given manager's; required with a factory).
 
     Signals:
         entry_selected(str): the id of the entry shown in the detail view.
@@ -254,11 +271,16 @@ class WisdomTab(QWidget):
         service: ErrorWisdomManager | Callable[[], ErrorWisdomManager],
         lang: Lang | None = None,
         parent: QWidget | None = None,
+        store: WisdomStore | None = None,
     ) -> None:
         super().__init__(parent)
         self._service = Lazy(service, ErrorWisdomManager)
+        if store is None:
+            if not isinstance(service, ErrorWisdomManager):
+                raise TypeError("WisdomTab needs the store when it is given a manager factory")
+            store = service.store
+        self._store = store
         self.lang = lang or system_lang()
-        self._entries = Loader(self, self._show_error)
         self._rules = Loader(self, self._show_error)
         self._metrics = Loader(self, self._show_error)
         self._detail = Loader(self, self._show_error)
@@ -283,16 +305,9 @@ class WisdomTab(QWidget):
         for w in (self.type_box, self.subtype_box, self.severity_box, self.status_box, self.refresh_button):
             filters.addWidget(w)
 
-        self.table = QTableWidget(0, 8)
-        self.empty = EmptyHint(
-            self.table,
-            t(
-                "还没有错误智慧条目。分析中被校验发现并确认的错误会记录在这里，用来在以后的分析中预防同类错误。",
-                "No error-wisdom entries yet. Mistakes that validation finds in analyses are recorded here and used "
-                "to prevent the same kind of mistake in later analyses.",
-            ),
-        )
-        self.table.setHorizontalHeaderLabels(
+        self.table = QTableView()
+        self.model = PagedTableModel(
+            self,
             [
                 "id",
                 t("状态", "State"),
@@ -302,12 +317,20 @@ class WisdomTab(QWidget):
                 t("错误码", "Code"),
                 t("模型", "Model"),
                 t("描述", "Description"),
-            ]
+            ],
+            ENTRY_SORT_KEYS,
+            self._show_error,
         )
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.itemSelectionChanged.connect(self._on_select)
+        paged_table(self.table, self.model)
+        self.empty = EmptyHint(
+            self.table,
+            t(
+                "还没有错误智慧条目。分析中被校验发现并确认的错误会记录在这里，用来在以后的分析中预防同类错误。",
+                "No error-wisdom entries yet. Mistakes that validation finds in analyses are recorded here and used "
+                "to prevent the same kind of mistake in later analyses.",
+            ),
+        )
+        self.table.selectionModel().selectionChanged.connect(self._on_select)
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
         split = QSplitter(Qt.Orientation.Vertical)  # the side panel is narrow: details below the table
@@ -423,19 +446,21 @@ class WisdomTab(QWidget):
         return self._service.ready
 
     def _loaders(self) -> tuple[Loader, ...]:
-        return (self._entries, self._rules, self._metrics, self._detail)
+        return (self.model.loader, self._rules, self._metrics, self._detail)
 
     async def refreshed(self) -> None:
-        """Return once every refresh, detail load and action started so far has finished (for tests)."""
-        while any(ld.busy() for ld in self._loaders()) or self._actions.tasks:
+        """Return once every refresh, page read, detail load and action started so far has finished (for tests)."""
+        while any(ld.busy() for ld in self._loaders()) or self._actions.tasks or self.model.busy():
             for ld in self._loaders():
                 await ld.wait()
             await self._actions.wait()
+            await self.model.settled()
 
     def cancel_loading(self) -> None:
         """Stop applying pending loads (the tab is being replaced)."""
         for ld in self._loaders():
             ld.cancel()
+        self.model.cancel()
         self._actions.cancel()
 
     # ---- views -----------------------------------------------------------------------------------------------
@@ -456,23 +481,15 @@ class WisdomTab(QWidget):
         )
 
     def refresh_entries(self) -> asyncio.Future[None] | None:
-        """Fill the entries table with the filtered entries (newest first); returns the loading task."""
-        flt, lang = self.current_filter(), self.lang
-        return self._entries.start(lambda: query_entries(self._service, flt, lang), self._fill_entries)
-
-    def _fill_entries(self, rows: list[Row]) -> Iterator[None]:
+        """Show the filtered entries (newest first, or the header's order); returns the loading task."""
         self.detail.setPlainText("")
-        yield from _fill_table(self.table, rows)
+        return self.model.set_query(query_entries(self._store, self.current_filter(), self.lang))
 
     def _on_select(self) -> None:
         rows = self.table.selectionModel().selectedRows()
-        if not rows:
-            return
-        item = self.table.item(rows[0].row(), 0)
-        if item is None:
-            return
-        eid = str(item.data(Qt.ItemDataRole.UserRole))
-        self.show_entry(eid)
+        eid = self.model.row_id(rows[0].row()) if rows else None
+        if eid is not None:
+            self.show_entry(eid)
 
     def show_entry(self, entry_id: str) -> asyncio.Future[None] | None:
         """Show the whole entry (the spec's JSON) with its current confidence; returns the loading task."""
@@ -482,12 +499,12 @@ class WisdomTab(QWidget):
             self.detail.setPlainText(text)
             self.entry_selected.emit(entry_id)
 
-        return self._detail.start(lambda: query_entry(self._service, entry_id, lang), show)
+        return self._detail.start(lambda: query_entry(self._store, entry_id, lang), show)
 
     def refresh_rules(self) -> asyncio.Future[None] | None:
         """Fill the rules table with statistics and state; returns the loading task."""
         lang = self.lang
-        return self._rules.start(lambda: query_rules(self._service, lang), self._fill_rules)
+        return self._rules.start(lambda: query_rules(self._service, self._store, lang), self._fill_rules)
 
     def _fill_rules(self, rows: list[Row]) -> Iterator[None]:
         yield from _fill_table(self.rules_table, rows)
@@ -514,7 +531,7 @@ class WisdomTab(QWidget):
     def refresh_metrics(self) -> asyncio.Future[None] | None:
         """Fill the metrics table (value against the spec's target); returns the loading task."""
         lang = self.lang
-        return self._metrics.start(lambda: query_metrics(self._service, lang), self._fill_metrics)
+        return self._metrics.start(lambda: query_metrics(self._service, self._store, lang), self._fill_metrics)
 
     def _fill_metrics(self, rows: list[tuple[str, str, str]]) -> None:
         self.metrics_table.setRowCount(len(rows))
