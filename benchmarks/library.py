@@ -10,7 +10,9 @@ writing gigabytes). The real :class:`ui.library.LibraryWidget` over a real SQLit
 * ``restart_scan_s``: the first scan of a new widget (as after a restart: everything comes from the cache);
 * ``changed_rescan_parsed``: how many files a rescan reads after 10 files were touched (must be 10);
 * ``keystroke_max_ms``: the longest GUI-thread time of one search keystroke (the filter and the repaint), typing
-  a map name, a player name and clearing it; ``stall_max_ms``: the longest event-loop stall during scans.
+  a map name, a player name and clearing it; ``scan_stall_max_ms``: the longest event-loop stall during scans;
+* ``keystroke_gui_cpu_max_ms`` and ``scan_gui_cpu_per_tick_max_ms``: the same as GUI-thread CPU time, what a
+  quiet machine would see (a shared, loaded machine stretches wall-clock times several times).
 
 Targets: first scan < 10 s, rescan < 1 s, a keystroke < 50 ms.
 
@@ -102,16 +104,20 @@ async def bench(folder: Path) -> dict[str, Any]:
     await _scan(widget)
     changed_parsed = widget.parsed
     monitor.stop()
-    scan_stall = monitor.max_ms
+    scan_stall, scan_busy = monitor.max_ms, monitor.busy_max_ms
 
     restarted = LibraryWidget(ui, db)  # a new window: its model is empty, the header cache is not
     restarted.resize(900, 700)
     restarted.show()
+    monitor = StallMonitor(tick=0.005).start()
     restart = await _scan(restarted, folder)
+    monitor.stop()
     restart_parsed = restarted.parsed
+    scan_stall, scan_busy = max(scan_stall, monitor.max_ms), max(scan_busy, monitor.busy_max_ms)
     restarted.close()
 
     keystrokes: list[float] = []
+    keystroke_cpu: list[float] = []
     counts: list[int] = []
     for text in ("infinity", "kimi", ""):
         widget.search.setFocus()
@@ -119,10 +125,11 @@ async def bench(folder: Path) -> dict[str, Any]:
         await asyncio.sleep(0.02)
         chars = text or "x"
         for ch in chars:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             QTest.keyClick(widget.search, ch)
             widget.table.viewport().repaint()  # the repaint the keystroke causes, counted on the GUI thread
             keystrokes.append((time.perf_counter() - t0) * 1000)
+            keystroke_cpu.append((time.thread_time() - c0) * 1000)
             await asyncio.sleep(0.01)
         if not text:
             t0 = time.perf_counter()
@@ -145,6 +152,8 @@ async def bench(folder: Path) -> dict[str, Any]:
         "restart_scan_parsed": restart_parsed,
         "changed_rescan_parsed": changed_parsed,
         "scan_stall_max_ms": round(scan_stall, 1),
+        "scan_gui_cpu_per_tick_max_ms": round(scan_busy, 1),
+        "keystroke_gui_cpu_max_ms": round(max(keystroke_cpu), 1),
         "keystroke_max_ms": round(max(keystrokes), 1),
         "keystroke_median_ms": round(sorted(keystrokes)[len(keystrokes) // 2], 1),
         "keystrokes": len(keystrokes),
@@ -189,6 +198,10 @@ def main() -> int:
         f"over {result['keystrokes']} keystrokes, rows {result['rows_after_search']} "
         f"(target < {KEYSTROKE_TARGET_MS:.0f} ms: {ok[result['keystroke_ok']]}); longest stall while scanning "
         f"{result['scan_stall_max_ms']} ms"
+    )
+    print(
+        f"  GUI-thread CPU (what a quiet machine sees): a keystroke at most {result['keystroke_gui_cpu_max_ms']} ms, "
+        f"between two ticks while scanning at most {result['scan_gui_cpu_per_tick_max_ms']} ms"
     )
     return 0
 

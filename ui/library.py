@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.library import scan_folder
+from app.library import ScanResult, scan_folder
 from app.store import Database
 from ui.analysis_view import clock
 from ui.lang import UiLanguage
@@ -58,19 +58,29 @@ _Index = QModelIndex | QPersistentModelIndex
 
 
 @dataclass(frozen=True, slots=True)
-class _Row:
-    """A replay with what search and sort compare, computed once when the row arrives (not per keystroke)."""
+class LibraryRow:
+    """A replay with what search and sort compare.
+
+    Computed once per row (in the scan's worker thread), not per keystroke or click on the GUI thread.
+    """
 
     info: ReplayInfo
     haystack: str
     cells: tuple[str, ...]
-    date: datetime
+    keys: tuple[Any, ...]
 
 
-def _row(info: ReplayInfo) -> _Row:
+def library_row(info: ReplayInfo) -> LibraryRow:
+    """The row of ``info`` (plain Python: build it in a worker thread for whole folders)."""
     cells = tuple(LibraryModel.cell(info, c) for c in range(len(COLUMNS)))
     hay = f"{info.map_name} {info.players_text} {info.mod} {info.path.name}".lower()
-    return _Row(info, hay, cells, info.date or datetime.min.replace(tzinfo=UTC))
+    keys = tuple(
+        info.date or _NO_DATE if c == 2 else info.duration if c == 3 else cells[c].lower() for c in range(len(COLUMNS))
+    )
+    return LibraryRow(info, hay, cells, keys)
+
+
+_NO_DATE = datetime.min.replace(tzinfo=UTC)
 
 
 class LibraryModel(QAbstractTableModel):
@@ -79,8 +89,8 @@ class LibraryModel(QAbstractTableModel):
     def __init__(self, ui: UiLanguage) -> None:
         super().__init__()
         self.ui = ui
-        self._all: dict[Path, _Row] = {}
-        self._rows: list[_Row] = []
+        self._all: dict[Path, LibraryRow] = {}
+        self._rows: list[LibraryRow] = []
         self._filter = ""
         self._sort = (2, Qt.SortOrder.DescendingOrder)
         ui.changed.connect(lambda _c: self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1))
@@ -127,14 +137,6 @@ class LibraryModel(QAbstractTableModel):
             return info.mod
         return info.path.name
 
-    @staticmethod
-    def _key(row: _Row, col: int) -> Any:
-        if col == 2:
-            return row.date
-        if col == 3:
-            return row.info.duration
-        return row.cells[col].lower()
-
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort in the source model."""
         self._sort = (column, order)
@@ -147,9 +149,11 @@ class LibraryModel(QAbstractTableModel):
 
     def _rebuild(self) -> None:
         words = self._filter.split()
-        rows = [r for r in self._all.values() if all(w in r.haystack for w in words)]
+        rows = (
+            [r for r in self._all.values() if all(w in r.haystack for w in words)] if words else [*self._all.values()]
+        )
         col, order = self._sort
-        rows.sort(key=lambda r: self._key(r, col), reverse=order is Qt.SortOrder.DescendingOrder)
+        rows.sort(key=lambda r: r.keys[col], reverse=order is Qt.SortOrder.DescendingOrder)
         self.beginResetModel()
         self._rows = rows
         self.endResetModel()
@@ -157,13 +161,14 @@ class LibraryModel(QAbstractTableModel):
     def put(self, infos: list[ReplayInfo]) -> None:
         """Add or replace rows."""
         for info in infos:
-            self._all[info.path] = _row(info)
+            self._all[info.path] = library_row(info)
         self._rebuild()
 
-    def replace_folder(self, folder: Path, infos: list[ReplayInfo]) -> None:
-        """Make ``infos`` the rows of ``folder`` (its other rows are dropped; files opened from elsewhere stay)."""
+    def replace_folder(self, folder: Path, rows: list[LibraryRow]) -> None:
+        """Make ``rows`` those of ``folder`` (its other rows are dropped; files opened from elsewhere stay)."""
         self._all = {p: r for p, r in self._all.items() if p.parent != folder}
-        self.put(infos)
+        self._all.update((r.info.path, r) for r in rows)
+        self._rebuild()
 
     def info_at(self, row: int) -> ReplayInfo:
         """The row's replay."""
@@ -220,6 +225,7 @@ class LibraryWidget(QWidget):
         self._scan_task: asyncio.Task[int] | None = None
         self.scans = 0
         self.parsed = 0  # files the last scan had to read (the others came from the header cache)
+        self._listed: Path | None = None  # the folder whose scan the rows show
 
     def _activated(self, index: QModelIndex) -> None:
         self.replay_activated.emit(str(self.model.info_at(index.row()).path))
@@ -257,15 +263,20 @@ class LibraryWidget(QWidget):
             text = self.ui.t(f"正在读取录像头 {done}/{total}…", f"Reading replay headers {done}/{total}…")
             loop.call_soon_threadsafe(self._progress, text)
 
-        def scan() -> tuple[list[ReplayInfo], int]:
-            result = scan_folder(self.db, folder, progress)
-            return [info_from_summary(h) for h in result.summaries], result.parsed
+        shown = self._listed == folder  # the rows are this folder's: an unchanged scan needs no rows at all
 
-        infos, parsed = await asyncio.to_thread(scan)
-        self.model.replace_folder(folder, infos)
+        def scan() -> tuple[list[LibraryRow], ScanResult]:
+            result = scan_folder(self.db, folder, progress, unchanged=not shown)
+            return [library_row(info_from_summary(h)) for h in result.summaries], result
+
+        rows, result = await asyncio.to_thread(scan)
+        parsed = result.parsed
+        if not shown or result.parsed or result.removed:
+            self.model.replace_folder(folder, rows)
+            self._listed = folder
         self.scans += 1
         self.parsed = parsed
-        self._fit_columns()
+        loop.call_soon(self._fit_columns)  # its own loop turn: measuring text is the costly part of a fill
         n = self.model.rowCount()
         self.status.setText(self.ui.t(f"{folder} · {n} 个录像", f"{folder} · {n} replays"))
         return parsed
@@ -281,7 +292,7 @@ class LibraryWidget(QWidget):
 
     def _fit_columns(self) -> None:
         """Size columns to their content once rows exist (sampling rows keeps it cheap, notes §1.9)."""
-        if self.model.rowCount() and not getattr(self, "_fitted", False):
+        if shiboken6.isValid(self) and self.model.rowCount() and not getattr(self, "_fitted", False):
             self._fitted = True
             self.table.horizontalHeader().setResizeContentsPrecision(50)
             self.table.resizeColumnsToContents()

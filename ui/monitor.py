@@ -17,6 +17,8 @@ class StallMonitor:
 
     tick: float = 0.005
     lateness: list[float] = field(default_factory=list)
+    busy: list[float] = field(default_factory=list)
+    """GUI-thread CPU seconds per tick: the stall a quiet machine would see (no other process, no GIL wait)."""
     _task: asyncio.Task[None] | None = None
 
     def start(self) -> StallMonitor:
@@ -26,9 +28,10 @@ class StallMonitor:
 
     async def _run(self) -> None:
         while True:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             await asyncio.sleep(self.tick)
             self.lateness.append(max(0.0, time.perf_counter() - t0 - self.tick))
+            self.busy.append(time.thread_time() - c0)
 
     def stop(self) -> None:
         """Stop sampling."""
@@ -40,6 +43,11 @@ class StallMonitor:
     def max_ms(self) -> float:
         """Longest stall in milliseconds."""
         return max(self.lateness, default=0.0) * 1000
+
+    @property
+    def busy_max_ms(self) -> float:
+        """The most GUI-thread CPU time spent between two ticks, in milliseconds (load-independent)."""
+        return max(self.busy, default=0.0) * 1000
 
     def percentile_ms(self, q: float) -> float:
         """The ``q`` quantile (0–1) of the lateness, in milliseconds."""

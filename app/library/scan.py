@@ -59,28 +59,37 @@ def list_folder(folder: Path) -> dict[str, tuple[int, int]]:
     return out
 
 
-def scan_folder(db: Database, folder: Path, progress: Progress | None = None) -> ScanResult:
-    """The replays of ``folder``: cached summaries of unchanged files, fresh ones of new or changed files."""
+def scan_folder(db: Database, folder: Path, progress: Progress | None = None, *, unchanged: bool = True) -> ScanResult:
+    """The replays of ``folder``: cached summaries of unchanged files, fresh ones of new or changed files.
+
+    With ``unchanged=False`` a scan that finds nothing new, changed or removed returns no summaries at all
+    (the caller shows them already): a rescan of an unchanged folder then reads only sizes and times.
+    """
     key = str(folder)
     present = list_folder(folder)
     with db.read() as s:
         cached = {
-            path: (size, mtime, summary)
-            for path, size, mtime, summary in s.execute(
-                select(LibraryFileRow.path, LibraryFileRow.size, LibraryFileRow.mtime_ns, LibraryFileRow.summary).where(
+            path: (size, mtime)
+            for path, size, mtime in s.execute(
+                select(LibraryFileRow.path, LibraryFileRow.size, LibraryFileRow.mtime_ns).where(
                     LibraryFileRow.folder == key
                 )
             )
         }
-    out: list[HeaderSummary] = []
-    todo: list[tuple[str, int, int]] = []
-    for path, (size, mtime) in present.items():
-        hit = cached.get(path)
-        if hit is not None and hit[0] == size and hit[1] == mtime:
-            out.append(summary_from_json(path, size, mtime, hit[2]))
-        else:
-            todo.append((path, size, mtime))
+    todo = [(path, size, mtime) for path, (size, mtime) in present.items() if cached.get(path) != (size, mtime)]
     gone = [p for p in cached if p not in present]
+    if not unchanged and not todo and not gone:
+        return ScanResult([], parsed=0, removed=0)
+    out: list[HeaderSummary] = []
+    if len(todo) < len(present):
+        with db.read() as s:
+            for path, size, mtime, summary in s.execute(
+                select(LibraryFileRow.path, LibraryFileRow.size, LibraryFileRow.mtime_ns, LibraryFileRow.summary).where(
+                    LibraryFileRow.folder == key
+                )
+            ):
+                if present.get(path) == (size, mtime):
+                    out.append(summary_from_json(path, size, mtime, summary))
     fresh: list[HeaderSummary] = []
     for i, (path, size, mtime) in enumerate(todo, 1):
         fresh.append(read_summary(Path(path), size, mtime))
@@ -96,7 +105,7 @@ def scan_folder(db: Database, folder: Path, progress: Progress | None = None) ->
     return ScanResult(out + fresh, parsed=len(fresh), removed=len(gone))
 
 
-def _store(db: Database, folder: str, summaries: Iterable[HeaderSummary], cached: dict[str, Any]) -> None:
+def _store(db: Database, folder: str, summaries: Iterable[HeaderSummary], cached: dict[str, tuple[int, int]]) -> None:
     """Write fresh summaries (replacing the stale rows of changed files) in one short transaction."""
     rows = [
         {"path": h.path, "folder": folder, "size": h.size, "mtime_ns": h.mtime_ns, "summary": summary_to_json(h)}

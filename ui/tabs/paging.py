@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
@@ -71,6 +71,9 @@ class _Fill:
 class PagedTableModel(QStandardItemModel):
     """Rows of a :class:`PageQuery`, a page at a time; sorting by a header click re-queries in SQL.
 
+    Signals:
+        rows_reset(): a new count and first page replaced the rows (a refresh, filter or order).
+
     The rows read are stored as Qt items, so painting the table runs no Python at all (a Python ``data()`` is
     called for every cell and role of every paint, and each call waits for the GIL while a worker thread runs
     Python). Which pages are needed is learnt from the view's scroll position (:func:`paged_table`).
@@ -81,6 +84,8 @@ class PagedTableModel(QStandardItemModel):
         sort_keys: column → the service's sort key name (columns not listed do not sort).
         on_error: shows a failed query in the view.
     """
+
+    rows_reset = Signal()
 
     def __init__(
         self,
@@ -137,12 +142,14 @@ class PagedTableModel(QStandardItemModel):
         self._generation += 1
         self._wanted.clear()
         self._fills.clear()
+        self._pages = OrderedDict()  # before the rows change: the view asks for the rows it then shows
+        self.total = 0
         self.setRowCount(0)  # drops every item (C++)
+        if total:
+            self._store_page(0, first)  # its items are made in the next loop turns, once the rows exist
         self.total = total
         self.setRowCount(total)  # empty rows: the scroll bar is true from the start
-        self._pages = OrderedDict()
-        if total:
-            self._store_page(0, first)
+        self.rows_reset.emit()
 
     def want_rows(self, first: int, last: int) -> None:
         """Rows ``first … last`` are on screen: read the pages they are on unless they are in memory."""
@@ -303,6 +310,11 @@ def paged_table(table: QTableView, model: PagedTableModel) -> None:
         bottom = table.rowAt(max(0, table.viewport().height() - 1))
         model.want_rows(top, bottom if bottom >= 0 else model.total - 1)  # -1: the rows end above the bottom
 
+    def reset() -> None:
+        table.scrollToTop()  # new rows (another order or filter) are shown from their first one
+        visible()
+
+    model.rows_reset.connect(reset)
     table.verticalScrollBar().valueChanged.connect(lambda _v: visible())
     table.verticalScrollBar().rangeChanged.connect(lambda _a, _b: visible())
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
