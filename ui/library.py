@@ -81,6 +81,8 @@ def library_row(info: ReplayInfo) -> LibraryRow:
 
 
 _NO_DATE = datetime.min.replace(tzinfo=UTC)
+_DISPLAY, _TOOLTIP, _PATH = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.UserRole
+_ROLES = frozenset((_DISPLAY, _TOOLTIP, _PATH))
 
 
 class LibraryModel(QAbstractTableModel):
@@ -90,6 +92,7 @@ class LibraryModel(QAbstractTableModel):
         super().__init__()
         self.ui = ui
         self._all: dict[Path, LibraryRow] = {}
+        self._folder_paths: dict[Path, list[Path]] = {}  # the rows each folder scan listed
         self._rows: list[LibraryRow] = []
         self._filter = ""
         self._sort = (2, Qt.SortOrder.DescendingOrder)
@@ -110,17 +113,15 @@ class LibraryModel(QAbstractTableModel):
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        """O(1) cell text; the tooltip carries a parse error."""
-        if not index.isValid():
+        """O(1) cell text; the tooltip carries a parse error (called per cell and role of every paint)."""
+        if role not in _ROLES or not index.isValid():
             return None
         row = self._rows[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             return row.cells[index.column()]
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             return row.info.error or str(row.info.path)
-        if role == Qt.ItemDataRole.UserRole:
-            return str(row.info.path)
-        return None
+        return str(row.info.path)
 
     @staticmethod
     def cell(info: ReplayInfo, col: int) -> str:
@@ -166,8 +167,10 @@ class LibraryModel(QAbstractTableModel):
 
     def replace_folder(self, folder: Path, rows: list[LibraryRow]) -> None:
         """Make ``rows`` those of ``folder`` (its other rows are dropped; files opened from elsewhere stay)."""
-        self._all = {p: r for p, r in self._all.items() if p.parent != folder}
+        for path in self._folder_paths.pop(folder, ()):
+            self._all.pop(path, None)
         self._all.update((r.info.path, r) for r in rows)
+        self._folder_paths[folder] = [r.info.path for r in rows]
         self._rebuild()
 
     def info_at(self, row: int) -> ReplayInfo:
