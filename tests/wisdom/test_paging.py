@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.wisdom import ErrorWisdomManager
+from app.wisdom.entry import WisdomEntry
 from app.wisdom.store import ENTRY_SORT_COLUMNS, EntryFilter
 
 EXAMPLES = json.loads((Path(__file__).parent / "data" / "spec_examples.json").read_text(encoding="utf-8"))
@@ -41,7 +43,7 @@ def test_pages_of_every_order_match_python(loaded: ErrorWisdomManager, key: str,
     assert total == len(everything) >= len(EXAMPLES) + len(set(MODELS))  # repeats may merge into one entry
     attr = ENTRY_SORT_COLUMNS[key].key  # the entry's field has the column's name
 
-    def sort_key(e: object) -> tuple[bool, object, str]:
+    def sort_key(e: WisdomEntry) -> tuple[bool, Any, str]:
         value = getattr(e, attr)
         return (value is not None, value if value is not None else "", e.id)  # SQLite: NULL first
 
