@@ -138,6 +138,11 @@ class LibraryModel(QAbstractTableModel):
             return info.mod
         return info.path.name
 
+    @property
+    def sort_order(self) -> tuple[int, Qt.SortOrder]:
+        """The column and direction rows are sorted by."""
+        return self._sort
+
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort in the source model."""
         self._sort = (column, order)
@@ -268,9 +273,15 @@ class LibraryWidget(QWidget):
 
         shown = self._listed == folder  # the rows are this folder's: an unchanged scan needs no rows at all
 
+        col, order = self.model.sort_order
+
         def scan() -> tuple[list[LibraryRow], ScanResult]:
             result = scan_folder(self.db, folder, progress, unchanged=not shown)
-            return [library_row(info_from_summary(h)) for h in result.summaries], result
+            rows = [library_row(info_from_summary(h)) for h in result.summaries]
+            rows.sort(
+                key=lambda r: r.keys[col], reverse=order is Qt.SortOrder.DescendingOrder
+            )  # then a re-sort is O(n)
+            return rows, result
 
         rows, result = await asyncio.to_thread(scan)
         parsed = result.parsed
