@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.library import ScanResult, scan_folder
+from app.library import scan_folder
 from app.store import Database
 from ui.analysis_view import clock
 from ui.lang import UiLanguage
@@ -77,6 +77,7 @@ def library_row(info: ReplayInfo) -> LibraryRow:
     keys = tuple(
         info.date or _NO_DATE if c == 2 else info.duration if c == 3 else cells[c].lower() for c in range(len(COLUMNS))
     )
+    hash(info.path)  # a Path computes (and keeps) its hash on first use: here, not while the GUI thread files it
     return LibraryRow(info, hay, cells, keys)
 
 
@@ -275,17 +276,15 @@ class LibraryWidget(QWidget):
 
         col, order = self.model.sort_order
 
-        def scan() -> tuple[list[LibraryRow], ScanResult]:
+        def scan() -> tuple[list[LibraryRow], int, int]:
             result = scan_folder(self.db, folder, progress, unchanged=not shown)
             rows = [library_row(info_from_summary(h)) for h in result.summaries]
-            rows.sort(
-                key=lambda r: r.keys[col], reverse=order is Qt.SortOrder.DescendingOrder
-            )  # then a re-sort is O(n)
-            return rows, result
+            # sorted here, the model's own sort of the rows is a linear pass
+            rows.sort(key=lambda r: r.keys[col], reverse=order is Qt.SortOrder.DescendingOrder)
+            return rows, result.parsed, result.removed  # the summaries are freed here, not on the GUI thread
 
-        rows, result = await asyncio.to_thread(scan)
-        parsed = result.parsed
-        if not shown or result.parsed or result.removed:
+        rows, parsed, removed = await asyncio.to_thread(scan)
+        if not shown or parsed or removed:
             self.model.replace_folder(folder, rows)
             self._listed = folder
         self.scans += 1
