@@ -402,7 +402,10 @@ def test_side_tabs_host_the_wisdom_and_memory_views(qtbot: Any, run: Any) -> Non
         await win.memory_tabs.refreshed()
         assert cell_text(win.wisdom_tab.table, 0, 0) == entry_id
         assert win.wisdom_tab.message.text() == ""
-        win.side_action.trigger()  # Ctrl+B hides the side tabs
+        assert not win.side_dock.isVisible()  # a 1280-wide first window starts with the side panel closed
+        win.side_action.trigger()  # Ctrl+B shows the side tabs, and hides them again
+        assert win.side_tabs.isVisible()
+        win.side_action.trigger()
         assert not win.side_tabs.isVisible()
 
     try:
