@@ -458,10 +458,15 @@ class MainWindow(QMainWindow):
         self._side_loading.add_done_callback(self._side_modules_imported)
 
     def _side_modules_imported(self, fut: asyncio.Future[None]) -> None:
-        if shiboken6.isValid(self) and not fut.cancelled():
-            if fut.exception() is not None:
-                log.warning("side tabs: %r", fut.exception())  # the views show what is unavailable
+        """Build the views now if the side panel is open, else when it opens (132 ms of widgets on the GUI thread)."""
+        if not shiboken6.isValid(self) or fut.cancelled():
+            return
+        if fut.exception() is not None:
+            log.warning("side tabs: %r", fut.exception())  # the views show what is unavailable
+        if self.side_dock.isVisible():
             self.ensure_side_tabs()
+        else:
+            self.side_dock.visibilityChanged.connect(lambda shown: self.ensure_side_tabs() if shown else None)
 
     async def side_tabs_loaded(self) -> None:
         """Return once the deferred side-tab load has built them."""

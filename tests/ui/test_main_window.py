@@ -277,6 +277,9 @@ def test_language_switch_is_live(qtbot: Any, run: Any) -> None:
         await task
         assert win.analysis.analyze_button.text() == "分析 (F5)"
         assert win.analysis.panels["overview"].title().startswith("总览")
+        win.side_dock.show()  # the side panel (closed in a narrow first window) builds its views when opened
+        await win.side_tabs_loaded()
+        assert win.side_tabs.tabText(0) == "错误智慧"
         win.set_language(Lang.EN)
         assert win.analysis.analyze_button.text() == "Analyze (F5)"
         assert win.analysis.panels["overview"].title().startswith("Overview")
