@@ -143,6 +143,7 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
         startup_ms = (age if age is not None else time.perf_counter() - T_PROCESS) * 1000
         await window.open_replay(sample_replay())
         await settle_after_startup(preload)  # as the app does after start-up
+        await window.side_tabs_loaded()  # the side tabs load after the window shows; a user then presses F5
         _reasoning, text = reply_texts(tokens)
 
         monitor = StallMonitor(tick=0.005).start()
@@ -192,6 +193,9 @@ def main() -> int:
     ap.add_argument("--rate", type=float, default=200.0)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    from ui.app import defer_gc
+
+    defer_gc()  # as the app does at start-up
     import qasync
     from PySide6.QtWidgets import QApplication
 

@@ -42,8 +42,10 @@ from PySide6.QtWidgets import (
 from app.claims.issues import Severity, ValidationIssue
 from app.errors import KnownError
 from app.pipeline import events as ev
+from ui.claims_table import ClaimRow
 from ui.lang import UiLanguage
 from ui.runner import AnalysisRunner
+from ui.theme import themed
 from ui.widgets import MARKDOWN_NO_HTML, Collapsible, FlowLayout, LazyTextSection, StreamBuffer, plain_label, text_box
 
 log = logging.getLogger(__name__)
@@ -68,7 +70,10 @@ SEVERITY_COLORS = {
 }
 
 
-MD_CHUNK_CHARS = 3000
+MD_CHUNK_CHARS = 800
+RENDER_SLICE_S = 0.008
+"""The final Markdown goes in as small pieces (:data:`MD_CHUNK_CHARS`), as many per event-loop turn as fit in this
+many seconds: a 3,000-character piece of a list-heavy answer took 20–27 ms, and two of them ran in one turn."""
 ENDED_STATES = ("done", "failed", "cancelled", "cut", "stalled", "length")
 """Panel states of a stage that ended; all but ``done`` mean the reply did not end by itself (resumable)."""
 
@@ -187,10 +192,13 @@ class StagePanel(Collapsible):
 
     Signals:
         time_clicked(float): an issue with a game time was clicked.
+        feedback_requested(object): the analyst wants to give feedback on this stage (None) or a claim (its
+            :class:`ui.claims_table.ClaimRow`).
     """
 
     time_clicked = Signal(float)
     retitled = Signal()
+    feedback_requested = Signal(object)
 
     def __init__(
         self, stage: ev.StageRef, title_zh: str, title_en: str, ui: UiLanguage, parent: QWidget | None = None
@@ -262,7 +270,17 @@ class StagePanel(Collapsible):
         self.claims_section = Collapsible("", expanded=False, parent=self)
         self.claims_table = ClaimsTable(self.ui, self)
         self.claims_section.add(self.claims_table)
+        self.claim_feedback_button = QPushButton(self)
+        self.claim_feedback_button.setEnabled(False)
+        self.claims_section.add(self.claim_feedback_button)
         self.claims_section.hide()
+        self.claims_table.itemSelectionChanged.connect(
+            lambda: self.claim_feedback_button.setEnabled(self.claims_table.selected_index() is not None)
+        )
+        self.claims_table.activated.connect(lambda _index: self._claim_feedback())  # Enter or double-click
+        self.claim_feedback_button.clicked.connect(self._claim_feedback)
+        self.feedback_button = QPushButton(self)
+        self.feedback_button.clicked.connect(lambda: self.feedback_requested.emit(None))
         self.issues_section = Collapsible("", expanded=False, parent=self)
         self.issue_list = QListWidget(self)
         self.issue_list.setMaximumHeight(160)
@@ -285,6 +303,7 @@ class StagePanel(Collapsible):
             self.lookback_label,
             self.claims_section,
             self.issues_section,
+            self.feedback_button,
         ):
             self.add(w)
         if stage.kind is ev.StageKind.SUMMARY:
@@ -320,6 +339,8 @@ class StagePanel(Collapsible):
         if not self._built:
             return
         self.prompt_section.set_title(t("发送的提示词", "Prompt sent"))
+        self.feedback_button.setText(t("对这个阶段反馈…", "Feedback on this stage…"))
+        self.claim_feedback_button.setText(t("对选中的断言反馈…", "Feedback on the selected claim…"))
         n = len(self.drafts)
         self.drafts_section.set_title(t(f"修订前草稿（{n}）", f"Drafts before revision ({n})"))
         n_claims = self.claims_table.rowCount()
@@ -332,6 +353,11 @@ class StagePanel(Collapsible):
 
     def _user_toggled(self) -> None:
         self.user_set = True
+
+    def _claim_feedback(self) -> None:
+        index = self.claims_table.selected_index()
+        if index is not None:
+            self.feedback_requested.emit(self.claims_table.rows[index])
 
     def issue_count_text(self) -> str:
         """`` · found 3 · fixed 2 · 1 left`` (after a revision) or `` · 2 issues``; "" without issues."""
@@ -574,7 +600,7 @@ class StagePanel(Collapsible):
         self._md_chunks = chunks
         self._md_first = True
         self.md_pending = True
-        QTimer.singleShot(0, self._render_next_chunk)
+        QTimer.singleShot(1, self._render_next_chunk)
 
     md_pending = False
 
@@ -582,15 +608,17 @@ class StagePanel(Collapsible):
         if not shiboken6.isValid(self) or not self._md_chunks:
             self.md_pending = False
             return
-        chunk = self._md_chunks.pop(0)
-        cursor = QTextCursor(self.final_view.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        if not self._md_first:
-            cursor.insertBlock()
-        self._md_first = False
-        cursor.insertMarkdown(chunk, MARKDOWN_NO_HTML)
+        t0 = time.perf_counter()
+        while self._md_chunks and time.perf_counter() - t0 < RENDER_SLICE_S:
+            chunk = self._md_chunks.pop(0)
+            cursor = QTextCursor(self.final_view.document())
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            if not self._md_first:
+                cursor.insertBlock()
+            self._md_first = False
+            cursor.insertMarkdown(chunk, MARKDOWN_NO_HTML)
         if self._md_chunks:
-            QTimer.singleShot(0, self._render_next_chunk)
+            QTimer.singleShot(1, self._render_next_chunk)  # a due timer, not a posted call: other work runs between
         else:
             self.md_pending = False
             self.final_view.moveCursor(QTextCursor.MoveOperation.Start)
@@ -699,6 +727,7 @@ class AnalysisView(QWidget):
         analyze_requested(): the Analyze button was pressed.
         resume_requested(): the Resume button was pressed.
         reopen_requested(int): a stored analysis was picked.
+        feedback_requested(object): a :class:`ui.feedback.FeedbackTarget` the analyst wants to give feedback on.
     """
 
     progress = Signal(int, int)
@@ -710,6 +739,7 @@ class AnalysisView(QWidget):
     analyze_requested = Signal()
     resume_requested = Signal()
     reopen_requested = Signal(int)
+    feedback_requested = Signal(object)
 
     def __init__(self, runner: AnalysisRunner, ui: UiLanguage, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -746,6 +776,7 @@ class AnalysisView(QWidget):
         self.resume_button.clicked.connect(self.resume_requested.emit)
         self.history.activated.connect(self._history_picked)
         self.analyze_button.setProperty("primary", True)
+        themed(self.analyze_button)
         bar = FlowLayout()  # wraps onto a second row in a narrow window instead of widening it
         for w in (
             self.model_label,
@@ -928,6 +959,7 @@ class AnalysisView(QWidget):
             panel = StagePanel(stage, f"窗口 {stage.window + 1}", f"Window {stage.window + 1}", self.ui)
             group.add(panel)
         panel.time_clicked.connect(self.time_requested.emit)
+        panel.feedback_requested.connect(lambda row, p=panel: self._feedback_on(p, row))
         self.panels[stage.key] = panel
         if stage.kind is ev.StageKind.SUMMARY_ROUND:
             self.summary_button.setEnabled(True)
@@ -938,6 +970,24 @@ class AnalysisView(QWidget):
         panel.retitled.connect(lambda p=panel, it=item: self._outline_text(p, it))
         self._outline_text(panel, item)
         return panel
+
+    def _feedback_on(self, panel: StagePanel, row: ClaimRow | None) -> None:
+        """A panel asked for feedback: name the stored analysis, the stage and the claim for the window."""
+        from ui.feedback import FeedbackTarget
+
+        if self.analysis_id is None:
+            self.error.emit(self.ui.t("这次分析尚未保存，无法反馈。", "This analysis is not stored yet: no feedback."))
+            return
+        title = panel.ui.t(panel.title_zh, panel.title_en)
+        if panel.stage.kind is ev.StageKind.WINDOW:
+            title += f"  {clock(panel.stage.start_seconds)}–{clock(panel.stage.end_seconds)}"
+        label = ""
+        if row is not None:
+            index = panel.claims_table.rows.index(row)
+            item = panel.claims_table.item(index, 0)
+            label = item.text() if item is not None else row.key
+        target = FeedbackTarget(self.analysis_id, panel.stage.key, title, row.ref if row else None, label)
+        self.feedback_requested.emit(target)
 
     def handle(self, e: ev.PipelineEvent) -> None:
         """Apply one pipeline event to the panels."""

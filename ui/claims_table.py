@@ -51,6 +51,11 @@ class ClaimRow:
     confidence: str
     unit_id: int | None
 
+    @property
+    def ref(self) -> str:
+        """The claim as ``replaysage feedback --claim`` takes it: ``#762`` for an object, else its key."""
+        return f"#{self.unit_id}" if self.unit_id is not None else self.key
+
 
 def claim_rows(claims: Mapping[str, Any]) -> list[ClaimRow]:
     """Rows of a ``ClaimsParsed`` dictionary, unit claims first."""

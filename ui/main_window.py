@@ -7,7 +7,9 @@ A thin view over :mod:`app` services: replays are parsed in worker threads, anal
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
+import warnings
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDockWidget,
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -45,10 +48,13 @@ from ui.replay_info import ReplayInfo, is_replay, load_info
 from ui.runner import AnalysisRunner, default_runner
 from ui.settings_dialog import SettingsDialog
 from ui.tabs.loading import Loader, error_text
+from ui.theme import themed
 from ui.widgets import MessageBar, plain_label
 
 if TYPE_CHECKING:
+    from app.pipeline.feedback import FeedbackResult
     from app.pipeline.records import AnalysisRecord
+    from ui.feedback import FeedbackDialog, FeedbackTarget
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +88,19 @@ def _analyses_of(db: Database, path: Path) -> list[AnalysisRecord]:
 
     records: list[AnalysisRecord] = analyses_of(db, path)
     return records
+
+
+NARROW_WINDOW = 1600
+"""A first window narrower than this (a 1366- or 1440-wide laptop) starts with the side panel closed: open, it
+left the analysis about 700 px at 1366."""
+
+SIDE_MODULES = ("app.memory.store", "app.wisdom.manager", "ui.tabs.memory_tabs", "ui.tabs.wisdom_tab")
+"""What the side tabs import: loaded in a worker thread after the window shows (see ``showEvent``)."""
+
+
+def _import_side_modules() -> None:
+    for name in SIDE_MODULES:
+        importlib.import_module(name)
 
 
 def _load_analysis(db: Database, analysis_id: int) -> AnalysisRecord:
@@ -161,8 +180,11 @@ class MainWindow(QMainWindow):
         self.card = ReplayCard(self.ui)
         self.timeline = TimelineChart(self.ui)
         self.analysis = AnalysisView(runner, self.ui)
-        self.side_tabs = QTabWidget()
-        self._build_side_tabs()
+        self.side_tabs = themed(QTabWidget())  # the side views use the sheet's roles (empty, hint, invalid)
+        self._side_built = False
+        self._shown_once = False
+        self._layout_restored = False
+        self._side_loading: asyncio.Future[None] | None = None
         # what the analysis area shows (an opened replay, a reopened analysis): the newest request wins, so a
         # slow replay opened first can never replace one opened after it
         self.replay_loader = Loader(self, self._load_failed)
@@ -214,6 +236,10 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.statusBar().addWidget(self.status_label, 1)
         self.statusBar().addPermanentWidget(self.progress)
+        self.side_button = QToolButton(self)  # the side panel's switch, visible when the dock starts hidden
+        self.side_button.setDefaultAction(self.side_dock.toggleViewAction())
+        self.side_button.setAutoRaise(True)
+        self.statusBar().addPermanentWidget(self.side_button)
         self._build_menus()
 
         self.library.replay_activated.connect(lambda p: self.open_replay(Path(p)))
@@ -226,6 +252,7 @@ class MainWindow(QMainWindow):
         self.analysis.time_requested.connect(self.timeline.jump_to)
         self.analysis.error.connect(self.show_error)
         self.analysis.run_finished.connect(self._run_finished)
+        self.analysis.feedback_requested.connect(self.open_feedback)
         self.ui.changed.connect(lambda _c: self._retitle())
         self._fill_models()
         self._retitle()
@@ -385,12 +412,75 @@ class MainWindow(QMainWindow):
         )
         return None
 
+    # -- side tabs ---------------------------------------------------------------------------------------------------
+
+    @property
+    def wisdom_tab(self) -> QWidget:
+        """The error-wisdom view (built now if the deferred load has not built it yet)."""
+        self.ensure_side_tabs()
+        return self._wisdom_tab
+
+    @property
+    def memory_tabs(self) -> QWidget:
+        """The memory views (built now if the deferred load has not built it yet)."""
+        self.ensure_side_tabs()
+        return self._memory_tabs
+
+    def ensure_side_tabs(self) -> None:
+        """Build the side tabs if they are not built yet."""
+        if not self._side_built:
+            self._build_side_tabs()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        """The first show loads the side tabs: their modules in a worker thread, then the views.
+
+        The imports (memory and error-wisdom libraries, their tables) and the views took 560 ms of the window's
+        construction; the window now shows first and the tabs follow. A plain future and its done callback, never
+        a task: a caller running ``processEvents()`` inside a task (the self-test) would re-enter the loop.
+        """
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            if not self._layout_restored and self.width() < NARROW_WINDOW:
+                self.side_dock.hide()  # the analysis gets the width; Ctrl+B or the status-bar button opens it
+        if self._side_loading is not None or self._side_built:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # shown before the loop runs: load once it does
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                try:
+                    loop = asyncio.get_event_loop()
+                except RuntimeError:  # no loop at all (a bare QApplication): built when first asked for
+                    return
+        self._side_loading = loop.run_in_executor(None, _import_side_modules)
+        self._side_loading.add_done_callback(self._side_modules_imported)
+
+    def _side_modules_imported(self, fut: asyncio.Future[None]) -> None:
+        """Build the views now if the side panel is open, else when it opens (132 ms of widgets on the GUI thread)."""
+        if not shiboken6.isValid(self) or fut.cancelled():
+            return
+        if fut.exception() is not None:
+            log.warning("side tabs: %r", fut.exception())  # the views show what is unavailable
+        if self.side_dock.isVisible():
+            self.ensure_side_tabs()
+        else:
+            self.side_dock.visibilityChanged.connect(lambda shown: self.ensure_side_tabs() if shown else None)
+
+    async def side_tabs_loaded(self) -> None:
+        """Return once the deferred side-tab load has built them."""
+        if self._side_loading is not None:
+            await asyncio.wait([self._side_loading])
+            await asyncio.sleep(0)  # the done callback that builds them
+
     def _build_side_tabs(self) -> None:
         """Host the error-wisdom and memory views where they exist; otherwise show a ready, empty frame.
 
         The views load their data in worker threads (the error-wisdom manager, whose construction loads the
         query index, is built there too), so building them costs the GUI thread only the widgets.
         """
+        self._side_built = True
         lang = self.ui.lang
         t = self.ui.t
         current = self.side_tabs.currentIndex()
@@ -414,11 +504,11 @@ class MainWindow(QMainWindow):
 
             from app.wisdom.store import WisdomStore
 
-            self.wisdom_tab: QWidget = WisdomTab(wisdom_manager, lang, store=WisdomStore(db))
+            self._wisdom_tab: QWidget = WisdomTab(wisdom_manager, lang, store=WisdomStore(db))
         except Exception as exc:  # a missing or broken side view must not take the window down
             log.warning("error-wisdom tab unavailable: %r", exc)
-            self.wisdom_tab = self._placeholder(t("错误智慧库暂不可用", "Error wisdom is not available"), exc)
-        self.side_tabs.addTab(self.wisdom_tab, t("错误智慧", "Error wisdom"))
+            self._wisdom_tab = self._placeholder(t("错误智慧库暂不可用", "Error wisdom is not available"), exc)
+        self.side_tabs.addTab(self._wisdom_tab, t("错误智慧", "Error wisdom"))
         try:
             from app.memory.store import MemoryStore
             from ui.tabs.memory_tabs import MemoryTabs
@@ -429,7 +519,7 @@ class MainWindow(QMainWindow):
                 reviewer=str(self.ctx.settings.get("reviewer_name")),
                 on_reviewer=self._remember_reviewer,
             )
-            self.memory_tabs: QWidget = memory
+            self._memory_tabs: QWidget = memory
             title = t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard")
             memory.queue.count_changed.connect(
                 lambda n: self.side_tabs.setTabText(
@@ -438,8 +528,8 @@ class MainWindow(QMainWindow):
             )
         except Exception as exc:  # see above
             log.warning("memory tabs unavailable: %r", exc)
-            self.memory_tabs = self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc)
-        self.side_tabs.addTab(self.memory_tabs, t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"))
+            self._memory_tabs = self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc)
+        self.side_tabs.addTab(self._memory_tabs, t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"))
         self.side_tabs.setCurrentIndex(max(0, current))
 
     def run_settings(self) -> Settings:
@@ -458,12 +548,35 @@ class MainWindow(QMainWindow):
 
     def _remember_reviewer(self, name: str) -> None:
         """The reviewer's name, asked once in the review queue, kept in the settings for every later session."""
-        if name and name != self.ctx.settings.get("reviewer_name"):
+        self._remember("reviewer_name", name)
+
+    def _remember(self, key: str, name: str) -> None:
+        """A name asked once (reviewer, analyst), kept in the settings for every later session."""
+        if name and name != self.ctx.settings.get(key):
             try:
-                self.ctx.settings.set("reviewer_name", name)
+                self.ctx.settings.set(key, name)
                 self.ctx.settings.save()
             except (KnownError, OSError) as exc:
                 self.show_error(str(exc))
+
+    def open_feedback(self, target: FeedbackTarget) -> FeedbackDialog:
+        """Feedback on a stage or a claim (non-modal); recorded by the same service as ``replaysage feedback``."""
+        from ui.feedback import FeedbackDialog, sender
+
+        dlg = FeedbackDialog(
+            target, sender(self.ctx.db), self.ui, analyst=str(self.ctx.settings.get("analyst_name") or ""), parent=self
+        )
+        dlg.recorded.connect(lambda result: self._feedback_recorded(dlg, result))
+        self.feedback_dialog = dlg
+        dlg.open()
+        return dlg
+
+    def _feedback_recorded(self, dlg: FeedbackDialog, result: FeedbackResult) -> None:
+        self._remember("analyst_name", dlg.entered().analyst)
+        facts = ", ".join(f"#{f}" for f in result.facts) or self.ui.t("无", "none")
+        self.status_label.setText(
+            self.ui.t(f"反馈已记录（记忆事实：{facts}）", f"Feedback recorded (memory facts: {facts})")
+        )
 
     @staticmethod
     def _placeholder(text: str, exc: Exception) -> QWidget:
@@ -698,7 +811,8 @@ class MainWindow(QMainWindow):
         """Switch the interface language live."""
         self.ui.set_lang(lang)
         self._fill_models()
-        self._build_side_tabs()
+        if self._side_built:  # else they are built later, in the new language
+            self._build_side_tabs()
         self._retitle()
 
     def warm_up(self) -> None:
@@ -725,6 +839,7 @@ class MainWindow(QMainWindow):
         self.restoreState(state)
         self.splitter.restoreState(outer)
         self.middle_splitter.restoreState(inner)
+        self._layout_restored = True
 
     def save_layout(self) -> None:
         """Keep the layout for the next session (the settings file is small; written at close only)."""

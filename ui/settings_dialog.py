@@ -45,6 +45,7 @@ from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings, Provide
 from ui.budget_preview import BudgetPreview
 from ui.lang import UiLanguage
 from ui.settings_presets import PRESETS, Preset
+from ui.theme import themed
 
 LANG_CHOICES = (("", "跟随系统", "System"), ("zh", "中文", "中文"), ("en", "English", "English"))
 
@@ -103,6 +104,7 @@ class SettingsDialog(QDialog):
         replay: Path | None = None,
     ) -> None:
         super().__init__(parent)
+        themed(self)  # its fields use the sheet's roles (invalid, hint)
         self.settings = settings
         self.secrets = secrets
         self.ui = ui

@@ -69,7 +69,9 @@ class Collapsible(QWidget):
         self.header.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         self.header.setAutoRaise(True)
         self.header.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.header.setStyleSheet("QToolButton { font-weight: bold; text-align: left; }")
+        bold = self.header.font()  # a font, not a style sheet: a sheet per header put every panel through the
+        bold.setBold(True)  # style-sheet engine
+        self.header.setFont(bold)
         self.body = QWidget(self)
         self.body_layout = QVBoxLayout(self.body)
         self.body_layout.setContentsMargins(16, 2, 2, 4)

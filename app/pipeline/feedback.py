@@ -47,12 +47,16 @@ def give_feedback(
     text: str,
     *,
     analyst: str,
-    stage: int | None = None,
+    stage: int | str | None = None,
     claim: str | None = None,
     verdict: Verdict = None,
     rating: int | None = None,
 ) -> FeedbackResult:
-    """Record feedback on analysis ``analysis_id`` (``stage`` is the 1-based stage number shown by ``analyze``)."""
+    """Record feedback on analysis ``analysis_id``.
+
+    ``stage`` is the 1-based stage number shown by ``analyze``, or the stage's key (``window:0:1``: what the GUI
+    knows a panel by).
+    """
     from app.memory.model import FeedbackInput
     from app.memory.store import MemoryStore
     from app.pipeline.repository import AnalysisRepository
@@ -70,9 +74,14 @@ def give_feedback(
     stage_key = None
     if stage is not None:
         stages = sorted(record.stages, key=lambda s: s.ordinal)
-        if not 1 <= stage <= len(stages):
+        if isinstance(stage, str):
+            if stage not in {s.key for s in stages}:
+                raise FeedbackError(f"analysis {analysis_id} has no stage {stage}")
+            stage_key = stage
+        elif not 1 <= stage <= len(stages):
             raise FeedbackError(f"analysis {analysis_id} has stages 1–{len(stages)}, not {stage}")
-        stage_key = stages[stage - 1].key
+        else:
+            stage_key = stages[stage - 1].key
     scope = "claim" if claim else ("stage" if stage_key else "report")
     fb = FeedbackInput(
         analyst=analyst.strip(),

@@ -276,6 +276,9 @@ def test_language_switch_is_live(qtbot: Any, run: Any) -> None:
         await task
         assert win.analysis.analyze_button.text() == "分析 (F5)"
         assert win.analysis.panels["overview"].title().startswith("总览")
+        win.side_dock.show()  # the side panel (closed in a narrow first window) builds its views when opened
+        await win.side_tabs_loaded()
+        assert win.side_tabs.tabText(0) == "错误智慧"
         win.set_language(Lang.EN)
         assert win.analysis.analyze_button.text() == "Analyze (F5)"
         assert win.analysis.panels["overview"].title().startswith("Overview")
@@ -402,7 +405,10 @@ def test_side_tabs_host_the_wisdom_and_memory_views(qtbot: Any, run: Any) -> Non
         await win.memory_tabs.refreshed()
         assert win.wisdom_tab.model.row_id(0) == entry_id
         assert win.wisdom_tab.message.text() == ""
-        win.side_action.trigger()  # Ctrl+B hides the side tabs
+        assert not win.side_dock.isVisible()  # a 1280-wide first window starts with the side panel closed
+        win.side_action.trigger()  # Ctrl+B shows the side tabs, and hides them again
+        assert win.side_tabs.isVisible()
+        win.side_action.trigger()
         assert not win.side_tabs.isVisible()
 
     try:
