@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,8 @@ from tests.support.scripted_server import Reply, ScriptedServer
 
 SMALL = ("kw_beacon.KWReplay", "kw_crane.KWReplay", "kw_bh.KWReplay", "kw_t59_2.KWReplay")
 """Four short Kane's Wrath games (a few requests each)."""
+FOCUS = "请重点分析"
+"""Words of a focus window's request (zh)."""
 
 
 def _batch(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -116,3 +120,63 @@ def test_rate_limited_server_every_replay_completes_and_no_window_goes_over_the_
     busiest = max(sum(1 for t in arrivals if start <= t < start + window) for start in arrivals)
     assert busiest <= allowed, f"{busiest} requests within {window} s"
     assert not [r for r in requests if r.refused]  # the server never had to refuse one
+
+
+def test_ctrl_c_stops_the_batch_keeps_what_is_done_and_a_rerun_resumes(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    folder = _folder(tmp_path, SMALL[:2])
+    gate = threading.Event()
+    server = ScriptedServer(default=Reply.chat(CLEAN, piece_chars=40)).start()
+    try:
+        _scripted_settings(home, server, 0.0)
+        settings = Settings.load(home / "settings.json")
+        settings.set("analysis_language", "zh")
+        settings.save()
+        # the first focus window of either replay hangs (keep-alives only) until the test opens the gate
+        server.enqueue(Reply.chat(CLEAN, gate=gate), match=FOCUS)
+        env = {**os.environ, "REPLAYSAGE_HOME": str(home), "REPLAYSAGE_API_KEY": "k"}
+        cmd = [sys.executable, "-m", "app.cli", "batch", str(folder), "--model", "scripted", "--jobs", "2", "--json"]
+        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+        def hung() -> bool:
+            return any(FOCUS in r.text and r.deltas_sent == 0 and not r.completed for r in server.requests)
+
+        assert server.wait_for(lambda: hung() or proc.poll() is not None, timeout=120), "the gated window never came"
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGINT)  # what Ctrl+C sends (the workers ignore it; the parent tells them to stop)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, err
+        assert "rerun the same command to resume" in err
+        data = json.loads(out)
+        assert data["interrupted"] is True
+        assert {r["status"] for r in data["replays"]} <= {"completed", "interrupted"}
+        con = sqlite3.connect(home / "replaysage.sqlite3")
+        before = dict(con.execute("SELECT id, status FROM analyses").fetchall())
+        overview_done = {
+            aid
+            for (aid,) in con.execute(
+                "SELECT analysis_id FROM analysis_stages WHERE key = 'overview' AND status = 'done'"
+            )
+        }
+        con.close()
+        # the replay whose window hung was stopped mid-run: its finished stages are stored and it is resumable
+        assert any(status == "cancelled" and aid in overview_done for aid, status in before.items())
+        gate.set()
+        asked_before = len(server.requests)
+
+        again = _batch(home, str(folder), "--model", "scripted", "--jobs", "2", "--json")
+        assert again.returncode == 0, again.stderr
+        assert {r["status"] for r in json.loads(again.stdout)["replays"]} <= {"completed", "skipped"}
+        con = sqlite3.connect(home / "replaysage.sqlite3")
+        after = dict(con.execute("SELECT id, status FROM analyses").fetchall())
+        con.close()
+        assert len(after) == 2
+        assert set(after.values()) == {"completed"}
+        assert set(before) <= set(after)  # every interrupted analysis was resumed, none started over
+        asked = [r.text for r in server.requests[asked_before:]]
+        # an overview stored before Ctrl+C was not asked again: only replays without one asked for it
+        assert sum("这是总览轮" in a for a in asked) == 2 - len(overview_done & set(before))
+    finally:
+        gate.set()
+        server.stop()
