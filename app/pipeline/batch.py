@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.errors import KnownError
+from app.i18n import pick
 
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Event
@@ -188,22 +189,26 @@ def plan_batch(
 
     repo = AnalysisRepository(db)
     lang = settings.analysis_lang().value
+    ui = settings.ui_lang()
     plan = BatchPlan()
     seen: dict[str, Path] = {}
     for path in files:
         try:
             sha = file_sha256(path)
         except OSError as exc:
-            plan.settled.append(ReplayResult(str(path), ERROR, message=f"cannot read the file: {exc.strerror}"))
+            text = pick(ui, f"无法读取文件：{exc.strerror}", f"cannot read the file: {exc.strerror}")
+            plan.settled.append(ReplayResult(str(path), ERROR, message=text))
             continue
         if not force and sha in seen:
-            plan.settled.append(ReplayResult(str(path), DUPLICATE, message=f"same replay as {seen[sha]}"))
+            text = pick(ui, f"与 {seen[sha]} 是同一录像", f"same replay as {seen[sha]}")
+            plan.settled.append(ReplayResult(str(path), DUPLICATE, message=text))
             continue
         seen[sha] = path
         done = None if force else repo.finished(sha, profile, lang)
         if done is not None:
             row = summarise(str(path), done, with_stages=False)
-            row.status, row.message = SKIPPED, f"analysed before as #{done.id}"
+            row.status = SKIPPED
+            row.message = pick(ui, f"已分析过（#{done.id}）", f"analysed before as #{done.id}")
             plan.settled.append(row)
             continue
         report = None
@@ -271,8 +276,9 @@ async def _run_until_stopped(job: BatchJob, db: Database) -> int:
 def analyse_one(job: BatchJob) -> ReplayResult:
     """Analyse one replay in a worker process; every failure becomes the replay's result, never the batch's."""
     started = time.monotonic()
+    ui = job.settings.ui_lang()
     if _stop is not None and _stop.is_set():
-        return ReplayResult(job.path, INTERRUPTED, message="not started")
+        return ReplayResult(job.path, INTERRUPTED, message=pick(ui, "未开始", "not started"))
     try:
         db = _database(job.db_path)
         analysis_id = asyncio.run(_run_until_stopped(job, db))
@@ -286,12 +292,17 @@ def analyse_one(job: BatchJob) -> ReplayResult:
             write_report(rec, Path(job.report), job.settings.analysis_lang())
         result = summarise(job.path, rec)
     except asyncio.CancelledError:
-        result = ReplayResult(job.path, INTERRUPTED, message="stopped; rerun to resume")
+        result = ReplayResult(
+            job.path, INTERRUPTED, message=pick(ui, "已停止；再次运行即可继续", "stopped; rerun to resume")
+        )
     except KnownError as exc:
         result = ReplayResult(job.path, ERROR, message=str(exc))
     except Exception as exc:  # a bug, but one replay's: the batch goes on and the log keeps the traceback
         log.exception("batch: analysing %s failed", job.path)
-        result = ReplayResult(job.path, ERROR, message=f"internal error ({type(exc).__name__}: {exc}); see the log")
+        what = f"{type(exc).__name__}: {exc}"
+        result = ReplayResult(
+            job.path, ERROR, message=pick(ui, f"内部错误（{what}），详见日志", f"internal error ({what}); see the log")
+        )
     result.seconds = round(time.monotonic() - started, 3)
     return result
 
@@ -336,4 +347,6 @@ def _result_of(fut: Future[ReplayResult], job: BatchJob) -> ReplayResult:
     try:
         return fut.result()
     except Exception as exc:  # BrokenProcessPool and the like: the replay has a result all the same
-        return ReplayResult(job.path, ERROR, message=f"the worker process failed: {type(exc).__name__}: {exc}")
+        return ReplayResult(
+            job.path, ERROR, message=f"the worker process failed (工作进程失败): {type(exc).__name__}: {exc}"
+        )

@@ -78,7 +78,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     else:
         _print_table(rows)
     if interrupted:
-        print("replaysage: interrupted; rerun the same command to resume", file=sys.stderr)
+        print(
+            "replaysage: interrupted; rerun the same command to resume (已中断，再次运行同一命令即可继续)",
+            file=sys.stderr,
+        )
         return 130
     return 0 if all(r.ok for r in rows) else 1
 

@@ -7,6 +7,8 @@ import dataclasses
 import multiprocessing
 from pathlib import Path
 
+import pytest
+
 from app.llm.base import ChatRequest, collect
 from app.llm.openai_compat import OpenAICompatProvider
 from app.llm.ratelimit import LocalLedger, RateGate, RateSlot, rate_gate
@@ -128,3 +130,27 @@ def test_each_request_waits_its_turn_and_a_pause_announced_meanwhile_holds() -> 
     asyncio.run(main())
     assert slept == [SPACING, 2.0 - SPACING]
     assert now[0] == 2.0
+
+
+def test_the_token_rate_counts_what_the_server_reported_as_used() -> None:
+    """The reply's usage (prompt + completion) decides when the next request may start, not the estimate."""
+    slept: list[float] = []
+
+    async def record(seconds: float) -> None:
+        slept.append(seconds)
+
+    limits = StreamLimits(tokens_per_minute=60_000)  # one token per millisecond
+    gate = RateGate("Local", limits, LocalLedger(), clock=lambda: 0.0, sleep=record)
+    usage = {"prompt_tokens": 5000, "completion_tokens": 1000, "total_tokens": 6000}
+    with ScriptedServer(default=Reply.chat("好", usage=usage)) as server:
+
+        async def main() -> None:
+            provider = OpenAICompatProvider("Local", server.base_url, "scripted-model", limits=limits, rate_gate=gate)
+            try:
+                for text in ("一", "二"):
+                    assert (await collect(provider.stream(ChatRequest.simple(text)))).text == "好"
+            finally:
+                await provider.aclose()
+
+        asyncio.run(main())
+    assert slept == [pytest.approx(6.0)]  # the second request waited for the first one's 6000 tokens at 1000 per second
