@@ -24,14 +24,17 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.pipeline.batch import REPLAY_SUFFIXES
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("REPLAYSAGE_CORPUS", ROOT.parent / "shared" / "replays"))
-SUFFIXES = (".ra3replay", ".kwreplay", ".cnc3replay")
 
 
 def build_folder(folder: Path, count: int) -> list[Path]:
     """``count`` replays copied from the corpus in turn (``copy-NN-name``)."""
-    corpus = sorted(p for p in CORPUS.rglob("*") if p.suffix.lower() in SUFFIXES)
+    corpus = sorted(p for p in CORPUS.rglob("*") if p.suffix.lower() in REPLAY_SUFFIXES)
     if not corpus:
         raise SystemExit(f"no corpus replays under {CORPUS}")
     folder.mkdir(parents=True)
