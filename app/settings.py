@@ -141,6 +141,20 @@ LIMIT_OPTIONS: dict[str, Option] = {
         ),
         Option("max_attempts", int, DEFAULT_LIMITS.max_attempts, "每个请求的最多尝试次数", "Attempts per request"),
         Option("run_s", float, DEFAULT_LIMITS.run_s, "整次分析的时限（秒，0 为不限）", "Run deadline (s, 0: none)"),
+        Option(
+            "requests_per_minute",
+            float,
+            DEFAULT_LIMITS.requests_per_minute,
+            "每分钟请求数（所有进程合计，0 为不限）",
+            "Requests per minute (all processes together, 0: none)",
+        ),
+        Option(
+            "tokens_per_minute",
+            float,
+            DEFAULT_LIMITS.tokens_per_minute,
+            "每分钟 token 数（所有进程合计，0 为不限）",
+            "Tokens per minute (all processes together, 0: none)",
+        ),
     )
 }
 """The per-provider limits (:class:`app.stream_limits.StreamLimits` fields), with titles for the settings page."""
@@ -155,7 +169,7 @@ class ProviderSettings:
         base_url: e.g. ``https://api.deepseek.com/v1`` (``/chat/completions`` is appended).
         extra_headers: added to every request (never credentials: those go to the keyring).
         stream: stream replies (off for servers whose streaming is broken).
-        limits: deadlines and retries of its requests, and the run deadline (:data:`LIMIT_OPTIONS`).
+        limits: deadlines and retries of its requests, the run deadline and its rates (:data:`LIMIT_OPTIONS`).
         url_credentials: credentials that were typed into the base URL, on their way to the keyring
             (:meth:`Settings.put_provider` moves them); never written to the settings file.
     """

@@ -25,6 +25,14 @@ def test_store_creates_migrates_and_reopens(tmp_path: Path) -> None:
     con.close()
 
 
+def test_reopening_a_current_store_neither_migrates_nor_backs_up(tmp_path: Path) -> None:
+    """A revision others depend on (memory_0002 on analysis_0004) is applied though the version table omits it."""
+    path = tmp_path / "store.sqlite3"
+    open_database(path).close()
+    open_database(path).close()  # batch workers open the store at once: a backup each time would collide
+    assert not path.with_suffix(".sqlite3.bak").exists()
+
+
 def test_store_refuses_a_newer_schema(tmp_path: Path) -> None:
     path = tmp_path / "store.sqlite3"
     open_database(path).close()

@@ -13,6 +13,7 @@ from app.secrets import ENV_API_KEY, SecretStore
 if TYPE_CHECKING:
     import httpx
 
+    from app.llm.ratelimit import RateLedger
     from app.settings import ModelProfileSettings, Settings
 
 
@@ -33,6 +34,7 @@ def build_provider(
     client: httpx.AsyncClient | None = None,
     api_key: str | None = None,
     use_env_key: bool = False,
+    rates: RateLedger | None = None,
 ) -> ChatProvider:
     """The provider for a model profile (the active one by default), built by its registered factory.
 
@@ -46,6 +48,7 @@ def build_provider(
         client: the shared HTTP client; None lets the provider own one.
         api_key: use this key instead of looking one up.
         use_env_key: let ``REPLAYSAGE_API_KEY`` override the keyring (CLI, scripts).
+        rates: the ledger that shares the provider's configured rates across processes (None: this process only).
 
     Raises:
         ProviderConfigError: the profile or its provider is unknown, or no factory is registered for it.
@@ -59,7 +62,7 @@ def build_provider(
     except SettingsError as exc:
         raise ProviderConfigError(str(exc)) from exc
     name = prof.provider if prof.rule_based else OPENAI_COMPAT
-    context = ProviderContext(settings, prof, secrets, client, api_key, use_env_key)
+    context = ProviderContext(settings, prof, secrets, client, api_key, use_env_key, rates)
     return provider_factory(name)(context)
 
 
@@ -73,6 +76,7 @@ def _openai_compat(ctx: ProviderContext) -> ChatProvider:
     except SettingsError as exc:
         raise ProviderConfigError(f"model profile {prof.name!r}: {exc}") from exc
     from app.llm.openai_compat import OpenAICompatProvider
+    from app.llm.ratelimit import rate_gate
 
     store = ctx.secrets or SecretStore(ctx.settings.get("secret_fallback"))
     key = ctx.api_key or resolve_api_key(prov.name, store, use_env=ctx.use_env_key)
@@ -88,6 +92,7 @@ def _openai_compat(ctx: ProviderContext) -> ChatProvider:
         client=ctx.client,
         limits=prov.limits,
         url_credentials=store.url_credentials(prov.name),
+        rate_gate=rate_gate(prov.name, prov.limits, ctx.rates),
     )
 
 

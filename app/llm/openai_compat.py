@@ -2,8 +2,10 @@
 
 This module is the one place that decides retries (CONTRIBUTING): 408/409/429/5xx and connection failures are
 retried — honouring ``retry-after-ms`` / ``Retry-After``, else ``min(0.5·2^n, 8 s)`` × jitter 0.75–1.0 — but only
-while nothing has been shown. Once a delta was delivered a failure ends the reply as *interrupted* and every
-received delta stays delivered: retrying then would duplicate or contradict visible text.
+while nothing has been shown. With a provider rate configured, every attempt first waits for its turn at the
+:class:`~app.llm.ratelimit.RateGate`, and a 429 pauses every process that shares the gate's ledger. Once a delta
+was delivered a failure ends the reply as *interrupted* and every received delta stays delivered: retrying then
+would duplicate or contradict visible text.
 
 Async-generator hygiene (engineering notes §1.5): qasync installs no async-generator hooks, so an httpx stream
 abandoned mid-way is finalised outside the loop. We therefore (1) read every response to its natural end when we
@@ -50,6 +52,7 @@ from app.llm.events import (
     TextDelta,
     UsageReport,
 )
+from app.llm.ratelimit import RateGate
 from app.llm.sse import SSEParser, ThinkSplitter
 from app.llm.streams import ChatStream
 from app.logs import redact
@@ -246,6 +249,7 @@ class OpenAICompatProvider:
         url_credentials: credentials for the URL kept apart (from the keyring), merged with any in ``base_url``.
         rng: jitter source ``(low, high) -> float`` (tests pass a fixed one).
         sleep: the sleep coroutine (tests may record waits).
+        rate_gate: the provider's request and token rates, shared across processes (None: no limit).
     """
 
     rule_based = False
@@ -266,6 +270,7 @@ class OpenAICompatProvider:
         url_credentials: UrlCredentials | None = None,
         rng: Callable[[float, float], float] = random.uniform,
         sleep: Callable[[float], Any] = asyncio.sleep,
+        rate_gate: RateGate | None = None,
     ) -> None:
         if not model.strip():
             raise ProviderConfigError(f"provider {name!r} has no model id")
@@ -284,6 +289,7 @@ class OpenAICompatProvider:
         self._retry = retry or RetryPolicy(max_attempts=self._limits.max_attempts)
         self._rng = rng
         self._sleep = sleep
+        self._gate = rate_gate
 
     def __repr__(self) -> str:
         key = "set" if self._api_key else "none"
@@ -452,9 +458,14 @@ class OpenAICompatProvider:
         timeout = httpx.Timeout(
             connect=lim.connect_s, read=max(lim.first_byte_s, lim.idle_s) + 5.0, write=30.0, pool=30.0
         )
+        tokens = _estimated_tokens(body) if self._gate is not None and self._gate.counts_tokens else 0
+        if self._gate is not None:
+            await self._gate.acquire(tokens)  # waiting for the turn is not part of the request's deadline
         prog = _Progress()
         request_deadline = prog.started + lim.request_s
         while True:
+            if self._gate is not None and prog.attempts:
+                await self._gate.acquire(tokens)
             prog.attempts += 1
             prog.attempt_sent_at = time.monotonic()
             error: ProviderError | None = None
@@ -500,6 +511,9 @@ class OpenAICompatProvider:
             if error is None:
                 error = self._incomplete_error(prog)
                 if error is None:
+                    if self._gate is not None and prog.usage is not None:
+                        used = usage_from_json(prog.usage)
+                        await self._gate.settle(tokens, used.prompt_tokens + used.completion_tokens)
                     yield self._finished(prog)
                     return
             if prog.delivered:
@@ -514,6 +528,9 @@ class OpenAICompatProvider:
             delay = self._retry.delay(prog.attempts - 1, error, self._rng)
             if delay is not None and time.monotonic() + delay >= request_deadline:
                 delay = None  # the wait would end after the request's deadline: give up now, visibly
+            if self._gate is not None and isinstance(error, RateLimitError):
+                wait = error.retry_after_s if error.retry_after_s is not None else delay
+                await self._gate.pause(wait or 0.0)  # every process sharing the ledger waits, not only this one
             if delay is None:
                 yield StreamFailed(error, attempts=prog.attempts)
                 return
@@ -701,6 +718,17 @@ class OpenAICompatProvider:
 def _rejects_stream_options(error: ProviderError, body: Mapping[str, Any]) -> bool:
     """True for a 400 that names ``stream_options`` while our body still carries it."""
     return isinstance(error, BadRequestError) and "stream_options" in body and "stream_options" in error.detail.lower()
+
+
+def _estimated_tokens(body: Mapping[str, Any]) -> int:
+    """A request's prompt tokens as counted before sending (the reply's usage corrects it afterwards)."""
+    from app.tokens import count_tokens
+
+    messages = body.get("messages")
+    texts = (
+        [str(m.get("content", "")) for m in messages if isinstance(m, Mapping)] if isinstance(messages, list) else []
+    )
+    return sum(count_tokens(t) for t in texts)
 
 
 def _split(parts: list[tuple[bool, str]]) -> list[StreamEvent]:

@@ -18,6 +18,7 @@ from app.llm.errors import ProviderConfigError
 if TYPE_CHECKING:
     import httpx
 
+    from app.llm.ratelimit import RateLedger
     from app.secrets import SecretStore
     from app.settings import ModelProfileSettings, Settings
 
@@ -36,6 +37,7 @@ class ProviderContext:
         client: the shared HTTP client (None lets an HTTP provider own one).
         api_key: use this key instead of looking one up.
         use_env_key: let ``REPLAYSAGE_API_KEY`` override the keyring (CLI, scripts).
+        rates: where the provider's request rate is shared (the store's ledger; None: this process only).
     """
 
     settings: Settings
@@ -44,6 +46,7 @@ class ProviderContext:
     client: httpx.AsyncClient | None = None
     api_key: str | None = None
     use_env_key: bool = False
+    rates: RateLedger | None = None
 
 
 ProviderFactory = Callable[[ProviderContext], ChatProvider]

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.llm.base import ChatProvider
+    from app.pipeline.service import ModelChoice
+    from app.settings import Settings
+    from app.store.db import Database
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
@@ -87,10 +93,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 
     from app.errors import KnownError
     from app.i18n import Lang
-    from app.llm.base import ChatProvider
     from app.pipeline.report import REPORT_SUFFIXES, report_dict, write_report
     from app.pipeline.repository import FINISHED, AnalysisRepository
-    from app.pipeline.service import ModelChoice, run_analysis
+    from app.pipeline.service import run_analysis
     from app.settings import Settings
     from app.store import open_database
 
@@ -101,38 +106,12 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         raise KnownError(f"{path}: no such replay file")
     if args.out and Path(args.out).suffix.lower() not in REPORT_SUFFIXES:
         raise KnownError(f"report {args.out}: unknown format; use .json, .md or .html")
-    if args.base_url or args.model_id:
-        if not (args.base_url and args.model_id):
-            raise KnownError("--base-url and --model-id go together")
-        if args.model:
-            raise KnownError("give either --model or --base-url/--model-id, not both")
-        from app.budget.profile import ModelProfile
-        from app.llm.factory import resolve_api_key
-        from app.llm.openai_compat import OpenAICompatProvider
-        from app.urls import split_url_credentials
-
-        shown_url = split_url_credentials(args.base_url)[0]  # a key in the URL is never stored or shown
-        choice = ModelChoice(
-            f"{shown_url} {args.model_id}",
-            ModelProfile(
-                context_length=args.context_length, max_tokens=args.max_tokens, provider=shown_url, model=args.model_id
-            ),
-        )
-        provider: ChatProvider = OpenAICompatProvider(
-            "command line",
-            args.base_url,
-            args.model_id,
-            api_key=resolve_api_key("", use_env=True),
-            max_tokens=args.max_tokens,
-        )
-    else:
-        from app.llm.factory import build_provider
-
-        prof = settings.profile(args.model) if args.model else settings.profile("offline")
-        choice = ModelChoice.from_settings(prof)
-        provider = build_provider(settings, prof, use_env_key=True)
-
     db = open_database()
+    try:
+        choice, provider = _model(args, settings, db)
+    except BaseException:
+        db.close()
+        raise
     progress = _Progress(not args.quiet, lang)
 
     async def main() -> int:
@@ -161,3 +140,41 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         f"{len(fatal)} fatal"
     )
     return 0 if not not_done else 1
+
+
+def _model(args: argparse.Namespace, settings: Settings, db: Database) -> tuple[ModelChoice, ChatProvider]:
+    """The model choice and provider the arguments name (a profile, or an ad-hoc ``--base-url``)."""
+    from app.errors import KnownError
+    from app.pipeline.service import ModelChoice
+
+    if args.base_url or args.model_id:
+        if not (args.base_url and args.model_id):
+            raise KnownError("--base-url and --model-id go together")
+        if args.model:
+            raise KnownError("give either --model or --base-url/--model-id, not both")
+        from app.budget.profile import ModelProfile
+        from app.llm.factory import resolve_api_key
+        from app.llm.openai_compat import OpenAICompatProvider
+        from app.urls import split_url_credentials
+
+        shown_url = split_url_credentials(args.base_url)[0]  # a key in the URL is never stored or shown
+        choice = ModelChoice(
+            f"{shown_url} {args.model_id}",
+            ModelProfile(
+                context_length=args.context_length, max_tokens=args.max_tokens, provider=shown_url, model=args.model_id
+            ),
+        )
+        provider = OpenAICompatProvider(
+            "command line",
+            args.base_url,
+            args.model_id,
+            api_key=resolve_api_key("", use_env=True),
+            max_tokens=args.max_tokens,
+        )
+        return choice, provider
+    from app.llm.factory import build_provider
+    from app.pipeline.rates import StoreLedger
+
+    prof = settings.profile(args.model) if args.model else settings.profile("offline")
+    # the profile's provider rate holds for every process on this store
+    return ModelChoice.from_settings(prof), build_provider(settings, prof, use_env_key=True, rates=StoreLedger(db))

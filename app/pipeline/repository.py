@@ -551,6 +551,25 @@ class AnalysisRepository:
             ).all()
             return list(rows)
 
+    def finished(self, replay_sha256: str, model_label: str, lang: str) -> AnalysisRecord | None:
+        """The newest completed analysis of this replay with this model and language, without its stages, if any.
+
+        A batch leaves such a replay alone.
+        """
+        with self.db.read() as s:
+            found = s.scalars(
+                select(AnalysisRecord)
+                .where(
+                    AnalysisRecord.replay_sha256 == replay_sha256,
+                    AnalysisRecord.model_label == model_label,
+                    AnalysisRecord.lang == lang,
+                    AnalysisRecord.status == "completed",
+                )
+                .order_by(AnalysisRecord.id.desc())
+                .limit(1)
+            ).first()
+            return found if isinstance(found, AnalysisRecord) else None
+
     def resumable(self, replay_sha256: str, model_label: str) -> int | None:
         """The newest unfinished analysis of this replay with this model, if any.
 

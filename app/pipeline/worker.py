@@ -77,7 +77,10 @@ async def run_with_settings(
         from app.llm.openai_compat import make_http_client
 
         client = await asyncio.to_thread(make_http_client)
-    provider = build_provider(settings, prof, client=client, api_key=api_key)
+    from app.pipeline.rates import StoreLedger
+
+    # the provider's configured rate holds for every process on this store (batch workers, the GUI, the CLI)
+    provider = build_provider(settings, prof, client=client, api_key=api_key, rates=StoreLedger(db))
     knowledge = settings.get("user_knowledge_file") or None
     try:
         return await run_analysis(

@@ -266,12 +266,22 @@ def _reason(exc: BaseException) -> str:
     return str(exc).split("\n", 1)[0]
 
 
+def _at_heads(script: ScriptDirectory, current: set[str]) -> bool:
+    """True when every head is applied.
+
+    The version table names only the tips: a revision another one depends on (``depends_on``, e.g. ``memory_0002``
+    on ``analysis_0004``) is applied without being named, and comparing the names alone migrated (and backed up)
+    at every open.
+    """
+    applied = {rev.revision for rev in script.revision_map.iterate_revisions(tuple(current), "base") if rev}
+    return set(script.get_heads()) <= applied
+
+
 def migrate(engine: Engine, path: Path | None) -> None:
     """Upgrade the schema to every head, after a backup; refuse a database newer than the app."""
     cfg = _alembic_config()
     script = ScriptDirectory.from_config(cfg)
     known = {rev.revision for rev in script.walk_revisions()}
-    heads = set(script.get_heads())
     with engine.execution_options(**{_READ_OPTION: True}).connect() as conn:
         current = set(MigrationContext.configure(conn).get_current_heads())
     unknown = current - known
@@ -280,12 +290,12 @@ def migrate(engine: Engine, path: Path | None) -> None:
             f"database {path} was written by a newer ReplaySage (schema {', '.join(sorted(unknown))}); "
             "update the app or choose another data folder"
         )
-    if current == heads:
+    if _at_heads(script, current):
         return
     if path is not None and current and path.exists():
         backup_database(path, path.with_suffix(path.suffix + ".bak"))
     with engine.begin() as conn:  # the write lock: another process starting at the same moment waits here
-        if set(MigrationContext.configure(conn).get_current_heads()) == heads:
+        if _at_heads(script, set(MigrationContext.configure(conn).get_current_heads())):
             return  # it migrated while we waited
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "heads")

@@ -13,7 +13,9 @@ sync tests, asyncio tests and the Qt event loop can all use it. Replies are queu
 Transcripts follow the real wire formats: OpenAI's final usage chunk with ``choices: []``, DeepSeek's
 ``reasoning_content`` deltas, ``prompt_cache_hit_tokens`` and ``: keep-alive`` comments, ``<think>`` tags in
 content. Faults: any HTTP error status with ``Retry-After`` / ``retry-after-ms``, a stream cut mid-way, an error
-object inside the stream, malformed SSE, a slow first token, a fixed token rate. Run ``python -m
+object inside the stream, malformed SSE, a slow first token, a fixed token rate, and a rate limit
+(``rate_limit=(n, window_s)``: a chat request beyond ``n`` accepted in the last ``window_s`` gets a 429 with
+``Retry-After``). Run ``python -m
 tests.support.scripted_server`` for a demo endpoint.
 """
 
@@ -200,6 +202,7 @@ class ReceivedRequest:
         deltas_sent: content deltas written before the reply ended.
         completed: the reply was written to its end.
         client_closed: the client went away before the reply ended.
+        refused: the server's rate limit answered it with a 429.
     """
 
     method: str
@@ -210,6 +213,7 @@ class ReceivedRequest:
     deltas_sent: int = 0
     completed: bool = False
     client_closed: bool = False
+    refused: bool = False
 
     @property
     def text(self) -> str:
@@ -231,12 +235,22 @@ class ScriptedServer:
         port: 0 for an ephemeral port.
         default: reply used when no queued reply matches (None: a 500 explaining that nothing was queued).
         require_key: when set, requests without ``Authorization: Bearer <require_key>`` get a 401.
+        rate_limit: ``(n, window_s)``: at most ``n`` chat requests accepted in any ``window_s`` seconds; one more
+            gets a 429 whose ``Retry-After`` says when the oldest leaves the window (as real providers answer).
     """
 
-    def __init__(self, port: int = 0, *, default: Reply | None = None, require_key: str | None = None) -> None:
+    def __init__(
+        self,
+        port: int = 0,
+        *,
+        default: Reply | None = None,
+        require_key: str | None = None,
+        rate_limit: tuple[int, float] | None = None,
+    ) -> None:
         self._port = port
         self.default = default
         self.require_key = require_key
+        self.rate_limit = rate_limit
         self._queue: list[tuple[Reply, Matcher | None]] = []
         self._lock = threading.Lock()
         self.requests: list[ReceivedRequest] = []
@@ -399,8 +413,12 @@ class ScriptedServer:
                                 json.dumps({"error": {"message": f"no route {req.path}"}}).encode())  # fmt: skip
             req.completed = True
             return True
+        wait = self._over_rate(req)
         if self.require_key is not None and req.headers.get("authorization") != f"Bearer {self.require_key}":
             reply: Reply | None = Reply.error(401, "Incorrect API key provided", code="invalid_api_key")
+        elif wait is not None:
+            req.refused = True
+            reply = Reply.error(429, "Rate limit reached for requests", retry_after=f"{wait:.3f}", code="rate_limit")
         else:
             reply = self._take(req.json)
         if reply is None:
@@ -428,6 +446,18 @@ class ScriptedServer:
         await _write_simple(writer, reply.status, dict(reply.headers), reply.body)
         req.completed = True
         return True
+
+    def _over_rate(self, req: ReceivedRequest) -> float | None:
+        """Seconds until ``req`` would fit the rate limit, or None when it fits (then it counts as accepted)."""
+        if self.rate_limit is None:
+            return None
+        n, window = self.rate_limit
+        with self._lock:
+            accepted = [r.received_at for r in self.requests if not r.refused and r is not req and r.method == "POST"]
+        recent = sorted(t for t in accepted if t > req.received_at - window)
+        if len(recent) < n:
+            return None
+        return max(0.001, recent[-n] + window - req.received_at)
 
     async def _stream_chat(
         self, script: ChatScript, req: ReceivedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter

@@ -1,0 +1,352 @@
+"""Batch analysis: every replay of some folders, in worker processes, resumable (issue 19).
+
+Each replay runs through :func:`app.pipeline.worker.run_with_settings`, the same path as the GUI, so retries are
+decided by the provider client, the store is written by the repositories, and a provider's configured rate is
+shared by every worker through the store's ledger (:mod:`app.pipeline.rates`).
+
+Resuming is the store's: every finished stage is stored as it ends, so after Ctrl+C (or a crash) a rerun skips the
+replays already analysed with the same model and language, and resumes the unfinished analyses where they
+stopped. On Ctrl+C the workers are told to stop; each cancels its run, which marks the analysis resumable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app.errors import KnownError
+from app.i18n import pick
+
+if TYPE_CHECKING:
+    from multiprocessing.synchronize import Event
+
+    from app.pipeline.records import AnalysisRecord
+    from app.settings import Settings
+    from app.store.db import Database
+
+log = logging.getLogger(__name__)
+
+REPLAY_SUFFIXES = (".ra3replay", ".kwreplay", ".cnc3replay")
+"""Red Alert 3, Kane's Wrath and Tiberium Wars replays (the name's case varies between games and tools)."""
+
+COMPLETED = "completed"
+SKIPPED = "skipped"
+DUPLICATE = "duplicate"
+INTERRUPTED = "interrupted"
+ERROR = "error"
+OK_STATUSES = (COMPLETED, SKIPPED, DUPLICATE)
+"""Statuses that leave nothing to do; any other makes the batch's exit code 1."""
+
+STOP_POLL_S = 0.2
+
+
+def find_replays(paths: Iterable[str | Path]) -> list[Path]:
+    """The replay files named, and those under the folders named (recursively, sorted), each once.
+
+    Raises:
+        KnownError: a path does not exist.
+    """
+    found: dict[Path, None] = {}
+    for item in paths:
+        p = Path(item)
+        if p.is_dir():
+            files = sorted(f for f in p.rglob("*") if f.suffix.lower() in REPLAY_SUFFIXES and f.is_file())
+            found.update(dict.fromkeys(files))
+        elif p.is_file():
+            found[p] = None
+        else:
+            raise KnownError(f"{p}: no such file or folder; 文件或文件夹不存在")
+    return list(found)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchJob:
+    """One replay for a worker: what to analyse, with which settings, into which store.
+
+    Attributes:
+        path: the replay file.
+        profile: the model profile name in ``settings``.
+        settings: the settings as the command loaded them.
+        db_path: the store (None: the default one).
+        force: start a new analysis even when an unfinished one could be resumed.
+        report: where to write the Markdown report (None: none).
+        api_key: the provider's key (never written anywhere; masked in ``repr``).
+    """
+
+    path: str
+    profile: str
+    settings: Settings
+    db_path: str | None
+    force: bool = False
+    report: str | None = None
+    api_key: str | None = None
+
+    def __repr__(self) -> str:  # the key must never reach a log or a traceback
+        return f"BatchJob(path={self.path!r}, profile={self.profile!r}, api_key={'***' if self.api_key else None})"
+
+
+@dataclass(slots=True)
+class ReplayResult:
+    """How one replay went (the summary table's row; ``--json`` keys are stable).
+
+    Attributes:
+        path: the replay file.
+        status: ``completed``, ``partial`` (some stage unfinished: rerun to resume), ``cancelled``/``interrupted``
+            (stopped: rerun to resume), ``error`` (the replay could not be analysed), ``skipped`` (already
+            analysed with these settings) or ``duplicate`` (the same file as an earlier one in the batch).
+        analysis_id: the stored analysis, when there is one.
+        stages: stages planned.
+        stages_done: stages finished (or skipped by design).
+        issues: validation issues found.
+        prompt_tokens: prompt tokens of the run.
+        completion_tokens: completion tokens of the run.
+        cost: cost of the run in the profile's currency.
+        seconds: wall time in the worker.
+        message: the error, or what the status refers to.
+    """
+
+    path: str
+    status: str
+    analysis_id: int | None = None
+    stages: int = 0
+    stages_done: int = 0
+    issues: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Nothing is left to do for this replay."""
+        return self.status in OK_STATUSES
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--json`` form."""
+        return asdict(self)
+
+
+def summarise(path: str, rec: AnalysisRecord, *, with_stages: bool = True) -> ReplayResult:
+    """The result row of a stored analysis (``with_stages`` False: a record loaded without its stages)."""
+    from app.pipeline.repository import SETTLED
+
+    totals = rec.totals or {}
+    row = ReplayResult(
+        path=path,
+        status=rec.status,
+        analysis_id=rec.id,
+        prompt_tokens=int(totals.get("prompt_tokens", 0)),
+        completion_tokens=int(totals.get("completion_tokens", 0)),
+        cost=float(totals.get("cost", 0.0)),
+        message=rec.message,
+    )
+    if with_stages:
+        row.stages = len(rec.stages)
+        row.stages_done = sum(1 for s in rec.stages if s.status in SETTLED)
+        row.issues = sum(len(s.issues) for s in rec.stages)
+    return row
+
+
+@dataclass(slots=True)
+class BatchPlan:
+    """What a batch will do: the jobs to run and the replays it leaves alone (already done, or duplicates)."""
+
+    jobs: list[BatchJob] = field(default_factory=list)
+    settled: list[ReplayResult] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        """Every replay of the batch."""
+        return len(self.jobs) + len(self.settled)
+
+
+def plan_batch(
+    files: Sequence[Path],
+    *,
+    db: Database,
+    settings: Settings,
+    profile: str,
+    force: bool = False,
+    out_dir: Path | None = None,
+    root: Path | None = None,
+    api_key: str | None = None,
+) -> BatchPlan:
+    """Decide per replay: analyse (or resume), skip (done with this model and language), or duplicate.
+
+    A replay is identified by its content (SHA-256), as the store does, so a copy under another name is the same
+    replay. ``force`` analyses every file anew.
+    """
+    from app.pipeline.prepare import file_sha256
+    from app.pipeline.repository import AnalysisRepository
+
+    repo = AnalysisRepository(db)
+    lang = settings.analysis_lang().value
+    ui = settings.ui_lang()
+    plan = BatchPlan()
+    seen: dict[str, Path] = {}
+    for path in files:
+        try:
+            sha = file_sha256(path)
+        except OSError as exc:
+            text = pick(ui, f"无法读取文件：{exc.strerror}", f"cannot read the file: {exc.strerror}")
+            plan.settled.append(ReplayResult(str(path), ERROR, message=text))
+            continue
+        if not force and sha in seen:
+            text = pick(ui, f"与 {seen[sha]} 是同一录像", f"same replay as {seen[sha]}")
+            plan.settled.append(ReplayResult(str(path), DUPLICATE, message=text))
+            continue
+        seen[sha] = path
+        done = None if force else repo.finished(sha, profile, lang)
+        if done is not None:
+            row = summarise(str(path), done, with_stages=False)
+            row.status = SKIPPED
+            row.message = pick(ui, f"已分析过（#{done.id}）", f"analysed before as #{done.id}")
+            plan.settled.append(row)
+            continue
+        report = None
+        if out_dir is not None:
+            rel = path.relative_to(root) if root is not None and path.is_relative_to(root) else Path(path.name)
+            report = str((out_dir / rel).with_suffix(".md"))
+        plan.jobs.append(BatchJob(str(path), profile, settings, _db_location(db), force, report, api_key))
+    return plan
+
+
+def _db_location(db: Database) -> str | None:
+    return str(db.path) if db.path is not None else None
+
+
+# -- the worker side -----------------------------------------------------------------------------------------
+
+_stop: Event | None = None
+_databases: dict[str | None, Database] = {}
+
+
+def _init_worker(stop: Event, log_level: str | None) -> None:
+    """Pool initializer: the log file and names as in the command; Ctrl+C is the parent's to decide (``stop``)."""
+    import signal
+
+    from app.knowledge.names import ensure_registered
+    from app.logs import configure_logging
+
+    global _stop  # noqa: PLW0603 - the pool's per-process state is what an initializer sets up
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C reaches the whole process group
+    _stop = stop
+    configure_logging(log_level)
+    ensure_registered()
+
+
+def _database(location: str | None) -> Database:
+    from app.store import open_database
+
+    if location not in _databases:
+        _databases[location] = open_database(location)
+    return _databases[location]
+
+
+async def _run_until_stopped(job: BatchJob, db: Database) -> int:
+    """Run the analysis; cancel it (the run stores what it has and marks itself resumable) when told to stop."""
+    from app.pipeline.worker import run_with_settings
+
+    task = asyncio.create_task(
+        run_with_settings(
+            Path(job.path),
+            settings=job.settings,
+            profile=job.profile,
+            db=db,
+            emit=lambda _event: None,
+            resume=not job.force,
+            api_key=job.api_key,
+        )
+    )
+    while not task.done():
+        await asyncio.wait({task}, timeout=STOP_POLL_S)
+        if _stop is not None and _stop.is_set() and not task.done():
+            task.cancel()
+    return task.result()
+
+
+def analyse_one(job: BatchJob) -> ReplayResult:
+    """Analyse one replay in a worker process; every failure becomes the replay's result, never the batch's."""
+    started = time.monotonic()
+    ui = job.settings.ui_lang()
+    if _stop is not None and _stop.is_set():
+        return ReplayResult(job.path, INTERRUPTED, message=pick(ui, "未开始", "not started"))
+    try:
+        db = _database(job.db_path)
+        analysis_id = asyncio.run(_run_until_stopped(job, db))
+        from app.pipeline.repository import AnalysisRepository
+
+        rec = AnalysisRepository(db).load(analysis_id)
+        if job.report is not None:
+            from app.pipeline.report import write_report
+
+            Path(job.report).parent.mkdir(parents=True, exist_ok=True)
+            write_report(rec, Path(job.report), job.settings.analysis_lang())
+        result = summarise(job.path, rec)
+    except asyncio.CancelledError:
+        result = ReplayResult(
+            job.path, INTERRUPTED, message=pick(ui, "已停止；再次运行即可继续", "stopped; rerun to resume")
+        )
+    except KnownError as exc:
+        result = ReplayResult(job.path, ERROR, message=str(exc))
+    except Exception as exc:  # a bug, but one replay's: the batch goes on and the log keeps the traceback
+        log.exception("batch: analysing %s failed", job.path)
+        what = f"{type(exc).__name__}: {exc}"
+        result = ReplayResult(
+            job.path, ERROR, message=pick(ui, f"内部错误（{what}），详见日志", f"internal error ({what}); see the log")
+        )
+    result.seconds = round(time.monotonic() - started, 3)
+    return result
+
+
+# -- the parent side -----------------------------------------------------------------------------------------
+
+
+def run_batch(
+    jobs: Sequence[BatchJob],
+    workers: int,
+    on_result: Callable[[ReplayResult], None],
+    log_level: str | None = None,
+) -> tuple[list[ReplayResult], bool]:
+    """Run ``jobs`` on ``workers`` processes; ``on_result`` sees each result as it arrives.
+
+    Returns the results (in the order of ``jobs``) and whether the batch was interrupted. On Ctrl+C the workers
+    stop their runs (each stores what it has) and the jobs not started are reported as ``interrupted``.
+    """
+    if not jobs:
+        return [], False
+    ctx = multiprocessing.get_context("spawn")  # never fork a process that may hold threads or a Qt loop
+    stop = ctx.Event()
+    interrupted = False
+    size = max(1, min(workers, len(jobs)))
+    with ProcessPoolExecutor(size, mp_context=ctx, initializer=_init_worker, initargs=(stop, log_level)) as pool:
+        futures = [pool.submit(analyse_one, job) for job in jobs]
+        index: dict[Future[ReplayResult], int] = {f: i for i, f in enumerate(futures)}
+        pending = set(futures)
+        while pending:
+            try:
+                done, pending = wait(pending, timeout=STOP_POLL_S, return_when="FIRST_COMPLETED")
+                for fut in sorted(done, key=index.__getitem__):
+                    on_result(_result_of(fut, jobs[index[fut]]))
+            except KeyboardInterrupt:  # the workers stop their runs (each stores what it has) and answer soon
+                interrupted = True
+                stop.set()
+    return [_result_of(f, job) for f, job in zip(futures, jobs, strict=True)], interrupted
+
+
+def _result_of(fut: Future[ReplayResult], job: BatchJob) -> ReplayResult:
+    """A future's result; a worker that died (killed, out of memory) is that replay's error."""
+    try:
+        return fut.result()
+    except Exception as exc:  # BrokenProcessPool and the like: the replay has a result all the same
+        return ReplayResult(
+            job.path, ERROR, message=f"the worker process failed (工作进程失败): {type(exc).__name__}: {exc}"
+        )
