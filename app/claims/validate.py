@@ -229,6 +229,22 @@ class ClaimValidator:
             )
         )
 
+    def _not_of_type(
+        self, code: str, uid: int, type_name: str, fact: str, *, where: str, ref: str, at: float | None = None
+    ) -> ValidationIssue:
+        """The issue "#uid cannot be a type_name", with the replay fact that proves it."""
+        return ValidationIssue(
+            Severity.CONTRADICTION,
+            code,
+            self._m(
+                f"{where}：#{uid} 不可能是 {type_name}：{fact}", f"{where}: #{uid} cannot be a {type_name}: {fact}"
+            ),
+            time_seconds=at,
+            unit_id=uid,
+            claim=ref,
+            fact=fact,
+        )
+
     def _player(self, value: Any, issues: list[ValidationIssue], where: str, ref: str) -> int | None:
         if value is None or value == "":
             return None
@@ -510,18 +526,7 @@ class ClaimValidator:
                     f"{', '.join(entry.producers)} can use it",
                 )
                 issues.append(
-                    ValidationIssue(
-                        Severity.CONTRADICTION,
-                        "AbilityNotOfType",
-                        self._m(
-                            f"{where}：#{uid} 不可能是 {type_name}：{fact}",
-                            f"{where}: #{uid} cannot be a {type_name}: {fact}",
-                        ),
-                        time_seconds=ev.seconds,
-                        unit_id=uid,
-                        claim=ref,
-                        fact=fact,
-                    )
+                    self._not_of_type("AbilityNotOfType", uid, type_name, fact, where=where, ref=ref, at=ev.seconds)
                 )
                 return
 
@@ -572,18 +577,7 @@ class ClaimValidator:
             f"{k} cores of {self.index.player_name(player)} with smaller ids deployed, so #{uid} is at least core "
             f"number {k + 1}; the core orders from number {k + 1} on before {format_time(seen)} are: {names or 'none'}",
         )
-        issues.append(
-            ValidationIssue(
-                Severity.CONTRADICTION,
-                "CoreOrderMismatch",
-                self._m(
-                    f"{where}：#{uid} 不可能是 {type_name}：{fact}", f"{where}: #{uid} cannot be a {type_name}: {fact}"
-                ),
-                unit_id=uid,
-                claim=ref,
-                fact=fact,
-            )
-        )
+        issues.append(self._not_of_type("CoreOrderMismatch", uid, type_name, fact, where=where, ref=ref))
 
     def _type_fits_object(
         self, uid: int, player: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]
@@ -608,19 +602,7 @@ class ClaimValidator:
                     f"#{uid} 下达过 {wrong[0].id} 的生产/研发指令，只有 {', '.join(wrong[0].producers)} 能做",
                     f"#{uid} ordered {wrong[0].id}, which only {', '.join(wrong[0].producers)} can make",
                 )
-                issues.append(
-                    ValidationIssue(
-                        Severity.CONTRADICTION,
-                        "TypeNotOfProducts",
-                        self._m(
-                            f"{where}：#{uid} 不可能是 {type_name}：{fact}",
-                            f"{where}: #{uid} cannot be a {type_name}: {fact}",
-                        ),
-                        unit_id=uid,
-                        claim=ref,
-                        fact=fact,
-                    )
-                )
+                issues.append(self._not_of_type("TypeNotOfProducts", uid, type_name, fact, where=where, ref=ref))
                 return False
         if not entry.producers or any(entry.has_tag(t) for t in START_TAGS):
             return True
@@ -638,19 +620,7 @@ class ClaimValidator:
             f"#{uid} existed by {format_time(existed)} (ids are given out in creation order and it or a newer id "
             f"was named then), but {who} first ordered {ordered} at {format_time(orders[0].seconds)}",
         )
-        issues.append(
-            ValidationIssue(
-                Severity.CONTRADICTION,
-                "ExistedBeforeOrdered",
-                self._m(
-                    f"{where}：#{uid} 不可能是 {type_name}：{fact}", f"{where}: #{uid} cannot be a {type_name}: {fact}"
-                ),
-                time_seconds=existed,
-                unit_id=uid,
-                claim=ref,
-                fact=fact,
-            )
-        )
+        issues.append(self._not_of_type("ExistedBeforeOrdered", uid, type_name, fact, where=where, ref=ref, at=existed))
         return False
 
     def _placed_in_window(
@@ -712,19 +682,7 @@ class ClaimValidator:
                 f"，这段时间没有任何玩家放置 {type_name}；最近的放置：{near}",
                 f", and no player placed a {type_name} in that time; nearest placements: {near}",
             )
-        issues.append(
-            ValidationIssue(
-                Severity.CONTRADICTION,
-                "NotPlacedInWindow",
-                self._m(
-                    f"{where}：#{uid} 不可能是 {type_name}：{fact}", f"{where}: #{uid} cannot be a {type_name}: {fact}"
-                ),
-                time_seconds=existed,
-                unit_id=uid,
-                claim=ref,
-                fact=fact,
-            )
-        )
+        issues.append(self._not_of_type("NotPlacedInWindow", uid, type_name, fact, where=where, ref=ref, at=existed))
         return False
 
     def _placements_fit(self, ids: Sequence[int], placed: Sequence[FactEvent]) -> list[FactEvent] | None:

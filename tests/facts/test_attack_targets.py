@@ -10,29 +10,18 @@ The expected values below are read from the raw commands (``read_replay``), not 
 
 from __future__ import annotations
 
-from functools import cache
-
-from app.facts import OwnershipVerdict, build_fact_index
-from app.facts.index import ReplayFactIndex
+from app.facts import OwnershipVerdict
 from app.facts.model import Strength
-from app.knowledge.names import hash_names
-from app.replay import ArgKind, Replay, read_replay
-from tests.conftest import corpus_file
+from app.replay import ArgKind
+from tests.support.corpus import corpus_index, corpus_replay
 
 MIRROR = "ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay"
 VS_EMPIRE = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
 SELECT, CREATE_GROUP, ATTACK = 0x1F5, 0x1FA, 0x20D
 
 
-@cache
-def _replay(name: str) -> Replay:
-    return read_replay(corpus_file(name))
-
-
-@cache
-def _index(name: str) -> ReplayFactIndex:
-    r = _replay(name)
-    return build_fact_index(r, hash_names(r.header.mod_name))
+_replay = corpus_replay
+_index = corpus_index
 
 
 def _slot(name: str, player: str) -> int:
