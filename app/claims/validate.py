@@ -12,6 +12,7 @@ name a command (an event claim, an evidence line) match a command of that kind w
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -102,6 +103,8 @@ START_TAGS = frozenset({"construction_yard", "mcv", "mcv_class", "harvester"})
 
 _GROUP_NUMBER = re.compile(r"\d+")
 _ID_IN_TEXT = re.compile(r"#(\d+)")
+PLACEMENT_SLACK_FRAMES = 15
+"""How far outside an object's creation window from id order a placement may lie and still count (1 s)."""
 MIN_BUILD_SECONDS = 3.0
 """No unit comes out of a factory sooner than this after its order (RA3 build times start around 5 s)."""
 
@@ -176,6 +179,8 @@ class ClaimValidator:
         self.knowledge = knowledge if knowledge is not None else _load_knowledge(index)
         self._names = {name.lower(): name for name in index.names.values()}
         self._replay_hashes = {e.type_hash for e in index.events if e.type_hash is not None}
+        self._anchors: list[tuple[int, tuple[float, int, str]]] | None = None
+        self._made: dict[int, list[Entry]] | None = None
         # keyed by the RA3 role of each command (app.facts.roles: KW/TW ids map to the RA3 id with the same
         # meaning); KW/TW powers whose source layout is not verified (POWER_LAYOUT_ROLES) are left out
         game = index.replay.game
@@ -222,6 +227,22 @@ class ClaimValidator:
                 ),
                 claim=ref,
             )
+        )
+
+    def _not_of_type(
+        self, code: str, uid: int, type_name: str, fact: str, *, where: str, ref: str, at: float | None = None
+    ) -> ValidationIssue:
+        """The issue "#uid cannot be a type_name", with the replay fact that proves it."""
+        return ValidationIssue(
+            Severity.CONTRADICTION,
+            code,
+            self._m(
+                f"{where}：#{uid} 不可能是 {type_name}：{fact}", f"{where}: #{uid} cannot be a {type_name}: {fact}"
+            ),
+            time_seconds=at,
+            unit_id=uid,
+            claim=ref,
+            fact=fact,
         )
 
     def _player(self, value: Any, issues: list[ValidationIssue], where: str, ref: str) -> int | None:
@@ -505,18 +526,7 @@ class ClaimValidator:
                     f"{', '.join(entry.producers)} can use it",
                 )
                 issues.append(
-                    ValidationIssue(
-                        Severity.CONTRADICTION,
-                        "AbilityNotOfType",
-                        self._m(
-                            f"{where}：#{uid} 不可能是 {type_name}：{fact}",
-                            f"{where}: #{uid} cannot be a {type_name}: {fact}",
-                        ),
-                        time_seconds=ev.seconds,
-                        unit_id=uid,
-                        claim=ref,
-                        fact=fact,
-                    )
+                    self._not_of_type("AbilityNotOfType", uid, type_name, fact, where=where, ref=ref, at=ev.seconds)
                 )
                 return
 
@@ -567,18 +577,7 @@ class ClaimValidator:
             f"{k} cores of {self.index.player_name(player)} with smaller ids deployed, so #{uid} is at least core "
             f"number {k + 1}; the core orders from number {k + 1} on before {format_time(seen)} are: {names or 'none'}",
         )
-        issues.append(
-            ValidationIssue(
-                Severity.CONTRADICTION,
-                "CoreOrderMismatch",
-                self._m(
-                    f"{where}：#{uid} 不可能是 {type_name}：{fact}", f"{where}: #{uid} cannot be a {type_name}: {fact}"
-                ),
-                unit_id=uid,
-                claim=ref,
-                fact=fact,
-            )
-        )
+        issues.append(self._not_of_type("CoreOrderMismatch", uid, type_name, fact, where=where, ref=ref))
 
     def _type_fits_object(
         self, uid: int, player: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]
@@ -603,22 +602,12 @@ class ClaimValidator:
                     f"#{uid} 下达过 {wrong[0].id} 的生产/研发指令，只有 {', '.join(wrong[0].producers)} 能做",
                     f"#{uid} ordered {wrong[0].id}, which only {', '.join(wrong[0].producers)} can make",
                 )
-                issues.append(
-                    ValidationIssue(
-                        Severity.CONTRADICTION,
-                        "TypeNotOfProducts",
-                        self._m(
-                            f"{where}：#{uid} 不可能是 {type_name}：{fact}",
-                            f"{where}: #{uid} cannot be a {type_name}: {fact}",
-                        ),
-                        unit_id=uid,
-                        claim=ref,
-                        fact=fact,
-                    )
-                )
+                issues.append(self._not_of_type("TypeNotOfProducts", uid, type_name, fact, where=where, ref=ref))
                 return False
         if not entry.producers or any(entry.has_tag(t) for t in START_TAGS):
             return True
+        if not self._placed_in_window(uid, type_name, where=where, ref=ref, issues=issues):
+            return False
         orders = self._commands((QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE), player, self._hashes(type_name))
         existed = self.index.existed_by(uid)
         if not orders or existed is None or to_frames(existed) + FRAME_SLACK >= orders[0].time_code:
@@ -631,34 +620,146 @@ class ClaimValidator:
             f"#{uid} existed by {format_time(existed)} (ids are given out in creation order and it or a newer id "
             f"was named then), but {who} first ordered {ordered} at {format_time(orders[0].seconds)}",
         )
-        issues.append(
-            ValidationIssue(
-                Severity.CONTRADICTION,
-                "ExistedBeforeOrdered",
-                self._m(
-                    f"{where}：#{uid} 不可能是 {type_name}：{fact}", f"{where}: #{uid} cannot be a {type_name}: {fact}"
-                ),
-                time_seconds=existed,
-                unit_id=uid,
-                claim=ref,
-                fact=fact,
-            )
-        )
+        issues.append(self._not_of_type("ExistedBeforeOrdered", uid, type_name, fact, where=where, ref=ref, at=existed))
         return False
+
+    def _placed_in_window(
+        self, uid: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]
+    ) -> bool:
+        """A structure that only a yard or crane builds comes into being when it is placed (0x209): is one left for it?
+
+        Each object was created within its window from id order (:meth:`_created_after`, :meth:`existed_by`), and
+        objects of one type were created in id order, each by its own placement. So the objects proven to be of the
+        type (by what they built), with ``uid`` among them in id order, must each get a later placement than the one
+        before, inside their windows. A capture changes the owner, not the id, so every player's placements and
+        proven objects count. Empire structures (from cores), yards (MCV deploys), walls (one placement makes many
+        pieces) and anything a unit deploys into are exempt; nothing is said when the proven objects alone do not fit
+        (the knowledge or the windows would be wrong). Returns False when it raised an issue.
+        """
+        entry = self._entry(type_name)
+        if entry is None or entry.kind != "structure" or not entry.producers or entry.has_tag("wall"):
+            return True
+        makers = [self._entry(p) for p in entry.producers]
+        if any(m is None or m.kind != "structure" or m.unpacks_to for m in makers):
+            return True
+        proven = self._proven_ids(type_name)
+        if uid in proven or self.index.existed_by(uid) is None or self._created_after(uid) is None:
+            return True
+        placed = self._commands((PLACE_STRUCTURE,), None, self._hashes(type_name))
+        if self._placements_fit(proven, placed) is None:
+            return True
+        together = sorted((*proven, uid))
+        fit = self._placements_fit(together, placed)
+        if fit is not None:
+            return True
+        existed = self.index.existed_by(uid) or 0.0
+        after = self._created_after(uid)
+        assert after is not None
+        lo = to_frames(after[0]) - PLACEMENT_SLACK_FRAMES
+        hi = to_frames(existed) + PLACEMENT_SLACK_FRAMES
+        inside = [e for e in placed if lo <= e.time_code <= hi]
+        window = self._m(
+            f"#{uid} 创建于 {format_time(after[0])} 与 {format_time(existed)} 之间（对象编号按创建顺序分配；"
+            f"更小的 #{after[1]} 是 {after[2]}，最早在 {format_time(after[0])} 才下达）",
+            f"#{uid} was created between {format_time(after[0])} and {format_time(existed)} (ids are given out in "
+            f"creation order; the smaller #{after[1]} is a {after[2]}, first ordered at {format_time(after[0])})",
+        )
+        if inside:
+            times = ", ".join(f"{self.index.player_name(e.player)} {format_time(e.seconds)}" for e in inside)
+            others = " ".join(f"#{o}" for o in proven)
+            fact = window + self._m(
+                f"；这段时间的 {type_name} 放置（{times}）都已造出了其他已证实的 {type_name}（{others}，由它们的生产"
+                "或研发证实）",
+                f"; the placements of {type_name} in that time ({times}) all made other objects proven to be "
+                f"{type_name} ({others}, by what they built or researched)",
+            )
+        else:
+            near = ", ".join(
+                f"{self.index.player_name(e.player)} {format_time(e.seconds)}"
+                for e in (*[e for e in placed if e.time_code < lo][-1:], *[e for e in placed if e.time_code > hi][:1])
+            ) or self._m("无", "none")
+            fact = window + self._m(
+                f"，这段时间没有任何玩家放置 {type_name}；最近的放置：{near}",
+                f", and no player placed a {type_name} in that time; nearest placements: {near}",
+            )
+        issues.append(self._not_of_type("NotPlacedInWindow", uid, type_name, fact, where=where, ref=ref, at=existed))
+        return False
+
+    def _placements_fit(self, ids: Sequence[int], placed: Sequence[FactEvent]) -> list[FactEvent] | None:
+        """Placements for ``ids`` (sorted), each later than the one before and inside its id's creation window.
+
+        Greedy earliest choice: with objects in creation order and placements in time order it finds a fit whenever
+        one exists. None when there is none.
+        """
+        out: list[FactEvent] = []
+        k = 0
+        for oid in ids:
+            after = self._created_after(oid)
+            existed = self.index.existed_by(oid)
+            lo = to_frames(after[0]) - PLACEMENT_SLACK_FRAMES if after is not None else 0
+            hi = to_frames(existed) + PLACEMENT_SLACK_FRAMES if existed is not None else 1 << 30
+            while k < len(placed) and placed[k].time_code < lo:
+                k += 1
+            if k == len(placed) or placed[k].time_code > hi:
+                return None
+            out.append(placed[k])
+            k += 1
+        return out
+
+    def _proven_ids(self, type_name: str) -> list[int]:
+        """Object ids the replay proves to be of ``type_name``: what they queued or researched only it can make."""
+        return sorted(oid for oid, made in self._products().items() if self._proven_type(made) == type_name)
+
+    @staticmethod
+    def _proven_type(made: Sequence[Entry]) -> str | None:
+        """The one type that can make everything in ``made``, if there is exactly one."""
+        types = set.intersection(*(set(m.producers) for m in made)) if made else set()
+        return types.pop() if len(types) == 1 else None
+
+    def _created_after(self, uid: int) -> tuple[float, int, str] | None:
+        """The latest time ``uid`` is known to be created after, with the smaller id and type that prove it.
+
+        An object whose type the replay proves (a factory that queued or researched what only one type can make)
+        was created after the first order of that type by any player; ids are given out in creation order, so every
+        newer id was created after that too. None when no smaller id has a proven type.
+        """
+        if self._anchors is None:
+            anchors: list[tuple[int, float, str]] = []
+            for oid, made in self._products().items():
+                proven = self._proven_type(made) or ""
+                entry = self._entry(proven)
+                if entry is None or any(entry.has_tag(t) for t in START_TAGS):
+                    continue  # not proven, or a type the player may own without ordering it (the starting yard)
+                first = self._commands((QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE), None, self._hashes(proven))
+                if first:
+                    anchors.append((oid, first[0].seconds, proven))
+            # for each anchor id: the latest first-order time among anchors up to it, and the anchor that has it
+            best: list[tuple[int, tuple[float, int, str]]] = []
+            for oid, seconds, proven in sorted(anchors):
+                top = (seconds, oid, proven)
+                best.append((oid, top if not best or seconds > best[-1][1][0] else best[-1][1]))
+            self._anchors = best
+        i = bisect.bisect_left(self._anchors, uid, key=lambda a: a[0])
+        return self._anchors[i - 1][1] if i else None
 
     def _made_by(self, uid: int) -> list[Entry]:
         """Knowledge entries (with known producers) that ``uid`` queued or researched as the factory."""
-        if self.knowledge is None:
-            return []
-        out: list[Entry] = []
-        for c in (QUEUE_UNIT, START_UPGRADE):
-            for e in self._by_command.get(c, ()):
-                if e.type_hash is None or (e.actor_ids or e.object_ids)[:1] != (uid,):
-                    continue
-                entry = self.knowledge.lookup(e.type_hash)
-                if entry is not None and entry.producers and entry not in out:
-                    out.append(entry)
-        return out
+        return self._products().get(uid, [])
+
+    def _products(self) -> dict[int, list[Entry]]:
+        """Per factory id, the knowledge entries (with known producers) it queued or researched (built once)."""
+        if self._made is None:
+            self._made = {}
+            for c in (QUEUE_UNIT, START_UPGRADE):
+                for e in self._by_command.get(c, ()):
+                    factory = (e.actor_ids or e.object_ids)[:1]
+                    entry = self.knowledge.lookup(e.type_hash) if self.knowledge and e.type_hash is not None else None
+                    if not factory or entry is None or not entry.producers:
+                        continue
+                    made = self._made.setdefault(factory[0], [])
+                    if entry not in made:
+                        made.append(entry)
+        return self._made
 
     def _first_of(self, player: int, type_name: str) -> FirstProduction | None:
         """The player's first production of the type or of a core that unpacks into it."""

@@ -443,6 +443,7 @@ class ReplayFactIndex:
         known_types = self._known_types(pending)
         orders = _OrderBook()
         player_slots = {p.slot for p in self.players if p.is_player}
+        attacked: set[tuple[int, int]] = set()  # (player, object) pairs of 0x20D attack orders
         for cmd, ev in pending:
             if ev.automatic:
                 continue
@@ -454,6 +455,8 @@ class ReplayFactIndex:
                 continue
             cid = ev.command_id
             role = role_of(game, cid)[0]
+            if role == ATTACK:
+                attacked.update((ev.player, oid) for oid in ev.target_ids)
             if role not in _INDEXED_IDS:
                 continue
             p = ev.player
@@ -503,6 +506,15 @@ class ReplayFactIndex:
                         add(oid, Strength.WEAK, Role.ABILITY_GROUP)
             elif role == SELECT_PROTOCOL and ev.type_hash is not None:
                 self._protocols.append(ProtocolPick(p, tc, ev.type_hash, self.name_of(ev.type_hash)))
+        # a click on a hostile object selects it too (0x1F5 with that one id, e.g. #392 by nickname at 10:35.07 in
+        # the Allies mirror, right after attacking it at 10:34.87): a player's weak evidence on an object that player
+        # ordered attacked is not evidence of owning it (strong evidence stays: a player may attack its own units)
+        for oid, lst in list(evidence.items()):
+            kept = [e for e in lst if e.strength is Strength.STRONG or (e.player, oid) not in attacked]
+            if not kept:
+                del evidence[oid]
+            elif len(kept) < len(lst):
+                evidence[oid] = kept
         for lst in evidence.values():
             lst.sort(key=lambda e: (e.time_code, e.player))
         self._finish_orders(orders)

@@ -9,17 +9,15 @@ hash), never from the fact index the validator reads. The same values appear in 
 from __future__ import annotations
 
 import json
-from functools import cache
 
 from app.claims.issues import Severity
 from app.claims.parse import parse_claims
 from app.claims.validate import ClaimValidator, frames_apart, within
-from app.facts import ReplayFactIndex, build_fact_index
 from app.i18n import Lang
 from app.knowledge.names import hash_names
-from app.replay import ArgKind, Command, Replay, read_replay
+from app.replay import ArgKind, Command
 from app.timefmt import format_time
-from tests.conftest import corpus_file
+from tests.support.corpus import corpus_index, corpus_replay
 from tests.support.typed import int_arg
 
 MIRROR = "ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay"
@@ -27,15 +25,8 @@ EMPIRE = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
 CORONA = "corona_pve_vs_ai_10m.RA3Replay"
 
 
-@cache
-def _replay(name: str) -> Replay:
-    return read_replay(corpus_file(name))
-
-
-@cache
-def _index(name: str) -> ReplayFactIndex:
-    r = _replay(name)
-    return build_fact_index(r, hash_names(r.header.mod_name))
+_replay = corpus_replay
+_index = corpus_index
 
 
 def _ids(cmd: Command) -> list[int]:

@@ -174,11 +174,11 @@ def test_builder_is_strong_and_belongs_to_one_player(snow: ReplayFactIndex) -> N
     assert snow.check_ownership(626, ALLIED) is OwnershipVerdict.CONTRADICTION
 
 
-def test_selecting_an_enemy_factory_stays_weak(snow: ReplayFactIndex) -> None:
+def test_selecting_an_enemy_factory_is_no_evidence(snow: ReplayFactIndex) -> None:
     # #645 is the Allied barracks: slot 1 queues units there (0x205 (645, …) at tc 226, 231, …);
-    # slot 0 clicks it once: tc 2039 0x1F5 (1, 0, 645).
-    sov = [e for e in snow.evidence(645) if e.player == SOVIET]
-    assert [(e.time_code, e.strength, e.role) for e in sov] == [(2039, Strength.WEAK, Role.SELECTED)]
+    # slot 0 attacks it (0x20D (645) at tc 1717, 1723, 1728, 1834, 2055, 2354) and clicks it once between:
+    # tc 2039 0x1F5 (1, 0, 645). A click on an object one attacks is not a claim to own it (issue 14).
+    assert [e for e in snow.evidence(645) if e.player == SOVIET] == []
     assert Role.FACTORY in roles(snow, 645, ALLIED)
     assert snow.owner(645).player == ALLIED
     assert snow.owner(645).strength is Strength.STRONG
