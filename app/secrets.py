@@ -26,6 +26,8 @@ from app.urls import UrlCredentials
 SERVICE = "ReplaySage"
 ENV_API_KEY = "REPLAYSAGE_API_KEY"
 FALLBACK_FILE = "secrets-fallback.json"
+TEAM_DATABASE = "team-database"
+"""The account (next to the providers') under which the team database URL's password is kept."""
 
 
 class SecretBackend(enum.StrEnum):

@@ -88,6 +88,13 @@ OPTIONS: dict[str, Option] = {
         Option("active_profile", str, OFFLINE_PROFILE, "当前模型配置", "Active model profile", kind="choice"),
         Option("analyst_name", str, "", "分析师名字（反馈与偏好记在此名下）", "Analyst name (feedback, preferences)"),
         Option("reviewer_name", str, "", "审核人名字（裁决记在此名下）", "Reviewer name (recorded with rulings)"),
+        Option(
+            "team_database_url",
+            str,
+            "",
+            "团队数据库（PostgreSQL 地址；留空则用本机文件）",
+            "Team database (PostgreSQL URL; empty: this computer's file)",
+        ),
         Option("window_layout", str, "", "窗口布局", "Window layout", kind="hidden"),
         Option(
             "secret_fallback",
@@ -482,7 +489,10 @@ class Settings:
             raise SettingsError(f"unknown setting {key!r}")
         if key == "active_profile" and value not in self.profile_names():
             raise SettingsError(f"no model profile named {value!r}")
-        self._values[key] = option.validate(value)
+        value = option.validate(value)
+        if key == "team_database_url":
+            value = self._keep_team_database_credentials(value)
+        self._values[key] = value
 
     def ui_lang(self) -> Lang:
         """The interface language (system language when unset)."""
@@ -532,6 +542,19 @@ class Settings:
         SecretStore(self.get("secret_fallback")).set_url_credentials(provider.name, provider.url_credentials)
         self.url_credentials_moved = True
         return replace(provider, url_credentials=UrlCredentials())
+
+    def _keep_team_database_credentials(self, url: str) -> str:
+        """Move a password found in the team database URL to the keyring; the setting keeps the clean URL."""
+        clean, creds = split_url_credentials(url)
+        if not creds:
+            return clean
+        from app.secrets import TEAM_DATABASE, SecretStore
+
+        if creds.username and not creds.password:  # a user name alone is no secret: it stays in the URL
+            return url.strip()
+        SecretStore(self.get("secret_fallback")).set_url_credentials(TEAM_DATABASE, creds)
+        self.url_credentials_moved = True
+        return clean
 
     def remove_provider(self, name: str) -> None:
         """Remove a provider and the profiles using it (its keyring entry is the caller's to delete)."""

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.postgres import ENV_TEST_SERVER, fresh_database, test_server_url
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -46,17 +49,24 @@ def _needs_missing_replay(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Without the full corpus, leave out (not skip) the tests that need it, and say so once."""
-    if FULL_CORPUS:
-        return
-    left_out = [i for i in items if i.get_closest_marker("corpus") or _needs_missing_replay(i)]
-    if left_out:
-        config.hook.pytest_deselected(items=left_out)
-        items[:] = [i for i in items if i not in set(left_out)]
-        config.stash[_LEFT_OUT] = len(left_out)
+    """Leave out (not skip) what cannot run here: corpus tests without the full corpus, PostgreSQL tests without a
+    server; say so once."""
+    if not FULL_CORPUS:
+        left_out = [i for i in items if i.get_closest_marker("corpus") or _needs_missing_replay(i)]
+        if left_out:
+            config.hook.pytest_deselected(items=left_out)
+            items[:] = [i for i in items if i not in set(left_out)]
+            config.stash[_LEFT_OUT] = len(left_out)
+    if not test_server_url():
+        no_server = [i for i in items if i.get_closest_marker("postgres")]
+        if no_server:
+            config.hook.pytest_deselected(items=no_server)
+            items[:] = [i for i in items if i not in set(no_server)]
+            config.stash[_NO_SERVER] = len(no_server)
 
 
 _LEFT_OUT = pytest.StashKey[int]()
+_NO_SERVER = pytest.StashKey[int]()
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -66,6 +76,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(
             f"{left_out} tests need the full replay corpus at {SHARED_CORPUS} and were left out; "
             "the in-repo subset (tests/data/replays) ran everything else"
+        )
+    no_server = config.stash.get(_NO_SERVER, 0)
+    if no_server:
+        terminalreporter.write_line(
+            f"{no_server} tests need a PostgreSQL server and were left out: `.ci/run` starts one, or set "
+            f"{ENV_TEST_SERVER}=postgresql+psycopg://USER:PASSWORD@HOST:PORT/postgres (a role that may create "
+            "databases)"
         )
     skipped = terminalreporter.stats.get("skipped", [])
     if skipped and os.environ.get("REPLAYSAGE_FAIL_ON_SKIP") == "1":
@@ -86,3 +103,20 @@ def _isolated_user_data(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     home = tmp_path_factory.mktemp("replaysage_home")
     monkeypatch.setenv("REPLAYSAGE_HOME", str(home))
     return home
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Where a store-level test keeps its store: a SQLite file, or a fresh database on the PostgreSQL test server.
+
+    The PostgreSQL URL handed to the test carries no password: ``REPLAYSAGE_DATABASE_URL`` (set here, inherited by
+    subprocesses) supplies it, as in a scripted team run, and makes it the default store too.
+    """
+    if request.param == "sqlite":
+        yield str(tmp_path / "store.sqlite3")
+        return
+    from app.store.db import ENV_DATABASE_URL, public_url
+
+    with fresh_database(test_server_url()) as url:
+        monkeypatch.setenv(ENV_DATABASE_URL, url)
+        yield public_url(url)

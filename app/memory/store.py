@@ -1059,7 +1059,9 @@ class MemoryStore:
     ) -> QueueView:
         now = self.clock()
         with self.db.session() as s:
-            item = s.get(MemQueueItem, item_id)
+            # the row lock (PostgreSQL; SQLite's write lock already covers it): a second reviewer's decision
+            # waits here and then reads "already decided", never overwrites
+            item = s.get(MemQueueItem, item_id, with_for_update=True)
             if item is None:
                 raise UnknownFactError(f"review item {item_id} does not exist")
             if item.resolved_at is not None:

@@ -286,7 +286,7 @@ class AnalysisRepository:
             LeaseHeldError: a living process holds it.
         """
         with self.db.session() as s:
-            rec = s.get_one(AnalysisRecord, analysis_id)
+            rec = s.get_one(AnalysisRecord, analysis_id, with_for_update=True)
             if rec.owner != owner and lease_alive(rec.owner, rec.heartbeat_at):
                 pid = rec.owner.split(":")[1] if rec.owner.count(":") >= 2 else "?"
                 raise LeaseHeldError(

@@ -1,4 +1,8 @@
-"""``replaysage db check|backup|restore``: look after the store file (see :mod:`app.store.health`)."""
+"""``replaysage db status|upgrade|copy|check|backup|vacuum|restore``: look after the store.
+
+``check``, ``backup`` and ``restore`` look after a SQLite file (:mod:`app.store.health`); a team database on a
+server is backed up by its administrator. ``copy`` moves a store between backends (:mod:`app.store.copy`).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,25 @@ from typing import Any
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``db``."""
-    p = sub.add_parser("db", help="check, back up, restore or vacuum the database")
-    p.add_argument("--db", help="database file (default: the one in the user data folder)")
+    p = sub.add_parser("db", help="the database: schema status, upgrade, copy, check, back up, restore, vacuum")
+    p.add_argument(
+        "--db",
+        help="database file or PostgreSQL URL (default: REPLAYSAGE_DATABASE_URL, the team database setting, "
+        "or the file in the user data folder)",
+    )
     actions = p.add_subparsers(dest="db_command", metavar="ACTION", required=True)
+    status = actions.add_parser("status", help="where the store is and whether its schema is this app's")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    status.set_defaults(func=_cmd_status)
+    upgrade = actions.add_parser("upgrade", help="apply the migrations (also done at every start)")
+    upgrade.set_defaults(func=_cmd_upgrade)
+    copy = actions.add_parser("copy", help="copy a whole store into an empty one and compare checksums per table")
+    copy.add_argument("source", nargs="?", help="the store to copy (file or URL)")
+    copy.add_argument("target", nargs="?", help="the empty store to fill (file or URL)")
+    copy.add_argument("--from", dest="source_opt", metavar="URL", help="same as SOURCE")
+    copy.add_argument("--to", dest="target_opt", metavar="URL", help="same as TARGET")
+    copy.add_argument("--json", action="store_true", help="machine-readable output")
+    copy.set_defaults(func=_cmd_copy)
     check = actions.add_parser("check", help="PRAGMA quick_check (or the full integrity_check with --full)")
     check.add_argument("--full", action="store_true", help="the full (slower) integrity check")
     check.set_defaults(func=_cmd_check)
@@ -26,11 +46,69 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     restore.set_defaults(func=_cmd_restore)
 
 
+def _cmd_status(args: argparse.Namespace) -> int:
+    from app.safetext import json_text
+    from app.store.db import schema_status
+
+    info = schema_status(args.db)
+    if args.json:
+        print(json_text(info))
+        return 0
+    print(f"{info['backend']}: {info['location']}")
+    print(f"schema: {', '.join(info['current']) or '(empty)'}")
+    print(f"this app: {', '.join(info['heads'])} — {info['state']}")
+    return 0
+
+
+def _cmd_upgrade(args: argparse.Namespace) -> int:
+    from app.store import open_database
+
+    db = open_database(args.db)
+    print(f"{db.location}: schema up to date")
+    db.close()
+    return 0
+
+
+def _cmd_copy(args: argparse.Namespace) -> int:
+    from app.errors import KnownError
+    from app.safetext import json_text
+    from app.store import open_database
+    from app.store.copy import CopyError, checksums, copy_store
+
+    source, target = args.source or args.source_opt, args.target or args.target_opt
+    if not source or not target:
+        raise KnownError("db copy needs a source and a target: db copy SOURCE TARGET (or --from SOURCE --to TARGET)")
+    src, dst = open_database(source), open_database(target)
+    try:
+        copy_store(src, dst)
+        before, after = checksums(src), checksums(dst)
+    finally:
+        src.close()
+        dst.close()
+    rows: list[dict[str, Any]] = [
+        {"table": a.table, "rows": a.rows, "sha256": a.sha256, "copied_rows": b.rows, "same": a == b}
+        for a, b in zip(before, after, strict=True)
+    ]
+    if args.json:
+        print(json_text({"source": src.location, "target": dst.location, "tables": rows}))
+    else:
+        print(f"{src.location} -> {dst.location}")
+        for r in rows:
+            print(f"  {r['table']:<28} {r['rows']:>8} rows  {r['sha256'][:16]}  {'ok' if r['same'] else 'DIFFERENT'}")
+    different = [r["table"] for r in rows if not r["same"]]
+    if different:
+        raise CopyError(f"the copy differs from its source in {', '.join(different)}")
+    return 0
+
+
 def _path(args: argparse.Namespace) -> Any:
     from pathlib import Path
 
     from app.errors import KnownError
+    from app.store.db import is_server_url
 
+    if is_server_url(args.db):
+        raise KnownError("check, backup and restore look after a SQLite file; a server's administrator backs it up")
     if args.db:
         path = Path(args.db)
     else:
@@ -68,9 +146,12 @@ def _cmd_restore(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from app.paths import database_path
+    from app.store.db import is_server_url
     from app.store.health import restore_database
 
     path = Path(args.db) if args.db else database_path()
+    if is_server_url(args.db):
+        _path(args)  # says why not
     used, aside = restore_database(path, Path(args.source) if args.source else None)
     print(f"restored {path} from {used}" + (f"; the previous file was kept as {aside}" if aside else ""))
     return 0

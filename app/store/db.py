@@ -16,12 +16,19 @@ Several processes may use one file (two ``analyze`` runs, the GUI and a CLI). Wr
 
 Reads use :meth:`Database.read` (a deferred ``BEGIN``: WAL readers never wait for the writer). Everything
 SQLite-specific sits behind :func:`_is_sqlite` so another dialect can bring its own.
+
+A team shares one PostgreSQL server instead (``REPLAYSAGE_DATABASE_URL`` or the ``team_database_url`` setting; the
+password lives in the keyring). There every write transaction first takes one transaction-scoped advisory lock
+(:data:`WRITE_LOCK_KEY`): the server's counterpart of ``BEGIN IMMEDIATE``, so writers on all machines take turns
+exactly as processes sharing one SQLite file do, and every read-modify-write of the domain code (a review decision,
+an evidence count, a lease) stays correct without a second set of rules. Reads are MVCC snapshots and never wait.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -35,7 +42,8 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import URL, Engine, create_engine, event
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -56,6 +64,8 @@ BUSY_TIMEOUT_MS = 5000
 BUSY_RETRIES = 6
 """How many more times a busy ``BEGIN IMMEDIATE`` is tried (with a short pause) before the write fails."""
 _READ_OPTION = "replaysage_read"
+WRITE_LOCK_KEY = 0x5265706C6179  # "Replay": the advisory lock every PostgreSQL write transaction takes first
+ENV_DATABASE_URL = "REPLAYSAGE_DATABASE_URL"
 
 
 class DatabaseBusyError(DatabaseError):
@@ -111,8 +121,10 @@ def _alembic_config() -> Config:
     return cfg
 
 
-def _make_engine(url: str) -> Engine:
-    if not url.startswith("sqlite"):
+def _make_engine(url: str | URL) -> Engine:
+    if make_url(url).get_backend_name() == "postgresql":
+        return _make_server_engine(url)
+    if not str(url).startswith("sqlite"):
         return create_engine(url)
     engine = create_engine(url, connect_args={"isolation_level": None, "check_same_thread": False})
 
@@ -135,6 +147,80 @@ def _make_engine(url: str) -> Engine:
     return engine
 
 
+def _make_server_engine(url: str | URL) -> Engine:
+    """A PostgreSQL engine whose write transactions take :data:`WRITE_LOCK_KEY` first (see the module text)."""
+    # UTC sessions: times read back are UTC (as SQLite's), and naive times written are taken as UTC
+    engine = create_engine(url, pool_pre_ping=True, connect_args={"options": "-c timezone=UTC"})
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        if not conn.get_execution_options().get(_READ_OPTION):
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+
+    return engine
+
+
+def is_server_url(target: object) -> bool:
+    """True for a database server URL (``postgresql+psycopg://…``), False for a SQLite file or URL."""
+    return isinstance(target, str) and "://" in target and not target.startswith("sqlite")
+
+
+def server_url(url: str) -> URL:
+    """A server URL with the psycopg (v3) driver and its password filled in.
+
+    The password comes from the environment's URL when it names the same server, else from the keyring; one
+    already in ``url`` is kept.
+
+    Raises:
+        DatabaseError: the URL is not a PostgreSQL URL.
+    """
+    try:
+        parsed = make_url(url)
+    except Exception as exc:  # sqlalchemy.exc.ArgumentError: say what is wrong without the URL's secrets
+        raise DatabaseError(f"not a database URL: {public_url(url)}") from exc
+    if parsed.get_backend_name() != "postgresql":
+        raise DatabaseError(f"a team database must be PostgreSQL (postgresql+psycopg://…), not {parsed.drivername}")
+    parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.password:
+        return parsed
+    env = os.environ.get(ENV_DATABASE_URL, "").strip()
+    if is_server_url(env):
+        from_env = make_url(env).set(drivername="postgresql+psycopg")
+        same = (from_env.host, from_env.port, from_env.database) == (parsed.host, parsed.port, parsed.database)
+        if same and from_env.password and parsed.username in (None, from_env.username):
+            return from_env
+    from app.secrets import TEAM_DATABASE, SecretStore
+    from app.settings import Settings
+
+    creds = SecretStore(Settings.load().get("secret_fallback")).url_credentials(TEAM_DATABASE)
+    if creds.password:
+        return parsed.set(username=parsed.username or creds.username, password=creds.password)
+    return parsed
+
+
+def public_url(url: str | URL) -> str:
+    """The URL as it may be shown and logged: no password, no secret parameters."""
+    from app.urls import split_url_credentials
+
+    text = url.render_as_string(hide_password=False) if isinstance(url, URL) else url
+    return split_url_credentials(text)[0]
+
+
+def configured_database() -> str:
+    """Where the store is: ``REPLAYSAGE_DATABASE_URL``, else the team database setting, else the local file."""
+    env = os.environ.get(ENV_DATABASE_URL, "").strip()
+    if env:
+        return env
+    from app.settings import Settings
+
+    team = str(Settings.load().get("team_database_url") or "").strip()
+    if team:
+        return team
+    from app.paths import database_path
+
+    return str(database_path())
+
+
 class Database:
     """The store: an engine plus session factories. The only object that writes the database."""
 
@@ -143,7 +229,11 @@ class Database:
         self.path = path
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._read_sessions = sessionmaker(engine.execution_options(**{_READ_OPTION: True}), expire_on_commit=False)
-        key = str(path.resolve()) if path is not None else f"memory:{id(self)}"
+        self.server = not _is_sqlite(engine)
+        self.location = public_url(engine.url) if self.server else str(path) if path is not None else ":memory:"
+        """What :func:`open_database` reopens this store from (another process): a file, or the server's URL
+        without its password."""
+        key = str(path.resolve()) if path is not None else self.location if self.server else f"memory:{id(self)}"
         self._writer = _writer_lock(key)
         self._local = threading.local()
         self._damage: list[str] = []  # set once a check found the file damaged: nothing more is written
@@ -225,11 +315,16 @@ class Database:
 
 
 def open_database(path: Path | str | None = None) -> Database:
-    """Open (creating and migrating as needed) the store at ``path``; ``None`` means the user data folder."""
-    if path is None:
-        from app.paths import database_path
+    """Open (creating and migrating as needed) the store at ``path``.
 
-        path = database_path()
+    ``path`` is a SQLite file (or ``sqlite:///`` URL), a PostgreSQL URL, or ``None`` for :func:`configured_database`.
+    """
+    if path is None:
+        path = configured_database()
+    if is_server_url(path):
+        return _open_server(str(path))
+    if isinstance(path, str) and path.startswith("sqlite:///"):
+        path = path.removeprefix("sqlite:///")
     p = None if str(path) == ":memory:" else Path(path)
     existed = p is not None and p.exists() and p.stat().st_size > 0
     if p is not None and existed:
@@ -259,6 +354,20 @@ def open_database(path: Path | str | None = None) -> Database:
     return Database(engine, p)
 
 
+def _open_server(url: str) -> Database:
+    """Open and migrate a team database on a PostgreSQL server."""
+    engine = _make_engine(server_url(url))
+    try:
+        migrate(engine, None)
+    except DatabaseError:
+        engine.dispose()
+        raise
+    except (SQLAlchemyError, OSError) as exc:
+        engine.dispose()
+        raise DatabaseError(f"cannot open team database {public_url(url)}: {_reason(exc)}") from exc
+    return Database(engine, None)
+
+
 def _reason(exc: BaseException) -> str:
     """The driver's own words (``file is not a database``), without SQLAlchemy's SQL echo and help link."""
     if isinstance(exc, DBAPIError) and exc.orig is not None:
@@ -277,6 +386,40 @@ def _at_heads(script: ScriptDirectory, current: set[str]) -> bool:
     return set(script.get_heads()) <= applied
 
 
+def schema_status(target: str | None = None) -> dict[str, Any]:
+    """Where the store is and how its schema compares with this app's, without changing anything."""
+    target = target or configured_database()
+    server = is_server_url(target)
+    if not server:
+        target = target.removeprefix("sqlite:///")
+        if not Path(target).is_file():
+            raise DatabaseError(f"no database at {target}")
+    engine = _make_engine(server_url(target) if server else f"sqlite:///{target}")
+    script = ScriptDirectory.from_config(_alembic_config())
+    heads = sorted(script.get_heads())
+    try:
+        with engine.execution_options(**{_READ_OPTION: True}).connect() as conn:
+            current = sorted(MigrationContext.configure(conn).get_current_heads())
+    except (SQLAlchemyError, OSError) as exc:
+        raise DatabaseError(f"cannot open database {public_url(target)}: {_reason(exc)}") from exc
+    finally:
+        engine.dispose()
+    known = {rev.revision for rev in script.walk_revisions()}
+    if set(current) - known:
+        state = "newer than this app (update ReplaySage)"
+    elif _at_heads(script, set(current)):
+        state = "up to date"
+    else:
+        state = "behind (migrated at the next start, or by `replaysage db upgrade`)"
+    return {
+        "backend": "postgresql" if server else "sqlite",
+        "location": public_url(target) if server else target,
+        "current": current,
+        "heads": heads,
+        "state": state,
+    }
+
+
 def migrate(engine: Engine, path: Path | None) -> None:
     """Upgrade the schema to every head, after a backup; refuse a database newer than the app."""
     cfg = _alembic_config()
@@ -287,8 +430,8 @@ def migrate(engine: Engine, path: Path | None) -> None:
     unknown = current - known
     if unknown:
         raise DatabaseError(
-            f"database {path} was written by a newer ReplaySage (schema {', '.join(sorted(unknown))}); "
-            "update the app or choose another data folder"
+            f"database {path or public_url(engine.url)} was written by a newer ReplaySage "
+            f"(schema {', '.join(sorted(unknown))}); update the app or choose another data folder"
         )
     if _at_heads(script, current):
         return

@@ -148,9 +148,10 @@ def backup_database(path: Path, target: Path) -> None:
 
     A plain file copy would miss whatever still sits in the ``-wal`` file (committed but not yet checkpointed),
     so the backup would lack the latest rows; the backup API reads through the WAL like any reader. The copy is
-    written next to ``target`` first and moved into place, so an old backup is never left half-overwritten.
+    written next to ``target`` first and moved into place, so an old backup is never left half-overwritten; the
+    partial file is this process's own (several processes opening the store at once each back it up once).
     """
-    partial = target.with_name(target.name + ".partial")
+    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     with contextlib.suppress(FileNotFoundError):
         partial.unlink()
     source = sqlite3.connect(path)

@@ -1,4 +1,4 @@
-"""Shared helpers of the memory tests: a settable clock, a store on a real SQLite file, episode builders."""
+"""Shared helpers of the memory tests: a settable clock, a store on a real database, episode builders."""
 
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ def ts(when: str) -> float:
     return datetime.fromisoformat(when).replace(tzinfo=UTC).timestamp()
 
 
-def make_store(tmp_path: Path, clock: Clock) -> MemoryStore:
-    return MemoryStore(open_database(tmp_path / "memory.sqlite3"), clock=clock)
+def make_store(where: Path | str, clock: Clock) -> MemoryStore:
+    """A store in a folder (a SQLite file inside it) or at a ``store_url`` (SQLite file or PostgreSQL URL)."""
+    return MemoryStore(open_database(where / "memory.sqlite3" if isinstance(where, Path) else where), clock=clock)
 
 
 def run_ep(

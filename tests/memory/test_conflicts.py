@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from app.i18n import Lang
@@ -15,9 +13,9 @@ def _player_fact(store, player: str, attribute: str = "opening"):  # type: ignor
     return [f for f in store.facts(subject=f"player:{player}") if f.attribute == attribute]
 
 
-def test_scope_split_when_the_contexts_differ(tmp_path: Path) -> None:
+def test_scope_split_when_the_contexts_differ(store_url: str) -> None:
     clock = Clock()
-    store = make_store(tmp_path, clock)
+    store = make_store(store_url, clock)
     analyse(store, run_ep("r1", "p", ("Barracks", "Refinery"), map_name="Infinity Isle"))
     res = analyse(
         store, run_ep("r2", "p", ("Refinery", "Barracks"), map_name="Snow Plow", played="2026-01-02T00:00:00")
@@ -31,8 +29,8 @@ def test_scope_split_when_the_contexts_differ(tmp_path: Path) -> None:
     assert store.queue() == []
 
 
-def test_authority_gap_asks_to_review_the_weaker_side(tmp_path: Path) -> None:
-    store = make_store(tmp_path, Clock())
+def test_authority_gap_asks_to_review_the_weaker_side(store_url: str) -> None:
+    store = make_store(store_url, Clock())
     doc = Candidate(
         FactType.DOMAIN,
         "mod:RA3",
@@ -63,8 +61,8 @@ def test_authority_gap_asks_to_review_the_weaker_side(tmp_path: Path) -> None:
     assert (item.kind, item.fact.id, item.other.id if item.other else None) == ("review", new.fact_id, old.fact_id)
 
 
-def test_authority_gap_stronger_newcomer_puts_the_old_side_under_review(tmp_path: Path) -> None:
-    store = make_store(tmp_path, Clock())
+def test_authority_gap_stronger_newcomer_puts_the_old_side_under_review(store_url: str) -> None:
+    store = make_store(store_url, Clock())
     [old] = store.commit(
         [
             Candidate(
@@ -101,9 +99,9 @@ def test_authority_gap_stronger_newcomer_puts_the_old_side_under_review(tmp_path
     assert item.fact.id == old.fact_id
 
 
-def test_recency_supersedes_and_flip_back_restores(tmp_path: Path) -> None:
+def test_recency_supersedes_and_flip_back_restores(store_url: str) -> None:
     clock = Clock()
-    store = make_store(tmp_path, clock)
+    store = make_store(store_url, clock)
     first = store.record_feedback(FeedbackInput("a", preference="请简洁")).outcomes[0]
     clock.set("2026-03-11T00:00:00")
     store.record_feedback(FeedbackInput("a", correction="太长了"))  # second piece of evidence for "concise"
@@ -126,9 +124,9 @@ def test_recency_supersedes_and_flip_back_restores(tmp_path: Path) -> None:
     assert inj.fact_ids == (old.id,)
 
 
-def test_older_evidence_does_not_supersede_and_goes_to_the_human_queue(tmp_path: Path) -> None:
+def test_older_evidence_does_not_supersede_and_goes_to_the_human_queue(store_url: str) -> None:
     clock = Clock()
-    store = make_store(tmp_path, clock)
+    store = make_store(store_url, clock)
     store.record_feedback(FeedbackInput("a", preference="请简洁", ts=clock.now))
     late = store.record_feedback(FeedbackInput("a", preference="详细", ts=clock.now - 86400)).outcomes[0]
     assert (late.action, late.status) == ("queued", "conflict")
@@ -136,9 +134,9 @@ def test_older_evidence_does_not_supersede_and_goes_to_the_human_queue(tmp_path:
     assert item.kind == "conflict"
 
 
-def test_behaviour_against_behaviour_goes_to_the_human_queue_and_review_actions(tmp_path: Path) -> None:
+def test_behaviour_against_behaviour_goes_to_the_human_queue_and_review_actions(store_url: str) -> None:
     clock = Clock()
-    store = make_store(tmp_path, clock)
+    store = make_store(store_url, clock)
     analyse(store, run_ep("r1", "p", ("Barracks", "Refinery")))
     res = analyse(store, run_ep("r2", "p", ("Refinery", "Barracks"), played="2026-01-02T00:00:00"))
     assert "queued" in [o.action for o in res]
@@ -152,8 +150,8 @@ def test_behaviour_against_behaviour_goes_to_the_human_queue_and_review_actions(
     assert store.queue() == []
 
 
-def test_reviewer_reject_and_split(tmp_path: Path) -> None:
-    store = make_store(tmp_path, Clock())
+def test_reviewer_reject_and_split(store_url: str) -> None:
+    store = make_store(store_url, Clock())
     analyse(store, run_ep("r1", "p", ("A", "B")))
     analyse(store, run_ep("r2", "p", ("B", "A"), played="2026-01-02T00:00:00"))
     analyse(store, run_ep("r3", "q", ("A", "B")))
@@ -171,10 +169,10 @@ def test_reviewer_reject_and_split(tmp_path: Path) -> None:
     assert store.queue() == []
 
 
-def test_counterexample_blocks_a_wrong_generalisation(tmp_path: Path) -> None:
+def test_counterexample_blocks_a_wrong_generalisation(store_url: str) -> None:
     """The same player's other replay opened differently: two agreeing replays do not make a habit."""
     clock = Clock()
-    store = make_store(tmp_path, clock)
+    store = make_store(store_url, clock)
     analyse(store, run_ep("r1", "p", ("A", "B")))
     # recorded but not yet distilled (the batch has not run): only the episodic history knows it
     store.record_run(run_ep("r2", "p", ("C", "D"), played="2026-01-02T00:00:00"), immediate=False)
@@ -190,17 +188,17 @@ def test_counterexample_blocks_a_wrong_generalisation(tmp_path: Path) -> None:
     assert item.fact.id == fact.id
 
 
-def test_without_counterexample_the_same_evidence_activates(tmp_path: Path) -> None:
-    store = make_store(tmp_path, Clock())
+def test_without_counterexample_the_same_evidence_activates(store_url: str) -> None:
+    store = make_store(store_url, Clock())
     analyse(store, run_ep("r1", "p", ("A", "B")))
     analyse(store, run_ep("r3", "p", ("A", "B"), played="2026-01-03T00:00:00"))
     [fact] = _player_fact(store, "p")
     assert (fact.status, fact.confidence) == ("active", 0.64)
 
 
-def test_a_chain_of_three_renders_as_unstable(tmp_path: Path) -> None:
+def test_a_chain_of_three_renders_as_unstable(store_url: str) -> None:
     clock = Clock()
-    store = make_store(tmp_path, clock)
+    store = make_store(store_url, clock)
     for i, text in enumerate(["请简洁", "详细一点", "还是简洁吧"]):
         clock.set(f"2026-03-1{i}T00:00:00")
         store.record_feedback(FeedbackInput("a", preference=text))
@@ -211,8 +209,8 @@ def test_a_chain_of_three_renders_as_unstable(tmp_path: Path) -> None:
     assert "摇摆 3 次" in inj.text
 
 
-def test_counterexample_from_a_distilled_conflict_also_blocks(tmp_path: Path) -> None:
-    store = make_store(tmp_path, Clock())
+def test_counterexample_from_a_distilled_conflict_also_blocks(store_url: str) -> None:
+    store = make_store(store_url, Clock())
     analyse(store, run_ep("r1", "p", ("A", "B")))
     analyse(store, run_ep("r2", "p", ("C", "D"), played="2026-01-02T00:00:00"))  # human queue
     analyse(store, run_ep("r3", "p", ("A", "B"), played="2026-01-03T00:00:00"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
@@ -47,10 +46,10 @@ def test_injection_tiers(conf: float, tier: ledger.Tier, text: str) -> None:
     assert ledger.inject_policy(conf, "X") == (tier, text)
 
 
-def test_store_walks_the_worked_example(tmp_path: Path) -> None:
+def test_store_walks_the_worked_example(store_url: str) -> None:
     """Two behavioural reactions then an explicit statement of the same preference, through the pipeline."""
     clock = Clock()
-    store = make_store(tmp_path, clock)
+    store = make_store(store_url, clock)
     r1 = store.record_feedback(FeedbackInput("ana", correction="这份报告太长了"))
     fid = r1.outcomes[0].fact_id
     assert fid is not None
@@ -69,9 +68,9 @@ def test_store_walks_the_worked_example(tmp_path: Path) -> None:
     assert [s.polarity for s in f.sources] == [1, 1, 1]
 
 
-def test_reversal_phrase_is_negative_evidence(tmp_path: Path) -> None:
+def test_reversal_phrase_is_negative_evidence(store_url: str) -> None:
     clock = Clock()
-    store = make_store(tmp_path, clock)
+    store = make_store(store_url, clock)
     fid = store.record_feedback(FeedbackInput("ana", preference="请简洁")).outcomes[0].fact_id
     assert fid is not None
     assert store.fact(fid).confidence == 0.9
@@ -83,9 +82,9 @@ def test_reversal_phrase_is_negative_evidence(tmp_path: Path) -> None:
     assert [s.polarity for s in f.sources] == [1, -1]
 
 
-def test_confirmation_prompt_after_ninety_days(tmp_path: Path) -> None:
+def test_confirmation_prompt_after_ninety_days(store_url: str) -> None:
     clock = Clock("2026-01-01T00:00:00")
-    store = make_store(tmp_path, clock)
+    store = make_store(store_url, clock)
     fid = store.record_feedback(FeedbackInput("ana", preference="请用中文")).outcomes[0].fact_id
     assert fid is not None
     clock.set("2026-03-31T00:00:00")  # 89 days

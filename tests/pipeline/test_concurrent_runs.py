@@ -133,7 +133,7 @@ def test_two_concurrent_resumes_take_the_lease_exactly_once(tmp_path: Path) -> N
     assert _rows(db, "SELECT COUNT(*) FROM analysis_stages WHERE status != 'done'") == [(0,)]
 
 
-def test_lease_of_a_live_process_is_refused_and_of_a_crashed_one_taken(tmp_path: Path) -> None:
+def test_lease_of_a_live_process_is_refused_and_of_a_crashed_one_taken(store_url: str) -> None:
     import socket
     from datetime import timedelta
 
@@ -145,7 +145,7 @@ def test_lease_of_a_live_process_is_refused_and_of_a_crashed_one_taken(tmp_path:
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # reaped: its pid names no process now
     host = socket.gethostname()
-    db = open_database(tmp_path / "lease.sqlite3")
+    db = open_database(store_url)
     try:
         repo = AnalysisRepository(db)
         aid = repo.create(

@@ -1,4 +1,4 @@
-"""The learning loops closed, driven only through the command line over a real SQLite file (issue 17).
+"""The learning loops closed, driven only through the command line over a real store (issue 17), on both backends.
 
 Each step runs ``python -m app.cli`` in its own process against one user data folder, as a user's shell would:
 analyses feed memory with no manual ``distil``, feedback becomes a preference that the next analysis injects, a
@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 from app.pipeline.repository import AnalysisRepository
 from app.store import open_database
+from app.store.db import ENV_DATABASE_URL, is_server_url
 from tests.conftest import corpus_file
 
 MIRROR = "ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay"  # players 0010 and nickname
@@ -28,7 +29,7 @@ DETAILED_ZH = "分析师偏好详细的报告"
 
 
 def _cli(home: Path, *args: str) -> str:
-    env = {**os.environ, "REPLAYSAGE_HOME": str(home), "REPLAYSAGE_LANG": "zh"}
+    env = {**os.environ, "REPLAYSAGE_HOME": str(home), "REPLAYSAGE_LANG": "zh"}  # the store: REPLAYSAGE_DATABASE_URL
     done = subprocess.run(
         [sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, env=env, check=False, timeout=240
     )
@@ -41,9 +42,9 @@ def _json(home: Path, *args: str) -> Any:
     return json.loads(_cli(home, *args, "--json"))
 
 
-def _system_prompts(home: Path, analysis_id: int) -> list[str]:
+def _system_prompts(store: str, analysis_id: int) -> list[str]:
     """The system messages as sent in every request of one analysis (read back from the store, hash-checked)."""
-    db = open_database(home / "replaysage.sqlite3")
+    db = open_database(store)
     try:
         record = AnalysisRepository(db).load(analysis_id)
     finally:
@@ -53,14 +54,20 @@ def _system_prompts(home: Path, analysis_id: int) -> list[str]:
     ]
 
 
-def _analysis_ids(home: Path) -> list[int]:
-    with sqlite3.connect(home / "replaysage.sqlite3") as db:
-        return [i for (i,) in db.execute("SELECT id FROM analyses ORDER BY id")]
+def _analysis_ids(store: str) -> list[int]:
+    db = open_database(store)
+    try:
+        with db.read() as s:
+            return [i for (i,) in s.execute(text("SELECT id FROM analyses ORDER BY id"))]
+    finally:
+        db.close()
 
 
 @pytest.mark.slow
-def test_learning_loops_from_the_command_line(tmp_path: Path) -> None:
+def test_learning_loops_from_the_command_line(tmp_path: Path, store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
+    if not is_server_url(store_url):  # (a server's URL is set by the fixture, with its password)
+        monkeypatch.setenv(ENV_DATABASE_URL, store_url)
     # 1. two analyses sharing the player "nickname": player facts appear with no manual distil
     _cli(home, "analyze", str(corpus_file(MIRROR)), "--quiet")
     facts = _json(home, "memory", "facts", "--subject", "player:nickname")
@@ -70,7 +77,7 @@ def test_learning_loops_from_the_command_line(tmp_path: Path) -> None:
     assert status["last_batch"] is not None
     assert status["batch_due"] is False
     _cli(home, "analyze", str(corpus_file(SNOW_PLOW)), "--quiet")
-    first, second = _analysis_ids(home)
+    first, second = _analysis_ids(store_url)
 
     # 4. (checked early: it ran with the first analysis) the wisdom audit ran on its own
     wisdom = _json(home, "wisdom", "status")
@@ -82,14 +89,14 @@ def test_learning_loops_from_the_command_line(tmp_path: Path) -> None:
     assert out["facts"]
     [pref] = _json(home, "memory", "facts", "--subject", "analyst:ana")
     assert (pref["content_zh"], pref["confidence"], pref["status"]) == (CONCISE_ZH, 0.9, "active")
-    assert not any(CONCISE_ZH in p for p in _system_prompts(home, second))  # not there before the feedback
+    assert not any(CONCISE_ZH in p for p in _system_prompts(store_url, second))  # not there before the feedback
     settings = home / "settings.json"
     doc = json.loads(settings.read_text(encoding="utf-8")) if settings.exists() else {}
     doc["analyst_name"] = "ana"  # the analyst's identity is a setting, as the GUI's settings dialog writes it
     settings.write_text(json.dumps(doc), encoding="utf-8")
     _cli(home, "analyze", str(corpus_file(MIRROR)), "--quiet")
-    third = _analysis_ids(home)[-1]
-    prompts = _system_prompts(home, third)
+    third = _analysis_ids(store_url)[-1]
+    prompts = _system_prompts(store_url, third)
     assert prompts
     assert all(CONCISE_ZH in p for p in prompts)
 
@@ -108,8 +115,8 @@ def test_learning_loops_from_the_command_line(tmp_path: Path) -> None:
     assert fact["confidence"] == 0.94  # a human ruling is explicit evidence: 0.4 + 0.6 × 0.9
     assert fact["approved_by"] == "lead"
     _cli(home, "analyze", str(corpus_file(SNOW_PLOW)), "--quiet")
-    fourth = _analysis_ids(home)[-1]
-    assert all(DETAILED_ZH in p and CONCISE_ZH not in p for p in _system_prompts(home, fourth))
+    fourth = _analysis_ids(store_url)[-1]
+    assert all(DETAILED_ZH in p and CONCISE_ZH not in p for p in _system_prompts(store_url, fourth))
     # deciding it twice is refused with who decided it
     env = {**os.environ, "REPLAYSAGE_HOME": str(home)}
     again = subprocess.run(

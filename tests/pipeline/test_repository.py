@@ -1,7 +1,6 @@
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
+from sqlalchemy import text
 
 from app.claims.issues import Severity, ValidationIssue
 from app.pipeline.events import StageKind, StageRef
@@ -18,8 +17,8 @@ def _stages() -> list[StageRef]:
     ]
 
 
-def test_stages_are_stored_as_they_finish_and_the_run_is_resumable(tmp_path: Path) -> None:
-    path = tmp_path / "store.sqlite3"
+def test_stages_are_stored_as_they_finish_and_the_run_is_resumable(store_url: str) -> None:
+    path = store_url
     db = open_database(path)
     repo = AnalysisRepository(db)
     aid = repo.create(
@@ -72,7 +71,6 @@ def test_stages_are_stored_as_they_finish_and_the_run_is_resumable(tmp_path: Pat
     assert w.lookbacks[0].tokens == 300
     repo.finish(aid, "completed", {"prompt_tokens": 9})
     assert repo.resumable("ab" * 32, "offline") is None
+    with db.read() as s:
+        assert [tuple(r) for r in s.execute(text("SELECT unit_id, player FROM analysis_claims"))] == [(1234, "A")]
     db.close()
-    con = sqlite3.connect(path)
-    assert con.execute("SELECT unit_id, player FROM analysis_claims").fetchall() == [(1234, "A")]
-    con.close()

@@ -1,0 +1,192 @@
+"""The store on both backends (``store_url``: a SQLite file, a fresh PostgreSQL database): migrations, refusal of
+a newer schema, the team database URL's password kept in the keyring, and ``db copy`` with per-table checksums."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+from sqlalchemy import text
+
+from app.cli import main as cli_main
+from app.memory import FeedbackInput
+from app.store import open_database
+from app.store.copy import CopyError, checksums, copy_store
+from app.store.db import public_url, server_url
+from app.store.health import DatabaseError
+from app.store.meta import AppMeta
+from tests.keyrings import MemoryKeyring
+from tests.memory.helpers import Clock, analyse, make_store, run_ep
+
+
+def test_store_creates_migrates_and_reopens(store_url: str) -> None:
+    db = open_database(store_url)
+    with db.session() as s:
+        s.add(AppMeta(key="k", value="v"))
+    db.close()
+    db = open_database(store_url)
+    with db.read() as s:
+        assert s.get_one(AppMeta, "k").value == "v"
+        heads = {row[0] for row in s.execute(text("SELECT version_num FROM alembic_version"))}
+    db.close()
+    from alembic.script import ScriptDirectory
+
+    from app.store.db import _alembic_config
+
+    assert heads == set(ScriptDirectory.from_config(_alembic_config()).get_heads())  # every branch at its head
+
+
+def test_store_refuses_a_newer_schema(store_url: str) -> None:
+    db = open_database(store_url)
+    with db.session() as s:
+        first = sorted(row[0] for row in s.execute(text("SELECT version_num FROM alembic_version")))[0]
+        future = text("UPDATE alembic_version SET version_num = 'from_the_future' WHERE version_num = :v")
+        s.execute(future, {"v": first})
+    db.close()
+    with pytest.raises(DatabaseError, match="newer ReplaySage"):
+        open_database(store_url)
+
+
+def test_migrations_match_the_table_definitions(store_url: str) -> None:
+    """Every table module and its Alembic migration describe the same schema on this backend (no drift)."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+
+    import app.tables  # noqa: F401
+    from app.store.base import Base
+
+    db = open_database(store_url)
+    with db.engine.connect() as conn:
+        ctx = MigrationContext.configure(conn, opts={"compare_type": False})
+        diff = [d for d in compare_metadata(ctx, Base.metadata) if not _is_benign(d)]
+    db.close()
+    assert diff == []
+
+
+def _is_benign(diff: object) -> bool:
+    # reflection cannot see some index/constraint naming details; table and column drift is what matters
+    kind = diff[0] if isinstance(diff, tuple) else diff[0][0]  # type: ignore[index]
+    return kind in ("add_index", "remove_index", "add_constraint", "remove_constraint", "add_fk", "remove_fk")
+
+
+def test_canonical_checksum_is_sha256_of_ordered_json_rows(tmp_path: Path) -> None:
+    """The checksum's definition, recomputed by hand: one JSON array per row, ordered by primary key."""
+    db = open_database(tmp_path / "s.sqlite3")
+    with db.session() as s:
+        s.add_all([AppMeta(key="b", value="二"), AppMeta(key="a", value="one")])
+    [meta] = [t for t in checksums(db) if t.table == "app_meta"]
+    db.close()
+    lines = [json.dumps(["a", "one"], ensure_ascii=False), json.dumps(["b", "二"], ensure_ascii=False)]
+    expected = hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()
+    assert (meta.rows, meta.sha256) == (2, expected)
+
+
+def _populate(path: Path) -> None:
+    """A personal store with memory (facts, conflicts, a ruling, feedback) and a stored offline analysis."""
+    store = make_store(path, Clock())
+    analyse(store, run_ep("r1", "p", ("Barracks", "Refinery")))
+    analyse(store, run_ep("r2", "p", ("Refinery", "Barracks"), played="2026-01-02T00:00:00"))
+    analyse(store, run_ep("r3", "q", ("Barracks", "Refinery")))
+    analyse(store, run_ep("r4", "q", ("Refinery", "Barracks"), played="2026-01-02T00:00:00"))
+    store.approve(next(q.id for q in store.queue() if q.kind == "conflict"), "rev")
+    store.record_feedback(FeedbackInput(analyst="coach", preference="以后请用中文简洁回复", rating=4))
+    store.db.close()
+
+
+def _replay() -> Path:
+    return Path(__file__).parent / "data" / "replays" / "ra3" / "ra3_1v1_industrial_strength_observer_7m.RA3Replay"
+
+
+def test_db_copy_to_the_other_backend_and_back_gives_identical_checksums(
+    store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    personal = tmp_path / "personal"
+    personal.mkdir()
+    _populate(personal)
+    source = personal / "memory.sqlite3"
+    _offline_analysis(source)
+    back = tmp_path / "back.sqlite3"
+    assert cli_main(["db", "copy", str(source), store_url]) == 0
+    assert cli_main(["db", "copy", "--from", store_url, "--to", str(back)]) == 0
+    out = capsys.readouterr().out
+    assert "DIFFERENT" not in out
+    a, b, c = open_database(source), open_database(store_url), open_database(back)
+    try:
+        sums = checksums(a)
+        assert sums == checksums(b) == checksums(c)
+        filled = {t.table for t in sums if t.rows}
+        assert {"memory_facts", "memory_queue", "memory_verdicts", "analyses", "analysis_stages"} <= filled
+        with c.session() as s:  # one changed value shows in that table's checksum only
+            s.execute(text("UPDATE memory_facts SET confidence = confidence + 0.001 WHERE id = 1"))
+        changed = {x.table for x, y in zip(sums, checksums(c), strict=True) if x != y}
+        assert changed == {"memory_facts"}
+        with pytest.raises(CopyError, match="not empty"):
+            copy_store(a, b)
+    finally:
+        for db in (a, b, c):
+            db.close()
+
+
+def _offline_analysis(path: Path) -> None:
+    """A stored offline analysis in the store at ``path`` (the real pipeline)."""
+    import asyncio
+
+    from app.i18n import Lang
+    from app.llm.factory import build_provider
+    from app.pipeline.service import ModelChoice, run_analysis
+    from app.settings import BUILTIN_OFFLINE, Settings
+
+    db = open_database(path)
+
+    async def run() -> int:
+        provider = build_provider(Settings.load(), BUILTIN_OFFLINE)
+        try:
+            return await run_analysis(
+                _replay(),
+                db=db,
+                provider=provider,
+                choice=ModelChoice.from_settings(BUILTIN_OFFLINE),
+                lang=Lang.EN,
+                emit=lambda _e: None,
+                analyst="coach",
+            )
+        finally:
+            await provider.aclose()
+
+    try:
+        asyncio.run(run())
+    finally:
+        db.close()
+
+
+@pytest.fixture
+def ring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+def test_team_database_password_goes_to_the_keyring_never_the_settings(ring: MemoryKeyring) -> None:
+    from app.settings import Settings
+
+    settings = Settings.load()
+    settings.set("team_database_url", "postgresql+psycopg://coach:s3cret-pw@db.example:5432/team")
+    settings.save()
+    assert settings.get("team_database_url") == "postgresql+psycopg://db.example:5432/team"
+    assert "s3cret-pw" not in settings.path.read_text(encoding="utf-8")
+    assert any("s3cret-pw" in v for v in ring.store.values())
+    url = server_url(settings.get("team_database_url"))
+    assert (url.username, url.password, url.host, url.port, url.database) == (
+        "coach",
+        "s3cret-pw",
+        "db.example",
+        5432,
+        "team",
+    )
+    assert public_url(url) == "postgresql+psycopg://db.example:5432/team"
