@@ -1,5 +1,8 @@
-"""The store on both backends (``store_url``: a SQLite file, a fresh PostgreSQL database): migrations, refusal of
-a newer schema, the team database URL's password kept in the keyring, and ``db copy`` with per-table checksums."""
+"""Moving stores between backends (``db copy`` with per-table checksums) and the team database's password.
+
+Each test that takes ``store_url`` runs on a SQLite file and on a fresh PostgreSQL database (migrations and the
+refusal of a newer schema on both backends are in tests/test_store.py).
+"""
 
 from __future__ import annotations
 
@@ -17,60 +20,9 @@ from app.memory import FeedbackInput
 from app.store import open_database
 from app.store.copy import CopyError, checksums, copy_store
 from app.store.db import public_url, server_url
-from app.store.health import DatabaseError
 from app.store.meta import AppMeta
 from tests.keyrings import MemoryKeyring
 from tests.memory.helpers import Clock, analyse, make_store, run_ep
-
-
-def test_store_creates_migrates_and_reopens(store_url: str) -> None:
-    db = open_database(store_url)
-    with db.session() as s:
-        s.add(AppMeta(key="k", value="v"))
-    db.close()
-    db = open_database(store_url)
-    with db.read() as s:
-        assert s.get_one(AppMeta, "k").value == "v"
-        heads = {row[0] for row in s.execute(text("SELECT version_num FROM alembic_version"))}
-    db.close()
-    from alembic.script import ScriptDirectory
-
-    from app.store.db import _alembic_config
-
-    assert heads == set(ScriptDirectory.from_config(_alembic_config()).get_heads())  # every branch at its head
-
-
-def test_store_refuses_a_newer_schema(store_url: str) -> None:
-    db = open_database(store_url)
-    with db.session() as s:
-        first = sorted(row[0] for row in s.execute(text("SELECT version_num FROM alembic_version")))[0]
-        future = text("UPDATE alembic_version SET version_num = 'from_the_future' WHERE version_num = :v")
-        s.execute(future, {"v": first})
-    db.close()
-    with pytest.raises(DatabaseError, match="newer ReplaySage"):
-        open_database(store_url)
-
-
-def test_migrations_match_the_table_definitions(store_url: str) -> None:
-    """Every table module and its Alembic migration describe the same schema on this backend (no drift)."""
-    from alembic.autogenerate import compare_metadata
-    from alembic.runtime.migration import MigrationContext
-
-    import app.tables  # noqa: F401
-    from app.store.base import Base
-
-    db = open_database(store_url)
-    with db.engine.connect() as conn:
-        ctx = MigrationContext.configure(conn, opts={"compare_type": False})
-        diff = [d for d in compare_metadata(ctx, Base.metadata) if not _is_benign(d)]
-    db.close()
-    assert diff == []
-
-
-def _is_benign(diff: object) -> bool:
-    # reflection cannot see some index/constraint naming details; table and column drift is what matters
-    kind = diff[0] if isinstance(diff, tuple) else diff[0][0]  # type: ignore[index]
-    return kind in ("add_index", "remove_index", "add_constraint", "remove_constraint", "add_fk", "remove_fk")
 
 
 def test_canonical_checksum_is_sha256_of_ordered_json_rows(tmp_path: Path) -> None:
