@@ -37,7 +37,7 @@ os.environ.setdefault("REPLAYSAGE_HOME", tempfile.mkdtemp(prefix="replaysage-ben
 REPLAY = ROOT / "tests" / "data" / "replays" / "ra3" / "ra3_1v1_industrial_strength_observer_7m.RA3Replay"
 PREFERENCE = "以后请用中文简洁回复"
 ANALYST = "bench-team"
-SEED_CONFLICTS = 600
+SEED_CONFLICTS = 300
 
 
 def _seed_conflicts(url: str, n: int) -> None:
@@ -149,7 +149,7 @@ def _count_lost_updates(url: str, totals: dict[str, int]) -> list[str]:
     with db.read() as s:
         approved = s.scalar(select(func.count()).where(MemQueueItem.reviewer.like("reviewer-%")))
         verdicts = s.scalar(select(func.count()).where(MemVerdict.reviewer.like("reviewer-%")))
-        analyses = s.scalar(select(func.count()).where(AnalysisRecord.status == "done"))
+        analyses = s.scalar(select(func.count()).where(AnalysisRecord.status == "completed"))
     if approved != totals["approved"] or verdicts != totals["approved"]:
         lost.append(f"review: {totals['approved']} approvals won, {approved} items decided, {verdicts} verdicts")
     if analyses != totals["analyses"]:

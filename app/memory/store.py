@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Select, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from app.memory import ledger
 from app.memory.candidates import (
@@ -398,7 +398,7 @@ class MemoryStore:
 
     def batch_due(self) -> bool:
         """True when no batch ran in the last 24 h (the start-up check of spec §2.2)."""
-        with self.db.session() as s:
+        with self.db.read() as s:
             last = s.scalar(select(func.max(MemBatch.started_at)).where(MemBatch.track == "batch"))
         return last is None or self.clock() - last > BATCH_INTERVAL
 
@@ -943,16 +943,17 @@ class MemoryStore:
 
     def queue(self, open_only: bool = True) -> list[QueueView]:
         """Review-queue items with both facts side by side (oldest first)."""
-        q = select(MemQueueItem)
+        other = aliased(MemFact)
+        q = (
+            select(MemQueueItem, MemFact, other)
+            .join(MemFact, MemFact.id == MemQueueItem.fact_id)
+            .outerjoin(other, other.id == MemQueueItem.other_fact_id)
+        )
         if open_only:
             q = q.where(MemQueueItem.resolved_at.is_(None))
-        with self.db.session() as s:
-            out = []
-            for item in s.scalars(q.order_by(MemQueueItem.id)).all():
-                fact = fact_view(self._get(s, item.fact_id))
-                other = s.get(MemFact, item.other_fact_id) if item.other_fact_id is not None else None
-                out.append(queue_view(item, fact, fact_view(other) if other else None))
-            return out
+        with self.db.read() as s:  # one query, and no write lock: reviewers list the queue while others write
+            rows = s.execute(q.order_by(MemQueueItem.id)).all()
+            return [queue_view(item, fact_view(fact), fact_view(o) if o else None) for item, fact, o in rows]
 
     @staticmethod
     def _get(s: Session, fact_id: int) -> MemFact:
