@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import keyring
 from keyring.backend import KeyringBackend
 
 
@@ -22,3 +26,15 @@ class MemoryKeyring(KeyringBackend):
 
     def delete_password(self, service: str, username: str) -> None:
         self.store.pop((service, username), None)
+
+
+@contextmanager
+def memory_keyring_installed() -> Iterator[MemoryKeyring]:
+    """A fresh :class:`MemoryKeyring` as the keyring backend, the previous one restored afterwards."""
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.set_keyring(previous)

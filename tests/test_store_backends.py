@@ -11,7 +11,6 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
 from sqlalchemy import text
 
@@ -21,7 +20,7 @@ from app.store import open_database
 from app.store.copy import CopyError, checksums, copy_store
 from app.store.db import public_url, server_url
 from app.store.meta import AppMeta
-from tests.keyrings import MemoryKeyring
+from tests.keyrings import MemoryKeyring, memory_keyring_installed
 from tests.memory.helpers import Clock, analyse, make_store, run_ep
 
 
@@ -117,11 +116,8 @@ def _offline_analysis(path: Path) -> None:
 
 @pytest.fixture
 def ring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
+    with memory_keyring_installed() as backend:
+        yield backend
 
 
 def test_team_database_password_goes_to_the_keyring_never_the_settings(ring: MemoryKeyring) -> None:

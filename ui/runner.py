@@ -84,9 +84,9 @@ class ProcessRunner:
     """
 
     def __init__(self, db: Database, settings_loader: Callable[[], object], secrets: SecretStore | None = None) -> None:
-        if db.path is None:
-            raise ValueError("a worker process needs a database file, not an in-memory store")
-        self.db_path = str(db.path)
+        if db.path is None and not db.server:
+            raise ValueError("a worker process needs a database file or server, not an in-memory store")
+        self.db_path = db.location  # a file, or the team server URL without its password
         self._settings = settings_loader
         self._secrets = secrets
         self._process: BaseProcess | None = None

@@ -39,7 +39,7 @@ class RunOrder:
         profile: Name of the model profile in ``settings``.
         resume: Continue the interrupted analysis of this replay and model, if there is one.
         settings: The settings as the front end has them now (a dialog may have changed them).
-        db_path: The store to write to.
+        db_path: The store to write to (a file, or the team server's URL without its password).
         api_key: The provider's key, read from the keyring by the front end (it is never written anywhere).
     """
 

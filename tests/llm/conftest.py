@@ -9,11 +9,10 @@ from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-import keyring
 import pytest
 
 from app.llm.openai_compat import OpenAICompatProvider, RetryPolicy
-from tests.keyrings import MemoryKeyring
+from tests.keyrings import MemoryKeyring, memory_keyring_installed
 from tests.support.scripted_server import ScriptedServer
 
 T = TypeVar("T")
@@ -30,11 +29,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
+    with memory_keyring_installed() as backend:
+        yield backend
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,10 +26,10 @@ Worker = tuple[ProcessRunner, AnalysisRepository]
 LONG_1V1 = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
 
 
-@pytest.fixture
-def worker(tmp_path: Path) -> Iterator[Worker]:
-    """A process runner over a real store file, and that store's repository; the worker is stopped after."""
-    db = open_database(tmp_path / "store.db")
+@contextmanager
+def _worker_over(store: Path | str) -> Iterator[Worker]:
+    """A process runner over a real store, and that store's repository; the worker is stopped after."""
+    db = open_database(store)
     settings = Settings.load()
     runner = ProcessRunner(db, lambda: settings)
     try:
@@ -36,6 +37,20 @@ def worker(tmp_path: Path) -> Iterator[Worker]:
     finally:
         runner.close()
         db.close()
+
+
+@pytest.fixture
+def worker(tmp_path: Path) -> Iterator[Worker]:
+    """A process runner over a store file."""
+    with _worker_over(tmp_path / "store.db") as w:
+        yield w
+
+
+@pytest.fixture
+def worker_on_each_backend(store_url: str) -> Iterator[Worker]:
+    """A process runner over a SQLite file, then over the team database on PostgreSQL."""
+    with _worker_over(store_url) as w:
+        yield w
 
 
 def started(events: list[ev.PipelineEvent]) -> ev.RunStarted:
@@ -103,9 +118,10 @@ def test_cancel_in_the_worker_keeps_finished_stages_and_resume_completes(worker:
     asyncio.run(scenario())
 
 
-def test_a_worker_that_dies_is_a_clear_error_and_the_run_resumes(worker: Worker) -> None:
+def test_a_worker_that_dies_is_a_clear_error_and_the_run_resumes(worker_on_each_backend: Worker) -> None:
+    """On the team database too: a new worker process resumes what the killed one left (its lease died with it)."""
     replay = corpus_file(LONG_1V1)
-    runner, repo = worker
+    runner, repo = worker_on_each_backend
 
     async def scenario() -> None:
         events: list[ev.PipelineEvent] = []
