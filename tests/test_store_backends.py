@@ -138,3 +138,17 @@ def test_team_database_password_goes_to_the_keyring_never_the_settings(ring: Mem
         "team",
     )
     assert public_url(url) == "postgresql+psycopg://db.example:5432/team"
+
+
+def test_a_scheduled_job_runs_on_one_machine_at_a_time(store_url: str) -> None:
+    """Two machines (two engines) due for the same batch: on a server only one runs it; SQLite is one machine."""
+    first, second = open_database(store_url), open_database(store_url)
+    try:
+        with first.exclusive("learning.maintenance") as mine, second.exclusive("learning.maintenance") as theirs:
+            assert mine
+            assert theirs is not first.server  # PostgreSQL: the other machine leaves it
+        with second.exclusive("learning.maintenance") as after:  # released when the first finished
+            assert after
+    finally:
+        first.close()
+        second.close()

@@ -36,6 +36,17 @@ def run_due_maintenance(db: Database, now: float | None = None) -> MaintenanceRe
 
     Learning must never cost the user an analysis, so a failing track is logged and reported as not run.
     """
+    batch: dict[str, Any] | None = None
+    audit: dict[str, Any] | None = None
+    with db.exclusive("learning.maintenance") as ours:  # on a team database: one machine at a time runs it
+        if ours:
+            batch, audit = _run_due(db, now)
+    if batch or audit:
+        log.info("scheduled learning: batch=%s audit=%s", batch, audit)
+    return MaintenanceReport(batch, audit)
+
+
+def _run_due(db: Database, now: float | None) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     from app.memory.store import MemoryStore
     from app.wisdom.manager import ErrorWisdomManager, audit_summary, wisdom_audit_due
 
@@ -61,6 +72,4 @@ def run_due_maintenance(db: Database, now: float | None = None) -> MaintenanceRe
             audit = audit_summary(ErrorWisdomManager(db).audit(now))
     except Exception:  # as above
         log.exception("the error-wisdom audit failed")
-    if batch or audit:
-        log.info("scheduled learning: batch=%s audit=%s", batch, audit)
-    return MaintenanceReport(batch, audit)
+    return batch, audit

@@ -27,6 +27,7 @@ an evidence count, a lease) stays correct without a second set of rules. Reads a
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import sqlite3
@@ -308,6 +309,27 @@ class Database:
                 yield s
             except DBAPIError as exc:
                 self._raise_translated(exc)
+
+    @contextmanager
+    def exclusive(self, job: str) -> Iterator[bool]:
+        """Whether this process may run ``job`` (a scheduled batch or audit) now, without waiting.
+
+        On a server it is a session advisory lock named by ``job``: while one machine runs the job, another gets
+        False and leaves it, then sees it done. On SQLite always True: one machine, and writes already take turns.
+        """
+        if not self.server:
+            yield True
+            return
+        key = int.from_bytes(hashlib.sha256(job.encode()).digest()[:8], "big", signed=True)
+        with self.engine.execution_options(**{_READ_OPTION: True}).connect() as conn:
+            got = bool(conn.exec_driver_sql(f"SELECT pg_try_advisory_lock({key})").scalar())
+            conn.commit()  # the lock belongs to the connection, not to this transaction
+            try:
+                yield got
+            finally:
+                if got:
+                    conn.exec_driver_sql(f"SELECT pg_advisory_unlock({key})")
+                    conn.commit()
 
     def close(self) -> None:
         """Release every connection."""
