@@ -152,3 +152,23 @@ def test_a_scheduled_job_runs_on_one_machine_at_a_time(store_url: str) -> None:
     finally:
         first.close()
         second.close()
+
+
+def test_db_upgrade_and_status_name_the_store_without_its_password(
+    store_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from alembic.script import ScriptDirectory
+
+    from app.store.db import _alembic_config, is_server_url
+
+    assert cli_main(["db", "--db", store_url, "upgrade"]) == 0
+    capsys.readouterr()
+    assert cli_main(["db", "--db", store_url, "status", "--json"]) == 0
+    out = capsys.readouterr().out
+    info = json.loads(out)
+    heads = sorted(ScriptDirectory.from_config(_alembic_config()).get_heads())
+    assert (info["current"], info["heads"], info["state"]) == (heads, heads, "up to date")
+    assert info["backend"] == ("postgresql" if is_server_url(store_url) else "sqlite")
+    assert info["location"] == store_url
+    password = server_url(store_url).password if is_server_url(store_url) else None
+    assert password is None or password not in out
