@@ -59,14 +59,7 @@ async def until(pred: Callable[[], object], timeout: float = 30.0, what: str = "
 @pytest.fixture
 def memory_keyring() -> Iterator[Any]:
     """Install an in-memory keyring backend for the test."""
-    import keyring
+    from tests.keyrings import memory_keyring_installed
 
-    from tests.keyrings import MemoryKeyring
-
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
+    with memory_keyring_installed() as backend:
         yield backend
-    finally:
-        keyring.set_keyring(previous)
