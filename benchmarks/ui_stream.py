@@ -7,6 +7,12 @@ for the real main window (offscreen), as a live analysis stage does. The client 
 which is harsher than the app, where it runs in the analysis worker process and only the events reach the
 GUI. Targets: longest event-loop stall < 50 ms while streaming; startup to a visible window ≤ 2 s.
 
+Start-up is measured as a user sees it on the second and later starts: the benchmark first runs itself once,
+short and untimed, in a fresh profile with bytecode writing allowed (an installed copy has its ``.pyc`` files; a
+checkout run with ``PYTHONDONTWRITEBYTECODE`` would compile every project module on every start), then measures a
+start in that profile (its database exists). The first start in a new profile (creating the database, compiling)
+is reported beside it; it has no target.
+
 Usage: .venv/bin/python benchmarks/ui_stream.py [--tokens 30000] [--rate 200] [--json]
 """
 
@@ -192,7 +198,10 @@ def main() -> int:
     ap.add_argument("--tokens", type=int, default=30_000)
     ap.add_argument("--rate", type=float, default=200.0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--measure", action="store_true", help="one measured run in the current profile (internal)")
     args = ap.parse_args()
+    if not args.measure:
+        return run_warm_then_measured(args)
     from ui.app import defer_gc
 
     defer_gc()  # as the app does at start-up
@@ -206,6 +215,36 @@ def main() -> int:
     apply_theme(app)  # as the app does at start-up (bundled CJK font where the system has none, style sheet)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
         result = runner.run(bench(app, args.tokens, args.rate))
+    print(json.dumps(result), file=sys.stderr if not args.json else sys.stdout)
+    return 0
+
+
+def run_warm_then_measured(args: argparse.Namespace) -> int:
+    """A short untimed first start in a fresh profile (database created, bytecode written), then the measured run."""
+    import subprocess
+
+    home = tempfile.mkdtemp(prefix="replaysage-bench-")
+    env = {**os.environ, "REPLAYSAGE_HOME": home}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    me = [sys.executable, str(Path(__file__).resolve()), "--measure", "--json"]
+    first = subprocess.run(
+        [*me, "--tokens", "200", "--rate", "2000"], env=env, capture_output=True, text=True, check=False
+    )
+    if first.returncode:
+        sys.stderr.write(first.stderr)
+        return first.returncode
+    measured = subprocess.run(
+        [*me, "--tokens", str(args.tokens), "--rate", str(args.rate)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if measured.returncode:
+        sys.stderr.write(measured.stderr)
+        return measured.returncode
+    result = json.loads(measured.stdout.strip().splitlines()[-1])
+    result["first_start_new_profile_ms"] = json.loads(first.stdout.strip().splitlines()[-1])["startup_to_visible_ms"]
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -225,7 +264,8 @@ def main() -> int:
         )
         print(
             f"  startup to visible window {result['startup_to_visible_ms']} ms (target ≤ {STARTUP_TARGET_MS:.0f} ms:"
-            f" {'OK' if result['startup_ok'] else 'MISSED'})"
+            f" {'OK' if result['startup_ok'] else 'MISSED'}); first start in a new profile "
+            f"{result['first_start_new_profile_ms']} ms (database created, bytecode compiled; no target)"
         )
     return 0
 
