@@ -7,6 +7,7 @@ A thin view over :mod:`app` services: replays are parsed in worker threads, anal
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import logging
 import warnings
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -94,6 +95,8 @@ NARROW_WINDOW = 1600
 """A first window narrower than this (a 1366- or 1440-wide laptop) starts with the side panel closed: open, it
 left the analysis about 700 px at 1366."""
 
+SIDE_TABS = (("错误智慧", "Error wisdom"), ("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"))
+"""The side tabs' titles, in their order."""
 SIDE_MODULES = ("app.memory.store", "app.wisdom.manager", "ui.tabs.memory_tabs", "ui.tabs.wisdom_tab")
 """What the side tabs import: loaded in a worker thread after the window shows (see ``showEvent``)."""
 
@@ -182,6 +185,7 @@ class MainWindow(QMainWindow):
         self.analysis = AnalysisView(runner, self.ui)
         self.side_tabs = themed(QTabWidget())  # the side views use the sheet's roles (empty, hint, invalid)
         self._side_built = False
+        self._side_pending: list[int] = []  # side tabs still to build (indices into SIDE_TABS), next first
         self._shown_once = False
         self._layout_restored = False
         self._side_loading: asyncio.Future[None] | None = None
@@ -418,12 +422,14 @@ class MainWindow(QMainWindow):
     def wisdom_tab(self) -> QWidget:
         """The error-wisdom view (built now if the deferred load has not built it yet)."""
         self.ensure_side_tabs()
+        self._build_side_tab(0)
         return self._wisdom_tab
 
     @property
     def memory_tabs(self) -> QWidget:
         """The memory views (built now if the deferred load has not built it yet)."""
         self.ensure_side_tabs()
+        self._build_side_tab(1)
         return self._memory_tabs
 
     def ensure_side_tabs(self) -> None:
@@ -463,6 +469,10 @@ class MainWindow(QMainWindow):
             return
         if fut.exception() is not None:
             log.warning("side tabs: %r", fut.exception())  # the views show what is unavailable
+        # The libraries are loaded now, and their modules, classes and functions live as long as the process.
+        # Each full garbage collection walked all of them again (70-90 ms holding the GIL, a frozen window every
+        # few seconds while tables page); frozen, a collection walks only the objects made since.
+        gc.freeze()
         if self.side_dock.isVisible():
             self.ensure_side_tabs()
         else:
@@ -473,17 +483,19 @@ class MainWindow(QMainWindow):
         if self._side_loading is not None:
             await asyncio.wait([self._side_loading])
             await asyncio.sleep(0)  # the done callback that builds them
+        while self._side_pending:  # the tabs built in later turns
+            await asyncio.sleep(0.001)
 
     def _build_side_tabs(self) -> None:
         """Host the error-wisdom and memory views where they exist; otherwise show a ready, empty frame.
 
         The views load their data in worker threads (the error-wisdom manager, whose construction loads the
-        query index, is built there too), so building them costs the GUI thread only the widgets.
+        query index, is built there too), so building them costs the GUI thread only the widgets. The tab on
+        screen is built now and the other in a later event-loop turn (together they were 64 ms of GUI-thread work
+        in one go); asking for a view (:attr:`wisdom_tab`, :attr:`memory_tabs`) builds it at once.
         """
         self._side_built = True
-        lang = self.ui.lang
-        t = self.ui.t
-        current = self.side_tabs.currentIndex()
+        current = max(0, self.side_tabs.currentIndex())
         while self.side_tabs.count():  # rebuilt on a language switch: those views take their language at birth
             old = self.side_tabs.widget(0)
             self.side_tabs.removeTab(0)
@@ -492,6 +504,29 @@ class MainWindow(QMainWindow):
                 cancel()
             if old is not None:
                 old.deleteLater()
+        self._side_pending = [current] + [i for i in range(len(SIDE_TABS)) if i != current]
+        self._build_side_tab(current)
+        QTimer.singleShot(0, self, self._finish_side_tabs)
+
+    def _finish_side_tabs(self) -> None:
+        """Build the side tabs still waiting (one per event-loop turn)."""
+        if self._side_pending:
+            self._build_side_tab(self._side_pending[0])
+        if self._side_pending:
+            QTimer.singleShot(0, self, self._finish_side_tabs)
+
+    def _build_side_tab(self, index: int) -> None:
+        """Build side tab ``index`` of :data:`SIDE_TABS` (if it is still waiting) at its place among the built."""
+        if index not in self._side_pending:
+            return
+        self._side_pending.remove(index)
+        at = sum(1 for i in range(index) if i not in self._side_pending)
+        widget, title = (self._make_wisdom_tab, self._make_memory_tabs)[index]()
+        self.side_tabs.insertTab(at, widget, title)  # the tab built first (the one on screen) stays current
+
+    def _make_wisdom_tab(self) -> tuple[QWidget, str]:
+        lang = self.ui.lang
+        t = self.ui.t
         try:
             from ui.tabs.wisdom_tab import WisdomTab
 
@@ -508,7 +543,12 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # a missing or broken side view must not take the window down
             log.warning("error-wisdom tab unavailable: %r", exc)
             self._wisdom_tab = self._placeholder(t("错误智慧库暂不可用", "Error wisdom is not available"), exc)
-        self.side_tabs.addTab(self._wisdom_tab, t("错误智慧", "Error wisdom"))
+        return self._wisdom_tab, t(*SIDE_TABS[0])
+
+    def _make_memory_tabs(self) -> tuple[QWidget, str]:
+        lang = self.ui.lang
+        t = self.ui.t
+        title = t(*SIDE_TABS[1])
         try:
             from app.memory.store import MemoryStore
             from ui.tabs.memory_tabs import MemoryTabs
@@ -520,7 +560,6 @@ class MainWindow(QMainWindow):
                 on_reviewer=self._remember_reviewer,
             )
             self._memory_tabs: QWidget = memory
-            title = t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard")
             memory.queue.count_changed.connect(
                 lambda n: self.side_tabs.setTabText(
                     self.side_tabs.indexOf(memory), title + (f" · {t('待审', 'review')} {n}" if n else "")
@@ -529,8 +568,7 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # see above
             log.warning("memory tabs unavailable: %r", exc)
             self._memory_tabs = self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc)
-        self.side_tabs.addTab(self._memory_tabs, t("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"))
-        self.side_tabs.setCurrentIndex(max(0, current))
+        return self._memory_tabs, title
 
     def run_settings(self) -> Settings:
         """The settings an analysis runs with: the analysis language follows the interface language.
