@@ -186,6 +186,7 @@ class MainWindow(QMainWindow):
         self.side_tabs = themed(QTabWidget())  # the side views use the sheet's roles (empty, hint, invalid)
         self._side_built = False
         self._side_pending: list[int] = []  # side tabs still to build (indices into SIDE_TABS), next first
+        self._side_trash: list[QWidget] = []  # replaced side tabs still to delete
         self._shown_once = False
         self._layout_restored = False
         self._side_loading: asyncio.Future[None] | None = None
@@ -503,17 +504,24 @@ class MainWindow(QMainWindow):
             if callable(cancel):
                 cancel()
             if old is not None:
-                old.deleteLater()
+                self._side_trash.append(old)  # deleted later, one per turn (10-13 ms each)
         self._side_pending = [current] + [i for i in range(len(SIDE_TABS)) if i != current]
         self._build_side_tab(current)
-        QTimer.singleShot(0, self, self._finish_side_tabs)
+        self._later_side_tabs()
+
+    def _later_side_tabs(self) -> None:
+        # 1 ms, not 0: a zero timeout is a posted event, run in the same pass as this one; a timer lets the
+        # event loop (input, painting, other timers) run in between
+        QTimer.singleShot(1, self, self._finish_side_tabs)
 
     def _finish_side_tabs(self) -> None:
-        """Build the side tabs still waiting (one per event-loop turn)."""
+        """Build the side tabs still waiting, then delete the replaced ones: one per event-loop turn."""
         if self._side_pending:
             self._build_side_tab(self._side_pending[0])
-        if self._side_pending:
-            QTimer.singleShot(0, self, self._finish_side_tabs)
+        elif self._side_trash:
+            self._side_trash.pop(0).deleteLater()
+        if self._side_pending or self._side_trash:
+            self._later_side_tabs()
 
     def _build_side_tab(self, index: int) -> None:
         """Build side tab ``index`` of :data:`SIDE_TABS` (if it is still waiting) at its place among the built."""
