@@ -17,7 +17,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT, corpus_file
-from tests.pipeline.test_scripted_runs import CLEAN, PROFILE, REPLAY, _first_window_start, is_window
+from tests.pipeline.test_scripted_runs import (
+    CLEAN,
+    _first_window_start,
+    analyze_env,
+    is_window,
+    start_analyze_cli,
+)
 from tests.support.scripted_server import Reply, ScriptedServer
 from tests.support.typed import as_int
 
@@ -29,13 +35,9 @@ REPLAYS = (
 )
 
 
-def _env(home: Path) -> dict[str, str]:
-    return {**os.environ, "REPLAYSAGE_HOME": str(home), "REPLAYSAGE_API_KEY": "k", "PYTHONUNBUFFERED": "1"}
-
-
 def _offline(home: Path, replay: str) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "app.cli", "analyze", str(corpus_file(replay)), "--lang", "zh", "--quiet"]
-    return subprocess.Popen(cmd, cwd=REPO_ROOT, env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(cmd, cwd=REPO_ROOT, env=analyze_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def _rows(db: Path, sql: str) -> list[tuple[object, ...]]:
@@ -73,34 +75,11 @@ def test_concurrent_offline_analyses_on_one_database_all_complete(count: int, tm
     assert sorted(as_int(n) for _a, n, _d, _s in per) == planned
 
 
-def _scripted(server: ScriptedServer, home: Path, *extra: str) -> subprocess.Popen[bytes]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "app.cli",
-        "analyze",
-        str(corpus_file(REPLAY)),
-        "--base-url",
-        server.base_url,
-        "--model-id",
-        "scripted-model",
-        "--context-length",
-        str(PROFILE.context_length),
-        "--max-tokens",
-        str(PROFILE.max_tokens),
-        "--lang",
-        "zh",
-        "--quiet",
-        *extra,
-    ]
-    return subprocess.Popen(cmd, cwd=REPO_ROOT, env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-
 def test_two_concurrent_resumes_take_the_lease_exactly_once(tmp_path: Path) -> None:
     first = is_window(_first_window_start())
     with ScriptedServer(default=Reply.chat(CLEAN, piece_chars=40)) as server:
         server.enqueue(Reply.chat(CLEAN, piece_chars=4, cut_after=2), match=first)
-        cut = _scripted(server, tmp_path)
+        cut = start_analyze_cli(server, tmp_path)
         assert cut.wait(300) == 1, cut.communicate()[1].decode()  # window:0:0 was cut: the analysis is partial
         db = tmp_path / "replaysage.sqlite3"
         assert _rows(db, "SELECT status FROM analyses") == [("partial",)]
@@ -109,7 +88,7 @@ def test_two_concurrent_resumes_take_the_lease_exactly_once(tmp_path: Path) -> N
         gate = threading.Event()
         server.enqueue(Reply.chat(CLEAN, piece_chars=40, gate=gate), match=first)
         before = len(server.requests)
-        racers = [_scripted(server, tmp_path, "--resume") for _ in range(2)]
+        racers = [start_analyze_cli(server, tmp_path, "--resume") for _ in range(2)]
         loser = None
         while loser is None:
             for p in racers:

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 from app.claims.timeparse import format_time
 from app.i18n import Lang
-from tests.conftest import REPO_ROOT, corpus_file
-from tests.pipeline.test_scripted_runs import CLEAN, PROFILE, REPLAY, _last, is_window
+from tests.conftest import corpus_file
+from tests.pipeline.test_scripted_runs import CLEAN, PROFILE, REPLAY, _last, is_window, start_analyze_cli
 from tests.support.scripted_server import Reply, ScriptedServer
 
 STAGE_QUERY = "SELECT key, status FROM analysis_stages ORDER BY ordinal"
@@ -29,30 +26,6 @@ def _stages(db: Path) -> dict[str, str]:
         con.close()
 
 
-def _cli(server: ScriptedServer, home: Path, *extra: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "REPLAYSAGE_HOME": str(home), "REPLAYSAGE_API_KEY": "k", "PYTHONUNBUFFERED": "1"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "app.cli",
-        "analyze",
-        str(corpus_file(REPLAY)),
-        "--base-url",
-        server.base_url,
-        "--model-id",
-        "scripted-model",
-        "--context-length",
-        str(PROFILE.context_length),
-        "--max-tokens",
-        str(PROFILE.max_tokens),
-        "--lang",
-        "zh",
-        "--quiet",
-        *extra,
-    ]
-    return subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-
 def test_killed_run_keeps_finished_stages_and_resumes(tmp_path: Path) -> None:
     from app.pipeline.prepare import prepare_replay
 
@@ -65,7 +38,7 @@ def test_killed_run_keeps_finished_stages_and_resumes(tmp_path: Path) -> None:
         # the third window streams slowly, so the kill lands mid-stream
         server.enqueue(Reply.chat(CLEAN * 20, piece_chars=5, tokens_per_s=20), match=is_window(third))
         db = tmp_path / "replaysage.sqlite3"
-        proc = _cli(server, tmp_path)
+        proc = start_analyze_cli(server, tmp_path)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             hit = [r for r in server.requests if r.json and is_window(third)(r.json)]
@@ -86,7 +59,7 @@ def test_killed_run_keeps_finished_stages_and_resumes(tmp_path: Path) -> None:
         assert stages["summary_round"] == "pending"
         before = len(server.requests)
 
-        resumed = _cli(server, tmp_path, "--resume")
+        resumed = start_analyze_cli(server, tmp_path, "--resume")
         out, err = resumed.communicate(timeout=120)
         assert resumed.returncode == 0, (out + err).decode()
         after = server.requests[before:]

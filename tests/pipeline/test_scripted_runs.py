@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
@@ -26,12 +29,41 @@ from app.pipeline.repository import AnalysisRepository
 from app.pipeline.service import ModelChoice, run_analysis
 from app.replay import ArgKind, read_replay
 from app.store import open_database
-from tests.conftest import corpus_file
+from tests.conftest import REPO_ROOT, corpus_file
 from tests.support.scripted_server import Reply, ScriptedServer
 
 REPLAY = "ra3_1v1_infinity_isle_allies_mirror_12m.RA3Replay"
 PROFILE = ModelProfile(context_length=1_000_000, max_tokens=8000, provider="scripted", model="scripted-model")
 CLEAN = '本窗口分析：双方按常规发展。\n[机器可读声明]\n```json\n{"unitClaims": []}\n```'
+
+
+def analyze_env(home: Path) -> dict[str, str]:
+    """The environment of an ``analyze`` process with its own user data folder and a dummy key."""
+    return {**os.environ, "REPLAYSAGE_HOME": str(home), "REPLAYSAGE_API_KEY": "k", "PYTHONUNBUFFERED": "1"}
+
+
+def start_analyze_cli(server: ScriptedServer, home: Path, *extra: str, quiet: bool = True) -> subprocess.Popen[bytes]:
+    """``replaysage analyze`` of :data:`REPLAY` at :data:`PROFILE` against ``server``, as a separate process."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "app.cli",
+        "analyze",
+        str(corpus_file(REPLAY)),
+        "--base-url",
+        server.base_url,
+        "--model-id",
+        "scripted-model",
+        "--context-length",
+        str(PROFILE.context_length),
+        "--max-tokens",
+        str(PROFILE.max_tokens),
+        "--lang",
+        "zh",
+        *(["--quiet"] if quiet else []),
+        *extra,
+    ]
+    return subprocess.Popen(cmd, cwd=REPO_ROOT, env=analyze_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 @cache

@@ -6,10 +6,7 @@ every other request gets a clean reply. Deadlines are small so each fault ends q
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,8 +17,13 @@ from app.llm.openai_compat import OpenAICompatProvider, RetryPolicy
 from app.pipeline import events as ev
 from app.pipeline.records import AnalysisRecord
 from app.stream_limits import StreamLimits
-from tests.conftest import REPO_ROOT, corpus_file
-from tests.pipeline.test_scripted_runs import CLEAN, PROFILE, REPLAY, _first_window_start, _prepared, is_window
+from tests.pipeline.test_scripted_runs import (
+    CLEAN,
+    _first_window_start,
+    _prepared,
+    is_window,
+    start_analyze_cli,
+)
 from tests.pipeline.test_scripted_runs import _run as scripted_run
 from tests.support.scripted_server import Reply, ScriptedServer
 
@@ -160,29 +162,6 @@ def test_refused_connection_fails_every_model_stage_visibly_then_resumes(
     assert all((s.status, s.outcome) == ("done", "stop") for s in windows)
 
 
-def _cli(server: ScriptedServer, home: Path, *extra: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "REPLAYSAGE_HOME": str(home), "REPLAYSAGE_API_KEY": "k", "PYTHONUNBUFFERED": "1"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "app.cli",
-        "analyze",
-        str(corpus_file(REPLAY)),
-        "--base-url",
-        server.base_url,
-        "--model-id",
-        "scripted-model",
-        "--context-length",
-        str(PROFILE.context_length),
-        "--max-tokens",
-        str(PROFILE.max_tokens),
-        "--lang",
-        "zh",
-        *extra,
-    ]
-    return subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-
 def test_cli_prints_retries_and_outcomes_and_exits_non_zero_until_resumed(
     server: ScriptedServer, tmp_path: Path
 ) -> None:
@@ -191,7 +170,7 @@ def test_cli_prints_retries_and_outcomes_and_exits_non_zero_until_resumed(
     second = format_time(_prepared().plan.segments[0].windows[1].start_seconds)
     server.enqueue(Reply.error(503, "busy"), match=is_window(_first_window_start()))
     server.enqueue(Reply.chat(PARTIAL * 4, piece_chars=4, cut_after=3), match=is_window(second))
-    proc = _cli(server, tmp_path)
+    proc = start_analyze_cli(server, tmp_path, quiet=False)
     out, err = (b.decode() for b in proc.communicate(timeout=300))
     assert proc.returncode == 1, err
     assert "第 2/5 次重试" in err
@@ -200,7 +179,7 @@ def test_cli_prints_retries_and_outcomes_and_exits_non_zero_until_resumed(
     assert "(window:0:1 cut)" in out
     assert "Traceback" not in err
 
-    again = _cli(server, tmp_path, "--resume")
+    again = start_analyze_cli(server, tmp_path, "--resume", quiet=False)
     out, err = (b.decode() for b in again.communicate(timeout=300))
     assert again.returncode == 0, err
     assert "(window" not in out
