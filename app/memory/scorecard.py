@@ -130,20 +130,15 @@ def compute(s: Session, month: str, now: float) -> Scorecard:
     samples["evidence_density"] = int(n_facts or 0)
     metrics["evidence_density"] = float(avg) if n_facts else None
 
-    leads = [
-        x
-        for x in s.scalars(
-            select(MemFact.lead_days).where(
-                MemFact.type == FactType.PREFERENCE.value,
-                MemFact.activated_at >= start,
-                MemFact.activated_at < end,
-                MemFact.lead_days.is_not(None),
-            )
-        ).all()
-        if x is not None
-    ]
-    samples["preference_lead_days"] = len(leads)
-    metrics["preference_lead_days"] = statistics.median(leads) if leads else None
+    lead = MemFact.lead_days
+    samples["preference_lead_days"], metrics["preference_lead_days"] = sql_median(
+        s,
+        lead,
+        MemFact.type == FactType.PREFERENCE.value,
+        MemFact.activated_at >= start,
+        MemFact.activated_at < end,
+        lead.is_not(None),
+    )
 
     rows = s.execute(
         select(MemQueueItem.created_at, MemQueueItem.resolved_at).where(
@@ -178,6 +173,20 @@ def compute(s: Session, month: str, now: float) -> Scorecard:
         if v is not None and not lo <= v <= hi:
             alerts.append(f"{m}={v:.3f} outside [{lo:g}, {hi:g}]")
     return Scorecard(month, metrics, samples, tuple(alerts))
+
+
+def sql_median(s: Session, column: Any, *where: Any) -> tuple[int, float | None]:
+    """How many rows match and the median of ``column`` over them, computed in SQL.
+
+    A month's preferences can be tens of thousands of rows: the database sorts them and returns the middle one
+    or two, instead of sending every value to Python (a worker thread holding the GIL the GUI thread waits for).
+    The median is that of :func:`statistics.median`: the mean of the two middle values when the count is even.
+    """
+    n = int(s.scalar(select(func.count()).select_from(column.table).where(*where)) or 0)
+    if n == 0:
+        return 0, None
+    middle = s.scalars(select(column).where(*where).order_by(column).offset((n - 1) // 2).limit(2 - n % 2)).all()
+    return n, sum(float(v) for v in middle) / len(middle)
 
 
 def months_between(first: str, last: str) -> list[str]:

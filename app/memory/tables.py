@@ -54,6 +54,8 @@ class MemFact(Base):
     __table_args__ = (
         Index("ix_memory_facts_key", "subject", "attribute"),
         Index("ix_memory_facts_confidence_id", "confidence", "id"),  # the facts list sorted by confidence
+        Index("ix_memory_facts_created_evidence", "created_at", "evidence_count"),  # scorecard: evidence density
+        Index("ix_memory_facts_type_activated_lead", "type", "activated_at", "lead_days"),  # scorecard: lead time
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

