@@ -74,7 +74,7 @@ def run_gui(args: Sequence[str]) -> int:
     """Start the desktop app (or the self-test); returns the exit code."""
     ns = _parser().parse_args(list(args))
     start = time.perf_counter()
-    defer_gc()
+    prepare_gui_process()
     if ns.self_test is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         if "REPLAYSAGE_HOME" not in os.environ:  # leave the user's profile untouched
@@ -118,6 +118,29 @@ async def _shutdown(ctx: Any) -> None:
 PRELOAD_MODULES = ("httpx", "app.llm.openai_compat", "app.pipeline.worker", "app.replay.stats", "ui.history")
 """Imported in a background thread at start-up so the first Analyze does not freeze the window for an import
 (the analysis itself runs in the worker process, which imports the pipeline on its own)."""
+
+
+SERIAL_PAINTING = ("QT_NO_GUI_THREADPOOL", "1")
+"""Qt's raster engine hands large fills (a tab widget's frame, a scroll bar) to a pool of threads and waits for
+them. On a 2-core machine those threads queue behind the GUI thread and the view-read worker, and each paint
+waited for them: 20-40 ms stalls in ``benchmarks/side_tabs.py`` that the same fills done inline do not have."""
+
+
+GUI_SWITCH_INTERVAL = 0.001
+"""Seconds a thread may hold the GIL while another waits for it (Python's default is 0.005). The GUI thread takes
+the GIL again after every call into Qt; beside a worker thread in Python (the side libraries' imports, a view's
+read) each of those waited up to 5 ms, and a turn made of many short calls added them up."""
+
+
+def prepare_gui_process() -> None:
+    """Set up the process before its QApplication exists.
+
+    No collector during start-up, inline painting, and a GIL the GUI thread gets back quickly.
+    """
+    defer_gc()
+    name, value = SERIAL_PAINTING
+    os.environ.setdefault(name, value)  # read once, when Qt first paints; a user's own setting wins
+    sys.setswitchinterval(GUI_SWITCH_INTERVAL)
 
 
 def defer_gc() -> None:

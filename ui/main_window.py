@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -49,7 +49,7 @@ from ui.replay_info import ReplayInfo, is_replay, load_info
 from ui.runner import AnalysisRunner, default_runner
 from ui.settings_dialog import SettingsDialog
 from ui.tabs.loading import Loader, error_text
-from ui.theme import themed
+from ui.tabs.staged import AfterFirstPaint, StagedTabs, later
 from ui.widgets import MessageBar, plain_label
 
 if TYPE_CHECKING:
@@ -94,6 +94,8 @@ def _analyses_of(db: Database, path: Path) -> list[AnalysisRecord]:
 NARROW_WINDOW = 1600
 """A first window narrower than this (a 1366- or 1440-wide laptop) starts with the side panel closed: open, it
 left the analysis about 700 px at 1366."""
+FIRST_PAINT_WAIT_MS = 300
+"""The side libraries load after the window first paints, or this long after it is shown if no paint came."""
 
 SIDE_TABS = (("错误智慧", "Error wisdom"), ("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"))
 """The side tabs' titles, in their order."""
@@ -183,13 +185,14 @@ class MainWindow(QMainWindow):
         self.card = ReplayCard(self.ui)
         self.timeline = TimelineChart(self.ui)
         self.analysis = AnalysisView(runner, self.ui)
-        self.side_tabs = themed(QTabWidget())  # the side views use the sheet's roles (empty, hint, invalid)
+        self.side_tabs = QTabWidget()  # its widgets that use the sheet's roles are styled one by one (ui.theme.styled)
         self._side_built = False
         self._side_pending: list[int] = []  # side tabs still to build (indices into SIDE_TABS), next first
         self._side_trash: list[QWidget] = []  # replaced side tabs still to delete
         self._shown_once = False
         self._layout_restored = False
         self._side_loading: asyncio.Future[None] | None = None
+        self._first_paint: AfterFirstPaint | None = None
         # what the analysis area shows (an opened replay, a reopened analysis): the newest request wins, so a
         # slow replay opened first can never replace one opened after it
         self.replay_loader = Loader(self, self._load_failed)
@@ -450,6 +453,13 @@ class MainWindow(QMainWindow):
             self._shown_once = True
             if not self._layout_restored and self.width() < NARROW_WINDOW:
                 self.side_dock.hide()  # the analysis gets the width; Ctrl+B or the status-bar button opens it
+        if self._side_loading is not None or self._side_built or self._first_paint is not None:
+            return
+        # The imports hold the GIL for a quarter of a second; run alongside the window's first paint they made
+        # that paint wait for it (70-120 ms stalls). They start once the window has painted (or soon after show).
+        self._first_paint = AfterFirstPaint(self, self._start_side_import, FIRST_PAINT_WAIT_MS)
+
+    def _start_side_import(self) -> None:
         if self._side_loading is not None or self._side_built:
             return
         try:
@@ -481,11 +491,15 @@ class MainWindow(QMainWindow):
 
     async def side_tabs_loaded(self) -> None:
         """Return once the deferred side-tab load has built them."""
+        if self._first_paint is not None:
+            await self._first_paint.wait()
         if self._side_loading is not None:
             await asyncio.wait([self._side_loading])
             await asyncio.sleep(0)  # the done callback that builds them
         while self._side_pending:  # the tabs built in later turns
             await asyncio.sleep(0.001)
+        for staged in self.side_tabs.findChildren(StagedTabs):  # and the pages inside them
+            await staged.all_made()
 
     def _build_side_tabs(self) -> None:
         """Host the error-wisdom and memory views where they exist; otherwise show a ready, empty frame.
@@ -510,9 +524,7 @@ class MainWindow(QMainWindow):
         self._later_side_tabs()
 
     def _later_side_tabs(self) -> None:
-        # 1 ms, not 0: a zero timeout is a posted event, run in the same pass as this one; a timer lets the
-        # event loop (input, painting, other timers) run in between
-        QTimer.singleShot(1, self, self._finish_side_tabs)
+        later(self, self._finish_side_tabs)  # the window's one queue of deferred view work: a job per turn
 
     def _finish_side_tabs(self) -> None:
         """Build the side tabs still waiting, then delete the replaced ones: one per event-loop turn."""
@@ -568,7 +580,7 @@ class MainWindow(QMainWindow):
                 on_reviewer=self._remember_reviewer,
             )
             self._memory_tabs: QWidget = memory
-            memory.queue.count_changed.connect(
+            memory.queue_count_changed.connect(
                 lambda n: self.side_tabs.setTabText(
                     self.side_tabs.indexOf(memory), title + (f" · {t('待审', 'review')} {n}" if n else "")
                 )

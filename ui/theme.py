@@ -87,3 +87,20 @@ def themed(widget: W) -> W:
     """Give ``widget`` and its children the style sheet (the roots whose widgets use its properties)."""
     widget.setStyleSheet(STYLE_SHEET)
     return widget
+
+
+def styled(widget: W, name: str, value: object = True) -> W:
+    """Set the sheet property ``name`` on ``widget`` and style that widget alone with the sheet.
+
+    For a widget in a large view (the side tabs): a sheet on a container routes every widget under it through the
+    style-sheet engine, and re-parenting a side tab under a themed tab widget re-styled its whole tree (25-35 ms
+    of a language switch). Called again, it restyles the widget with the new value (a field marked invalid).
+    """
+    widget.setProperty(name, value)
+    if widget.styleSheet() != STYLE_SHEET:
+        widget.setStyleSheet(STYLE_SHEET)
+    else:
+        style = widget.style()
+        style.unpolish(widget)
+        style.polish(widget)
+    return widget

@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ui.theme import styled
+
 FLUSH_MS = 50
 
 BLOCK_CHARS = 1500
@@ -387,7 +389,7 @@ class EmptyHint(QLabel):
         self.view = view
         self.setWordWrap(True)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setProperty("role", "empty")
+        styled(self, "role", "empty")
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         model = view.model()
         for sig in (model.rowsInserted, model.rowsRemoved, model.modelReset, model.layoutChanged):

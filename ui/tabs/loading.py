@@ -1,7 +1,7 @@
 """Off-GUI-thread loading for the side tabs: the query runs in a worker thread, the widget fills itself after.
 
 Each view owns a :class:`Loader`. ``Loader.start(query, apply)`` runs ``query()`` (plain data out, no Qt) in the
-loop's default executor (as :func:`asyncio.to_thread` does) and hands the result to ``apply`` on the GUI thread.
+views' one worker thread (:func:`view_reads`) and hands the result to ``apply`` on the GUI thread.
 At most one query per loader is in flight: a request made meanwhile replaces any other waiting one and runs next,
 and the result of a query that was superseded while it ran is dropped, so stale data never overwrites fresher
 data. A :class:`app.errors.KnownError` from the query goes to the view's ``on_error`` (a label), anything else is
@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import logging
 import threading
 import warnings
 from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, Generic, TypeVar
 
 import shiboken6
@@ -23,11 +25,51 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 
 from app.errors import KnownError
+from ui.tabs.staged import after_building
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 FILL_BATCH = 200  # table rows or list items filled per event-loop turn
+VIEW_READ_THREADS = 1
+"""Worker threads for the views' reads and actions. The loop's default executor has ten: a refresh of every side
+tab ran seven queries at once, which on a 2-core machine left the GUI thread waiting for a core and for the GIL
+(59 ms stalls with 13 ms of its own work in ``benchmarks/side_tabs.py``). One thread keeps a core and the GIL
+mostly free for the GUI; the reads run one after another, in the order they were asked for."""
+
+
+def read_in_worker(loop: asyncio.AbstractEventLoop, read: Callable[[], T]) -> asyncio.Future[T]:
+    """Run a view's ``read()`` in the view-read thread, once the window's deferred building is done.
+
+    A read is Python work that holds the GIL for most of its time; running beside a turn that builds or first
+    lays out widgets, it made that turn wait for the GIL (a 25 ms turn became a 60 ms stall while the side tabs
+    were built). Queued behind the building (:func:`ui.tabs.staged.after_building`), it starts once the pages are
+    up; with nothing being built it starts at once.
+    """
+    ctx = contextvars.copy_context()  # as asyncio.to_thread does
+    out: asyncio.Future[T] = loop.create_future()
+
+    def relay(inner: asyncio.Future[T]) -> None:
+        if out.done():
+            return
+        if inner.cancelled():
+            out.cancel()
+        elif (exc := inner.exception()) is not None:
+            out.set_exception(exc)
+        else:
+            out.set_result(inner.result())
+
+    def submit() -> None:  # maybe from a Qt timer, outside the loop's own callbacks: the loop is named
+        asyncio.wrap_future(view_reads().submit(ctx.run, read), loop=loop).add_done_callback(relay)
+
+    after_building(submit)
+    return out
+
+
+@functools.cache
+def view_reads() -> Executor:
+    """The executor every side-view query, page read and action runs in (made on first use, by the GUI thread)."""
+    return ThreadPoolExecutor(VIEW_READ_THREADS, thread_name_prefix="replaysage-view-read")
 
 
 class Loader:
@@ -112,8 +154,7 @@ class Loader:
             return
         query, apply = self._pending
         self._pending = None
-        ctx = contextvars.copy_context()  # as asyncio.to_thread does
-        fut = self._loop.run_in_executor(None, ctx.run, query)
+        fut = read_in_worker(self._loop, query)
         fut.add_done_callback(lambda f: self._arrived(f, apply))
 
     def _arrived(self, fut: asyncio.Future[Any], apply: Callable[[Any], Iterator[None] | None]) -> None:
@@ -190,7 +231,7 @@ class Actions:
             self.on_error(RuntimeError("no asyncio event loop to run the action on"))
             return None
         ctx = contextvars.copy_context()
-        fut = loop.run_in_executor(None, ctx.run, action)
+        fut = loop.run_in_executor(view_reads(), ctx.run, action)
         self.tasks.add(fut)
         fut.add_done_callback(lambda f: self._done(f, done))
         return fut

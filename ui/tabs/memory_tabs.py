@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QTableView,
     QTableWidget,
     QTableWidgetItem,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -44,6 +43,8 @@ from app.memory import HEALTHY, METRICS, EpisodeView, FactView, MemoryStore, Que
 from app.memory.scorecard import LABELS
 from ui.tabs.loading import Actions, Loader, batches, error_text
 from ui.tabs.paging import PagedTableModel, PageQuery, PageRow, Sort, paged_table
+from ui.tabs.staged import StagedTabs
+from ui.theme import styled
 from ui.widgets import EmptyHint, FlowLayout
 
 TYPES = ("preference", "project_fact", "domain", "lesson")
@@ -550,7 +551,7 @@ class ReviewQueueTab(QWidget):
             )
         )
         self.empty.setWordWrap(True)
-        self.empty.setProperty("role", "empty")
+        styled(self.empty, "role", "empty")
         self.left = QPlainTextEdit()  # the current fact
         self.left.setReadOnly(True)
         self.right = QPlainTextEdit()  # the proposed fact
@@ -562,7 +563,7 @@ class ReviewQueueTab(QWidget):
         self.reviewer = QLineEdit(reviewer)
         self.reviewer.setPlaceholderText(t("你的名字（只问一次）", "your name (asked once)"))
         self.approve_button = QPushButton(t("采纳提议", "Approve proposed"))
-        self.approve_button.setProperty("primary", True)
+        styled(self.approve_button, "primary")
         self.approve_button.setToolTip(
             t(
                 "提议的事实成为当前事实；原事实保留为“已替代”，可撤销。",
@@ -599,7 +600,7 @@ class ReviewQueueTab(QWidget):
             )
         )
         self.explain.setWordWrap(True)
-        self.explain.setProperty("role", "hint")
+        styled(self.explain, "role", "hint")
         self.message = MessageBar()
         self.message.setWordWrap(True)
         left_box, right_box = QWidget(), QWidget()
@@ -696,12 +697,10 @@ class ReviewQueueTab(QWidget):
                     "Enter your name as the reviewer first (it is remembered).",
                 )
             )
-            self.reviewer.setProperty("invalid", True)
-            self.reviewer.style().polish(self.reviewer)
+            styled(self.reviewer, "invalid", True)
             self.reviewer.setFocus()
             return None
-        self.reviewer.setProperty("invalid", False)
-        self.reviewer.style().polish(self.reviewer)
+        styled(self.reviewer, "invalid", False)
         self.reviewer_named.emit(who)
         item = self._items[row]
         key, left = self.split_key.text().strip(), self.split_left.text().strip()
@@ -925,12 +924,17 @@ class ScorecardTab(QWidget):
             self.month_selected.emit(shown[col - 1].month)
 
 
-class MemoryTabs(QTabWidget):
+class MemoryTabs(StagedTabs):
     """The four memory tabs together, for the main window's side tabs.
 
+    The tab on screen is built at once and the others in later event-loop turns (:class:`StagedTabs`); the
+    attributes :attr:`facts`, :attr:`chains`, :attr:`queue` and :attr:`scorecard` build theirs when asked.
+
     Signals:
-        None (each tab has its own).
+        queue_count_changed(int): how many review items are open (once the queue has loaded).
     """
+
+    queue_count_changed = Signal(int)
 
     def __init__(
         self,
@@ -942,41 +946,84 @@ class MemoryTabs(QTabWidget):
     ) -> None:
         super().__init__(parent)
         lang = lang or system_lang()
-        self.facts = FactsTab(store, lang)
-        self.chains = ChainsTab(store, lang)
-        self.queue = ReviewQueueTab(store, lang, reviewer=reviewer)
-        if on_reviewer is not None:
-            self.queue.reviewer_named.connect(on_reviewer)
-        self.scorecard = ScorecardTab(store, lang)
-        self.addTab(self.facts, pick(lang, "事实", "Facts"))
-        self.addTab(self.chains, pick(lang, "替代链", "Supersede chains"))
-        self.addTab(self.queue, pick(lang, "审阅队列", "Review queue"))
-        queue_index = self.indexOf(self.queue)
-        self.queue.count_changed.connect(
+        self.lang = lang
+        self.add_page("facts", pick(lang, "事实", "Facts"), lambda: FactsTab(store, lang))
+        self.add_page("chains", pick(lang, "替代链", "Supersede chains"), lambda: self._made_chains(store))
+        queue_index = self.add_page(
+            "queue", pick(lang, "审阅队列", "Review queue"), lambda: self._made_queue(store, reviewer, on_reviewer)
+        )
+        self.queue_count_changed.connect(
             lambda n: self.setTabText(queue_index, pick(lang, "审阅队列", "Review queue") + (f" ({n})" if n else ""))
         )
-        self.addTab(self.scorecard, pick(lang, "记分卡", "Scorecard"))
-        self.chains.flipped_back.connect(lambda _id: self.facts.refresh())
-        self.queue.resolved.connect(lambda _id, _r: (self.facts.refresh(), self.chains.refresh()))
-        self.queue.undone.connect(lambda _id: (self.facts.refresh(), self.chains.refresh()))
+        self.add_page("scorecard", pick(lang, "记分卡", "Scorecard"), lambda: ScorecardTab(store, lang))
+        self.start()
+
+    def _made_chains(self, store: MemoryStore) -> ChainsTab:
+        chains = ChainsTab(store, self.lang)
+        chains.flipped_back.connect(lambda _id: self._refresh_made("facts"))
+        return chains
+
+    def _made_queue(
+        self, store: MemoryStore, reviewer: str, on_reviewer: Callable[[str], object] | None
+    ) -> ReviewQueueTab:
+        queue = ReviewQueueTab(store, self.lang, reviewer=reviewer)
+        if on_reviewer is not None:
+            queue.reviewer_named.connect(on_reviewer)
+        queue.count_changed.connect(self.queue_count_changed)
+        queue.resolved.connect(lambda _id, _r: self._refresh_made("facts", "chains"))
+        queue.undone.connect(lambda _id: self._refresh_made("facts", "chains"))
+        return queue
+
+    def _refresh_made(self, *keys: str) -> None:
+        """Refresh the pages among ``keys`` that exist (one made later loads fresh data anyway)."""
+        made = self.made_pages()
+        for key in keys:
+            page = made.get(key)
+            if isinstance(page, (FactsTab, ChainsTab)):
+                page.refresh()
+
+    @property
+    def facts(self) -> FactsTab:
+        """The facts list (built now if it was waiting)."""
+        return self.typed_page("facts", FactsTab)
+
+    @property
+    def chains(self) -> ChainsTab:
+        """The supersede chains (built now if it was waiting)."""
+        return self.typed_page("chains", ChainsTab)
+
+    @property
+    def queue(self) -> ReviewQueueTab:
+        """The review queue (built now if it was waiting)."""
+        return self.typed_page("queue", ReviewQueueTab)
+
+    @property
+    def scorecard(self) -> ScorecardTab:
+        """The scorecard (built now if it was waiting)."""
+        return self.typed_page("scorecard", ScorecardTab)
 
     def views(self) -> tuple[FactsTab, ChainsTab, ReviewQueueTab, ScorecardTab]:
-        """The four tabs."""
+        """The four tabs (every one built)."""
         return self.facts, self.chains, self.queue, self.scorecard
 
+    def _made_views(self) -> list[FactsTab | ChainsTab | ReviewQueueTab | ScorecardTab]:
+        kinds = (FactsTab, ChainsTab, ReviewQueueTab, ScorecardTab)
+        return [p for p in self.made_pages().values() if isinstance(p, kinds)]
+
     def refresh(self) -> None:
-        """Reload every tab (worker threads; :meth:`refreshed` waits for the result)."""
-        for view in self.views():
+        """Reload every built tab (worker threads; :meth:`refreshed` waits for the result)."""
+        for view in self._made_views():
             view.refresh()
 
     async def refreshed(self) -> None:
-        """Return once every tab has applied everything started so far."""
-        for view in self.views():
+        """Return once every tab is built and has applied everything started so far."""
+        await self.all_made()
+        for view in self._made_views():
             await view.refreshed()
 
     def cancel_loading(self) -> None:
         """Stop applying pending loads (the tabs are being replaced)."""
-        for view in self.views():
+        for view in self._made_views():
             view.cancel_loading()
 
 

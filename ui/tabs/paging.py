@@ -13,7 +13,6 @@ sort (a new generation) drops pages still in flight for the old one.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -26,7 +25,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from app.errors import KnownError
-from ui.tabs.loading import Loader, current_loop
+from ui.tabs.loading import Loader, current_loop, read_in_worker
 
 log = logging.getLogger(__name__)
 
@@ -217,7 +216,7 @@ class PagedTableModel(QStandardItemModel):
         def read() -> list[tuple[int, list[PageRow]]]:
             return [(p, query.rows(p * PAGE_ROWS, PAGE_ROWS, total, order)) for p in wanted]
 
-        fut = loop.run_in_executor(None, contextvars.copy_context().run, read)
+        fut = read_in_worker(loop, read)
         fut.add_done_callback(lambda f: self._arrived(f, generation, marker, loop))
 
     def _arrived(

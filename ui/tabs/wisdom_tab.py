@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QTableView,
     QTableWidget,
     QTableWidgetItem,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -40,6 +39,7 @@ from app.wisdom.store import WisdomStore
 from app.wisdom.timeliness import entry_confidence, format_audit_report
 from ui.tabs.loading import Actions, Lazy, Loader, batches, error_text
 from ui.tabs.paging import PagedTableModel, PageQuery, Sort, paged_table
+from ui.tabs.staged import StagedTabs
 from ui.widgets import EmptyHint, FlowLayout
 
 SCENE_TYPES = ("model_upgrade", "model_change", "provider_change", "knowledge_update", "mod_version_change")
@@ -343,16 +343,33 @@ class WisdomTab(QWidget):
         ev.addLayout(filters)
         ev.addWidget(split, 1)
 
-        self.rules_table = QTableWidget(0, 9)
+        self.pages = StagedTabs()  # the rules and audit pages are built in later event-loop turns, or when asked
+        self.pages.add_page("entries", t("条目", "Entries"), lambda: entries_page)
+        self.pages.add_page("rules", t("规则", "Rules"), self._make_rules_page)
+        # "&&": a lone & would be a mnemonic
+        self.pages.add_page("upkeep", t("审计与指标", "Audit && metrics"), self._make_upkeep_page)
+        self.pages.start()
+        root = QVBoxLayout(self)
+        root.addWidget(self.pages)
+        root.addWidget(self.message)
+
+        for box in (self.type_box, self.subtype_box, self.severity_box, self.status_box):
+            box.currentIndexChanged.connect(self.refresh_entries)
+        self.refresh()
+
+    # ---- pages built later (StagedTabs) ---------------------------------------------------------------------
+    def _make_rules_page(self) -> QWidget:
+        t = self._t
+        self._rules_table = QTableWidget(0, 9)
         EmptyHint(
-            self.rules_table,
+            self._rules_table,
             t(
                 "还没有规则。相似的条目积累多了，会归纳成规则，等你在这里验证启用。",
                 "No rules yet. When similar entries pile up they are generalised into a "
                 "rule that waits here for you to validate.",
             ),
         )
-        self.rules_table.setHorizontalHeaderLabels(
+        self._rules_table.setHorizontalHeaderLabels(
             [
                 "rule_id",
                 t("名称", "Name"),
@@ -365,64 +382,116 @@ class WisdomTab(QWidget):
                 t("范围", "Scope"),
             ]
         )
-        self.rules_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.rules_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.rules_table.horizontalHeader().setStretchLastSection(True)
-        self.validate_button = QPushButton(t("验证启用", "Validate"))
-        self.reject_button = QPushButton(t("驳回", "Reject"))
-        self.validate_button.clicked.connect(lambda: self._decide_rule(True))
-        self.reject_button.clicked.connect(lambda: self._decide_rule(False))
+        self._rules_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self._rules_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self._rules_table.horizontalHeader().setStretchLastSection(True)
+        self._validate_button = QPushButton(t("验证启用", "Validate"))
+        self._reject_button = QPushButton(t("驳回", "Reject"))
+        self._validate_button.clicked.connect(lambda: self._decide_rule(True))
+        self._reject_button.clicked.connect(lambda: self._decide_rule(False))
         rules_page = QWidget()
         rv = QVBoxLayout(rules_page)
-        rv.addWidget(self.rules_table)
+        rv.addWidget(self._rules_table)
         rb = QHBoxLayout()
-        rb.addWidget(self.validate_button)
-        rb.addWidget(self.reject_button)
+        rb.addWidget(self._validate_button)
+        rb.addWidget(self._reject_button)
         rb.addStretch(1)
         rv.addLayout(rb)
+        return rules_page
 
-        self.audit_button = QPushButton(t("时效性审计", "Run audit"))
-        self.audit_button.clicked.connect(self.run_audit)
-        self.scene_type = self._combo([(s, s) for s in SCENE_TYPES])
-        self.scene_scope = QLineEdit()
-        self.scene_scope.setPlaceholderText(
+    def _make_upkeep_page(self) -> QWidget:
+        t = self._t
+        self._audit_button = QPushButton(t("时效性审计", "Run audit"))
+        self._audit_button.clicked.connect(self.run_audit)
+        self._scene_type = self._combo([(s, s) for s in SCENE_TYPES])
+        self._scene_scope = QLineEdit()
+        self._scene_scope.setPlaceholderText(
             t("范围：model:ID / mod:名称，留空=全部", "scope: model:ID / mod:NAME, empty = everything")
         )
-        self.scene_description = QLineEdit()
-        self.scene_description.setPlaceholderText(t("变化说明", "what changed"))
-        self.scene_button = QPushButton(t("登记场景变化", "Register scene change"))
-        self.scene_button.clicked.connect(self.register_scene_change)
-        self.report = QPlainTextEdit()
-        self.report.setReadOnly(True)
-        self.metrics_table = QTableWidget(0, 3)
-        self.metrics_table.setHorizontalHeaderLabels([t("指标", "Metric"), t("当前", "Value"), t("目标", "Target")])
-        self.metrics_table.horizontalHeader().setStretchLastSection(True)
+        self._scene_description = QLineEdit()
+        self._scene_description.setPlaceholderText(t("变化说明", "what changed"))
+        self._scene_button = QPushButton(t("登记场景变化", "Register scene change"))
+        self._scene_button.clicked.connect(self.register_scene_change)
+        self._report = QPlainTextEdit()
+        self._report.setReadOnly(True)
+        self._metrics_table = QTableWidget(0, 3)
+        self._metrics_table.setHorizontalHeaderLabels([t("指标", "Metric"), t("当前", "Value"), t("目标", "Target")])
+        self._metrics_table.horizontalHeader().setStretchLastSection(True)
         upkeep_page = QWidget()
         uv = QVBoxLayout(upkeep_page)
         row1 = QHBoxLayout()
-        row1.addWidget(self.audit_button)
+        row1.addWidget(self._audit_button)
         row1.addStretch(1)
         row2 = FlowLayout()
-        for widget in (self.scene_type, self.scene_scope, self.scene_description, self.scene_button):
+        for widget in (self._scene_type, self._scene_scope, self._scene_description, self._scene_button):
             row2.addWidget(widget)
         uv.addLayout(row1)
         uv.addLayout(row2)
         uv.addWidget(QLabel(t("指标", "Metrics")))
-        uv.addWidget(self.metrics_table)
+        uv.addWidget(self._metrics_table)
         uv.addWidget(QLabel(t("报告", "Report")))
-        uv.addWidget(self.report)
+        uv.addWidget(self._report)
+        return upkeep_page
 
-        self.pages = QTabWidget()
-        self.pages.addTab(entries_page, t("条目", "Entries"))
-        self.pages.addTab(rules_page, t("规则", "Rules"))
-        self.pages.addTab(upkeep_page, t("审计与指标", "Audit && metrics"))  # "&&": a lone & is a mnemonic
-        root = QVBoxLayout(self)
-        root.addWidget(self.pages)
-        root.addWidget(self.message)
+    @property
+    def rules_table(self) -> QTableWidget:
+        """The rules with their statistics (its page is built now if it was waiting)."""
+        self.pages.page("rules")
+        return self._rules_table
 
-        for box in (self.type_box, self.subtype_box, self.severity_box, self.status_box):
-            box.currentIndexChanged.connect(self.refresh_entries)
-        self.refresh()
+    @property
+    def validate_button(self) -> QPushButton:
+        """Validates the selected rule (its page is built now if it was waiting)."""
+        self.pages.page("rules")
+        return self._validate_button
+
+    @property
+    def reject_button(self) -> QPushButton:
+        """Rejects the selected rule (its page is built now if it was waiting)."""
+        self.pages.page("rules")
+        return self._reject_button
+
+    @property
+    def audit_button(self) -> QPushButton:
+        """Runs the timeliness audit (its page is built now if it was waiting)."""
+        self.pages.page("upkeep")
+        return self._audit_button
+
+    @property
+    def scene_type(self) -> QComboBox:
+        """The kind of scene change to register (its page is built now if it was waiting)."""
+        self.pages.page("upkeep")
+        return self._scene_type
+
+    @property
+    def scene_scope(self) -> QLineEdit:
+        """What the scene change affects (its page is built now if it was waiting)."""
+        self.pages.page("upkeep")
+        return self._scene_scope
+
+    @property
+    def scene_description(self) -> QLineEdit:
+        """What changed (its page is built now if it was waiting)."""
+        self.pages.page("upkeep")
+        return self._scene_description
+
+    @property
+    def scene_button(self) -> QPushButton:
+        """Registers the scene change (its page is built now if it was waiting)."""
+        self.pages.page("upkeep")
+        return self._scene_button
+
+    @property
+    def report(self) -> QPlainTextEdit:
+        """The audit or scene-change report (its page is built now if it was waiting)."""
+        self.pages.page("upkeep")
+        return self._report
+
+    @property
+    def metrics_table(self) -> QTableWidget:
+        """The metrics against their targets (its page is built now if it was waiting)."""
+        self.pages.page("upkeep")
+        return self._metrics_table
 
     # ---- helpers ---------------------------------------------------------------------------------------------
     def _t(self, zh: str, en: str) -> str:
