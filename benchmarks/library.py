@@ -180,6 +180,9 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="replaysage-library-") as tmp:
         folder = make_folder(Path(tmp), args.files)
+        from ui.app import SERIAL_PAINTING
+
+        os.environ.setdefault(*SERIAL_PAINTING)  # as the app does before its QApplication
         app = QApplication.instance() or QApplication(["library"])
         app.setQuitOnLastWindowClosed(False)
         with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:

@@ -9,6 +9,8 @@ qasync loop and we measure:
 * ``window_ms``: the GUI-thread time of ``MainWindow(ctx)`` (side tabs included);
 * ``build_side_tabs_ms``: the GUI-thread time of ``_build_side_tabs()`` (what a language switch rebuilds: the tab
   on screen; the other one is built in a later event-loop turn, which the rebuild stall covers);
+* ``first_build_stall_max_ms``: the longest event-loop stall from the window's first show (which imports the side
+  libraries in a worker thread, then builds the tabs) until every tab is built and filled;
 * ``rebuild_stall_max_ms``: the longest event-loop stall from that rebuild until its views are filled;
 * ``refresh_stall_max_ms``: the longest event-loop stall while every tab refreshes, until all are filled;
 * ``scroll_stall_max_ms``: the same while each paged table (entries, facts) is shown and scrolled to its last row
@@ -193,13 +195,19 @@ async def bench(app: Any) -> dict[str, Any]:
         async def run(self, replay_path: Path, emit: Any, *, profile: str, resume: bool = False) -> int:
             raise NotImplementedError
 
+    from ui.app import settle_after_startup
+
     ctx = AppContext.open(runner=NoRunner())
     t0 = time.perf_counter()
     window = MainWindow(ctx)
     window_ms = (time.perf_counter() - t0) * 1000
-    window.show()
+    monitor = await _idle_monitor()
+    window.show()  # the first show builds the side tabs (their modules are imported in a worker thread first)
     await asyncio.sleep(0.01)  # not app.processEvents(): inside a task it would re-enter the loads' tasks
     await _settled(window)
+    monitor.stop()
+    first_stall, first_busy = monitor.max_ms, monitor.busy_max_ms
+    await settle_after_startup(None)  # as the app does once started: the collector runs again from here
 
     monitor = await _idle_monitor()
     t0 = time.perf_counter()
@@ -251,6 +259,7 @@ async def bench(app: Any) -> dict[str, Any]:
     }
     result = {
         "window_ms": round(window_ms, 1),
+        "first_build_stall_max_ms": round(first_stall, 1),
         "build_side_tabs_ms": round(build_ms, 1),
         "rebuild_stall_max_ms": round(rebuild_stall, 1),
         "rebuild_until_filled_s": round(rebuild_wall, 2),
@@ -263,6 +272,7 @@ async def bench(app: Any) -> dict[str, Any]:
         "sorts": sorts,
         "sort_s": round(sort_wall, 2),
         "gui_cpu_per_tick_max_ms": {
+            "first_build": round(first_busy, 1),
             "rebuild": round(rebuild_busy, 1),
             "refresh": round(refresh_busy, 1),
             "scroll": round(scroll_busy, 1),
@@ -273,11 +283,25 @@ async def bench(app: Any) -> dict[str, Any]:
         "build_target_ms": BUILD_TARGET_MS,
     }
     result["build_ok"] = build_ms < BUILD_TARGET_MS
-    result["stall_ok"] = max(rebuild_stall, refresh_stall, scroll_stall, sort_stall) < STALL_TARGET_MS
+    result["stall_ok"] = max(first_stall, rebuild_stall, refresh_stall, scroll_stall, sort_stall) < STALL_TARGET_MS
     window.close()
     await asyncio.sleep(0.05)
     ctx.db.close()
     return result
+
+
+def compile_project() -> None:
+    """Write the project's bytecode first, as an installed copy has it (untimed).
+
+    Under ``PYTHONDONTWRITEBYTECODE`` (this environment sets it) every module of the side libraries was compiled
+    from source in the import thread on every run, holding the GIL for up to 80 ms at a time: a stall that a user's
+    installed app never has.
+    """
+    import compileall
+
+    root = Path(__file__).resolve().parent.parent
+    for package in ("app", "ui"):
+        compileall.compile_dir(str(root / package), quiet=1)
 
 
 def main() -> int:
@@ -289,7 +313,11 @@ def main() -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
+    compile_project()
     store = fill_store(args.entries, args.analyses)
+    from ui.app import prepare_gui_process
+
+    prepare_gui_process()  # as the app does before its QApplication (the collector comes back in bench())
     app = QApplication.instance() or QApplication(["side_tabs"])
     app.setQuitOnLastWindowClosed(False)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
@@ -306,7 +334,8 @@ def main() -> int:
             f"the GUI thread (target < {BUILD_TARGET_MS:.0f} ms: {'OK' if result['build_ok'] else 'MISSED'})"
         )
         print(
-            f"  longest stall: rebuild {result['rebuild_stall_max_ms']} ms (filled after "
+            f"  longest stall: first build after show {result['first_build_stall_max_ms']} ms, "
+            f"rebuild {result['rebuild_stall_max_ms']} ms (filled after "
             f"{result['rebuild_until_filled_s']} s), refresh of every tab {result['refresh_stall_max_ms']} ms "
             f"(p99 {result['refresh_stall_p99_ms']} ms, filled after {result['refresh_until_filled_s']} s) "
         )

@@ -202,9 +202,9 @@ def main() -> int:
     args = ap.parse_args()
     if not args.measure:
         return run_warm_then_measured(args)
-    from ui.app import defer_gc
+    from ui.app import prepare_gui_process
 
-    defer_gc()  # as the app does at start-up
+    prepare_gui_process()  # as the app does at start-up
     import qasync
     from PySide6.QtWidgets import QApplication
 
