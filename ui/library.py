@@ -265,6 +265,12 @@ class LibraryWidget(QWidget):
         self._scan_task = asyncio.get_event_loop().create_task(self._scan(self.folder))
         return self._scan_task
 
+    def cancel_scan(self) -> None:
+        """Stop waiting for a running scan (the window is closing; its thread finishes on its own, unused)."""
+        self._debounce.stop()
+        if self._scan_task is not None and not self._scan_task.done():
+            self._scan_task.cancel()
+
     async def _scan(self, folder: Path) -> int:
         loop = asyncio.get_running_loop()
 

@@ -913,6 +913,7 @@ class MainWindow(QMainWindow):
         self.analysis.cancel()
         self.replay_loader.cancel()
         self.history_loader.cancel()
+        self.library.cancel_scan()
         for task in list(self.ctx.tasks):
             task.cancel()
         close = getattr(self.analysis.runner, "close", None)

@@ -231,6 +231,71 @@ class _Progress:
     last_delta_at: float | None = None
 
 
+class _DeadlinePassed(Exception):  # noqa: N818 - a signal between the watchdog and the read loop
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+class _ReadWatchdog:
+    """Ends a stream read whose deadline passes, with one timer per quiet stretch instead of one per chunk.
+
+    The deadline moves with every content delta. ``asyncio.timeout`` around each read made and cancelled a loop
+    timer per chunk, a Qt timer under qasync: about a quarter of the GUI process's time while a model streamed.
+    Here a timer is armed at the deadline; when it fires and the deadline has moved on, it is armed again at the
+    new one, and only a deadline that has really passed cancels the read (never code outside it).
+    """
+
+    def __init__(self, deadline: Callable[[], tuple[float, str]]) -> None:
+        self._deadline = deadline
+        self._task: asyncio.Task[Any] | None = None
+        self._handle: asyncio.TimerHandle | None = None
+        self._reading = False
+        self._expired: str | None = None
+
+    async def read(self, raw: AsyncGenerator[bytes, None]) -> bytes | None:
+        """The next chunk (None at the end); raises :class:`_DeadlinePassed` when the deadline passes first."""
+        task = asyncio.current_task()
+        if task is None:  # not in a task: no watchdog, the read waits as long as httpx's own timeouts allow
+            return await anext(raw, None)
+        self._task = task
+        if self._handle is None:
+            self._arm()
+        cancelling = task.cancelling()
+        self._reading = True
+        try:
+            return await anext(raw, None)
+        except asyncio.CancelledError:
+            if self._expired is not None and task.uncancel() <= cancelling:
+                raise _DeadlinePassed(self._expired) from None
+            raise
+        finally:
+            self._reading = False
+
+    def stop(self) -> None:
+        """Disarm (the stream is done)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def _arm(self) -> None:
+        at, _why = self._deadline()
+        loop = asyncio.get_running_loop()
+        self._handle = loop.call_at(loop.time() + max(0.0, at - time.monotonic()), self._check)
+
+    def _check(self) -> None:
+        self._handle = None
+        if not self._reading:  # the next read arms it again
+            return
+        at, why = self._deadline()
+        if time.monotonic() < at:
+            self._arm()
+            return
+        self._expired = why
+        if self._task is not None:
+            self._task.cancel()
+
+
 class OpenAICompatProvider:
     """A :class:`~app.llm.base.ChatProvider` for one OpenAI-compatible endpoint and model.
 
@@ -588,14 +653,16 @@ class OpenAICompatProvider:
         parser = SSEParser()
         failure: ProviderError | None = None
         raw = cast(AsyncGenerator[bytes, None], response.aiter_raw())
+        watchdog = _ReadWatchdog(lambda: self._deadline(prog, request_deadline))
         try:
             while True:
                 at, why = self._deadline(prog, request_deadline)
+                if time.monotonic() >= at:
+                    raise self._stalled(why)
                 try:
-                    async with asyncio.timeout(max(0.0, at - time.monotonic())):
-                        chunk = await anext(raw, None)
-                except TimeoutError:
-                    raise self._stalled(why) from None
+                    chunk = await watchdog.read(raw)
+                except _DeadlinePassed as passed:
+                    raise self._stalled(passed.why) from None
                 if chunk is None:
                     break
                 for sse in parser.feed(chunk):
@@ -622,6 +689,7 @@ class OpenAICompatProvider:
             if failure is not None or prog.done_seen:
                 await _drain(raw)
         finally:
+            watchdog.stop()
             await raw.aclose()
         if failure is not None:
             raise failure

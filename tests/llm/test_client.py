@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -583,3 +584,35 @@ def test_server_rejecting_stream_options_is_asked_again_without(server: Scripted
     assert "stream_options" not in second.json
     assert result.finished is not None
     assert result.finished.attempts == 1
+
+
+def test_content_slower_than_nothing_but_within_the_idle_limit_is_never_cut(server: ScriptedServer, run: Run) -> None:
+    """The idle deadline moves with each delta: 12 deltas 0.2 s apart outlast a 0.35 s limit many times over."""
+    from app.stream_limits import StreamLimits
+
+    text = "一二三四五六七八九十甲乙"
+    server.enqueue(Reply.chat(text, piece_chars=1, tokens_per_s=5.0))
+    result = run(_collect(server, limits=StreamLimits(first_byte_s=5.0, idle_s=0.35)))
+    assert result.text == text
+    assert result.failed is None
+    assert result.finished is not None
+    assert result.finished.attempts == 1
+
+
+def test_content_that_stops_is_ended_soon_after_the_idle_limit(server: ScriptedServer, run: Run) -> None:
+    """Keep-alive comments do not move the deadline; the read ends once no content came for ``idle_s``."""
+    from app.llm.errors import StalledError
+    from app.llm.openai_compat import RetryPolicy
+    from app.stream_limits import StreamLimits
+
+    server.enqueue(Reply.chat("甲乙丙丁戊己", piece_chars=1, stall_after=2, keepalive_s=0.05))
+    started = time.monotonic()
+    result = run(_collect(server, limits=StreamLimits(first_byte_s=5.0, idle_s=0.4), retry=RetryPolicy(max_attempts=1)))
+    elapsed = time.monotonic() - started
+    assert result.text == "甲乙"  # kept: the reply is interrupted, not failed
+    assert result.finished is not None
+    assert result.finished.interrupted
+    assert isinstance(result.finished.error, StalledError)
+    assert "no new content for 0.4 s" in str(result.finished.error)
+    assert 0.4 <= result.finished.elapsed_s < 3.0
+    assert elapsed < 5.0
