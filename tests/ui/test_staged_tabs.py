@@ -72,9 +72,9 @@ def test_a_read_waits_for_the_building_queued_before_it(qtbot: Any, run: Any) ->
             order.append("read")
             return 42
 
-        assert await read_in_worker(loop, read) == 42
+        assert await read_in_worker(loop, owner, read) == 42
         assert order == ["build 1", "build 2", "read"]
         # with nothing being built the read starts at once
-        assert await read_in_worker(loop, lambda: "now") == "now"
+        assert await read_in_worker(loop, owner, lambda: "now") == "now"
 
     run(scenario())

@@ -38,7 +38,7 @@ tab ran seven queries at once, which on a 2-core machine left the GUI thread wai
 mostly free for the GUI; the reads run one after another, in the order they were asked for."""
 
 
-def read_in_worker(loop: asyncio.AbstractEventLoop, read: Callable[[], T]) -> asyncio.Future[T]:
+def read_in_worker(loop: asyncio.AbstractEventLoop, owner: QWidget, read: Callable[[], T]) -> asyncio.Future[T]:
     """Run a view's ``read()`` in the view-read thread, once the window's deferred building is done.
 
     A read is Python work that holds the GIL for most of its time; running beside a turn that builds or first
@@ -60,9 +60,11 @@ def read_in_worker(loop: asyncio.AbstractEventLoop, read: Callable[[], T]) -> as
             out.set_result(inner.result())
 
     def submit() -> None:  # maybe from a Qt timer, outside the loop's own callbacks: the loop is named
+        if loop.is_closed():  # the window's loop ended while the read waited
+            return
         asyncio.wrap_future(view_reads().submit(ctx.run, read), loop=loop).add_done_callback(relay)
 
-    after_building(submit)
+    after_building(owner, submit)  # dropped with its view: nobody is left to apply the rows
     return out
 
 
@@ -154,7 +156,7 @@ class Loader:
             return
         query, apply = self._pending
         self._pending = None
-        fut = read_in_worker(self._loop, query)
+        fut = read_in_worker(self._loop, self.owner, query)
         fut.add_done_callback(lambda f: self._arrived(f, apply))
 
     def _arrived(self, fut: asyncio.Future[Any], apply: Callable[[Any], Iterator[None] | None]) -> None:

@@ -216,7 +216,7 @@ class PagedTableModel(QStandardItemModel):
         def read() -> list[tuple[int, list[PageRow]]]:
             return [(p, query.rows(p * PAGE_ROWS, PAGE_ROWS, total, order)) for p in wanted]
 
-        fut = read_in_worker(loop, read)
+        fut = read_in_worker(loop, self.owner, read)
         fut.add_done_callback(lambda f: self._arrived(f, generation, marker, loop))
 
     def _arrived(

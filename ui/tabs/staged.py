@@ -72,13 +72,15 @@ def later(owner: QObject, job: Callable[[], object]) -> None:
     _the_queue().add(owner, job)
 
 
-def after_building(job: Callable[[], object]) -> None:
-    """Run ``job()`` now when no deferred building waits, else in the turn after the jobs queued so far."""
+def after_building(owner: QObject, job: Callable[[], object]) -> None:
+    """Run ``job()`` now when no deferred building waits, else after the jobs queued so far.
+
+    A job queued for later is dropped when ``owner`` is gone by then.
+    """
     if not later_pending():
         job()
         return
-    queue = _the_queue()
-    queue.add(queue, job)
+    later(owner, job)
 
 
 def later_pending() -> int:
@@ -179,7 +181,9 @@ class StagedTabs(QTabWidget):
 
     def _on_current(self, index: int) -> None:
         del index
-        if self._started:  # the first tab added becomes current before the others exist
+        # Only a tab chosen on screen: the first tab added becomes current before the others exist, and a tab
+        # widget being destroyed changes its current tab while its children go (making a page then crashed).
+        if self._started and self.isVisible():
             self._make_current()
 
     def _make_current(self) -> None:
@@ -216,7 +220,10 @@ class AfterFirstPaint(QObject):
         self._job = job
         self.fired = False
         widget.installEventFilter(self)
-        QTimer.singleShot(wait_ms, self, self._fire)
+        self._fallback = QTimer(self)  # a child timer: it goes with this object (and the widget)
+        self._fallback.setSingleShot(True)
+        self._fallback.timeout.connect(self._fire)
+        self._fallback.start(wait_ms)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         """Wait for the first paint, then let that frame finish."""
@@ -229,6 +236,7 @@ class AfterFirstPaint(QObject):
         if self.fired:
             return
         self.fired = True
+        self._fallback.stop()
         self._widget.removeEventFilter(self)
         self._job()
 
