@@ -69,8 +69,9 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
     if view in ("wisdom", "review", "memory"):
         dock.show()
         window.resizeDocks([dock], [640], Qt.Orientation.Horizontal)
-        window.side_tabs.setCurrentIndex(0 if view == "wisdom" else 1)
+        await window.side_tabs_loaded()  # the tabs and their pages are built one per event-loop turn
         tabs = window.memory_tabs
+        window.side_tabs.setCurrentIndex(0 if view == "wisdom" else 1)
         if isinstance(tabs, MemoryTabs) and view != "wisdom":
             tabs.setCurrentWidget(tabs.queue if view == "review" else tabs.facts)
     elif view in ("settings", "budget"):
