@@ -2,13 +2,73 @@
 
 A coroutine sleeps a fixed tick over and over and records how late each wake-up is: on a qasync loop every
 lateness is time the GUI thread was busy elsewhere (a stall the user would feel as a frozen window).
+
+Each long stall is also taken apart, so a report can say whose it was: the GUI thread's own CPU time, the whole
+process's (a worker thread holding the GIL shows here), and, on Linux, the time the GUI thread was ready to run
+but waited for a CPU (``/proc/thread-self/schedstat``). What none of those cover is time the thread slept past
+its wake-up: blocking I/O, or a machine that delivered the timer late.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import time
 from dataclasses import dataclass, field
+
+LONG_STALL_S = 0.025
+"""Stalls at least this long are kept with their breakdown (:attr:`StallMonitor.long_stalls`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StallBreakdown:
+    """One long stall and what the process did during it (milliseconds; ``at_s`` from the monitor's start)."""
+
+    at_s: float
+    late_ms: float
+    gui_cpu_ms: float
+    process_cpu_ms: float
+    cpu_wait_ms: float | None
+    """GUI thread runnable but not running (another task had the CPU); None where the OS does not say."""
+
+    @property
+    def unexplained_ms(self) -> float:
+        """Stall time covered by none of this process's CPU time nor the GUI thread's wait for a CPU."""
+        return max(0.0, self.late_ms - self.process_cpu_ms - (self.cpu_wait_ms or 0.0))
+
+    def as_dict(self) -> dict[str, float | None]:
+        """Rounded fields for a JSON report."""
+        return {
+            "at_s": round(self.at_s, 2),
+            "late_ms": round(self.late_ms, 1),
+            "gui_cpu_ms": round(self.gui_cpu_ms, 1),
+            "process_cpu_ms": round(self.process_cpu_ms, 1),
+            "cpu_wait_ms": None if self.cpu_wait_ms is None else round(self.cpu_wait_ms, 1),
+            "unexplained_ms": round(self.unexplained_ms, 1),
+        }
+
+
+class _RunQueueWait:
+    """Cumulative seconds the calling thread has waited on a run queue (Linux schedstat), or None elsewhere."""
+
+    def __init__(self) -> None:
+        self._fd: int | None = None
+        with contextlib.suppress(OSError):
+            self._fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)  # this thread: open it on the loop's
+
+    def seconds(self) -> float | None:
+        if self._fd is None:
+            return None
+        try:
+            return int(os.pread(self._fd, 128, 0).split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 @dataclass
@@ -19,25 +79,48 @@ class StallMonitor:
     lateness: list[float] = field(default_factory=list)
     busy: list[float] = field(default_factory=list)
     """GUI-thread CPU seconds per tick: the stall a quiet machine would see (no other process, no GIL wait)."""
+    long_stalls: list[StallBreakdown] = field(default_factory=list)
+    """Every stall of at least :data:`LONG_STALL_S`, with what the process did meanwhile."""
     _task: asyncio.Task[None] | None = None
 
     def start(self) -> StallMonitor:
-        """Begin sampling on the running loop."""
-        self._task = asyncio.get_event_loop().create_task(self._run())
+        """Begin sampling on the running loop (call it on the loop's thread: that thread is the one watched)."""
+        self._task = asyncio.get_event_loop().create_task(self._run(_RunQueueWait()))
         return self
 
-    async def _run(self) -> None:
-        while True:
-            t0, c0 = time.perf_counter(), time.thread_time()
-            await asyncio.sleep(self.tick)
-            self.lateness.append(max(0.0, time.perf_counter() - t0 - self.tick))
-            self.busy.append(time.thread_time() - c0)
+    async def _run(self, waits: _RunQueueWait) -> None:
+        started = time.perf_counter()
+        try:
+            while True:
+                t0, c0, p0, w0 = time.perf_counter(), time.thread_time(), time.process_time(), waits.seconds()
+                await asyncio.sleep(self.tick)
+                late = max(0.0, time.perf_counter() - t0 - self.tick)
+                gui_cpu = time.thread_time() - c0
+                self.lateness.append(late)
+                self.busy.append(gui_cpu)
+                if late >= LONG_STALL_S:
+                    w1 = waits.seconds()
+                    self.long_stalls.append(
+                        StallBreakdown(
+                            at_s=t0 - started,
+                            late_ms=late * 1000,
+                            gui_cpu_ms=gui_cpu * 1000,
+                            process_cpu_ms=(time.process_time() - p0) * 1000,
+                            cpu_wait_ms=None if w0 is None or w1 is None else (w1 - w0) * 1000,
+                        )
+                    )
+        finally:
+            waits.close()
 
     def stop(self) -> None:
         """Stop sampling."""
         if self._task is not None:
             self._task.cancel()
             self._task = None
+
+    def worst(self, n: int = 3) -> list[StallBreakdown]:
+        """The ``n`` longest stalls with their breakdowns, longest first."""
+        return sorted(self.long_stalls, key=lambda s: s.late_ms, reverse=True)[:n]
 
     @property
     def max_ms(self) -> float:
