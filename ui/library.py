@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.i18n import Lang
 from app.library import scan_folder
 from app.store import Database
 from ui.analysis_view import clock
@@ -68,17 +69,20 @@ class LibraryRow:
     haystack: str
     cells: tuple[str, ...]
     keys: tuple[Any, ...]
+    players_zh: str = ""
+    """The players column with Chinese faction names (``cells`` has them as the header spells them)."""
 
 
 def library_row(info: ReplayInfo) -> LibraryRow:
     """The row of ``info`` (plain Python: build it in a worker thread for whole folders)."""
     cells = tuple(LibraryModel.cell(info, c) for c in range(len(COLUMNS)))
-    hay = f"{info.map_name} {info.players_text} {info.mod} {info.path.name}".lower()
+    players_zh = info.players_text_in(Lang.ZH)
+    hay = f"{info.map_name} {info.players_text} {players_zh} {info.mod} {info.path.name}".lower()  # 盟军 or Allies
     keys = tuple(
         info.date or _NO_DATE if c == 2 else info.duration if c == 3 else cells[c].lower() for c in range(len(COLUMNS))
     )
     hash(info.path)  # a Path computes (and keeps) its hash on first use: here, not while the GUI thread files it
-    return LibraryRow(info, hay, cells, keys)
+    return LibraryRow(info, hay, cells, keys, players_zh)
 
 
 _NO_DATE = datetime.min.replace(tzinfo=UTC)
@@ -97,7 +101,13 @@ class LibraryModel(QAbstractTableModel):
         self._rows: list[LibraryRow] = []
         self._filter = ""
         self._sort = (2, Qt.SortOrder.DescendingOrder)
-        ui.changed.connect(lambda _c: self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1))
+        ui.changed.connect(lambda _code: self._retranslate())
+
+    def _retranslate(self) -> None:
+        """Column titles and the players column (faction names) follow the interface language."""
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1)
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 1), self.index(len(self._rows) - 1, 1), [_DISPLAY])
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt signature
         """Visible rows."""
@@ -119,6 +129,8 @@ class LibraryModel(QAbstractTableModel):
             return None
         row = self._rows[index.row()]
         if role == _DISPLAY:
+            if index.column() == 1 and row.players_zh and self.ui.lang is Lang.ZH:
+                return row.players_zh
             return row.cells[index.column()]
         if role == _TOOLTIP:
             return row.info.error or str(row.info.path)

@@ -11,6 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from app.knowledge.faction_names import faction_display
 from app.knowledge.names import knowledge_mod
 from ui.analysis_view import clock
 from ui.lang import UiLanguage
@@ -242,7 +243,8 @@ class ReplayCard(QFrame):
             name.setStyleSheet(f"border-left: 10px solid {pl.color}; padding-left: 4px;")  # the colour swatch
             fcolor = FACTION_COLORS.get(pl.faction, "#555555")
             resolved = t("（随机→识别）", " (random, resolved)") if pl.faction_resolved else ""
-            faction = QLabel(f"<span style='color:{fcolor}; font-weight:bold'>{_esc(pl.faction)}</span>{resolved}")
+            shown = _esc(faction_display(pl.faction, self.ui.lang))
+            faction = QLabel(f"<span style='color:{fcolor}; font-weight:bold'>{shown}</span>{resolved}")
             team_color = TEAM_COLORS[(pl.team + 1) % len(TEAM_COLORS)] if pl.team >= 0 else TEAM_COLORS[0]
             team_text = t(f"队伍 {pl.team + 1}", f"Team {pl.team + 1}") if pl.team >= 0 else t("无", "none")
             team = QLabel(f"<span style='background:{team_color}; color:white'>&nbsp;{team_text}&nbsp;</span>")

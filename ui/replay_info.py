@@ -12,6 +12,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.i18n import Lang
+from app.knowledge.faction_names import faction_display
+
 if TYPE_CHECKING:
     from app.library import HeaderSummary
 
@@ -65,8 +68,12 @@ class ReplayInfo:
 
     @property
     def players_text(self) -> str:
-        """``Name (Faction), …`` of the players (observers left out)."""
-        return ", ".join(f"{p.name} ({p.faction})" for p in self.players if not p.observer)
+        """``Name (Faction), …`` of the players (observers left out), factions as the header spells them."""
+        return self.players_text_in(Lang.EN)
+
+    def players_text_in(self, lang: Lang) -> str:
+        """``Name (Faction), …`` with the factions named in ``lang`` (``Alice (盟军)`` in Chinese)."""
+        return ", ".join(f"{p.name} ({faction_display(p.faction, lang)})" for p in self.players if not p.observer)
 
 
 def is_replay(path: Path) -> bool:

@@ -15,6 +15,8 @@ import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from app.i18n import Lang
+from app.knowledge.faction_names import faction_display
 from app.memory.model import (
     Candidate,
     EvidenceKind,
@@ -75,6 +77,7 @@ def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
     replay_ref = f"replay:{ep.replay_hash}"
     humans = _humans(ep)
     lineup = " vs ".join(f"{p.name}({p.faction})" for p in ep.players if p.name or p.faction)
+    lineup_zh = " 对 ".join(f"{p.name}（{_zh(p.faction)}）" for p in ep.players if p.name or p.faction)
     if ep.replay_path and ep.played_at:
         out.append(
             Candidate(
@@ -82,7 +85,7 @@ def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
                 subject=replay_ref,
                 attribute="lineup",
                 value=f"{lineup} @ {ep.map_name}",
-                content_zh=f"录像 {ep.replay_hash[:8]}：地图 {ep.map_name}，{ep.mod}，{lineup}",
+                content_zh=f"录像 {ep.replay_hash[:8]}：地图 {ep.map_name}，{ep.mod}，{lineup_zh}",
                 content_en=f"Replay {ep.replay_hash[:8]}: map {ep.map_name}, {ep.mod}, {lineup}",
                 kind=EvidenceKind.DOCUMENT,
                 quote=f"header: {lineup} @ {ep.map_name}",
@@ -160,7 +163,7 @@ def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
                     subject=f"player:{p.name}",
                     attribute="opening",
                     value=seq,
-                    content_zh=f"玩家 {p.name} 使用{p.faction}时的开局建筑顺序：{seq}",
+                    content_zh=f"玩家 {p.name} 使用{_zh(p.faction)}时的开局建筑顺序：{seq}",
                     content_en=f"Player {p.name} opens as {p.faction} with {seq}",
                     kind=EvidenceKind.BEHAVIOUR,
                     quote=f"{quote} (by {secs}s)",
@@ -182,7 +185,7 @@ def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
                     subject=f"player:{p.name}",
                     attribute="first_protocol",
                     value=first.name,
-                    content_zh=f"玩家 {p.name} 使用{p.faction}时首个协议选择 {first.name}",
+                    content_zh=f"玩家 {p.name} 使用{_zh(p.faction)}时首个协议选择 {first.name}",
                     content_en=f"Player {p.name} picks {first.name} as the first protocol with {p.faction}",
                     kind=EvidenceKind.BEHAVIOUR,
                     quote=f"{first.name}@{first.seconds:.0f}s",
@@ -204,7 +207,7 @@ def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
                     subject=f"player:{p.name}",
                     attribute="first_unit",
                     value=first_unit.name,
-                    content_zh=f"玩家 {p.name} 使用{p.faction}时首个生产的单位是 {first_unit.name}",
+                    content_zh=f"玩家 {p.name} 使用{_zh(p.faction)}时首个生产的单位是 {first_unit.name}",
                     content_en=f"Player {p.name} first builds {first_unit.name} as {p.faction}",
                     kind=EvidenceKind.BEHAVIOUR,
                     quote=f"{first_unit.name}@{first_unit.seconds:.0f}s",
@@ -224,7 +227,7 @@ def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
                     subject=f"player:{p.name}",
                     attribute="faction",
                     value=p.faction,
-                    content_zh=f"玩家 {p.name} 常用阵营：{p.faction}",
+                    content_zh=f"玩家 {p.name} 常用阵营：{_zh(p.faction)}",
                     content_en=f"Player {p.name} usually plays {p.faction}",
                     kind=EvidenceKind.BEHAVIOUR,
                     quote=f"S= slot: {p.name} {p.faction}",
@@ -413,3 +416,8 @@ def feedback_candidates(fb: FeedbackInput, ts: float) -> tuple[list[Candidate], 
             )
         )
     return prioritise(out), reversals
+
+
+def _zh(faction: str) -> str:
+    """A header faction's Chinese name, for the Chinese wording of a fact (its value keeps the header's spelling)."""
+    return faction_display(faction, Lang.ZH)

@@ -68,7 +68,7 @@ def test_shared_player_hypothesis_then_active(tmp_path: Path) -> None:
 
     inj = store.injection_for(["nickname", "0010"], "", "", "", Lang.ZH)
     assert f.id in inj.fact_ids
-    assert f"（可能）玩家 nickname 使用Allies时的开局建筑顺序：{expected}" in inj.text
+    assert f"（可能）玩家 nickname 使用盟军时的开局建筑顺序：{expected}" in inj.text
     assert all(fid in {x.id for x in store.facts(subject="player:nickname")} for fid in inj.fact_ids)
 
     # analysing the same replay again adds no evidence

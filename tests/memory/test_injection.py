@@ -24,7 +24,7 @@ def test_injection_policy_and_order(tmp_path: Path) -> None:
     lines = inj.text.splitlines()
     assert lines[0].startswith("【记忆】")
     assert lines[1] == "- 分析师偏好简洁的报告"
-    assert f"- （可能）玩家 p 使用Allies时的开局建筑顺序：A → B{HINT}" in lines
+    assert f"- （可能）玩家 p 使用盟军时的开局建筑顺序：A → B{HINT}" in lines
     assert all("solo" not in line for line in lines)
     assert all("地图" not in line for line in lines)  # extracted replay facts are searchable, not injected
     assert len(inj.fact_ids) == len(lines) - 1

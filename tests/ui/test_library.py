@@ -92,3 +92,37 @@ def test_library_lists_searches_and_rescans_from_the_cache(
 
     run(scenario())
     db.close()
+
+
+def test_players_column_names_factions_in_the_interface_language(
+    qtbot: Any, tmp_path: Path, run: Callable[[Any], Any]
+) -> None:
+    """The sample's header records Allies and Soviets (format notes): 盟军 and 苏联 on a Chinese screen."""
+    from app.replay.sample import sample_bytes
+    from ui.lang import UiLanguage
+    from ui.library import LibraryWidget
+
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    (folder / "sample.RA3Replay").write_bytes(sample_bytes())
+    db = open_database(tmp_path / "store.sqlite3")
+    ui = UiLanguage(Lang.ZH)
+
+    async def scenario() -> None:
+        widget = LibraryWidget(ui, db)
+        qtbot.addWidget(widget)
+        task = widget.set_folder(folder)
+        assert task is not None
+        assert await task == 1
+        model = widget.model
+        assert model.index(0, 1).data() == "Alice (盟军), Boris (苏联)"
+        ui.set_lang(Lang.EN)
+        assert model.index(0, 1).data() == "Alice (Allies), Boris (Soviets)"
+        for word in ("苏联", "soviets"):  # either language's name finds the replay
+            widget.search.setText(word)
+            assert model.rowCount() == 1, word
+        widget.search.setText("神州")
+        assert model.rowCount() == 0
+
+    run(scenario())
+    db.close()

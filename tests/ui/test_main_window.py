@@ -52,8 +52,8 @@ def test_open_corpus_replay_and_scripted_analysis(qtbot: Any, run: Any) -> None:
         assert sorted(p.faction for p in players) == ["Allies", "Empire"]
         assert 23 * 60 <= info.duration <= 25 * 60
         texts = " ".join(lab.text() for lab in win.card.player_labels)
-        assert "Allies" in texts
-        assert "Empire" in texts
+        assert "盟军" in texts  # a Chinese window: the knowledge's Chinese names of Allies and Empire
+        assert "升阳帝国" in texts
         assert win.timeline.info is info
         assert win.library.model.rowCount() == 1
 

@@ -56,3 +56,27 @@ def test_sample_card_has_alice_and_boris_only(tmp_path: Path) -> None:
     info = load_info(path)
     assert [p.name for p in info.players] == ["Alice", "Boris"]
     assert info.players_text == "Alice (Allies), Boris (Soviets)"
+
+
+def test_card_names_factions_in_the_interface_language(qtbot: object, tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    from app.i18n import Lang
+    from ui.lang import UiLanguage
+    from ui.replay_card import ReplayCard
+
+    path = tmp_path / "sample.RA3Replay"
+    path.write_bytes(sample_bytes())
+    ui = UiLanguage(Lang.ZH)
+    card = ReplayCard(ui)
+    card.set_replay(load_info(path))
+    texts = " ".join(w.text() for w in card.findChildren(QLabel))
+    assert "盟军" in texts
+    assert "苏联" in texts
+    assert "Allies" not in texts
+    ui.set_lang(Lang.EN)
+    texts = " ".join(w.text() for w in card.findChildren(QLabel))  # the Chinese labels were taken off the card
+    assert "Allies" in texts
+    assert "盟军" not in texts
+    assert load_info(path).players_text_in(Lang.ZH) == "Alice (盟军), Boris (苏联)"
+    card.deleteLater()

@@ -17,14 +17,14 @@ from ui.main_window import AppContext, MainWindow
 pytestmark = pytest.mark.gui
 
 
-def _window(qtbot: Any, seed: bool) -> tuple[MainWindow, MemoryStore]:
+def _window(qtbot: Any, seed: bool, lang: Lang = Lang.EN) -> tuple[MainWindow, MemoryStore]:
     ctx = AppContext.open()
     store = MemoryStore(ctx.db, clock=Clock())
     if seed:  # three players whose two replays open differently: three conflicts for a human
         for player in ("p", "q", "z"):
             analyse(store, run_ep(f"{player}1", player, ("A", "B")))
             analyse(store, run_ep(f"{player}2", player, ("B", "A"), played="2026-01-02T00:00:00"))
-    win = MainWindow(ctx, UiLanguage(Lang.EN))
+    win = MainWindow(ctx, UiLanguage(lang))
     qtbot.addWidget(win)
     win.show()
     return win, store
@@ -131,6 +131,31 @@ def test_empty_side_tabs_say_what_fills_them(qtbot: Any, run: Any) -> None:
         wisdom: Any = win.wisdom_tab
         assert wisdom.empty.isVisibleTo(wisdom)
         assert "validation finds" in wisdom.empty.text()
+
+    try:
+        run(scenario())
+    finally:
+        win.close()
+        win.ctx.db.close()
+
+
+def test_review_queue_reads_in_chinese_on_a_chinese_screen(qtbot: Any, run: Any) -> None:
+    """Kinds, the store's reasons, scope attributes, factions and the mechanism in Chinese, no English halves."""
+    win, _store = _window(qtbot, seed=True, lang=Lang.ZH)
+    tabs: Any = win.memory_tabs
+    tab = tabs.queue
+
+    async def scenario() -> None:
+        await tabs.refreshed()
+        line = tab.list.item(0).text()
+        assert "冲突：" in line or "冲突:" in line
+        assert line.endswith("没有可用的裁决规则：由人来决定")
+        current, proposed = tab.left.toPlainText(), tab.right.toPlainText()
+        assert "p (盟军) 对 rival (苏联)" in current  # the seeded episodes: p plays Allies against Soviets
+        assert "阵营 = 盟军" in current
+        assert "玩家 p 使用盟军时的开局建筑顺序" in proposed
+        for english in ("Allies", "Soviets", "a build order is", "no ruling applies"):
+            assert english not in line + current + proposed, english
 
     try:
         run(scenario())

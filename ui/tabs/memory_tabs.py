@@ -9,7 +9,7 @@ itself from it on the GUI thread; the newest refresh wins and errors show in the
 from __future__ import annotations
 
 import asyncio
-import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.i18n import Lang, pick, system_lang
+from app.knowledge.faction_names import faction_display
 from app.memory import HEALTHY, METRICS, EpisodeView, FactView, MemoryStore, QueueView, Scorecard, SourceView
 from app.memory.scorecard import LABELS
 from ui.tabs.loading import Actions, Loader, batches, error_text
@@ -60,15 +61,15 @@ def _fact_text(f: FactView, lang: Lang) -> str:
     lines = [
         f"#{f.id}  {f.type}  {f.status}  {pick(lang, '置信度', 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
         f.content(lang.value),
-        f"{pick(lang, '范围', 'scope')}: {json.dumps(f.scope, ensure_ascii=False)}",
+        f"{pick(lang, '范围', 'scope')}: {_scope_words(f.scope, lang)}",
         f"{pick(lang, '方法', 'method')}: {f.method}  {pick(lang, '管线', 'pipeline')}: {f.produced_by}"
         + (f"  {pick(lang, '审批', 'approved by')}: {f.approved_by}" if f.approved_by else ""),
     ]
     if f.mechanism:
-        lines.append(f"{pick(lang, '机制', 'mechanism')}: {f.mechanism}")
+        lines.append(f"{pick(lang, '机制', 'mechanism')}: {mechanism_words(f.mechanism, lang)}")
     for s in f.sources:
         sign = "+" if s.polarity > 0 else "−"
-        lines.append(f"  {sign} {_date(s.ts)} episode {s.episode_id} [{s.kind}] {s.quote}")
+        lines.append(f"  {sign} {_date(s.ts)} {pick(lang, '对局记录', 'episode')} {s.episode_id} [{s.kind}] {s.quote}")
     return "\n".join(lines)
 
 
@@ -106,7 +107,67 @@ def query_chains(store: MemoryStore, lang: Lang) -> tuple[list[list[FactView]], 
 def query_queue(store: MemoryStore, lang: Lang) -> tuple[list[QueueView], list[str]]:
     """The review list (worker thread): the open items and their lines of text."""
     items = store.queue()
-    return items, [f"[{q.id}] {q.kind}: {q.fact.content(lang)} — {q.reason}" for q in items]
+    return items, [
+        f"[{q.id}] {kind_words(q.kind, lang)}: {q.fact.content(lang)} — {reason_words(q.reason, lang)}" for q in items
+    ]
+
+
+QUEUE_KIND_WORDS = {
+    "conflict": ("冲突", "conflict"),
+    "review": ("待复核", "review"),
+    "counterexample": ("反例", "counterexample"),
+    "team_proposal": ("提交团队库", "team proposal"),
+}
+"""Review-item kinds (``mem_queue.kind``) in words."""
+
+_REASONS_ZH: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"no ruling applies: a human decides"), "没有可用的裁决规则：由人来决定"),
+    (
+        re.compile(r"authority gap (\S+) vs (\S+): review the weaker \(new\) side"),
+        r"权威度差距 \1 对 \2：请复核较弱的（新）一方",
+    ),
+    (
+        re.compile(r"authority gap (\S+) vs (\S+): review the weaker \(old\) side"),
+        r"权威度差距 \1 对 \2：请复核较弱的（旧）一方",
+    ),
+    (re.compile(r"episode (\d+) shows (\S+) = (.*)"), r"对局记录 \1 显示 \2 = \3"),
+    (
+        re.compile(r"confidence (\S+) with (\d+) pieces of evidence: propose for the team library"),
+        r"置信度 \1，证据 \2 条：建议提交团队库",
+    ),
+)
+"""The store writes a review item's reason in fixed English templates; these give their Chinese wording."""
+
+
+def kind_words(kind: str, lang: Lang) -> str:
+    """A review item's kind in the interface language."""
+    return pick(lang, *QUEUE_KIND_WORDS.get(kind, (kind, kind)))
+
+
+def reason_words(reason: str, lang: Lang) -> str:
+    """A review item's stored reason in the interface language (an unknown reason is shown as stored)."""
+    if lang is Lang.ZH:
+        for pattern, zh in _REASONS_ZH:
+            if pattern.fullmatch(reason):
+                return pattern.sub(zh, reason)
+    return reason
+
+
+SCOPE_KEY_WORDS = {
+    "player": ("玩家", "player"),
+    "faction": ("阵营", "faction"),
+    "mod": ("模组", "mod"),
+    "map": ("地图", "map"),
+    "opponents": ("对手阵营", "opponents"),
+    "section": ("报告章节", "section"),
+    "model": ("模型", "model"),
+}
+
+
+def mechanism_words(mechanism: str, lang: Lang) -> str:
+    """The rules write a mechanism as ``中文 / English``: show the interface language's half."""
+    zh, sep, en = mechanism.partition(" / ")
+    return (zh if lang is Lang.ZH else en) if sep and zh and en else mechanism
 
 
 @dataclass(frozen=True)
@@ -146,7 +207,17 @@ STATUS_WORDS = {
 def _scope_words(scope: dict[str, str], lang: Lang) -> str:
     if not scope:
         return pick(lang, "不限（任何对局）", "everywhere (no limits)")
-    return pick(lang, "，", ", ").join(f"{k} = {v}" for k, v in scope.items())
+    return pick(lang, "，", ", ").join(
+        f"{pick(lang, *SCOPE_KEY_WORDS.get(k, (k, k)))} = {_scope_value(k, v, lang)}" for k, v in scope.items()
+    )
+
+
+def _scope_value(key: str, value: str, lang: Lang) -> str:
+    if key == "faction":
+        return faction_display(value, lang)
+    if key == "opponents":
+        return pick(lang, "、", ",").join(faction_display(v, lang) for v in value.split(","))
+    return value
 
 
 def _episode_words(ep: EpisodeView | None, episode_id: int | None, lang: Lang) -> str:
@@ -161,7 +232,8 @@ def _episode_words(ep: EpisodeView | None, episode_id: int | None, lang: Lang) -
         return pick(lang, f"{who} 的反馈（{_date(ep.ts)}）", f"feedback from {who} ({_date(ep.ts)})")
     name = Path(ep.replay_path).name if ep.replay_path else pick(lang, "录像", "a replay")
     played = _date(ep.played_at) if ep.played_at else "?"
-    players = pick(lang, " 对 ", " vs ").join(f"{n} ({f})" for n, f in ep.players) if ep.players else ""
+    vs = pick(lang, " 对 ", " vs ")
+    players = vs.join(f"{n} ({faction_display(f, lang)})" for n, f in ep.players)
     model = pick(lang, f"，分析模型 {ep.model}", f", analysed by {ep.model}") if ep.model else ""
     return pick(
         lang,
@@ -192,7 +264,8 @@ def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> st
     if f.approved_by:
         lines.append(pick(lang, f"审阅人：{f.approved_by}", f"Approved by: {f.approved_by}"))
     if f.mechanism:
-        lines.append(pick(lang, f"为什么成立：{f.mechanism}", f"Why it holds: {f.mechanism}"))
+        why = mechanism_words(f.mechanism, lang)
+        lines.append(pick(lang, f"为什么成立：{why}", f"Why it holds: {why}"))
     if f.sources:
         lines.append(pick(lang, "证据：", "Evidence:"))
     for src in f.sources:
