@@ -169,7 +169,7 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
         cpu = time.process_time() - cpu0
         monitor.stop()
         ok = panel.final_text is not None and len(panel.live_text()) == len(text)
-        result = {
+        result: dict[str, Any] = {
             "tokens": tokens,
             "rate_tok_s": rate,
             "deltas_received": runner.deltas,
@@ -215,7 +215,8 @@ def main() -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(["ui_stream"])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(["ui_stream"])
     app.setQuitOnLastWindowClosed(False)  # closing the window must not stop the loop before the report
     from ui.theme import apply_theme
 

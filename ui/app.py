@@ -11,15 +11,14 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import importlib
 import json
 import logging
 import os
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -170,20 +169,14 @@ def defer_gc() -> None:
     gc.disable()
 
 
-def start_preload() -> threading.Thread:
-    """Import the analysis modules in a daemon thread (returns it; join it to wait)."""
+def start_preload() -> Future[None]:
+    """Import the analysis modules on the import thread (:mod:`ui.imports`); the future is done when they are."""
+    from ui.imports import import_in_background
 
-    def work() -> None:
-        for name in PRELOAD_MODULES:
-            with contextlib.suppress(Exception):
-                importlib.import_module(name)
-
-    thread = threading.Thread(target=work, name="replaysage-preload", daemon=True)
-    thread.start()
-    return thread
+    return import_in_background(PRELOAD_MODULES, keep_going=True)
 
 
-async def settle_after_startup(preload: threading.Thread | None) -> None:
+async def settle_after_startup(preload: Future[None] | None) -> None:
     """Once the start-up imports are done, hide every object alive so far from the garbage collector, and enable it.
 
     A full (generation 2) collection walks the whole heap — Qt wrappers, SQLAlchemy, the knowledge tables — and
@@ -191,7 +184,8 @@ async def settle_after_startup(preload: threading.Thread | None) -> None:
     leaves those long-lived objects out of later collections, so the ones that still run stay short.
     """
     if preload is not None:
-        await asyncio.to_thread(preload.join, 60)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.wrap_future(preload), 60)
     gc.freeze()
     gc.enable()  # after defer_gc()
 
@@ -222,7 +216,7 @@ def _install_asyncgen_hooks() -> None:
     ensure_asyncgen_hooks()
 
 
-async def _main(app: Any, ns: argparse.Namespace, preload: threading.Thread | None = None) -> int:
+async def _main(app: Any, ns: argparse.Namespace, preload: Future[None] | None = None) -> int:
     from app.errors import KnownError
     from app.i18n import Lang
     from app.paths import sample_replay
@@ -275,7 +269,7 @@ async def _main(app: Any, ns: argparse.Namespace, preload: threading.Thread | No
 
 
 async def self_test(
-    app: Any, file: str | None, *, as_json: bool, started: float, preload: threading.Thread | None = None
+    app: Any, file: str | None, *, as_json: bool, started: float, preload: Future[None] | None = None
 ) -> int:
     """Boot the real window, open the replay, analyse it offline to the end, report timings.
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 import logging
 import warnings
 from collections.abc import Callable, Coroutine
@@ -42,6 +41,7 @@ from app.secrets import SecretStore
 from app.settings import Settings
 from app.store.db import Database
 from ui.analysis_view import AnalysisView
+from ui.imports import import_in_background, imported
 from ui.lang import UiLanguage
 from ui.library import LibraryWidget
 from ui.replay_card import ReplayCard, TimelineChart
@@ -85,6 +85,7 @@ def _analyses_of(db: Database, path: Path) -> list[AnalysisRecord]:
     The pipeline modules are imported here, in the worker thread: imported on the GUI thread they froze the
     window for 80 ms when the first replay opened.
     """
+    imported("app.pipeline.service")  # on the one import thread, never beside another first import
     from app.pipeline.service import analyses_of
 
     records: list[AnalysisRecord] = analyses_of(db, path)
@@ -103,13 +104,9 @@ SIDE_MODULES = ("app.memory.store", "app.wisdom.manager", "ui.tabs.memory_tabs",
 """What the side tabs import: loaded in a worker thread after the window shows (see ``showEvent``)."""
 
 
-def _import_side_modules() -> None:
-    for name in SIDE_MODULES:
-        importlib.import_module(name)
-
-
 def _load_analysis(db: Database, analysis_id: int) -> AnalysisRecord:
-    """One stored analysis (imports in the worker thread, as :func:`_analyses_of`)."""
+    """One stored analysis (imports on the import thread, as :func:`_analyses_of`)."""
+    imported("app.pipeline.repository")
     from app.pipeline.repository import AnalysisRepository
 
     return AnalysisRepository(db).load(analysis_id)
@@ -471,7 +468,7 @@ class MainWindow(QMainWindow):
                     loop = asyncio.get_event_loop()
                 except RuntimeError:  # no loop at all (a bare QApplication): built when first asked for
                     return
-        self._side_loading = loop.run_in_executor(None, _import_side_modules)
+        self._side_loading = asyncio.wrap_future(import_in_background(SIDE_MODULES), loop=loop)
         self._side_loading.add_done_callback(self._side_modules_imported)
 
     def _side_modules_imported(self, fut: asyncio.Future[None]) -> None:

@@ -1,0 +1,47 @@
+"""One thread for the app's first imports off the GUI thread.
+
+Python locks each module while it is being imported. When one thread imports a package whose ``__init__`` imports
+its submodules (``app.memory`` imports ``app.memory.store``) while another thread imports one of those submodules
+directly, each can end up waiting for a module the other holds. Python breaks that tie by handing one of them a
+half-initialised module, and its import fails ("cannot import name ... from partially initialized module"). That
+happened when the start-up preload, the side tabs' libraries and an opened replay's stored analyses were first
+imported at the same moment. Every background import goes through this one thread instead, in the order asked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from types import ModuleType
+
+_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="replaysage-import")
+_THREAD_IDS: set[int] = set()
+
+
+def _import_all(names: tuple[str, ...], keep_going: bool) -> None:
+    _THREAD_IDS.add(threading.get_ident())
+    for name in names:
+        if keep_going:
+            with contextlib.suppress(Exception):  # a preload is only a head start: the real use reports failures
+                importlib.import_module(name)
+        else:
+            importlib.import_module(name)
+
+
+def import_in_background(names: Iterable[str], *, keep_going: bool = False) -> Future[None]:
+    """Import ``names`` in order on the import thread; the future fails with the first error unless ``keep_going``."""
+    return _EXECUTOR.submit(_import_all, tuple(names), keep_going)
+
+
+def imported(name: str) -> ModuleType:
+    """``name``, imported on the import thread (after anything queued before); call it from worker threads.
+
+    On the GUI thread this would wait behind the queue, so GUI code imports as usual.
+    """
+    if threading.get_ident() in _THREAD_IDS:
+        return importlib.import_module(name)
+    import_in_background((name,)).result()
+    return importlib.import_module(name)  # now only a look-up
