@@ -819,7 +819,8 @@ class AnalysisView(QWidget):
         self.body_split = QSplitter(self)
         self.body_split.addWidget(side)
         self.body_split.addWidget(self.scroll_area)
-        self.body_split.setStretchFactor(1, 1)
+        self.body_split.setStretchFactor(0, 1)  # a narrower pane (the side panel opened) narrows the outline too
+        self.body_split.setStretchFactor(1, 4)
         self.body_split.setSizes([190, 600])
         self.placeholder = QLabel(self.container)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)

@@ -209,7 +209,8 @@ class MainWindow(QMainWindow):
         self.splitter.setObjectName("main_splitter")
         self.splitter.addWidget(self.library)
         self.splitter.addWidget(middle)
-        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(0, 1)  # the side panel opening takes width from the library too
+        self.splitter.setStretchFactor(1, 3)
         self.splitter.setSizes([300, 700])
         self.middle_splitter = middle
         middle.setObjectName("middle_splitter")
@@ -326,6 +327,9 @@ class MainWindow(QMainWindow):
             "Ctrl+B",
             lambda: self.side_dock.setVisible(not self.side_dock.isVisible()),
         )
+        self.library_action = action(
+            view_menu, "显示/隐藏录像库", "Show/hide replay library", "Ctrl+L", self.toggle_library
+        )
         self.shortcuts_action = action(help_menu, "键盘快捷键", "Keyboard shortcuts", "F1", self.show_shortcuts)
         self.shortcut_actions = [
             self.open_action,
@@ -337,8 +341,31 @@ class MainWindow(QMainWindow):
             self.zh_action,
             self.en_action,
             self.side_action,
+            self.library_action,
             self.shortcuts_action,
         ]
+
+    LIBRARY_WIDTH = 300
+    """The replay library's width when it is shown again after being folded away."""
+
+    def toggle_library(self) -> None:
+        """Ctrl+L: fold the replay library away (the analysis gets its width) or bring it back.
+
+        Folded means a zero-width splitter pane, so the saved window layout remembers it.
+        """
+        sizes = self.splitter.sizes()
+        total = sum(sizes)
+        if sizes[0] > 0:
+            self.splitter.setSizes([0, total])
+        else:
+            width = min(self.LIBRARY_WIDTH, total // 3)
+            self.splitter.setSizes([width, total - width])
+            self.library.search.setFocus()
+
+    @property
+    def library_shown(self) -> bool:
+        """True while the replay library has width."""
+        return self.splitter.sizes()[0] > 0
 
     def show_shortcuts(self) -> QDialog:
         """Help → Keyboard shortcuts: every menu action with its key, and where Esc works."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shiboken6
 from PySide6.QtCore import QEvent, QMargins, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QTextCursor, QTextDocument
+from PySide6.QtGui import QResizeEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -52,6 +52,53 @@ def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
     return label
 
 
+class ElidedHeader(QToolButton):
+    """A section header that shortens its text with "…" when narrow, instead of widening the whole page.
+
+    A header's minimum width was its full title, so one long stage title gave a narrow analysis pane a horizontal
+    scroll bar. The full title stays in :meth:`full_text` and, while shortened, in the tooltip.
+    """
+
+    MIN_TEXT_WIDTH = 48
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+
+    def set_full_text(self, text: str) -> None:
+        """Set the title (shown whole when it fits)."""
+        self._full = text
+        self._elide()
+
+    def full_text(self) -> str:
+        """The whole title."""
+        return self._full
+
+    def _chrome(self) -> int:
+        return self.iconSize().width() + 24  # arrow, spacing and frame around the text
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """As wide as the whole title."""
+        hint = super().sizeHint()
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + self._chrome(), hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """Narrow: the text is elided to fit."""
+        return QSize(self.MIN_TEXT_WIDTH + self._chrome(), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        """Re-elide for the new width."""
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        room = max(self.MIN_TEXT_WIDTH, self.width() - self._chrome())
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, room)
+        if shown != self.text():
+            super().setText(shown)
+        self.setToolTip(self._full if shown != self._full else "")
+
+
 class Collapsible(QWidget):
     """A titled section whose body folds away.
 
@@ -63,8 +110,8 @@ class Collapsible(QWidget):
 
     def __init__(self, title: str = "", expanded: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.header = QToolButton(self)
-        self.header.setText(title)
+        self.header = ElidedHeader(self)
+        self.header.set_full_text(title)
         self.header.setCheckable(True)
         self.header.setChecked(expanded)
         self.header.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -97,11 +144,11 @@ class Collapsible(QWidget):
 
     def set_title(self, text: str) -> None:
         """Change the header text."""
-        self.header.setText(text)
+        self.header.set_full_text(text)
 
     def title(self) -> str:
-        """The header text."""
-        return self.header.text()
+        """The header text (whole, even while the header shows it shortened)."""
+        return self.header.full_text()
 
     def set_expanded(self, on: bool) -> None:
         """Open or fold the section."""

@@ -340,3 +340,70 @@ def test_analysis_language_follows_the_interface_unless_set_apart(qtbot: Any, mo
         assert win.run_settings().analysis_lang() is Lang.EN
     finally:
         close_window(win)
+
+
+def test_side_panel_open_on_a_laptop_screen_keeps_the_analysis_readable(qtbot: Any, run: Any) -> None:
+    """1366 wide with the side panel at 640 px: no sideways scrolling in the analysis; Ctrl+L folds the library
+    away for more room, and the fold is remembered by the next window."""
+    from app.paths import sample_replay
+    from app.pipeline import events as ev
+
+    win = make_window(qtbot)
+    win.resize(1366, 768)
+    view = win.analysis
+    stages = (ev.StageRef(ev.StageKind.SUMMARY), ev.StageRef(ev.StageKind.OVERVIEW, end_seconds=220.0))
+
+    async def scenario() -> None:
+        await win.open_replay(sample_replay())
+        view.handle(ev.RunStarted(1, str(sample_replay()), "offline", stages))
+        view.handle(ev.StageStarted(stages[0], {}, ""))
+        view.handle(ev.StageFinished(stages[0], "## Match summary\n" + "Alice opens with a Power Plant. " * 40))
+        win.side_dock.show()
+        win.resizeDocks([win.side_dock], [640], Qt.Orientation.Horizontal)
+        await win.side_tabs_loaded()
+        qtbot.wait(50)
+        assert view.scroll_area.horizontalScrollBar().maximum() == 0  # the panels fit the pane's width
+        # the library and the outline gave up width too (they kept theirs, and the panels were 198 px wide)
+        assert view.scroll_area.viewport().width() >= 280
+        header = view.panels["summary"].header
+        assert header.full_text().startswith("Match summary (no model)")
+        if header.text() != header.full_text():  # shortened to fit: the whole title is the tooltip
+            assert header.text().endswith("…")
+            assert header.toolTip() == header.full_text()
+        narrow = view.scroll_area.viewport().width()
+        assert win.library_shown
+        QTest.keyClick(win, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+        qtbot.wait(50)
+        assert not win.library_shown
+        assert view.scroll_area.viewport().width() > narrow + 100  # the library's width went to the analysis
+        win.save_layout()
+        again = MainWindow(win.ctx, UiLanguage(win.ui.lang))
+        qtbot.addWidget(again)
+        again.show()
+        assert not again.library_shown  # remembered
+        again.toggle_library()
+        assert again.library_shown
+        assert again.library.search.hasFocus() or not again.isActiveWindow()
+        again.close()
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
+
+
+def test_a_long_section_title_never_widens_the_page(qtbot: Any) -> None:
+    from ui.widgets import Collapsible
+
+    long_title = "Window 12  1:23:45–1:29:59  · done · validation found 12 · fixed 11 · 1 left " * 3
+    section = Collapsible(long_title)
+    qtbot.addWidget(section)
+    assert section.minimumSizeHint().width() < 150
+    section.resize(220, 40)
+    section.show()
+    assert section.header.text().endswith("…")
+    assert section.header.toolTip() == long_title
+    assert section.title() == long_title
+    section.set_title("Short")
+    assert section.header.text() == "Short"
+    assert section.header.toolTip() == ""
