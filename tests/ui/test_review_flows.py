@@ -156,6 +156,11 @@ def test_review_queue_reads_in_chinese_on_a_chinese_screen(qtbot: Any, run: Any)
         assert "玩家 p 使用盟军时的开局建筑顺序" in proposed
         for english in ("Allies", "Soviets", "a build order is", "no ruling applies"):
             assert english not in line + current + proposed, english
+        facts = tabs.facts.model  # the facts table names types and statuses in Chinese too
+        rows = [[facts.index(r, c).data() for c in range(5)] for r in range(facts.rowCount())]
+        assert {row[1] for row in rows} >= {"偏好"}
+        assert {row[2] for row in rows} >= {"使用中", "冲突"}
+        assert any("使用盟军时" in row[4] for row in rows)
 
     try:
         run(scenario())

@@ -73,6 +73,34 @@ def _fact_text(f: FactView, lang: Lang) -> str:
     return "\n".join(lines)
 
 
+TYPE_WORDS = {
+    "preference": ("偏好", "preference"),
+    "project_fact": ("项目事实", "project fact"),
+    "domain": ("领域知识", "domain knowledge"),
+    "lesson": ("经验教训", "lesson"),
+}
+STATUS_LABELS = {
+    "active": ("使用中", "active"),
+    "hypothesis": ("假设", "hypothesis"),
+    "superseded": ("已替代", "superseded"),
+    "conflict": ("冲突", "conflict"),
+    "observation": ("观察", "observation"),
+}
+"""Short status names for the table and the filter (:data:`STATUS_WORDS` are the reviewer's longer ones)."""
+
+
+def type_words(type_: str, lang: Lang) -> str:
+    """A fact type in the interface language."""
+    return pick(lang, *TYPE_WORDS.get(type_, (type_, type_)))
+
+
+def status_label(status: str, lang: Lang) -> str:
+    """A fact status, short, in the interface language."""
+    return pick(lang, *STATUS_LABELS.get(status, (status, status)))
+
+
+FACT_COLUMN_WIDTHS = (56, 110, 90, 80)
+"""Starting widths of the facts table's id, type, status and confidence columns (pixels); content stretches."""
 FACT_SORT_KEYS = {0: "id", 1: "type", 2: "status", 3: "confidence"}
 """Facts-table column → the store's sort key (the content column does not sort)."""
 
@@ -86,7 +114,11 @@ def query_facts(
         facts = store.facts(
             type_, status, min_confidence=min_confidence, limit=limit, offset=offset, sort=sort, total=total
         )
-        return [(str(f.id), (str(f.id), f.type, f.status, f"{f.confidence:.3f}", f.content(lang))) for f in facts]
+        cells = [
+            (str(f.id), type_words(f.type, lang), status_label(f.status, lang), f"{f.confidence:.3f}", f.content(lang))
+            for f in facts
+        ]
+        return [(row[0], row) for row in cells]
 
     return PageQuery(lambda: store.count_facts(type_, status, min_confidence=min_confidence), rows)
 
@@ -384,11 +416,11 @@ class FactsTab(QWidget):
         self.type_box = QComboBox()
         self.type_box.addItem(pick(self.lang, "全部类型", "all types"), "")
         for t in TYPES:
-            self.type_box.addItem(t, t)
+            self.type_box.addItem(type_words(t, self.lang), t)
         self.status_box = QComboBox()
         self.status_box.addItem(pick(self.lang, "全部状态", "all statuses"), "")
         for st in STATUSES:
-            self.status_box.addItem(st, st)
+            self.status_box.addItem(status_label(st, self.lang), st)
         self.min_conf = QDoubleSpinBox()
         self.min_conf.setRange(0.0, 1.0)
         self.min_conf.setSingleStep(0.05)
@@ -423,14 +455,28 @@ class FactsTab(QWidget):
         )
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
+        self.detail.setPlaceholderText(
+            pick(
+                self.lang,
+                "选中一条事实，这里显示它的范围、来源和每条证据。",
+                "Select a fact to see its scope, where it came from and each piece of evidence.",
+            )
+        )
         self.timeline = PolarityTimeline()
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.addWidget(self.detail)
         rl.addWidget(self.timeline)
-        split = QSplitter()
+        header = self.table.horizontalHeader()
+        for column, width in enumerate(FACT_COLUMN_WIDTHS):  # the content column (last) takes the rest
+            header.resizeSection(column, width)
+        # table above, detail below (as the wisdom entries): side by side in a 640 px side panel the content
+        # column began off-screen
+        split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(right)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
         layout.addWidget(split, 1)  # the rows get the height, not the (flowing) filter row
