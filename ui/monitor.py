@@ -5,8 +5,9 @@ lateness is time the GUI thread was busy elsewhere (a stall the user would feel 
 
 Each long stall is also taken apart, so a report can say whose it was: the GUI thread's own CPU time, the whole
 process's (a worker thread holding the GIL shows here), and, on Linux, the time the GUI thread was ready to run
-but waited for a CPU (``/proc/thread-self/schedstat``). What none of those cover is time the thread slept past
-its wake-up: blocking I/O, or a machine that delivered the timer late.
+but waited for a CPU (``/proc/thread-self/schedstat``) and the time a virtual machine's host took the CPU the GUI
+thread was on ("steal" in ``/proc/stat``, in 10 ms ticks). What none of those cover is time the thread slept past
+its wake-up: blocking I/O, or a timer delivered late.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ class StallBreakdown:
     process_cpu_ms: float
     cpu_wait_ms: float | None
     """GUI thread runnable but not running (another task had the CPU); None where the OS does not say."""
+    steal_ms: float | None = None
+    """Time the virtual machine's host took the GUI thread's CPU (10 ms resolution); None where unknown."""
 
     @property
     def unexplained_ms(self) -> float:
-        """Stall time covered by none of this process's CPU time nor the GUI thread's wait for a CPU."""
-        return max(0.0, self.late_ms - self.process_cpu_ms - (self.cpu_wait_ms or 0.0))
+        """Stall time covered by none of: this process's CPU, the wait for a CPU, the host's steal."""
+        return max(0.0, self.late_ms - self.process_cpu_ms - (self.cpu_wait_ms or 0.0) - (self.steal_ms or 0.0))
 
     def as_dict(self) -> dict[str, float | None]:
         """Rounded fields for a JSON report."""
@@ -45,6 +48,7 @@ class StallBreakdown:
             "gui_cpu_ms": round(self.gui_cpu_ms, 1),
             "process_cpu_ms": round(self.process_cpu_ms, 1),
             "cpu_wait_ms": None if self.cpu_wait_ms is None else round(self.cpu_wait_ms, 1),
+            "steal_ms": None if self.steal_ms is None else round(self.steal_ms, 1),
             "unexplained_ms": round(self.unexplained_ms, 1),
         }
 
@@ -71,6 +75,49 @@ class _RunQueueWait:
             self._fd = None
 
 
+class _HostSteal:
+    """Per-CPU "steal" seconds from ``/proc/stat`` (time a VM's host ran something else), or None elsewhere."""
+
+    def __init__(self) -> None:
+        self._stat: int | None = None
+        self._self: int | None = None
+        self._tick = 0.01
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            self._tick = 1 / os.sysconf("SC_CLK_TCK")
+        with contextlib.suppress(OSError):
+            self._stat = os.open("/proc/stat", os.O_RDONLY)
+            self._self = os.open("/proc/thread-self/stat", os.O_RDONLY)  # this thread: open it on the loop's
+
+    def per_cpu(self) -> list[float] | None:
+        """Steal seconds so far, per CPU."""
+        if self._stat is None:
+            return None
+        try:
+            text = os.pread(self._stat, 65536, 0).decode("ascii", "replace")
+            return [
+                int(line.split()[8]) * self._tick
+                for line in text.splitlines()
+                if line.startswith("cpu") and line[3:4].isdigit()
+            ]
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def current_cpu(self) -> int | None:
+        """The CPU this thread last ran on."""
+        if self._self is None:
+            return None
+        try:
+            return int(os.pread(self._self, 4096, 0).rsplit(b")", 1)[1].split()[36])  # field 39 of stat
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def close(self) -> None:
+        for fd in (self._stat, self._self):
+            if fd is not None:
+                os.close(fd)
+        self._stat = self._self = None
+
+
 @dataclass
 class StallMonitor:
     """Records wake-up lateness (seconds) of a ``tick``-second sleeper while running."""
@@ -85,21 +132,25 @@ class StallMonitor:
 
     def start(self) -> StallMonitor:
         """Begin sampling on the running loop (call it on the loop's thread: that thread is the one watched)."""
-        self._task = asyncio.get_event_loop().create_task(self._run(_RunQueueWait()))
+        self._task = asyncio.get_event_loop().create_task(self._run(_RunQueueWait(), _HostSteal()))
         return self
 
-    async def _run(self, waits: _RunQueueWait) -> None:
+    async def _run(self, waits: _RunQueueWait, steal: _HostSteal) -> None:
         started = time.perf_counter()
         try:
             while True:
                 t0, c0, p0, w0 = time.perf_counter(), time.thread_time(), time.process_time(), waits.seconds()
+                s0 = steal.per_cpu()
                 await asyncio.sleep(self.tick)
                 late = max(0.0, time.perf_counter() - t0 - self.tick)
                 gui_cpu = time.thread_time() - c0
                 self.lateness.append(late)
                 self.busy.append(gui_cpu)
                 if late >= LONG_STALL_S:
-                    w1 = waits.seconds()
+                    w1, s1, cpu = waits.seconds(), steal.per_cpu(), steal.current_cpu()
+                    stolen = None
+                    if s0 is not None and s1 is not None and cpu is not None and cpu < min(len(s0), len(s1)):
+                        stolen = (s1[cpu] - s0[cpu]) * 1000
                     self.long_stalls.append(
                         StallBreakdown(
                             at_s=t0 - started,
@@ -107,10 +158,12 @@ class StallMonitor:
                             gui_cpu_ms=gui_cpu * 1000,
                             process_cpu_ms=(time.process_time() - p0) * 1000,
                             cpu_wait_ms=None if w0 is None or w1 is None else (w1 - w0) * 1000,
+                            steal_ms=stolen,
                         )
                     )
         finally:
             waits.close()
+            steal.close()
 
     def stop(self) -> None:
         """Stop sampling."""

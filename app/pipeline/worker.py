@@ -196,4 +196,26 @@ def worker_main(orders: Connection, replies: Connection) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    lower_priority()
     _Worker(orders, replies).serve()
+
+
+WORKER_NICENESS = 5
+"""How much lower than the window the worker runs (Unix niceness; 0 = the same)."""
+
+
+def lower_priority() -> None:
+    """Let the window win the CPU from this process.
+
+    On a two-core laptop the worker (parsing, validation, the HTTP stream) and the window compete for the same
+    cores; at equal priority a busy worker could keep the GUI thread waiting for a CPU for tens of
+    milliseconds. A lower priority costs the worker nothing when the machine is idle. Where the OS has no
+    niceness (Windows), the worker keeps the default.
+    """
+    import contextlib
+    import os
+
+    nice = getattr(os, "nice", None)
+    if nice is not None:
+        with contextlib.suppress(OSError):
+            nice(WORKER_NICENESS)

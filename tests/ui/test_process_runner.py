@@ -237,3 +237,23 @@ def test_ctrl_c_in_the_terminal_leaves_the_run_to_the_front_end(worker: Worker) 
         assert repo.load(started(events).analysis_id).status == "completed"
 
     asyncio.run(scenario())
+
+
+def test_the_worker_runs_below_the_window_priority(worker: Worker) -> None:
+    """On a two-core laptop a busy worker must not keep the GUI thread waiting for a CPU."""
+    import os
+    import time
+
+    from app.pipeline.worker import WORKER_NICENESS
+
+    runner, _repo = worker
+    runner.warm()
+    assert runner._process is not None
+    pid = runner._process.pid
+    assert pid is not None
+    expected = min(19, os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS)
+    for _ in range(50):  # the worker lowers itself as its first step
+        if os.getpriority(os.PRIO_PROCESS, pid) == expected:
+            break
+        time.sleep(0.1)
+    assert os.getpriority(os.PRIO_PROCESS, pid) == expected
