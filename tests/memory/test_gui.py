@@ -58,6 +58,7 @@ def test_facts_tab_filters_and_detail(qtbot, store: MemoryStore, run) -> None:  
         assert selected == [[concise.id]]
         assert "请简洁" in tab.detail.toPlainText()
         assert "− 2026-03-11" in tab.detail.toPlainText()
+        assert tab.detail.toPlainText().startswith(f"#{concise.id}  preference  superseded  confidence")
         pols = [p[2] for p in tab.timeline.points()]
         assert pols == [1, -1]
         tab.timeline.grab()  # paints without error

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.i18n import Lang
-from ui.tabs.memory_tabs import kind_words, mechanism_words, reason_words
+from ui.tabs.memory_tabs import QUEUE_KIND_WORDS, mechanism_words, reason_words, words
 
 
 @pytest.mark.parametrize(
@@ -28,9 +28,9 @@ def test_reasons(stored: str, zh: str) -> None:
 
 
 def test_kinds_and_mechanisms() -> None:
-    assert kind_words("conflict", Lang.ZH) == "冲突"
-    assert kind_words("team_proposal", Lang.EN) == "team proposal"
-    assert kind_words("future_kind", Lang.ZH) == "future_kind"
+    assert words(QUEUE_KIND_WORDS, "conflict", Lang.ZH) == "冲突"
+    assert words(QUEUE_KIND_WORDS, "team_proposal", Lang.EN) == "team proposal"
+    assert words(QUEUE_KIND_WORDS, "future_kind", Lang.ZH) == "future_kind"
     both = "阵营由玩家在开局前主动选择 / the faction is the player's own pre-game choice"
     assert mechanism_words(both, Lang.ZH) == "阵营由玩家在开局前主动选择"
     assert mechanism_words(both, Lang.EN) == "the faction is the player's own pre-game choice"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,7 +59,8 @@ def _date(ts: float) -> str:
 
 def _fact_text(f: FactView, lang: Lang) -> str:
     lines = [
-        f"#{f.id}  {f.type}  {f.status}  {pick(lang, '置信度', 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
+        f"#{f.id}  {words(TYPE_WORDS, f.type, lang)}  {words(STATUS_LABELS, f.status, lang)}  "
+        f"{pick(lang, '置信度', 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
         f.content(lang.value),
         f"{pick(lang, '范围', 'scope')}: {_scope_words(f.scope, lang)}",
         f"{pick(lang, '方法', 'method')}: {f.method}  {pick(lang, '管线', 'pipeline')}: {f.produced_by}"
@@ -89,14 +90,10 @@ STATUS_LABELS = {
 """Short status names for the table and the filter (:data:`STATUS_WORDS` are the reviewer's longer ones)."""
 
 
-def type_words(type_: str, lang: Lang) -> str:
-    """A fact type in the interface language."""
-    return pick(lang, *TYPE_WORDS.get(type_, (type_, type_)))
-
-
-def status_label(status: str, lang: Lang) -> str:
-    """A fact status, short, in the interface language."""
-    return pick(lang, *STATUS_LABELS.get(status, (status, status)))
+def words(table: Mapping[str, tuple[str, str]], key: str, lang: Lang) -> str:
+    """``key`` as ``table`` words it (中文, English) in ``lang``; a key the table lacks is shown as stored."""
+    zh, en = table.get(key, (key, key))
+    return pick(lang, zh, en)
 
 
 FACT_COLUMN_WIDTHS = (56, 110, 90, 80)
@@ -114,11 +111,19 @@ def query_facts(
         facts = store.facts(
             type_, status, min_confidence=min_confidence, limit=limit, offset=offset, sort=sort, total=total
         )
-        cells = [
-            (str(f.id), type_words(f.type, lang), status_label(f.status, lang), f"{f.confidence:.3f}", f.content(lang))
+        return [
+            (
+                str(f.id),
+                (
+                    str(f.id),
+                    words(TYPE_WORDS, f.type, lang),
+                    words(STATUS_LABELS, f.status, lang),
+                    f"{f.confidence:.3f}",
+                    f.content(lang),
+                ),
+            )
             for f in facts
         ]
-        return [(row[0], row) for row in cells]
 
     return PageQuery(lambda: store.count_facts(type_, status, min_confidence=min_confidence), rows)
 
@@ -139,9 +144,11 @@ def query_chains(store: MemoryStore, lang: Lang) -> tuple[list[list[FactView]], 
 def query_queue(store: MemoryStore, lang: Lang) -> tuple[list[QueueView], list[str]]:
     """The review list (worker thread): the open items and their lines of text."""
     items = store.queue()
-    return items, [
-        f"[{q.id}] {kind_words(q.kind, lang)}: {q.fact.content(lang)} — {reason_words(q.reason, lang)}" for q in items
-    ]
+    lines = []
+    for q in items:
+        kind, reason = words(QUEUE_KIND_WORDS, q.kind, lang), reason_words(q.reason, lang)
+        lines.append(f"[{q.id}] {kind}: {q.fact.content(lang)} — {reason}")
+    return items, lines
 
 
 QUEUE_KIND_WORDS = {
@@ -169,11 +176,6 @@ _REASONS_ZH: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
 )
 """The store writes a review item's reason in fixed English templates; these give their Chinese wording."""
-
-
-def kind_words(kind: str, lang: Lang) -> str:
-    """A review item's kind in the interface language."""
-    return pick(lang, *QUEUE_KIND_WORDS.get(kind, (kind, kind)))
 
 
 def reason_words(reason: str, lang: Lang) -> str:
@@ -240,7 +242,7 @@ def _scope_words(scope: dict[str, str], lang: Lang) -> str:
     if not scope:
         return pick(lang, "不限（任何对局）", "everywhere (no limits)")
     return pick(lang, "，", ", ").join(
-        f"{pick(lang, *SCOPE_KEY_WORDS.get(k, (k, k)))} = {_scope_value(k, v, lang)}" for k, v in scope.items()
+        f"{words(SCOPE_KEY_WORDS, k, lang)} = {_scope_value(k, v, lang)}" for k, v in scope.items()
     )
 
 
@@ -276,8 +278,8 @@ def _episode_words(ep: EpisodeView | None, episode_id: int | None, lang: Lang) -
 
 def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> str:
     """A fact for a reviewer: what it says, where it applies, how sure, and each piece of evidence in words."""
-    status = pick(lang, *STATUS_WORDS.get(f.status, (f.status, f.status)))
-    method = pick(lang, *METHOD_WORDS.get(f.method, (f.method, f.method)))
+    status = words(STATUS_WORDS, f.status, lang)
+    method = words(METHOD_WORDS, f.method, lang)
     lines = [
         f.content(lang.value),
         "",
@@ -416,11 +418,11 @@ class FactsTab(QWidget):
         self.type_box = QComboBox()
         self.type_box.addItem(pick(self.lang, "全部类型", "all types"), "")
         for t in TYPES:
-            self.type_box.addItem(type_words(t, self.lang), t)
+            self.type_box.addItem(words(TYPE_WORDS, t, self.lang), t)
         self.status_box = QComboBox()
         self.status_box.addItem(pick(self.lang, "全部状态", "all statuses"), "")
         for st in STATUSES:
-            self.status_box.addItem(status_label(st, self.lang), st)
+            self.status_box.addItem(words(STATUS_LABELS, st, self.lang), st)
         self.min_conf = QDoubleSpinBox()
         self.min_conf.setRange(0.0, 1.0)
         self.min_conf.setSingleStep(0.05)
