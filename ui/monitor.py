@@ -76,7 +76,10 @@ class _RunQueueWait:
 
 
 class _HostSteal:
-    """Per-CPU "steal" seconds from ``/proc/stat`` (time a VM's host ran something else), or None elsewhere."""
+    """Per-CPU "steal" seconds from ``/proc/stat`` (time a VM's host ran something else), or None elsewhere.
+
+    Every tick keeps the raw bytes (a read of the first lines, ~10 µs); they are parsed only for a long stall.
+    """
 
     def __init__(self) -> None:
         self._stat: int | None = None
@@ -88,22 +91,32 @@ class _HostSteal:
             self._stat = os.open("/proc/stat", os.O_RDONLY)
             self._self = os.open("/proc/thread-self/stat", os.O_RDONLY)  # this thread: open it on the loop's
 
-    def per_cpu(self) -> list[float] | None:
-        """Steal seconds so far, per CPU."""
+    def snapshot(self) -> bytes | None:
+        """The per-CPU lines as they are now (parse with :meth:`stolen`)."""
         if self._stat is None:
             return None
         try:
-            text = os.pread(self._stat, 65536, 0).decode("ascii", "replace")
-            return [
-                int(line.split()[8]) * self._tick
-                for line in text.splitlines()
-                if line.startswith("cpu") and line[3:4].isdigit()
-            ]
-        except (OSError, ValueError, IndexError):
+            return os.pread(self._stat, 4096, 0)  # "cpu" and "cpuN" lines come first
+        except OSError:
             return None
 
-    def current_cpu(self) -> int | None:
-        """The CPU this thread last ran on."""
+    def stolen(self, before: bytes | None, after: bytes | None) -> float | None:
+        """Seconds the host took the CPU this thread last ran on, between two snapshots."""
+        cpu = self._current_cpu()
+        if before is None or after is None or cpu is None:
+            return None
+        a, b = self._per_cpu(before), self._per_cpu(after)
+        return b[cpu] - a[cpu] if cpu < min(len(a), len(b)) else None
+
+    def _per_cpu(self, raw: bytes) -> list[float]:
+        out = []
+        for line in raw.decode("ascii", "replace").splitlines():
+            fields = line.split()
+            if fields and fields[0][3:].isdigit() and fields[0].startswith("cpu") and len(fields) > 8:
+                out.append(int(fields[8]) * self._tick)
+        return out
+
+    def _current_cpu(self) -> int | None:
         if self._self is None:
             return None
         try:
@@ -140,17 +153,14 @@ class StallMonitor:
         try:
             while True:
                 t0, c0, p0, w0 = time.perf_counter(), time.thread_time(), time.process_time(), waits.seconds()
-                s0 = steal.per_cpu()
+                s0 = steal.snapshot()
                 await asyncio.sleep(self.tick)
                 late = max(0.0, time.perf_counter() - t0 - self.tick)
                 gui_cpu = time.thread_time() - c0
                 self.lateness.append(late)
                 self.busy.append(gui_cpu)
                 if late >= LONG_STALL_S:
-                    w1, s1, cpu = waits.seconds(), steal.per_cpu(), steal.current_cpu()
-                    stolen = None
-                    if s0 is not None and s1 is not None and cpu is not None and cpu < min(len(s0), len(s1)):
-                        stolen = (s1[cpu] - s0[cpu]) * 1000
+                    w1, stolen = waits.seconds(), steal.stolen(s0, steal.snapshot())
                     self.long_stalls.append(
                         StallBreakdown(
                             at_s=t0 - started,
@@ -158,7 +168,7 @@ class StallMonitor:
                             gui_cpu_ms=gui_cpu * 1000,
                             process_cpu_ms=(time.process_time() - p0) * 1000,
                             cpu_wait_ms=None if w0 is None or w1 is None else (w1 - w0) * 1000,
-                            steal_ms=stolen,
+                            steal_ms=None if stolen is None else stolen * 1000,
                         )
                     )
         finally:

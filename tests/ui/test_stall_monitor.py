@@ -51,3 +51,16 @@ def test_every_long_stall_and_only_those_is_broken_down() -> None:
     long_ones = [x for x in monitor.lateness if x >= LONG_STALL_S]
     assert len(monitor.long_stalls) == len(long_ones) >= 1
     assert sorted(s.late_ms for s in monitor.long_stalls) == sorted(x * 1000 for x in long_ones)
+
+
+def test_steal_is_the_eighth_value_of_each_cpu_line() -> None:
+    """proc(5): ``cpuN user nice system idle iowait irq softirq steal guest guest_nice``, in clock ticks."""
+    from ui.monitor import _HostSteal
+
+    steal = _HostSteal()
+    try:
+        raw = b"cpu  9 9 9 9 9 9 9 80 0 0\ncpu0 1 2 3 4 5 6 7 30 0 0\ncpu1 1 2 3 4 5 6 7 50 0 0\nintr 7 7 7\n"
+        ticks = [round(s / steal._tick) for s in steal._per_cpu(raw)]
+        assert ticks == [30, 50]  # the total line and the other lines are not CPUs
+    finally:
+        steal.close()
