@@ -17,12 +17,17 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import ModuleType
 
-_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="replaysage-import")
-_THREAD_IDS: set[int] = set()
+_IMPORT_THREAD: list[int] = []  # the import thread's id, once it has started
+
+
+def _note_thread() -> None:
+    _IMPORT_THREAD.append(threading.get_ident())
+
+
+_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="replaysage-import", initializer=_note_thread)
 
 
 def _import_all(names: tuple[str, ...], keep_going: bool) -> None:
-    _THREAD_IDS.add(threading.get_ident())
     for name in names:
         if keep_going:
             with contextlib.suppress(Exception):  # a preload is only a head start: the real use reports failures
@@ -41,7 +46,7 @@ def imported(name: str) -> ModuleType:
 
     On the GUI thread this would wait behind the queue, so GUI code imports as usual.
     """
-    if threading.get_ident() in _THREAD_IDS:
+    if threading.get_ident() in _IMPORT_THREAD:  # already on it: waiting for the queue would wait for itself
         return importlib.import_module(name)
     import_in_background((name,)).result()
     return importlib.import_module(name)  # now only a look-up

@@ -69,7 +69,7 @@ class LibraryRow:
     haystack: str
     cells: tuple[str, ...]
     keys: tuple[Any, ...]
-    players_zh: str = ""
+    players_zh: str
     """The players column with Chinese faction names (``cells`` has them as the header spells them)."""
 
 
@@ -129,7 +129,7 @@ class LibraryModel(QAbstractTableModel):
             return None
         row = self._rows[index.row()]
         if role == _DISPLAY:
-            if index.column() == 1 and row.players_zh and self.ui.lang is Lang.ZH:
+            if index.column() == 1 and self.ui.lang is Lang.ZH:
                 return row.players_zh
             return row.cells[index.column()]
         if role == _TOOLTIP:
