@@ -2,7 +2,7 @@
 
 Headers spell factions in English (``Allies``, ``Steel Talons``, ``Random``). English screens show them as
 recorded; Chinese screens use the bundled knowledge's ``zh`` labels (``knowledge/*/taxonomy.json``), so the names
-agree with the analysis text. The few header values that are seats rather than factions are named here.
+agree with the analysis text. Header values that are seats, not factions, are named by the reader's table.
 """
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ from types import MappingProxyType
 
 from app import paths
 from app.i18n import Lang
-
-SEAT_NAMES_ZH: Mapping[str, str] = MappingProxyType({"Random": "随机", "Observer": "观战", "Commentator": "解说"})
-"""Header faction values that are not factions of any game's knowledge."""
+from app.replay.reader import SEAT_NAMES_ZH
 
 
 @lru_cache(maxsize=1)

@@ -14,6 +14,7 @@ from app.i18n import Lang, pick
 from app.replay.commands import command_info
 from app.replay.model import ArgKind, Command, Replay, SlotKind, StringArg
 from app.replay.names import NameResolver, hash_arg
+from app.replay.reader import SEAT_NAMES_ZH
 from app.replay.stats import PlayerStats, player_stats
 from app.safetext import one_line
 from app.timefmt import format_clock, format_time
@@ -27,9 +28,7 @@ FACTION_ZH = {
     "Soviets": "苏联",
     "Empire": "帝国",
     "Celestial": "神州",
-    "Random": "随机",
-    "Observer": "观战",
-    "Commentator": "解说",
+    **SEAT_NAMES_ZH,
 }
 
 

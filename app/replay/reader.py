@@ -104,6 +104,8 @@ KW_FACTIONS = {
 }
 TW_FACTIONS = {1: "Random", 2: "Observer", 3: "Commentator", 6: "GDI", 7: "Nod", 8: "Scrin"}
 FACTIONS = {Game.RA3: RA3_FACTIONS, Game.KW: KW_FACTIONS, Game.TW: TW_FACTIONS}
+SEAT_NAMES_ZH = {"Random": "随机", "Observer": "观战", "Commentator": "解说"}
+"""Chinese names of the header "factions" that are seats, not factions of any game (the same in every game)."""
 OBSERVER_FACTION = {Game.RA3: 1, Game.KW: 2, Game.TW: 2}
 COMMENTATOR_FACTION = 3
 PLAYER_FIELD_BASE = {Game.RA3: 2, Game.KW: 3, Game.TW: 3}
