@@ -81,7 +81,8 @@ def test_a_wine_prefix_with_its_registry(tmp_path: Path) -> None:
     (prefix / "system.reg").write_text(
         "WINE REGISTRY Version 2\n"
         ";; All keys relative to \\\\Machine\n\n"
-        "[Software\\\\Wow6432Node\\\\Electronic Arts\\\\Electronic Arts\\\\Command and Conquer 3 Kanes Wrath] 1700000000\n"
+        "[Software\\\\Wow6432Node\\\\Electronic Arts\\\\Electronic Arts"
+        "\\\\Command and Conquer 3 Kanes Wrath] 1700000000\n"
         "#time=1da0b7e1c4f0a2e\n"
         '"InstallPath"="C:\\\\Program Files (x86)\\\\Electronic Arts\\\\Kane\'s Wrath\\\\"\n'
         '"UserDataLeafName"="\\x51ef\\x6069\\x4e4b\\x6012"\n'
