@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TypeVar
 
+from app.i18n import Lang, pick
 from app.library.scan import is_replay_name
 
 P = TypeVar("P", bound=PurePath)
@@ -44,15 +45,16 @@ class Game:
 
     code: str
     title: str
+    title_zh: str
     registry_key: str
     leaf: str
     replays: str = "Replays"
 
 
 GAMES = (
-    Game("ra3", "Red Alert 3", "Red Alert 3", "Red Alert 3"),
-    Game("kw", "Kane's Wrath", "Command and Conquer 3 Kanes Wrath", "Command & Conquer 3 Kane's Wrath"),
-    Game("tw", "Tiberium Wars", "Command and Conquer 3", "Command & Conquer 3 Tiberium Wars"),
+    Game("ra3", "Red Alert 3", "红色警戒3", "Red Alert 3", "Red Alert 3"),
+    Game("kw", "Kane's Wrath", "凯恩之怒", "Command and Conquer 3 Kanes Wrath", "Command & Conquer 3 Kane's Wrath"),
+    Game("tw", "Tiberium Wars", "泰伯利亚之战", "Command and Conquer 3", "Command & Conquer 3 Tiberium Wars"),
 )
 
 
@@ -74,10 +76,10 @@ class FoundFolder:
     replays: int
     newest: float
 
-    @property
-    def title(self) -> str:
-        """The game's name."""
-        return next(g.title for g in GAMES if g.code == self.game)
+    def title_in(self, lang: Lang) -> str:
+        """The game's name in ``lang``."""
+        game = next(g for g in GAMES if g.code == self.game)
+        return pick(lang, game.title_zh, game.title)
 
 
 def replay_folder_in(documents: P, game: Game, registry: RegistryLookup | None = None) -> P:
