@@ -85,16 +85,18 @@ class FolderOffer(QFrame):
             return
         zh_where, en_where = WHERE.get(found.where, ("", ""))
         zh_title, en_title = found.title_in(Lang.ZH), found.title_in(Lang.EN)
-        zh_in = f"（{zh_where} 中）" if zh_where else ""
+        zh_in = f"在 {zh_where} 中，" if zh_where else ""
         en_in = f" (in {en_where})" if en_where else ""
-        more_zh = f"，另有 {len(self.folders) - 1} 个可选" if len(self.folders) > 1 else ""
-        more_en = f"; {len(self.folders) - 1} more to choose from" if len(self.folders) > 1 else ""
+        if len(self.folders) > 1:  # the list names each folder: the text says which one is chosen
+            zh = f"找到了 {len(self.folders)} 个游戏录像文件夹。选中：{zh_title}（{zh_in}{found.replays} 个录像）。"
+            en = f"Found {len(self.folders)} game replay folders; chosen: {en_title}{en_in}, {found.replays} replays."
+        else:
+            zh = f"找到了{zh_title}的录像文件夹（{zh_in}{found.replays} 个录像）：{found.path}。"
+            en = f"Found your {en_title} replay folder{en_in}: {found.path} ({found.replays} replays)."
         self.label.setText(
             self.ui.t(
-                f"找到了{zh_title}的录像文件夹{zh_in}：{found.path}（{found.replays} 个录像{more_zh}）。"
-                "用它作为录像库吗？每一局的最新录像也会自动保留。",
-                f"Found your {en_title} replay folder{en_in}: {found.path} ({found.replays} replays{more_en}). "
-                "Use it for the library? Every game's last replay is then kept as well.",
+                f"{zh}用它作为录像库吗？每一局的最新录像也会自动保留。",
+                f"{en} Use it for the library? Every game's last replay is then kept as well.",
             )
         )
 
