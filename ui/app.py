@@ -323,7 +323,7 @@ async def self_test(
     report["file"] = str(path)
     monitor = StallMonitor()
     ctx = AppContext.open()
-    window = MainWindow(ctx)
+    window = MainWindow(ctx, find_folders=list)  # the self-test keeps no replay of the user's games
     try:
         window.show()
         await asyncio.sleep(0)

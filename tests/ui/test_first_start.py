@@ -114,3 +114,35 @@ def test_a_declined_offer_is_not_made_again(qtbot: Any, tmp_path: Path, run: Cal
             ctx2.db.close()
 
     run(scenario())
+
+
+def test_the_settings_page_sets_the_autosave(qtbot: Any, tmp_path: Path, run: Callable[[Any], Any]) -> None:
+    """Keep on/off, where copies go and the name pattern: a bad field is refused with its name, nothing saved."""
+    from ui.lang import UiLanguage
+    from ui.main_window import AppContext, MainWindow
+
+    async def scenario() -> None:
+        ctx = AppContext.open(runner=ScriptedRunner([]))
+        win = MainWindow(ctx, UiLanguage(Lang.EN))
+        qtbot.addWidget(win)
+        try:
+            dlg = win.open_settings()
+            assert dlg.autosave.isChecked()
+            dlg.autosave_pattern.setText("{date} {winner}")
+            assert not dlg.apply()
+            assert "{winner}" in dlg.error_label.text()
+            assert Settings.load().get("autosave_pattern") == "{date} {lineup} {map}"
+            dlg.autosave_pattern.setText("{game} {date} {players}")
+            dlg.autosave_folder.setText(str(tmp_path / "kept"))
+            dlg.autosave.setChecked(False)
+            assert dlg.apply()
+            saved = Settings.load()
+            assert saved.get("autosave_pattern") == "{game} {date} {players}"
+            assert saved.get("autosave_folder") == str(tmp_path / "kept")
+            assert saved.get("autosave") is False
+            dlg.close()
+        finally:
+            win.close()
+            ctx.db.close()
+
+    run(scenario())
