@@ -193,3 +193,22 @@ def test_file_names_are_safe_on_windows() -> None:
     assert safe_file_name("CON") == "_CON"
     assert safe_file_name("name. ") == "name"
     assert safe_file_name("") == "replay"
+
+
+def test_a_copy_that_cannot_be_written_is_reported_and_tried_again(tmp_path: Path) -> None:
+    folder = tmp_path / "Replays"
+    folder.mkdir()
+    shutil.copyfile(corpus_file(COMPLETE), folder / "Last Replay.RA3Replay")
+    blocked = tmp_path / "not a folder"
+    blocked.write_text("a file where the copies should go")
+    now = [0.0]
+    saver = AutoSaver([folder], target=blocked, settle_s=1.0, clock=lambda: now[0])
+    saver.poll()
+    now[0] = 2.0
+    failed = saver.poll()
+    assert [k.status for k in failed] == ["failed"]
+    assert str(blocked) in failed[0].detail
+    blocked.unlink()
+    now[0] = 4.0
+    assert [k.status for k in saver.poll()] == ["copied"]
+    assert [p.read_bytes() for p in blocked.iterdir()] == [corpus_file(COMPLETE).read_bytes()]

@@ -63,7 +63,8 @@ class Kept:
     Attributes:
         source: the game's last-replay file.
         status: ``copied``, ``duplicate`` (its bytes are already kept), ``waiting`` (being written, or not quiet
-            for long enough yet) or ``unreadable`` (not a replay the reader accepts).
+            for long enough yet), ``unreadable`` (not a replay the reader accepts) or ``failed`` (the copy could
+            not be written; tried again at the next look).
         target: the copy, or the file that already holds the same bytes.
         detail: why it waits or cannot be read.
         complete: the replay has its footer (False: a crashed game's truncated replay).
@@ -149,6 +150,13 @@ def _signature(path: Path) -> Signature | None:
     return st.st_size, st.st_mtime_ns
 
 
+def _mtime_ns(entry: os.DirEntry[str]) -> int:
+    try:
+        return entry.stat().st_mtime_ns
+    except OSError:  # gone meanwhile
+        return 0
+
+
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
@@ -200,7 +208,7 @@ class AutoSaver:
             return []
         known = {n.casefold() for n in KNOWN_LAST_REPLAY_NAMES}
         found = [Path(e.path) for e in entries if Path(e.name).stem.casefold() in known]
-        others = sorted((e for e in entries if Path(e.path) not in found), key=lambda e: -e.stat().st_mtime_ns)
+        others = sorted((e for e in entries if Path(e.path) not in found), key=lambda e: -_mtime_ns(e))
         for entry in others[:NEWEST_CHECKED]:
             path = Path(entry.path)
             if self._recorded_name(path).casefold() == path.stem.casefold():
@@ -239,7 +247,10 @@ class AutoSaver:
                 elif now - first[1] < self.settle_s:
                     out.append(Kept(path, "waiting", detail="not quiet for long enough yet"))
                 else:
-                    out.append(self._keep(path, sig, now))
+                    try:
+                        out.append(self._keep(path, sig, now))
+                    except OSError as exc:  # the copy could not be written (disk full, no permission)
+                        out.append(Kept(path, "failed", detail=f"{exc.strerror or exc}: {exc.filename or ''}"))
         return out
 
     def _keep(self, path: Path, sig: Signature, now: float) -> Kept:
@@ -290,9 +301,9 @@ class AutoSaver:
                 continue
             for entry in entries:
                 path = Path(entry.path)
-                if path == exclude or entry.stat().st_size != size:
+                sig = _signature(path)
+                if path == exclude or sig is None or sig[0] != size:
                     continue
-                sig = (entry.stat().st_size, entry.stat().st_mtime_ns)
                 cached = self._hashes.get(path)
                 if cached is None or cached[0] != sig:
                     try:

@@ -114,7 +114,7 @@ def _print(results: list[Any], folders: list[Path], *, quiet_waiting: bool) -> N
             print(f"kept {k.source.name} as {k.target}{note}")
         elif k.status == "duplicate":
             print(f"{k.source.name}: already kept as {k.target}")
-        elif k.status == "unreadable":
+        elif k.status in ("unreadable", "failed"):
             print(f"{k.source.name}: not kept: {k.detail}")
         elif not quiet_waiting:
             print(f"{k.source.name}: not kept yet: {k.detail}")
