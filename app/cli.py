@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "feedback": ("app.pipeline.feedback_cli", "give feedback on an analysis, a stage or a claim (memory, wisdom)"),
     "wisdom": ("app.wisdom.cli", "error-wisdom library: recorded errors, prevention rules, audits"),
     "memory": ("app.memory.cli", "semantic memory: facts distilled from analyses and feedback"),
+    "autosave": (
+        "app.library.cli",
+        "keep every game: copy the game's last replay under a name that says what it is, before it is overwritten",
+    ),
     "db": ("app.store.cli", "the database: schema status, upgrade, copy, check, back up, restore, vacuum"),
 }
 """Every sub-command: the module that registers it and its one-line help.

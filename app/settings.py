@@ -29,6 +29,8 @@ from app.urls import UrlCredentials, split_url_credentials
 
 SCHEMA_VERSION = 2
 SETTINGS_FILE = "settings.json"
+DEFAULT_AUTOSAVE_PATTERN = "{date} {lineup} {map}"
+"""How a kept last replay is named (fields: :data:`app.library.autosave.PATTERN_FIELDS`)."""
 OFFLINE_PROFILE = "offline"
 """Name and model id of the built-in rule-based analyst profile (always available, needs no network)."""
 
@@ -83,6 +85,32 @@ OPTIONS: dict[str, Option] = {
         Option("ui_language", str, "", "界面语言", "Interface language", ("", "zh", "en"), "choice"),
         Option("analysis_language", str, "", "分析语言", "Analysis language", ("", "zh", "en"), "choice"),
         Option("replay_folder", str, "", "录像文件夹", "Replay folder", kind="folder"),
+        Option(
+            "autosave", bool, True, "保留每一局（复制游戏的最新录像）", "Keep every game (copy the game's last replay)"
+        ),
+        Option(
+            "autosave_folder",
+            str,
+            "",
+            "保留的录像存到（留空：原文件夹）",
+            "Keep copies in (empty: the same folder)",
+            kind="folder",
+        ),
+        Option(
+            "autosave_pattern",
+            str,
+            DEFAULT_AUTOSAVE_PATTERN,
+            "保留录像的文件名（{date} {lineup} {players} {factions} {map} {game} {mod} {duration}）",
+            "Kept replay file name ({date} {lineup} {players} {factions} {map} {game} {mod} {duration})",
+        ),
+        Option(
+            "replay_folder_offer",
+            str,
+            "",
+            "首次启动时找到的录像文件夹",
+            "Replay folder found on first start",
+            kind="hidden",
+        ),
         Option("knowledge_mod_override", str, "", "知识库模组（留空自动识别）", "Knowledge mod (empty: detect)"),
         Option("user_knowledge_file", str, "", "用户知识文件", "User knowledge file", kind="file"),
         Option("active_profile", str, OFFLINE_PROFILE, "当前模型配置", "Active model profile", kind="choice"),

@@ -199,7 +199,7 @@ async def bench(app: Any) -> dict[str, Any]:
 
     ctx = AppContext.open(runner=NoRunner())
     t0 = time.perf_counter()
-    window = MainWindow(ctx)
+    window = MainWindow(ctx, find_folders=list)  # no game folders searched or watched here
     window_ms = (time.perf_counter() - t0) * 1000
     monitor = await _idle_monitor()
     window.show()  # the first show builds the side tabs (their modules are imported in a worker thread first)

@@ -148,7 +148,7 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
         base_url = await asyncio.to_thread(parent.recv)
         runner = ServerStreamRunner(base_url)
         ctx = AppContext.open(runner=runner)
-        window = MainWindow(ctx)
+        window = MainWindow(ctx, find_folders=list)  # no game folders searched or watched here
         window.show()
         app.processEvents()
         window.repaint()  # visible means painted: the first full paint is part of start-up

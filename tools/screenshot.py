@@ -6,9 +6,12 @@ history (two replays of one player that disagree, so the review queue has an ite
 
 Usage:
   .venv/bin/python tools/screenshot.py [OUT.png] [--replay FILE] [--lang zh|en] [--size 1366x768]
-                                       [--view analysis|settings|budget|review|wisdom|memory|all] [--out-dir DIR]
+                                       [--view analysis|settings|budget|review|wisdom|memory|first-start|all]
+                                       [--out-dir DIR]
 
 ``--view all`` writes ``<view>-<lang>-<W>x<H>.png`` for every view into ``--out-dir`` (default docs/screenshots).
+``first-start`` is the window as a new user sees it: the bundled sample open and the replay folders found in a
+home laid out like a Steam (Proton) and a Wine install offered above the library.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("REPLAYSAGE_HOME", tempfile.mkdtemp(prefix="replaysage-shot-"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-VIEWS = ("analysis", "settings", "budget", "review", "wisdom", "memory")
+VIEWS = ("analysis", "settings", "budget", "review", "wisdom", "memory", "first-start")
 
 
 def seed_memory(db: Any) -> None:
@@ -96,6 +99,57 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
     return out
 
 
+def fake_game_home() -> Path:
+    """A home with RA3 under Steam's Proton and Kane's Wrath under Wine, with replays from the in-repo corpus."""
+    root = Path(tempfile.mkdtemp(prefix="replaysage-shot-home-")) / "home" / "wei"
+    corpus = Path(__file__).resolve().parent.parent / "tests" / "data" / "replays"
+    proton = root / ".local/share/Steam/steamapps/compatdata/17480/pfx/drive_c/users/steamuser/Documents"
+    wine = root / ".wine/drive_c/users/wei/Documents"
+    for folder, game, pattern in (
+        (proton / "Red Alert 3" / "Replays", "ra3", "*.RA3Replay"),
+        (wine / "Command & Conquer 3 Kane's Wrath" / "Replays", "kw", "*.KWReplay"),
+    ):
+        folder.mkdir(parents=True)
+        for i, src in enumerate(sorted((corpus / game).glob(pattern))):
+            (folder / src.name).write_bytes(src.read_bytes())
+            os.utime(folder / src.name, (1_790_000_000 + i, 1_790_000_000 + i + (1000 if game == "ra3" else 0)))
+    return root
+
+
+async def shoot_first_start(out: Path, lang: str, size: tuple[int, int]) -> int:
+    """The first start: the sample replay open, the found replay folders offered above the library."""
+    from app.i18n import Lang
+    from app.library.folders import find_replay_folders
+    from app.paths import sample_replay
+    from ui.lang import UiLanguage
+    from ui.main_window import AppContext, MainWindow
+
+    home = fake_game_home()
+    ctx = AppContext.open()
+    window = MainWindow(
+        ctx, UiLanguage(Lang(lang)), find_folders=lambda: find_replay_folders(home=home, env={}, platform="linux")
+    )
+    window.resize(*size)
+    window.show()
+    try:
+        await window.open_replay(sample_replay())
+        for _ in range(100):
+            if window.folder_offer.isVisible():
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(0.5)
+        if not window.folder_offer.isVisible():
+            print("the folder offer did not show")
+            return 1
+        out.parent.mkdir(parents=True, exist_ok=True)
+        window.grab().save(str(out))
+        print(f"{out}: {window.width()}x{window.height()}")
+        return 0
+    finally:
+        window.close()
+        ctx.db.close()
+
+
 async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int], views: list[str]) -> int:
     from app.i18n import Lang
     from app.paths import sample_replay
@@ -123,7 +177,7 @@ async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int]
         )
     )
     seed_memory(ctx.db)
-    window = MainWindow(ctx, UiLanguage(Lang(lang)))
+    window = MainWindow(ctx, UiLanguage(Lang(lang)), find_folders=list)  # no folder offer over these views
     window.resize(*size)
     window.show()
     status = "?"
@@ -138,7 +192,7 @@ async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int]
         view.flush_all()
         status = view.status
         await asyncio.sleep(0.3)
-        for name in views:
+        for name in (v for v in views if v != "first-start"):
             target = out if len(views) == 1 and out.suffix == ".png" else out / f"{name}-{lang}-{size[0]}x{size[1]}.png"
             target.parent.mkdir(parents=True, exist_ok=True)
             await shoot_view(window, name, target)
@@ -176,7 +230,14 @@ def main() -> int:
     print(f"system CJK font: {'yes' if has_system_cjk_font() else 'none (bundled font used)'}")
     apply_theme(app)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        return runner.run(shoot(out, args.replay, args.lang, (w, h), views))
+        code = 0
+        if "first-start" in views:
+            single = len(views) == 1 and out.suffix == ".png"
+            target = out if single else out / f"first-start-{args.lang}-{w}x{h}.png"
+            code = runner.run(shoot_first_start(target, args.lang, (w, h)))
+        if [v for v in views if v != "first-start"]:
+            code = runner.run(shoot(out, args.replay, args.lang, (w, h), views)) or code
+        return code
 
 
 if __name__ == "__main__":

@@ -20,7 +20,10 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.desktop_check import DesktopCheck
 
 _T0 = time.perf_counter()
 
@@ -46,6 +49,22 @@ def _parser() -> argparse.ArgumentParser:
         help="detail of the log file in the user data folder (default: info)",
     )
     return p
+
+
+def desktop_preflight() -> DesktopCheck:
+    """Before Qt loads: can the window open? A problem is printed (cause, packages, the CLI) and returned.
+
+    Qt itself would abort the process (exit 134) with words that name neither the missing libraries nor the
+    missing display. On Wayland the Wayland plugin is asked for when it can load (X11 stays the fallback).
+    """
+    from app.desktop_check import check_desktop
+
+    check = check_desktop()
+    if not check.ok:
+        sys.stderr.write(check.problem + "\n")
+    elif check.platform:
+        os.environ["QT_QPA_PLATFORM"] = check.platform
+    return check
 
 
 def _scheduled_learning(db: Any) -> None:
@@ -78,6 +97,9 @@ def run_gui(args: Sequence[str]) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         if "REPLAYSAGE_HOME" not in os.environ:  # leave the user's profile untouched
             os.environ["REPLAYSAGE_HOME"] = tempfile.mkdtemp(prefix="replaysage-selftest-")
+    check = desktop_preflight()
+    if not check.ok:
+        return check.exit_code
     from app.logs import configure_logging, install_excepthook
 
     log_path = configure_logging(ns.log_level)
@@ -301,7 +323,7 @@ async def self_test(
     report["file"] = str(path)
     monitor = StallMonitor()
     ctx = AppContext.open()
-    window = MainWindow(ctx)
+    window = MainWindow(ctx, find_folders=list)  # the self-test keeps no replay of the user's games
     try:
         window.show()
         await asyncio.sleep(0)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -37,15 +37,19 @@ from PySide6.QtWidgets import (
 
 from app.errors import KnownError
 from app.i18n import Lang
+from app.library import HeaderSummary, scan_folder
+from app.library.autosave import AutoSaver, Kept
+from app.library.folders import FoundFolder, find_replay_folders
 from app.secrets import SecretStore
 from app.settings import Settings
 from app.store.db import Database
 from ui.analysis_view import AnalysisView
+from ui.folder_offer import FolderOffer
 from ui.imports import import_in_background, imported
 from ui.lang import UiLanguage
 from ui.library import LibraryWidget
 from ui.replay_card import ReplayCard, TimelineChart
-from ui.replay_info import ReplayInfo, is_replay, load_info
+from ui.replay_info import ReplayInfo, info_from_summary, is_replay, load_info
 from ui.runner import AnalysisRunner, default_runner
 from ui.settings_dialog import SettingsDialog
 from ui.tabs.loading import Loader, error_text
@@ -150,6 +154,25 @@ class ReplayHistory:
     records: list[AnalysisRecord]
 
 
+AUTOSAVE_POLL_MS = 2000
+"""How often the replay folders are looked at for a new last replay (a copy waits until it is quiet this long)."""
+
+
+def _autosave_poll(saver: AutoSaver, db: Database, listed: Path | None) -> tuple[list[Kept], list[HeaderSummary]]:
+    """One look of the autosave (worker thread): what it did, and the library rows of copies made elsewhere.
+
+    Copies into ``listed`` (the folder the library shows) are left to the library's own rescan: its scans
+    assume that only they write that folder's header cache.
+    """
+    kept = saver.poll()
+    copies = {str(k.target) for k in kept if k.status == "copied" and k.target is not None}
+    rows: list[HeaderSummary] = []
+    for folder in dict.fromkeys(Path(c).parent for c in copies):
+        if folder != listed:
+            rows += [h for h in scan_folder(db, folder).summaries if h.path in copies]
+    return kept, rows
+
+
 def _started(request: asyncio.Future[None] | None) -> asyncio.Future[None]:
     """A loader request's future: the window lives on the qasync loop, so the loader always has one to run on."""
     if request is None:
@@ -166,7 +189,14 @@ class MainWindow(QMainWindow):
 
     replay_opened = Signal(str)
 
-    def __init__(self, ctx: AppContext, ui: UiLanguage | None = None) -> None:
+    def __init__(
+        self,
+        ctx: AppContext,
+        ui: UiLanguage | None = None,
+        *,
+        find_folders: Callable[[], list[FoundFolder]] | None = None,
+    ) -> None:
+        """Build the window; ``find_folders`` finds the games' replay folders (tests and screenshots fake a home)."""
         super().__init__()
         self.ctx = ctx
         self.ui = ui or UiLanguage(ctx.settings.ui_lang())
@@ -178,6 +208,9 @@ class MainWindow(QMainWindow):
         self.resize(1280, 760)
 
         self.message_bar = MessageBar(self)
+        self.folder_offer = FolderOffer(self.ui, self)
+        self.folder_offer.accepted.connect(self.use_replay_folder)
+        self.folder_offer.dismissed.connect(self._offer_dismissed)
         self.library = LibraryWidget(self.ui, ctx.db)
         self.card = ReplayCard(self.ui)
         self.timeline = TimelineChart(self.ui)
@@ -232,6 +265,7 @@ class MainWindow(QMainWindow):
         lay = QVBoxLayout(central)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.message_bar)
+        lay.addWidget(self.folder_offer)
         lay.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
 
@@ -264,6 +298,15 @@ class MainWindow(QMainWindow):
         self._retitle()
         self.library.set_folder(ctx.settings.get("replay_folder"))
         self.restore_layout()
+        # the games' replay folders: offered on first start, and watched so that every game's replay is kept
+        self.found_folders: list[FoundFolder] = []
+        self.autosaver: AutoSaver | None = None
+        self.autosave_timer = QTimer(self)
+        self.autosave_timer.setInterval(AUTOSAVE_POLL_MS)
+        self.autosave_timer.timeout.connect(self.poll_autosave)
+        self.autosave_loader = Loader(self, self._load_failed)
+        self.folder_loader = Loader(self, self._load_failed)
+        self.folders_search = self.folder_loader.start(find_folders or find_replay_folders, self._folders_found)
 
     # -- construction ----------------------------------------------------------------------------------------------
 
@@ -882,8 +925,82 @@ class MainWindow(QMainWindow):
         dlg.open()
         return dlg
 
+    # -- replay folders and the autosave -----------------------------------------------------------------------------
+
+    def _folders_found(self, found: list[FoundFolder]) -> None:
+        """Offer the found folders when none is set (and the offer was not declined); watch them all."""
+        self.found_folders = found
+        settings = self.ctx.settings
+        if not settings.get("replay_folder") and settings.get("replay_folder_offer") != "dismissed":
+            self.folder_offer.offer(found)
+        self.restart_autosave()
+
+    def use_replay_folder(self, folder: str) -> None:
+        """Make ``folder`` the library's replay folder and remember it."""
+        self.folder_offer.hide()
+        try:
+            self.ctx.settings.set("replay_folder", folder)
+            self.ctx.settings.set("replay_folder_offer", "accepted")
+            self.ctx.settings.save()
+        except (KnownError, OSError) as exc:
+            self.show_error(str(exc))
+            return
+        self.library.set_folder(folder)
+        self.restart_autosave()
+        self.status_label.setText(self.ui.t(f"录像文件夹：{folder}", f"Replay folder: {folder}"))
+
+    def _offer_dismissed(self) -> None:
+        self._remember("replay_folder_offer", "dismissed")
+
+    def autosave_folders(self) -> list[Path]:
+        """The folders the autosave watches: the library's folder and the games' folders found."""
+        configured = str(self.ctx.settings.get("replay_folder") or "")
+        folders = [Path(configured)] if configured and Path(configured).is_dir() else []
+        return list(dict.fromkeys([*folders, *(f.path for f in self.found_folders)]))
+
+    def restart_autosave(self) -> None:
+        """Watch the replay folders as the settings say now (``autosave``, its folder and name pattern)."""
+        self.autosave_timer.stop()
+        self.autosaver = None
+        settings = self.ctx.settings
+        folders = self.autosave_folders()
+        if not settings.get("autosave") or not folders:
+            return
+        target = str(settings.get("autosave_folder") or "")
+        try:
+            self.autosaver = AutoSaver(
+                folders, target=Path(target) if target else None, pattern=str(settings.get("autosave_pattern"))
+            )
+        except KnownError as exc:
+            self.show_error(str(exc))
+            return
+        self.autosave_timer.start()
+        self.poll_autosave()
+
+    def poll_autosave(self) -> asyncio.Future[None] | None:
+        """One look at the watched folders, in the worker thread (a look still running is not doubled)."""
+        saver = self.autosaver
+        if saver is None or self.autosave_loader.busy():
+            return None
+        db, listed = self.ctx.db, self.library.folder
+        return self.autosave_loader.start(lambda: _autosave_poll(saver, db, listed), self._autosaved)
+
+    def _autosaved(self, result: tuple[list[Kept], list[HeaderSummary]]) -> None:
+        kept, rows = result
+
+        copied = [k.target.name for k in kept if k.status == "copied" and k.target is not None]
+        if not copied:
+            return
+        names = ", ".join(copied)
+        self.status_label.setText(self.ui.t(f"已保留本局录像：{names}", f"Kept the last game's replay: {names}"))
+        if rows:
+            self.library.add_files([info_from_summary(h) for h in rows])
+        if any(k.status == "copied" and k.target is not None and k.target.parent == self.library.folder for k in kept):
+            self.library.rescan()
+
     def _settings_applied(self) -> None:
         self._fill_models()
+        self.restart_autosave()
         self.library.set_folder(self.ctx.settings.get("replay_folder"))
         wanted = self.ctx.settings.ui_lang()
         if wanted is not self.ui.lang:
@@ -937,6 +1054,9 @@ class MainWindow(QMainWindow):
         self.analysis.cancel()
         self.replay_loader.cancel()
         self.history_loader.cancel()
+        self.autosave_timer.stop()
+        self.autosave_loader.cancel()
+        self.folder_loader.cancel()
         self.library.cancel_scan()
         for task in list(self.ctx.tasks):
             task.cancel()

@@ -40,6 +40,7 @@ from app.budget.errors import BudgetConfigError
 from app.budget.preview import profile_problem
 from app.budget.profile import ModelProfile
 from app.errors import KnownError
+from app.library.autosave import check_pattern
 from app.secrets import SecretStore, mask
 from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings, ProviderSettings, Settings
 from ui.budget_preview import BudgetPreview
@@ -187,6 +188,10 @@ class SettingsDialog(QDialog):
             self.knowledge_mod.setCurrentIndex(index)
         else:
             self.knowledge_mod.setEditText(current)
+        self.autosave = QCheckBox()
+        self.autosave.setChecked(bool(self.settings.get("autosave")))
+        self.autosave_folder = QLineEdit(self.settings.get("autosave_folder"))
+        self.autosave_pattern = QLineEdit(self.settings.get("autosave_pattern"))
         self.user_knowledge = QLineEdit(self.settings.get("user_knowledge_file"))
         self.secret_fallback = QComboBox()
         for code in OPTIONS["secret_fallback"].choices:
@@ -197,6 +202,9 @@ class SettingsDialog(QDialog):
             ("ui_language", self.ui_language),
             ("analysis_language", self.analysis_language),
             ("replay_folder", self._browse(self.replay_folder, folder=True)),
+            ("autosave", self.autosave),
+            ("autosave_folder", self._browse(self.autosave_folder, folder=True)),
+            ("autosave_pattern", self.autosave_pattern),
             ("knowledge_mod_override", self.knowledge_mod),
             ("user_knowledge_file", self._browse(self.user_knowledge, folder=False)),
             ("secret_fallback", self.secret_fallback),
@@ -703,6 +711,9 @@ class SettingsDialog(QDialog):
             s.set("ui_language", self.ui_language.currentData())
             s.set("analysis_language", self.analysis_language.currentData())
             s.set("replay_folder", self.replay_folder.text().strip())
+            s.set("autosave", self.autosave.isChecked())
+            s.set("autosave_folder", self.autosave_folder.text().strip())
+            s.set("autosave_pattern", check_pattern(self.autosave_pattern.text().strip()))
             s.set("knowledge_mod_override", self.knowledge_mod_value())
             s.set("user_knowledge_file", self.user_knowledge.text().strip())
             s.set("secret_fallback", self.secret_fallback.currentData())

@@ -114,10 +114,10 @@ def _read_header_and_length(path: Path, size: int) -> tuple[Header, int | None]:
         if len(head) >= size:
             raise
         header = parse_header(read_replay_bytes(path), str(path))  # a header longer than the bytes read first
-    return header, _final_time_code(tail, header.game, header.chunk_offset, size)
+    return header, final_time_code(tail, header.game, header.chunk_offset, size)
 
 
-def _final_time_code(tail: bytes, game: Game, chunk_offset: int, size: int) -> int | None:
+def final_time_code(tail: bytes, game: Game, chunk_offset: int, size: int) -> int | None:
     """The footer's final time code when the file ends with a well-formed footer (format notes §3), else None."""
     magic = RA3_FOOTER if game is Game.RA3 else CNC3_FOOTER
     if len(tail) < 8 + len(magic):

@@ -19,6 +19,15 @@ qasync = pytest.importorskip("qasync")
 from PySide6.QtCore import QCoreApplication, QEvent  # noqa: E402 - after the importorskip guards
 
 
+@pytest.fixture(autouse=True)
+def _no_real_game_folders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows built in tests never look at (or keep replays in) this machine's real game folders.
+
+    Tests of the first start hand the window a finder over a fake home (``find_folders``).
+    """
+    monkeypatch.setattr("ui.main_window.find_replay_folders", list)
+
+
 @pytest.fixture
 def loop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
     """A fresh qasync loop for one test, closed afterwards."""

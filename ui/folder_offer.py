@@ -1,0 +1,111 @@
+"""The first screen's offer: the games' replay folders found on this machine, accepted with one click.
+
+The search (:func:`app.library.folders.find_replay_folders`) runs in a worker thread; this bar only shows its
+result. Accepting sets the ``replay_folder`` setting (the window does that); closing the bar remembers that it
+was declined, so it is not offered again.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QPushButton, QToolButton, QVBoxLayout, QWidget
+
+from app.i18n import Lang
+from app.library.folders import FoundFolder
+from ui.lang import UiLanguage
+from ui.widgets import plain_label
+
+WHERE = {"windows": ("", ""), "wine": ("Wine", "Wine"), "proton": ("Steam Proton", "Steam Proton")}
+
+
+class FolderOffer(QFrame):
+    """A bar above the library offering the found replay folders.
+
+    Signals:
+        accepted(str): the folder the user chose.
+        dismissed(): the user closed the bar without choosing.
+    """
+
+    accepted = Signal(str)
+    dismissed = Signal()
+
+    def __init__(self, ui: UiLanguage, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ui = ui
+        self.setObjectName("folderOffer")
+        self.setStyleSheet(
+            "#folderOffer { background: #e8f4fd; border: 1px solid #0b4f8a; } #folderOffer QLabel { color: #0b4f8a; }"
+        )
+        self.folders: list[FoundFolder] = []
+        self.label = plain_label(parent=self)
+        self.label.setWordWrap(True)
+        self.choice = QComboBox(self)
+        self.choice.currentIndexChanged.connect(lambda _i: self._describe())
+        self.use = QPushButton(self)
+        self.use.setDefault(True)
+        self.use.clicked.connect(self._accept)
+        ui.bind(self.use, self.use.setText, "使用这个文件夹", "Use this folder")
+        close = QToolButton(self)
+        close.setText("✕")
+        close.setAutoRaise(True)
+        ui.bind(close, close.setToolTip, "不用了（可在设置中选择录像文件夹）", "No thanks (Settings → Replay folder)")
+        close.clicked.connect(self._dismiss)
+        text = QVBoxLayout()
+        text.setContentsMargins(0, 0, 0, 0)
+        text.addWidget(self.label)
+        text.addWidget(self.choice)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(8, 4, 4, 4)
+        lay.addLayout(text, 1)
+        lay.addWidget(self.use)
+        lay.addWidget(close)
+        ui.changed.connect(lambda _c: self.offer(self.folders) if self.folders else None)
+        self.hide()
+
+    def offer(self, folders: list[FoundFolder]) -> None:
+        """Show ``folders`` (the most recently used first); nothing found hides the bar."""
+        self.folders = list(folders)
+        self.choice.blockSignals(True)
+        self.choice.clear()
+        for f in self.folders:
+            self.choice.addItem(f"{f.title_in(self.ui.lang)} — {f.path}", str(f.path))
+        self.choice.blockSignals(False)
+        self.choice.setVisible(len(self.folders) > 1)
+        self._describe()
+        self.setVisible(bool(self.folders))
+
+    def current(self) -> FoundFolder | None:
+        """The folder the bar offers now."""
+        index = self.choice.currentIndex()
+        return self.folders[index] if 0 <= index < len(self.folders) else None
+
+    def _describe(self) -> None:
+        found = self.current()
+        if found is None:
+            return
+        zh_where, en_where = WHERE.get(found.where, ("", ""))
+        zh_title, en_title = found.title_in(Lang.ZH), found.title_in(Lang.EN)
+        zh_in = f"在 {zh_where} 中，" if zh_where else ""
+        en_in = f" (in {en_where})" if en_where else ""
+        if len(self.folders) > 1:  # the list names each folder: the text says which one is chosen
+            zh = f"找到了 {len(self.folders)} 个游戏录像文件夹。选中：{zh_title}（{zh_in}{found.replays} 个录像）。"
+            en = f"Found {len(self.folders)} game replay folders; chosen: {en_title}{en_in}, {found.replays} replays."
+        else:
+            zh = f"找到了{zh_title}的录像文件夹（{zh_in}{found.replays} 个录像）：{found.path}。"
+            en = f"Found your {en_title} replay folder{en_in}: {found.path} ({found.replays} replays)."
+        self.label.setText(
+            self.ui.t(
+                f"{zh}用它作为录像库吗？每一局的最新录像也会自动保留。",
+                f"{en} Use it for the library? Every game's last replay is then kept as well.",
+            )
+        )
+
+    def _accept(self) -> None:
+        found = self.current()
+        if found is not None:
+            self.hide()
+            self.accepted.emit(str(found.path))
+
+    def _dismiss(self) -> None:
+        self.hide()
+        self.dismissed.emit()
