@@ -173,6 +173,26 @@ def _stored_calibration(plan: dict[str, Any]) -> Calibration | None:
     return Calibration(coefficient=float(est.get("coefficient", 1.0)), samples=int(est.get("samples", 0)))
 
 
+def completed_for_resume(db: Database, replay_path: str | Path, model_label: str, lang: Lang) -> int | None:
+    """The analysis a resume of this replay and model finds already complete, if that is what it finds.
+
+    Resume means "finish what was started": the newest analysis of this replay with this model decides. When it
+    is unfinished, the resume continues it (None here); when it completed in this language, there is nothing to
+    do, and a caller must not start a new, paid analysis in its place (issue 30) but show this one.
+    """
+    from app.pipeline.prepare import file_sha256
+    from app.pipeline.repository import UNFINISHED_RUN_STATES
+
+    for rec in AnalysisRepository(db).for_replay(file_sha256(Path(replay_path))):
+        if rec.model_label != model_label:
+            continue
+        if rec.status in UNFINISHED_RUN_STATES:
+            return None
+        if rec.status == "completed" and rec.lang == lang.value:
+            return int(rec.id)
+    return None
+
+
 def analyses_of(db: Database, replay_path: str | Path) -> list[Any]:
     """Stored analyses of a replay file, newest first."""
     from app.pipeline.prepare import file_sha256
