@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDockWidget,
@@ -315,11 +315,16 @@ class MainWindow(QMainWindow):
             lambda: self.request_analyze(resume=True),
         )
         self.zh_action = action(
-            view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C", lambda: self.set_language(Lang.ZH)
+            view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C", lambda: self.choose_language(Lang.ZH)
         )
         self.en_action = action(
-            view_menu, "界面：English", "Interface: English", "Ctrl+Shift+E", lambda: self.set_language(Lang.EN)
+            view_menu, "界面：English", "Interface: English", "Ctrl+Shift+E", lambda: self.choose_language(Lang.EN)
         )
+        languages = QActionGroup(self)  # the menu shows which one is chosen
+        for act, lang in ((self.zh_action, Lang.ZH), (self.en_action, Lang.EN)):
+            act.setCheckable(True)
+            act.setChecked(lang is self.ui.lang)
+            languages.addAction(act)
         self.side_action = action(
             view_menu,
             "显示/隐藏侧栏",
@@ -889,9 +894,24 @@ class MainWindow(QMainWindow):
         if wanted is not self.ui.lang:
             self.set_language(wanted)
 
+    def choose_language(self, lang: Lang) -> None:
+        """View → 中文 / English: the ``ui_language`` setting, saved at once, then the window switches.
+
+        The setting is the one source of truth: the settings dialog shows and writes the same value, and the next
+        start opens in it (issue 30: the menu's choice was never saved, and Settings' OK put the old one back).
+        """
+        try:
+            self.ctx.settings.set("ui_language", lang.value)
+            self.ctx.settings.save()
+        except (KnownError, OSError) as exc:  # the switch still happens; saying it is not kept is enough
+            self.show_error(self.ui.t(f"界面语言未能保存：{exc}", f"The interface language was not saved: {exc}"))
+        self.set_language(lang)
+
     def set_language(self, lang: Lang) -> None:
-        """Switch the interface language live."""
+        """Switch the interface language live (for this session; :meth:`choose_language` also keeps it)."""
         self.ui.set_lang(lang)
+        self.zh_action.setChecked(lang is Lang.ZH)
+        self.en_action.setChecked(lang is Lang.EN)
         self._fill_models()
         if self._side_built:  # else they are built later, in the new language
             self._build_side_tabs()
