@@ -104,6 +104,29 @@ SIDE_MODULES = ("app.memory.store", "app.wisdom.manager", "ui.tabs.memory_tabs",
 """What the side tabs import: loaded in a worker thread after the window shows (see ``showEvent``)."""
 
 
+EXPORT_FORMATS: tuple[tuple[str, str, str], ...] = (
+    (".md", "Markdown", "Markdown"),
+    (".html", "HTML 网页", "HTML page"),
+    (".json", "JSON（供脚本使用）", "JSON (for scripts)"),
+)
+"""File types of File → Export analysis: suffix, 中文, English (``replaysage report --out`` takes the same)."""
+
+
+def with_export_suffix(path: Path, suffix: str) -> Path:
+    """A typed file name with the picked file type's suffix when the name has no report suffix of its own."""
+    known = {s for s, _zh, _en in EXPORT_FORMATS} | {".markdown", ".htm"}
+    return path if path.suffix.lower() in known else path.with_name(path.name + suffix)
+
+
+def _export(db: Database, analysis_id: int, path: Path) -> Path:
+    """Write a stored analysis' report (a worker thread; the renderers of ``replaysage report``)."""
+    imported("app.pipeline.export")
+    from app.pipeline.export import export_report
+
+    export_report(db, analysis_id, path)
+    return path
+
+
 def _load_analysis(db: Database, analysis_id: int) -> AnalysisRecord:
     """One stored analysis (imports on the import thread, as :func:`_analyses_of`)."""
     imported("app.pipeline.repository")
@@ -194,6 +217,7 @@ class MainWindow(QMainWindow):
         # slow replay opened first can never replace one opened after it
         self.replay_loader = Loader(self, self._load_failed)
         self.history_loader = Loader(self, self._load_failed)
+        self.export_loader = Loader(self, self._load_failed)
 
         middle = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
@@ -259,6 +283,9 @@ class MainWindow(QMainWindow):
         self.analysis.error.connect(self.show_error)
         self.analysis.run_finished.connect(self._run_finished)
         self.analysis.feedback_requested.connect(self.open_feedback)
+        self.analysis.copied.connect(
+            lambda title: self.status_label.setText(self.ui.t(f"已复制：{title}", f"Copied: {title}"))
+        )
         self.ui.changed.connect(lambda _c: self._retitle())
         self._fill_models()
         self._retitle()
@@ -297,6 +324,10 @@ class MainWindow(QMainWindow):
 
         self.open_action = action(
             file_menu, "打开录像…", "Open replay…", QKeySequence.StandardKey.Open, self.open_dialog
+        )
+        self.export_action = action(file_menu, "导出分析…", "Export analysis…", "Ctrl+E", self.export_dialog)
+        self.copy_summary_action = action(
+            file_menu, "复制总结", "Copy summary", "Ctrl+Shift+Y", self.analysis.copy_summary
         )
         self.settings_action = action(file_menu, "设置…", "Settings…", "Ctrl+,", self.open_settings)
         self.quit_action = action(file_menu, "退出", "Quit", "Ctrl+Q", self.close)
@@ -338,6 +369,8 @@ class MainWindow(QMainWindow):
         self.shortcuts_action = action(help_menu, "键盘快捷键", "Keyboard shortcuts", "F1", self.show_shortcuts)
         self.shortcut_actions = [
             self.open_action,
+            self.export_action,
+            self.copy_summary_action,
             self.settings_action,
             self.quit_action,
             self.analyze_action,
@@ -731,6 +764,52 @@ class MainWindow(QMainWindow):
         dlg.fileSelected.connect(lambda p: self.open_replay(Path(p)))
         self.file_dialog = dlg
         dlg.open()
+
+    def export_dialog(self) -> QFileDialog | None:
+        """Ctrl+E, File → Export analysis: save the shown analysis as Markdown, HTML or JSON (non-modal)."""
+        analysis_id = self.analysis.analysis_id
+        if analysis_id is None:
+            self.show_error(
+                self.ui.t(
+                    "没有可导出的分析：先分析录像，或从“历史分析”打开一次分析。",
+                    "There is no analysis to export: analyse the replay or open one from Past analyses first.",
+                )
+            )
+            return None
+        stem = self.info.path.stem if self.info is not None else "replaysage"
+        folder = Path(self.ctx.settings.get("replay_folder") or Path.home())
+        filters = [f"{self.ui.t(zh, en)} (*{suffix})" for suffix, zh, en in EXPORT_FORMATS]
+        dlg = QFileDialog(
+            self,
+            self.ui.t("导出分析", "Export analysis"),
+            str(folder / f"{stem}-analysis-{analysis_id}.md"),
+            ";;".join(filters),
+        )
+        dlg.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dlg.setOption(QFileDialog.Option.DontUseNativeDialog)  # the same dialog everywhere, and testable
+        dlg.fileSelected.connect(
+            lambda p: self.export_to(
+                with_export_suffix(Path(p), EXPORT_FORMATS[filters.index(dlg.selectedNameFilter())][0]),
+                analysis_id,
+            )
+        )
+        self.export_file_dialog = dlg
+        dlg.open()
+        return dlg
+
+    def export_to(self, path: Path, analysis_id: int | None = None) -> asyncio.Future[None]:
+        """Write the report of ``analysis_id`` (default: the one shown) to ``path`` in a worker thread."""
+        aid = self.analysis.analysis_id if analysis_id is None else analysis_id
+        if aid is None:
+            raise KnownError(self.ui.t("没有可导出的分析。", "There is no analysis to export."))
+        db = self.ctx.db
+        self.status_label.setText(self.ui.t(f"正在导出到 {path}…", f"Exporting to {path}…"))
+        return _started(self.export_loader.start(lambda: _export(db, aid, path), self._exported))
+
+    def _exported(self, path: Path) -> None:
+        text = self.ui.t(f"分析已导出到 {path}", f"The analysis was exported to {path}")
+        self.message_bar.show_message(text, "info")
+        self.status_label.setText(text)
 
     def open_replay(self, path: Path) -> asyncio.Future[None]:
         """Parse ``path`` in a worker thread, then show it (card, timeline, past analyses, the latest one).

@@ -167,8 +167,7 @@ def _report_completed(db: Database, analysis_id: int, out: str | None, lang: Any
     from pathlib import Path
 
     from app.i18n import pick
-    from app.pipeline.report import write_report
-    from app.pipeline.repository import AnalysisRepository
+    from app.pipeline.export import export_report
 
     print(
         pick(
@@ -180,7 +179,7 @@ def _report_completed(db: Database, analysis_id: int, out: str | None, lang: Any
         file=sys.stderr,
     )
     if out:
-        write_report(AnalysisRepository(db).load(analysis_id), Path(out), lang)
+        export_report(db, analysis_id, Path(out), lang)
         print(pick(lang, f"报告已写入 {out}", f"report written to {out}"), file=sys.stderr)
     print(f"analysis #{analysis_id}: complete")
     return 0
@@ -190,31 +189,22 @@ def _cmd_report(args: argparse.Namespace) -> int:
     """``replaysage report ID --out FILE``: the stored analysis through the same renderers ``analyze --out`` uses."""
     from pathlib import Path
 
-    from sqlalchemy.exc import NoResultFound
-
-    from app.errors import KnownError
     from app.i18n import Lang
-    from app.pipeline.report import REPORT_SUFFIXES, report_dict, report_markdown, write_report
-    from app.pipeline.repository import AnalysisRepository
+    from app.pipeline.export import check_report_path, export_report, load_analysis, report_lang
+    from app.pipeline.report import report_dict, report_markdown
     from app.store import open_database
 
-    if args.out and Path(args.out).suffix.lower() not in REPORT_SUFFIXES:
-        raise KnownError(f"report {args.out}: unknown format; use .json, .md or .html")
+    lang = Lang.parse(args.lang) if args.lang else None
+    if args.out:
+        check_report_path(Path(args.out))
     db = open_database()
     try:
-        try:
-            rec = AnalysisRepository(db).load(args.analysis_id)
-        except NoResultFound:
-            raise KnownError(
-                f"no analysis #{args.analysis_id} in {db.location}: `replaysage analyze` prints the number of each "
-                "analysis it stores"
-            ) from None
-        lang = Lang.parse(args.lang) if args.lang else Lang.parse(rec.lang)
         if args.out:
-            write_report(rec, Path(args.out), lang)
+            rec = export_report(db, args.analysis_id, Path(args.out), lang)
             print(f"report of analysis #{rec.id} ({rec.status}) written to {args.out}", file=sys.stderr)
         else:
-            print(report_markdown(report_dict(rec), lang), end="")
+            rec = load_analysis(db, args.analysis_id)
+            print(report_markdown(report_dict(rec), report_lang(rec, lang)), end="")
     finally:
         db.close()
     return 0
