@@ -1255,7 +1255,7 @@ class MemoryStore:
                     verdict="undo",
                     audit=False,
                     ts=now,
-                    note=note or f"undid {ruling.verdict} (verdict {ruling.id})",
+                    note=note,
                 )
             )
             s.flush()

@@ -7,6 +7,8 @@ chain, the queue (the item and the counterexample closed with it are open again)
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from app.memory import FactView, MemoryStateError, MemoryStore
@@ -106,3 +108,30 @@ def test_undo_refuses_what_it_cannot_undo_without_losing_later_changes(store_url
     with pytest.raises(MemoryStateError, match=f"fact {current} changed after the ruling"):
         store.undo_ruling(conflict, "Ana")
     assert [r.verdict for r in store.rulings(conflict)] == ["approve"]  # nothing recorded for a refused undo
+
+
+def test_memory_review_undo_on_the_command_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.cli import main
+    from app.store import open_database
+
+    monkeypatch.setenv("REPLAYSAGE_LANG", "zh")
+    store = MemoryStore(open_database())  # the user store the command opens (REPLAYSAGE_HOME is a temp folder)
+    conflict, counter, proposed, current = _conflict_with_counterexample(store)
+    before = {i: _state(store.fact(i)) for i in (proposed, current)}
+    assert main(["memory", "review", "approve", str(conflict), "--reviewer", "Ana"]) == 0
+    capsys.readouterr()
+    assert main(["memory", "review", "undo", str(conflict), "--reviewer", "Ana", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["id"], out["resolution"], out["resolved_at"]) == (conflict, "", None)
+    assert [(h["verdict"], h["reviewer"]) for h in out["history"]] == [("approve", "Ana"), ("undo", "Ana")]
+    assert {i: _state(store.fact(i)) for i in (proposed, current)} == before
+    assert sorted(q.id for q in store.queue()) == sorted([conflict, counter])
+    assert main(["memory", "review", "show", str(conflict)]) == 0
+    shown = capsys.readouterr().out
+    assert "采纳 · Ana" in shown
+    assert "撤销上一次裁决 · Ana" in shown
+    assert main(["memory", "review", "undo", str(conflict), "--reviewer", "Ana"]) == 2  # nothing left to undo
+    assert "has no ruling to undo" in capsys.readouterr().err
+    store.db.close()
