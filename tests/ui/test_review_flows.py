@@ -30,7 +30,7 @@ def _window(qtbot: Any, seed: bool, lang: Lang = Lang.EN) -> tuple[MainWindow, M
     return win, store
 
 
-def test_review_approve_reject_split_record_the_reviewer_and_undo_flips_back(qtbot: Any, run: Any) -> None:
+def test_review_approve_reject_split_record_the_reviewer_and_each_undo_returns_the_item(qtbot: Any, run: Any) -> None:
     win, store = _window(qtbot, seed=True)
     tabs: Any = win.memory_tabs
     tab = tabs.queue
@@ -71,13 +71,23 @@ def test_review_approve_reject_split_record_the_reviewer_and_undo_flips_back(qtb
         assert store.fact(first.other.id).status == "superseded"
         assert Settings.load().get("reviewer_name") == "Ana"  # asked once: kept for later sessions
         assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (2)"
-        # undo on the same screen: the replaced fact is current again
+        assert [f.id for f in store.chain(first.other.id)] == [first.other.id, first.fact.id]
+        # undo on the same screen: the item is back in the queue, both facts as before, the chain without it
         assert tab.undo_button.isEnabled()
         tab.undo_button.click()
         await tabs.refreshed()
-        assert store.fact(first.other.id).status == "active"
-        assert store.fact(first.fact.id).status == "superseded"
+        assert (store.fact(first.other.id).status, store.fact(first.fact.id).status) == ("hypothesis", "conflict")
+        assert store.fact(first.fact.id).approved_by == ""
+        assert [f.id for f in store.chain(first.other.id)] == [first.other.id]
+        assert [q.id for q in store.queue()] == [q.id for q in items]
+        assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (3)"
+        assert "back in the queue" in tab.message.text()
         assert not tab.undo_button.isEnabled()
+        assert [r.verdict for r in store.rulings(first.id)] == ["approve", "undo"]  # the history keeps both
+        await until(lambda: first.fact.value in tab.right.toPlainText(), what="the item shown again")
+        tab.approve_button.click()  # decided again, for good
+        await tabs.refreshed()
+        assert store.fact(first.fact.id).status == "active"
         # reject the next one
         second = store.queue()[0]
         await until(lambda: second.fact.value in tab.right.toPlainText(), what="the next item")
@@ -101,6 +111,18 @@ def test_review_approve_reject_split_record_the_reviewer_and_undo_flips_back(qtb
         assert store.queue() == []
         assert tab.empty.isVisibleTo(tab)  # says what fills the queue
         assert tabs.tabText(tabs.indexOf(tab)) == "Review queue"
+        # Reject and Split have undo too: each press takes back one more ruling, newest first
+        tab.undo_button.click()
+        await tabs.refreshed()
+        assert [q.id for q in store.queue()] == [third.id]
+        assert "opponents" not in store.fact(third.fact.id).scope
+        assert "opponents" not in store.fact(third.other.id).scope
+        tab.undo_button.click()
+        await tabs.refreshed()
+        assert [q.id for q in store.queue()] == [second.id, third.id]
+        assert store.fact(second.fact.id).status == "conflict"
+        assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (2)"
+        assert [r.verdict for r in store.rulings(second.id)] == ["reject", "undo"]
 
     try:
         run(scenario())

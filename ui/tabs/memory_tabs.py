@@ -635,13 +635,15 @@ class ChainsTab(QWidget):
 class ReviewQueueTab(QWidget):
     """Open review items: the current fact and the proposed one side by side, in words, with what each action does.
 
-    Approve makes the proposed fact current (the current one is kept as superseded: Undo flips it back); Reject
-    keeps the proposed fact only as an observation; Split keeps both, each limited to its own value of a scope
-    attribute. The reviewer's name comes from the settings; when it is empty the tab asks for it once.
+    Approve makes the proposed fact current (the current one is kept as superseded); Reject keeps the proposed
+    fact only as an observation; Split keeps both, each limited to its own value of a scope attribute. Undo takes
+    back the rulings made here, newest first, one per press: the item (and the counterexample closed with it)
+    returns to the queue and both facts are as before (:meth:`app.memory.MemoryStore.undo_ruling`). The reviewer's
+    name comes from the settings; when it is empty the tab asks for it once.
 
     Signals:
         resolved(int, str): the queue item id and its resolution (``approved``, ``rejected``, ``split``).
-        undone(int): the fact made current again by Undo.
+        undone(int): the queue item whose ruling Undo took back.
         reviewer_named(str): the reviewer typed a name (the window keeps it in the settings).
         count_changed(int): the number of open items (the tab badge).
     """
@@ -659,7 +661,7 @@ class ReviewQueueTab(QWidget):
         self.lang = lang or system_lang()
         t = self._t
         self._items: list[QueueView] = []
-        self.last_approved: int | None = None  # the fact the last Approve made current (Undo flips it back)
+        self.ruled: list[int] = []  # the items ruled on here, oldest first: Undo takes back the last one
         self.loader = Loader(self, self._show_error)
         self.detail_loader = Loader(self, self._show_error)
         self._actions = Actions(self, self._show_error)
@@ -687,8 +689,8 @@ class ReviewQueueTab(QWidget):
         styled(self.approve_button, "primary")
         self.approve_button.setToolTip(
             t(
-                "提议的事实成为当前事实；原事实保留为“已替代”，可撤销。",
-                "The proposed fact becomes current; the current one is kept as superseded (Undo restores it).",
+                "提议的事实成为当前事实；原事实保留为“已替代”。可撤销。",
+                "The proposed fact becomes current; the current one is kept as superseded. Undo takes it back.",
             )
         )
         self.reject_button = QPushButton(t("驳回提议", "Reject proposed"))
@@ -708,16 +710,20 @@ class ReviewQueueTab(QWidget):
                 "Both are kept, each valid only where the scope attribute has its value.",
             )
         )
-        self.undo_button = QPushButton(t("撤销上次采纳", "Undo last approval"))
+        self.undo_button = QPushButton(t("撤销上次裁决", "Undo last ruling"))
         self.undo_button.setEnabled(False)
         self.undo_button.setToolTip(
-            t("翻回：原来的事实重新成为当前事实。", "Flip back: the former fact is current again.")
+            t(
+                "撤销在这里做的最近一次采纳、驳回或拆分：两条事实恢复原样，该项目回到待审队列。可连续撤销。",
+                "Takes back the latest approve, reject or split made here: both facts are as before and the "
+                "item is back in the queue. Press again for the one before.",
+            )
         )
         self.explain = QLabel(
             t(
-                "采纳：提议成为当前事实（可撤销）。驳回：提议只作观察记录。拆分：两条都保留，各管一个范围。",
-                "Approve: the proposed fact becomes current (undoable). Reject: it is kept only as "
-                "an observation. Split: both stay, each for its own scope value.",
+                "采纳：提议成为当前事实。驳回：提议只作观察记录。拆分：两条都保留，各管一个范围。每一项裁决都可撤销。",
+                "Approve: the proposed fact becomes current. Reject: it is kept only as an observation. "
+                "Split: both stay, each for its own scope value. Every ruling can be undone.",
             )
         )
         self.explain.setWordWrap(True)
@@ -838,33 +844,35 @@ class ReviewQueueTab(QWidget):
 
         def done(out: tuple[int, str, int]) -> None:
             self.message.clear_message()
-            approved = out[1] == "approved" and item.other is not None
-            self.last_approved = out[2] if approved else None
-            self.undo_button.setEnabled(approved)
+            self.ruled.append(out[0])
+            self.undo_button.setEnabled(True)
             self.refresh()
             self.resolved.emit(out[0], out[1])
 
         return self._actions.run(decide, done)
 
     def undo(self) -> asyncio.Future[Any] | None:
-        """Flip back the last approval: the fact it replaced is current again."""
-        fact_id = self.last_approved
-        if fact_id is None:
+        """Take back the latest ruling made here: its item returns to the queue with both facts as before."""
+        if not self.ruled:
             return None
+        item_id = self.ruled.pop()
+        self.undo_button.setEnabled(bool(self.ruled))
+        who = self.reviewer.text().strip()
 
-        def flip() -> int:
-            return self.store.flip_back(fact_id).id
+        def take_back() -> int:
+            return self.store.undo_ruling(item_id, who).id
 
-        def done(restored: int) -> None:
-            self.last_approved = None
-            self.undo_button.setEnabled(False)
+        def done(undone: int) -> None:
             self.message.setText(
-                self._t(f"已撤销：事实 #{restored} 重新成为当前事实。", f"Undone: fact #{restored} is current again.")
+                self._t(
+                    f"已撤销对项目 #{undone} 的裁决：两条事实恢复原样，它回到了待审队列。",
+                    f"The ruling on item #{undone} is undone: both facts are as before and it is back in the queue.",
+                )
             )
             self.refresh()
-            self.undone.emit(restored)
+            self.undone.emit(undone)
 
-        return self._actions.run(flip, done)
+        return self._actions.run(take_back, done)
 
 
 class TrendChart(QWidget):
