@@ -127,6 +127,14 @@ def _export(db: Database, analysis_id: int, path: Path) -> Path:
     return path
 
 
+def _resume_target(db: Database, path: Path, profile: str, lang: Lang) -> tuple[str, int | None]:
+    """What a resume finds (worker thread; :func:`app.pipeline.service.resume_target`)."""
+    imported("app.pipeline.service")
+    from app.pipeline.service import resume_target
+
+    return resume_target(db, path, profile, lang)
+
+
 def _load_analysis(db: Database, analysis_id: int) -> AnalysisRecord:
     """One stored analysis (imports on the import thread, as :func:`_analyses_of`)."""
     imported("app.pipeline.repository")
@@ -914,10 +922,41 @@ class MainWindow(QMainWindow):
             return None
         profile = self.analysis.model_picker.currentData() or self.ctx.settings.active_profile().name
         self.message_bar.hide()
+        if resume:
+            return self.spawn(self._resume(self.info.path, str(profile)))
         self.progress.setRange(0, 0)
         self.progress.show()
         self.status_label.setText(self.ui.t("正在准备分析…", "Preparing the analysis…"))
         return self.analysis.start(self.info.path, str(profile), resume=resume)
+
+    async def _resume(self, path: Path, profile: str) -> None:
+        """Shift+F5 / Resume: continue the unfinished analysis; with none, run nothing and say what there is.
+
+        A resume never starts a new, paid analysis (issue 30): when the newest analysis of this replay and model
+        is complete it is shown, and with no analysis at all the window says to press F5.
+        """
+        db, lang = self.ctx.db, self.run_settings().analysis_lang()
+        found, analysis_id = await asyncio.to_thread(_resume_target, db, path, profile, lang)
+        if found == "unfinished":
+            self.progress.setRange(0, 0)
+            self.progress.show()
+            self.status_label.setText(self.ui.t("正在准备分析…", "Preparing the analysis…"))
+            await self.analysis.start(path, profile, resume=True)
+            return
+        if found == "complete" and analysis_id is not None:
+            await self.reopen(analysis_id)
+            text = self.ui.t(
+                f"分析 #{analysis_id} 已经完成，没有可继续的部分：未运行分析，也未发送任何请求。",
+                f"Analysis #{analysis_id} is already complete: there is nothing to resume, so nothing was run "
+                "and no request was sent.",
+            )
+        else:
+            text = self.ui.t(
+                f"这个录像没有用 {profile} 进行到一半的分析，没有可继续的部分：按 F5 开始新的分析。",
+                f"This replay has no unfinished analysis with {profile}: nothing to resume. Press F5 to analyse it.",
+            )
+        self.message_bar.show_message(text, "info")
+        self.status_label.setText(text)
 
     _reopening = False
 

@@ -123,10 +123,10 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         db.close()
         raise
     if args.resume:
-        from app.pipeline.service import completed_for_resume
+        from app.pipeline.service import resume_target
 
-        done_id = completed_for_resume(db, path, choice.label, lang)
-        if done_id is not None:  # finished already: nothing to resume, and nothing new is started (issue 30)
+        found, done_id = resume_target(db, path, choice.label, lang)
+        if found == "complete" and done_id is not None:  # nothing to resume, and nothing new starts (issue 30)
             try:
                 asyncio.run(provider.aclose())
                 return _report_completed(db, done_id, args.out, lang)

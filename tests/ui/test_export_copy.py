@@ -20,6 +20,7 @@ from PySide6.QtGui import QGuiApplication
 from app.i18n import Lang
 from app.pipeline.repository import AnalysisRepository
 from tests.conftest import corpus_file
+from tests.support.scripted_runner import ScriptedRunner
 from tests.ui.conftest import until
 from ui.lang import UiLanguage
 from ui.main_window import EXPORT_FORMATS, AppContext, MainWindow, with_export_suffix
@@ -114,6 +115,15 @@ def test_export_and_copy_give_the_stored_analysis(qtbot: Any, run: Any, tmp_path
         for suffix, path in written.items():
             assert path.read_text(encoding="utf-8") == _cli_report(analysis_id, tmp_path / f"cli{suffix}")
 
+        # Resume (Shift+F5) of the completed analysis runs nothing: it shows that analysis and says so
+        task = win.request_analyze(resume=True)
+        assert task is not None
+        await task
+        assert not view.running
+        assert f"分析 #{analysis_id} 已经完成" in win.message_bar.text()
+        assert view.analysis_id == analysis_id
+        assert [a.id for a in AnalysisRepository(win.ctx.db).for_replay(rec.replay_sha256)] == [analysis_id]
+
     try:
         run(scenario())
     finally:
@@ -139,3 +149,25 @@ def test_a_typed_suffix_is_kept_and_a_missing_one_added() -> None:
     assert with_export_suffix(Path("/x/report"), ".html") == Path("/x/report.html")
     assert with_export_suffix(Path("/x/report.json"), ".md") == Path("/x/report.json")
     assert with_export_suffix(Path("/x/a.b"), ".md") == Path("/x/a.b.md")
+
+
+def test_resume_with_nothing_unfinished_starts_no_analysis(qtbot: Any, run: Any) -> None:
+    runner = ScriptedRunner([])
+    win = MainWindow(AppContext.open(runner=runner), UiLanguage(Lang.EN))
+    qtbot.addWidget(win)
+    win.show()
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(SHORT_1V1))
+        task = win.request_analyze(resume=True)  # Shift+F5 on a replay never analysed
+        assert task is not None
+        await task
+        assert runner.runs == 0  # nothing was started, so nothing could be paid for
+        assert "nothing to resume" in win.message_bar.text()
+        assert "Press F5" in win.message_bar.text()
+
+    try:
+        run(scenario())
+    finally:
+        win.close()
+        win.ctx.db.close()
