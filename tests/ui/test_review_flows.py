@@ -123,6 +123,22 @@ def test_review_approve_reject_split_record_the_reviewer_and_each_undo_returns_t
         assert store.fact(second.fact.id).status == "conflict"
         assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (2)"
         assert [r.verdict for r in store.rulings(second.id)] == ["reject", "undo"]
+        # any ruling (an earlier session's, the command line's too) is undone from the decided items
+        tab.show_decided.setChecked(True)
+        await tabs.refreshed()
+        assert tab.list.count() == 3
+        assert tab.list.item(2).text().startswith("approved · Ana  [")
+        assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (2)"  # the badge counts open items only
+        tab.list.setCurrentRow(2)
+        assert not tab.approve_button.isEnabled()  # a decided item: only its ruling can be undone
+        assert tab.undo_selected_button.isEnabled()
+        tab.undo_selected_button.click()
+        await tabs.refreshed()
+        assert sorted(q.id for q in store.queue()) == sorted(q.id for q in items)
+        assert (store.fact(first.fact.id).status, store.fact(first.other.id).status) == ("conflict", "hypothesis")
+        assert [r.verdict for r in store.rulings(first.id)] == ["approve", "undo", "approve", "undo"]
+        assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (3)"
+        assert not tab.undo_button.isEnabled()  # that was the last ruling made here: nothing left to take back
 
     try:
         run(scenario())

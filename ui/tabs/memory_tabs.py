@@ -20,6 +20,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -141,14 +142,35 @@ def query_chains(store: MemoryStore, lang: Lang) -> tuple[list[list[FactView]], 
     return chains, lines
 
 
-def query_queue(store: MemoryStore, lang: Lang) -> tuple[list[QueueView], list[str]]:
-    """The review list (worker thread): the open items and their lines of text."""
-    items = store.queue()
+def query_queue(store: MemoryStore, lang: Lang, decided: bool = False) -> tuple[list[QueueView], list[str]]:
+    """The review list (worker thread): the open items (with ``decided``, the decided ones after them) as text."""
+    items = store.queue(open_only=not decided)
+    items = [q for q in items if q.resolved_at is None] + [q for q in items if q.resolved_at is not None]
     lines = []
     for q in items:
         kind, reason = words(QUEUE_KIND_WORDS, q.kind, lang), reason_words(q.reason, lang)
-        lines.append(f"[{q.id}] {kind}: {q.fact.content(lang)} — {reason}")
+        line = f"[{q.id}] {kind}: {q.fact.content(lang)} — {reason}"
+        if q.resolved_at is not None:
+            line = f"{resolution_words(q.resolution, lang)} · {q.reviewer or '—'}  {line}"
+        lines.append(line)
     return items, lines
+
+
+RESOLUTION_WORDS = {
+    "approved": ("已采纳", "approved"),
+    "rejected": ("已驳回", "rejected"),
+    "split": ("已按范围拆分", "split by scope"),
+    "auto_superseded": ("已自动替代", "superseded automatically"),
+}
+"""How a decided review item was decided (``memory_queue.resolution``), in words."""
+
+
+def resolution_words(resolution: str, lang: Lang) -> str:
+    """A decided item's resolution in words (``closed with #N``: closed together with item N's ruling)."""
+    closed = re.fullmatch(r"closed with #(\d+)", resolution)
+    if closed:
+        return pick(lang, f"随 #{closed.group(1)} 一起关闭", f"closed with #{closed.group(1)}")
+    return words(RESOLUTION_WORDS, resolution, lang)
 
 
 QUEUE_KIND_WORDS = {
@@ -710,6 +732,17 @@ class ReviewQueueTab(QWidget):
                 "Both are kept, each valid only where the scope attribute has its value.",
             )
         )
+        self.show_decided = QCheckBox(t("也显示已裁决的项目", "Show decided items too"))
+        self.show_decided.setToolTip(
+            t(
+                "选中一个已裁决的项目，可以撤销对它的裁决（包括以前或在命令行里做的裁决）。",
+                "Select a decided item to undo its ruling (also one made earlier or on the command line).",
+            )
+        )
+        self.show_decided.toggled.connect(lambda _on: self.refresh())
+        self.undo_selected_button = QPushButton(t("撤销此项的裁决", "Undo this item's ruling"))
+        self.undo_selected_button.setEnabled(False)
+        self.undo_selected_button.clicked.connect(self.undo_selected)
         self.undo_button = QPushButton(t("撤销上次裁决", "Undo last ruling"))
         self.undo_button.setEnabled(False)
         self.undo_button.setToolTip(
@@ -747,7 +780,9 @@ class ReviewQueueTab(QWidget):
         actions = FlowLayout()
         for w in (self.approve_button, self.reject_button, self.split_button, self.undo_button):
             actions.addWidget(w)
+        actions.addWidget(self.undo_selected_button)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.show_decided)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.empty)
         layout.addWidget(sides, 3)
@@ -778,8 +813,8 @@ class ReviewQueueTab(QWidget):
 
     def refresh(self) -> asyncio.Future[None] | None:
         """Reload the open items (worker thread); returns the loading task."""
-        lang = self.lang
-        return self.loader.start(lambda: query_queue(self.store, lang), self._fill)
+        lang, decided = self.lang, self.show_decided.isChecked()
+        return self.loader.start(lambda: query_queue(self.store, lang, decided), self._fill)
 
     def _fill(self, data: tuple[list[QueueView], list[str]]) -> Iterator[None]:
         items, lines = data
@@ -789,7 +824,7 @@ class ReviewQueueTab(QWidget):
         self.right.clear()
         self._items = items
         self.empty.setVisible(not items)
-        self.count_changed.emit(len(items))
+        self.count_changed.emit(sum(1 for q in items if q.resolved_at is None))
         yield from batches(len(lines), lambda a, b: self.list.addItems(lines[a:b]))
         if self._items:
             self.list.setCurrentRow(0)
@@ -798,6 +833,10 @@ class ReviewQueueTab(QWidget):
         if not 0 <= row < len(self._items):
             return
         q = self._items[row]
+        decided = q.resolved_at is not None  # a decided item can only have its ruling undone
+        for button in (self.approve_button, self.reject_button, self.split_button):
+            button.setEnabled(not decided)
+        self.undo_selected_button.setEnabled(decided)
         key = self.split_key.text() or "map"
         lang = self.lang
 
@@ -857,6 +896,20 @@ class ReviewQueueTab(QWidget):
             return None
         item_id = self.ruled.pop()
         self.undo_button.setEnabled(bool(self.ruled))
+        return self._undo(item_id)
+
+    def undo_selected(self) -> asyncio.Future[Any] | None:
+        """Undo the ruling on the selected decided item (listed with "Show decided items too")."""
+        row = self.list.currentRow()
+        if not 0 <= row < len(self._items) or self._items[row].resolved_at is None:
+            return None
+        item_id = self._items[row].id
+        if item_id in self.ruled:
+            self.ruled.remove(item_id)
+            self.undo_button.setEnabled(bool(self.ruled))
+        return self._undo(item_id)
+
+    def _undo(self, item_id: int) -> asyncio.Future[Any] | None:
         who = self.reviewer.text().strip()
 
         def take_back() -> int:
