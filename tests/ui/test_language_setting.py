@@ -108,12 +108,12 @@ def test_the_menu_choice_is_saved_at_once_and_survives_settings_ok_and_a_restart
         again.ctx.db.close()
 
 
-def _plan_cli(replay: Path, lang: str) -> dict[str, Any]:
+def _plan_cli(replay: Path, lang: str | None) -> dict[str, Any]:
     from app.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["plan", str(replay), "--model", "m", "--json", "--lang", lang])
+        code = main(["plan", str(replay), "--model", "m", "--json", *(["--lang", lang] if lang else [])])
     assert code == 0, err.getvalue()
     data = json.loads(out.getvalue())
     assert isinstance(data, dict)
@@ -131,6 +131,7 @@ def test_the_budget_preview_plans_in_the_analysis_language_whatever_the_window_s
     settings.save()
     zh, en = _plan_cli(replay, "zh"), _plan_cli(replay, "en")
     assert zh["totals"]["prompt_tokens"] != en["totals"]["prompt_tokens"]  # the languages plan differently
+    assert _plan_cli(replay, None) == zh  # without --lang, plan takes the analysis language analyze would use
 
     async def scenario() -> None:
         win = _window(qtbot)
