@@ -686,8 +686,13 @@ class StagePanel(Collapsible):
         return self.final_text if self.final_text is not None else self.live_text()
 
     def copy_text(self) -> str:
-        """Put the stage's text (its Markdown source, as the report has it) on the clipboard; returns it."""
+        """Put the stage's text (its Markdown source, as the report has it) on the clipboard; returns it.
+
+        A stage without text yet copies nothing (the clipboard keeps what it had).
+        """
         text = self.text()
+        if not text:
+            return ""
         QGuiApplication.clipboard().setText(text)
         self.copied.emit(text)
         return text

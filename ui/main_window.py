@@ -795,12 +795,13 @@ class MainWindow(QMainWindow):
         )
         dlg.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dlg.setOption(QFileDialog.Option.DontUseNativeDialog)  # the same dialog everywhere, and testable
-        dlg.fileSelected.connect(
-            lambda p: self.export_to(
-                with_export_suffix(Path(p), EXPORT_FORMATS[filters.index(dlg.selectedNameFilter())][0]),
-                analysis_id,
-            )
-        )
+
+        def chosen(name: str) -> None:
+            picked = dlg.selectedNameFilter()
+            suffix = next((fmt[0] for fmt, text in zip(EXPORT_FORMATS, filters, strict=True) if text == picked), ".md")
+            self.export_to(with_export_suffix(Path(name), suffix), analysis_id)
+
+        dlg.fileSelected.connect(chosen)
         self.export_file_dialog = dlg
         dlg.open()
         return dlg
