@@ -49,6 +49,10 @@ from ui.settings_presets import PRESETS, Preset
 from ui.theme import themed
 
 LANG_CHOICES = (("", "跟随系统", "System"), ("zh", "中文", "中文"), ("en", "English", "English"))
+"""The interface language's choices: code ("" = the system's), 中文, English."""
+ANALYSIS_LANG_CHOICES = (("", "与界面相同", "Same as the interface"), *LANG_CHOICES[1:])
+"""The analysis language's choices: unset it follows the interface language (``Settings.analysis_lang``), not the
+system's, so its first item says that."""
 
 
 def bundled_mods(ui: UiLanguage) -> list[tuple[str, str]]:
@@ -171,8 +175,11 @@ class SettingsDialog(QDialog):
         form = QFormLayout(page)
         self.ui_language = QComboBox()
         self.analysis_language = QComboBox()
-        for box, key in ((self.ui_language, "ui_language"), (self.analysis_language, "analysis_language")):
-            for code, zh, en in LANG_CHOICES:
+        for box, key, choices in (
+            (self.ui_language, "ui_language", LANG_CHOICES),
+            (self.analysis_language, "analysis_language", ANALYSIS_LANG_CHOICES),
+        ):
+            for code, zh, en in choices:
                 box.addItem("", code)
                 self._item(box, box.count() - 1, zh, en)
             box.setCurrentIndex(max(0, box.findData(self.settings.get(key))))

@@ -144,7 +144,10 @@ def test_the_budget_preview_plans_in_the_analysis_language_whatever_the_window_s
             await preview.settled()
             assert preview.plan == zh  # … previews the Chinese analysis it will run, as `plan --lang zh`
             assert preview.title() == "Budget preview (open replay)"
-            # the analysis language follows the interface when unset: the form's choice replans at once
+            # the analysis language follows the interface when unset (its first item says so, not "System"), and
+            # the form's choice replans at once
+            assert dlg.analysis_language.itemText(0) == "Same as the interface"
+            assert dlg.ui_language.itemText(0) == "System"
             dlg.analysis_language.setCurrentIndex(dlg.analysis_language.findData(""))
             await preview.settled()
             assert preview.plan == en
