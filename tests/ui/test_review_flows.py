@@ -205,3 +205,48 @@ def test_review_queue_reads_in_chinese_on_a_chinese_screen(qtbot: Any, run: Any)
     finally:
         win.close()
         win.ctx.db.close()
+
+
+def test_undo_of_an_approval_returns_the_conflict_and_its_counterexample_and_clears_the_chain(
+    qtbot: Any, run: Any
+) -> None:
+    """Issue 30: after Approve → Undo both items were gone from the queue and the chain showed the approval."""
+    ctx = AppContext.open()
+    store = MemoryStore(ctx.db, clock=Clock())
+    analyse(store, run_ep("r1", "p", ("A", "B")))
+    analyse(store, run_ep("r2", "p", ("C", "D"), played="2026-01-02T00:00:00"))  # a conflict for a human
+    analyse(store, run_ep("r3", "p", ("A", "B"), played="2026-01-03T00:00:00"))  # the counterexample
+    win = MainWindow(ctx, UiLanguage(Lang.ZH))
+    qtbot.addWidget(win)
+    win.show()
+    tabs: Any = win.memory_tabs
+    tab, chains = tabs.queue, tabs.chains
+
+    async def scenario() -> None:
+        await tabs.refreshed()
+        kinds = sorted(q.kind for q in store.queue())
+        assert kinds == ["conflict", "counterexample"]
+        assert tab.list.count() == 2
+        conflict = next(q for q in store.queue() if q.kind == "conflict")
+        tab.list.setCurrentRow(next(i for i, q in enumerate(store.queue()) if q.id == conflict.id))
+        tab.reviewer.setText("安娜")
+        tab.approve_button.click()
+        await tabs.refreshed()
+        assert store.queue() == []  # the counterexample closed with its conflict
+        await chains.refreshed()
+        assert chains.list.count() == 1  # the approval made a chain
+        tab.undo_button.click()
+        await tabs.refreshed()
+        await chains.refreshed()
+        assert sorted(q.kind for q in store.queue()) == ["conflict", "counterexample"]
+        assert tab.list.count() == 2
+        assert "待审" in tab.message.text()
+        assert chains.list.count() == 0  # no chain shows the approval any more
+        assert store.fact(conflict.fact.id).status == "conflict"
+        assert [(r.verdict, r.reviewer) for r in store.rulings(conflict.id)] == [("approve", "安娜"), ("undo", "安娜")]
+
+    try:
+        run(scenario())
+    finally:
+        win.close()
+        win.ctx.db.close()
