@@ -135,3 +135,23 @@ def test_memory_review_undo_on_the_command_line(
     assert main(["memory", "review", "undo", str(conflict), "--reviewer", "Ana"]) == 2  # nothing left to undo
     assert "has no ruling to undo" in capsys.readouterr().err
     store.db.close()
+
+
+def test_undo_of_a_team_proposal_ruling_puts_the_proposal_back(store_url: str) -> None:
+    from app.memory import FeedbackInput
+
+    clock = Clock()
+    store = make_store(store_url, clock)
+    for i, text in enumerate(["请简洁", "还是要简洁", "简洁一点"]):
+        clock.set(f"2026-03-1{i}T00:00:00")
+        store.record_feedback(FeedbackInput("ana", preference=text))
+    store.run_batch()
+    [item] = store.queue()
+    assert item.kind == "team_proposal"
+    before = _state(store.fact(item.fact.id))
+    store.approve(item.id, "lead")
+    assert store.promotions("team")[0]["status"] == "promoted"
+    store.undo_ruling(item.id, "lead")
+    assert store.promotions("team")[0]["status"] == "proposed"  # not promoted after all
+    assert _state(store.fact(item.fact.id)) == before
+    assert [q.id for q in store.queue()] == [item.id]
