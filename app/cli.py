@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("app.budget.cli", "plan slices, focus windows and request budgets of a replay for a model"),
     "provider": ("app.llm.cli", "model providers: test an endpoint, list profiles, store a key"),
     "analyze": ("app.pipeline.cli", "analyse a replay (offline rule-based analyst unless a model is given)"),
+    "report": ("app.pipeline.cli", "write the report of a stored analysis (.md, .html or .json); runs nothing"),
     "batch": ("app.pipeline.batch_cli", "analyse every replay of folders or files in parallel (resumable)"),
     "feedback": ("app.pipeline.feedback_cli", "give feedback on an analysis, a stage or a claim (memory, wisdom)"),
     "wisdom": ("app.wisdom.cli", "error-wisdom library: recorded errors, prevention rules, audits"),

@@ -37,6 +37,15 @@ OFFLINE_PROFILE = "offline"
 _SECRET_HEADERS = ("authorization", "api-key", "x-api-key", "proxy-authorization")
 
 
+def analysis_lang_of(ui_language: str, analysis_language: str) -> Lang:
+    """The language analyses run in for these two option values: its own, else the interface's, else the system's.
+
+    One rule for the settings file, the CLI's default and the settings dialog's budget preview (which reads the
+    form before it is saved), so the preview plans exactly as ``plan --lang`` with that language.
+    """
+    return Lang.parse(analysis_language or ui_language or None)
+
+
 class SettingsError(KnownError):
     """The settings file or a value is unusable (names the file or option and what is wrong)."""
 
@@ -535,8 +544,7 @@ class Settings:
 
     def analysis_lang(self) -> Lang:
         """The analysis language (the interface language when unset)."""
-        value = self.get("analysis_language")
-        return Lang.parse(value) if value else self.ui_lang()
+        return analysis_lang_of(self.get("ui_language"), self.get("analysis_language"))
 
     # -- providers and profiles -----------------------------------------------------------------------------
 

@@ -18,11 +18,21 @@ from pathlib import Path
 import shiboken6
 from PySide6 import QtGui
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen, QTextCharFormat, QTextCursor
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QGuiApplication,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QTextCharFormat,
+    QTextCursor,
+)
 from PySide6.QtWidgets import (
     QAbstractSlider,
     QCheckBox,
     QComboBox,
+    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -194,11 +204,13 @@ class StagePanel(Collapsible):
         time_clicked(float): an issue with a game time was clicked.
         feedback_requested(object): the analyst wants to give feedback on this stage (None) or a claim (its
             :class:`ui.claims_table.ClaimRow`).
+        copied(str): the stage's text was put on the clipboard (the text).
     """
 
     time_clicked = Signal(float)
     retitled = Signal()
     feedback_requested = Signal(object)
+    copied = Signal(str)
 
     def __init__(
         self, stage: ev.StageRef, title_zh: str, title_en: str, ui: UiLanguage, parent: QWidget | None = None
@@ -281,6 +293,14 @@ class StagePanel(Collapsible):
         self.claim_feedback_button.clicked.connect(self._claim_feedback)
         self.feedback_button = QPushButton(self)
         self.feedback_button.clicked.connect(lambda: self.feedback_requested.emit(None))
+        self.copy_button = QPushButton(self)
+        self.copy_button.clicked.connect(self.copy_text)
+        actions = QWidget(self)  # the stage's own actions on one row: copy its text, give feedback on it
+        actions_lay = QHBoxLayout(actions)
+        actions_lay.setContentsMargins(0, 0, 0, 0)
+        actions_lay.addWidget(self.copy_button)
+        actions_lay.addWidget(self.feedback_button)
+        actions_lay.addStretch(1)
         self.issues_section = Collapsible("", expanded=False, parent=self)
         self.issue_list = QListWidget(self)
         self.issue_list.setMaximumHeight(160)
@@ -303,7 +323,7 @@ class StagePanel(Collapsible):
             self.lookback_label,
             self.claims_section,
             self.issues_section,
-            self.feedback_button,
+            actions,
         ):
             self.add(w)
         if stage.kind is ev.StageKind.SUMMARY:
@@ -340,6 +360,7 @@ class StagePanel(Collapsible):
             return
         self.prompt_section.set_title(t("发送的提示词", "Prompt sent"))
         self.feedback_button.setText(t("对这个阶段反馈…", "Feedback on this stage…"))
+        self.copy_button.setText(t("复制本阶段文字", "Copy this stage's text"))
         self.claim_feedback_button.setText(t("对选中的断言反馈…", "Feedback on the selected claim…"))
         n = len(self.drafts)
         self.drafts_section.set_title(t(f"修订前草稿（{n}）", f"Drafts before revision ({n})"))
@@ -660,6 +681,22 @@ class StagePanel(Collapsible):
         """The streamed text so far (partial when cancelled)."""
         return self.live.text() if self._built else ""
 
+    def text(self) -> str:
+        """The stage's text as stored: the final Markdown once it finished, else what arrived so far."""
+        return self.final_text if self.final_text is not None else self.live_text()
+
+    def copy_text(self) -> str:
+        """Put the stage's text (its Markdown source, as the report has it) on the clipboard; returns it.
+
+        A stage without text yet copies nothing (the clipboard keeps what it had).
+        """
+        text = self.text()
+        if not text:
+            return ""
+        QGuiApplication.clipboard().setText(text)
+        self.copied.emit(text)
+        return text
+
     def _on_toggled(self, on: bool) -> None:
         if on:
             self._build()
@@ -728,6 +765,7 @@ class AnalysisView(QWidget):
         resume_requested(): the Resume button was pressed.
         reopen_requested(int): a stored analysis was picked.
         feedback_requested(object): a :class:`ui.feedback.FeedbackTarget` the analyst wants to give feedback on.
+        copied(str): a stage's text (or the summary) was put on the clipboard; the stage's title.
     """
 
     progress = Signal(int, int)
@@ -740,6 +778,7 @@ class AnalysisView(QWidget):
     resume_requested = Signal()
     reopen_requested = Signal(int)
     feedback_requested = Signal(object)
+    copied = Signal(str)
 
     def __init__(self, runner: AnalysisRunner, ui: UiLanguage, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -807,6 +846,9 @@ class AnalysisView(QWidget):
         self.summary_button = QPushButton(self)
         self.summary_button.setEnabled(False)
         self.summary_button.clicked.connect(self.show_summary)
+        self.copy_summary_button = QPushButton(self)
+        self.copy_summary_button.setEnabled(False)
+        self.copy_summary_button.clicked.connect(self.copy_summary)
         self.follow_box = QCheckBox(self)
         self.follow_box.setChecked(True)
         self.follow_box.toggled.connect(self._follow_toggled)
@@ -814,6 +856,7 @@ class AnalysisView(QWidget):
         side_lay = QVBoxLayout(side)
         side_lay.setContentsMargins(0, 0, 0, 0)
         side_lay.addWidget(self.summary_button)
+        side_lay.addWidget(self.copy_summary_button)
         side_lay.addWidget(self.outline, 1)
         side_lay.addWidget(self.follow_box)
         self.body_split = QSplitter(self)
@@ -837,6 +880,7 @@ class AnalysisView(QWidget):
         ui.bind(self, self.model_label.setText, "模型：", "Model:")
         ui.bind(self, self.placeholder.setText, "打开录像后按“分析”开始。", "Open a replay, then press Analyze.")
         ui.bind(self, self.summary_button.setText, "总结 ↑", "Summary ↑")
+        ui.bind(self, self.copy_summary_button.setText, "复制总结", "Copy summary")
         ui.bind(self, self.follow_box.setText, "跟随进行中的阶段", "Follow the running stage")
         ui.bind(self, self.outline.setToolTip, "点击跳到该阶段", "Click to jump to the stage")
 
@@ -925,6 +969,7 @@ class AnalysisView(QWidget):
         self.outline.clear()
         self.outline_items.clear()
         self.summary_button.setEnabled(False)
+        self.copy_summary_button.setEnabled(False)
         self.stages = []
         self.done = 0
         self.placeholder.hide()
@@ -961,6 +1006,7 @@ class AnalysisView(QWidget):
             group.add(panel)
         panel.time_clicked.connect(self.time_requested.emit)
         panel.feedback_requested.connect(lambda row, p=panel: self._feedback_on(p, row))
+        panel.copied.connect(lambda _text, p=panel: self.copied.emit(p.ui.t(p.title_zh, p.title_en)))
         self.panels[stage.key] = panel
         if stage.kind is ev.StageKind.SUMMARY_ROUND:
             self.summary_button.setEnabled(True)
@@ -1038,6 +1084,8 @@ class AnalysisView(QWidget):
             case ev.StageFinished():
                 panel = self._panel(e.stage)
                 panel.finished(e)
+                if e.stage.kind is ev.StageKind.SUMMARY_ROUND:
+                    self.copy_summary_button.setEnabled(True)
                 self._fold_finished(panel)
                 self._count()
             case ev.StageFailed():
@@ -1150,6 +1198,14 @@ class AnalysisView(QWidget):
             self.outline.insertTopLevelItem(0, item)
         panel.user_set = False
         self.jump_to(panel.stage.key)
+
+    def copy_summary(self) -> str | None:
+        """Put the summary's text on the clipboard (None, and a message, while there is no finished summary)."""
+        panel = self._summary_panel()
+        if panel is None or panel.final_text is None:
+            self.error.emit(self.ui.t("还没有完成的总结可以复制。", "There is no finished summary to copy yet."))
+            return None
+        return panel.copy_text()
 
     def _count(self) -> None:
         self.done = sum(1 for p in self.panels.values() if p.status in ENDED_STATES)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from app.errors import KnownError
+from app.i18n import Lang
 from ui.lang import UiLanguage
 
 log = logging.getLogger(__name__)
@@ -50,9 +51,17 @@ class BudgetPreview(QGroupBox):
 
     planned = Signal()
 
-    def __init__(self, ui: UiLanguage, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, ui: UiLanguage, parent: QWidget | None = None, *, plan_lang: Callable[[], Lang] | None = None
+    ) -> None:
+        """``plan_lang`` gives the analysis language the replay is planned in (default: the interface's).
+
+        The prompts of that language are what the model gets, so it decides every token count; the interface
+        language only words the labels (issue 30: an English window previewed a Chinese analysis in English).
+        """
         super().__init__(parent)
         self.ui = ui
+        self.plan_lang: Callable[[], Lang] = plan_lang or (lambda: self.ui.lang)
         self.replay: Path | None = None
         self.data: dict[str, Any] = {}
         self.plan: dict[str, Any] | None = None
@@ -140,7 +149,7 @@ class BudgetPreview(QGroupBox):
 
     async def _plan(self, gen: int, path: str, data: dict[str, Any]) -> None:
         try:
-            plan = await asyncio.to_thread(_compute, path, data, self.ui.lang)
+            plan = await asyncio.to_thread(_compute, path, data, self.plan_lang())
         except KnownError as exc:
             self._show(gen, None, str(exc))
             return

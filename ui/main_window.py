@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDockWidget,
@@ -106,6 +106,37 @@ SIDE_TABS = (("错误智慧", "Error wisdom"), ("记忆 / 事实 / 记分卡", "
 """The side tabs' titles, in their order."""
 SIDE_MODULES = ("app.memory.store", "app.wisdom.manager", "ui.tabs.memory_tabs", "ui.tabs.wisdom_tab")
 """What the side tabs import: loaded in a worker thread after the window shows (see ``showEvent``)."""
+
+
+EXPORT_FORMATS: tuple[tuple[str, str, str], ...] = (
+    (".md", "Markdown", "Markdown"),
+    (".html", "HTML 网页", "HTML page"),
+    (".json", "JSON（供脚本使用）", "JSON (for scripts)"),
+)
+"""File types of File → Export analysis: suffix, 中文, English (``replaysage report --out`` takes the same)."""
+
+
+def with_export_suffix(path: Path, suffix: str) -> Path:
+    """A typed file name with the picked file type's suffix when the name has no report suffix of its own."""
+    known = {s for s, _zh, _en in EXPORT_FORMATS} | {".markdown", ".htm"}
+    return path if path.suffix.lower() in known else path.with_name(path.name + suffix)
+
+
+def _export(db: Database, analysis_id: int, path: Path) -> Path:
+    """Write a stored analysis' report (a worker thread; the renderers of ``replaysage report``)."""
+    imported("app.pipeline.export")
+    from app.pipeline.export import export_report
+
+    export_report(db, analysis_id, path)
+    return path
+
+
+def _resume_target(db: Database, path: Path, profile: str, lang: Lang) -> tuple[str, int | None]:
+    """What a resume finds (worker thread; :func:`app.pipeline.service.resume_target`)."""
+    imported("app.pipeline.service")
+    from app.pipeline.service import resume_target
+
+    return resume_target(db, path, profile, lang)
 
 
 def _load_analysis(db: Database, analysis_id: int) -> AnalysisRecord:
@@ -227,6 +258,7 @@ class MainWindow(QMainWindow):
         # slow replay opened first can never replace one opened after it
         self.replay_loader = Loader(self, self._load_failed)
         self.history_loader = Loader(self, self._load_failed)
+        self.export_loader = Loader(self, self._load_failed)
 
         middle = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
@@ -293,6 +325,9 @@ class MainWindow(QMainWindow):
         self.analysis.error.connect(self.show_error)
         self.analysis.run_finished.connect(self._run_finished)
         self.analysis.feedback_requested.connect(self.open_feedback)
+        self.analysis.copied.connect(
+            lambda title: self.status_label.setText(self.ui.t(f"已复制：{title}", f"Copied: {title}"))
+        )
         self.ui.changed.connect(lambda _c: self._retitle())
         self._fill_models()
         self._retitle()
@@ -341,6 +376,10 @@ class MainWindow(QMainWindow):
         self.open_action = action(
             file_menu, "打开录像…", "Open replay…", QKeySequence.StandardKey.Open, self.open_dialog
         )
+        self.export_action = action(file_menu, "导出分析…", "Export analysis…", "Ctrl+E", self.export_dialog)
+        self.copy_summary_action = action(
+            file_menu, "复制总结", "Copy summary", "Ctrl+Shift+Y", self.analysis.copy_summary
+        )
         self.settings_action = action(file_menu, "设置…", "Settings…", "Ctrl+,", self.open_settings)
         self.quit_action = action(file_menu, "退出", "Quit", "Ctrl+Q", self.close)
         self.analyze_action = action(analysis_menu, "分析", "Analyze", "F5", self.request_analyze)
@@ -358,11 +397,16 @@ class MainWindow(QMainWindow):
             lambda: self.request_analyze(resume=True),
         )
         self.zh_action = action(
-            view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C", lambda: self.set_language(Lang.ZH)
+            view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C", lambda: self.choose_language(Lang.ZH)
         )
         self.en_action = action(
-            view_menu, "界面：English", "Interface: English", "Ctrl+Shift+E", lambda: self.set_language(Lang.EN)
+            view_menu, "界面：English", "Interface: English", "Ctrl+Shift+E", lambda: self.choose_language(Lang.EN)
         )
+        languages = QActionGroup(self)  # the menu shows which one is chosen
+        for act, lang in ((self.zh_action, Lang.ZH), (self.en_action, Lang.EN)):
+            act.setCheckable(True)
+            act.setChecked(lang is self.ui.lang)
+            languages.addAction(act)
         self.side_action = action(
             view_menu,
             "显示/隐藏侧栏",
@@ -376,6 +420,8 @@ class MainWindow(QMainWindow):
         self.shortcuts_action = action(help_menu, "键盘快捷键", "Keyboard shortcuts", "F1", self.show_shortcuts)
         self.shortcut_actions = [
             self.open_action,
+            self.export_action,
+            self.copy_summary_action,
             self.settings_action,
             self.quit_action,
             self.analyze_action,
@@ -770,6 +816,53 @@ class MainWindow(QMainWindow):
         self.file_dialog = dlg
         dlg.open()
 
+    def export_dialog(self) -> QFileDialog | None:
+        """Ctrl+E, File → Export analysis: save the shown analysis as Markdown, HTML or JSON (non-modal)."""
+        analysis_id = self.analysis.analysis_id
+        if analysis_id is None:
+            self.show_error(
+                self.ui.t(
+                    "没有可导出的分析：先分析录像，或从“历史分析”打开一次分析。",
+                    "There is no analysis to export: analyse the replay or open one from Past analyses first.",
+                )
+            )
+            return None
+        stem = self.info.path.stem if self.info is not None else "replaysage"
+        folder = Path(self.ctx.settings.get("replay_folder") or Path.home())
+        filters = [f"{self.ui.t(zh, en)} (*{suffix})" for suffix, zh, en in EXPORT_FORMATS]
+        dlg = QFileDialog(
+            self,
+            self.ui.t("导出分析", "Export analysis"),
+            str(folder / f"{stem}-analysis-{analysis_id}.md"),
+            ";;".join(filters),
+        )
+        dlg.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dlg.setOption(QFileDialog.Option.DontUseNativeDialog)  # the same dialog everywhere, and testable
+
+        def chosen(name: str) -> None:
+            picked = dlg.selectedNameFilter()
+            suffix = next((fmt[0] for fmt, text in zip(EXPORT_FORMATS, filters, strict=True) if text == picked), ".md")
+            self.export_to(with_export_suffix(Path(name), suffix), analysis_id)
+
+        dlg.fileSelected.connect(chosen)
+        self.export_file_dialog = dlg
+        dlg.open()
+        return dlg
+
+    def export_to(self, path: Path, analysis_id: int | None = None) -> asyncio.Future[None]:
+        """Write the report of ``analysis_id`` (default: the one shown) to ``path`` in a worker thread."""
+        aid = self.analysis.analysis_id if analysis_id is None else analysis_id
+        if aid is None:
+            raise KnownError(self.ui.t("没有可导出的分析。", "There is no analysis to export."))
+        db = self.ctx.db
+        self.status_label.setText(self.ui.t(f"正在导出到 {path}…", f"Exporting to {path}…"))
+        return _started(self.export_loader.start(lambda: _export(db, aid, path), self._exported))
+
+    def _exported(self, path: Path) -> None:
+        text = self.ui.t(f"分析已导出到 {path}", f"The analysis was exported to {path}")
+        self.message_bar.show_message(text, "info")
+        self.status_label.setText(text)
+
     def open_replay(self, path: Path) -> asyncio.Future[None]:
         """Parse ``path`` in a worker thread, then show it (card, timeline, past analyses, the latest one).
 
@@ -873,10 +966,41 @@ class MainWindow(QMainWindow):
             return None
         profile = self.analysis.model_picker.currentData() or self.ctx.settings.active_profile().name
         self.message_bar.hide()
+        if resume:
+            return self.spawn(self._resume(self.info.path, str(profile)))
         self.progress.setRange(0, 0)
         self.progress.show()
         self.status_label.setText(self.ui.t("正在准备分析…", "Preparing the analysis…"))
         return self.analysis.start(self.info.path, str(profile), resume=resume)
+
+    async def _resume(self, path: Path, profile: str) -> None:
+        """Shift+F5 / Resume: continue the unfinished analysis; with none, run nothing and say what there is.
+
+        A resume never starts a new, paid analysis (issue 30): when the newest analysis of this replay and model
+        is complete it is shown, and with no analysis at all the window says to press F5.
+        """
+        db, lang = self.ctx.db, self.run_settings().analysis_lang()
+        found, analysis_id = await asyncio.to_thread(_resume_target, db, path, profile, lang)
+        if found == "unfinished":
+            self.progress.setRange(0, 0)
+            self.progress.show()
+            self.status_label.setText(self.ui.t("正在准备分析…", "Preparing the analysis…"))
+            await self.analysis.start(path, profile, resume=True)
+            return
+        if found == "complete" and analysis_id is not None:
+            await self.reopen(analysis_id)
+            text = self.ui.t(
+                f"分析 #{analysis_id} 已经完成，没有可继续的部分：未运行分析，也未发送任何请求。",
+                f"Analysis #{analysis_id} is already complete: there is nothing to resume, so nothing was run "
+                "and no request was sent.",
+            )
+        else:
+            text = self.ui.t(
+                f"这个录像没有用 {profile} 进行到一半的分析，没有可继续的部分：按 F5 开始新的分析。",
+                f"This replay has no unfinished analysis with {profile}: nothing to resume. Press F5 to analyse it.",
+            )
+        self.message_bar.show_message(text, "info")
+        self.status_label.setText(text)
 
     _reopening = False
 
@@ -1006,9 +1130,24 @@ class MainWindow(QMainWindow):
         if wanted is not self.ui.lang:
             self.set_language(wanted)
 
+    def choose_language(self, lang: Lang) -> None:
+        """View → 中文 / English: the ``ui_language`` setting, saved at once, then the window switches.
+
+        The setting is the one source of truth: the settings dialog shows and writes the same value, and the next
+        start opens in it (issue 30: the menu's choice was never saved, and Settings' OK put the old one back).
+        """
+        try:
+            self.ctx.settings.set("ui_language", lang.value)
+            self.ctx.settings.save()
+        except (KnownError, OSError) as exc:  # the switch still happens; saying it is not kept is enough
+            self.show_error(self.ui.t(f"界面语言未能保存：{exc}", f"The interface language was not saved: {exc}"))
+        self.set_language(lang)
+
     def set_language(self, lang: Lang) -> None:
-        """Switch the interface language live."""
+        """Switch the interface language live (for this session; :meth:`choose_language` also keeps it)."""
         self.ui.set_lang(lang)
+        self.zh_action.setChecked(lang is Lang.ZH)
+        self.en_action.setChecked(lang is Lang.EN)
         self._fill_models()
         if self._side_built:  # else they are built later, in the new language
             self._build_side_tabs()

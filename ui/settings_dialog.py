@@ -40,15 +40,20 @@ from app.budget.errors import BudgetConfigError
 from app.budget.preview import profile_problem
 from app.budget.profile import ModelProfile
 from app.errors import KnownError
+from app.i18n import Lang
 from app.library.autosave import check_pattern
 from app.secrets import SecretStore, mask
-from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings, ProviderSettings, Settings
+from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings, ProviderSettings, Settings, analysis_lang_of
 from ui.budget_preview import BudgetPreview
 from ui.lang import UiLanguage
 from ui.settings_presets import PRESETS, Preset
 from ui.theme import themed
 
 LANG_CHOICES = (("", "跟随系统", "System"), ("zh", "中文", "中文"), ("en", "English", "English"))
+"""The interface language's choices: code ("" = the system's), 中文, English."""
+ANALYSIS_LANG_CHOICES = (("", "与界面相同", "Same as the interface"), *LANG_CHOICES[1:])
+"""The analysis language's choices: unset it follows the interface language (``Settings.analysis_lang``), not the
+system's, so its first item says that."""
 
 
 def bundled_mods(ui: UiLanguage) -> list[tuple[str, str]]:
@@ -171,8 +176,11 @@ class SettingsDialog(QDialog):
         form = QFormLayout(page)
         self.ui_language = QComboBox()
         self.analysis_language = QComboBox()
-        for box, key in ((self.ui_language, "ui_language"), (self.analysis_language, "analysis_language")):
-            for code, zh, en in LANG_CHOICES:
+        for box, key, choices in (
+            (self.ui_language, "ui_language", LANG_CHOICES),
+            (self.analysis_language, "analysis_language", ANALYSIS_LANG_CHOICES),
+        ):
+            for code, zh, en in choices:
                 box.addItem("", code)
                 self._item(box, box.count() - 1, zh, en)
             box.setCurrentIndex(max(0, box.findData(self.settings.get(key))))
@@ -213,6 +221,10 @@ class SettingsDialog(QDialog):
         for key, widget in rows:
             self.general_labels[key] = self._row(form, OPTIONS[key].title_zh, OPTIONS[key].title_en, widget)
         return page
+
+    def analysis_lang(self) -> Lang:
+        """The analysis language the form names now (the budget preview plans in it, as ``plan --lang`` does)."""
+        return analysis_lang_of(str(self.ui_language.currentData()), str(self.analysis_language.currentData()))
 
     def knowledge_mod_value(self) -> str:
         """The chosen mod id ("" = detect); a typed id is taken as is."""
@@ -426,7 +438,9 @@ class SettingsDialog(QDialog):
         for box in self.m_prices:
             box.setRange(0, 1000)
             box.setDecimals(4)
-        self.budget_preview = BudgetPreview(self.ui)
+        self.budget_preview = BudgetPreview(self.ui, plan_lang=self.analysis_lang)
+        for lang_box in (self.ui_language, self.analysis_language):  # they decide the language it plans in
+            lang_box.currentIndexChanged.connect(lambda _i: self.budget_preview.schedule())
         self.budget_preview.set_replay(self.replay)
         self.m_context.valueChanged.connect(self._budget_hint)
         self.m_budget.valueChanged.connect(self._budget_hint)

@@ -31,7 +31,9 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     model.add_argument("--context-length", metavar="N", help="model context length (e.g. 128000, 256K, 1M)")
     p.add_argument("--budget", metavar="N", default="0", help="context budget (0 = tier default)")
     p.add_argument("--max-tokens", metavar="N", default=None, help="output token limit (default 8192)")
-    p.add_argument("--lang", default=None, help="zh or en (default: system language)")
+    p.add_argument(
+        "--lang", default=None, help="zh or en (default: the analysis language of the settings, as analyze uses)"
+    )
     p.add_argument("--json", action="store_true", help="print stable JSON")
     p.set_defaults(func=_plan)
 
@@ -84,13 +86,19 @@ def _model_settings(name: str) -> dict[str, Any]:
         ) from exc
 
 
+def _settings_lang() -> Any:
+    from app.settings import Settings
+
+    return Settings.load().analysis_lang()
+
+
 def _plan(args: argparse.Namespace) -> int:
     from app.budget.from_replay import plan_replay_file
     from app.i18n import Lang
     from app.safetext import json_text
 
-    try:
-        lang = Lang.parse(args.lang)
+    try:  # without --lang, the language analyze would run in: the plan is that analysis' plan
+        lang = Lang.parse(args.lang) if args.lang else _settings_lang()
     except ValueError as exc:
         raise KnownError(str(exc)) from exc
     profile = _profile(args)

@@ -29,9 +29,15 @@ CONFIDENCE_RANK = {
     "确定": 3,
 }
 _CORRECTION = re.compile(
-    r"^\s*[-*]?\s*(?:原文|原句|was)\s*[:：]\s*(?P<was>.+?)\s*\n\s*[-*]?\s*(?:改为|now)\s*[:：]\s*(?P<now>.*?)\s*$",
+    r"^[^\S\n]*[-*]?[^\S\n]*[`*]*(?:原文|原句|was)[^\S\n]*[:：][`*]*[^\S\n]*(?P<was>\S.*?)[^\S\n]*\n"
+    r"[^\S\n]*[-*]?[^\S\n]*[`*]*(?:改为|now)[^\S\n]*[:：][`*]*[^\S\n]*(?P<now>.*?)[^\S\n]*$",
     re.MULTILINE | re.IGNORECASE,
 )
+"""A ``was: … / now: …`` pair (``原文：… / 改为：…``), the markers maybe in backticks or bold as the prompt shows
+them. Only ``[^\\S\\n]`` (spaces and tabs, never a line break) may
+pad the markers: an empty ``now:`` deletes its sentence and must not read the next line ("[claims]", or the next
+pair's ``was:``) as the replacement (issue 30)."""
+_LIST_MARK = re.compile(r"[^\S\n]*(?:[-*+•]|\d+[.)、])?[^\S\n]*")
 CORRECTIONS_MARKERS = ("[更正]", "[corrections]", "[Corrections]")
 _WINDOW_CORRECTION = re.compile(
     r"^\s*(?:[-*•]|\d+[.)、])?\s*(?:窗口|window)\s*(?P<n>\d+)\s*(?:[（(][^）)]*[）)])?\s*[:：]\s*(?P<text>\S.*?)\s*$",
@@ -127,12 +133,36 @@ def apply_corrections(draft_text: str, revision_text: str) -> tuple[str, list[st
     text = draft_text
     unplaced: list[str] = []
     for m in _CORRECTION.finditer(corrections_section(revision_text) or revision_text):
-        was, now = m.group("was").strip().strip("“”\"'"), m.group("now").strip().strip("“”\"'")
+        was, now = m.group("was").strip().strip("“”\"'`"), m.group("now").strip().strip("“”\"'`")
         if was and was in text:
-            text = text.replace(was, now, 1)
+            text = text.replace(was, now, 1) if now else delete_sentence(text, was)
         elif now:
             unplaced.append(now)
     return text, unplaced
+
+
+def delete_sentence(text: str, sentence: str) -> str:
+    """``text`` without the first ``sentence`` and the space that set it apart.
+
+    What follows on the same line closes up; a sentence that was its line's whole content (after a list mark)
+    takes the line with it, so no empty bullet or extra blank line is left behind.
+    """
+    i = text.find(sentence)
+    if i < 0:
+        return text
+    before, after = text[:i], text[i + len(sentence) :]
+    rest = after.lstrip(" \t")
+    if rest and not rest.startswith("\n"):  # more of the line follows: it takes the sentence's place
+        return before + rest
+    line_start = before.rfind("\n") + 1
+    if not _LIST_MARK.fullmatch(before[line_start:]):  # the line keeps what came before the sentence
+        return before.rstrip(" \t") + rest
+    before, rest = before[:line_start], rest[1:]  # the whole line goes, its line break too
+    if before.endswith("\n\n") and (rest.startswith("\n") or not rest):
+        before = before[:-1]  # the paragraph break before the line and the one after it become one
+    if not rest:
+        before = before.rstrip("\n")
+    return before + rest
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,10 +62,11 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     rl.add_argument("--json", action="store_true")
     rl.set_defaults(func=_review_list)
     for name, text in (
-        ("show", "one item: both sides with their evidence"),
-        ("approve", "the proposed fact wins (reversibly: flip-back undoes it)"),
+        ("show", "one item: both sides with their evidence, and its rulings"),
+        ("approve", "the proposed fact wins (reversibly: `review undo ID` undoes it)"),
         ("reject", "the proposed fact is kept as an observation only; the current one stays"),
         ("split", "both hold, each in its own scope: --scope ATTR=VALUE --other-scope ATTR=VALUE"),
+        ("undo", "undo the ruling on item ID: both facts as before, the item (and what closed with it) open again"),
     ):
         r = rsub.add_parser(name, help=text)
         r.add_argument("id", type=int, help="review item number")
@@ -329,6 +330,8 @@ def _review_action(args: argparse.Namespace) -> int:
             item = store.approve(args.id, _reviewer(args), args.note)
         elif action == "reject":
             item = store.reject(args.id, _reviewer(args), args.note)
+        elif action == "undo":
+            item = store.undo_ruling(args.id, _reviewer(args), args.note)
         else:
             key, fact_value = _scope_arg(args.scope)
             other_key, other_value = _scope_arg(args.other_scope)
@@ -337,13 +340,34 @@ def _review_action(args: argparse.Namespace) -> int:
             item = store.split_scope(
                 args.id, _reviewer(args), key=key, fact_value=fact_value, other_value=other_value, note=args.note
             )
+        history = store.rulings(item.id)
     finally:
         store.db.close()
     if args.json:
-        _print_json(item.to_json())
+        _print_json({**item.to_json(), "history": [r.to_json() for r in history]})
     else:
-        print(_item_text(item, _lang()))
+        lang = _lang()
+        print(_item_text(item, lang))
+        for r in history:
+            note = f" — {r.note}" if r.note else ""
+            print(f"  {_when(r.ts)} {_verdict_word(r.verdict, lang)} · {r.reviewer}{note}")
     return 0
+
+
+VERDICT_WORDS = {
+    "approve": ("采纳", "approved"),
+    "reject": ("驳回", "rejected"),
+    "split": ("按范围拆分", "split by scope"),
+    "undo": ("撤销上一次裁决", "undid the ruling before"),
+}
+"""A ruling in the history, in words (the stored verdict is the key)."""
+
+
+def _verdict_word(verdict: str, lang: Any) -> str:
+    from app.i18n import pick
+
+    zh, en = VERDICT_WORDS.get(verdict, (verdict, verdict))
+    return pick(lang, zh, en)
 
 
 def _audit_sample(args: argparse.Namespace) -> int:

@@ -59,7 +59,7 @@ from app.memory.tables import (
     MemSupersede,
     MemVerdict,
 )
-from app.memory.views import EpisodeView, FactView, QueueView, fact_view, queue_view
+from app.memory.views import EpisodeView, FactView, QueueView, RulingView, fact_view, queue_view
 from app.store import Database
 from app.store.blocks import join_blocks, read_blocks, store_texts
 from app.store.paging import SortKey, count_rows, page_of
@@ -85,6 +85,33 @@ HUMAN_RULING = EvidenceKind.EXPLICIT
 
 def _dumps(d: Any) -> str:
     return json.dumps(d, ensure_ascii=False, sort_keys=True)
+
+
+RULINGS = ("approve", "reject", "split")
+"""The verdicts of a reviewer on a review item; each records what it changed, so :meth:`MemoryStore.undo_ruling`
+puts it back."""
+RULED_COLUMNS = (
+    "status",
+    "scope",
+    "content_zh",
+    "content_en",
+    "approved_by",
+    "confidence",
+    "supersedes_id",
+    "superseded_by_id",
+    "chain_depth",
+    "activated_at",
+    "lead_days",
+)
+"""The columns of a fact a ruling may change (``_supersede``, ``_activate``, ``_narrow``, the ledger)."""
+GUARDED = tuple(c for c in RULED_COLUMNS if c != "confidence")
+"""Changed since the ruling, these make an undo refuse: new evidence only moves the confidence, which an undo
+adjusts by the ruling's own share instead."""
+
+
+def _ruled_state(f: MemFact) -> dict[str, Any]:
+    """The columns a ruling changes, as JSON values."""
+    return {c: getattr(f, c) for c in RULED_COLUMNS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -1072,6 +1099,8 @@ class MemoryStore:
                 )
             fact = self._get(s, item.fact_id)
             other = s.get(MemFact, item.other_fact_id) if item.other_fact_id is not None else None
+            sides_before = {f.id: _ruled_state(f) for f in (fact, other) if f is not None}
+            promo_before: list[Any] | None = None
             if item.kind == "team_proposal":
                 promo = s.scalar(
                     select(MemPromotion)
@@ -1083,6 +1112,7 @@ class MemoryStore:
                     .limit(1)
                 )
                 if promo is not None:
+                    promo_before = [promo.id, promo.status]
                     promo.status = "promoted" if verdict == "approve" else "rejected"
             elif verdict == "approve":
                 if other is not None and other.status in (
@@ -1115,6 +1145,7 @@ class MemoryStore:
             item.resolution = {"approve": "approved", "reject": "rejected", "split": "split"}[verdict]
             item.reviewer = reviewer
             sides = [fact.id] + ([other.id] if other is not None else [])
+            closed: list[int] = []
             for linked in s.scalars(
                 select(MemQueueItem).where(  # a counterexample closes with its conflict
                     MemQueueItem.kind == "counterexample",
@@ -1124,6 +1155,21 @@ class MemoryStore:
                 )
             ).all():
                 linked.resolved_at, linked.resolution, linked.reviewer = now, f"closed with #{item.id}", reviewer
+                closed.append(linked.id)
+            s.flush()  # the supersede link gets its id
+            made = s.scalar(
+                select(MemSupersede.id)
+                .where(MemSupersede.new_fact_id == fact.id, MemSupersede.created_at == now)
+                .order_by(MemSupersede.id.desc())
+                .limit(1)
+            )
+            undo = {
+                "before": {str(k): v for k, v in sides_before.items()},
+                "after": {str(f.id): _ruled_state(f) for f in (fact, other) if f is not None},
+                "closed": closed,
+                "supersede": made,
+                "promotion": promo_before,
+            }
             s.add(
                 MemVerdict(
                     fact_id=fact.id,
@@ -1133,10 +1179,98 @@ class MemoryStore:
                     audit=False,
                     ts=now,
                     note=note,
+                    undo_state=_dumps(undo),
                 )
             )
             s.flush()
             return queue_view(item, fact_view(fact), fact_view(other) if other else None)
+
+    def undo_ruling(self, item_id: int, reviewer: str, note: str = "") -> QueueView:
+        """Undo the ruling (approve, reject or split) on a review item: everything it changed is as it was.
+
+        Both facts get back their status, scope, texts, supersede pointers, approval and the confidence the
+        ruling added; the supersede it made counts as flipped back; the counterexample items it closed and the
+        item itself are open again (back in the queue). The ruling's verdict row stays and an ``undo`` row is
+        added, so the history keeps both events. Refused when a fact changed in a ruled-on way since (a later
+        ruling or analysis): putting the old state back would overwrite that.
+        """
+        now = self.clock()
+        with self.db.session() as s:
+            item = s.get(MemQueueItem, item_id, with_for_update=True)
+            if item is None:
+                raise UnknownFactError(f"review item {item_id} does not exist")
+            if item.resolved_at is None:
+                raise MemoryStateError(f"review item {item_id} is open: it has no ruling to undo")
+            ruling = s.scalar(
+                select(MemVerdict)
+                .where(MemVerdict.queue_item_id == item.id, MemVerdict.audit.is_(False))
+                .order_by(MemVerdict.id.desc())
+                .limit(1)
+            )
+            if ruling is None or ruling.verdict not in RULINGS:
+                raise MemoryStateError(
+                    f"review item {item_id} was {item.resolution or 'closed'} without a reviewer's ruling on it: "
+                    "undo the ruling that closed it"
+                )
+            if not ruling.undo_state:
+                raise MemoryStateError(
+                    f"review item {item_id} was ruled on before rulings could be undone: use `memory flip-back`"
+                )
+            state = json.loads(ruling.undo_state)
+            facts = {int(k): self._get(s, int(k)) for k in state["after"]}
+            for fid, after in state["after"].items():
+                current = _ruled_state(facts[int(fid)])
+                changed = [k for k in GUARDED if current[k] != after[k]]
+                if changed:
+                    raise MemoryStateError(
+                        f"fact {fid} changed after the ruling on review item {item_id} ({', '.join(changed)}): "
+                        "undoing it would overwrite that"
+                    )
+            for fid, before in state["before"].items():
+                f = facts[int(fid)]
+                ruled, kept = float(state["after"][fid]["confidence"]), float(f.confidence)
+                for key, value in before.items():
+                    setattr(f, key, value)
+                if kept != ruled:  # evidence arrived since: take back only what the ruling added
+                    f.confidence = min(1.0, max(0.0, kept - (ruled - float(before["confidence"]))))
+                f.updated_at = now
+            if state.get("supersede") is not None:
+                link = s.get(MemSupersede, int(state["supersede"]))
+                if link is not None and link.flipped_back_at is None:
+                    link.flipped_back_at = now
+            if state.get("promotion"):
+                promo = s.get(MemPromotion, int(state["promotion"][0]))
+                if promo is not None:
+                    promo.status = str(state["promotion"][1])
+            for closed_id in state.get("closed", []):
+                linked = s.get(MemQueueItem, int(closed_id))
+                if linked is not None and linked.resolution == f"closed with #{item.id}":
+                    linked.resolved_at, linked.resolution, linked.reviewer = None, "", ""
+            item.resolved_at, item.resolution, item.reviewer = None, "", ""
+            s.add(
+                MemVerdict(
+                    fact_id=item.fact_id,
+                    queue_item_id=item.id,
+                    reviewer=reviewer,
+                    verdict="undo",
+                    audit=False,
+                    ts=now,
+                    note=note,
+                )
+            )
+            s.flush()
+            other = facts.get(item.other_fact_id) if item.other_fact_id is not None else None
+            return queue_view(item, fact_view(facts[item.fact_id]), fact_view(other) if other else None)
+
+    def rulings(self, item_id: int) -> list[RulingView]:
+        """Every verdict on a review item, oldest first: rulings and their undos (the item's history)."""
+        with self.db.read() as s:
+            rows = s.scalars(
+                select(MemVerdict)
+                .where(MemVerdict.queue_item_id == item_id, MemVerdict.audit.is_(False))
+                .order_by(MemVerdict.id)
+            ).all()
+            return [RulingView(v.id, v.verdict, v.reviewer, v.ts, v.note) for v in rows]
 
     @staticmethod
     def _earned_status(f: MemFact) -> FactStatus:

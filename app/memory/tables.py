@@ -149,6 +149,8 @@ class MemVerdict(Base):
     audit: Mapped[bool] = mapped_column(Boolean, default=False)
     ts: Mapped[float] = mapped_column(Float, index=True)
     note: Mapped[str] = mapped_column(Text, default="")
+    undo_state: Mapped[str] = mapped_column(Text, default="")
+    """A ruling's JSON record of what it changed (``memory_0005``): what an undo puts back; "" for other verdicts."""
 
 
 class MemBatch(Base):

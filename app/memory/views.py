@@ -101,6 +101,21 @@ class QueueView:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class RulingView:
+    """One verdict in a review item's history: a ruling (approve, reject, split) or the undo of one."""
+
+    id: int
+    verdict: str
+    reviewer: str
+    ts: float
+    note: str
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-compatible dict (stable keys)."""
+        return {"id": self.id, "verdict": self.verdict, "reviewer": self.reviewer, "ts": self.ts, "note": self.note}
+
+
 def source_view(s: MemSource) -> SourceView:
     """View of a source row."""
     return SourceView(s.id, s.episode_id, s.ts, s.quote, s.polarity, s.kind, json.loads(s.context or "{}"))

@@ -24,10 +24,20 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     p.add_argument("--context-length", type=int, default=128_000, help="context length of --model-id (default 128000)")
     p.add_argument("--max-tokens", type=int, default=8192, help="output limit of --model-id (default 8192)")
     p.add_argument("--lang", help="analysis language: zh or en (default: settings, then the system locale)")
-    p.add_argument("--resume", action="store_true", help="continue the last unfinished analysis of this file/model")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the last unfinished analysis of this file/model; when it is complete, run nothing "
+        "(with --out, write its report)",
+    )
     p.add_argument("--out", help="write a report: .md, .html or .json")
     p.add_argument("--quiet", action="store_true", help="no live progress")
     p.set_defaults(func=_cmd_analyze)
+    r = sub.add_parser("report", help="write the report of a stored analysis (.md, .html or .json); runs nothing")
+    r.add_argument("analysis_id", type=int, metavar="ANALYSIS_ID", help="the analysis number (analyze prints it)")
+    r.add_argument("--out", help="the report file: .md, .html or .json (default: Markdown on stdout)")
+    r.add_argument("--lang", help="language of the report's headings: zh or en (default: the analysis' language)")
+    r.set_defaults(func=_cmd_report)
 
 
 class _Progress:
@@ -112,6 +122,16 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     except BaseException:
         db.close()
         raise
+    if args.resume:
+        from app.pipeline.service import resume_target
+
+        found, done_id = resume_target(db, path, choice.label, lang)
+        if found == "complete" and done_id is not None:  # nothing to resume, and nothing new starts (issue 30)
+            try:
+                asyncio.run(provider.aclose())
+                return _report_completed(db, done_id, args.out, lang)
+            finally:
+                db.close()
     progress = _Progress(not args.quiet, lang)
 
     async def main() -> int:
@@ -140,6 +160,54 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         f"{len(fatal)} fatal"
     )
     return 0 if not not_done else 1
+
+
+def _report_completed(db: Database, analysis_id: int, out: str | None, lang: Any) -> int:
+    """``analyze --resume`` found the analysis complete: say so, write its report when asked, run nothing."""
+    from pathlib import Path
+
+    from app.i18n import pick
+    from app.pipeline.export import export_report
+
+    print(
+        pick(
+            lang,
+            f"分析 #{analysis_id} 已经完成，没有可继续的部分：本次未运行分析，也未发送任何请求。",
+            f"analysis #{analysis_id} is already complete: nothing to resume, so nothing was run and no request "
+            "was sent.",
+        ),
+        file=sys.stderr,
+    )
+    if out:
+        export_report(db, analysis_id, Path(out), lang)
+        print(pick(lang, f"报告已写入 {out}", f"report written to {out}"), file=sys.stderr)
+    print(f"analysis #{analysis_id}: complete")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    """``replaysage report ID --out FILE``: the stored analysis through the same renderers ``analyze --out`` uses."""
+    from pathlib import Path
+
+    from app.i18n import Lang
+    from app.pipeline.export import check_report_path, export_report, load_analysis, report_lang
+    from app.pipeline.report import report_dict, report_markdown
+    from app.store import open_database
+
+    lang = Lang.parse(args.lang) if args.lang else None
+    if args.out:
+        check_report_path(Path(args.out))
+    db = open_database()
+    try:
+        if args.out:
+            rec = export_report(db, args.analysis_id, Path(args.out), lang)
+            print(f"report of analysis #{rec.id} ({rec.status}) written to {args.out}", file=sys.stderr)
+        else:
+            rec = load_analysis(db, args.analysis_id)
+            print(report_markdown(report_dict(rec), report_lang(rec, lang)), end="")
+    finally:
+        db.close()
+    return 0
 
 
 def _model(args: argparse.Namespace, settings: Settings, db: Database) -> tuple[ModelChoice, ChatProvider]:

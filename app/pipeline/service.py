@@ -173,6 +173,26 @@ def _stored_calibration(plan: dict[str, Any]) -> Calibration | None:
     return Calibration(coefficient=float(est.get("coefficient", 1.0)), samples=int(est.get("samples", 0)))
 
 
+def resume_target(db: Database, replay_path: str | Path, model_label: str, lang: Lang) -> tuple[str, int | None]:
+    """What a resume of this replay and model finds: ``("unfinished", id)``, ``("complete", id)`` or ``("none", None)``.
+
+    Resume means "finish what was started": the newest analysis of this replay with this model decides. An
+    unfinished one is continued; one that completed in this language leaves nothing to do, and a front end must
+    not start a new, paid analysis in its place (issue 30) but show that one.
+    """
+    from app.pipeline.prepare import file_sha256
+    from app.pipeline.repository import UNFINISHED_RUN_STATES
+
+    for rec in AnalysisRepository(db).for_replay(file_sha256(Path(replay_path))):
+        if rec.model_label != model_label:
+            continue
+        if rec.status in UNFINISHED_RUN_STATES:
+            return "unfinished", int(rec.id)
+        if rec.status == "completed" and rec.lang == lang.value:
+            return "complete", int(rec.id)
+    return "none", None
+
+
 def analyses_of(db: Database, replay_path: str | Path) -> list[Any]:
     """Stored analyses of a replay file, newest first."""
     from app.pipeline.prepare import file_sha256

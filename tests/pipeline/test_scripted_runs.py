@@ -453,3 +453,27 @@ def test_a_revision_repairs_the_flagged_claim_and_keeps_what_passed(server: Scri
 
     text = report_markdown(report_dict(rec), Lang.ZH)
     assert "验证：发现 1 · 修正 1 · 剩余 0" in text
+
+
+def test_a_revision_that_deletes_a_sentence_leaves_no_marker_in_the_text(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    """An empty ``改为：`` deletes the sentence; the ``[机器可读声明]`` line after it never enters the analysis."""
+    f = _raw_facts()
+    (_, name_a), _ = f["players"]
+    power = {"time": "7:01.33", "player": name_a, "kind": "power", "name": "SpecialPower_ShrinkRay"}
+    wrong_sentence = "7:01 时 #515 对 #530 使用了缩小射线。"
+    draft = (
+        "开局双方都很稳。"
+        + wrong_sentence
+        + "之后继续交战。\n[机器可读声明]\n"
+        + _claims(eventClaims=[{**power, "actorId": 515, "targetId": 530}])
+    )
+    revision = "[更正]\n原文：" + wrong_sentence + "\n改为：\n[机器可读声明]\n" + _claims(eventClaims=[])
+    server.enqueue(Reply.chat(draft), match=is_window(_first_window_start()))
+    server.enqueue(Reply.chat(revision), match=is_revision)
+    rec, _ = _run(server, tmp_path / "d.sqlite3")
+    w = next(s for s in rec.stages if s.key == "window:0:0")
+    assert w.revised
+    assert w.text == "开局双方都很稳。之后继续交战。"
+    assert w.claims["eventClaims"] == []

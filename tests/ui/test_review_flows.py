@@ -30,7 +30,7 @@ def _window(qtbot: Any, seed: bool, lang: Lang = Lang.EN) -> tuple[MainWindow, M
     return win, store
 
 
-def test_review_approve_reject_split_record_the_reviewer_and_undo_flips_back(qtbot: Any, run: Any) -> None:
+def test_review_approve_reject_split_record_the_reviewer_and_each_undo_returns_the_item(qtbot: Any, run: Any) -> None:
     win, store = _window(qtbot, seed=True)
     tabs: Any = win.memory_tabs
     tab = tabs.queue
@@ -71,13 +71,23 @@ def test_review_approve_reject_split_record_the_reviewer_and_undo_flips_back(qtb
         assert store.fact(first.other.id).status == "superseded"
         assert Settings.load().get("reviewer_name") == "Ana"  # asked once: kept for later sessions
         assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (2)"
-        # undo on the same screen: the replaced fact is current again
+        assert [f.id for f in store.chain(first.other.id)] == [first.other.id, first.fact.id]
+        # undo on the same screen: the item is back in the queue, both facts as before, the chain without it
         assert tab.undo_button.isEnabled()
         tab.undo_button.click()
         await tabs.refreshed()
-        assert store.fact(first.other.id).status == "active"
-        assert store.fact(first.fact.id).status == "superseded"
+        assert (store.fact(first.other.id).status, store.fact(first.fact.id).status) == ("hypothesis", "conflict")
+        assert store.fact(first.fact.id).approved_by == ""
+        assert [f.id for f in store.chain(first.other.id)] == [first.other.id]
+        assert [q.id for q in store.queue()] == [q.id for q in items]
+        assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (3)"
+        assert "back in the queue" in tab.message.text()
         assert not tab.undo_button.isEnabled()
+        assert [r.verdict for r in store.rulings(first.id)] == ["approve", "undo"]  # the history keeps both
+        await until(lambda: first.fact.value in tab.right.toPlainText(), what="the item shown again")
+        tab.approve_button.click()  # decided again, for good
+        await tabs.refreshed()
+        assert store.fact(first.fact.id).status == "active"
         # reject the next one
         second = store.queue()[0]
         await until(lambda: second.fact.value in tab.right.toPlainText(), what="the next item")
@@ -101,6 +111,34 @@ def test_review_approve_reject_split_record_the_reviewer_and_undo_flips_back(qtb
         assert store.queue() == []
         assert tab.empty.isVisibleTo(tab)  # says what fills the queue
         assert tabs.tabText(tabs.indexOf(tab)) == "Review queue"
+        # Reject and Split have undo too: each press takes back one more ruling, newest first
+        tab.undo_button.click()
+        await tabs.refreshed()
+        assert [q.id for q in store.queue()] == [third.id]
+        assert "opponents" not in store.fact(third.fact.id).scope
+        assert "opponents" not in store.fact(third.other.id).scope
+        tab.undo_button.click()
+        await tabs.refreshed()
+        assert [q.id for q in store.queue()] == [second.id, third.id]
+        assert store.fact(second.fact.id).status == "conflict"
+        assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (2)"
+        assert [r.verdict for r in store.rulings(second.id)] == ["reject", "undo"]
+        # any ruling (an earlier session's, the command line's too) is undone from the decided items
+        tab.show_decided.setChecked(True)
+        await tabs.refreshed()
+        assert tab.list.count() == 3
+        assert tab.list.item(2).text().startswith("approved · Ana  [")
+        assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (2)"  # the badge counts open items only
+        tab.list.setCurrentRow(2)
+        assert not tab.approve_button.isEnabled()  # a decided item: only its ruling can be undone
+        assert tab.undo_selected_button.isEnabled()
+        tab.undo_selected_button.click()
+        await tabs.refreshed()
+        assert sorted(q.id for q in store.queue()) == sorted(q.id for q in items)
+        assert (store.fact(first.fact.id).status, store.fact(first.other.id).status) == ("conflict", "hypothesis")
+        assert [r.verdict for r in store.rulings(first.id)] == ["approve", "undo", "approve", "undo"]
+        assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (3)"
+        assert not tab.undo_button.isEnabled()  # that was the last ruling made here: nothing left to take back
 
     try:
         run(scenario())
@@ -161,6 +199,51 @@ def test_review_queue_reads_in_chinese_on_a_chinese_screen(qtbot: Any, run: Any)
         assert {row[1] for row in rows} >= {"偏好"}
         assert {row[2] for row in rows} >= {"使用中", "冲突"}
         assert any("使用盟军时" in row[4] for row in rows)
+
+    try:
+        run(scenario())
+    finally:
+        win.close()
+        win.ctx.db.close()
+
+
+def test_undo_of_an_approval_returns_the_conflict_and_its_counterexample_and_clears_the_chain(
+    qtbot: Any, run: Any
+) -> None:
+    """Issue 30: after Approve → Undo both items were gone from the queue and the chain showed the approval."""
+    ctx = AppContext.open()
+    store = MemoryStore(ctx.db, clock=Clock())
+    analyse(store, run_ep("r1", "p", ("A", "B")))
+    analyse(store, run_ep("r2", "p", ("C", "D"), played="2026-01-02T00:00:00"))  # a conflict for a human
+    analyse(store, run_ep("r3", "p", ("A", "B"), played="2026-01-03T00:00:00"))  # the counterexample
+    win = MainWindow(ctx, UiLanguage(Lang.ZH))
+    qtbot.addWidget(win)
+    win.show()
+    tabs: Any = win.memory_tabs
+    tab, chains = tabs.queue, tabs.chains
+
+    async def scenario() -> None:
+        await tabs.refreshed()
+        kinds = sorted(q.kind for q in store.queue())
+        assert kinds == ["conflict", "counterexample"]
+        assert tab.list.count() == 2
+        conflict = next(q for q in store.queue() if q.kind == "conflict")
+        tab.list.setCurrentRow(next(i for i, q in enumerate(store.queue()) if q.id == conflict.id))
+        tab.reviewer.setText("安娜")
+        tab.approve_button.click()
+        await tabs.refreshed()
+        assert store.queue() == []  # the counterexample closed with its conflict
+        await chains.refreshed()
+        assert chains.list.count() == 1  # the approval made a chain
+        tab.undo_button.click()
+        await tabs.refreshed()
+        await chains.refreshed()
+        assert sorted(q.kind for q in store.queue()) == ["conflict", "counterexample"]
+        assert tab.list.count() == 2
+        assert "待审" in tab.message.text()
+        assert chains.list.count() == 0  # no chain shows the approval any more
+        assert store.fact(conflict.fact.id).status == "conflict"
+        assert [(r.verdict, r.reviewer) for r in store.rulings(conflict.id)] == [("approve", "安娜"), ("undo", "安娜")]
 
     try:
         run(scenario())

@@ -20,6 +20,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -141,14 +142,35 @@ def query_chains(store: MemoryStore, lang: Lang) -> tuple[list[list[FactView]], 
     return chains, lines
 
 
-def query_queue(store: MemoryStore, lang: Lang) -> tuple[list[QueueView], list[str]]:
-    """The review list (worker thread): the open items and their lines of text."""
-    items = store.queue()
+def query_queue(store: MemoryStore, lang: Lang, decided: bool = False) -> tuple[list[QueueView], list[str]]:
+    """The review list (worker thread): the open items (with ``decided``, the decided ones after them) as text."""
+    items = store.queue(open_only=not decided)
+    items = [q for q in items if q.resolved_at is None] + [q for q in items if q.resolved_at is not None]
     lines = []
     for q in items:
         kind, reason = words(QUEUE_KIND_WORDS, q.kind, lang), reason_words(q.reason, lang)
-        lines.append(f"[{q.id}] {kind}: {q.fact.content(lang)} — {reason}")
+        line = f"[{q.id}] {kind}: {q.fact.content(lang)} — {reason}"
+        if q.resolved_at is not None:
+            line = f"{resolution_words(q.resolution, lang)} · {q.reviewer or '—'}  {line}"
+        lines.append(line)
     return items, lines
+
+
+RESOLUTION_WORDS = {
+    "approved": ("已采纳", "approved"),
+    "rejected": ("已驳回", "rejected"),
+    "split": ("已按范围拆分", "split by scope"),
+    "auto_superseded": ("已自动替代", "superseded automatically"),
+}
+"""How a decided review item was decided (``memory_queue.resolution``), in words."""
+
+
+def resolution_words(resolution: str, lang: Lang) -> str:
+    """A decided item's resolution in words (``closed with #N``: closed together with item N's ruling)."""
+    closed = re.fullmatch(r"closed with #(\d+)", resolution)
+    if closed:
+        return pick(lang, f"随 #{closed.group(1)} 一起关闭", f"closed with #{closed.group(1)}")
+    return words(RESOLUTION_WORDS, resolution, lang)
 
 
 QUEUE_KIND_WORDS = {
@@ -635,13 +657,15 @@ class ChainsTab(QWidget):
 class ReviewQueueTab(QWidget):
     """Open review items: the current fact and the proposed one side by side, in words, with what each action does.
 
-    Approve makes the proposed fact current (the current one is kept as superseded: Undo flips it back); Reject
-    keeps the proposed fact only as an observation; Split keeps both, each limited to its own value of a scope
-    attribute. The reviewer's name comes from the settings; when it is empty the tab asks for it once.
+    Approve makes the proposed fact current (the current one is kept as superseded); Reject keeps the proposed
+    fact only as an observation; Split keeps both, each limited to its own value of a scope attribute. Undo takes
+    back the rulings made here, newest first, one per press: the item (and the counterexample closed with it)
+    returns to the queue and both facts are as before (:meth:`app.memory.MemoryStore.undo_ruling`). The reviewer's
+    name comes from the settings; when it is empty the tab asks for it once.
 
     Signals:
         resolved(int, str): the queue item id and its resolution (``approved``, ``rejected``, ``split``).
-        undone(int): the fact made current again by Undo.
+        undone(int): the queue item whose ruling Undo took back.
         reviewer_named(str): the reviewer typed a name (the window keeps it in the settings).
         count_changed(int): the number of open items (the tab badge).
     """
@@ -659,7 +683,7 @@ class ReviewQueueTab(QWidget):
         self.lang = lang or system_lang()
         t = self._t
         self._items: list[QueueView] = []
-        self.last_approved: int | None = None  # the fact the last Approve made current (Undo flips it back)
+        self.ruled: list[int] = []  # the items ruled on here, oldest first: Undo takes back the last one
         self.loader = Loader(self, self._show_error)
         self.detail_loader = Loader(self, self._show_error)
         self._actions = Actions(self, self._show_error)
@@ -687,8 +711,8 @@ class ReviewQueueTab(QWidget):
         styled(self.approve_button, "primary")
         self.approve_button.setToolTip(
             t(
-                "提议的事实成为当前事实；原事实保留为“已替代”，可撤销。",
-                "The proposed fact becomes current; the current one is kept as superseded (Undo restores it).",
+                "提议的事实成为当前事实；原事实保留为“已替代”。可撤销。",
+                "The proposed fact becomes current; the current one is kept as superseded. Undo takes it back.",
             )
         )
         self.reject_button = QPushButton(t("驳回提议", "Reject proposed"))
@@ -708,16 +732,31 @@ class ReviewQueueTab(QWidget):
                 "Both are kept, each valid only where the scope attribute has its value.",
             )
         )
-        self.undo_button = QPushButton(t("撤销上次采纳", "Undo last approval"))
+        self.show_decided = QCheckBox(t("也显示已裁决的项目", "Show decided items too"))
+        self.show_decided.setToolTip(
+            t(
+                "选中一个已裁决的项目，可以撤销对它的裁决（包括以前或在命令行里做的裁决）。",
+                "Select a decided item to undo its ruling (also one made earlier or on the command line).",
+            )
+        )
+        self.show_decided.toggled.connect(lambda _on: self.refresh())
+        self.undo_selected_button = QPushButton(t("撤销此项的裁决", "Undo this item's ruling"))
+        self.undo_selected_button.setEnabled(False)
+        self.undo_selected_button.clicked.connect(self.undo_selected)
+        self.undo_button = QPushButton(t("撤销上次裁决", "Undo last ruling"))
         self.undo_button.setEnabled(False)
         self.undo_button.setToolTip(
-            t("翻回：原来的事实重新成为当前事实。", "Flip back: the former fact is current again.")
+            t(
+                "撤销在这里做的最近一次采纳、驳回或拆分：两条事实恢复原样，该项目回到待审队列。可连续撤销。",
+                "Takes back the latest approve, reject or split made here: both facts are as before and the "
+                "item is back in the queue. Press again for the one before.",
+            )
         )
         self.explain = QLabel(
             t(
-                "采纳：提议成为当前事实（可撤销）。驳回：提议只作观察记录。拆分：两条都保留，各管一个范围。",
-                "Approve: the proposed fact becomes current (undoable). Reject: it is kept only as "
-                "an observation. Split: both stay, each for its own scope value.",
+                "采纳：提议成为当前事实。驳回：提议只作观察记录。拆分：两条都保留，各管一个范围。每一项裁决都可撤销。",
+                "Approve: the proposed fact becomes current. Reject: it is kept only as an observation. "
+                "Split: both stay, each for its own scope value. Every ruling can be undone.",
             )
         )
         self.explain.setWordWrap(True)
@@ -741,7 +780,9 @@ class ReviewQueueTab(QWidget):
         actions = FlowLayout()
         for w in (self.approve_button, self.reject_button, self.split_button, self.undo_button):
             actions.addWidget(w)
+        actions.addWidget(self.undo_selected_button)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.show_decided)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.empty)
         layout.addWidget(sides, 3)
@@ -772,8 +813,8 @@ class ReviewQueueTab(QWidget):
 
     def refresh(self) -> asyncio.Future[None] | None:
         """Reload the open items (worker thread); returns the loading task."""
-        lang = self.lang
-        return self.loader.start(lambda: query_queue(self.store, lang), self._fill)
+        lang, decided = self.lang, self.show_decided.isChecked()
+        return self.loader.start(lambda: query_queue(self.store, lang, decided), self._fill)
 
     def _fill(self, data: tuple[list[QueueView], list[str]]) -> Iterator[None]:
         items, lines = data
@@ -783,7 +824,7 @@ class ReviewQueueTab(QWidget):
         self.right.clear()
         self._items = items
         self.empty.setVisible(not items)
-        self.count_changed.emit(len(items))
+        self.count_changed.emit(sum(1 for q in items if q.resolved_at is None))
         yield from batches(len(lines), lambda a, b: self.list.addItems(lines[a:b]))
         if self._items:
             self.list.setCurrentRow(0)
@@ -792,6 +833,10 @@ class ReviewQueueTab(QWidget):
         if not 0 <= row < len(self._items):
             return
         q = self._items[row]
+        decided = q.resolved_at is not None  # a decided item can only have its ruling undone
+        for button in (self.approve_button, self.reject_button, self.split_button):
+            button.setEnabled(not decided)
+        self.undo_selected_button.setEnabled(decided)
         key = self.split_key.text() or "map"
         lang = self.lang
 
@@ -838,33 +883,49 @@ class ReviewQueueTab(QWidget):
 
         def done(out: tuple[int, str, int]) -> None:
             self.message.clear_message()
-            approved = out[1] == "approved" and item.other is not None
-            self.last_approved = out[2] if approved else None
-            self.undo_button.setEnabled(approved)
+            self.ruled.append(out[0])
+            self.undo_button.setEnabled(True)
             self.refresh()
             self.resolved.emit(out[0], out[1])
 
         return self._actions.run(decide, done)
 
     def undo(self) -> asyncio.Future[Any] | None:
-        """Flip back the last approval: the fact it replaced is current again."""
-        fact_id = self.last_approved
-        if fact_id is None:
+        """Take back the latest ruling made here: its item returns to the queue with both facts as before."""
+        if not self.ruled:
             return None
+        item_id = self.ruled.pop()
+        self.undo_button.setEnabled(bool(self.ruled))
+        return self._undo(item_id)
 
-        def flip() -> int:
-            return self.store.flip_back(fact_id).id
+    def undo_selected(self) -> asyncio.Future[Any] | None:
+        """Undo the ruling on the selected decided item (listed with "Show decided items too")."""
+        row = self.list.currentRow()
+        if not 0 <= row < len(self._items) or self._items[row].resolved_at is None:
+            return None
+        item_id = self._items[row].id
+        if item_id in self.ruled:
+            self.ruled.remove(item_id)
+            self.undo_button.setEnabled(bool(self.ruled))
+        return self._undo(item_id)
 
-        def done(restored: int) -> None:
-            self.last_approved = None
-            self.undo_button.setEnabled(False)
+    def _undo(self, item_id: int) -> asyncio.Future[Any] | None:
+        who = self.reviewer.text().strip()
+
+        def take_back() -> int:
+            return self.store.undo_ruling(item_id, who).id
+
+        def done(undone: int) -> None:
             self.message.setText(
-                self._t(f"已撤销：事实 #{restored} 重新成为当前事实。", f"Undone: fact #{restored} is current again.")
+                self._t(
+                    f"已撤销对项目 #{undone} 的裁决：两条事实恢复原样，它回到了待审队列。",
+                    f"The ruling on item #{undone} is undone: both facts are as before and it is back in the queue.",
+                )
             )
             self.refresh()
-            self.undone.emit(restored)
+            self.undone.emit(undone)
 
-        return self._actions.run(flip, done)
+        return self._actions.run(take_back, done)
 
 
 class TrendChart(QWidget):
