@@ -5,10 +5,10 @@ merge in order; a later block wins per ``unitId``. A block that does not parse b
 others still count. The display text is the reply with the claims section removed.
 
 A reply is model output, so what one reply may carry is capped before anything walks it (issue 29): the claims
-section's size (:data:`MAX_SECTION_CHARS`), a block's nesting depth (:data:`MAX_DEPTH`, checked by a linear scan
-before ``json.loads``, which would recurse), the number of claims (:data:`MAX_CLAIMS`) and of evidence items per
-claim (:data:`MAX_EVIDENCE`). Whatever is cut becomes an Info issue that says what was cut, so the parse, the
-validation and everything recorded from them stay bounded whatever the reply holds.
+section's size (:data:`MAX_SECTION_CHARS`), a block's nesting depth (:data:`MAX_DEPTH`, checked by a linear scan of
+:mod:`app.jsonlimits` before ``json.loads``, which would recurse), the number of claims (:data:`MAX_CLAIMS`) and of
+evidence items per claim (:data:`MAX_EVIDENCE`). Whatever is cut becomes an Info issue that says what was cut, so
+the parse, the validation and everything recorded from them stay bounded whatever the reply holds.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 
 from app import deadline
 from app.claims.issues import Severity, ValidationIssue
+from app.jsonlimits import nesting_depth
 
 MARKERS = ("[机器可读声明]", "[claims]", "[Claims]", "[CLAIMS]")
 CONFIDENCES = ("confirmed", "highly likely", "likely", "uncertain")
@@ -123,28 +124,6 @@ def _json_blocks(section: str) -> list[str]:
     return blocks
 
 
-def _nesting_depth(block: str) -> int:
-    """How deep ``[`` / ``{`` nest in a JSON text (outside strings): one linear pass, no recursion."""
-    depth = deepest = 0
-    in_str = escape = False
-    for ch in block:
-        if in_str:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}" and depth > 0:
-            depth -= 1
-    return deepest
-
-
 def _unit_key(claim: dict[str, Any]) -> object:
     uid = unit_id_of(claim.get("unitId"))
     return uid if uid is not None else repr(claim.get("unitId"))
@@ -221,7 +200,7 @@ def parse_claims(text: str) -> ParsedClaims:
     for n, block in enumerate(_json_blocks(section), start=1):
         deadline.check()
         result.blocks_found += 1
-        depth = _nesting_depth(block)
+        depth = nesting_depth(block)
         if depth > MAX_DEPTH:
             result.issues.append(
                 _info(
