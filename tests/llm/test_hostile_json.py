@@ -49,7 +49,7 @@ def test_an_error_body_nested_too_deep_is_kept_as_text(server: ScriptedServer, r
     server.enqueue(Reply.raw(400, '{"error": ' + NESTED + "}", "application/json"))
     result = run(_collect(server))
     assert isinstance(result.error, BadRequestError)
-    assert "request rejected (HTTP 400): {\"error\": [[[" in str(result.error)
+    assert 'request rejected (HTTP 400): {"error": [[[' in str(result.error)
 
 
 @pytest.mark.parametrize(
