@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Exists, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, selectinload
 
@@ -218,6 +218,15 @@ def _issue_record(issue: ValidationIssue, after_revision: bool) -> IssueRecord:
 def stage_ref_of(record: StageRecord) -> StageRef:
     """The event-side reference of a stored stage."""
     return StageRef(StageKind(record.kind), record.segment, record.window, record.start_seconds, record.end_seconds)
+
+
+def _has_open_stage() -> Exists:
+    """SQL: the analysis (of the enclosing query) has a stage that did not really finish."""
+    return (
+        select(StageRecord.id)
+        .where(StageRecord.analysis_id == AnalysisRecord.id, StageRecord.status.not_in(SETTLED))
+        .exists()
+    )
 
 
 def _lost(analysis_id: int, location: str, why: str) -> str:
@@ -614,6 +623,7 @@ class AnalysisRepository:
                     AnalysisRecord.model_label == model_label,
                     AnalysisRecord.lang == lang,
                     AnalysisRecord.status == "completed",
+                    ~_has_open_stage(),
                 )
                 .order_by(AnalysisRecord.id.desc())
                 .limit(1)
@@ -623,9 +633,19 @@ class AnalysisRepository:
     def resumable(self, replay_sha256: str, model_label: str) -> int | None:
         """The newest unfinished analysis of this replay with this model, if any.
 
-        Also when its lease is alive: :meth:`acquire` then says who runs it, rather than a second copy starting.
+        Unfinished: its run did not complete, or one of its stages did not really finish (an analysis stored
+        ``completed`` with a skipped overview by an earlier version, issue 29). Also when its lease is alive:
+        :meth:`acquire` then says who runs it, rather than a second copy starting.
         """
-        for rec in self.for_replay(replay_sha256):
-            if rec.model_label == model_label and rec.status in UNFINISHED_RUN_STATES:
-                return rec.id
-        return None
+        with self.db.read() as s:
+            found = s.scalars(
+                select(AnalysisRecord.id)
+                .where(
+                    AnalysisRecord.replay_sha256 == replay_sha256,
+                    AnalysisRecord.model_label == model_label,
+                    AnalysisRecord.status.in_(UNFINISHED_RUN_STATES) | _has_open_stage(),
+                )
+                .order_by(AnalysisRecord.id.desc())
+                .limit(1)
+            ).first()
+            return int(found) if found is not None else None

@@ -79,3 +79,50 @@ def test_verify_stored_reads_on_a_connection_of_its_own(store_url: str) -> None:
     finally:
         other.close()
         db.close()
+
+
+def test_an_analysis_stored_completed_with_a_skipped_stage_is_resumable_not_finished(store_url: str) -> None:
+    """What an earlier version stored: ``completed`` although its overview was skipped (issue 29)."""
+    from app.pipeline.events import StageKind, StageRef
+    from app.pipeline.repository import SKIPPED, StageResult
+
+    db = open_database(store_url)
+    try:
+        repo = AnalysisRepository(db)
+        sha = "cd" * 32
+
+        def stored(skip_overview: bool) -> int:
+            aid = repo.create(
+                replay_path="/r.RA3Replay",
+                replay_sha256=sha,
+                replay_name="r.RA3Replay",
+                model_label="m",
+                provider="p",
+                model_id="m",
+                lang="zh",
+                plan={},
+                stages=_stages(),
+                summary_text="s",
+            )
+            for ref in _stages():
+                if ref.kind is StageKind.OVERVIEW and skip_overview:
+                    repo.stage_failed(aid, ref, "overview failed", "", status=SKIPPED, outcome="error")
+                else:
+                    repo.stage_done(aid, ref, StageResult(text="t"))
+            repo.finish(aid, "completed", {})
+            return aid
+
+        whole = stored(skip_overview=False)
+        assert repo.resumable(sha, "m") is None
+        first = repo.finished(sha, "m", "zh")
+        assert first is not None
+        assert first.id == whole
+        old = stored(skip_overview=True)
+        assert repo.resumable(sha, "m") == old
+        finished = repo.finished(sha, "m", "zh")
+        assert finished is not None
+        assert finished.id == whole  # the newer one is not really finished
+        assert repo.resumable(sha, "other model") is None
+        assert StageRef(StageKind.OVERVIEW).key in repo.unfinished_stages(old)
+    finally:
+        db.close()
