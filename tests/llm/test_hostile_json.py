@@ -67,3 +67,29 @@ def test_loads_refuses_deep_nesting_with_a_value_error_and_reads_the_rest() -> N
     assert nesting_depth(deep_but_allowed) == MAX_DEPTH
     assert loads(deep_but_allowed) is not None
     assert loads(b'{"x": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}') == {"x": "[" * 68}
+
+
+def test_a_huge_event_line_fed_in_small_chunks_is_one_event() -> None:
+    from app.llm.sse import SSEEvent, SSEParser
+
+    payload = '{"x": "' + "长" * 400_000 + '"}'
+    data = f"data: {payload}\r\n\r\n".encode()
+    parser = SSEParser()
+    events = [e for k in range(0, len(data), 1000) for e in parser.feed(data[k : k + 1000])]
+    assert events == [SSEEvent(payload)]
+    assert not parser.pending
+
+
+def test_endless_leading_whitespace_then_think_is_split_once_decided() -> None:
+    from app.llm.sse import ThinkSplitter
+
+    splitter = ThinkSplitter()
+    parts = [p for _ in range(100_000) for p in splitter.feed(" \n")]
+    assert parts == []  # undecided: nothing emitted, everything kept
+    parts += splitter.feed("<thi") + splitter.feed("nk>why</think>  answer")
+    assert parts == [(True, "why"), (False, "answer")]
+    blank = ThinkSplitter()
+    assert [p for _ in range(1000) for p in blank.feed("\t")] == []
+    assert blank.close() == []  # whitespace only: no answer
+    text = ThinkSplitter()
+    assert text.feed("  ") + text.feed("plain") == [(False, "  plain")]
