@@ -338,8 +338,13 @@ class Database:
 
         It sees the store as the next process to open it will: a commit that only this process's open connections
         can see (a SQLite file whose ``-wal`` was removed under them, issue 29) is missing there, or the read
-        fails. Driver errors come through as they are: the caller says what they mean for its data.
+        fails. Driver errors come through as they are: the caller says what they mean for its data. An in-memory
+        store has no second connection: there it is an ordinary read.
         """
+        if not self.server and self.path is None:
+            with self.read() as s:
+                yield s
+            return
         args: dict[str, Any] = {"options": "-c timezone=UTC"} if self.server else {"check_same_thread": False}
         engine = create_engine(self.engine.url, poolclass=NullPool, connect_args=args)
         try:
