@@ -59,6 +59,8 @@ from app.pipeline.repository import (
 from app.pipeline.streaming import RequestOutcome, send
 
 FOUND_FACT_SENTENCES = 5
+MAX_CORRECTIONS_PER_WINDOW = 10
+"""Summary-round corrections kept per window (more become one Info issue): a reply is model output."""
 ANALYSIS_EXCERPT_CHARS = 6_000
 MIN_EXCERPT_CHARS = 300
 
@@ -1030,12 +1032,17 @@ class AnalysisRun:
         """Record the summary round's corrections as issues on the windows they correct (plan §5.8, issue 17).
 
         Each becomes a Warning ``SummaryCorrection`` among the window's final issues (stored, and shown again with
-        an :class:`ev.IssuesFound` for that window); corrections of a window the round did not see are ignored.
+        an :class:`ev.IssuesFound` for that window); corrections of a window the round did not see are ignored, and
+        beyond :data:`MAX_CORRECTIONS_PER_WINDOW` of one window a single Info issue says how many were.
         """
         by_number = {self._window_number(s): s for s, _text in self.window_texts}
         found: dict[int, list[ValidationIssue]] = {}
+        cut: dict[int, int] = {}
         for c in window_corrections(text):
-            if c.window in by_number:
+            deadline.check()
+            if c.window in by_number and len(found.get(c.window, ())) >= MAX_CORRECTIONS_PER_WINDOW:
+                cut[c.window] = cut.get(c.window, 0) + 1  # a reply is model output: a few per window are kept
+            elif c.window in by_number:
                 found.setdefault(c.window, []).append(
                     ValidationIssue(
                         Severity.WARNING,
@@ -1045,6 +1052,19 @@ class AnalysisRun:
                         unit_id=c.unit_id,
                     )
                 )
+        for n, more in cut.items():
+            found[n].append(
+                ValidationIssue(
+                    Severity.INFO,
+                    "SummaryCorrectionsCut",
+                    pick(
+                        self.lang,
+                        f"总结轮对本窗口还有 {more} 条更正，超过每窗口 {MAX_CORRECTIONS_PER_WINDOW} 条的上限，已忽略",
+                        f"{more} more summary-round correction(s) of this window beyond "
+                        f"{MAX_CORRECTIONS_PER_WINDOW} were ignored",
+                    ),
+                )
+            )
         for n, issues in found.items():
             stage = by_number[n]
             revised, final = self.repo.add_stage_issues(self.analysis_id, stage.key, issues)

@@ -200,3 +200,29 @@ def test_an_internal_error_leaves_the_stage_and_run_failed_not_running(server: S
     rec, _ = scripted_run(server, db, resume=True, learn=False)  # the failed run resumes where it stopped
     assert rec.status == "completed"
     assert {s.status for s in rec.stages} == {"done"}
+
+
+def test_a_summary_round_with_thousands_of_corrections_keeps_a_few_per_window(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    from app.pipeline.orchestrator import MAX_CORRECTIONS_PER_WINDOW
+    from tests.pipeline.test_summary_corrections_and_fatal import is_summary_round
+
+    lines = "".join(f"- 窗口 1：第 {k} 条更正 → 改正 {k}\n" for k in range(3000))
+    summary = "整局总结。\n[更正]\n" + lines + "- 窗口 2：只有一条 → 改正\n\n[机器可读声明]\n```json\n{}\n```"
+    server.enqueue(Reply.chat(summary, piece_chars=5000), match=is_summary_round)
+    rec, _ = scripted_run(server, tmp_path / "s.sqlite3", learn=False)
+
+    assert rec.status == "completed"
+    stages = {s.key: s for s in rec.stages}
+    first = [(i.code, i.message) for i in stages[FIRST].issues if i.code.startswith("SummaryCorrection")]
+    assert first == [
+        *[("SummaryCorrection", f"总结轮更正：第 {k} 条更正 → 改正 {k}") for k in range(MAX_CORRECTIONS_PER_WINDOW)],
+        (
+            "SummaryCorrectionsCut",
+            f"总结轮对本窗口还有 {3000 - MAX_CORRECTIONS_PER_WINDOW} 条更正，超过每窗口 "
+            f"{MAX_CORRECTIONS_PER_WINDOW} 条的上限，已忽略",
+        ),
+    ]
+    second = [i.message for i in stages["window:0:1"].issues if i.code.startswith("SummaryCorrection")]
+    assert second == ["总结轮更正：只有一条 → 改正"]
