@@ -435,7 +435,7 @@ class AnalysisRun:
             raise
         except TimeoutError:
             self._deadline_passed(deadline_s)
-        except Exception as exc:  # a bug: the store says so (failed, resumable) rather than "running" forever
+        except Exception as exc:  # the store says so (failed, resumable) rather than "running" forever
             self._crashed(exc)
             raise
         finally:
@@ -479,11 +479,18 @@ class AnalysisRun:
             )
 
     def _crashed(self, exc: Exception) -> None:
-        """Store an unexpected error: the running stage failed with it, the run failed (both stay resumable)."""
-        msg = pick(
-            self.lang,
-            f"内部错误（{type(exc).__name__}），已停止；可续跑",
-            f"internal error ({type(exc).__name__}); stopped, resumable",
+        """Store an error no stage handles: the running stage failed with it, the run failed (both stay resumable).
+
+        A :class:`KnownError` (the store, a setting) keeps its own message; anything else is a bug, named by type.
+        """
+        msg = (
+            str(exc)
+            if isinstance(exc, KnownError)
+            else pick(
+                self.lang,
+                f"内部错误（{type(exc).__name__}），已停止；可续跑",
+                f"internal error ({type(exc).__name__}); stopped, resumable",
+            )
         )
         try:
             if self._current is not None:
@@ -1039,7 +1046,6 @@ class AnalysisRun:
         found: dict[int, list[ValidationIssue]] = {}
         cut: dict[int, int] = {}
         for c in window_corrections(text):
-            deadline.check()
             if c.window in by_number and len(found.get(c.window, ())) >= MAX_CORRECTIONS_PER_WINDOW:
                 cut[c.window] = cut.get(c.window, 0) + 1  # a reply is model output: a few per window are kept
             elif c.window in by_number:
