@@ -759,7 +759,7 @@ class AnalysisView(QWidget):
         time_requested(float): jump the timeline to a game time (an issue was clicked).
         plan_changed(list, list): segments and focus windows ``[(start, end)]`` of the run.
         lookback_served(float, float): a lookback range to draw.
-        run_finished(str): ``completed``, ``cancelled``, ``failed`` (or ``error``).
+        run_finished(str): ``completed``, ``partial`` (resumable), ``cancelled``, ``failed`` (or ``error``).
         error(str): a user-facing problem (:class:`KnownError`) for the message bar.
         analyze_requested(): the Analyze button was pressed.
         resume_requested(): the Resume button was pressed.
@@ -921,7 +921,8 @@ class AnalysisView(QWidget):
         outcome = "failed"
         try:
             self.analysis_id = await self.runner.run(path, emit, profile=profile, resume=resume)
-            outcome = self.status if self.status in ("completed", "failed") else "completed"
+            # a partial run (a stage not really finished, e.g. a skipped overview) is never shown as complete
+            outcome = self.status if self.status in ("completed", "partial", "failed") else "completed"
         except asyncio.CancelledError:
             outcome = "cancelled"
             if gen == self._generation:

@@ -80,7 +80,7 @@ def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
     totals = rec.totals or {}
     yield ev.RunFinished(
         rec.id,
-        rec.status if rec.status in ("completed", "cancelled", "failed") else "cancelled",
+        rec.status if rec.status in ("completed", "partial", "cancelled", "failed") else "cancelled",
         int(totals.get("prompt_tokens", 0)),
         int(totals.get("completion_tokens", 0)),
         totals.get("cost"),

@@ -931,6 +931,7 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         states = {
             "completed": ("完成", "completed"),
+            "partial": ("未全部完成，可继续", "partly done, resumable"),
             "cancelled": ("已取消，可继续", "cancelled, resumable"),
             "failed": ("失败", "failed"),
             "running": ("未结束", "unfinished"),
@@ -1018,6 +1019,7 @@ class MainWindow(QMainWindow):
     def _run_finished(self, outcome: str) -> None:
         texts = {
             "completed": ("分析完成", "Analysis complete"),
+            "partial": ("分析未全部完成（可继续）", "Analysis partly done (resumable)"),
             "cancelled": ("分析已取消（可继续）", "Analysis cancelled (resumable)"),
             "failed": ("分析失败", "Analysis failed"),
             "error": ("分析出错", "Analysis error"),

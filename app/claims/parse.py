@@ -3,6 +3,12 @@
 Every JSON block after the ``[机器可读声明]`` (or ``[claims]``) marker is parsed, not only the last one. Blocks
 merge in order; a later block wins per ``unitId``. A block that does not parse becomes an Info issue and the
 others still count. The display text is the reply with the claims section removed.
+
+A reply is model output, so what one reply may carry is capped before anything walks it (issue 29): the claims
+section's size (:data:`MAX_SECTION_CHARS`), a block's nesting depth (:data:`MAX_DEPTH`, checked by a linear scan of
+:mod:`app.jsonlimits` before ``json.loads``, which would recurse), the number of claims (:data:`MAX_CLAIMS`) and of
+evidence items per claim (:data:`MAX_EVIDENCE`). Whatever is cut becomes an Info issue that says what was cut, so
+the parse, the validation and everything recorded from them stay bounded whatever the reply holds.
 """
 
 from __future__ import annotations
@@ -12,11 +18,22 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from app import deadline
 from app.claims.issues import Severity, ValidationIssue
+from app.jsonlimits import nesting_depth
 
 MARKERS = ("[机器可读声明]", "[claims]", "[Claims]", "[CLAIMS]")
 CONFIDENCES = ("confirmed", "highly likely", "likely", "uncertain")
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+MAX_SECTION_CHARS = 1_000_000
+"""The claims section a reply may read (about 10,000 short claims: the claims cap cuts any sensible reply first)."""
+MAX_DEPTH = 16
+"""The nesting a claims block may have; real claims need 4 (object → list → claim → evidence list)."""
+MAX_CLAIMS = 300
+"""The claims one reply may carry, of all kinds together; the rest are cut (and said to be)."""
+MAX_EVIDENCE = 12
+"""The evidence items one claim may carry; the rest are cut (and said to be)."""
 
 
 @dataclass(slots=True)
@@ -112,8 +129,55 @@ def _unit_key(claim: dict[str, Any]) -> object:
     return uid if uid is not None else repr(claim.get("unitId"))
 
 
+def _info(code: str, message: str) -> ValidationIssue:
+    return ValidationIssue(Severity.INFO, code, message)
+
+
+class _Budget:
+    """How many more claims this reply may carry, and what was cut (for the one issue that says so)."""
+
+    def __init__(self) -> None:
+        self.left = MAX_CLAIMS
+        self.cut_claims: dict[str, int] = {}
+        self.cut_evidence = 0
+
+    def take(self, kind: str, items: Any) -> list[dict[str, Any]]:
+        """The claims of one list that fit (objects only), each with at most :data:`MAX_EVIDENCE` evidence items."""
+        if not isinstance(items, list):
+            return []
+        kept: list[dict[str, Any]] = []
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            if self.left <= 0:
+                self.cut_claims[kind] = self.cut_claims.get(kind, 0) + 1
+                continue
+            deadline.check()
+            evidence = item.get("evidence")
+            if isinstance(evidence, list) and len(evidence) > MAX_EVIDENCE:
+                self.cut_evidence += len(evidence) - MAX_EVIDENCE
+                kept.append({**item, "evidence": evidence[:MAX_EVIDENCE]})
+            else:
+                kept.append(item)
+            self.left -= 1
+        return kept
+
+    def issue(self) -> ValidationIssue | None:
+        """The Info issue naming what was cut, if anything was."""
+        parts = [f"{n} {kind} claim(s)" for kind, n in self.cut_claims.items()]
+        if self.cut_evidence:
+            parts.append(f"{self.cut_evidence} evidence item(s) beyond {MAX_EVIDENCE} per claim")
+        if not parts:
+            return None
+        return _info(
+            "ClaimsCapped",
+            f"the reply carries more than one reply may: {', '.join(parts)} were cut (at most {MAX_CLAIMS} claims "
+            "per reply); ignored",
+        )
+
+
 def parse_claims(text: str) -> ParsedClaims:
-    """Parse and merge every claims block of ``text``."""
+    """Parse and merge every claims block of ``text``, within the caps of one reply (see the module text)."""
     result = ParsedClaims()
     pos = _marker_position(text)
     if pos is None:
@@ -122,32 +186,49 @@ def parse_claims(text: str) -> ParsedClaims:
     result.marker_found = True
     result.display_text = text[: pos[0]].rstrip()
     section = text[pos[1] :]
+    if len(section) > MAX_SECTION_CHARS:
+        result.issues.append(
+            _info(
+                "ClaimsSectionCut",
+                f"the claims section has {len(section):,} characters; only the first {MAX_SECTION_CHARS:,} were "
+                "read, the rest ignored",
+            )
+        )
+        section = section[:MAX_SECTION_CHARS]
     units: dict[object, dict[str, Any]] = {}
+    budget = _Budget()
     for n, block in enumerate(_json_blocks(section), start=1):
+        deadline.check()
         result.blocks_found += 1
+        depth = nesting_depth(block)
+        if depth > MAX_DEPTH:
+            result.issues.append(
+                _info(
+                    "ClaimsBlockTooDeep",
+                    f"claims block {n} nests {depth} levels deep (at most {MAX_DEPTH}); ignored",
+                )
+            )
+            continue
         try:
             data = json.loads(block)
         except json.JSONDecodeError as exc:
             result.issues.append(
-                ValidationIssue(
-                    Severity.INFO,
+                _info(
                     "ClaimsBlockUnparsable",
                     f"claims block {n} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); ignored",
                 )
             )
             continue
         if not isinstance(data, dict):
-            result.issues.append(
-                ValidationIssue(
-                    Severity.INFO, "ClaimsBlockUnparsable", f"claims block {n} is not a JSON object; ignored"
-                )
-            )
+            result.issues.append(_info("ClaimsBlockUnparsable", f"claims block {n} is not a JSON object; ignored"))
             continue
         result.blocks_parsed += 1
-        for claim in data.get("unitClaims") or []:
-            if isinstance(claim, dict):
-                units[_unit_key(claim)] = claim  # a later block wins per unitId
-        result.event_claims.extend(c for c in data.get("eventClaims") or [] if isinstance(c, dict))
-        result.timeline_claims.extend(c for c in data.get("timelineClaims") or [] if isinstance(c, dict))
+        for claim in budget.take("unit", data.get("unitClaims")):
+            units[_unit_key(claim)] = claim  # a later block wins per unitId
+        result.event_claims.extend(budget.take("event", data.get("eventClaims")))
+        result.timeline_claims.extend(budget.take("timeline", data.get("timelineClaims")))
+    cut = budget.issue()
+    if cut is not None:
+        result.issues.append(cut)
     result.unit_claims = list(units.values())
     return result

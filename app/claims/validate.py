@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app import deadline
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.roles import POWER_COMMANDS, POWER_WITH_FACING, Roles, roles_of
@@ -329,10 +330,13 @@ class ClaimValidator:
             )
             return issues
         for n, claim in enumerate(parsed.unit_claims):
+            deadline.check()  # the run's deadline stops this CPU-bound loop too (it never awaits)
             self._unit_claim(claim, n, issues)
         for n, claim in enumerate(parsed.event_claims):
+            deadline.check()
             self._event_claim(claim, n, issues)
         for n, claim in enumerate(parsed.timeline_claims):
+            deadline.check()
             self._timeline_claim(claim, n, issues)
         return issues
 

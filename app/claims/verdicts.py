@@ -13,21 +13,34 @@ from app.i18n import Lang, pick
 PASSED = "passed"
 
 
-def verdict_of(ref: str, issues: Sequence[ValidationIssue]) -> str:
-    """``passed``, or the worst issue above Info as ``Severity Code`` (Info-only notes still pass)."""
-    mine = [i for i in issues if i.claim == ref and i.needs_revision]
+def _flagged_by_claim(issues: Sequence[ValidationIssue]) -> dict[str, list[ValidationIssue]]:
+    """The issues above Info of each claim ref, in order: one pass, so callers stay linear in claims + issues."""
+    out: dict[str, list[ValidationIssue]] = {}
+    for i in issues:
+        if i.claim is not None and i.needs_revision:
+            out.setdefault(i.claim, []).append(i)
+    return out
+
+
+def _verdict(mine: Sequence[ValidationIssue]) -> str:
     if not mine:
         return PASSED
     worst = max(mine, key=lambda i: i.severity)
     return f"{worst.severity.label} {worst.code}"
 
 
+def verdict_of(ref: str, issues: Sequence[ValidationIssue]) -> str:
+    """``passed``, or the worst issue above Info as ``Severity Code`` (Info-only notes still pass)."""
+    return _verdict(_flagged_by_claim(issues).get(ref, []))
+
+
 def annotated_claims(parsed: ParsedClaims, issues: Sequence[ValidationIssue]) -> dict[str, Any]:
     """The claims as stored: each claim with a ``verdict`` key (the model's own keys are untouched)."""
+    flagged = _flagged_by_claim(issues)
     out: dict[str, Any] = {}
     for kind, attr in KINDS:
         out[f"{kind}Claims"] = [
-            {**c, "verdict": verdict_of(f"{kind}:{n}", issues)} for n, c in enumerate(getattr(parsed, attr))
+            {**c, "verdict": _verdict(flagged.get(f"{kind}:{n}", []))} for n, c in enumerate(getattr(parsed, attr))
         ]
     return out
 
@@ -56,9 +69,10 @@ def claim_summary(kind: str, claim: dict[str, Any]) -> str:
 def quote_flagged(parsed: ParsedClaims, issues: Sequence[ValidationIssue], lang: Lang) -> str:
     """One block per flagged claim: the claim quoted (ids, type, time) and each fact against it."""
     lines: list[str] = []
+    flagged = _flagged_by_claim(issues)
     for kind, attr in KINDS:
         for n, claim in enumerate(getattr(parsed, attr)):
-            mine = [i for i in issues if i.claim == f"{kind}:{n}" and i.needs_revision]
+            mine = flagged.get(f"{kind}:{n}", [])
             if not mine:
                 continue
             label = {

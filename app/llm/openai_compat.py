@@ -29,6 +29,7 @@ from typing import Any, cast
 
 import httpx
 
+from app import jsonlimits
 from app.llm.base import ChatRequest, EventStream
 from app.llm.errors import (
     AuthError,
@@ -484,7 +485,7 @@ class OpenAICompatProvider:
     def _http_error(self, response: httpx.Response, body: bytes) -> ProviderError:
         retry_after = parse_retry_after(response.headers)
         try:
-            obj: Any = json.loads(body.decode("utf-8", "replace"))
+            obj: Any = jsonlimits.loads(body.decode("utf-8", "replace"))
         except ValueError:
             text = body.decode("utf-8", "replace").strip()
             obj = {"error": {"message": text or response.reason_phrase}}
@@ -702,7 +703,7 @@ class OpenAICompatProvider:
             prog.done_seen = True
             return self._end_of_content(prog)
         try:
-            obj = json.loads(data)
+            obj = jsonlimits.loads(data)
         except ValueError as exc:
             if at_eof:  # a payload cut by the connection closing: the stream was interrupted
                 raise NetworkError(self._name, self._model, "the stream was cut inside an event") from exc
@@ -769,7 +770,7 @@ class OpenAICompatProvider:
     def _from_completion(self, body: bytes, prog: _Progress) -> list[StreamEvent]:
         """Events of a non-streamed reply (``stream: false``), the same types as a stream."""
         try:
-            obj = json.loads(body.decode("utf-8"))
+            obj = jsonlimits.loads(body.decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:
             raise ProtocolError(self._name, self._model, "the response is not valid JSON") from exc
         if not isinstance(obj, Mapping):

@@ -2,6 +2,8 @@
 
 Network reads split events anywhere — inside a ``data:`` line, between CR and LF, inside a multi-byte
 UTF-8 character — so both parsers keep state between calls and never assume a chunk holds whole units.
+Both are linear in their input whatever the server sends (issue 29): an unfinished line, or leading whitespace
+before a possible ``<think>``, is kept as pieces and joined once, never rescanned per chunk.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ class SSEParser:
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._buffer = ""
+        self._pieces: list[str] = []  # the unfinished last line, as it arrived
         self._data: list[str] = []
         self._event = ""
         self.comments = 0
@@ -39,15 +41,21 @@ class SSEParser:
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Add bytes; return the events completed by them, in order."""
         self.bytes_seen += len(chunk)
-        text = self._buffer + self._decoder.decode(chunk)
-        if not text:
+        new = self._decoder.decode(chunk)
+        if not new:
             return []
+        held_cr = bool(self._pieces) and self._pieces[-1].endswith("\r")
+        if not held_cr and "\n" not in new and "\r" not in new:
+            self._pieces.append(new)  # the line goes on: kept, not rescanned (a huge line stays linear)
+            return []
+        text = "".join(self._pieces) + new
         # A trailing "\r" may be the first half of "\r\n": keep it until the next chunk decides.
         hold_cr = text.endswith("\r")
         if hold_cr:
             text = text[:-1]
         lines = _LINE_BREAK.split(text)
-        self._buffer = lines.pop() + ("\r" if hold_cr else "")
+        rest = lines.pop() + ("\r" if hold_cr else "")
+        self._pieces = [rest] if rest else []
         events: list[SSEEvent] = []
         for line in lines:
             self._line(line, events)
@@ -55,8 +63,8 @@ class SSEParser:
 
     def close(self) -> list[SSEEvent]:
         """End of input: flush a final event that lacked its blank line (servers that just close)."""
-        tail = self._buffer + self._decoder.decode(b"", final=True)
-        self._buffer = ""
+        tail = "".join(self._pieces) + self._decoder.decode(b"", final=True)
+        self._pieces = []
         events: list[SSEEvent] = []
         for line in _LINE_BREAK.split(tail):
             if line:
@@ -70,7 +78,7 @@ class SSEParser:
     @property
     def pending(self) -> bool:
         """True when a partial line or an undispatched event is buffered (input ended mid-event)."""
-        return bool(self._buffer.strip("\r")) or bool(self._data)
+        return any(p.strip("\r") for p in self._pieces) or bool(self._data)
 
     def _line(self, line: str, out: list[SSEEvent]) -> None:
         if not line:
@@ -110,13 +118,18 @@ class ThinkSplitter:
     def __init__(self) -> None:
         self._state = self._START
         self._held = ""
+        self._blank: list[str] = []  # whitespace-only content before anything decided it (kept as pieces)
         self._strip_leading = False
 
     def feed(self, piece: str) -> list[tuple[bool, str]]:
         """Add content; return ``(is_reasoning, text)`` parts ready to emit (no empty parts)."""
         if self._state == self._TEXT and not self._held and not self._strip_leading:
             return [(False, piece)] if piece else []
-        buf = self._held + piece
+        if self._state == self._START and not self._held and not piece.strip():
+            self._blank.append(piece)  # still undecided: kept, not rescanned (endless whitespace stays linear)
+            return []
+        buf = "".join(self._blank) + self._held + piece
+        self._blank = []
         self._held = ""
         out: list[tuple[bool, str]] = []
         while buf:
@@ -160,7 +173,8 @@ class ThinkSplitter:
 
     def close(self) -> list[tuple[bool, str]]:
         """End of content: release anything held back (an unclosed ``<think>`` stays reasoning)."""
-        held, self._held = self._held, ""
+        held = "".join(self._blank) + self._held
+        self._blank, self._held = [], ""
         if not held:
             return []
         if self._state == self._REASONING:

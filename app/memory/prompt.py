@@ -8,11 +8,11 @@ in :func:`provider_step` over an ``app.llm`` ``ChatProvider``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from app import jsonlimits
 from app.errors import KnownError
 from app.i18n import Lang
 from app.memory.model import Candidate, EvidenceKind, FactType, RunEpisodeInput
@@ -87,6 +87,8 @@ def build_candidate_prompt(ep: RunEpisodeInput, lang: Lang = Lang.ZH) -> str:
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+MAX_CANDIDATES = 20
+"""Candidates read from one model reply (the prompt asks for a few): a reply is model output, bounded like claims."""
 
 
 def _extract_array(text: str) -> list[Any]:
@@ -95,8 +97,8 @@ def _extract_array(text: str) -> list[Any]:
         if start < 0 or end <= start:
             continue
         try:
-            data = json.loads(chunk[start : end + 1])
-        except json.JSONDecodeError:
+            data = jsonlimits.loads(chunk[start : end + 1])  # model output: no recursion without bound
+        except ValueError:
             continue
         if isinstance(data, list):
             return data
@@ -117,10 +119,11 @@ def parse_candidate_reply(text: str, ep: RunEpisodeInput, model: str = "") -> li
     """Candidates from a model reply; malformed items are skipped, an unreadable reply raises.
 
     Model candidates are never trusted as extraction: whatever kind the model claims, a model's reading of a
-    record is behavioural evidence unless it quotes an explicit statement.
+    record is behavioural evidence unless it quotes an explicit statement. One reply gives at most
+    :data:`MAX_CANDIDATES` (the rest are not read).
     """
     out: list[Candidate] = []
-    for item in _extract_array(text):
+    for item in _extract_array(text)[:MAX_CANDIDATES]:
         if not isinstance(item, Mapping):
             continue
         try:

@@ -9,11 +9,13 @@ provider client (the one place that decides them), writes go through :class:`Ana
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from app import deadline
 from app.budget.calibration import CalibrationStore
 from app.budget.errors import ContextLimitError
 from app.budget.limits import (
@@ -57,10 +59,13 @@ from app.pipeline.repository import (
 from app.pipeline.streaming import RequestOutcome, send
 
 FOUND_FACT_SENTENCES = 5
+MAX_CORRECTIONS_PER_WINDOW = 10
+"""Summary-round corrections kept per window (more become one Info issue): a reply is model output."""
 ANALYSIS_EXCERPT_CHARS = 6_000
 MIN_EXCERPT_CHARS = 300
 
 Emit = Callable[[ev.PipelineEvent], None]
+log = logging.getLogger("replaysage.pipeline")
 
 
 class ResumeMismatchError(KnownError):
@@ -421,13 +426,18 @@ class AnalysisRun:
         )
         heartbeat = asyncio.create_task(self._heartbeat())
         try:
+            # asyncio's timeout stops awaits; deadline.check() in the CPU-bound loops stops the rest (issue 29)
             async with asyncio.timeout(deadline_s or None):
-                await self._run_stages(stages, done)
+                with deadline.limit(deadline_s or None):
+                    await self._run_stages(stages, done)
         except asyncio.CancelledError:
             await asyncio.shield(asyncio.to_thread(self._cancelled))
             raise
         except TimeoutError:
             self._deadline_passed(deadline_s)
+        except Exception as exc:  # the store says so (failed, resumable) rather than "running" forever
+            self._crashed(exc)
+            raise
         finally:
             heartbeat.cancel()
             await asyncio.shield(asyncio.to_thread(self.repo.release, self.analysis_id, self.owner))
@@ -437,6 +447,8 @@ class AnalysisRun:
             self.analysis_id, status, self.totals.as_dict(), "" if not unfinished else ", ".join(unfinished)
         )
         await asyncio.to_thread(self.repo.pack, self.analysis_id)  # one compressed pack of the run's texts
+        # "done" means stored: read the run back as the next process will see it (issue 29)
+        await asyncio.to_thread(self.repo.verify_stored, self.analysis_id, status, unfinished)
         self.emit(
             ev.RunFinished(
                 self.analysis_id, status, self.totals.prompt_tokens, self.totals.completion_tokens, self.totals.cost
@@ -465,6 +477,29 @@ class AnalysisRun:
                 [],
                 outcome=Outcome.CANCELLED,
             )
+
+    def _crashed(self, exc: Exception) -> None:
+        """Store an error no stage handles: the running stage failed with it, the run failed (both stay resumable).
+
+        A :class:`KnownError` (the store, a setting) keeps its own message; anything else is a bug, named by type.
+        """
+        msg = (
+            str(exc)
+            if isinstance(exc, KnownError)
+            else pick(
+                self.lang,
+                f"内部错误（{type(exc).__name__}），已停止；可续跑",
+                f"internal error ({type(exc).__name__}); stopped, resumable",
+            )
+        )
+        try:
+            if self._current is not None:
+                stage, parts = self._current
+                self._current = None
+                self._fail(stage, msg, "".join(parts), [])
+            self.repo.finish(self.analysis_id, "failed", self.totals.as_dict(), msg)
+        except Exception:  # the store itself may be what failed: the original error is the one to report
+            log.exception("analysis %s: the internal error could not be stored", self.analysis_id)
 
     def _cancelled(self) -> None:
         if self._current is not None:
@@ -520,9 +555,6 @@ class AnalysisRun:
         if served and stage.segment >= 0:
             self._lookbacks_used[stage.segment] = self._lookbacks_used.get(stage.segment, 0) + served
         self.emit(ev.StageStarted(stage))
-        if stored.status == SKIPPED:
-            self.emit(ev.StageFailed(stage, stored.message, outcome=stored.outcome or Outcome.ERROR))
-            return
         self.emit(ev.StageFinished(stage, stored.text, bool(stored.revised), bool(stored.truncated)))
         if stage.kind is ev.StageKind.OVERVIEW and stored.text:
             self.assembler = self.assembler.with_overview(stored.text)
@@ -1007,12 +1039,16 @@ class AnalysisRun:
         """Record the summary round's corrections as issues on the windows they correct (plan §5.8, issue 17).
 
         Each becomes a Warning ``SummaryCorrection`` among the window's final issues (stored, and shown again with
-        an :class:`ev.IssuesFound` for that window); corrections of a window the round did not see are ignored.
+        an :class:`ev.IssuesFound` for that window); corrections of a window the round did not see are ignored, and
+        beyond :data:`MAX_CORRECTIONS_PER_WINDOW` of one window a single Info issue says how many were.
         """
         by_number = {self._window_number(s): s for s, _text in self.window_texts}
         found: dict[int, list[ValidationIssue]] = {}
+        cut: dict[int, int] = {}
         for c in window_corrections(text):
-            if c.window in by_number:
+            if c.window in by_number and len(found.get(c.window, ())) >= MAX_CORRECTIONS_PER_WINDOW:
+                cut[c.window] = cut.get(c.window, 0) + 1  # a reply is model output: a few per window are kept
+            elif c.window in by_number:
                 found.setdefault(c.window, []).append(
                     ValidationIssue(
                         Severity.WARNING,
@@ -1022,6 +1058,19 @@ class AnalysisRun:
                         unit_id=c.unit_id,
                     )
                 )
+        for n, more in cut.items():
+            found[n].append(
+                ValidationIssue(
+                    Severity.INFO,
+                    "SummaryCorrectionsCut",
+                    pick(
+                        self.lang,
+                        f"总结轮对本窗口还有 {more} 条更正，超过每窗口 {MAX_CORRECTIONS_PER_WINDOW} 条的上限，已忽略",
+                        f"{more} more summary-round correction(s) of this window beyond "
+                        f"{MAX_CORRECTIONS_PER_WINDOW} were ignored",
+                    ),
+                )
+            )
         for n, issues in found.items():
             stage = by_number[n]
             revised, final = self.repo.add_stage_issues(self.analysis_id, stage.key, issues)

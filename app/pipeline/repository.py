@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Exists, select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, selectinload
 
 from app.claims.issues import Severity, ValidationIssue
@@ -49,8 +50,8 @@ from app.store.blocks import (
 from app.store.db import Database
 
 FINISHED = "done"
-SKIPPED = "skipped"  # failed, but the run continues without it by design (the overview, plan §5.4)
-SETTLED = (FINISHED, SKIPPED)
+SKIPPED = "skipped"  # failed, but the run went on without it by design (the overview, plan §5.4); resume re-runs it
+SETTLED = (FINISHED,)  # only a stage that really finished is settled: every other one keeps its run resumable
 UNFINISHED_RUN_STATES = ("running", "interrupted", "cancelled", "failed", "partial")
 LEASE_HEARTBEAT_S = 10.0
 LEASE_STALE_S = 60.0
@@ -91,6 +92,10 @@ def lease_alive(owner: str, heartbeat_at: datetime | None, now: datetime | None 
 
 class LeaseHeldError(KnownError):
     """Another living process runs (or resumes) this analysis."""
+
+
+class StoreLostError(KnownError):
+    """A committed analysis cannot be read back as it was stored: "done" would not mean stored."""
 
 
 @dataclass(slots=True)
@@ -213,6 +218,25 @@ def _issue_record(issue: ValidationIssue, after_revision: bool) -> IssueRecord:
 def stage_ref_of(record: StageRecord) -> StageRef:
     """The event-side reference of a stored stage."""
     return StageRef(StageKind(record.kind), record.segment, record.window, record.start_seconds, record.end_seconds)
+
+
+def _has_open_stage() -> Exists:
+    """SQL: the analysis (of the enclosing query) has a stage that did not really finish."""
+    return (
+        select(StageRecord.id)
+        .where(StageRecord.analysis_id == AnalysisRecord.id, StageRecord.status.not_in(SETTLED))
+        .exists()
+    )
+
+
+def _lost(analysis_id: int, location: str, why: str) -> str:
+    """The message of :class:`StoreLostError`, in both languages."""
+    return (
+        f"analysis #{analysis_id} was written to the store {location}, but {why}: another program may have changed "
+        "the database's files during the run (for example removed its -wal or -shm file); do not count on it being "
+        f"kept, run the analysis again; 分析 #{analysis_id} 已写入数据库，但重新读取核对失败，"
+        "数据库文件可能在运行中被其他程序改动（例如删除了 -wal 或 -shm 文件），该分析未必已保存，请重新分析"
+    )
 
 
 class AnalysisRepository:
@@ -416,7 +440,7 @@ class AnalysisRepository:
             st.requests.extend(_request_record(s, r, default_error=message) for r in requests)
 
     def unfinished_stages(self, analysis_id: int) -> list[str]:
-        """Keys of the stages of an analysis that are not done."""
+        """Keys of the stages of an analysis that are not done (a skipped overview is one of them)."""
         with self.db.read() as s:
             rows = s.scalars(
                 select(StageRecord.key)
@@ -433,6 +457,41 @@ class AnalysisRepository:
             rec.totals = totals
             rec.message = message
             rec.finished_at = utcnow()
+
+    def verify_stored(self, analysis_id: int, status: str, unfinished: Sequence[str]) -> None:
+        """Check, on a connection of its own, that a closed run reads back as it was committed.
+
+        The check a fresh process would make: the analysis has ``status`` and exactly ``unfinished`` stages left.
+        Something outside the app (the SQLite file's ``-wal``/``-shm`` removed during the run, issue 29) can make a
+        commit visible to this process alone; then the run must not be reported as done.
+
+        Raises:
+            StoreLostError: the analysis is missing, reads back otherwise, or cannot be read.
+        """
+        try:
+            with self.db.fresh_read() as s:
+                found = s.execute(select(AnalysisRecord.status).where(AnalysisRecord.id == analysis_id)).first()
+                left = list(
+                    s.scalars(
+                        select(StageRecord.key)
+                        .where(StageRecord.analysis_id == analysis_id, StageRecord.status.not_in(SETTLED))
+                        .order_by(StageRecord.ordinal)
+                    )
+                )
+        except (SQLAlchemyError, OSError) as exc:
+            why = str(getattr(exc, "orig", None) or exc).split("\n", 1)[0]
+            raise StoreLostError(_lost(analysis_id, self.db.location, f"it cannot be read back ({why})")) from exc
+        if found is None:
+            raise StoreLostError(_lost(analysis_id, self.db.location, "it is not there when read back"))
+        if found[0] != status or left != list(unfinished):
+            raise StoreLostError(
+                _lost(
+                    analysis_id,
+                    self.db.location,
+                    f"it reads back as {found[0]} with {len(left)} unfinished stage(s), not as {status} with "
+                    f"{len(unfinished)}",
+                )
+            )
 
     def load(self, analysis_id: int) -> AnalysisRecord:
         """An analysis with its stages, requests, outputs, issues and lookbacks loaded (a detached snapshot).
@@ -564,6 +623,7 @@ class AnalysisRepository:
                     AnalysisRecord.model_label == model_label,
                     AnalysisRecord.lang == lang,
                     AnalysisRecord.status == "completed",
+                    ~_has_open_stage(),
                 )
                 .order_by(AnalysisRecord.id.desc())
                 .limit(1)
@@ -573,9 +633,19 @@ class AnalysisRepository:
     def resumable(self, replay_sha256: str, model_label: str) -> int | None:
         """The newest unfinished analysis of this replay with this model, if any.
 
-        Also when its lease is alive: :meth:`acquire` then says who runs it, rather than a second copy starting.
+        Unfinished: its run did not complete, or one of its stages did not really finish (an analysis stored
+        ``completed`` with a skipped overview by an earlier version, issue 29). Also when its lease is alive:
+        :meth:`acquire` then says who runs it, rather than a second copy starting.
         """
-        for rec in self.for_replay(replay_sha256):
-            if rec.model_label == model_label and rec.status in UNFINISHED_RUN_STATES:
-                return rec.id
-        return None
+        with self.db.read() as s:
+            found = s.scalars(
+                select(AnalysisRecord.id)
+                .where(
+                    AnalysisRecord.replay_sha256 == replay_sha256,
+                    AnalysisRecord.model_label == model_label,
+                    AnalysisRecord.status.in_(UNFINISHED_RUN_STATES) | _has_open_stage(),
+                )
+                .order_by(AnalysisRecord.id.desc())
+                .limit(1)
+            ).first()
+            return int(found) if found is not None else None

@@ -47,6 +47,7 @@ from sqlalchemy import URL, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import NullPool
 
 from app.store.health import (
     DatabaseError,
@@ -330,6 +331,27 @@ class Database:
                 if got:
                     conn.exec_driver_sql(f"SELECT pg_advisory_unlock({key})")
                     conn.commit()
+
+    @contextmanager
+    def fresh_read(self) -> Iterator[Session]:
+        """A read session on a connection opened now for it alone, not one of the pool's.
+
+        It sees the store as the next process to open it will: a commit that only this process's open connections
+        can see (a SQLite file whose ``-wal`` was removed under them, issue 29) is missing there, or the read
+        fails. Driver errors come through as they are: the caller says what they mean for its data. An in-memory
+        store has no second connection: there it is an ordinary read.
+        """
+        if not self.server and self.path is None:
+            with self.read() as s:
+                yield s
+            return
+        args: dict[str, Any] = {"options": "-c timezone=UTC"} if self.server else {"check_same_thread": False}
+        engine = create_engine(self.engine.url, poolclass=NullPool, connect_args=args)
+        try:
+            with Session(engine) as s:
+                yield s
+        finally:
+            engine.dispose()
 
     def close(self) -> None:
         """Release every connection."""

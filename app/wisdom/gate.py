@@ -14,6 +14,10 @@ The pipeline should not need to know the taxonomy, the dedupe keys or the rule l
 
 Errors of the same kind on the same scope trigger rule generation right away (a cheap, scoped run), so three
 context overflows on one model become an observation rule without waiting for a periodic batch.
+
+A stage's review is model output turned into entries, so it is bounded per reply (issue 29): at most
+:data:`MAX_ISSUE_ENTRIES` validator issues become entries (the worst, one per claim), the objectivity check reads
+at most :data:`MAX_REVIEW_CHARS`, and rule generation runs once per scope after the review, not once per entry.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from app import deadline
 from app.budget.limits import MAX_LOOKBACKS_PER_SEGMENT
 from app.i18n import Lang, pick
 from app.store import Database
@@ -36,6 +41,11 @@ from app.wisdom.prevention import PreCheckResult, stage_kind
 from app.wisdom.store import EntryFilter, EntryNotFoundError
 
 log = logging.getLogger("replaysage.wisdom")
+
+MAX_ISSUE_ENTRIES = 3
+"""Validator issues of one reviewed reply that become entries (the worst first, one per claim)."""
+MAX_REVIEW_CHARS = 40_000
+"""How much of a reply the objectivity check reads (an analysis is a few thousand characters)."""
 
 _LIMIT_RES = (
     re.compile(r"maximum context length is (\d+)", re.I),
@@ -455,6 +465,35 @@ class WisdomGate:
         One wrong claim makes one entry: the dedupe key is the claim (``unit:<id>`` when the issue names a unit),
         shared with :meth:`review_stage_text`'s objectivity findings.
         """
+        eid = self._record_issue(
+            code,
+            severity,
+            model,
+            mod,
+            stage,
+            detail,
+            trace_id=trace_id,
+            unit_id=unit_id,
+            time_seconds=time_seconds,
+        )
+        if eid is not None:
+            self._maybe_generate(eid)
+        return eid
+
+    def _record_issue(  # noqa: PLR0917 - as record_validation_issue
+        self,
+        code: str,
+        severity: Any,
+        model: str | None,
+        mod: str | None,
+        stage: str | None,
+        detail: str,
+        *,
+        trace_id: str = "",
+        unit_id: int | None = None,
+        time_seconds: float | None = None,
+    ) -> str | None:
+        """:meth:`record_validation_issue` without rule generation (a review generates once, at its end)."""
         sev = _severity(severity)
         if sev is None:
             return None
@@ -507,7 +546,6 @@ class WisdomGate:
             md,
         )
         self._after_issue(trace_id, stage, eid)
-        self._maybe_generate(eid)
         return eid
 
     @staticmethod
@@ -539,12 +577,12 @@ class WisdomGate:
         """
         ids: list[str] = []
         claims: set[str] = set()
-        for iss in issues:
+        for iss in self._worst_issues(issues):
             code = str(getattr(iss, "code", "Issue"))
             unit = getattr(iss, "unit_id", None)
             t = getattr(iss, "time_seconds", None)
             msg = str(getattr(iss, "message", ""))
-            eid = self.record_validation_issue(
+            eid = self._record_issue(
                 code,
                 getattr(iss, "severity", "Warning"),
                 model,
@@ -568,7 +606,7 @@ class WisdomGate:
             "prior_entries": prior,
             **dict(context or {}),
         }
-        metric = self.evaluator.score(text, context_type, evidence or EvidenceContext())
+        metric = self.evaluator.score(text[:MAX_REVIEW_CHARS], context_type, evidence or EvidenceContext())
         if metric.needs_analysis:
             # findings about claims the validator already reported are merged into those entries instead
             for ck in sorted({f.claim_key() for f in metric.findings}):
@@ -576,13 +614,46 @@ class WisdomGate:
                     eid = self.manager.store.find_by_dedupe_key(f"{trace_id}|{stage}|{ck}")
                     if eid:
                         self.manager._merge(eid, _detection_only("客观性评估器"))
-            eid2 = self.evaluator._record_cognitive_error(metric, text, record)
+            eid2 = self.evaluator._record_cognitive_error(metric, text[:MAX_REVIEW_CHARS], record)
             if eid2:
                 ids.append(eid2)
                 self._after_issue(trace_id, stage, eid2)
-                self._maybe_generate(eid2)
+        for eid in dict.fromkeys(ids):  # once per new entry's scope, after the review (not once per issue)
+            self._maybe_generate(eid)
         self._settle_pitfalls(trace_id, stage)
         return metric, ids
+
+    def _worst_issues(self, issues: Iterable[Any]) -> list[Any]:
+        """The issues a review records: above Info, the worst first, one per claim, at most :data:`MAX_ISSUE_ENTRIES`.
+
+        One pass over the issues (plus a sort of those above Info): a reply with thousands of wrong claims costs
+        time linear in them, and adds a few entries, not thousands (issue 29).
+        """
+        ranked: list[tuple[int, Any]] = []
+        for i in issues:
+            sev = _severity(getattr(i, "severity", "Warning"))
+            if sev is not None:
+                ranked.append((-tx.SEVERITIES.index(sev), i))
+        ranked.sort(key=lambda p: p[0])  # the worst first; stable, so equal ones keep the reply's order
+        chosen: list[Any] = []
+        seen: set[str] = set()
+        for _rank, iss in ranked:
+            deadline.check()
+            key = self.claim_key(
+                str(getattr(iss, "code", "Issue")),
+                getattr(iss, "unit_id", None),
+                getattr(iss, "time_seconds", None),
+                str(getattr(iss, "message", "")),
+            )
+            if key in seen:
+                continue
+            seen.add(key)
+            chosen.append(iss)
+            if len(chosen) == MAX_ISSUE_ENTRIES:
+                break
+        if len(ranked) > len(chosen):
+            log.info("wisdom: %d of %d issues of one reply recorded (the worst)", len(chosen), len(ranked))
+        return chosen
 
     # ---- after an outcome ------------------------------------------------------------------------------------
     def record_outcome(

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from app import deadline
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import WisdomEntry, iso, now_utc
 
@@ -246,6 +247,7 @@ class ObjectivityEvaluator:
         evidenced = 0
         vocab_missing = {t for t in ev.vocabulary if t not in ev.terms}
         for s in sents:
+            deadline.check()  # CPU-bound over model output: the run's deadline stops it too
             ids = tuple(int(x) for x in _UNIT_ID.findall(s))
             bad_ids = tuple(i for i in ids if i not in ev.unit_ids) if ev.unit_ids else ()
             stripped = _UNIT_ID.sub(" ", _TIME.sub(" ", s))

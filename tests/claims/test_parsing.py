@@ -93,3 +93,77 @@ def test_no_marker_means_no_claims() -> None:
     parsed = parse_claims('just text {"unitClaims": []}')
     assert not parsed.marker_found
     assert parsed.empty
+
+
+def test_a_block_nested_deeper_than_the_cap_is_refused_without_recursion() -> None:
+    from app.claims.parse import MAX_DEPTH
+
+    deep = '{"unitClaims": ' + "[" * 100_000 + "]" * 100_000 + "}"  # json.loads would raise RecursionError
+    ok = '{"eventClaims": [{"time": "1:00", "evidence": [["a"]]}]}'  # 5 levels: object, list, claim, list, list
+    parsed = parse_claims(f"text\n[claims]\n```json\n{deep}\n```\n```json\n{ok}\n```")
+    assert [(i.code, i.message) for i in parsed.issues] == [
+        ("ClaimsBlockTooDeep", f"claims block 1 nests 100001 levels deep (at most {MAX_DEPTH}); ignored")
+    ]
+    assert parsed.blocks_parsed == 1
+    assert parsed.event_claims == [{"time": "1:00", "evidence": [["a"]]}]
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
+    text = '{"unitClaims": [{"unitId": 5, "note": "' + "[{" * 1000 + '"}]}'
+    parsed = parse_claims("x\n[claims]\n" + text)
+    assert parsed.issues == []
+    assert parsed.unit_claims[0]["unitId"] == 5
+
+
+def test_claims_beyond_the_cap_and_evidence_beyond_the_cap_are_cut_and_said_to_be() -> None:
+    import json
+
+    from app.claims.parse import MAX_CLAIMS, MAX_EVIDENCE
+
+    units = [{"unitId": k, "evidence": [f"move|1:00|{j}" for j in range(MAX_EVIDENCE + 3)]} for k in range(MAX_CLAIMS)]
+    events = [{"time": "1:00", "kind": "build"}] * 7
+    block = json.dumps({"unitClaims": units, "eventClaims": events, "timelineClaims": [{"player": "a"}] * 2})
+    parsed = parse_claims("x\n[claims]\n```json\n" + block + "\n```")
+    assert len(parsed.unit_claims) == MAX_CLAIMS
+    assert parsed.event_claims == []
+    assert all(len(c["evidence"]) == MAX_EVIDENCE for c in parsed.unit_claims)
+    assert [(i.code, i.message) for i in parsed.issues] == [
+        (
+            "ClaimsCapped",
+            f"the reply carries more than one reply may: 7 event claim(s), 2 timeline claim(s), "
+            f"{3 * MAX_CLAIMS} evidence item(s) beyond {MAX_EVIDENCE} per claim were cut (at most {MAX_CLAIMS} "
+            "claims per reply); ignored",
+        )
+    ]
+
+
+def test_an_oversized_claims_section_is_read_only_up_to_the_cap() -> None:
+    from app.claims.parse import MAX_SECTION_CHARS
+
+    block = '{"unitClaims": [{"unitId": 7}]}'
+    section = (
+        "\n```json\n" + block + "\n```\n" + " " * MAX_SECTION_CHARS + '```json\n{"unitClaims": [{"unitId": 8}]}\n```'
+    )
+    parsed = parse_claims("x\n[claims]" + section)
+    assert [c["unitId"] for c in parsed.unit_claims] == [7]
+    assert [(i.code, i.message) for i in parsed.issues] == [
+        (
+            "ClaimsSectionCut",
+            f"the claims section has {len(section):,} characters; only the first {MAX_SECTION_CHARS:,} were read, "
+            "the rest ignored",
+        )
+    ]
+
+
+def test_lookback_requests_beyond_the_cap_become_one_issue() -> None:
+    from app.claims.lookback import MAX_REQUESTS
+
+    text = "\n".join(f"[回查] {m}:00~{m}:30" for m in range(50)) + "\n[回查] 昨天"
+    found = find_lookbacks(text)
+    assert found.ranges == [(60.0 * m, 60.0 * m + 30) for m in range(MAX_REQUESTS)]
+    assert [(i.code, i.message) for i in found.issues] == [
+        (
+            "LookbackRequestsCut",
+            f"{50 - MAX_REQUESTS + 1} lookback request(s) beyond the first {MAX_REQUESTS} of this reply were ignored",
+        )
+    ]

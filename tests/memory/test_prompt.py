@@ -133,3 +133,17 @@ def test_provider_step_joins_the_streamed_answer() -> None:
     assert [c.attribute for c in cands] == ["harass", "caster", "wins_on_map"]
     [req] = provider.requests
     assert req.messages[-1].content.startswith("Extract candidates")  # type: ignore[attr-defined]
+
+
+def test_a_hostile_candidate_reply_is_bounded() -> None:
+    import json
+
+    from app.memory.prompt import MAX_CANDIDATES
+
+    ep = run_ep("r1", "p", ("A", "B"))
+    # 5,000 nested arrays: json.loads alone would raise RecursionError
+    with pytest.raises(CandidateReplyError):
+        parse_candidate_reply("```json\n" + "[" * 5000 + "]" * 5000 + "\n```", ep)
+    many = [{"type": "preference", "subject": "p", "content": f"c{k}", "attribute": f"a{k}"} for k in range(500)]
+    cands = parse_candidate_reply(json.dumps(many), ep)
+    assert [c.attribute for c in cands] == [f"a{k}" for k in range(MAX_CANDIDATES)]

@@ -69,6 +69,10 @@ def test_stages_are_stored_as_they_finish_and_the_run_is_resumable(store_url: st
     assert w.issues[0].severity == int(Severity.CONTRADICTION)
     assert w.requests[0].breakdown == {"total": 10}
     assert w.lookbacks[0].tokens == 300
+    for ref in _stages()[2:]:  # a stage left unfinished keeps the run resumable whatever its status says
+        repo.finish(aid, "completed", {"prompt_tokens": 9})
+        assert repo.resumable("ab" * 32, "offline") == aid
+        repo.stage_done(aid, ref, StageResult(text="t"))
     repo.finish(aid, "completed", {"prompt_tokens": 9})
     assert repo.resumable("ab" * 32, "offline") is None
     with db.read() as s:

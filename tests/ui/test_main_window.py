@@ -415,3 +415,25 @@ def test_side_tabs_host_the_wisdom_and_memory_views(qtbot: Any, run: Any) -> Non
         run(scenario())
     finally:
         close_window(win)
+
+
+def test_a_partial_run_is_not_shown_as_complete(qtbot: Any, run: Any) -> None:
+    """A run that ends ``partial`` (e.g. its overview skipped, issue 29) says it is resumable, not complete."""
+    steps = script(chunks=2)
+    overview = STAGES[1]
+    at = next(i for i, s in enumerate(steps) if isinstance(s, ev.StageFinished) and s.stage == overview)
+    steps[at] = ev.StageFailed(overview, "overview failed, continuing without it: HTTP 429", "", "error")
+    steps[-1] = ev.RunFinished(7, "partial", 30_000, 1_800, 0.006)
+    win = make_window(qtbot, ScriptedRunner(steps), lang="en")
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(SHORT_1V1))
+        win.analyze_action.trigger()
+        await until(lambda: not win.analysis.running and win.analysis.status == "partial", what="the partial run")
+        await until(lambda: win.status_label.text() == "Analysis partly done (resumable)", what="the status line")
+        assert win.progress.isHidden()
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)

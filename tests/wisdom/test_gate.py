@@ -309,3 +309,31 @@ def test_injected_pitfalls_are_verified_by_the_stage_review(gate: WisdomGate) ->
         "3:20 #77 出现。", issues=[issue], model=MODEL, mod="corona", stage="window:1:1", trace_id="run"
     )
     assert sum(gate.manager.get_entry(e).counterexamples for e in ids) == 1
+
+
+def test_one_review_of_thousands_of_wrong_claims_adds_a_few_entries_the_worst(gate: WisdomGate) -> None:
+    from app.wisdom.gate import MAX_ISSUE_ENTRIES
+
+    facts = EvidenceContext.from_facts("3:20 单位 1001 建造 兵营", unit_ids=[1001])
+    weak = [
+        ValidationIssue(Severity.WEAK_EVIDENCE, "MoveOnlyEvidence", f"unit {k} only moved", 60.0, k)
+        for k in range(5000)
+    ]
+    worst = [ValidationIssue(Severity.FATAL, "NonexistentUnit", f"unit {k} does not exist", 60.0, k) for k in (7, 8)]
+    _metric, ids = gate.review_stage_text(
+        "3:20 单位 1001 建造了兵营。",
+        evidence=facts,
+        issues=[*weak, *worst, worst[0]],
+        model=MODEL,
+        mod="corona",
+        stage="window:0:0",
+        trace_id="big",
+    )
+    assert gate.manager.store.count_entries() == MAX_ISSUE_ENTRIES
+    entries = [gate.manager.get_entry(i) for i in ids]
+    # the two Fatal claims first (each once), then the first of the rest
+    assert [(e.error_code, (e.params or {}).get("claim")) for e in entries] == [
+        ("NonexistentUnit", "unit:7"),
+        ("NonexistentUnit", "unit:8"),
+        ("MoveOnlyEvidence", "unit:0"),
+    ]
