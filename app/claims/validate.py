@@ -553,6 +553,7 @@ class ClaimValidator:
             e
             for e in self._commands((QUEUE_UNIT,), player, frozenset(h for h in core_hashes if h is not None))
             if e.object_ids and e.seconds <= seen
+            for _ in range(self.index.batch(e.command_index))  # a shift-click order queues five cores
         ]
         yards = [e.object_ids[0] for e in orders]
         blocks = [y for k, y in enumerate(yards) if k == 0 or yards[k - 1] != y]

@@ -15,7 +15,9 @@ Compaction levels (the plan's ``CompactLevel``, §5.1):
   :data:`BURST_GAP_SECONDS` apart into one line ``×n`` with the last target.
 
 Every level keeps every build, production, placement, sale, repair, power, protocol and upgrade event (the
-:data:`app.facts.index.KEY_CATEGORIES`): they are what the analysis is about and what the validator checks.
+:data:`app.facts.index.KEY_CATEGORIES`): they are what the analysis is about and what the validator checks. A
+queue order made with a shift-click reads ``Queue unit ×5 <type>``: one order, five units
+(:meth:`app.facts.index.ReplayFactIndex.batch`).
 
 The lines are grouped into time blocks (at most :data:`BLOCK_SECONDS` of game time and :data:`BLOCK_MAX_LINES`
 lines). Each block knows its raw cl100k token count, and prefix sums over the blocks let any time range be cut out
@@ -262,8 +264,11 @@ class _Renderer:
 
     def line(self, ev: FactEvent, count: int = 1, last: FactEvent | None = None) -> str:
         parts = [format_time(ev.seconds), self.player(ev.player), self.label(ev.command_id)]
+        batch = self.index.batch(ev.command_index)
         if count > 1:
             parts.append(f"×{count}")
+        elif batch > 1:  # one shift-click order of several units ("Queue unit ×5"); never a merged line (key)
+            parts.append(f"×{batch}")
         if ev.type_hash is not None:
             parts.append(self.index.name_of(ev.type_hash))
         if ev.group is not None:

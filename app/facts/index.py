@@ -64,7 +64,7 @@ from app.facts.model import (
     Role,
     Strength,
 )
-from app.facts.roles import Departure, player_left_id, role_of
+from app.facts.roles import BATCH_SIZE, Departure, batch_size, player_left_id, role_of
 from app.replay.commands import Category, CommandInfo, command_info
 from app.replay.model import ArgKind, Command, Game, Replay
 from app.replay.names import HASH_ARGS
@@ -116,8 +116,8 @@ KW/TW: only the targetless power (KW 0x226 / TW 0x21C, RA3 0x1FE layout) is hand
 (``tests/facts/test_kwtw.py``, ``docs/kw-tw-commands.md``); their located / on-object powers keep no actors or
 targets until their source counts are checked."""
 _CANCEL_GAMES = frozenset({Game.RA3})
-"""Games whose cancel layouts (0x206 / 0x208) and shift-click flag (:func:`_bulk`) are verified; elsewhere every
-production / structure order stands and counts once (the KW/TW cancel semantics are not checked on the corpus)."""
+"""Games whose cancel layouts (0x206 / 0x208) and shift-click flag (:func:`_cancel_count`) are verified; elsewhere
+every production / structure order stands (the KW/TW cancel semantics are not checked on the corpus)."""
 _TARGET_ORDERS = frozenset({ATTACK, FORCE_FIRE, GARRISON, HARVEST_FROM_NODE})
 _SELF_ACTING = frozenset(
     {
@@ -235,9 +235,9 @@ _OWNER_ROLES: Mapping[int, Role] = {
 """Owner-only commands on one object (strong evidence for their actor) and the role they give it."""
 
 
-def _bulk(cmd: Command) -> int:
-    """Orders one 0x205/0x206 stands for: its bool (argument 2) is the shift-click of five (KWRAS ``chunks.py``)."""
-    return 5 if len(cmd.args) > 2 and cmd.args[2] is True else 1
+def _cancel_count(cmd: Command) -> int:
+    """Orders one RA3 0x206 takes back: its bool (argument 2, as in 0x205) is the shift-click of five."""
+    return BATCH_SIZE if len(cmd.args) > 2 and cmd.kinds[2] is ArgKind.BOOL and cmd.args[2] else 1
 
 
 @dataclass(slots=True)
@@ -348,6 +348,7 @@ class ReplayFactIndex:
         self._constructors: dict[int, list[int]] = defaultdict(list)
         self._factories: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # (factory, hash, command index)
         self._cancelled: frozenset[int] = frozenset()
+        self._batches: dict[int, int] = {}  # command index -> units of a shift-click queue order
         self._chains: list[PackChain] = []
         self._deploys: list[PackChain] = []
         self.knowledge: Knowledge | None = None
@@ -552,16 +553,17 @@ class ReplayFactIndex:
         elif role == QUEUE_UNIT:
             self._factories[p].append((source, ev.type_hash, ev.command_index))
             is_core = source in yards and ev.type_hash not in structure_hashes
-            orders.start(
-                ev, ProductionKind.STRUCTURE if is_core else ProductionKind.UNIT, _bulk(cmd) if ra3_layout else 1
-            )
+            batch = batch_size(self.replay.game, cmd)
+            if batch > 1:
+                self._batches[ev.command_index] = batch
+            orders.start(ev, ProductionKind.STRUCTURE if is_core else ProductionKind.UNIT, batch)
             if is_core and self._is_core_step(p, ev):
                 self._build_steps.append(
                     BuildStep(p, ev.time_code, ev.type_hash, self.name_of(ev.type_hash), cid, None, ev.command_index)
                 )
         elif role in (CANCEL_UNIT, CANCEL_STRUCTURE) and ra3_layout:
             unit = role == CANCEL_UNIT
-            orders.cancel(ev, _bulk(cmd) if unit else 1, unit=unit)
+            orders.cancel(ev, _cancel_count(cmd) if unit else 1, unit=unit)
 
     def _finish_orders(self, orders: _OrderBook) -> None:
         """First productions from the orders that stayed, the cancelled ones marked; cancelled core steps dropped."""
@@ -871,6 +873,26 @@ class ReplayFactIndex:
         found = [self._first.get((player, k, h)) for k in ProductionKind]
         hits = [f for f in found if f is not None and (include_cancelled or not f.cancelled)]
         return min(hits, key=lambda f: (f.cancelled, f.time_code)) if hits else None
+
+    def batch(self, command_index: int) -> int:
+        """Units the queue-unit order at ``command_index`` asks for: 5 for a shift-click (``app.facts.roles``), else 1.
+
+        1 for every other command, so a caller may sum it over any events to count units ordered.
+        """
+        return self._batches.get(command_index, 1)
+
+    def units_ordered(
+        self, player: int | None = None, start_seconds: float = 0.0, end_seconds: float = float("inf")
+    ) -> Counter[str]:
+        """Units (and Empire cores) queued per type name in ``[start, end)``, a shift-click counting five.
+
+        Every order counts as given, cancels included: this is what the players asked for, as the log shows it.
+        """
+        out: Counter[str] = Counter()
+        for ev in self.events_between(start_seconds, end_seconds, player):
+            if ev.type_hash is not None and role_of(self.replay.game, ev.command_id)[0] == QUEUE_UNIT:
+                out[self.name_of(ev.type_hash)] += self.batch(ev.command_index)
+        return out
 
     def is_cancelled(self, command_index: int) -> bool:
         """True when the production or structure order at ``command_index`` was taken back (0x206 / 0x208)."""

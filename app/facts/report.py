@@ -19,8 +19,9 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
 
     Times are seconds rounded to hundredths; ``player`` is the label (see ``PlayerInfo``) and ``slot`` its ``S=``
     index; ``players[].name`` keeps the full name from the file. A first production with ``cancelled`` true was
-    ordered and taken back every time (never produced); ``other_deploys`` are the deploys no MCV chain explains
-    (Empire cores, Corona miners).
+    ordered and taken back every time (never produced); ``units_ordered`` counts the units each player queued per
+    type (a shift-click order counts five, cancels included); ``other_deploys`` are the deploys no MCV chain
+    explains (Empire cores, Corona miners).
     """
     return {
         "summary": summary,
@@ -66,6 +67,11 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
                 "cancelled": f.cancelled,
             }
             for f in index.first_productions(include_cancelled=True)
+        ],
+        "units_ordered": [
+            {"player": index.player_name(p.slot), "slot": p.slot, "type": name, "units": n}
+            for p in index.playing
+            for name, n in sorted(index.units_ordered(p.slot).items(), key=lambda kv: (-kv[1], kv[0]))
         ],
         "pack_chains": [
             {

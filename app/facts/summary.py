@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.facts.eventlog import format_time, power_role_parts
-from app.facts.index import POWER_IDS, ReplayFactIndex
+from app.facts.index import POWER_IDS, ReplayFactIndex, command_queue_id
 from app.facts.model import BuildStep, FactEvent, PackAction, ProductionKind, Strength
 from app.i18n import Lang
 from app.replay.commands import Category, command_info
@@ -69,6 +69,11 @@ _T: dict[str, tuple[str, str]] = {
     ),
     "first": ("## 首次生产时间线（每种单位/建筑首次下单）", "## First-production timeline (first order of each type)"),
     "units": ("单位", "units"),
+    "ordered": (
+        "下单单位数（含后来取消的；一次 Shift 点击“生产单位 ×5”下单五个）",
+        'units ordered (cancelled ones included; one shift-click "Queue unit ×5" orders five)',
+    ),
+    "units_n": ("下单 {n} 个单位", "{n} units queued"),
     "structures": ("建筑", "structures"),
     "chains": ("## 基地车打包/展开链（仅 MCV 类实体）", "## MCV pack/unpack chains (MCV-class entities only)"),
     "no_chains": ("无基地车打包/展开。", "No MCV packs or unpacks."),
@@ -281,6 +286,10 @@ def _first_production(ctx: _Ctx) -> str:
                 for f in firsts
             ) or ctx.t("none")
             lines.append(f"- {p.label} {ctx.t(key)}: {shown}")
+        ordered = ix.units_ordered(p.slot)
+        if ordered:
+            counts = ", ".join(f"{name} {n}" for name, n in sorted(ordered.items(), key=lambda kv: (-kv[1], kv[0])))
+            lines.append(f"- {p.label} {ctx.t('ordered')}: {counts}")
     return "\n".join(lines)
 
 
@@ -413,6 +422,7 @@ def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
     ix = ctx.index
     lines = [ctx.t("segments")]
     players = {p.slot for p in ix.playing}
+    queue_id = command_queue_id(ix.replay.game)
     for n, (start, end) in enumerate(segs, 1):
         evs = [
             e
@@ -420,7 +430,13 @@ def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
             if not e.automatic and e.player in players
         ]
         cats = Counter(e.category for e in evs)
-        counts = ", ".join(f"{_category(ctx.lang, c)} {cats[c]}" for c in _COUNT_CATEGORIES if cats[c])
+        units = sum(ix.batch(e.command_index) for e in evs if e.command_id == queue_id)
+        counts = ", ".join(
+            f"{_category(ctx.lang, c)} {cats[c]}"
+            + (f" ({ctx.t('units_n').format(n=units)})" if c is Category.PRODUCTION and units != cats[c] else "")
+            for c in _COUNT_CATEGORIES
+            if cats[c]
+        )
         lines.append(
             f"### {ctx.t('segment')} {n}: {format_time(start)}–{format_time(end)} — "
             f"{ctx.t('events')} {len(evs)}" + (f" ({counts})" if counts else "")
