@@ -23,7 +23,8 @@ from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.roles import POWER_COMMANDS, POWER_WITH_FACING, Roles, roles_of
 from app.claims.timeparse import format_time, parse_time
 from app.facts import OwnershipVerdict, ReplayFactIndex
-from app.facts.index import POWER_LAYOUT_ROLES, UNPACK_POWER_HASHES
+from app.facts.chains import UNPACK_POWER_HASHES
+from app.facts.index import POWER_LAYOUT_ROLES
 from app.facts.model import TICKS_PER_SECOND, FactEvent, FirstProduction
 from app.facts.roles import role_of
 from app.i18n import Lang, pick

@@ -42,10 +42,11 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from app.facts.chains import pack_chains
 from app.facts.model import (
     TICKS_PER_SECOND,
     BuildStep,
@@ -55,9 +56,7 @@ from app.facts.model import (
     GroupState,
     Owner,
     OwnershipVerdict,
-    PackAction,
     PackChain,
-    PackStep,
     PlayerInfo,
     ProductionKind,
     ProtocolPick,
@@ -139,19 +138,6 @@ CANCEL_WINDOW_SECONDS = 10.0
 """How far back a 0x206 "hold/cancel unit" is taken to reach [inferred]: a unit ordered less than this before cannot
 have left the factory yet, so the cancel surely took it back; an older order may already have been produced (the
 cancel then hit a later one in the queue, or nothing), so it is never marked cancelled."""
-
-UNPACK_POWER_HASHES = frozenset({0xCD754906})
-"""0x200 power that deploys a construction-yard vehicle or an Empire core (``SpecialPower_UnpackReplaceSelf``).
-
-[verified on ``ra3_1v1_infinity_isle_allies_vs_empire_24m``: the Allied player's yard #237 packs at 2:17.6, vehicle
-#370 deploys with this hash at 2:52.5 and a new constructor #391 issues its first build at 3:06.1; the Empire player
-deploys each core with the same hash.]"""
-
-PACK_POWER_HASHES = frozenset({0x6710551A})
-"""0x1FE power cast by a construction yard to pack up (``SpecialPower_PackReplaceSelf``).
-
-The same replay casts it on yards #237, #238 and #391; the notes §4.3 quote it as the real value of KWRAS's
-misaligned ``0x10551A20`` key."""
 
 _INDEXED_IDS = frozenset(
     {
@@ -519,8 +505,8 @@ class ReplayFactIndex:
         for lst in evidence.values():
             lst.sort(key=lambda e: (e.time_code, e.player))
         self._finish_orders(orders)
-        self._chains, self._deploys = _pack_chains(
-            self.events, yards, self.players, self.name_of, self._cancelled, game=game
+        self._chains, self._deploys = pack_chains(
+            self.events, self.players, self.name_of, self._cancelled, constructors=frozenset(yards), game=game
         )
 
     def _note_order(
@@ -1102,118 +1088,6 @@ def _make_event(i: int, cmd: Command, info: CommandInfo, state: _PlayerState | N
         actor_ids=actors,
         target_ids=targets,
     )
-
-
-def _is_mcv_name(name: str) -> bool:
-    """MCV-class type names: ``AlliedMCV``, ``SovietMCV_Naval``, ``JapanMCV`` (RA3 and Corona naming)."""
-    return "MCV" in name
-
-
-def _pack_chains(
-    events: Sequence[FactEvent],
-    yards: set[int],
-    players: Sequence[PlayerInfo],
-    name_of: Callable[[int], str],
-    cancelled: frozenset[int] = frozenset(),
-    *,
-    game: Game = Game.RA3,
-) -> tuple[list[PackChain], list[PackChain]]:
-    """Pack/unpack chains restricted to MCV-class entities, and per player the deploys no chain explains.
-
-    The replay never says what an object is, so a deploy (0x200 with the unpack power) is chained only when it is
-    an MCV-class vehicle's by construction:
-
-    * after a pack of that player's construction yard, the first deploy of an id newer than every id seen before
-      the pack (the pack creates the vehicle);
-    * after the player queued an MCV-class type (0x205 of ``…MCV…``), when a construction yard the player never
-      used before shows up: the latest deploy since the queue of an id newer than every id seen at queue time.
-
-    Empire cores (and Corona's Celestial miners) use the same deploy power but are never chained: a pack does not
-    create them and no new yard follows their deploy; they come back as the second list, one step per vehicle.
-    Each chain step after an unpack closes with the first command of the new yard. A deploy is often sent twice
-    (a second click, often at another spot): the order that produced the new yard is the vehicle's last deploy
-    before the yard appears, so that is the unpack step. A cancelled MCV order starts no chain.
-    """
-    chains: list[PackChain] = []
-    max_seen = 0
-    open_pack: dict[int, tuple[int, int]] = {}  # player -> (time_code, max id at pack time)
-    steps: dict[int, list[PackStep]] = defaultdict(list)
-    waiting_yard: dict[int, bool] = {}
-    known_yards: dict[int, set[int]] = defaultdict(set)
-    queued: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # player -> (tc, factory, max id then)
-    deploys: dict[int, list[tuple[int, int, tuple[float, float] | None]]] = defaultdict(list)
-    chained: set[int] = set()
-    for ev in events:
-        p = ev.player
-        if not (0 <= p < len(players) and players[p].is_player):
-            max_seen = max(max_seen, *ev.object_ids, 0)
-            continue
-        cid = role_of(game, ev.command_id)[0]
-        if cid == POWER and ev.type_hash in PACK_POWER_HASHES and ev.object_ids:
-            yard = ev.object_ids[0]
-            last = steps[p][-1] if steps.get(p) else None
-            repeated = last is not None and last.action is PackAction.PACK and last.object_id == yard
-            if yard in yards and not repeated:  # a double click sends the pack twice
-                steps[p].append(PackStep(PackAction.PACK, ev.time_code, yard, None))
-                open_pack[p] = (ev.time_code, max_seen)
-        elif cid == POWER_WITH_FACING and ev.type_hash in UNPACK_POWER_HASHES:
-            vehicle = max(ev.object_ids, default=0)
-            step = PackStep(PackAction.UNPACK, ev.time_code, vehicle, ev.position)
-            last = steps[p][-1] if steps.get(p) else None
-            if p in open_pack and vehicle > open_pack[p][1]:
-                steps[p].append(step)
-                chained.add(vehicle)
-                del open_pack[p]
-                waiting_yard[p] = True
-            elif (
-                waiting_yard.get(p)
-                and last is not None
-                and last.action is PackAction.UNPACK
-                and last.object_id == vehicle
-            ):
-                steps[p][-1] = step  # sent again before the yard appeared: this later order is the one that deployed
-            elif vehicle:
-                deploys[p].append((ev.time_code, vehicle, ev.position))
-        elif (
-            cid == QUEUE_UNIT
-            and ev.type_hash is not None
-            and ev.object_ids
-            and _is_mcv_name(name_of(ev.type_hash))
-            and ev.command_index not in cancelled
-        ):
-            queued[p].append((ev.time_code, ev.object_ids[0], max_seen))
-        if cid in (START_STRUCTURE, PLACE_STRUCTURE, QUEUE_UNIT) and ev.object_ids:
-            yard = ev.object_ids[0]
-            if (cid != QUEUE_UNIT or yard in yards) and yard not in known_yards[p]:
-                if waiting_yard.get(p):
-                    steps[p].append(PackStep(PackAction.NEW_YARD, ev.time_code, yard, None))
-                    waiting_yard[p] = False
-                elif queued[p] and known_yards[p]:
-                    q_tc, factory, limit = queued[p][0]
-                    cands = [d for d in deploys[p] if d[0] >= q_tc and d[1] > limit and d[1] not in chained]
-                    if cands:
-                        vehicle = cands[-1][1]
-                        d_tc, _v, pos = cands[-1]  # the vehicle's last deploy before its yard appeared
-                        queued[p].pop(0)
-                        chained.add(vehicle)
-                        steps[p].append(PackStep(PackAction.PRODUCE, q_tc, factory, None))
-                        steps[p].append(PackStep(PackAction.UNPACK, d_tc, vehicle, pos))
-                        steps[p].append(PackStep(PackAction.NEW_YARD, ev.time_code, yard, None))
-                known_yards[p].add(yard)
-        if ev.object_ids:
-            max_seen = max(max_seen, *ev.object_ids)
-    for p in sorted(steps):
-        ordered = sorted(steps[p], key=lambda st: st.time_code)  # stable: a produce step lands before its unpack
-        chains.append(PackChain(p, tuple(ordered)))
-    others: list[PackChain] = []
-    for p in sorted(deploys):
-        latest: dict[int, PackStep] = {}
-        for tc, vehicle, pos in deploys[p]:
-            if vehicle not in chained:
-                latest[vehicle] = PackStep(PackAction.UNPACK, tc, vehicle, pos)  # the vehicle's last deploy wins
-        if latest:
-            others.append(PackChain(p, tuple(sorted(latest.values(), key=lambda st: (st.time_code, st.object_id)))))
-    return chains, others
 
 
 def player_labels(names: Sequence[str]) -> list[str]:

@@ -273,6 +273,7 @@ class PackAction(enum.StrEnum):
 
     PRODUCE = "produce"  # an MCV-class vehicle is queued at a factory (object_id = the factory)
     PACK = "pack"  # a construction yard packs up into a mobile vehicle
+    CAPTURED = "captured"  # another player's packed vehicle is deployed by this player: it changed hands
     UNPACK = "unpack"  # the vehicle deploys again
     NEW_YARD = "new_yard"  # the first command of the construction yard that the deploy produced
 
@@ -282,16 +283,21 @@ class PackStep:
     """One step of a pack chain.
 
     Attributes:
-        action: Pack, unpack or the new yard's first appearance.
+        action: Pack, unpack, the new yard's first appearance, a produced MCV or a vehicle that changed hands.
         time_code: When.
-        object_id: The yard (pack, new_yard) or vehicle (unpack).
+        object_id: The yard (pack, new_yard), vehicle (unpack, captured) or factory (produce).
         position: Deploy position for unpack.
+        produced_id: The id the step produced (pack: the vehicle; unpack: the yard; produce: the vehicle), None
+            when the replay does not show it (``app.facts.chains``).
+        from_player: For ``captured``: the slot whose pack made the vehicle.
     """
 
     action: PackAction
     time_code: int
     object_id: int
     position: tuple[float, float] | None
+    produced_id: int | None = None
+    from_player: int | None = None
 
     @property
     def seconds(self) -> float:

@@ -21,7 +21,9 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
     index; ``players[].name`` keeps the full name from the file. A first production with ``cancelled`` true was
     ordered and taken back every time (never produced); ``units_ordered`` counts the units each player queued per
     type (a shift-click order counts five, cancels included); ``other_deploys`` are the deploys no MCV chain
-    explains (Empire cores, Corona miners).
+    explains (Empire cores, Corona miners). A pack-chain step's ``produced_id`` is the id it made (pack: the
+    vehicle, unpack: the yard, produce: the vehicle; null when the replay does not show it); a ``captured`` step
+    (another player's packed vehicle deployed by this one) names the packer in ``from_slot``.
     """
     return {
         "summary": summary,
@@ -78,7 +80,13 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
                 "player": index.player_name(c.player),
                 "slot": c.player,
                 "steps": [
-                    {"action": s.action.value, "time_seconds": round(s.seconds, 2), "object_id": s.object_id}
+                    {
+                        "action": s.action.value,
+                        "time_seconds": round(s.seconds, 2),
+                        "object_id": s.object_id,
+                        "produced_id": s.produced_id,
+                        "from_slot": s.from_player,
+                    }
                     for s in c.steps
                 ],
             }

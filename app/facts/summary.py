@@ -63,10 +63,12 @@ _T: dict[str, tuple[str, str]] = {
     "walls": ("围墙", "walls"),
     "deployers": ("该玩家下单的可展开单位", "deployable units this player ordered"),
     "cancelled": ("已取消，未生产", "cancelled, never produced"),
-    "deploys": (
-        "其他展开（非基地车：帝国核心、日冕神州矿车等）",
-        "other deploys (not MCVs: Empire cores, Corona miners…)",
-    ),
+    "deploys": ("其他展开（非基地车）", "other deploys (not MCVs)"),
+    "deploy_kinds": ("本阵营可展开的单位", "this faction's deploying units"),
+    "cores": ("帝国核心", "Empire cores"),
+    "vehicle": ("变为 #{n}", "became #{n}"),
+    "captured": ("夺得", "took over"),
+    "from": ("原属 {p}", "was {p}'s"),
     "first": ("## 首次生产时间线（每种单位/建筑首次下单）", "## First-production timeline (first order of each type)"),
     "units": ("单位", "units"),
     "ordered": (
@@ -80,6 +82,7 @@ _T: dict[str, tuple[str, str]] = {
     "produce": ("生产基地车于", "MCV queued at"),
     "pack": ("打包", "pack"),
     "unpack": ("展开", "unpack"),
+    "captured_step": ("夺得", "captured"),
     "new_yard": ("新建造场", "new yard"),
     "ownership": ("## 建造者、生产者与所有权证据", "## Builders, producers and ownership evidence"),
     "builders": ("建造者", "builders"),
@@ -301,9 +304,14 @@ def _chains(ctx: _Ctx) -> str:
     for chain in ix.pack_chains:
         steps = []
         for s in chain.steps:
-            word = ctx.t(s.action.value)
+            word = ctx.t("captured_step" if s.action is PackAction.CAPTURED else s.action.value)
             pos = f" ({round(s.position[0])},{round(s.position[1])})" if s.position else ""
-            steps.append(f"{format_time(s.seconds)} {word} #{s.object_id}{pos}")
+            became = ""
+            if s.action in (PackAction.PACK, PackAction.PRODUCE) and s.produced_id is not None:
+                became = f" ({ctx.t('vehicle').format(n=s.produced_id)})"
+            elif s.action is PackAction.CAPTURED and s.from_player is not None:
+                became = f" ({ctx.t('from').format(p=ix.player_name(s.from_player))})"
+            steps.append(f"{format_time(s.seconds)} {word} #{s.object_id}{pos}{became}")
         lines.append(f"- {ix.player_name(chain.player)}: " + " → ".join(steps))
     for chain in ix.other_deploys:
         if any(s.command_id == 0x205 for s in ix.build_order(chain.player)):
@@ -323,9 +331,28 @@ def _chains(ctx: _Ctx) -> str:
         ]
         if deployers:
             shown += f" — {ctx.t('deployers')}: {', '.join(deployers)}"
-        lines.append(f"- {ix.player_name(chain.player)} {ctx.t('deploys')}: {shown}")
-    _ = PackAction  # the step words come from the enum values
+        kinds = "" if deployers else _deploy_kinds(ctx, chain.player)
+        label = ctx.t("deploys") + (f"; {ctx.t('deploy_kinds')}: {kinds}" if kinds else "")
+        lines.append(f"- {ix.player_name(chain.player)} {label}: {shown}")
     return "\n".join(lines)
+
+
+def _deploy_kinds(ctx: _Ctx, slot: int) -> str:
+    """What a non-MCV deploy of this player can be, from the knowledge of the player's own faction.
+
+    The hint follows the match: an Empire player's deploys are cores, a Celestial player's miners; a faction whose
+    knowledge names no deploying unit gets no hint (a Soviet deploy is never called an Empire core).
+    """
+    ix = ctx.index
+    k = ix.knowledge
+    player = next((p for p in ix.players if p.slot == slot), None)
+    if k is None or player is None:
+        return ""
+    factions = {f for f in (player.played_faction, player.faction) if f}
+    found = [e for e in k if e.kind == "unit" and e.faction in factions and (e.has_tag("core") or e.has_tag("deploy"))]
+    if any(e.has_tag("core") for e in found):
+        return ctx.t("cores")
+    return ", ".join(sorted(e.id for e in found)[:3])
 
 
 def _ownership(ctx: _Ctx) -> str:
