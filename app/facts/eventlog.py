@@ -330,7 +330,7 @@ def _selection_key(ev: FactEvent) -> tuple[int, ...] | None:
 
 def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[FactEvent, int, FactEvent | None]]:
     """The events a level keeps, as ``(first event, count, last event of a merged run or None)``."""
-    players = {p.slot for p in index.players if p.is_player}
+    players = frozenset(p.slot for p in index.players if p.is_player)
     out: list[tuple[FactEvent, int, FactEvent | None] | None] = []
     pending_sel: dict[int, int] = {}  # player -> position in ``out`` of its open selection run
     last_sel: dict[int, tuple[int, ...] | None] = {}
@@ -338,7 +338,7 @@ def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[Fac
     for ev in index.events:
         cat = ev.category
         key = cat in KEY_CATEGORIES
-        if level >= CompactLevel.NO_AUTOMATIC and not key and (ev.automatic or ev.player not in players):
+        if level >= CompactLevel.NO_AUTOMATIC and not counts_as_event(ev, players):
             continue
         p = ev.player
         if level >= CompactLevel.COLLAPSE_SELECTION and not key:
@@ -417,7 +417,8 @@ def build_compact_log(
         )
     if level == CompactLevel.FULL:
         lines = _merge_cameras(index, lines, r)
-    return CompactLog(level, lang, lines, _blocks(lines, count_tokens))
+        return CompactLog(level, lang, lines, _blocks(lines, count_tokens))
+    return CompactLog(level, lang, lines, _blocks(lines, count_tokens, counted_times(index)))
 
 
 def _merge_cameras(index: ReplayFactIndex, lines: list[LogLine], r: _Renderer) -> list[LogLine]:
@@ -432,7 +433,28 @@ def _merge_cameras(index: ReplayFactIndex, lines: list[LogLine], r: _Renderer) -
     return merged
 
 
-def _blocks(lines: Sequence[LogLine], count_tokens: bool) -> list[EventBlock]:
+def counts_as_event(ev: FactEvent, players: frozenset[int] | set[int]) -> bool:
+    """The one definition of "an event" that log blocks, segment metadata and the summary's segments count.
+
+    A playing slot's own order, or any key event (what levels 1–3 keep): automatic messages, camera moves and
+    observers' clicks are not events. Compaction changes how many lines show them, never how many there are.
+    """
+    return ev.category in KEY_CATEGORIES or (not ev.automatic and ev.player in players)
+
+
+def counted_times(index: ReplayFactIndex) -> list[int]:
+    """Time codes of every event :func:`counts_as_event` counts, in order."""
+    players = frozenset(p.slot for p in index.players if p.is_player)
+    return [ev.time_code for ev in index.events if counts_as_event(ev, players)]
+
+
+def _blocks(lines: Sequence[LogLine], count_tokens: bool, event_times: Sequence[int] | None = None) -> list[EventBlock]:
+    """Cut lines into blocks; with ``event_times`` a block counts the events of its whole time range.
+
+    A block's range runs from its first line to the next block's first line (the last block to the end), so the
+    events a compaction level drops (clears, repeated selections) still count where they happened and the sum
+    over blocks is the same at every level (level 0 counts its lines, cameras included).
+    """
     spans: list[tuple[int, int]] = []
     start = 0
     for i in range(1, len(lines) + 1):
@@ -452,6 +474,12 @@ def _blocks(lines: Sequence[LogLine], count_tokens: bool) -> list[EventBlock]:
     for k, ((a, b), text, tok) in enumerate(zip(spans, texts, counts, strict=True)):
         seg = lines[a:b]
         end_tc = lines[b].time_code if b < len(lines) else seg[-1].time_code + 1
+        if event_times is None:
+            events = sum(ln.event_count for ln in seg)
+        else:
+            lo = bisect.bisect_left(event_times, seg[0].time_code)
+            hi = bisect.bisect_left(event_times, lines[b].time_code) if b < len(lines) else len(event_times)
+            events = hi - lo
         blocks.append(
             EventBlock(
                 index=k,
@@ -459,7 +487,7 @@ def _blocks(lines: Sequence[LogLine], count_tokens: bool) -> list[EventBlock]:
                 end_seconds=end_tc / TICKS_PER_SECOND,
                 text=text,
                 tokens=tok,
-                event_count=sum(ln.event_count for ln in seg),
+                event_count=events,
                 line_count=b - a,
                 key_events=sum(1 for ln in seg if ln.key),
                 pure_selection=all(ln.selection for ln in seg),

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.facts.eventlog import format_time, power_role_parts
+from app.facts.eventlog import counts_as_event, format_time, power_role_parts
 from app.facts.index import POWER_IDS, ReplayFactIndex, command_queue_id
 from app.facts.model import BuildStep, FactEvent, PackAction, ProductionKind, Strength
 from app.i18n import Lang
@@ -448,14 +448,11 @@ def sample_key_events(
 def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
     ix = ctx.index
     lines = [ctx.t("segments")]
-    players = {p.slot for p in ix.playing}
+    players = frozenset(p.slot for p in ix.playing)
     queue_id = command_queue_id(ix.replay.game)
     for n, (start, end) in enumerate(segs, 1):
-        evs = [
-            e
-            for e in ix.events_between(start, end if n < len(segs) else end + 1)
-            if not e.automatic and e.player in players
-        ]
+        # the same events the log's blocks and the segment metadata count (the last segment runs to the end)
+        evs = [e for e in ix.events_between(start, end if n < len(segs) else math.inf) if counts_as_event(e, players)]
         cats = Counter(e.category for e in evs)
         units = sum(ix.batch(e.command_index) for e in evs if e.command_id == queue_id)
         counts = ", ".join(
