@@ -22,7 +22,7 @@ from app.claims.issues import Severity, ValidationIssue
 from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.roles import POWER_COMMANDS, POWER_WITH_FACING, Roles, roles_of
 from app.claims.timeparse import format_time, parse_time
-from app.facts import OwnershipVerdict, ReplayFactIndex
+from app.facts import OwnerChange, OwnershipVerdict, ReplayFactIndex
 from app.facts.chains import UNPACK_POWER_HASHES
 from app.facts.index import POWER_LAYOUT_ROLES
 from app.facts.model import TICKS_PER_SECOND, FactEvent, FirstProduction
@@ -363,7 +363,8 @@ class ClaimValidator:
         evidence = parse_evidence(claim.get("evidence"))
         player = self._player(claim.get("player"), issues, where, ref)
         if player is not None:
-            self._ownership(uid, player, high, where=where, ref=ref, issues=issues)
+            times = [e.seconds for e in evidence if e.seconds is not None]
+            self._ownership(uid, player, high, times, where=where, ref=ref, issues=issues)
         if high and evidence and all(e.kind == "move" for e in evidence):
             issues.append(
                 ValidationIssue(
@@ -408,13 +409,26 @@ class ClaimValidator:
                 self._operated_before_produced(uid, player, type_name, evidence, where=where, ref=ref, issues=issues)
 
     def _ownership(
-        self, uid: int, player: int, high: bool, *, where: str, ref: str, issues: list[ValidationIssue]
+        self,
+        uid: int,
+        player: int,
+        high: bool,
+        times: list[float],
+        *,
+        where: str,
+        ref: str,
+        issues: list[ValidationIssue],
     ) -> None:
-        verdict = self.index.check_ownership(uid, player)
+        """The claimed owner against the evidence; an object that changed hands against its owner at ``times``."""
+        verdict = self.index.check_ownership(uid, player, times)
         owner = self.index.owner(uid)
         name = self.index.player_name(player)
         others = ", ".join(self.index.player_name(p) for p in owner.strong_players if p != player)
         strong_fact = self._m(f"#{uid} 的强所有权证据来自 {others}", f"strong ownership evidence of #{uid}: {others}")
+        changes = self.index.ownership_changes(uid)
+        if changes and verdict is OwnershipVerdict.CONTRADICTION:
+            issues.append(self._owner_at_time(uid, player, times, changes, where=where, ref=ref))
+            return
         if verdict is OwnershipVerdict.CONFLICT:
             issues.append(
                 ValidationIssue(
@@ -475,6 +489,47 @@ class ClaimValidator:
                     fact=self._m(f"#{uid} 没有任何所有权证据", f"#{uid} has no ownership evidence"),
                 )
             )
+
+    def _owner_at_time(
+        self,
+        uid: int,
+        player: int,
+        times: list[float],
+        changes: tuple[OwnerChange, ...],
+        *,
+        where: str,
+        ref: str,
+    ) -> ValidationIssue:
+        """A claim for a player who did not own the object at the claimed time: say who did, and when it changed."""
+        name = self.index.player_name(player)
+        wrong = [t for t in times if player not in self.index.owners_at(uid, t)]
+        at = ", ".join(format_time(t) for t in wrong[:3])
+        steps_zh, steps_en = [], []
+        for c in changes:
+            a, b = self.index.player_name(c.from_player), self.index.player_name(c.to_player)
+            since, by = (
+                format_time(c.since_time_code / TICKS_PER_SECOND),
+                format_time(c.by_time_code / TICKS_PER_SECOND),
+            )
+            how_zh = f"（{b} 在 {since} 下令进入它）" if c.order_time_code is not None else ""
+            how_en = f" ({b} ordered to enter it at {since})" if c.order_time_code is not None else ""
+            steps_zh.append(f"{a} → {b}，在 {since}–{by} 之间{how_zh}")
+            steps_en.append(f"{a} → {b} between {since} and {by}{how_en}")
+        fact = self._m(f"#{uid} 易手：" + "；".join(steps_zh), f"#{uid} changed hands: " + "; ".join(steps_en))
+        if wrong:
+            owners = ", ".join(self.index.player_name(p) for p in self.index.owners_at(uid, wrong[0])) or "?"
+            message = self._m(
+                f"{where}：声称 #{uid} 在 {at} 属于 {name}，但那时它属于 {owners}",
+                f"{where}: #{uid} is claimed for {name} at {at}, but it was {owners}'s then",
+            )
+        else:
+            message = self._m(
+                f"{where}：声称 #{uid} 属于 {name}，但 {name} 从未拥有它",
+                f"{where}: #{uid} is claimed for {name}, who never owned it",
+            )
+        return ValidationIssue(
+            Severity.CONTRADICTION, "OwnershipContradiction", message, unit_id=uid, claim=ref, fact=fact
+        )
 
     def _type_produced(
         self, uid: int, player: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]

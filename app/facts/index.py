@@ -41,6 +41,7 @@ layouts are not verified there and stay RA3-only: cancels (0x206 / 0x208 and the
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -55,6 +56,7 @@ from app.facts.model import (
     FirstProduction,
     GroupState,
     Owner,
+    OwnerChange,
     OwnershipVerdict,
     PackChain,
     PlayerInfo,
@@ -716,12 +718,69 @@ class ReplayFactIndex:
         """Every object id with at least one evidence record, sorted."""
         return tuple(sorted(self._evidence))
 
+    def ownership_changes(self, object_id: int) -> tuple[OwnerChange, ...] | None:
+        """How ``object_id`` passed between players, in time order; None when their strong evidence takes turns.
+
+        Strong evidence comes only from an owner's orders, so when it moves from player A to player B and A never
+        gives another owner-only order for it, the object changed hands (an engineer's capture, a hijack, a vehicle
+        re-crewed after its pilot was sniped, a captured MCV): a timeline, not a conflict. The change lies between
+        A's last and B's first strong evidence, after B's own enter order on it when there is one (0x210, RA3).
+        Evidence that goes back and forth (A, B, A) stays undecidable. Empty for an object with one owner.
+        """
+        strong = [e for e in self._evidence.get(object_id, ()) if e.strength is Strength.STRONG]
+        runs: list[list[Evidence]] = []
+        for e in strong:
+            if runs and runs[-1][0].player == e.player:
+                runs[-1].append(e)
+            else:
+                runs.append([e])
+        if len({r[0].player for r in runs}) != len(runs):
+            return None
+        changes = []
+        for before, after in itertools.pairwise(runs):
+            last, first = before[-1].time_code, after[0].time_code
+            enter = next(
+                (
+                    ev.time_code
+                    for ev in self.events_for_object(object_id)
+                    if ev.player == after[0].player
+                    and last <= ev.time_code <= first
+                    and role_of(self.replay.game, ev.command_id)[0] == GARRISON
+                    and object_id in ev.target_ids
+                ),
+                None,
+            )
+            changes.append(OwnerChange(object_id, before[0].player, after[0].player, last, first, enter))
+        return tuple(changes)
+
+    def owners_at(self, object_id: int, seconds: float) -> tuple[int, ...]:
+        """The player(s) ``object_id`` may have belonged to at a moment, from its strong evidence and changes.
+
+        One player outside a change's window; both players inside it (the replay does not say when within it the
+        object changed hands); empty without strong evidence or when the evidence takes turns.
+        """
+        changes = self.ownership_changes(object_id)
+        o = self.owner(object_id)
+        if changes is None or not o.strong_players:
+            return ()
+        if not changes:
+            return o.strong_players
+        tc = seconds * TICKS_PER_SECOND
+        current = changes[0].from_player
+        for c in changes:
+            if tc < c.since_time_code:
+                break
+            if tc < c.by_time_code:
+                return (current, c.to_player)
+            current = c.to_player
+        return (current,)
+
     def owner(self, object_id: int) -> Owner:
         """The likely owner of ``object_id``.
 
         A single player with strong evidence owns it. Strong evidence from two players is a conflict (plan §7.1
-        rule 4: abnormal play, undecidable). Without strong evidence, the player who selected it most often is a
-        weak owner.
+        rule 4: abnormal play, undecidable) unless it forms an ownership timeline (:meth:`ownership_changes`):
+        then the last owner owns it. Without strong evidence, the player who selected it most often is a weak owner.
         """
         strong: dict[int, int] = defaultdict(int)
         weak: dict[int, int] = defaultdict(int)
@@ -732,17 +791,28 @@ class ReplayFactIndex:
         if len(strong_players) == 1:
             return Owner(object_id, strong_players[0], Strength.STRONG, strong_players, weak_players, False)
         if len(strong_players) > 1:
+            changes = self.ownership_changes(object_id)
+            if changes:
+                return Owner(object_id, changes[-1].to_player, Strength.STRONG, strong_players, weak_players, False)
             return Owner(object_id, None, None, strong_players, weak_players, True)
         if weak_players:
             best = min(weak_players, key=lambda p: (-weak[p], p))
             return Owner(object_id, best, Strength.WEAK, (), weak_players, False)
         return Owner(object_id, None, None, (), (), False)
 
-    def check_ownership(self, object_id: int, player: int) -> OwnershipVerdict:
-        """Check the claim "``object_id`` belongs to ``player``" with the four rules of plan §7.1."""
+    def check_ownership(self, object_id: int, player: int, at_seconds: Sequence[float] = ()) -> OwnershipVerdict:
+        """Check the claim "``object_id`` belongs to ``player``" with the four rules of plan §7.1.
+
+        An object that changed hands (:meth:`ownership_changes`) is checked against its owner at the claimed
+        moments ``at_seconds`` (the claim's evidence times): the claim holds when ``player`` may have owned it at
+        every one of them; without moments, when ``player`` owned it at some time.
+        """
         o = self.owner(object_id)
         if o.conflict:
             return OwnershipVerdict.CONFLICT
+        if len(o.strong_players) > 1 and at_seconds:
+            held = all(player in self.owners_at(object_id, t) for t in at_seconds)
+            return OwnershipVerdict.CONFIRMED_STRONG if held else OwnershipVerdict.CONTRADICTION
         if o.strong_players:
             return OwnershipVerdict.CONFIRMED_STRONG if player in o.strong_players else OwnershipVerdict.CONTRADICTION
         if player in o.weak_players:
@@ -750,6 +820,11 @@ class ReplayFactIndex:
         if o.weak_players:
             return OwnershipVerdict.OTHER_WEAK_ONLY
         return OwnershipVerdict.NO_EVIDENCE
+
+    def all_ownership_changes(self) -> tuple[OwnerChange, ...]:
+        """Every object that changed hands (see :meth:`ownership_changes`), in time order of the change."""
+        out = [c for oid in self._evidence for c in (self.ownership_changes(oid) or ())]
+        return tuple(sorted(out, key=lambda c: (c.since_time_code, c.object_id)))
 
     def owned_objects(self, player: int, strength: Strength = Strength.STRONG) -> tuple[int, ...]:
         """Object ids whose likely owner is ``player`` with at least ``strength``, sorted."""

@@ -59,7 +59,7 @@ class OwnershipVerdict(enum.StrEnum):
     NO_EVIDENCE = "no_evidence"  # nobody has any evidence for X
     CONTRADICTION = "contradiction"  # another player has strong evidence, P has none
     OTHER_WEAK_ONLY = "other_weak_only"  # only other players' weak evidence, nothing for P
-    CONFLICT = "conflict"  # two or more players have strong evidence
+    CONFLICT = "conflict"  # two or more players have strong evidence, taking turns (no ownership timeline)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +178,35 @@ class Owner:
     strong_players: tuple[int, ...]
     weak_players: tuple[int, ...]
     conflict: bool
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerChange:
+    """An object that passed from one player to another (the replay shows only orders: the moment is a window).
+
+    An engineer's capture, a hijack, a vehicle re-crewed after its pilot was sniped, a captured vehicle.
+
+    Attributes:
+        object_id: The object.
+        from_player: Its owner before.
+        to_player: Its owner after.
+        after_time_code: The previous owner's last strong evidence: it was still theirs then.
+        by_time_code: The new owner's first strong evidence: it was theirs by then.
+        order_time_code: The new owner's order to enter the object (0x210: an engineer, a hijacker, a driver) in
+            that window, when there is one: the change happened after it.
+    """
+
+    object_id: int
+    from_player: int
+    to_player: int
+    after_time_code: int
+    by_time_code: int
+    order_time_code: int | None = None
+
+    @property
+    def since_time_code(self) -> int:
+        """The earliest moment the new owner may have had it (its enter order, else the old owner's last act)."""
+        return self.order_time_code if self.order_time_code is not None else self.after_time_code
 
 
 @dataclass(frozen=True, slots=True)

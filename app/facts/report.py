@@ -9,6 +9,7 @@ from typing import Any
 
 from app.facts.eventlog import format_time
 from app.facts.index import ReplayFactIndex
+from app.facts.model import TICKS_PER_SECOND
 from app.i18n import Lang, pick
 
 MAX_OBJECT_EVENTS = 40
@@ -24,6 +25,7 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
     explains (Empire cores, Corona miners). A pack-chain step's ``produced_id`` is the id it made (pack: the
     vehicle, unpack: the yard, produce: the vehicle; null when the replay does not show it); a ``captured`` step
     (another player's packed vehicle deployed by this one) names the packer in ``from_slot``.
+    ``ownership_changes`` lists the objects that changed hands, with the window the change lies in.
     """
     return {
         "summary": summary,
@@ -91,6 +93,21 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
                 ],
             }
             for c in index.pack_chains
+        ],
+        "ownership_changes": [
+            {
+                "object_id": c.object_id,
+                "from": index.player_name(c.from_player),
+                "from_slot": c.from_player,
+                "to": index.player_name(c.to_player),
+                "to_slot": c.to_player,
+                "since_seconds": round(c.since_time_code / TICKS_PER_SECOND, 2),
+                "by_seconds": round(c.by_time_code / TICKS_PER_SECOND, 2),
+                "enter_order_seconds": None
+                if c.order_time_code is None
+                else round(c.order_time_code / TICKS_PER_SECOND, 2),
+            }
+            for c in index.all_ownership_changes()
         ],
         "other_deploys": [
             {

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from app.facts.eventlog import counts_as_event, format_time, power_role_parts
 from app.facts.index import POWER_IDS, ReplayFactIndex, command_queue_id
-from app.facts.model import BuildStep, FactEvent, PackAction, ProductionKind, Strength
+from app.facts.model import TICKS_PER_SECOND, BuildStep, FactEvent, OwnerChange, PackAction, ProductionKind, Strength
 from app.i18n import Lang
 from app.replay.commands import Category, command_info
 from app.replay.model import Game
@@ -95,6 +95,11 @@ _T: dict[str, tuple[str, str]] = {
         "Objects with strong evidence from several players (undecidable)",
     ),
     "no_conflicts": ("无强证据冲突。", "No conflicting strong evidence."),
+    "changes": (
+        "易手的对象（工程师占领、劫持、狙杀驾驶员后重新进入；时间为易手发生的区间）",
+        "Objects that changed hands (engineer capture, hijack, re-crew after a pilot snipe; the window it happened in)",
+    ),
+    "entered": ("下令进入于", "enter order"),
     "rules": (
         "说明：强证据 = 编队成员、建造者/生产建筑、升级、集结点、维修、出售、矿车指令、技能的唯一来源；"
         "弱证据 = 选择（可能点选了敌方单位）、多选单位共同发出的技能（选中组成员，不一定是施放者）。"
@@ -382,6 +387,11 @@ def _ownership(ctx: _Ctx) -> str:
             f"{ctx.t('strong')} {strong_count[p.slot]}, {ctx.t('weak')} {weak_count[p.slot]}; "
             f"{ctx.t('groups')} {' '.join(groups) or ctx.t('none')}"
         )
+    changes = ix.all_ownership_changes()
+    if changes:
+        shown = "; ".join(_change_text(ctx, c) for c in changes[:10])
+        more = f"; ({ctx.t('more').format(n=len(changes) - 10)})" if len(changes) > 10 else ""
+        lines.append(f"{ctx.t('changes')}: {shown}{more}")
     if conflicts:
         shown = "; ".join(
             f"#{oid} ({', '.join(ix.player_name(p) for p in players)})" for oid, players in conflicts[:10]
@@ -391,6 +401,14 @@ def _ownership(ctx: _Ctx) -> str:
     else:
         lines.append(ctx.t("no_conflicts"))
     return "\n".join(lines)
+
+
+def _change_text(ctx: _Ctx, c: OwnerChange) -> str:
+    """``#439 H2O → LostLamb 9:08.07–9:14.27 (entered 9:08.07)``: who, and the window the change lies in."""
+    ix = ctx.index
+    since, by = format_time(c.since_time_code / TICKS_PER_SECOND), format_time(c.by_time_code / TICKS_PER_SECOND)
+    how = f" ({ctx.t('entered')} {since})" if c.order_time_code is not None else ""
+    return f"#{c.object_id} {ix.player_name(c.from_player)} → {ix.player_name(c.to_player)} {since}–{by}{how}"
 
 
 def _protocols(ctx: _Ctx) -> str:
