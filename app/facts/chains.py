@@ -5,8 +5,8 @@ writes when an object replaces itself. Packing (RA3 ``SpecialPower_PackReplaceSe
 ``SpecialPower_GrantPackUpgrade``) destroys the yard and creates a vehicle with a new id; the engine then moves the
 player's selection from the old object to the new one, which the replay records as an automatic pair in the same
 frame: ``0x1F6`` (select without sound) of the new id and ``0x1F9`` (remove from selection) of the old id.
-[verified: every one of the 41 packs (distinct yards) in the RA3 corpus is followed 0.13–0.6 s later by such a pair naming the
-packed yard, e.g. the Allies mirror's #237 packed at 1:20.73 and the pair ``#353`` / ``#237`` at 1:20.87; in
+[verified: each of the 41 packs (distinct yards) in the RA3 corpus is followed 0.13–0.6 s later by such a pair
+naming the packed yard, e.g. the Allies mirror's #237 packed at 1:20.73 and the pair ``#353`` / ``#237`` at 1:20.87; in
 Kane's Wrath the deploy makes the same pair with the new yard, e.g. ``kw_epic_scorp`` slot 7: #933 packs at 2:56.53
 → #1749 at 2:56.93, #1749 deploys at 3:32.67 → yard #1778 at 3:33.07.] An RA3 deploy (``0x200`` with
 ``SpecialPower_UnpackReplaceSelf``) writes no such pair: the yard is the first new constructor of that player whose
