@@ -15,6 +15,7 @@ The tests check the pack pairs and the yards' first acts against the raw command
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -172,3 +173,44 @@ def test_soviet_and_allied_deploys_are_not_called_empire_cores() -> None:
     (other,) = ix.other_deploys
     assert (other.player, [(s.time_code, s.object_id) for s in other.steps]) == (1, [(11043, 1027)])
     assert all(s.action is not PackAction.CAPTURED for c in ix.pack_chains for s in c.steps)
+
+
+def test_a_packed_vehicle_deployed_by_another_player_is_captured(tmp_path: Path) -> None:
+    """No corpus replay has one, so this file is written with the project's writer and read back.
+
+    Alice (slot 0) builds with yard #100, packs it (0x1FE 0x6710551A) and the engine pair names vehicle #200;
+    Boris (slot 1) orders to enter #200 (0x210), deploys it (0x200 0xCD754906) and builds with yard #300.
+    """
+    from app.facts.index import build_fact_index
+    from app.replay import read_replay
+    from app.replay.asset_hash import asset_hash
+    from app.replay.model import Game, Replay
+    from app.replay.sample import _pos, _Script, sample_header
+    from app.replay.writer import make_footer, replay_bytes
+
+    s = _Script(sample_header())
+    s.place_structure(10, 0, 100, "AlliedPowerPlant", at=(500.0, 500.0))
+    s.select(100, 0, 100)
+    s.add(101, 0, 0x1FE, (0, [0x6710551A, 0, 1]), (4, [100, 0]))
+    s.add(104, 0, 0x1F6, (2, [1, 0]), (4, [200]))
+    s.add(104, 0, 0x1F9, (4, [100]))
+    s.add(300, 1, 0x210, (4, [0, 200]))
+    s.add(400, 1, 0x200, (0, [0xCD754906]), (7, [_pos(900.0, 900.0)]), (1, [0.5]), (4, [0]), (0, [0, 1]), (4, [200]))
+    s.start_structure(460, 1, 300, "SovietPowerPlant")
+    path = tmp_path / "captured.RA3Replay"
+    path.write_bytes(replay_bytes(Replay.from_chunks(str(path), s.header, s.chunks(600), make_footer(Game.RA3, 600))))
+    ix = build_fact_index(read_replay(path))
+    chains = {
+        c.player: [(st.action, st.time_code, st.object_id, st.produced_id) for st in c.steps] for c in ix.pack_chains
+    }
+    assert chains[0] == [(PackAction.PACK, 101, 100, 200)]
+    assert chains[1] == [
+        (PackAction.CAPTURED, 400, 200, None),
+        (PackAction.UNPACK, 400, 200, 300),
+        (PackAction.NEW_YARD, 460, 300, None),
+    ]
+    captured = next(st for st in ix.pack_chains[1].steps if st.action is PackAction.CAPTURED)
+    assert captured.from_player == 0
+    assert asset_hash("SpecialPower_PackReplaceSelf") == 0x6710551A
+    text = build_summary(ix, Lang.EN)
+    assert "captured #200 (was Alice's) → 0:26.67 unpack #200 (900,900) → 0:30.67 new yard #300" in text
