@@ -337,6 +337,8 @@ class ReplayFactIndex:
         self._factories: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # (factory, hash, command index)
         self._cancelled: frozenset[int] = frozenset()
         self._batches: dict[int, int] = {}  # command index -> units of a shift-click queue order
+        self._queue_orders: list[tuple[int, int, int, int]] = []  # (player, time code, type hash, units)
+        self._all_changes: tuple[OwnerChange, ...] | None = None
         self._chains: list[PackChain] = []
         self._deploys: list[PackChain] = []
         self.knowledge: Knowledge | None = None
@@ -540,6 +542,7 @@ class ReplayFactIndex:
                 orders.start(ev, ProductionKind.STRUCTURE, 1)
         elif role == QUEUE_UNIT:
             self._factories[p].append((source, ev.type_hash, ev.command_index))
+            self._queue_orders.append((p, ev.time_code, ev.type_hash, batch_size(self.replay.game, cmd)))
             is_core = source in yards and ev.type_hash not in structure_hashes
             batch = batch_size(self.replay.game, cmd)
             if batch > 1:
@@ -823,8 +826,14 @@ class ReplayFactIndex:
 
     def all_ownership_changes(self) -> tuple[OwnerChange, ...]:
         """Every object that changed hands (see :meth:`ownership_changes`), in time order of the change."""
-        out = [c for oid in self._evidence for c in (self.ownership_changes(oid) or ())]
-        return tuple(sorted(out, key=lambda c: (c.since_time_code, c.object_id)))
+        if self._all_changes is None:
+            strong = Strength.STRONG
+            several = [
+                oid for oid, lst in self._evidence.items() if len({e.player for e in lst if e.strength is strong}) > 1
+            ]
+            out = [c for oid in several for c in (self.ownership_changes(oid) or ())]
+            self._all_changes = tuple(sorted(out, key=lambda c: (c.since_time_code, c.object_id)))
+        return self._all_changes
 
     def owned_objects(self, player: int, strength: Strength = Strength.STRONG) -> tuple[int, ...]:
         """Object ids whose likely owner is ``player`` with at least ``strength``, sorted."""
@@ -950,9 +959,10 @@ class ReplayFactIndex:
         Every order counts as given, cancels included: this is what the players asked for, as the log shows it.
         """
         out: Counter[str] = Counter()
-        for ev in self.events_between(start_seconds, end_seconds, player):
-            if ev.type_hash is not None and role_of(self.replay.game, ev.command_id)[0] == QUEUE_UNIT:
-                out[self.name_of(ev.type_hash)] += self.batch(ev.command_index)
+        lo, hi = start_seconds * TICKS_PER_SECOND - 1e-9, end_seconds * TICKS_PER_SECOND - 1e-9  # as events_between
+        for p, tc, type_hash, units in self._queue_orders:
+            if (player is None or p == player) and lo <= tc < hi:
+                out[self.name_of(type_hash)] += units
         return out
 
     def is_cancelled(self, command_index: int) -> bool:
