@@ -25,7 +25,7 @@ from app.claims.timeparse import format_time, parse_time
 from app.facts import OwnerChange, OwnershipVerdict, ReplayFactIndex
 from app.facts.chains import UNPACK_POWER_HASHES
 from app.facts.index import POWER_LAYOUT_ROLES
-from app.facts.model import TICKS_PER_SECOND, FactEvent, FirstProduction
+from app.facts.model import TICKS_PER_SECOND, FactEvent, FirstProduction, ProductionKind
 from app.facts.roles import role_of
 from app.i18n import Lang, pick
 from app.knowledge.model import Entry, Knowledge
@@ -217,14 +217,20 @@ class ClaimValidator:
         return self.knowledge.lookup(name) if self.knowledge is not None else None
 
     def _unknown_type(self, value: Any, where: str, issues: list[ValidationIssue], ref: str) -> None:
+        # the example is a name this match's log prints (its first unit order), never another faction's unit
+        example = next(
+            (f.name for f in self.index.first_productions(kind=ProductionKind.UNIT) if not f.name.startswith("0x")),
+            None,
+        )
         issues.append(
             ValidationIssue(
                 Severity.WARNING,
                 "UnknownType",
                 self._m(
-                    f"{where}：{value!r} 不是知识库或录像中的内部名称（请用日志中出现的内部名，如 AlliedMiner）",
+                    f"{where}：{value!r} 不是知识库或录像中的内部名称（请用日志中出现的内部名"
+                    + (f"，如 {example}）" if example else "）"),
                     f"{where}: {value!r} is not an internal name of the knowledge or the replay (use the names "
-                    "the log prints, e.g. AlliedMiner)",
+                    + (f"the log prints, e.g. {example})" if example else "the log prints)"),
                 ),
                 claim=ref,
             )
