@@ -72,7 +72,7 @@ class Activity:
     sells: int = 0
     repairs: int = 0
     garrison: int = 0
-    queued: Counter[str] = field(default_factory=Counter)
+    queued: Counter[str] = field(default_factory=Counter)  # units ordered per type (a shift-click orders five)
     upgrades: list[tuple[float, str]] = field(default_factory=list)
     powers: list[tuple[float, str]] = field(default_factory=list)
     nodes: set[int] = field(default_factory=set)
@@ -289,7 +289,7 @@ class AnalystBase:
                 act.garrison += 1
             elif cat is Category.PRODUCTION and cid == self.queue_id and ev.type_hash is not None:
                 if ev.type_hash not in self._structures:
-                    act.queued[self.ix.name_of(ev.type_hash)] += 1
+                    act.queued[self.ix.name_of(ev.type_hash)] += self.ix.batch(ev.command_index)  # shift-click: 5
             elif cat is Category.UPGRADE and cid == START_UPGRADE and ev.type_hash is not None:
                 act.upgrades.append((t, self.ix.name_of(ev.type_hash)))
             elif cat is Category.POWER and ev.type_hash is not None:

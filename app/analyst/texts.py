@@ -775,6 +775,7 @@ UNIT_CLASSES = {
 PACK_ACTIONS = {
     "produce": ("生产", "queued"),
     "pack": ("打包", "packed"),
+    "captured": ("易手（夺得）", "captured"),
     "unpack": ("展开", "deployed"),
     "new_yard": ("新建造场启用", "new yard active"),
 }

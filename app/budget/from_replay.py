@@ -72,17 +72,22 @@ def plan_for_index(
             lang=lang,
         )
 
+    def ranges_of(p: RunPlan) -> list[tuple[float, float]]:
+        return [(s.own_start_seconds, s.end_seconds) for s in p.segments]
+
     summary = build_summary(index, lang)
     plan = run(summary)
-    ranges = [(s.own_start_seconds, s.end_seconds) for s in plan.segments]
-    final_summary = build_summary(index, lang, ranges)
-    if final_summary != summary:
+    # the summary lists the segments with their event counts, so it must be rendered with the final plan's own
+    # ranges (a replan may move a boundary: then a header would count other events than the segment metadata)
+    for _ in range(3):
+        final_summary = build_summary(index, lang, ranges_of(plan))
+        if final_summary == summary:
+            break
         replanned = run(final_summary)
-        if len(replanned.segments) == len(plan.segments):
-            plan = replanned
-            summary = final_summary
-        else:
-            summary = build_summary(index, lang, [(s.own_start_seconds, s.end_seconds) for s in plan.segments])
+        if len(replanned.segments) != len(plan.segments):
+            break
+        summary, plan = final_summary, replanned
+    summary = build_summary(index, lang, ranges_of(plan))
     return IndexPlan(base, summary, plan)
 
 

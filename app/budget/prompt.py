@@ -350,16 +350,21 @@ class PromptAssembler:
 
 
 def segments_metadata(lang: Lang, segments: Sequence[Segment]) -> str:
-    """Segment metadata for the overview round: time range, events and tokens of each slice (plan §5.4)."""
+    """Segment metadata for the overview round: time range, events and tokens of each slice (plan §5.4).
+
+    The events are those of the printed range (the slice's own part, without the overlap it repeats), counted as
+    the summary's segment headers count them (``app.facts.eventlog.counts_as_event``), so both say the same number.
+    """
     lines = []
     for s in segments:
         a, b = format_game_time(s.own_start_seconds), format_game_time(s.end_seconds)
         windows = len(s.windows) or 1
+        events = s.event_count - s.overlap_events
         lines.append(
             pick(
                 lang,
-                f"第 {s.index + 1} 段：{a} 至 {b}，{s.event_count} 个事件，{windows} 个重点时间段",
-                f"Segment {s.index + 1}: {a} to {b}, {s.event_count} events, {windows} focus period(s)",
+                f"第 {s.index + 1} 段：{a} 至 {b}，{events} 个事件，{windows} 个重点时间段",
+                f"Segment {s.index + 1}: {a} to {b}, {events} events, {windows} focus period(s)",
             )
         )
     return "\n".join(lines)

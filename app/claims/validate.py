@@ -23,9 +23,10 @@ from app.claims.issues import Severity, ValidationIssue
 from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.roles import POWER_COMMANDS, POWER_WITH_FACING, Roles, roles_of
 from app.claims.timeparse import format_time, parse_time
-from app.facts import OwnershipVerdict, ReplayFactIndex
-from app.facts.index import POWER_LAYOUT_ROLES, UNPACK_POWER_HASHES
-from app.facts.model import TICKS_PER_SECOND, FactEvent, FirstProduction
+from app.facts import OwnerChange, OwnershipVerdict, ReplayFactIndex
+from app.facts.chains import UNPACK_POWER_HASHES
+from app.facts.index import POWER_LAYOUT_ROLES
+from app.facts.model import TICKS_PER_SECOND, FactEvent, FirstProduction, ProductionKind
 from app.facts.roles import role_of
 from app.i18n import Lang, pick
 from app.knowledge.model import Entry, Knowledge
@@ -217,14 +218,20 @@ class ClaimValidator:
         return self.knowledge.lookup(name) if self.knowledge is not None else None
 
     def _unknown_type(self, value: Any, where: str, issues: list[ValidationIssue], ref: str) -> None:
+        # the example is a name this match's log prints (its first unit order), never another faction's unit
+        example = next(
+            (f.name for f in self.index.first_productions(kind=ProductionKind.UNIT) if not f.name.startswith("0x")),
+            None,
+        )
         issues.append(
             ValidationIssue(
                 Severity.WARNING,
                 "UnknownType",
                 self._m(
-                    f"{where}：{value!r} 不是知识库或录像中的内部名称（请用日志中出现的内部名，如 AlliedMiner）",
+                    f"{where}：{value!r} 不是知识库或录像中的内部名称（请用日志中出现的内部名"
+                    + (f"，如 {example}）" if example else "）"),
                     f"{where}: {value!r} is not an internal name of the knowledge or the replay (use the names "
-                    "the log prints, e.g. AlliedMiner)",
+                    + (f"the log prints, e.g. {example})" if example else "the log prints)"),
                 ),
                 claim=ref,
             )
@@ -366,7 +373,8 @@ class ClaimValidator:
         evidence = parse_evidence(claim.get("evidence"))
         player = self._player(claim.get("player"), issues, where, ref)
         if player is not None:
-            self._ownership(uid, player, high, where=where, ref=ref, issues=issues)
+            times = [e.seconds for e in evidence if e.seconds is not None]
+            self._ownership(uid, player, high, times, where=where, ref=ref, issues=issues)
         if high and evidence and all(e.kind == "move" for e in evidence):
             issues.append(
                 ValidationIssue(
@@ -411,13 +419,26 @@ class ClaimValidator:
                 self._operated_before_produced(uid, player, type_name, evidence, where=where, ref=ref, issues=issues)
 
     def _ownership(
-        self, uid: int, player: int, high: bool, *, where: str, ref: str, issues: list[ValidationIssue]
+        self,
+        uid: int,
+        player: int,
+        high: bool,
+        times: list[float],
+        *,
+        where: str,
+        ref: str,
+        issues: list[ValidationIssue],
     ) -> None:
-        verdict = self.index.check_ownership(uid, player)
+        """The claimed owner against the evidence; an object that changed hands against its owner at ``times``."""
+        verdict = self.index.check_ownership(uid, player, times)
         owner = self.index.owner(uid)
         name = self.index.player_name(player)
         others = ", ".join(self.index.player_name(p) for p in owner.strong_players if p != player)
         strong_fact = self._m(f"#{uid} 的强所有权证据来自 {others}", f"strong ownership evidence of #{uid}: {others}")
+        changes = self.index.ownership_changes(uid)
+        if changes and verdict is OwnershipVerdict.CONTRADICTION:
+            issues.append(self._owner_at_time(uid, player, times, changes, where=where, ref=ref))
+            return
         if verdict is OwnershipVerdict.CONFLICT:
             issues.append(
                 ValidationIssue(
@@ -478,6 +499,47 @@ class ClaimValidator:
                     fact=self._m(f"#{uid} 没有任何所有权证据", f"#{uid} has no ownership evidence"),
                 )
             )
+
+    def _owner_at_time(
+        self,
+        uid: int,
+        player: int,
+        times: list[float],
+        changes: tuple[OwnerChange, ...],
+        *,
+        where: str,
+        ref: str,
+    ) -> ValidationIssue:
+        """A claim for a player who did not own the object at the claimed time: say who did, and when it changed."""
+        name = self.index.player_name(player)
+        wrong = [t for t in times if player not in self.index.owners_at(uid, t)]
+        at = ", ".join(format_time(t) for t in wrong[:3])
+        steps_zh, steps_en = [], []
+        for c in changes:
+            a, b = self.index.player_name(c.from_player), self.index.player_name(c.to_player)
+            since, by = (
+                format_time(c.since_time_code / TICKS_PER_SECOND),
+                format_time(c.by_time_code / TICKS_PER_SECOND),
+            )
+            how_zh = f"（{b} 在 {since} 下令进入它）" if c.order_time_code is not None else ""
+            how_en = f" ({b} ordered to enter it at {since})" if c.order_time_code is not None else ""
+            steps_zh.append(f"{a} → {b}，在 {since}–{by} 之间{how_zh}")
+            steps_en.append(f"{a} → {b} between {since} and {by}{how_en}")
+        fact = self._m(f"#{uid} 易手：" + "；".join(steps_zh), f"#{uid} changed hands: " + "; ".join(steps_en))
+        if wrong:
+            owners = ", ".join(self.index.player_name(p) for p in self.index.owners_at(uid, wrong[0])) or "?"
+            message = self._m(
+                f"{where}：声称 #{uid} 在 {at} 属于 {name}，但那时它属于 {owners}",
+                f"{where}: #{uid} is claimed for {name} at {at}, but it was {owners}'s then",
+            )
+        else:
+            message = self._m(
+                f"{where}：声称 #{uid} 属于 {name}，但 {name} 从未拥有它",
+                f"{where}: #{uid} is claimed for {name}, who never owned it",
+            )
+        return ValidationIssue(
+            Severity.CONTRADICTION, "OwnershipContradiction", message, unit_id=uid, claim=ref, fact=fact
+        )
 
     def _type_produced(
         self, uid: int, player: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]
@@ -557,6 +619,7 @@ class ClaimValidator:
             e
             for e in self._commands((QUEUE_UNIT,), player, frozenset(h for h in core_hashes if h is not None))
             if e.object_ids and e.seconds <= seen
+            for _ in range(self.index.batch(e.command_index))  # a shift-click order queues five cores
         ]
         yards = [e.object_ids[0] for e in orders]
         blocks = [y for k, y in enumerate(yards) if k == 0 or yards[k - 1] != y]

@@ -1,8 +1,8 @@
 """``replaysage facts``: the match summary, the compact event log, or everything known about one object id.
 
 Heavy imports stay inside the handler so the dispatcher starts fast. ``--json`` output has stable keys:
-``summary``, ``build_order``, ``protocols``, ``first_production`` (always), ``log`` (with ``--log``) and ``object``
-(with ``--object``).
+``summary``, ``build_order``, ``protocols``, ``first_production``, ``units_ordered``, ``pack_chains``,
+``other_deploys`` (always), ``log`` (with ``--log``) and ``object`` (with ``--object``).
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ Compaction levels (the plan's ``CompactLevel``, §5.1):
   :data:`BURST_GAP_SECONDS` apart into one line ``×n`` with the last target.
 
 Every level keeps every build, production, placement, sale, repair, power, protocol and upgrade event (the
-:data:`app.facts.index.KEY_CATEGORIES`): they are what the analysis is about and what the validator checks.
+:data:`app.facts.index.KEY_CATEGORIES`): they are what the analysis is about and what the validator checks. A
+queue order made with a shift-click reads ``Queue unit ×5 <type>``: one order, five units
+(:meth:`app.facts.index.ReplayFactIndex.batch`).
 
 The lines are grouped into time blocks (at most :data:`BLOCK_SECONDS` of game time and :data:`BLOCK_MAX_LINES`
 lines). Each block knows its raw cl100k token count, and prefix sums over the blocks let any time range be cut out
@@ -262,8 +264,11 @@ class _Renderer:
 
     def line(self, ev: FactEvent, count: int = 1, last: FactEvent | None = None) -> str:
         parts = [format_time(ev.seconds), self.player(ev.player), self.label(ev.command_id)]
+        batch = self.index.batch(ev.command_index)
         if count > 1:
             parts.append(f"×{count}")
+        elif batch > 1:  # one shift-click order of several units ("Queue unit ×5"); never a merged line (key)
+            parts.append(f"×{batch}")
         if ev.type_hash is not None:
             parts.append(self.index.name_of(ev.type_hash))
         if ev.group is not None:
@@ -325,7 +330,7 @@ def _selection_key(ev: FactEvent) -> tuple[int, ...] | None:
 
 def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[FactEvent, int, FactEvent | None]]:
     """The events a level keeps, as ``(first event, count, last event of a merged run or None)``."""
-    players = {p.slot for p in index.players if p.is_player}
+    players = frozenset(p.slot for p in index.players if p.is_player)
     out: list[tuple[FactEvent, int, FactEvent | None] | None] = []
     pending_sel: dict[int, int] = {}  # player -> position in ``out`` of its open selection run
     last_sel: dict[int, tuple[int, ...] | None] = {}
@@ -333,7 +338,7 @@ def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[Fac
     for ev in index.events:
         cat = ev.category
         key = cat in KEY_CATEGORIES
-        if level >= CompactLevel.NO_AUTOMATIC and not key and (ev.automatic or ev.player not in players):
+        if level >= CompactLevel.NO_AUTOMATIC and not counts_as_event(ev, players):
             continue
         p = ev.player
         if level >= CompactLevel.COLLAPSE_SELECTION and not key:
@@ -412,7 +417,8 @@ def build_compact_log(
         )
     if level == CompactLevel.FULL:
         lines = _merge_cameras(index, lines, r)
-    return CompactLog(level, lang, lines, _blocks(lines, count_tokens))
+        return CompactLog(level, lang, lines, _blocks(lines, count_tokens))
+    return CompactLog(level, lang, lines, _blocks(lines, count_tokens, counted_times(index)))
 
 
 def _merge_cameras(index: ReplayFactIndex, lines: list[LogLine], r: _Renderer) -> list[LogLine]:
@@ -427,7 +433,28 @@ def _merge_cameras(index: ReplayFactIndex, lines: list[LogLine], r: _Renderer) -
     return merged
 
 
-def _blocks(lines: Sequence[LogLine], count_tokens: bool) -> list[EventBlock]:
+def counts_as_event(ev: FactEvent, players: frozenset[int] | set[int]) -> bool:
+    """The one definition of "an event" that log blocks, segment metadata and the summary's segments count.
+
+    A playing slot's own order, or any key event (what levels 1–3 keep): automatic messages, camera moves and
+    observers' clicks are not events. Compaction changes how many lines show them, never how many there are.
+    """
+    return ev.category in KEY_CATEGORIES or (not ev.automatic and ev.player in players)
+
+
+def counted_times(index: ReplayFactIndex) -> list[int]:
+    """Time codes of every event :func:`counts_as_event` counts, in order."""
+    players = frozenset(p.slot for p in index.players if p.is_player)
+    return [ev.time_code for ev in index.events if counts_as_event(ev, players)]
+
+
+def _blocks(lines: Sequence[LogLine], count_tokens: bool, event_times: Sequence[int] | None = None) -> list[EventBlock]:
+    """Cut lines into blocks; with ``event_times`` a block counts the events of its whole time range.
+
+    A block's range runs from its first line to the next block's first line (the last block to the end), so the
+    events a compaction level drops (clears, repeated selections) still count where they happened and the sum
+    over blocks is the same at every level (level 0 counts its lines, cameras included).
+    """
     spans: list[tuple[int, int]] = []
     start = 0
     for i in range(1, len(lines) + 1):
@@ -447,6 +474,12 @@ def _blocks(lines: Sequence[LogLine], count_tokens: bool) -> list[EventBlock]:
     for k, ((a, b), text, tok) in enumerate(zip(spans, texts, counts, strict=True)):
         seg = lines[a:b]
         end_tc = lines[b].time_code if b < len(lines) else seg[-1].time_code + 1
+        if event_times is None:
+            events = sum(ln.event_count for ln in seg)
+        else:
+            lo = bisect.bisect_left(event_times, seg[0].time_code)
+            hi = bisect.bisect_left(event_times, lines[b].time_code) if b < len(lines) else len(event_times)
+            events = hi - lo
         blocks.append(
             EventBlock(
                 index=k,
@@ -454,7 +487,7 @@ def _blocks(lines: Sequence[LogLine], count_tokens: bool) -> list[EventBlock]:
                 end_seconds=end_tc / TICKS_PER_SECOND,
                 text=text,
                 tokens=tok,
-                event_count=sum(ln.event_count for ln in seg),
+                event_count=events,
                 line_count=b - a,
                 key_events=sum(1 for ln in seg if ln.key),
                 pure_selection=all(ln.selection for ln in seg),

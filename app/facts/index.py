@@ -41,11 +41,13 @@ layouts are not verified there and stay RA3-only: cancels (0x206 / 0x208 and the
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from app.facts.chains import pack_chains
 from app.facts.model import (
     TICKS_PER_SECOND,
     BuildStep,
@@ -54,17 +56,16 @@ from app.facts.model import (
     FirstProduction,
     GroupState,
     Owner,
+    OwnerChange,
     OwnershipVerdict,
-    PackAction,
     PackChain,
-    PackStep,
     PlayerInfo,
     ProductionKind,
     ProtocolPick,
     Role,
     Strength,
 )
-from app.facts.roles import Departure, player_left_id, role_of
+from app.facts.roles import BATCH_SIZE, Departure, batch_size, player_left_id, role_of
 from app.replay.commands import Category, CommandInfo, command_info
 from app.replay.model import ArgKind, Command, Game, Replay
 from app.replay.names import HASH_ARGS
@@ -116,8 +117,8 @@ KW/TW: only the targetless power (KW 0x226 / TW 0x21C, RA3 0x1FE layout) is hand
 (``tests/facts/test_kwtw.py``, ``docs/kw-tw-commands.md``); their located / on-object powers keep no actors or
 targets until their source counts are checked."""
 _CANCEL_GAMES = frozenset({Game.RA3})
-"""Games whose cancel layouts (0x206 / 0x208) and shift-click flag (:func:`_bulk`) are verified; elsewhere every
-production / structure order stands and counts once (the KW/TW cancel semantics are not checked on the corpus)."""
+"""Games whose cancel layouts (0x206 / 0x208) and shift-click flag (:func:`_cancel_count`) are verified; elsewhere
+every production / structure order stands (the KW/TW cancel semantics are not checked on the corpus)."""
 _TARGET_ORDERS = frozenset({ATTACK, FORCE_FIRE, GARRISON, HARVEST_FROM_NODE})
 _SELF_ACTING = frozenset(
     {
@@ -139,19 +140,6 @@ CANCEL_WINDOW_SECONDS = 10.0
 """How far back a 0x206 "hold/cancel unit" is taken to reach [inferred]: a unit ordered less than this before cannot
 have left the factory yet, so the cancel surely took it back; an older order may already have been produced (the
 cancel then hit a later one in the queue, or nothing), so it is never marked cancelled."""
-
-UNPACK_POWER_HASHES = frozenset({0xCD754906})
-"""0x200 power that deploys a construction-yard vehicle or an Empire core (``SpecialPower_UnpackReplaceSelf``).
-
-[verified on ``ra3_1v1_infinity_isle_allies_vs_empire_24m``: the Allied player's yard #237 packs at 2:17.6, vehicle
-#370 deploys with this hash at 2:52.5 and a new constructor #391 issues its first build at 3:06.1; the Empire player
-deploys each core with the same hash.]"""
-
-PACK_POWER_HASHES = frozenset({0x6710551A})
-"""0x1FE power cast by a construction yard to pack up (``SpecialPower_PackReplaceSelf``).
-
-The same replay casts it on yards #237, #238 and #391; the notes §4.3 quote it as the real value of KWRAS's
-misaligned ``0x10551A20`` key."""
 
 _INDEXED_IDS = frozenset(
     {
@@ -235,9 +223,9 @@ _OWNER_ROLES: Mapping[int, Role] = {
 """Owner-only commands on one object (strong evidence for their actor) and the role they give it."""
 
 
-def _bulk(cmd: Command) -> int:
-    """Orders one 0x205/0x206 stands for: its bool (argument 2) is the shift-click of five (KWRAS ``chunks.py``)."""
-    return 5 if len(cmd.args) > 2 and cmd.args[2] is True else 1
+def _cancel_count(cmd: Command) -> int:
+    """Orders one RA3 0x206 takes back: its bool (argument 2, as in 0x205) is the shift-click of five."""
+    return BATCH_SIZE if len(cmd.args) > 2 and cmd.kinds[2] is ArgKind.BOOL and cmd.args[2] else 1
 
 
 @dataclass(slots=True)
@@ -348,6 +336,9 @@ class ReplayFactIndex:
         self._constructors: dict[int, list[int]] = defaultdict(list)
         self._factories: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # (factory, hash, command index)
         self._cancelled: frozenset[int] = frozenset()
+        self._batches: dict[int, int] = {}  # command index -> units of a shift-click queue order
+        self._queue_orders: list[tuple[int, int, int, int]] = []  # (player, time code, type hash, units)
+        self._all_changes: tuple[OwnerChange, ...] | None = None
         self._chains: list[PackChain] = []
         self._deploys: list[PackChain] = []
         self.knowledge: Knowledge | None = None
@@ -518,8 +509,8 @@ class ReplayFactIndex:
         for lst in evidence.values():
             lst.sort(key=lambda e: (e.time_code, e.player))
         self._finish_orders(orders)
-        self._chains, self._deploys = _pack_chains(
-            self.events, yards, self.players, self.name_of, self._cancelled, game=game
+        self._chains, self._deploys = pack_chains(
+            self.events, self.players, self.name_of, self._cancelled, constructors=frozenset(yards), game=game
         )
 
     def _note_order(
@@ -551,17 +542,19 @@ class ReplayFactIndex:
                 orders.start(ev, ProductionKind.STRUCTURE, 1)
         elif role == QUEUE_UNIT:
             self._factories[p].append((source, ev.type_hash, ev.command_index))
+            self._queue_orders.append((p, ev.time_code, ev.type_hash, batch_size(self.replay.game, cmd)))
             is_core = source in yards and ev.type_hash not in structure_hashes
-            orders.start(
-                ev, ProductionKind.STRUCTURE if is_core else ProductionKind.UNIT, _bulk(cmd) if ra3_layout else 1
-            )
+            batch = batch_size(self.replay.game, cmd)
+            if batch > 1:
+                self._batches[ev.command_index] = batch
+            orders.start(ev, ProductionKind.STRUCTURE if is_core else ProductionKind.UNIT, batch)
             if is_core and self._is_core_step(p, ev):
                 self._build_steps.append(
                     BuildStep(p, ev.time_code, ev.type_hash, self.name_of(ev.type_hash), cid, None, ev.command_index)
                 )
         elif role in (CANCEL_UNIT, CANCEL_STRUCTURE) and ra3_layout:
             unit = role == CANCEL_UNIT
-            orders.cancel(ev, _bulk(cmd) if unit else 1, unit=unit)
+            orders.cancel(ev, _cancel_count(cmd) if unit else 1, unit=unit)
 
     def _finish_orders(self, orders: _OrderBook) -> None:
         """First productions from the orders that stayed, the cancelled ones marked; cancelled core steps dropped."""
@@ -728,12 +721,69 @@ class ReplayFactIndex:
         """Every object id with at least one evidence record, sorted."""
         return tuple(sorted(self._evidence))
 
+    def ownership_changes(self, object_id: int) -> tuple[OwnerChange, ...] | None:
+        """How ``object_id`` passed between players, in time order; None when their strong evidence takes turns.
+
+        Strong evidence comes only from an owner's orders, so when it moves from player A to player B and A never
+        gives another owner-only order for it, the object changed hands (an engineer's capture, a hijack, a vehicle
+        re-crewed after its pilot was sniped, a captured MCV): a timeline, not a conflict. The change lies between
+        A's last and B's first strong evidence, after B's own enter order on it when there is one (0x210, RA3).
+        Evidence that goes back and forth (A, B, A) stays undecidable. Empty for an object with one owner.
+        """
+        strong = [e for e in self._evidence.get(object_id, ()) if e.strength is Strength.STRONG]
+        runs: list[list[Evidence]] = []
+        for e in strong:
+            if runs and runs[-1][0].player == e.player:
+                runs[-1].append(e)
+            else:
+                runs.append([e])
+        if len({r[0].player for r in runs}) != len(runs):
+            return None
+        changes = []
+        for before, after in itertools.pairwise(runs):
+            last, first = before[-1].time_code, after[0].time_code
+            enter = next(
+                (
+                    ev.time_code
+                    for ev in self.events_for_object(object_id)
+                    if ev.player == after[0].player
+                    and last <= ev.time_code <= first
+                    and role_of(self.replay.game, ev.command_id)[0] == GARRISON
+                    and object_id in ev.target_ids
+                ),
+                None,
+            )
+            changes.append(OwnerChange(object_id, before[0].player, after[0].player, last, first, enter))
+        return tuple(changes)
+
+    def owners_at(self, object_id: int, seconds: float) -> tuple[int, ...]:
+        """The player(s) ``object_id`` may have belonged to at a moment, from its strong evidence and changes.
+
+        One player outside a change's window; both players inside it (the replay does not say when within it the
+        object changed hands); empty without strong evidence or when the evidence takes turns.
+        """
+        changes = self.ownership_changes(object_id)
+        o = self.owner(object_id)
+        if changes is None or not o.strong_players:
+            return ()
+        if not changes:
+            return o.strong_players
+        tc = seconds * TICKS_PER_SECOND
+        current = changes[0].from_player
+        for c in changes:
+            if tc < c.since_time_code:
+                break
+            if tc < c.by_time_code:
+                return (current, c.to_player)
+            current = c.to_player
+        return (current,)
+
     def owner(self, object_id: int) -> Owner:
         """The likely owner of ``object_id``.
 
         A single player with strong evidence owns it. Strong evidence from two players is a conflict (plan §7.1
-        rule 4: abnormal play, undecidable). Without strong evidence, the player who selected it most often is a
-        weak owner.
+        rule 4: abnormal play, undecidable) unless it forms an ownership timeline (:meth:`ownership_changes`):
+        then the last owner owns it. Without strong evidence, the player who selected it most often is a weak owner.
         """
         strong: dict[int, int] = defaultdict(int)
         weak: dict[int, int] = defaultdict(int)
@@ -744,17 +794,28 @@ class ReplayFactIndex:
         if len(strong_players) == 1:
             return Owner(object_id, strong_players[0], Strength.STRONG, strong_players, weak_players, False)
         if len(strong_players) > 1:
+            changes = self.ownership_changes(object_id)
+            if changes:
+                return Owner(object_id, changes[-1].to_player, Strength.STRONG, strong_players, weak_players, False)
             return Owner(object_id, None, None, strong_players, weak_players, True)
         if weak_players:
             best = min(weak_players, key=lambda p: (-weak[p], p))
             return Owner(object_id, best, Strength.WEAK, (), weak_players, False)
         return Owner(object_id, None, None, (), (), False)
 
-    def check_ownership(self, object_id: int, player: int) -> OwnershipVerdict:
-        """Check the claim "``object_id`` belongs to ``player``" with the four rules of plan §7.1."""
+    def check_ownership(self, object_id: int, player: int, at_seconds: Sequence[float] = ()) -> OwnershipVerdict:
+        """Check the claim "``object_id`` belongs to ``player``" with the four rules of plan §7.1.
+
+        An object that changed hands (:meth:`ownership_changes`) is checked against its owner at the claimed
+        moments ``at_seconds`` (the claim's evidence times): the claim holds when ``player`` may have owned it at
+        every one of them; without moments, when ``player`` owned it at some time.
+        """
         o = self.owner(object_id)
         if o.conflict:
             return OwnershipVerdict.CONFLICT
+        if len(o.strong_players) > 1 and at_seconds:
+            held = all(player in self.owners_at(object_id, t) for t in at_seconds)
+            return OwnershipVerdict.CONFIRMED_STRONG if held else OwnershipVerdict.CONTRADICTION
         if o.strong_players:
             return OwnershipVerdict.CONFIRMED_STRONG if player in o.strong_players else OwnershipVerdict.CONTRADICTION
         if player in o.weak_players:
@@ -762,6 +823,17 @@ class ReplayFactIndex:
         if o.weak_players:
             return OwnershipVerdict.OTHER_WEAK_ONLY
         return OwnershipVerdict.NO_EVIDENCE
+
+    def all_ownership_changes(self) -> tuple[OwnerChange, ...]:
+        """Every object that changed hands (see :meth:`ownership_changes`), in time order of the change."""
+        if self._all_changes is None:
+            strong = Strength.STRONG
+            several = [
+                oid for oid, lst in self._evidence.items() if len({e.player for e in lst if e.strength is strong}) > 1
+            ]
+            out = [c for oid in several for c in (self.ownership_changes(oid) or ())]
+            self._all_changes = tuple(sorted(out, key=lambda c: (c.since_time_code, c.object_id)))
+        return self._all_changes
 
     def owned_objects(self, player: int, strength: Strength = Strength.STRONG) -> tuple[int, ...]:
         """Object ids whose likely owner is ``player`` with at least ``strength``, sorted."""
@@ -871,6 +943,27 @@ class ReplayFactIndex:
         found = [self._first.get((player, k, h)) for k in ProductionKind]
         hits = [f for f in found if f is not None and (include_cancelled or not f.cancelled)]
         return min(hits, key=lambda f: (f.cancelled, f.time_code)) if hits else None
+
+    def batch(self, command_index: int) -> int:
+        """Units the queue-unit order at ``command_index`` asks for: 5 for a shift-click (``app.facts.roles``), else 1.
+
+        1 for every other command, so a caller may sum it over any events to count units ordered.
+        """
+        return self._batches.get(command_index, 1)
+
+    def units_ordered(
+        self, player: int | None = None, start_seconds: float = 0.0, end_seconds: float = float("inf")
+    ) -> Counter[str]:
+        """Units (and Empire cores) queued per type name in ``[start, end)``, a shift-click counting five.
+
+        Every order counts as given, cancels included: this is what the players asked for, as the log shows it.
+        """
+        out: Counter[str] = Counter()
+        lo, hi = start_seconds * TICKS_PER_SECOND - 1e-9, end_seconds * TICKS_PER_SECOND - 1e-9  # as events_between
+        for p, tc, type_hash, units in self._queue_orders:
+            if (player is None or p == player) and lo <= tc < hi:
+                out[self.name_of(type_hash)] += units
+        return out
 
     def is_cancelled(self, command_index: int) -> bool:
         """True when the production or structure order at ``command_index`` was taken back (0x206 / 0x208)."""
@@ -1080,118 +1173,6 @@ def _make_event(i: int, cmd: Command, info: CommandInfo, state: _PlayerState | N
         actor_ids=actors,
         target_ids=targets,
     )
-
-
-def _is_mcv_name(name: str) -> bool:
-    """MCV-class type names: ``AlliedMCV``, ``SovietMCV_Naval``, ``JapanMCV`` (RA3 and Corona naming)."""
-    return "MCV" in name
-
-
-def _pack_chains(
-    events: Sequence[FactEvent],
-    yards: set[int],
-    players: Sequence[PlayerInfo],
-    name_of: Callable[[int], str],
-    cancelled: frozenset[int] = frozenset(),
-    *,
-    game: Game = Game.RA3,
-) -> tuple[list[PackChain], list[PackChain]]:
-    """Pack/unpack chains restricted to MCV-class entities, and per player the deploys no chain explains.
-
-    The replay never says what an object is, so a deploy (0x200 with the unpack power) is chained only when it is
-    an MCV-class vehicle's by construction:
-
-    * after a pack of that player's construction yard, the first deploy of an id newer than every id seen before
-      the pack (the pack creates the vehicle);
-    * after the player queued an MCV-class type (0x205 of ``…MCV…``), when a construction yard the player never
-      used before shows up: the latest deploy since the queue of an id newer than every id seen at queue time.
-
-    Empire cores (and Corona's Celestial miners) use the same deploy power but are never chained: a pack does not
-    create them and no new yard follows their deploy; they come back as the second list, one step per vehicle.
-    Each chain step after an unpack closes with the first command of the new yard. A deploy is often sent twice
-    (a second click, often at another spot): the order that produced the new yard is the vehicle's last deploy
-    before the yard appears, so that is the unpack step. A cancelled MCV order starts no chain.
-    """
-    chains: list[PackChain] = []
-    max_seen = 0
-    open_pack: dict[int, tuple[int, int]] = {}  # player -> (time_code, max id at pack time)
-    steps: dict[int, list[PackStep]] = defaultdict(list)
-    waiting_yard: dict[int, bool] = {}
-    known_yards: dict[int, set[int]] = defaultdict(set)
-    queued: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # player -> (tc, factory, max id then)
-    deploys: dict[int, list[tuple[int, int, tuple[float, float] | None]]] = defaultdict(list)
-    chained: set[int] = set()
-    for ev in events:
-        p = ev.player
-        if not (0 <= p < len(players) and players[p].is_player):
-            max_seen = max(max_seen, *ev.object_ids, 0)
-            continue
-        cid = role_of(game, ev.command_id)[0]
-        if cid == POWER and ev.type_hash in PACK_POWER_HASHES and ev.object_ids:
-            yard = ev.object_ids[0]
-            last = steps[p][-1] if steps.get(p) else None
-            repeated = last is not None and last.action is PackAction.PACK and last.object_id == yard
-            if yard in yards and not repeated:  # a double click sends the pack twice
-                steps[p].append(PackStep(PackAction.PACK, ev.time_code, yard, None))
-                open_pack[p] = (ev.time_code, max_seen)
-        elif cid == POWER_WITH_FACING and ev.type_hash in UNPACK_POWER_HASHES:
-            vehicle = max(ev.object_ids, default=0)
-            step = PackStep(PackAction.UNPACK, ev.time_code, vehicle, ev.position)
-            last = steps[p][-1] if steps.get(p) else None
-            if p in open_pack and vehicle > open_pack[p][1]:
-                steps[p].append(step)
-                chained.add(vehicle)
-                del open_pack[p]
-                waiting_yard[p] = True
-            elif (
-                waiting_yard.get(p)
-                and last is not None
-                and last.action is PackAction.UNPACK
-                and last.object_id == vehicle
-            ):
-                steps[p][-1] = step  # sent again before the yard appeared: this later order is the one that deployed
-            elif vehicle:
-                deploys[p].append((ev.time_code, vehicle, ev.position))
-        elif (
-            cid == QUEUE_UNIT
-            and ev.type_hash is not None
-            and ev.object_ids
-            and _is_mcv_name(name_of(ev.type_hash))
-            and ev.command_index not in cancelled
-        ):
-            queued[p].append((ev.time_code, ev.object_ids[0], max_seen))
-        if cid in (START_STRUCTURE, PLACE_STRUCTURE, QUEUE_UNIT) and ev.object_ids:
-            yard = ev.object_ids[0]
-            if (cid != QUEUE_UNIT or yard in yards) and yard not in known_yards[p]:
-                if waiting_yard.get(p):
-                    steps[p].append(PackStep(PackAction.NEW_YARD, ev.time_code, yard, None))
-                    waiting_yard[p] = False
-                elif queued[p] and known_yards[p]:
-                    q_tc, factory, limit = queued[p][0]
-                    cands = [d for d in deploys[p] if d[0] >= q_tc and d[1] > limit and d[1] not in chained]
-                    if cands:
-                        vehicle = cands[-1][1]
-                        d_tc, _v, pos = cands[-1]  # the vehicle's last deploy before its yard appeared
-                        queued[p].pop(0)
-                        chained.add(vehicle)
-                        steps[p].append(PackStep(PackAction.PRODUCE, q_tc, factory, None))
-                        steps[p].append(PackStep(PackAction.UNPACK, d_tc, vehicle, pos))
-                        steps[p].append(PackStep(PackAction.NEW_YARD, ev.time_code, yard, None))
-                known_yards[p].add(yard)
-        if ev.object_ids:
-            max_seen = max(max_seen, *ev.object_ids)
-    for p in sorted(steps):
-        ordered = sorted(steps[p], key=lambda st: st.time_code)  # stable: a produce step lands before its unpack
-        chains.append(PackChain(p, tuple(ordered)))
-    others: list[PackChain] = []
-    for p in sorted(deploys):
-        latest: dict[int, PackStep] = {}
-        for tc, vehicle, pos in deploys[p]:
-            if vehicle not in chained:
-                latest[vehicle] = PackStep(PackAction.UNPACK, tc, vehicle, pos)  # the vehicle's last deploy wins
-        if latest:
-            others.append(PackChain(p, tuple(sorted(latest.values(), key=lambda st: (st.time_code, st.object_id)))))
-    return chains, others
 
 
 def player_labels(names: Sequence[str]) -> list[str]:

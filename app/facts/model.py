@@ -59,7 +59,7 @@ class OwnershipVerdict(enum.StrEnum):
     NO_EVIDENCE = "no_evidence"  # nobody has any evidence for X
     CONTRADICTION = "contradiction"  # another player has strong evidence, P has none
     OTHER_WEAK_ONLY = "other_weak_only"  # only other players' weak evidence, nothing for P
-    CONFLICT = "conflict"  # two or more players have strong evidence
+    CONFLICT = "conflict"  # two or more players have strong evidence, taking turns (no ownership timeline)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +181,35 @@ class Owner:
 
 
 @dataclass(frozen=True, slots=True)
+class OwnerChange:
+    """An object that passed from one player to another (the replay shows only orders: the moment is a window).
+
+    An engineer's capture, a hijack, a vehicle re-crewed after its pilot was sniped, a captured vehicle.
+
+    Attributes:
+        object_id: The object.
+        from_player: Its owner before.
+        to_player: Its owner after.
+        after_time_code: The previous owner's last strong evidence: it was still theirs then.
+        by_time_code: The new owner's first strong evidence: it was theirs by then.
+        order_time_code: The new owner's order to enter the object (0x210: an engineer, a hijacker, a driver) in
+            that window, when there is one: the change happened after it.
+    """
+
+    object_id: int
+    from_player: int
+    to_player: int
+    after_time_code: int
+    by_time_code: int
+    order_time_code: int | None = None
+
+    @property
+    def since_time_code(self) -> int:
+        """The earliest moment the new owner may have had it (its enter order, else the old owner's last act)."""
+        return self.order_time_code if self.order_time_code is not None else self.after_time_code
+
+
+@dataclass(frozen=True, slots=True)
 class ProtocolPick:
     """A 0x24E "select protocol" (purchase science) command (plan §7.3).
 
@@ -273,6 +302,7 @@ class PackAction(enum.StrEnum):
 
     PRODUCE = "produce"  # an MCV-class vehicle is queued at a factory (object_id = the factory)
     PACK = "pack"  # a construction yard packs up into a mobile vehicle
+    CAPTURED = "captured"  # another player's packed vehicle is deployed by this player: it changed hands
     UNPACK = "unpack"  # the vehicle deploys again
     NEW_YARD = "new_yard"  # the first command of the construction yard that the deploy produced
 
@@ -282,16 +312,21 @@ class PackStep:
     """One step of a pack chain.
 
     Attributes:
-        action: Pack, unpack or the new yard's first appearance.
+        action: Pack, unpack, the new yard's first appearance, a produced MCV or a vehicle that changed hands.
         time_code: When.
-        object_id: The yard (pack, new_yard) or vehicle (unpack).
+        object_id: The yard (pack, new_yard), vehicle (unpack, captured) or factory (produce).
         position: Deploy position for unpack.
+        produced_id: The id the step produced (pack: the vehicle; unpack: the yard; produce: the vehicle), None
+            when the replay does not show it (``app.facts.chains``).
+        from_player: For ``captured``: the slot whose pack made the vehicle.
     """
 
     action: PackAction
     time_code: int
     object_id: int
     position: tuple[float, float] | None
+    produced_id: int | None = None
+    from_player: int | None = None
 
     @property
     def seconds(self) -> float:

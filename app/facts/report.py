@@ -9,6 +9,7 @@ from typing import Any
 
 from app.facts.eventlog import format_time
 from app.facts.index import ReplayFactIndex
+from app.facts.model import TICKS_PER_SECOND
 from app.i18n import Lang, pick
 
 MAX_OBJECT_EVENTS = 40
@@ -19,8 +20,12 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
 
     Times are seconds rounded to hundredths; ``player`` is the label (see ``PlayerInfo``) and ``slot`` its ``S=``
     index; ``players[].name`` keeps the full name from the file. A first production with ``cancelled`` true was
-    ordered and taken back every time (never produced); ``other_deploys`` are the deploys no MCV chain explains
-    (Empire cores, Corona miners).
+    ordered and taken back every time (never produced); ``units_ordered`` counts the units each player queued per
+    type (a shift-click order counts five, cancels included); ``other_deploys`` are the deploys no MCV chain
+    explains (Empire cores, Corona miners). A pack-chain step's ``produced_id`` is the id it made (pack: the
+    vehicle, unpack: the yard, produce: the vehicle; null when the replay does not show it); a ``captured`` step
+    (another player's packed vehicle deployed by this one) names the packer in ``from_slot``.
+    ``ownership_changes`` lists the objects that changed hands, with the window the change lies in.
     """
     return {
         "summary": summary,
@@ -67,16 +72,42 @@ def facts_json(index: ReplayFactIndex, summary: str) -> dict[str, Any]:
             }
             for f in index.first_productions(include_cancelled=True)
         ],
+        "units_ordered": [
+            {"player": index.player_name(p.slot), "slot": p.slot, "type": name, "units": n}
+            for p in index.playing
+            for name, n in sorted(index.units_ordered(p.slot).items(), key=lambda kv: (-kv[1], kv[0]))
+        ],
         "pack_chains": [
             {
                 "player": index.player_name(c.player),
                 "slot": c.player,
                 "steps": [
-                    {"action": s.action.value, "time_seconds": round(s.seconds, 2), "object_id": s.object_id}
+                    {
+                        "action": s.action.value,
+                        "time_seconds": round(s.seconds, 2),
+                        "object_id": s.object_id,
+                        "produced_id": s.produced_id,
+                        "from_slot": s.from_player,
+                    }
                     for s in c.steps
                 ],
             }
             for c in index.pack_chains
+        ],
+        "ownership_changes": [
+            {
+                "object_id": c.object_id,
+                "from": index.player_name(c.from_player),
+                "from_slot": c.from_player,
+                "to": index.player_name(c.to_player),
+                "to_slot": c.to_player,
+                "since_seconds": round(c.since_time_code / TICKS_PER_SECOND, 2),
+                "by_seconds": round(c.by_time_code / TICKS_PER_SECOND, 2),
+                "enter_order_seconds": None
+                if c.order_time_code is None
+                else round(c.order_time_code / TICKS_PER_SECOND, 2),
+            }
+            for c in index.all_ownership_changes()
         ],
         "other_deploys": [
             {

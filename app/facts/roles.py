@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from app.facts.model import TICKS_PER_SECOND
-from app.replay.model import Game
+from app.replay.model import ArgKind, Command, Game
 
 PLAYER_LEFT = 0x291
 """Role id (KW numbering; RA3 has no such message in its corpus) of "player *I* left the game".
@@ -90,6 +90,34 @@ def player_left_id(game: Game) -> int | None:
     if game is Game.TW:
         return PLAYER_LEFT - 10
     return None
+
+
+BATCH_SIZE = 5
+"""Units one shift-click on a production button orders (KWRAS ``chunks.py`` prints such an order "Queue 5x")."""
+
+_BATCH_FLAG_ARG: dict[Game, dict[int, int]] = {
+    Game.RA3: {0x205: 2},
+    Game.KW: {0x22D: 4},
+    Game.TW: {0x223: 4},
+}
+"""Per game, the queue-unit id and the index of its bool argument that marks a shift-click batch.
+
+RA3 0x205 ``O I B I`` has one bool (argument 2); KW 0x22D / TW 0x223 ``O B I I B I`` have two, and the batch is
+the second (argument 4: KWRAS reads it as payload byte 17, which is that bool). Checked against the object ids
+that appear afterwards (``tests/facts/test_batch.py``): in the 12-minute Allies mirror, slot 0's two flagged
+Peacekeeper orders at 0:15.53 / 0:15.67 and two plain ones at 1:11 fill control group 2 with 12 new ids by 1:53.60
+(10 + 2); in ``kw_epic_scorp`` slot 7's two plain Scorpion orders and one flagged Attack Bike order at 3:09–3:11
+are the only production before new ids #1765 … #1812 join its group 1: seven (2 + 5). TW uses the KW layout; its
+corpus file has no flagged order. Aircraft may stop short of five where an airfield has fewer free pads (KWRAS);
+the commands do not say, so the count is what the order asked for."""
+
+
+def batch_size(game: Game, cmd: Command) -> int:
+    """Units a queue-unit order asks for: :data:`BATCH_SIZE` for a shift-click, else 1 (other commands: 1)."""
+    arg = _BATCH_FLAG_ARG[game].get(cmd.command_id)
+    if arg is None or arg >= len(cmd.args) or cmd.kinds[arg] is not ArgKind.BOOL:
+        return 1
+    return BATCH_SIZE if cmd.args[arg] else 1  # the reader gives a bool argument as its byte value
 
 
 @dataclass(frozen=True, slots=True)

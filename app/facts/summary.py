@@ -14,9 +14,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.facts.eventlog import format_time, power_role_parts
-from app.facts.index import POWER_IDS, ReplayFactIndex
-from app.facts.model import BuildStep, FactEvent, PackAction, ProductionKind, Strength
+from app.facts.eventlog import counts_as_event, format_time, power_role_parts
+from app.facts.index import POWER_IDS, ReplayFactIndex, command_queue_id
+from app.facts.model import TICKS_PER_SECOND, BuildStep, FactEvent, OwnerChange, PackAction, ProductionKind, Strength
 from app.i18n import Lang
 from app.replay.commands import Category, command_info
 from app.replay.model import Game
@@ -63,18 +63,26 @@ _T: dict[str, tuple[str, str]] = {
     "walls": ("围墙", "walls"),
     "deployers": ("该玩家下单的可展开单位", "deployable units this player ordered"),
     "cancelled": ("已取消，未生产", "cancelled, never produced"),
-    "deploys": (
-        "其他展开（非基地车：帝国核心、日冕神州矿车等）",
-        "other deploys (not MCVs: Empire cores, Corona miners…)",
-    ),
+    "deploys": ("其他展开（非基地车）", "other deploys (not MCVs)"),
+    "deploy_kinds": ("本阵营可展开的单位", "this faction's deploying units"),
+    "cores": ("帝国核心", "Empire cores"),
+    "vehicle": ("变为 #{n}", "became #{n}"),
+    "captured": ("夺得", "took over"),
+    "from": ("原属 {p}", "was {p}'s"),
     "first": ("## 首次生产时间线（每种单位/建筑首次下单）", "## First-production timeline (first order of each type)"),
     "units": ("单位", "units"),
+    "ordered": (
+        "下单单位数（含后来取消的；一次 Shift 点击“生产单位 ×5”下单五个）",
+        'units ordered (cancelled ones included; one shift-click "Queue unit ×5" orders five)',
+    ),
+    "units_n": ("下单 {n} 个单位", "{n} units queued"),
     "structures": ("建筑", "structures"),
     "chains": ("## 基地车打包/展开链（仅 MCV 类实体）", "## MCV pack/unpack chains (MCV-class entities only)"),
     "no_chains": ("无基地车打包/展开。", "No MCV packs or unpacks."),
     "produce": ("生产基地车于", "MCV queued at"),
     "pack": ("打包", "pack"),
     "unpack": ("展开", "unpack"),
+    "captured_step": ("夺得", "captured"),
     "new_yard": ("新建造场", "new yard"),
     "ownership": ("## 建造者、生产者与所有权证据", "## Builders, producers and ownership evidence"),
     "builders": ("建造者", "builders"),
@@ -87,6 +95,11 @@ _T: dict[str, tuple[str, str]] = {
         "Objects with strong evidence from several players (undecidable)",
     ),
     "no_conflicts": ("无强证据冲突。", "No conflicting strong evidence."),
+    "changes": (
+        "易手的对象（工程师占领、劫持、狙杀驾驶员后重新进入；时间为易手发生的区间）",
+        "Objects that changed hands (engineer capture, hijack, re-crew after a pilot snipe; the window it happened in)",
+    ),
+    "entered": ("下令进入于", "enter order"),
     "rules": (
         "说明：强证据 = 编队成员、建造者/生产建筑、升级、集结点、维修、出售、矿车指令、技能的唯一来源；"
         "弱证据 = 选择（可能点选了敌方单位）、多选单位共同发出的技能（选中组成员，不一定是施放者）。"
@@ -281,6 +294,10 @@ def _first_production(ctx: _Ctx) -> str:
                 for f in firsts
             ) or ctx.t("none")
             lines.append(f"- {p.label} {ctx.t(key)}: {shown}")
+        ordered = ix.units_ordered(p.slot)
+        if ordered:
+            counts = ", ".join(f"{name} {n}" for name, n in sorted(ordered.items(), key=lambda kv: (-kv[1], kv[0])))
+            lines.append(f"- {p.label} {ctx.t('ordered')}: {counts}")
     return "\n".join(lines)
 
 
@@ -292,9 +309,14 @@ def _chains(ctx: _Ctx) -> str:
     for chain in ix.pack_chains:
         steps = []
         for s in chain.steps:
-            word = ctx.t(s.action.value)
+            word = ctx.t("captured_step" if s.action is PackAction.CAPTURED else s.action.value)
             pos = f" ({round(s.position[0])},{round(s.position[1])})" if s.position else ""
-            steps.append(f"{format_time(s.seconds)} {word} #{s.object_id}{pos}")
+            became = ""
+            if s.action in (PackAction.PACK, PackAction.PRODUCE) and s.produced_id is not None:
+                became = f" ({ctx.t('vehicle').format(n=s.produced_id)})"
+            elif s.action is PackAction.CAPTURED and s.from_player is not None:
+                became = f" ({ctx.t('from').format(p=ix.player_name(s.from_player))})"
+            steps.append(f"{format_time(s.seconds)} {word} #{s.object_id}{pos}{became}")
         lines.append(f"- {ix.player_name(chain.player)}: " + " → ".join(steps))
     for chain in ix.other_deploys:
         if any(s.command_id == 0x205 for s in ix.build_order(chain.player)):
@@ -314,9 +336,28 @@ def _chains(ctx: _Ctx) -> str:
         ]
         if deployers:
             shown += f" — {ctx.t('deployers')}: {', '.join(deployers)}"
-        lines.append(f"- {ix.player_name(chain.player)} {ctx.t('deploys')}: {shown}")
-    _ = PackAction  # the step words come from the enum values
+        kinds = "" if deployers else _deploy_kinds(ctx, chain.player)
+        label = ctx.t("deploys") + (f"; {ctx.t('deploy_kinds')}: {kinds}" if kinds else "")
+        lines.append(f"- {ix.player_name(chain.player)} {label}: {shown}")
     return "\n".join(lines)
+
+
+def _deploy_kinds(ctx: _Ctx, slot: int) -> str:
+    """What a non-MCV deploy of this player can be, from the knowledge of the player's own faction.
+
+    The hint follows the match: an Empire player's deploys are cores, a Celestial player's miners; a faction whose
+    knowledge names no deploying unit gets no hint (a Soviet deploy is never called an Empire core).
+    """
+    ix = ctx.index
+    k = ix.knowledge
+    player = next((p for p in ix.players if p.slot == slot), None)
+    if k is None or player is None:
+        return ""
+    factions = {f for f in (player.played_faction, player.faction) if f}
+    found = [e for e in k if e.kind == "unit" and e.faction in factions and (e.has_tag("core") or e.has_tag("deploy"))]
+    if any(e.has_tag("core") for e in found):
+        return ctx.t("cores")
+    return ", ".join(sorted(e.id for e in found)[:3])
 
 
 def _ownership(ctx: _Ctx) -> str:
@@ -346,6 +387,11 @@ def _ownership(ctx: _Ctx) -> str:
             f"{ctx.t('strong')} {strong_count[p.slot]}, {ctx.t('weak')} {weak_count[p.slot]}; "
             f"{ctx.t('groups')} {' '.join(groups) or ctx.t('none')}"
         )
+    changes = ix.all_ownership_changes()
+    if changes:
+        shown = "; ".join(_change_text(ctx, c) for c in changes[:10])
+        more = f"; ({ctx.t('more').format(n=len(changes) - 10)})" if len(changes) > 10 else ""
+        lines.append(f"{ctx.t('changes')}: {shown}{more}")
     if conflicts:
         shown = "; ".join(
             f"#{oid} ({', '.join(ix.player_name(p) for p in players)})" for oid, players in conflicts[:10]
@@ -355,6 +401,14 @@ def _ownership(ctx: _Ctx) -> str:
     else:
         lines.append(ctx.t("no_conflicts"))
     return "\n".join(lines)
+
+
+def _change_text(ctx: _Ctx, c: OwnerChange) -> str:
+    """``#439 H2O → LostLamb 9:08.07–9:14.27 (entered 9:08.07)``: who, and the window the change lies in."""
+    ix = ctx.index
+    since, by = format_time(c.since_time_code / TICKS_PER_SECOND), format_time(c.by_time_code / TICKS_PER_SECOND)
+    how = f" ({ctx.t('entered')} {since})" if c.order_time_code is not None else ""
+    return f"#{c.object_id} {ix.player_name(c.from_player)} → {ix.player_name(c.to_player)} {since}–{by}{how}"
 
 
 def _protocols(ctx: _Ctx) -> str:
@@ -412,15 +466,19 @@ def sample_key_events(
 def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
     ix = ctx.index
     lines = [ctx.t("segments")]
-    players = {p.slot for p in ix.playing}
+    players = frozenset(p.slot for p in ix.playing)
+    queue_id = command_queue_id(ix.replay.game)
     for n, (start, end) in enumerate(segs, 1):
-        evs = [
-            e
-            for e in ix.events_between(start, end if n < len(segs) else end + 1)
-            if not e.automatic and e.player in players
-        ]
+        # the same events the log's blocks and the segment metadata count (the last segment runs to the end)
+        evs = [e for e in ix.events_between(start, end if n < len(segs) else math.inf) if counts_as_event(e, players)]
         cats = Counter(e.category for e in evs)
-        counts = ", ".join(f"{_category(ctx.lang, c)} {cats[c]}" for c in _COUNT_CATEGORIES if cats[c])
+        units = sum(ix.batch(e.command_index) for e in evs if e.command_id == queue_id)
+        counts = ", ".join(
+            f"{_category(ctx.lang, c)} {cats[c]}"
+            + (f" ({ctx.t('units_n').format(n=units)})" if c is Category.PRODUCTION and units != cats[c] else "")
+            for c in _COUNT_CATEGORIES
+            if cats[c]
+        )
         lines.append(
             f"### {ctx.t('segment')} {n}: {format_time(start)}–{format_time(end)} — "
             f"{ctx.t('events')} {len(evs)}" + (f" ({counts})" if counts else "")

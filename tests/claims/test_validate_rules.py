@@ -20,6 +20,7 @@ from app.facts import ReplayFactIndex, build_fact_index
 from app.i18n import Lang
 from app.knowledge.names import hash_names
 from app.replay import ArgKind, Replay, read_replay
+from app.timefmt import format_time
 from tests.conftest import corpus_file
 from tests.support.typed import ints
 
@@ -156,9 +157,15 @@ def test_rule4_engineer_captured_yard_has_strong_evidence_from_both_players() ->
     enter_at = min(c.seconds for c in _replay().commands if c.command_id == ENTER and CAPTURED_YARD in _ids(c))
     sell_at = min(c.seconds for c in _replay().commands if c.command_id == SELL and CAPTURED_YARD in _ids(c))
     assert enter_at < sell_at
+    # Issue 28: the builder's strong evidence ends before the capturer's begins, so the yard changed hands: a
+    # claim for either player without a time holds (each owned it), and one with a time is checked at that time.
     for slot in (builder, capturer):
         claim = {"unitId": CAPTURED_YARD, "player": players[slot], "confidence": "confirmed"}
-        assert _check({"unitClaims": [claim]}) == [(Severity.CONTRADICTION, "OwnershipConflict")], players[slot]
+        assert _check({"unitClaims": [claim]}) == [], players[slot]
+    sell = f"sell|{format_time(sell_at)}|"
+    for slot, verdict in ((capturer, []), (builder, [(Severity.CONTRADICTION, "OwnershipContradiction")])):
+        claim = {"unitId": CAPTURED_YARD, "player": players[slot], "confidence": "confirmed", "evidence": [sell]}
+        assert [c for c in _check({"unitClaims": [claim]}) if c[1].startswith("Ownership")] == verdict
 
 
 # ---------------------------------------------------------------- casters (§7.2)

@@ -269,19 +269,21 @@ def test_id_existence(snow: ReplayFactIndex) -> None:
     assert snow.check_ownership(99_999, SOVIET) is OwnershipVerdict.NO_EVIDENCE
 
 
-def test_captured_yard_is_a_conflict(observers: ReplayFactIndex) -> None:
-    """Two players with strong evidence (plan §7.1 rule 4), from a real engineer capture.
+def test_captured_yard_changes_hands(observers: ReplayFactIndex) -> None:
+    """Two players with strong evidence one after the other, from a real engineer capture: a timeline (issue 28).
 
     #439 is slot 4's construction yard (0x207 (439, …) at tc 2245, 0x209 at tc 2546); slot 3 sends engineers
-    into it (0x210 (0, 439) at tc 8221) and then sells it (0x20A (439,) at tc 8314).
+    into it (0x210 (0, 439) at tc 8221) and then sells it (0x20A (439,) at tc 8314). Slot 4 never acts with it
+    again, so it is slot 3's from the capture on (``tests/facts/test_ownership.py``), not undecidable.
     """
     assert Role.BUILDER in roles(observers, 439, 4)
     assert [(e.role, e.time_code) for e in observers.evidence(439) if e.player == 3] == [(Role.SELL, 8314)]
     owner = observers.owner(439)
-    assert owner.conflict
-    assert owner.player is None
+    assert not owner.conflict
+    assert owner.player == 3
     assert owner.strong_players == (3, 4)
-    assert observers.check_ownership(439, 4) is OwnershipVerdict.CONFLICT
+    assert observers.check_ownership(439, 4, [2546 / 15]) is OwnershipVerdict.CONFIRMED_STRONG
+    assert observers.check_ownership(439, 4, [8314 / 15]) is OwnershipVerdict.CONTRADICTION
 
 
 def test_observers_make_no_ownership(observers: ReplayFactIndex) -> None:

@@ -275,7 +275,7 @@ def test_miner_deploys_are_listed_apart_from_base_moves(corona: ReplayFactIndex)
     miners = [c for c in corona.replay.commands if c.command_id == 0x205 and c.args[1] == asset_hash("CelestialMiner")]
     assert len(miners) == len(deploys.steps) == 3
     summary = build_summary(corona, Lang.EN)
-    assert "st other deploys (not MCVs: Empire cores, Corona miners…): 1:33.33 #420 (2033,2889)" in summary
+    assert "st other deploys (not MCVs): 1:33.33 #420 (2033,2889)" in summary
     assert "(1142,1276) — deployable units this player ordered: CelestialMiner" in summary
 
 
