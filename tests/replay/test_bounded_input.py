@@ -90,8 +90,9 @@ def test_size_limit_from_the_environment(
 def test_size_limit_from_the_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     padded = tmp_path / "padded.RA3Replay"
     padded.write_bytes(sample_bytes().ljust(3 * 1024 * 1024 // 2, b"\0"))  # 1.5 MB
-    assert main(["inspect", str(padded), "--json"]) == 0  # trailing junk after the footer: read as truncated
-    capsys.readouterr()
+    err = _inspect_error(padded, capsys)  # under the default limit: read, and refused for its zeros, not its size
+    zeros = len(padded.read_bytes()) - len(sample_bytes().rstrip(b"\0"))  # the footer length ends in 00 00 00
+    assert f"{zeros:,} zero bytes at the end" in err
     settings = Path(os.environ["REPLAYSAGE_HOME"]) / "settings.json"
     settings.write_text(json.dumps({"schema_version": 2, "max_replay_mb": 1}))
     err = _inspect_error(padded, capsys)
