@@ -544,7 +544,11 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
     if footer_at is not None:
         max_tc = min(max_tc, _U32.unpack_from(data, footer_at + 4 + len(_footer_magic(game)))[0])
     last_tc = 0
-    held: dict[object, int] = {}  # what the current time code already holds (see _repeat_detail) -> chunk offset
+    command_tc = -1  # the time code of the last command chunk
+    cameras = 0  # the camera slots (low bytes, as bits) the current time code holds
+    others: dict[tuple[int, bytes], int] = {}  # other chunks of the current time code -> offset
+    remember = others.setdefault
+    u32 = _U32.unpack_from
     while True:
         if pos + 9 > end:
             if footer_at is not None:
@@ -570,22 +574,30 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
                 )
             _finish(data, pos, replay, last_tc)
             return
-        if tc < last_tc:
-            raise ReplayDamagedError(path, pos, "chunk time code", f"goes back from {last_tc} to {tc}")
-        if tc < FIRST_TIME_CODE:
-            raise ReplayDamagedError(
-                path, pos, "chunk time code", f"{tc} comes before the first time code a game writes ({FIRST_TIME_CODE})"
-            )
-        if tc - last_tc > MAX_TIME_CODE_GAP:
-            raise ReplayDamagedError(
-                path,
-                pos,
-                "chunk time code",
-                f"{tc} jumps {tc - last_tc} past the previous chunk (a real replay steps at most {MAX_TIME_CODE_GAP})",
-            )
-        if tc > max_tc:
-            bound = "the footer's final time code" if footer_at is not None else "the longest match"
-            raise ReplayDamagedError(path, pos, "chunk time code", f"{tc} is beyond {bound} ({max_tc})")
+        if tc != last_tc or not offsets:  # a new time code (or the first chunk): check it once
+            if tc < last_tc:
+                raise ReplayDamagedError(path, pos, "chunk time code", f"goes back from {last_tc} to {tc}")
+            if tc < FIRST_TIME_CODE:
+                raise ReplayDamagedError(
+                    path,
+                    pos,
+                    "chunk time code",
+                    f"{tc} comes before the first time code a game writes ({FIRST_TIME_CODE})",
+                )
+            if tc - last_tc > MAX_TIME_CODE_GAP:
+                raise ReplayDamagedError(
+                    path,
+                    pos,
+                    "chunk time code",
+                    f"{tc} jumps {tc - last_tc} past the previous chunk (a real replay steps at most "
+                    f"{MAX_TIME_CODE_GAP})",
+                )
+            if tc > max_tc:
+                bound = "the footer's final time code" if footer_at is not None else "the longest match"
+                raise ReplayDamagedError(path, pos, "chunk time code", f"{tc} is beyond {bound} ({max_tc})")
+            cameras = 0
+            if others:
+                others.clear()
         nxt = pos + 13 + size
         if nxt > end:
             if footer_at is not None:
@@ -595,18 +607,19 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
                 f"chunk at byte {pos} declares {size} bytes but only {max(0, end - pos - 9)} remain"
             )
             return
-        if tc != last_tc:
-            held.clear()
-        if ctype == 1:
-            key: object = _COMMAND_LIST
-        elif ctype == 2 and size >= 6:
-            key = _U32.unpack_from(data, pos + 11)[0]  # the camera's slot (notes §2)
+        if ctype == 2 and size >= 6:  # one camera chunk per slot: a bit per slot's low byte, checked in full on a hit
+            bit = 1 << data[pos + 11]
+            if cameras & bit:
+                _check_repeat(data, offsets, pos, (2, u32(data, pos + 11)[0]), path)
+            cameras |= bit
+        elif ctype == 1:  # one command list per time code
+            if tc == command_tc:
+                _check_repeat(data, offsets, pos, (1, None), path)
+            command_tc = tc
         else:
-            key = (ctype, data[pos + 9 : pos + 9 + size])
-        first = held.get(key)
-        if first is not None:
-            raise ReplayDamagedError(path, pos, "chunk time code", _repeat_detail(tc, key, first))
-        held[key] = pos
+            first = remember((ctype, data[pos + 9 : pos + 9 + size]), pos)
+            if first != pos:
+                raise ReplayDamagedError(path, pos, "chunk time code", _repeat_detail(tc, ctype, None, first))
         n0 = len(commands)
         if ctype == 1:
             try:
@@ -622,14 +635,26 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
         pos = nxt
 
 
-_COMMAND_LIST = -1
-
-
 class _FooterError(ReplayFormatError):
     """The bytes after the terminator are no well-formed footer; the chunks before it may still be kept."""
 
 
-def _repeat_detail(tc: int, key: object, first: int) -> str:
+def _check_repeat(data: bytes, offsets: array[int], pos: int, kind: tuple[int, int | None], path: str) -> None:
+    """Raise when the chunk at ``pos`` is a second one of ``kind`` in its time code (see :func:`_repeat_detail`).
+
+    ``kind`` is (1, None) for a command list or (2, slot) for a camera. Called only when the walk's quick check
+    hits, so it looks back through the chunks of the current time code, which a game keeps to a handful.
+    """
+    tc = data[pos : pos + 4]
+    for first in reversed(offsets):
+        if data[first : first + 4] != tc:
+            return
+        if data[first + 4] == kind[0] and (kind[1] is None or _U32.unpack_from(data, first + 11)[0] == kind[1]):
+            detail = _repeat_detail(int(_U32.unpack_from(tc)[0]), kind[0], kind[1], first)
+            raise ReplayDamagedError(path, pos, "chunk time code", detail)
+
+
+def _repeat_detail(tc: int, ctype: int, slot: int | None, first: int) -> str:
     """Why a second chunk of one kind at one time code is impossible.
 
     A time code is one step of the game's logic. The game records each step's command list (every player's
@@ -641,11 +666,11 @@ def _repeat_detail(tc: int, key: object, first: int) -> str:
     stop advancing, cannot come from a game. Other chunk types (commentary, telestrator; no samples) are held to
     "never the same bytes twice in one time code".
     """
-    if key == _COMMAND_LIST:
+    if ctype == 1:
         return f"{tc} holds a second command chunk (the first is at byte {first}; a game writes one per time code)"
-    if isinstance(key, int):
+    if ctype == 2:
         return (
-            f"{tc} holds a second camera chunk for slot {key} (the first is at byte {first}; a game writes one per "
+            f"{tc} holds a second camera chunk for slot {slot} (the first is at byte {first}; a game writes one per "
             "slot and time code)"
         )
     return f"{tc} repeats the chunk at byte {first} byte for byte"
@@ -796,6 +821,7 @@ class _CommandSplitter:
                 f"{n} cannot fit in a {size}-byte chunk (a command takes at least {MIN_COMMAND_BYTES} bytes)",
             )
         gsize = self.group_size
+        long_key = _LONG_LAYOUT_KEY
         decoders = self.decoders
         players = self.players
         new = tuple.__new__
@@ -818,7 +844,7 @@ class _CommandSplitter:
                 if s > 0:
                     q += s
                     key = key << 8 | (d + 1)
-                    if key >= _LONG_LAYOUT_KEY:
+                    if key >= long_key:
                         slow = True
                         break
                 elif s == _STRING:
