@@ -19,7 +19,15 @@ bytes, forged chunk sizes, command counts, chunk time codes and footer values. C
 processes (2 by default: the development machine is shared). Special files (a FIFO, ``/dev/zero``, a 2 GB sparse
 file) are timed separately: each must be refused in well under 1 s.
 
-Usage: ``.venv/bin/python benchmarks/bad_input.py [--cases N] [--seed S] [--workers W] [--sources NAME ...]``
+Families (issue 29), built from a KW and an RA3 1v1 and each run in a fresh process: the argument-list family (one
+command of n one-byte argument groups, from the longest a game message can hold, 255, to the issue's 1.6 MB file;
+and every command list replaced by a 255-argument command) and the duplicated-chunk family (one command chunk
+repeated to 4.2 MB, every chunk in place 3 times, every chunk at the first time code, a header + 60 MB of zeros).
+Each prints its time and memory growth per MB (resident and ``tracemalloc``), against the same targets. A valid
+match 8 times as long is printed beside them for scale: it costs what a real replay of its size costs.
+
+Usage: ``.venv/bin/python benchmarks/bad_input.py [--cases N] [--seed S] [--workers W] [--sources NAME ...]
+[--families-only]``
 """
 
 from __future__ import annotations
