@@ -233,7 +233,10 @@ def read_replay_bytes(path: str | Path, *, max_bytes: int | None = None) -> byte
             head = f.read(len(CNC3_MAGIC))
             if not any(head.startswith(m) for m in MAGICS):
                 raise ReplayFormatError(p, 0, _NO_MAGIC)
-            data = head + f.read(limit + 1 - len(head))
+            f.seek(0)
+            data = f.read(info.st_size + 1)  # one buffer of the file's size: no second copy, nothing up to the limit
+            if len(data) > info.st_size:  # the file grows while it is read: take what the limit allows
+                data += f.read(limit + 1 - len(data))
     except OSError as exc:
         raise ReplayFormatError(p, 0, f"cannot read file: {exc.strerror or exc}") from exc
     finally:
