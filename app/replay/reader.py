@@ -766,9 +766,9 @@ _STRING = -2
 _BAD = -1
 MAX_FAST_GROUPS = 16
 """Commands with at most this many argument groups get one compiled ``struct`` per layout (the corpus' longest has
-10); longer ones are decoded group by group. The layout key holds 8 bits per group, so without this bound a command
-of n groups would build an n-byte integer one shift at a time (quadratic: a 1.6 MB argument list took 74 s), and the
-cache would keep a compiled format as long as the command."""
+10); longer ones are decoded group by group (:data:`MAX_COMMAND_ARGS` bounds them). The layout key holds 8 bits per
+group, so without this bound a command of n groups built an n-byte integer one shift at a time (quadratic: a 1.6 MB
+argument list took 74 s), and the cache kept a compiled format as long as the command."""
 _LONG_LAYOUT_KEY = 1 << (8 * MAX_FAST_GROUPS)
 MAX_COMMAND_ARGS = 255
 """A game message holds at most 255 arguments: SAGE counts them in a byte (``UnsignedByte m_argCount`` in
