@@ -22,7 +22,8 @@ file) are timed separately: each must be refused in well under 1 s.
 Families (issue 29), built from a KW and an RA3 1v1 and each run in a fresh process: the argument-list family (one
 command of n one-byte argument groups, from the longest a game message can hold, 255, to the issue's 1.6 MB file;
 and every command list replaced by a 255-argument command) and the duplicated-chunk family (one command chunk
-repeated to 4.2 MB, every chunk in place 3 times, every chunk at the first time code, a header + 60 MB of zeros).
+repeated to 4.2 MB, every chunk in place 3 times, every chunk at the first time code, a header + 60 MB of zeros),
+plus every command list made of 100 three-byte commands (the shortest a command can be).
 Each prints its time and memory growth per MB (resident and ``tracemalloc``), against the same targets. A valid
 match 8 times as long is printed beside them for scale: it costs what a real replay of its size costs.
 
@@ -268,6 +269,7 @@ FAMILIES: list[tuple[str, int]] = [
     ("every chunk repeated", 3),  # the issue's duplicated 3v3 / RA3: every chunk in place 3 times
     ("flat time codes", 0),  # every chunk at the first time code
     ("zeros after header", 60_000_000),  # the issue's valid header + 60 MB of zeros
+    ("tiny commands", 100),  # every command list: 100 three-byte commands (id word + FF), ~400 commands/s
     ("shifted copies", 8),  # reference: the match 8 times over, time codes advancing: a valid, longer match
 ]
 """(family, parameter): the argument-list family (one command of n one-byte groups) and the duplicated-chunk family.
@@ -313,6 +315,11 @@ def build_family(family: str, source: bytes, param: int) -> bytes:
         targets = commands[:1] if family == "arguments" else commands
         for i in targets:
             raws[i] = long_command_chunk(raws[i], param)
+        return header + b"".join(raws) + footer
+    if family == "tiny commands":
+        for i in commands:
+            payload = b"\x01" + struct.pack("<I", param) + (raws[i][9 + 5 : 9 + 7] + b"\xff") * param
+            raws[i] = raws[i][:4] + struct.pack("<BI", 1, len(payload)) + payload + b"\0\0\0\0"
         return header + b"".join(raws) + footer
     if family == "chunk repeated":
         i = commands[0]
