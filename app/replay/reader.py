@@ -605,6 +605,8 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
         if nxt > end:
             if footer_at is not None:
                 raise ReplayDamagedError(path, pos + 5, "chunk size", f"{size} runs past the footer at byte {end}")
+            if _trailing_zeros(data, pos + 9) > WRITE_BLOCK:  # zeros, not the start of a chunk a crash cut short
+                raise ReplayDamagedError(path, pos + 5, "chunk size", f"{size} runs past the end of the file")
             replay.truncated = True
             replay.truncation_reason = (
                 f"chunk at byte {pos} declares {size} bytes but only {max(0, end - pos - 9)} remain"

@@ -195,3 +195,16 @@ def test_zeros_after_the_footer_are_refused() -> None:
     err = _damaged(data + bytes(2 * WRITE_BLOCK))
     assert err.field == "footer"
     assert f"the {len(data) - terminator + 2 * WRITE_BLOCK:,} bytes from byte {terminator}" in err.reason
+
+
+def test_a_chunk_head_followed_by_zeros_is_refused() -> None:
+    """A chunk whose size runs past the end is a cut only if what follows could be its body, not a run of zeros."""
+    data, chunks = _source(KW)
+    start = chunks[0][0]
+    head = struct.pack("<IBI", chunks[0][1], 1, 0xFFFFFFF0)
+    err = _damaged(data[:start] + head + bytes(1024 * 1024))
+    assert (err.field, err.offset) == ("chunk size", start + 5)
+    assert f"{1024 * 1024:,} zero bytes at the end" in err.reason
+    cut = parse_replay(data[:start] + head + data[start + 9 : start + 9 + WRITE_BLOCK], "cut.KWReplay")
+    assert cut.truncated
+    assert cut.chunk_count == 0
