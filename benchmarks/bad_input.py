@@ -395,10 +395,10 @@ def run_families(workers: int) -> dict[str, bool]:
     for r, t in zip(results, traced, strict=True):
         if r.kind.startswith(REFERENCE):
             copies = r.size / len(sources[r.source])
-            print(
+            print(  # the traced peak: a warm process's resident growth of the clean source is near 0
                 f"  reference, {r.kind} of {Path(names[r.source]).name}: a valid {copies:.1f}x longer match costs "
-                f"{r.memory / max(1, clean[r.source]):.1f}x the source's resident growth and "
-                f"{t.memory / max(1, traced_clean[r.source]):.1f}x its Python allocation peak (linear)"
+                f"{t.memory / max(1, traced_clean[r.source]):.1f}x the source's Python allocation peak "
+                f"({t.memory / r.size:.1f} bytes per file byte)"
             )
     results = [r for r in results if not r.kind.startswith(REFERENCE)]
     traced = [t for t in traced if not t.kind.startswith(REFERENCE)]
