@@ -26,3 +26,4 @@ class ReplayDamagedError(ReplayFormatError):
     def __init__(self, path: str, offset: int, field: str, detail: str) -> None:
         super().__init__(path, offset, f"the file is damaged: {field} {detail}")
         self.field = field
+        self.detail = detail

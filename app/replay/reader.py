@@ -3,9 +3,12 @@
 The reader never trusts a length field: every read is bounds-checked against the bytes already in memory,
 so a forged length costs no memory and no time. Values that size later output (time codes, counts, the
 duration) are checked against what the format allows (:data:`MAX_TIME_CODE_GAP`, :data:`MAX_DURATION_TIME_CODE`,
-the footer's final time code). A file whose footer is intact is complete, so anything implausible inside it raises
-:class:`ReplayDamagedError`; a file without its footer was cut (a crashed game), so the reader keeps the sound
-chunks before the first implausible one and marks the replay as truncated. Damage in the header raises
+the footer's final time code), and so is what no game writes: time codes that stop advancing or a chunk written
+twice (:func:`_repeat_detail`), a command of more than :data:`MAX_COMMAND_ARGS` arguments. A file whose footer is
+intact is complete, so anything implausible inside it raises :class:`ReplayDamagedError`; a file without its
+footer was cut (a crashed game), so the reader keeps the sound chunks before the first implausible one and marks
+the replay as truncated, unless more than the last write block (:data:`WRITE_BLOCK`) is unreadable, such as a run
+of zeros after the last chunk: that is damage too. Damage in the header raises
 :class:`ReplayFormatError`. Files are opened without blocking, must be regular files, are refused above
 :func:`max_replay_bytes`, and must start with a replay magic before the rest is read.
 """
@@ -51,6 +54,11 @@ MAX_TIME_CODE_GAP = 900
 (notes §2); the corpus never steps more than 16."""
 MAX_DURATION_TIME_CODE = 6 * 3600 * 15
 """Longest plausible match: 6 hours of 1/15 s time codes (the corpus' longest is 24 minutes)."""
+FIRST_TIME_CODE = 1
+"""The game's first chunks have time code 1 (notes §2; every corpus file), so a chunk at 0 is damage (a zero run)."""
+WRITE_BLOCK = 4096
+"""The game writes the file in 4 KiB blocks (notes §7.1); both cut corpus files end on a block boundary
+(962,560 and 12,288 bytes)."""
 MIN_COMMAND_BYTES = 3
 """A command is at least its 2-byte id word and the 0xFF end byte (notes §4.2)."""
 MAX_REPLAY_MB_ENV = "REPLAYSAGE_MAX_REPLAY_MB"
@@ -225,7 +233,10 @@ def read_replay_bytes(path: str | Path, *, max_bytes: int | None = None) -> byte
             head = f.read(len(CNC3_MAGIC))
             if not any(head.startswith(m) for m in MAGICS):
                 raise ReplayFormatError(p, 0, _NO_MAGIC)
-            data = head + f.read(limit + 1 - len(head))
+            f.seek(0)
+            data = f.read(info.st_size + 1)  # one buffer of the file's size: no second copy, nothing up to the limit
+            if len(data) > info.st_size:  # the file grows while it is read: take what the limit allows
+                data += f.read(limit + 1 - len(data))
     except OSError as exc:
         raise ReplayFormatError(p, 0, f"cannot read file: {exc.strerror or exc}") from exc
     finally:
@@ -483,16 +494,18 @@ def _walk_chunks(data: bytes, replay: Replay) -> None:
     """Walk the chunks, splitting command chunks as they come; camera chunks are only indexed (lazy).
 
     With an intact footer the file is complete and a chunk that breaks the format's limits raises
-    :class:`ReplayDamagedError`; without one the walk stops before that chunk and marks the replay truncated.
+    :class:`ReplayDamagedError`; without one the walk stops before that chunk and marks the replay truncated,
+    unless more than one write block follows it (:func:`_cut_or_refuse`).
     """
     footer_at = _intact_footer_at(data, replay.header)
     try:
         _walk(data, replay, footer_at)
+    except _FooterError as exc:
+        _cut_or_refuse(data, replay, _sound_end(replay), exc)
     except ReplayDamagedError as exc:
         if footer_at is not None:
             raise
-        replay.truncated = True  # a cut file: keep the sound chunks before the damage
-        replay.truncation_reason = f"{exc.reason} (byte {exc.offset})"
+        _cut_or_refuse(data, replay, _sound_end(replay), exc)  # a cut file keeps the sound chunks before the damage
 
 
 def _footer_magic(game: Game) -> bytes:
@@ -534,6 +547,11 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
     if footer_at is not None:
         max_tc = min(max_tc, _U32.unpack_from(data, footer_at + 4 + len(_footer_magic(game)))[0])
     last_tc = 0
+    command_tc = -1  # the time code of the last command chunk
+    cameras = 0  # the camera slots (low bytes, as bits) the current time code holds
+    others: dict[tuple[int, bytes], int] = {}  # other chunks of the current time code -> offset
+    remember = others.setdefault
+    u32 = _U32.unpack_from
     while True:
         if pos + 9 > end:
             if footer_at is not None:
@@ -559,27 +577,54 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
                 )
             _finish(data, pos, replay, last_tc)
             return
+        if tc != last_tc or not offsets:  # a new time code (or the first chunk): check it once
+            if tc < last_tc:
+                raise ReplayDamagedError(path, pos, "chunk time code", f"goes back from {last_tc} to {tc}")
+            if tc < FIRST_TIME_CODE:
+                raise ReplayDamagedError(
+                    path,
+                    pos,
+                    "chunk time code",
+                    f"{tc} comes before the first time code a game writes ({FIRST_TIME_CODE})",
+                )
+            if tc - last_tc > MAX_TIME_CODE_GAP:
+                raise ReplayDamagedError(
+                    path,
+                    pos,
+                    "chunk time code",
+                    f"{tc} jumps {tc - last_tc} past the previous chunk (a real replay steps at most "
+                    f"{MAX_TIME_CODE_GAP})",
+                )
+            if tc > max_tc:
+                bound = "the footer's final time code" if footer_at is not None else "the longest match"
+                raise ReplayDamagedError(path, pos, "chunk time code", f"{tc} is beyond {bound} ({max_tc})")
+            cameras = 0
+            if others:
+                others.clear()
         nxt = pos + 13 + size
         if nxt > end:
             if footer_at is not None:
                 raise ReplayDamagedError(path, pos + 5, "chunk size", f"{size} runs past the footer at byte {end}")
+            if _trailing_zeros(data, pos + 9) > WRITE_BLOCK:  # zeros, not the start of a chunk a crash cut short
+                raise ReplayDamagedError(path, pos + 5, "chunk size", f"{size} runs past the end of the file")
             replay.truncated = True
             replay.truncation_reason = (
                 f"chunk at byte {pos} declares {size} bytes but only {max(0, end - pos - 9)} remain"
             )
             return
-        if tc < last_tc:
-            raise ReplayDamagedError(path, pos, "chunk time code", f"goes back from {last_tc} to {tc}")
-        if tc - last_tc > MAX_TIME_CODE_GAP:
-            raise ReplayDamagedError(
-                path,
-                pos,
-                "chunk time code",
-                f"{tc} jumps {tc - last_tc} past the previous chunk (a real replay steps at most {MAX_TIME_CODE_GAP})",
-            )
-        if tc > max_tc:
-            bound = "the footer's final time code" if footer_at is not None else "the longest match"
-            raise ReplayDamagedError(path, pos, "chunk time code", f"{tc} is beyond {bound} ({max_tc})")
+        if ctype == 2 and size >= 6:  # one camera chunk per slot: a bit per slot's low byte, checked in full on a hit
+            bit = 1 << data[pos + 11]
+            if cameras & bit:
+                _check_repeat(data, offsets, pos, (2, u32(data, pos + 11)[0]), path)
+            cameras |= bit
+        elif ctype == 1:  # one command list per time code
+            if tc == command_tc:
+                _check_repeat(data, offsets, pos, (1, None), path)
+            command_tc = tc
+        else:
+            first = remember((ctype, data[pos + 9 : pos + 9 + size]), pos)
+            if first != pos:
+                raise ReplayDamagedError(path, pos, "chunk time code", _repeat_detail(tc, ctype, None, first))
         n0 = len(commands)
         if ctype == 1:
             try:
@@ -595,17 +640,104 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
         pos = nxt
 
 
+class _FooterError(ReplayFormatError):
+    """The bytes after the terminator are no well-formed footer; the chunks before it may still be kept."""
+
+
+def _check_repeat(data: bytes, offsets: array[int], pos: int, kind: tuple[int, int | None], path: str) -> None:
+    """Raise when the chunk at ``pos`` is a second one of ``kind`` in its time code (see :func:`_repeat_detail`).
+
+    ``kind`` is (1, None) for a command list or (2, slot) for a camera. Called only when the walk's quick check
+    hits, so it looks back through the chunks of the current time code, which a game keeps to a handful.
+    """
+    tc = data[pos : pos + 4]
+    for first in reversed(offsets):
+        if data[first : first + 4] != tc:
+            return
+        if data[first + 4] == kind[0] and (kind[1] is None or _U32.unpack_from(data, first + 11)[0] == kind[1]):
+            detail = _repeat_detail(int(_U32.unpack_from(tc)[0]), kind[0], kind[1], first)
+            raise ReplayDamagedError(path, pos, "chunk time code", detail)
+
+
+def _repeat_detail(tc: int, ctype: int, slot: int | None, first: int) -> str:
+    """Why a second chunk of one kind at one time code is impossible.
+
+    A time code is one step of the game's logic. The game records each step's command list (every player's
+    commands of that step) as one type-1 chunk, and each slot's camera as at most one type-2 chunk; several chunks
+    share a time code only when they are of different kinds. Checked on all 19 corpus files (RA3, KW, TW, 1v1 to
+    3v3, 13 to 97 commands in one list): never two command chunks at one time code, never two camera chunks of one
+    slot. Equal payloads at *different* time codes are normal (20 to 110 per file: a repeated order, an idle
+    camera), so a repeat is judged within one time code only: the same chunk written again, or time codes that
+    stop advancing, cannot come from a game. Other chunk types (commentary, telestrator; no samples) are held to
+    "never the same bytes twice in one time code".
+    """
+    if ctype == 1:
+        return f"{tc} holds a second command chunk (the first is at byte {first}; a game writes one per time code)"
+    if ctype == 2:
+        return (
+            f"{tc} holds a second camera chunk for slot {slot} (the first is at byte {first}; a game writes one per "
+            "slot and time code)"
+        )
+    return f"{tc} repeats the chunk at byte {first} byte for byte"
+
+
+def _cut_or_refuse(data: bytes, replay: Replay, start: int, error: ReplayFormatError) -> None:
+    """Keep the sound chunks before ``start`` as a cut (crashed) replay, or refuse a tail no crash can leave.
+
+    The game writes its file in 4 KiB blocks (:data:`WRITE_BLOCK`), so a crash loses the unwritten end and what
+    cannot be read lies within the last block. More unreadable bytes than that after the last sound chunk (a run of
+    zeros, appended junk, damage in the middle of a file) is damage, not a cut.
+    """
+    tail = len(data) - start
+    if tail > WRITE_BLOCK:
+        zeros = _trailing_zeros(data, start)
+        what = "all zero" if zeros == tail else "unreadable"
+        if WRITE_BLOCK < zeros < tail:
+            what += f", {zeros:,} zero bytes at the end"
+        field = error.field if isinstance(error, ReplayDamagedError) else "footer"
+        detail = error.detail if isinstance(error, ReplayDamagedError) else error.reason
+        raise ReplayDamagedError(
+            replay.path,
+            error.offset,
+            field,
+            f"{detail}; the {tail:,} bytes from byte {start} to the end of the file are {what}, more than the one "
+            f"{WRITE_BLOCK:,}-byte write block a crashed game leaves",
+        )
+    replay.truncated = True
+    replay.truncation_reason = f"{error.reason} (byte {error.offset})"
+
+
+def _trailing_zeros(data: bytes, start: int) -> int:
+    """Length of the run of zero bytes that ends ``data`` (from ``start`` at most), found without copying."""
+    p = len(data)
+    while p > start:
+        a = max(start, p - WRITE_BLOCK)
+        if data.count(0, a, p) != p - a:
+            while data[p - 1] == 0:
+                p -= 1
+            break
+        p = a
+    return len(data) - p
+
+
+def _sound_end(replay: Replay) -> int:
+    """The byte after the last chunk the walk kept (the header's end when it kept none)."""
+    index = replay.index
+    if index is None or not len(index):
+        return replay.header.chunk_offset
+    last = index.offsets[-1]
+    return int(last + 13 + _U32.unpack_from(index.data, last + 5)[0])
+
+
 def _finish(data: bytes, pos: int, replay: Replay, last_tc: int) -> None:
-    """Read the footer after the terminator at ``pos``; a malformed footer keeps the chunks (salvage).
+    """Read the footer after the terminator at ``pos``; a malformed one raises :class:`_FooterError` (salvage).
 
     A well-formed footer whose values break the limits raises :class:`ReplayDamagedError`.
     """
     try:
         footer = _parse_footer(data, pos + 4, replay.path, replay.header.game)
     except ReplayFormatError as exc:
-        replay.truncated = True
-        replay.truncation_reason = f"damaged footer: {exc.reason} (byte {exc.offset})"
-        return
+        raise _FooterError(exc.path, exc.offset, f"damaged footer: {exc.reason}") from exc
     at = pos + 4 + len(footer.magic)
     final = footer.final_time_code
     if final > MAX_DURATION_TIME_CODE:
@@ -634,6 +766,17 @@ def _finish(data: bytes, pos: int, replay: Replay, last_tc: int) -> None:
 
 _STRING = -2
 _BAD = -1
+MAX_FAST_GROUPS = 16
+"""Commands with at most this many argument groups get one compiled ``struct`` per layout (the corpus' longest has
+10); longer ones are decoded group by group (:data:`MAX_COMMAND_ARGS` bounds them). The layout key holds 8 bits per
+group, so without this bound a command of n groups built an n-byte integer one shift at a time (quadratic: a 1.6 MB
+argument list took 74 s), and the cache kept a compiled format as long as the command."""
+_LONG_LAYOUT_KEY = 1 << (8 * MAX_FAST_GROUPS)
+MAX_COMMAND_ARGS = 255
+"""A game message holds at most 255 arguments: SAGE counts them in a byte (``UnsignedByte m_argCount`` in
+``GameMessage``, zachreizner/CnC_Generals_Zero_Hour ``MessageStream.h``, whose note says a bigger message must be
+split into several). A string counts as one argument here. The corpus' longest command has 41."""
+_TOO_MANY_ARGS = f"command has more than {MAX_COMMAND_ARGS} arguments (a game message holds at most {MAX_COMMAND_ARGS})"
 _DECODER_CACHE_LIMIT = 4096
 _Decoder = tuple[struct.Struct, tuple[ArgKind, ...], "Callable[[tuple[object, ...]], tuple[object, ...]] | None", bytes]
 
@@ -642,8 +785,9 @@ class _CommandSplitter:
     """Split type-1 chunk payloads by the typed-argument rule (notes §4.2).
 
     Speed matters here (a 3v3 has ~20,000 commands): each descriptor byte maps to its group's byte size
-    through a 256-entry table, and each distinct layout gets one compiled ``struct.Struct``, keyed by the
-    descriptor sequence packed into an int, so decoding a command is one ``unpack_from`` call.
+    through a 256-entry table, and each distinct layout of up to :data:`MAX_FAST_GROUPS` groups gets one compiled
+    ``struct.Struct``, keyed by the descriptor sequence packed into an int, so decoding a command is one
+    ``unpack_from`` call. Longer commands and those with strings take the linear group-by-group path.
     """
 
     def __init__(self, arg_types: dict[int, _ArgSpec], player_map: list[int], base: int, path: str) -> None:
@@ -663,6 +807,7 @@ class _CommandSplitter:
         self.group_size = sizes
         self.players = [player_map[pf - base] if 0 <= pf - base < len(player_map) else -1 for pf in range(32)]
         self.decoders: dict[int, _Decoder] = {}
+        self.general_kinds: dict[bytes, tuple[ArgKind, ...]] = {}
 
     def fail(self, offset: int, reason: str) -> ReplayFormatError:
         return ReplayFormatError(self.path, offset, reason)
@@ -681,6 +826,7 @@ class _CommandSplitter:
                 f"{n} cannot fit in a {size}-byte chunk (a command takes at least {MIN_COMMAND_BYTES} bytes)",
             )
         gsize = self.group_size
+        long_key = _LONG_LAYOUT_KEY
         decoders = self.decoders
         players = self.players
         new = tuple.__new__
@@ -703,13 +849,16 @@ class _CommandSplitter:
                 if s > 0:
                     q += s
                     key = key << 8 | (d + 1)
+                    if key >= long_key:
+                        slow = True
+                        break
                 elif s == _STRING:
                     slow = True
                     break
                 else:
                     raise self.fail(q, f"unknown argument type code {d & 0xF}")
             if slow:
-                groups, args, kinds, q = self._decode_slow(data, p + 2, end)
+                groups, args, kinds, q = self._decode_general(data, p + 2, end)
             else:
                 dec = decoders.get(key)
                 if dec is None:
@@ -733,6 +882,8 @@ class _CommandSplitter:
         while data[p] != 0xFF:
             d = data[p]
             count = (d >> 4) + 1
+            if len(kinds) + count > MAX_COMMAND_ARGS:
+                raise self.fail(p, _TOO_MANY_ARGS)
             kind, size, code = self.arg_types[d & 0xF]
             fmt.append("x" + code * count)
             kinds.extend([kind] * count)
@@ -762,10 +913,15 @@ class _CommandSplitter:
             raise self.fail(p, f"string of {length} units runs past the chunk")
         return p
 
-    def _decode_slow(self, data: bytes, p: int, end: int) -> tuple[bytes, tuple[object, ...], tuple[ArgKind, ...], int]:
-        """Decode a command that has string arguments; returns groups, args, kinds and the 0xFF position."""
+    def _decode_general(
+        self, data: bytes, p: int, end: int
+    ) -> tuple[bytes, tuple[object, ...], tuple[ArgKind, ...], int]:
+        """Decode a command group by group (string arguments, or more than :data:`MAX_FAST_GROUPS` groups).
+
+        Linear in the command's length, which :data:`MAX_COMMAND_ARGS` bounds; returns groups, args, kinds and the
+        position of the 0xFF end byte. Commands of one layout share one kinds tuple.
+        """
         args: list[object] = []
-        kinds: list[ArgKind] = []
         groups = bytearray()
         while True:
             if p >= end:
@@ -776,10 +932,13 @@ class _CommandSplitter:
             spec = self.arg_types.get(d & 0xF)
             if spec is None:
                 raise self.fail(p, f"unknown argument type code {d & 0xF}")
+            count = (d >> 4) + 1
+            if len(args) + count > MAX_COMMAND_ARGS:
+                raise self.fail(p, _TOO_MANY_ARGS)
             kind, size, code = spec
             groups.append(d)
             p += 1
-            for _ in range((d >> 4) + 1):
+            for _ in range(count):
                 if size is None:
                     q = self._skip_string(data, p, d & 0xF, end)
                     long_form = data[p] == 0xFF
@@ -793,8 +952,13 @@ class _CommandSplitter:
                     vals = struct.unpack_from("<" + code, data, p)
                     args.append(vals if len(vals) > 1 else vals[0])
                     p += size
-                kinds.append(kind)
-        return bytes(groups), tuple(args), tuple(kinds), p
+        layout = bytes(groups)
+        kinds = self.general_kinds.get(layout)
+        if kinds is None:
+            kinds = tuple(self.arg_types[d & 0xF][0] for d in layout for _ in range((d >> 4) + 1))
+            if len(self.general_kinds) < _DECODER_CACHE_LIMIT:
+                self.general_kinds[layout] = kinds
+        return layout, tuple(args), kinds, p
 
 
 def _regrouper(widths: list[int]) -> Callable[[tuple[object, ...]], tuple[object, ...]]:

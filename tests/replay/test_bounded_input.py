@@ -90,9 +90,25 @@ def test_size_limit_from_the_environment(
 def test_size_limit_from_the_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     padded = tmp_path / "padded.RA3Replay"
     padded.write_bytes(sample_bytes().ljust(3 * 1024 * 1024 // 2, b"\0"))  # 1.5 MB
-    assert main(["inspect", str(padded), "--json"]) == 0  # trailing junk after the footer: read as truncated
-    capsys.readouterr()
+    err = _inspect_error(padded, capsys)  # under the default limit: read, and refused for its zeros, not its size
+    zeros = len(padded.read_bytes()) - len(sample_bytes().rstrip(b"\0"))  # the footer length ends in 00 00 00
+    assert f"{zeros:,} zero bytes at the end" in err
     settings = Path(os.environ["REPLAYSAGE_HOME"]) / "settings.json"
     settings.write_text(json.dumps({"schema_version": 2, "max_replay_mb": 1}))
     err = _inspect_error(padded, capsys)
     assert f"file is {3 * 1024 * 1024 // 2:,} bytes, more than the {1024 * 1024:,} bytes" in err
+
+
+def test_a_replay_is_read_into_one_buffer_of_its_size(tmp_path: Path) -> None:
+    """The bytes are read once, into a buffer of the file's size: not a second copy, nor one of the size limit."""
+    big = tmp_path / "zeros.RA3Replay"
+    size = 8 * 1024 * 1024
+    big.write_bytes(sample_bytes()[:4096].ljust(size, b"\0"))
+    tracemalloc.start()
+    try:
+        data = read_replay_bytes(big)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(data) == size
+    assert peak < size + 1024 * 1024  # a second copy (or a buffer of the 64 MB limit) would show

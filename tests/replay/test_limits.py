@@ -20,6 +20,8 @@ from tests.conftest import corpus_file
 from tests.replay.conftest import first_chunk_offset, raw_chunk_walk
 
 RA3_FOOTER_LENGTH = 67
+WRITE_BLOCK = 4096
+"""The game writes replays in 4 KiB blocks (notes §7.1)."""
 RA3_FOOTER_MAGIC = 17
 
 
@@ -131,8 +133,9 @@ def test_kw_footer_and_forged_time_code() -> None:
 
 
 def test_cut_file_keeps_the_chunks_before_a_forged_time_code() -> None:
+    """Damage inside the last 4 KiB write block of a cut file is where a crash leaves it (notes §7.1): salvage."""
     data, chunks, stop = _sample()
-    i = len(chunks) // 2
+    i = next(i for i, c in enumerate(chunks) if c[0] >= stop - WRITE_BLOCK)
     off = chunks[i][0]
     struct.pack_into("<I", data, off, 0x7FFFFFFE)
     cut = bytes(data[:stop])  # no terminator, no footer: a crashed game's file
@@ -142,6 +145,17 @@ def test_cut_file_keeps_the_chunks_before_a_forged_time_code() -> None:
     assert f"(byte {off})" in replay.truncation_reason
     assert replay.chunk_count == i
     assert replay.final_time_code == chunks[i - 1][1]
+
+
+def test_cut_file_with_damage_before_its_last_write_block_is_refused() -> None:
+    """A crash cuts the end; more than one write block of unreadable bytes after the damage is not a cut."""
+    data, chunks, stop = _sample()
+    off = chunks[len(chunks) // 2][0]
+    assert stop - off > WRITE_BLOCK
+    struct.pack_into("<I", data, off, 0x7FFFFFFE)
+    err = _damaged(data[:stop])
+    assert (err.field, err.offset) == ("chunk time code", off)
+    assert f"the {stop - off:,} bytes from byte {off} to the end of the file are unreadable" in err.reason
 
 
 def test_facts_on_a_forged_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
