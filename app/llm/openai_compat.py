@@ -122,6 +122,9 @@ class RetryPolicy:
         cap_s: longest computed backoff.
         jitter: multiplicative jitter range.
         max_retry_after_s: a server asking to wait longer than this is not retried (the user sees the wait).
+        max_stalled_attempts: attempts that may end by a deadline before any content. A stalled attempt already
+            waited its whole deadline, and a server that sent headers and then nothing (or keep-alives forever)
+            mostly does it again: five of them held one request for 15 minutes (issue 29).
     """
 
     max_attempts: int = 5
@@ -129,10 +132,18 @@ class RetryPolicy:
     cap_s: float = 8.0
     jitter: tuple[float, float] = (0.75, 1.0)
     max_retry_after_s: float = 60.0
+    max_stalled_attempts: int = 2
 
-    def delay(self, retry_index: int, error: ProviderError, rng: Callable[[float, float], float]) -> float | None:
-        """Seconds to wait before retry number ``retry_index`` (0-based), or None when not to retry."""
+    def delay(
+        self, retry_index: int, error: ProviderError, rng: Callable[[float, float], float], *, stalled: int = 0
+    ) -> float | None:
+        """Seconds to wait before retry number ``retry_index`` (0-based), or None when not to retry.
+
+        ``stalled`` counts the request's attempts so far that ended by a deadline (this one included).
+        """
         if not error.retryable or retry_index + 1 >= self.max_attempts:
+            return None
+        if isinstance(error, StalledError) and stalled >= self.max_stalled_attempts:
             return None
         if error.retry_after_s is not None:
             if error.retry_after_s > self.max_retry_after_s:
@@ -219,6 +230,7 @@ class _Progress:
 
     started: float = field(default_factory=time.monotonic)
     attempts: int = 0
+    stalled: int = 0
     delivered: int = 0
     first_delta_at: float | None = None
     attempt_sent_at: float = 0.0
@@ -590,7 +602,9 @@ class OpenAICompatProvider:
                 body = {k: v for k, v in body.items() if k != "stream_options"}
                 prog.attempts -= 1
                 continue
-            delay = self._retry.delay(prog.attempts - 1, error, self._rng)
+            if isinstance(error, StalledError):
+                prog.stalled += 1
+            delay = self._retry.delay(prog.attempts - 1, error, self._rng, stalled=prog.stalled)
             if delay is not None and time.monotonic() + delay >= request_deadline:
                 delay = None  # the wait would end after the request's deadline: give up now, visibly
             if self._gate is not None and isinstance(error, RateLimitError):
