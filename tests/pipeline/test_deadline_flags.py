@@ -176,3 +176,28 @@ def test_defaults_give_up_on_a_dead_server_within_minutes() -> None:
     assert dead_server <= 5 * 60
     assert DEFAULT_LIMITS.request_s <= 10 * 60
     assert 0 < DEFAULT_LIMITS.run_s <= 60 * 60
+
+
+def test_a_profile_saved_with_the_old_defaults_gets_the_new_ones(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    old = {  # what schema 2 wrote for every provider: each limit spelled out, the old defaults included
+        "connect_s": 10.0, "first_byte_s": 180.0, "idle_s": 120.0, "reply_s": 900.0, "request_s": 1800.0,
+        "error_body_s": 10.0, "error_body_bytes": 65536, "max_attempts": 5, "run_s": 21600.0,
+        "requests_per_minute": 0.0, "tokens_per_minute": 0.0,
+    }  # fmt: skip
+    chosen = {**old, "idle_s": 45.0, "max_attempts": 3}
+    v2 = {
+        "schema_version": 2,
+        "providers": [
+            {"name": "Old", "base_url": "http://127.0.0.1:9/v1", "limits": old},
+            {"name": "Chosen", "base_url": "http://127.0.0.1:9/v1", "limits": chosen},
+        ],
+    }
+    path.write_text(json.dumps(v2), encoding="utf-8")
+    settings = Settings.load(path)
+    # a profile then has the limits --base-url has (the defaults); what a user chose stays
+    assert settings.provider("Old").limits == DEFAULT_LIMITS
+    assert settings.provider("Chosen").limits == StreamLimits(idle_s=45.0, max_attempts=3)
+    saved = {p["name"]: p["limits"] for p in json.loads(path.read_text(encoding="utf-8"))["providers"]}
+    assert saved == {"Old": {}, "Chosen": {"idle_s": 45.0, "max_attempts": 3}}
+    assert json.loads((tmp_path / "settings.json.v2.bak").read_text(encoding="utf-8")) == v2
