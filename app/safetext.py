@@ -6,7 +6,9 @@ terminal escape sequences, Markdown or HTML. Each destination has one function h
 * terminals: :func:`terminal_text` (every CLI write goes through :func:`safe_terminal`), and
   :func:`json_text` for ``--json`` output (the same characters escaped instead of dropped);
 * prompts: :func:`name_label`, a one-line, capped, stable short form (the fact index keeps the full name);
-* Markdown reports: :func:`markdown_escape` for inline text, :func:`markdown_fence` for a verbatim block.
+* Markdown reports: :func:`markdown_escape` for inline text, :func:`markdown_fence` for a verbatim block;
+* stores: :func:`storable_text`, applied once where outside text is decoded (the replay reader's settings text,
+  the model client's replies), so SQLite and PostgreSQL keep the same value.
 
 The GUI shows replay text in plain-text widgets only (see ``ui``).
 """
@@ -120,3 +122,19 @@ def safe_terminal() -> Iterator[None]:
         yield
     finally:
         sys.stdout, sys.stderr = out, err
+
+
+REPLACEMENT = "\ufffd"
+"""What stands in for a character no store can keep (Unicode's replacement character)."""
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable_text(text: str) -> str:
+    """``text`` as every store keeps it: each NUL and each lone surrogate becomes :data:`REPLACEMENT`.
+
+    PostgreSQL's text type refuses U+0000 (``text fields cannot contain NUL``) while SQLite keeps it, and a lone
+    surrogate cannot be encoded as UTF-8 at all. Replacing (not dropping) keeps two names that differ only there
+    apart, and shows that something was there.
+    """
+    return _UNSTORABLE.sub(REPLACEMENT, text)

@@ -56,6 +56,7 @@ from app.llm.ratelimit import RateGate
 from app.llm.sse import SSEParser, ThinkSplitter
 from app.llm.streams import ChatStream
 from app.logs import redact
+from app.safetext import storable_text
 from app.stream_limits import DEFAULT_LIMITS, StreamLimits
 from app.urls import UrlCredentials, split_url_credentials
 
@@ -461,7 +462,7 @@ class OpenAICompatProvider:
             text = text.replace(secret, "***")
         text = redact(text)
         text = _KEY_PATTERN.sub(lambda m: m.group(1) + "-***", text)
-        text = " ".join(text.split())
+        text = storable_text(" ".join(text.split()))
         return text[:_DETAIL_LIMIT] + ("…" if len(text) > _DETAIL_LIMIT else "")
 
     def _error_from_object(self, obj: Any, status: int | None, retry_after: float | None = None) -> ProviderError:
@@ -731,7 +732,7 @@ class OpenAICompatProvider:
         """Deltas of one chunk object; records model, finish reason and usage."""
         model = obj.get("model")
         if isinstance(model, str) and model:
-            prog.resolved_model = model
+            prog.resolved_model = storable_text(model)
         usage = obj.get("usage")
         if isinstance(usage, Mapping):
             prog.usage = usage
@@ -749,11 +750,12 @@ class OpenAICompatProvider:
                 reasoning = delta.get("reasoning_content")
                 if reasoning is None:
                     reasoning = delta.get("reasoning")  # OpenRouter / vLLM name
+                # a reply's text is made storable here, where it is decoded, once for every store after it
                 if isinstance(reasoning, str) and reasoning:
-                    out.append(ReasoningDelta(reasoning))
+                    out.append(ReasoningDelta(storable_text(reasoning)))
                 content = delta.get("content")
                 if isinstance(content, str) and content:
-                    out.extend(_split(prog.think.feed(content)))
+                    out.extend(_split(prog.think.feed(storable_text(content))))
             reason = choice.get("finish_reason")
             if isinstance(reason, str) and reason:
                 prog.finish_reason = reason
