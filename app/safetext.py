@@ -138,3 +138,35 @@ def storable_text(text: str) -> str:
     apart, and shows that something was there.
     """
     return _UNSTORABLE.sub(REPLACEMENT, text)
+
+
+def storable_json(text: str | bytes) -> Any:
+    r"""``json.loads`` of a model's JSON with every string in it (keys too) made :func:`storable_text`.
+
+    Escapes bring back what the reply's text no longer holds: ``"\u0000"`` in a claims block is a NUL again once
+    parsed, and a player name or claim kind with it crashed PostgreSQL. Each object's strings are replaced as the
+    parser builds it (and those of lists below it, without recursion: nesting depth costs no stack).
+
+    Raises:
+        json.JSONDecodeError: not JSON (as ``json.loads``).
+    """
+    return _storable_value(json.loads(text, object_pairs_hook=_storable_pairs))
+
+
+def _storable_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    return {storable_text(k): _storable_value(v) for k, v in pairs}
+
+
+def _storable_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, list):  # objects inside were done by the hook; strings in (nested) lists are done here
+        stack = [value]
+        while stack:
+            items = stack.pop()
+            for i, item in enumerate(items):
+                if isinstance(item, str):
+                    items[i] = storable_text(item)
+                elif isinstance(item, list):
+                    stack.append(item)
+    return value

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.claims.issues import Severity, ValidationIssue
+from app.safetext import storable_json
 
 MARKERS = ("[机器可读声明]", "[claims]", "[Claims]", "[CLAIMS]")
 CONFIDENCES = ("confirmed", "highly likely", "likely", "uncertain")
@@ -126,7 +127,7 @@ def parse_claims(text: str) -> ParsedClaims:
     for n, block in enumerate(_json_blocks(section), start=1):
         result.blocks_found += 1
         try:
-            data = json.loads(block)
+            data = storable_json(block)  # the claims' strings go to both stores (issue 29)
         except json.JSONDecodeError as exc:
             result.issues.append(
                 ValidationIssue(

@@ -16,7 +16,7 @@ from typing import Any
 from app.errors import KnownError
 from app.i18n import Lang
 from app.memory.model import Candidate, EvidenceKind, FactType, RunEpisodeInput
-from app.safetext import one_line
+from app.safetext import one_line, storable_json
 
 ModelStep = Callable[[str], Awaitable[str]]
 LLM_PIPELINE_VERSION = "memory-llm/1"
@@ -95,7 +95,7 @@ def _extract_array(text: str) -> list[Any]:
         if start < 0 or end <= start:
             continue
         try:
-            data = json.loads(chunk[start : end + 1])
+            data = storable_json(chunk[start : end + 1])  # a model's strings, bound for the store
         except json.JSONDecodeError:
             continue
         if isinstance(data, list):

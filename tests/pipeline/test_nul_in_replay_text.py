@@ -17,7 +17,7 @@ from sqlalchemy import create_engine, text
 
 from app.pipeline.repository import AnalysisRepository
 from app.replay import read_replay
-from app.safetext import REPLACEMENT, storable_text
+from app.safetext import REPLACEMENT, storable_json, storable_text
 from app.store import open_database
 from app.store.db import ENV_DATABASE_URL, is_server_url
 from tests.conftest import REPO_ROOT, corpus_file
@@ -74,6 +74,20 @@ def test_storable_text() -> None:
     assert storable_text("普通文字 plain\ttext\n") == "普通文字 plain\ttext\n"
 
 
+def test_storable_json_reaches_every_string_at_any_depth() -> None:
+    nested = "[" * 900 + r'"deep\u0000"' + "]" * 900
+    doc = r'{"k\u0000": ["a\u0000", [["b\u0000"]], {"c": "d\u0000"}], "n": 1, "deep": ' + nested + "}"
+    data = storable_json(doc)
+    assert data["k\ufffd"] == ["a\ufffd", [["b\ufffd"]], {"c": "d\ufffd"}]
+    assert data["n"] == 1
+    inner = data["deep"]
+    while isinstance(inner, list):
+        inner = inner[0]
+    assert inner == "deep\ufffd"
+    assert storable_json(r'["top\u0000"]') == ["top\ufffd"]
+    assert storable_json(r'"\ud800"') == "\ufffd"
+
+
 def test_analyze_stores_a_replay_with_nul_in_a_name_on_both_backends(
     tmp_path: Path, store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -104,7 +118,10 @@ def test_a_model_reply_with_nul_is_stored_on_both_backends(
     if not is_server_url(store_url):
         monkeypatch.setenv(ENV_DATABASE_URL, store_url)
     home = tmp_path / "home"
-    reply = '本窗口：\u0000双方发展。\n[机器可读声明]\n```json\n{"unitClaims": []}\n```'
+    # a raw NUL in the text, and NULs as JSON escapes inside the claims (parsed, they are NULs again)
+    claims = r'{"unitClaims": [{"unitId": 7, "player": "nick\u0000name", "confidence": "lik\u0000ely"}], '
+    claims += r'"eventClaims": [{"time": "1:00.00", "player": "0010\u0000", "kind": "po\u0000wer", "unitId": 5}]}'
+    reply = "本窗口：\u0000双方发展。\n[机器可读声明]\n```json\n" + claims + "\n```"
     with ScriptedServer(default=Reply.chat(reply, reasoning="想\u0000一想", piece_chars=5)) as server:
         done = _cli(
             home,
@@ -124,6 +141,7 @@ def test_a_model_reply_with_nul_is_stored_on_both_backends(
     try:
         with engine.connect() as conn:
             [analysis_id] = conn.execute(text("SELECT id FROM analyses")).scalars().all()
+            players = conn.execute(text("SELECT DISTINCT player FROM analysis_claims")).scalars().all()
     finally:
         engine.dispose()
     db = open_database()  # the store the fixture configured (texts are kept in packed blocks: read them as the app)
@@ -135,4 +153,6 @@ def test_a_model_reply_with_nul_is_stored_on_both_backends(
     assert windows
     for stage in windows:
         assert stage.text.startswith("本窗口：\ufffd双方发展。")
-        assert stage.reasoning == "想\ufffd一想"
+        assert stage.reasoning
+        assert stage.reasoning.replace("想\ufffd一想", "") == ""  # one per request of the stage
+    assert sorted(players) == ["0010\ufffd", "nick\ufffdname"]
