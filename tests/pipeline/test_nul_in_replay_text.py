@@ -156,3 +156,21 @@ def test_a_model_reply_with_nul_is_stored_on_both_backends(
         assert stage.reasoning
         assert stage.reasoning.replace("想\ufffd一想", "") == ""  # one per request of the stage
     assert sorted(players) == ["0010\ufffd", "nick\ufffdname"]
+
+
+def test_a_wisdom_file_with_nul_escapes_imports_on_both_backends(tmp_path: Path, store_url: str) -> None:
+    from app.wisdom import ErrorWisdomManager
+
+    spec = REPO_ROOT / "tests" / "wisdom" / "data" / "spec_examples.json"
+    raw = spec.read_text(encoding="utf-8").replace("高开放性", r"高开放\u0000性", 1)
+    assert r"\u0000" in raw
+    path = tmp_path / "wisdom.json"
+    path.write_text(raw, encoding="utf-8")
+    db = open_database(store_url)
+    try:
+        manager = ErrorWisdomManager(db)
+        assert manager.import_json(path)["imported"] == 2
+        entry = manager.get_entry("ew_20260315_001")
+    finally:
+        db.close()
+    assert entry.system_dimensions["人格特质影响"].startswith("高开放\ufffd性")
