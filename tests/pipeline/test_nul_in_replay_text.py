@@ -173,4 +173,5 @@ def test_a_wisdom_file_with_nul_escapes_imports_on_both_backends(tmp_path: Path,
         entry = manager.get_entry("ew_20260315_001")
     finally:
         db.close()
+    assert entry.system_dimensions is not None
     assert entry.system_dimensions["人格特质影响"].startswith("高开放\ufffd性")
