@@ -557,7 +557,8 @@ class OpenAICompatProvider:
                 except TimeoutError:
                     raise self._stalled(why) from None
                 if response.status_code >= 400:
-                    raise self._http_error(response, await _read_limited(response, lim))
+                    body_s = min(lim.error_body_s, max(0.0, request_deadline - time.monotonic()))
+                    raise self._http_error(response, await _read_limited(response, lim, body_s))
                 ctype = response.headers.get("content-type", "").lower()
                 if "text/event-stream" in ctype:
                     sse_events = self._read_sse(response, prog, request_deadline)
@@ -843,17 +844,18 @@ async def _drain(raw: AsyncGenerator[bytes, None]) -> None:
                 pass
 
 
-async def _read_limited(response: httpx.Response, limits: StreamLimits) -> bytes:
-    """Read an error body: at most ``error_body_bytes``, for at most ``error_body_s`` seconds.
+async def _read_limited(response: httpx.Response, limits: StreamLimits, seconds: float) -> bytes:
+    """Read an error body: at most ``error_body_bytes``, for at most ``seconds``.
 
-    A body that never ends (or is huge) is not read to its end: the response is closed afterwards, which drops the
-    connection — cheaper than waiting for a server that keeps writing.
+    ``seconds`` is ``error_body_s``, or less when the request's deadline comes first. A body that never ends (or
+    is huge) is not read to its end: the response is closed afterwards, which drops the connection — cheaper than
+    waiting for a server that keeps writing.
     """
     parts: list[bytes] = []
     size = 0
     raw = cast(AsyncGenerator[bytes, None], response.aiter_raw())
     try:
-        async with asyncio.timeout(limits.error_body_s):
+        async with asyncio.timeout(seconds):
             async for chunk in raw:
                 parts.append(chunk)
                 size += len(chunk)

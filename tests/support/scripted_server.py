@@ -145,6 +145,7 @@ class Reply:
     delay_s: float = 0.0
     endless: bool = False
     hangs: Literal["", "silent", "headers"] = ""
+    drip_s: float = 0.002
 
     @classmethod
     def chat(cls, text: str = "", reasoning: str = "", **options: Any) -> Reply:
@@ -180,9 +181,9 @@ class Reply:
         return cls(sse_chunks=data)
 
     @classmethod
-    def endless_error(cls, status: int = 500) -> Reply:
-        """An error status whose body never ends (a chunk of text every few milliseconds, until the client leaves)."""
-        return cls(status=status, headers={"Content-Type": "text/plain"}, endless=True)
+    def endless_error(cls, status: int = 500, every_s: float = 0.002) -> Reply:
+        """An error status whose body never ends (a line of text every ``every_s``, until the client leaves)."""
+        return cls(status=status, headers={"Content-Type": "text/plain"}, endless=True, drip_s=every_s)
 
     @classmethod
     def hang(cls, after: Literal["silent", "headers"] = "headers") -> Reply:
@@ -576,7 +577,7 @@ async def _write_endless(writer: asyncio.StreamWriter, reply: Reply, req: Receiv
     try:
         while not writer.transport.is_closing():
             await _write_chunk(writer, line)
-            await asyncio.sleep(0.002)
+            await asyncio.sleep(reply.drip_s)
     except ConnectionError:
         pass
     req.client_closed = True
