@@ -45,8 +45,17 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
             only for the former).
     """
     s = text.decode("utf-8") if isinstance(text, bytes) else text
-    if s.count("[") + s.count("{") > max_depth:  # only then can it nest too deep: scan (C-speed counts first)
-        depth = nesting_depth(s)
+    check_nesting(s, max_depth)
+    return json.loads(s)
+
+
+def check_nesting(text: str, max_depth: int = MAX_DEPTH) -> None:
+    """Refuse ``text`` when its ``[`` / ``{`` nest deeper than ``max_depth`` (before any recursive parser sees it).
+
+    Raises:
+        ValueError: the text nests too deep.
+    """
+    if text.count("[") + text.count("{") > max_depth:  # only then can it nest too deep: scan (C-speed counts first)
+        depth = nesting_depth(text)
         if depth > max_depth:
             raise ValueError(f"the JSON nests {depth} levels deep (at most {max_depth})")
-    return json.loads(s)

@@ -6,7 +6,9 @@ terminal escape sequences, Markdown or HTML. Each destination has one function h
 * terminals: :func:`terminal_text` (every CLI write goes through :func:`safe_terminal`), and
   :func:`json_text` for ``--json`` output (the same characters escaped instead of dropped);
 * prompts: :func:`name_label`, a one-line, capped, stable short form (the fact index keeps the full name);
-* Markdown reports: :func:`markdown_escape` for inline text, :func:`markdown_fence` for a verbatim block.
+* Markdown reports: :func:`markdown_escape` for inline text, :func:`markdown_fence` for a verbatim block;
+* stores: :func:`storable_text`, applied once where outside text is decoded (the replay reader's settings text,
+  the model client's replies), so SQLite and PostgreSQL keep the same value.
 
 The GUI shows replay text in plain-text widgets only (see ``ui``).
 """
@@ -120,3 +122,51 @@ def safe_terminal() -> Iterator[None]:
         yield
     finally:
         sys.stdout, sys.stderr = out, err
+
+
+REPLACEMENT = "\ufffd"
+"""What stands in for a character no store can keep (Unicode's replacement character)."""
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable_text(text: str) -> str:
+    """``text`` as every store keeps it: each NUL and each lone surrogate becomes :data:`REPLACEMENT`.
+
+    PostgreSQL's text type refuses U+0000 (``text fields cannot contain NUL``) while SQLite keeps it, and a lone
+    surrogate cannot be encoded as UTF-8 at all. Replacing (not dropping) keeps two names that differ only there
+    apart, and shows that something was there.
+    """
+    return _UNSTORABLE.sub(REPLACEMENT, text)
+
+
+def storable_json(text: str | bytes) -> Any:
+    r"""``json.loads`` of a model's JSON with every string in it (keys too) made :func:`storable_text`.
+
+    Escapes bring back what the reply's text no longer holds: ``"\u0000"`` in a claims block is a NUL again once
+    parsed, and a player name or claim kind with it crashed PostgreSQL. Each object's strings are replaced as the
+    parser builds it (and those of lists below it, without recursion: nesting depth costs no stack).
+
+    Raises:
+        json.JSONDecodeError: not JSON (as ``json.loads``).
+    """
+    return _storable_value(json.loads(text, object_pairs_hook=_storable_pairs))
+
+
+def _storable_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    return {storable_text(k): _storable_value(v) for k, v in pairs}
+
+
+def _storable_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, list):  # objects inside were done by the hook; strings in (nested) lists are done here
+        stack = [value]
+        while stack:
+            items = stack.pop()
+            for i, item in enumerate(items):
+                if isinstance(item, str):
+                    items[i] = storable_text(item)
+                elif isinstance(item, list):
+                    stack.append(item)
+    return value

@@ -24,10 +24,10 @@ from typing import Any
 
 from app.errors import KnownError
 from app.i18n import Lang, pick
-from app.stream_limits import DEFAULT_LIMITS, StreamLimits
+from app.stream_limits import DEFAULT_LIMITS, OLD_DEFAULTS, StreamLimits
 from app.urls import UrlCredentials, split_url_credentials
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SETTINGS_FILE = "settings.json"
 DEFAULT_AUTOSAVE_PATTERN = "{date} {lineup} {map}"
 """How a kept last replay is named (fields: :data:`app.library.autosave.PATTERN_FIELDS`)."""
@@ -227,8 +227,10 @@ class ProviderSettings:
 
     def to_json(self) -> dict[str, Any]:
         """The persisted form."""
+        # only the limits chosen: the others follow the app's defaults, also when those change
+        chosen = {k: v for k, v in self.limits.to_json().items() if v != getattr(DEFAULT_LIMITS, k)}
         return {"name": self.name, "base_url": self.base_url, "extra_headers": dict(self.extra_headers),
-                "stream": self.stream, "limits": self.limits.to_json()}  # fmt: skip
+                "stream": self.stream, "limits": chosen}  # fmt: skip
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ProviderSettings:
@@ -387,7 +389,20 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """v3 keeps only the provider limits a user chose; a value equal to an old default was not chosen.
+
+    v2 wrote every limit out, so the old defaults (a dead server held a run for an hour, issue 29) stuck to
+    every provider saved before.
+    """
+    for prov in data.get("providers", []) or []:
+        limits = prov.get("limits") if isinstance(prov, dict) else None
+        if isinstance(limits, dict):
+            prov["limits"] = {k: v for k, v in limits.items() if not (k in OLD_DEFAULTS and v == OLD_DEFAULTS[k])}
+    return data
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 """``MIGRATIONS[n]`` turns a version-n document into version n+1; applied in order on a copy."""
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from app import deadline
 from app.claims.issues import Severity, ValidationIssue
 from app.jsonlimits import nesting_depth
+from app.safetext import storable_json
 
 MARKERS = ("[机器可读声明]", "[claims]", "[Claims]", "[CLAIMS]")
 CONFIDENCES = ("confirmed", "highly likely", "likely", "uncertain")
@@ -210,7 +211,7 @@ def parse_claims(text: str) -> ParsedClaims:
             )
             continue
         try:
-            data = json.loads(block)
+            data = storable_json(block)  # the claims' strings go to both stores (issue 29)
         except json.JSONDecodeError as exc:
             result.issues.append(
                 _info(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from app.llm.base import ChatProvider
@@ -35,6 +36,7 @@ def build_provider(
     api_key: str | None = None,
     use_env_key: bool = False,
     rates: RateLedger | None = None,
+    limits: Mapping[str, float] | None = None,
 ) -> ChatProvider:
     """The provider for a model profile (the active one by default), built by its registered factory.
 
@@ -49,6 +51,7 @@ def build_provider(
         api_key: use this key instead of looking one up.
         use_env_key: let ``REPLAYSAGE_API_KEY`` override the keyring (CLI, scripts).
         rates: the ledger that shares the provider's configured rates across processes (None: this process only).
+        limits: deadlines put over the provider's configured limits for this run (``analyze``/``batch`` flags).
 
     Raises:
         ProviderConfigError: the profile or its provider is unknown, or no factory is registered for it.
@@ -62,7 +65,7 @@ def build_provider(
     except SettingsError as exc:
         raise ProviderConfigError(str(exc)) from exc
     name = prof.provider if prof.rule_based else OPENAI_COMPAT
-    context = ProviderContext(settings, prof, secrets, client, api_key, use_env_key, rates)
+    context = ProviderContext(settings, prof, secrets, client, api_key, use_env_key, rates, limits)
     return provider_factory(name)(context)
 
 
@@ -81,6 +84,10 @@ def _openai_compat(ctx: ProviderContext) -> ChatProvider:
     store = ctx.secrets or SecretStore(ctx.settings.get("secret_fallback"))
     key = ctx.api_key or resolve_api_key(prov.name, store, use_env=ctx.use_env_key)
     headers = {**prov.extra_headers, **prof.extra_headers}
+    try:
+        limits = prov.limits.with_overrides(ctx.limits, f"provider {prov.name!r} limits")
+    except ValueError as exc:
+        raise ProviderConfigError(str(exc)) from None
     return OpenAICompatProvider(
         prof.name,
         prov.base_url,
@@ -90,9 +97,9 @@ def _openai_compat(ctx: ProviderContext) -> ChatProvider:
         stream=prov.stream if prof.stream is None else prof.stream,
         max_tokens=prof.max_tokens or None,
         client=ctx.client,
-        limits=prov.limits,
+        limits=limits,
         url_credentials=store.url_credentials(prov.name),
-        rate_gate=rate_gate(prov.name, prov.limits, ctx.rates),
+        rate_gate=rate_gate(prov.name, limits, ctx.rates),
     )
 
 

@@ -57,6 +57,7 @@ from app.llm.ratelimit import RateGate
 from app.llm.sse import SSEParser, ThinkSplitter
 from app.llm.streams import ChatStream
 from app.logs import redact
+from app.safetext import storable_text
 from app.stream_limits import DEFAULT_LIMITS, StreamLimits
 from app.urls import UrlCredentials, split_url_credentials
 
@@ -123,6 +124,9 @@ class RetryPolicy:
         cap_s: longest computed backoff.
         jitter: multiplicative jitter range.
         max_retry_after_s: a server asking to wait longer than this is not retried (the user sees the wait).
+        max_stalled_attempts: attempts that may end by a deadline before any content. A stalled attempt already
+            waited its whole deadline, and a server that sent headers and then nothing (or keep-alives forever)
+            mostly does it again: five of them held one request for 15 minutes (issue 29).
     """
 
     max_attempts: int = 5
@@ -130,10 +134,18 @@ class RetryPolicy:
     cap_s: float = 8.0
     jitter: tuple[float, float] = (0.75, 1.0)
     max_retry_after_s: float = 60.0
+    max_stalled_attempts: int = 2
 
-    def delay(self, retry_index: int, error: ProviderError, rng: Callable[[float, float], float]) -> float | None:
-        """Seconds to wait before retry number ``retry_index`` (0-based), or None when not to retry."""
+    def delay(
+        self, retry_index: int, error: ProviderError, rng: Callable[[float, float], float], *, stalled: int = 0
+    ) -> float | None:
+        """Seconds to wait before retry number ``retry_index`` (0-based), or None when not to retry.
+
+        ``stalled`` counts the request's attempts so far that ended by a deadline (this one included).
+        """
         if not error.retryable or retry_index + 1 >= self.max_attempts:
+            return None
+        if isinstance(error, StalledError) and stalled >= self.max_stalled_attempts:
             return None
         if error.retry_after_s is not None:
             if error.retry_after_s > self.max_retry_after_s:
@@ -220,6 +232,7 @@ class _Progress:
 
     started: float = field(default_factory=time.monotonic)
     attempts: int = 0
+    stalled: int = 0
     delivered: int = 0
     first_delta_at: float | None = None
     attempt_sent_at: float = 0.0
@@ -450,7 +463,7 @@ class OpenAICompatProvider:
             text = text.replace(secret, "***")
         text = redact(text)
         text = _KEY_PATTERN.sub(lambda m: m.group(1) + "-***", text)
-        text = " ".join(text.split())
+        text = storable_text(" ".join(text.split()))
         return text[:_DETAIL_LIMIT] + ("…" if len(text) > _DETAIL_LIMIT else "")
 
     def _error_from_object(self, obj: Any, status: int | None, retry_after: float | None = None) -> ProviderError:
@@ -545,7 +558,8 @@ class OpenAICompatProvider:
                 except TimeoutError:
                     raise self._stalled(why) from None
                 if response.status_code >= 400:
-                    raise self._http_error(response, await _read_limited(response, lim))
+                    body_s = min(lim.error_body_s, max(0.0, request_deadline - time.monotonic()))
+                    raise self._http_error(response, await _read_limited(response, lim, body_s))
                 ctype = response.headers.get("content-type", "").lower()
                 if "text/event-stream" in ctype:
                     sse_events = self._read_sse(response, prog, request_deadline)
@@ -591,7 +605,9 @@ class OpenAICompatProvider:
                 body = {k: v for k, v in body.items() if k != "stream_options"}
                 prog.attempts -= 1
                 continue
-            delay = self._retry.delay(prog.attempts - 1, error, self._rng)
+            if isinstance(error, StalledError):
+                prog.stalled += 1
+            delay = self._retry.delay(prog.attempts - 1, error, self._rng, stalled=prog.stalled)
             if delay is not None and time.monotonic() + delay >= request_deadline:
                 delay = None  # the wait would end after the request's deadline: give up now, visibly
             if self._gate is not None and isinstance(error, RateLimitError):
@@ -718,7 +734,7 @@ class OpenAICompatProvider:
         """Deltas of one chunk object; records model, finish reason and usage."""
         model = obj.get("model")
         if isinstance(model, str) and model:
-            prog.resolved_model = model
+            prog.resolved_model = storable_text(model)
         usage = obj.get("usage")
         if isinstance(usage, Mapping):
             prog.usage = usage
@@ -736,11 +752,12 @@ class OpenAICompatProvider:
                 reasoning = delta.get("reasoning_content")
                 if reasoning is None:
                     reasoning = delta.get("reasoning")  # OpenRouter / vLLM name
+                # a reply's text is made storable here, where it is decoded, once for every store after it
                 if isinstance(reasoning, str) and reasoning:
-                    out.append(ReasoningDelta(reasoning))
+                    out.append(ReasoningDelta(storable_text(reasoning)))
                 content = delta.get("content")
                 if isinstance(content, str) and content:
-                    out.extend(_split(prog.think.feed(content)))
+                    out.extend(_split(prog.think.feed(storable_text(content))))
             reason = choice.get("finish_reason")
             if isinstance(reason, str) and reason:
                 prog.finish_reason = reason
@@ -828,17 +845,18 @@ async def _drain(raw: AsyncGenerator[bytes, None]) -> None:
                 pass
 
 
-async def _read_limited(response: httpx.Response, limits: StreamLimits) -> bytes:
-    """Read an error body: at most ``error_body_bytes``, for at most ``error_body_s`` seconds.
+async def _read_limited(response: httpx.Response, limits: StreamLimits, seconds: float) -> bytes:
+    """Read an error body: at most ``error_body_bytes``, for at most ``seconds``.
 
-    A body that never ends (or is huge) is not read to its end: the response is closed afterwards, which drops the
-    connection — cheaper than waiting for a server that keeps writing.
+    ``seconds`` is ``error_body_s``, or less when the request's deadline comes first. A body that never ends (or
+    is huge) is not read to its end: the response is closed afterwards, which drops the connection — cheaper than
+    waiting for a server that keeps writing.
     """
     parts: list[bytes] = []
     size = 0
     raw = cast(AsyncGenerator[bytes, None], response.aiter_raw())
     try:
-        async with asyncio.timeout(limits.error_body_s):
+        async with asyncio.timeout(seconds):
             async for chunk in raw:
                 parts.append(chunk)
                 size += len(chunk)

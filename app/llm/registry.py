@@ -8,7 +8,7 @@ registers itself under :data:`OPENAI_COMPAT` (every configured endpoint uses it)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,8 @@ class ProviderContext:
         api_key: use this key instead of looking one up.
         use_env_key: let ``REPLAYSAGE_API_KEY`` override the keyring (CLI, scripts).
         rates: where the provider's request rate is shared (the store's ledger; None: this process only).
+        limits: limits put over the provider's configured ones for this run (the command line's deadline flags),
+            by :class:`~app.stream_limits.StreamLimits` field name.
     """
 
     settings: Settings
@@ -47,6 +49,7 @@ class ProviderContext:
     api_key: str | None = None
     use_env_key: bool = False
     rates: RateLedger | None = None
+    limits: Mapping[str, float] | None = None
 
 
 ProviderFactory = Callable[[ProviderContext], ChatProvider]

@@ -16,7 +16,7 @@ from app import jsonlimits
 from app.errors import KnownError
 from app.i18n import Lang
 from app.memory.model import Candidate, EvidenceKind, FactType, RunEpisodeInput
-from app.safetext import one_line
+from app.safetext import one_line, storable_json
 
 ModelStep = Callable[[str], Awaitable[str]]
 LLM_PIPELINE_VERSION = "memory-llm/1"
@@ -97,8 +97,10 @@ def _extract_array(text: str) -> list[Any]:
         if start < 0 or end <= start:
             continue
         try:
-            data = jsonlimits.loads(chunk[start : end + 1])  # model output: no recursion without bound
-        except ValueError:
+            array_text = chunk[start : end + 1]
+            jsonlimits.check_nesting(array_text)  # model output: no recursion without bound
+            data = storable_json(array_text)  # a model's strings, bound for the store
+        except ValueError:  # not JSON, or nested too deep
             continue
         if isinstance(data, list):
             return data

@@ -78,6 +78,7 @@ class BatchJob:
         force: start a new analysis even when an unfinished one could be resumed.
         report: where to write the Markdown report (None: none).
         api_key: the provider's key (never written anywhere; masked in ``repr``).
+        limits: deadlines put over the provider's limits (the command's flags), as ``(field, seconds)`` pairs.
     """
 
     path: str
@@ -87,6 +88,7 @@ class BatchJob:
     force: bool = False
     report: str | None = None
     api_key: str | None = None
+    limits: tuple[tuple[str, float], ...] = ()
 
     def __repr__(self) -> str:  # the key must never reach a log or a traceback
         return f"BatchJob(path={self.path!r}, profile={self.profile!r}, api_key={'***' if self.api_key else None})"
@@ -264,6 +266,7 @@ async def _run_until_stopped(job: BatchJob, db: Database) -> int:
             emit=lambda _event: None,
             resume=not job.force,
             api_key=job.api_key,
+            limits=dict(job.limits),
         )
     )
     while not task.done():

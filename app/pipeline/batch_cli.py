@@ -19,6 +19,9 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     p.add_argument("--force", action="store_true", help="analyse again replays already analysed with these settings")
     p.add_argument("--out", metavar="DIR", help="write a Markdown report per replay under DIR")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    from app.stream_limits import add_limit_flags
+
+    add_limit_flags(p)
     p.set_defaults(func=_cmd_batch)
 
 
@@ -32,6 +35,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise KnownError("--jobs must be at least 1; --jobs 至少为 1")
+    from app.stream_limits import limit_overrides
+
+    limits = tuple(limit_overrides(args).items())
     settings = Settings.load()
     profile = args.model or "offline"
     try:
@@ -61,6 +67,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         )
     finally:
         db.close()
+    if limits:
+        from dataclasses import replace
+
+        plan.jobs = [replace(job, limits=limits) for job in plan.jobs]
     print(
         f"{plan.total} replay(s): {len(plan.jobs)} to analyse with {profile}, {len(plan.settled)} left alone; "
         f"{args.jobs} job(s)",

@@ -32,6 +32,9 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     )
     p.add_argument("--out", help="write a report: .md, .html or .json")
     p.add_argument("--quiet", action="store_true", help="no live progress")
+    from app.stream_limits import add_limit_flags
+
+    add_limit_flags(p)
     p.set_defaults(func=_cmd_analyze)
     r = sub.add_parser("report", help="write the report of a stored analysis (.md, .html or .json); runs nothing")
     r.add_argument("analysis_id", type=int, metavar="ANALYSIS_ID", help="the analysis number (analyze prints it)")
@@ -108,7 +111,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     from app.pipeline.service import run_analysis
     from app.settings import Settings
     from app.store import open_database
+    from app.stream_limits import limit_overrides
 
+    limits = limit_overrides(args)
     settings = Settings.load()
     lang = Lang.parse(args.lang) if args.lang else settings.analysis_lang()
     path = Path(args.file)
@@ -118,7 +123,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         raise KnownError(f"report {args.out}: unknown format; use .json, .md or .html")
     db = open_database()
     try:
-        choice, provider = _model(args, settings, db)
+        choice, provider = _model(args, settings, db, limits)
     except BaseException:
         db.close()
         raise
@@ -137,7 +142,14 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     async def main() -> int:
         try:
             return await run_analysis(
-                path, db=db, provider=provider, choice=choice, lang=lang, emit=progress, resume=args.resume
+                path,
+                db=db,
+                provider=provider,
+                choice=choice,
+                lang=lang,
+                emit=progress,
+                resume=args.resume,
+                deadline_s=limits.get("run_s"),  # None: the provider's run limit
             )
         finally:
             await provider.aclose()
@@ -210,8 +222,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _model(args: argparse.Namespace, settings: Settings, db: Database) -> tuple[ModelChoice, ChatProvider]:
-    """The model choice and provider the arguments name (a profile, or an ad-hoc ``--base-url``)."""
+def _model(
+    args: argparse.Namespace, settings: Settings, db: Database, limits: dict[str, float]
+) -> tuple[ModelChoice, ChatProvider]:
+    """The model choice and provider the arguments name (a profile, or an ad-hoc ``--base-url``).
+
+    ``limits`` (the deadline flags) go over the profile's provider limits, or over the defaults for ``--base-url``:
+    the same flags bound both.
+    """
     from app.errors import KnownError
     from app.pipeline.service import ModelChoice
 
@@ -223,6 +241,7 @@ def _model(args: argparse.Namespace, settings: Settings, db: Database) -> tuple[
         from app.budget.profile import ModelProfile
         from app.llm.factory import resolve_api_key
         from app.llm.openai_compat import OpenAICompatProvider
+        from app.stream_limits import DEFAULT_LIMITS
         from app.urls import split_url_credentials
 
         shown_url = split_url_credentials(args.base_url)[0]  # a key in the URL is never stored or shown
@@ -238,6 +257,7 @@ def _model(args: argparse.Namespace, settings: Settings, db: Database) -> tuple[
             args.model_id,
             api_key=resolve_api_key("", use_env=True),
             max_tokens=args.max_tokens,
+            limits=DEFAULT_LIMITS.with_overrides(limits),
         )
         return choice, provider
     from app.llm.factory import build_provider
@@ -245,4 +265,5 @@ def _model(args: argparse.Namespace, settings: Settings, db: Database) -> tuple[
 
     prof = settings.profile(args.model) if args.model else settings.profile("offline")
     # the profile's provider rate holds for every process on this store
-    return ModelChoice.from_settings(prof), build_provider(settings, prof, use_env_key=True, rates=StoreLedger(db))
+    built = build_provider(settings, prof, use_env_key=True, rates=StoreLedger(db), limits=limits)
+    return ModelChoice.from_settings(prof), built

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -66,8 +66,12 @@ async def run_with_settings(
     emit: Callable[[ev.PipelineEvent], None],
     resume: bool = False,
     api_key: str | None = None,
+    limits: Mapping[str, float] | None = None,
 ) -> int:
-    """Settings → provider → :func:`app.pipeline.service.run_analysis`; the one way a front end starts a run."""
+    """Settings → provider → :func:`app.pipeline.service.run_analysis`; the one way a front end starts a run.
+
+    ``limits`` (``batch``'s deadline flags) go over the provider's configured limits, the run deadline among them.
+    """
     from app.llm.factory import build_provider
     from app.pipeline.service import ModelChoice, run_analysis
 
@@ -80,7 +84,7 @@ async def run_with_settings(
     from app.pipeline.rates import StoreLedger
 
     # the provider's configured rate holds for every process on this store (batch workers, the GUI, the CLI)
-    provider = build_provider(settings, prof, client=client, api_key=api_key, rates=StoreLedger(db))
+    provider = build_provider(settings, prof, client=client, api_key=api_key, rates=StoreLedger(db), limits=limits)
     knowledge = settings.get("user_knowledge_file") or None
     try:
         return await run_analysis(
@@ -92,6 +96,7 @@ async def run_with_settings(
             emit=emit,
             resume=resume,
             user_knowledge=knowledge,
+            deadline_s=(limits or {}).get("run_s"),  # None: the provider's run limit
         )
     finally:
         await provider.aclose()

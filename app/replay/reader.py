@@ -38,6 +38,7 @@ from app.replay.model import (
     SlotKind,
     StringArg,
 )
+from app.safetext import storable_text
 
 RA3_MAGIC = b"RA3 REPLAY HEADER"
 CNC3_MAGIC = b"C&C3 REPLAY HEADER"
@@ -400,8 +401,14 @@ def _parse_header_rest(cur: _Cursor, game: Game, has_mod_block: bool) -> tuple: 
 
 
 def parse_settings(raw: bytes) -> dict[str, str]:
-    """Split ``key=value;`` text, each item at its first ``=`` (names may contain ``=``)."""
-    text = raw.decode("utf-8", errors="replace")
+    """Split ``key=value;`` text, each item at its first ``=`` (names may contain ``=``).
+
+    This is where player names, clan tags and the map path become text, so it is where they are made storable
+    (:func:`~app.safetext.storable_text`: a NUL becomes U+FFFD), once, for every store and view after it. The
+    header's wide strings cannot hold a NUL (it ends them); ``settings_raw``, the file name and command strings
+    keep the file's exact text for the writer and reach no store.
+    """
+    text = storable_text(raw.decode("utf-8", errors="replace"))
     out: dict[str, str] = {}
     for item in text.split(";"):
         if not item:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.i18n import Lang, system_lang
+from app.safetext import storable_json
 from app.store import Database
 from app.store.meta import read_meta, write_meta
 from app.wisdom import taxonomy as tx
@@ -543,7 +544,7 @@ class ErrorWisdomManager:
         """
         p = Path(path)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = storable_json(p.read_text(encoding="utf-8"))  # an outside file's strings, bound for the store
         except OSError as exc:
             raise WisdomFormatError(f"cannot read {p}: {exc.strerror or exc}") from exc
         except json.JSONDecodeError as exc:

@@ -13,7 +13,8 @@ sync tests, asyncio tests and the Qt event loop can all use it. Replies are queu
 Transcripts follow the real wire formats: OpenAI's final usage chunk with ``choices: []``, DeepSeek's
 ``reasoning_content`` deltas, ``prompt_cache_hit_tokens`` and ``: keep-alive`` comments, ``<think>`` tags in
 content. Faults: any HTTP error status with ``Retry-After`` / ``retry-after-ms``, a stream cut mid-way, an error
-object inside the stream, malformed SSE, a slow first token, a fixed token rate, and a rate limit
+object inside the stream, malformed SSE, a slow first token, a fixed token rate, a server that never answers or
+sends its headers and then nothing (:meth:`Reply.hang`), and a rate limit
 (``rate_limit=(n, window_s)``: a chat request beyond ``n`` accepted in the last ``window_s`` gets a 429 with
 ``Retry-After``). Run ``python -m
 tests.support.scripted_server`` for a demo endpoint.
@@ -143,6 +144,8 @@ class Reply:
     sse_chunks: tuple[bytes, ...] | None = None
     delay_s: float = 0.0
     endless: bool = False
+    hangs: Literal["", "silent", "headers"] = ""
+    drip_s: float = 0.002
 
     @classmethod
     def chat(cls, text: str = "", reasoning: str = "", **options: Any) -> Reply:
@@ -178,9 +181,15 @@ class Reply:
         return cls(sse_chunks=data)
 
     @classmethod
-    def endless_error(cls, status: int = 500) -> Reply:
-        """An error status whose body never ends (a chunk of text every few milliseconds, until the client leaves)."""
-        return cls(status=status, headers={"Content-Type": "text/plain"}, endless=True)
+    def endless_error(cls, status: int = 500, every_s: float = 0.002) -> Reply:
+        """An error status whose body never ends (a line of text every ``every_s``, until the client leaves)."""
+        return cls(status=status, headers={"Content-Type": "text/plain"}, endless=True, drip_s=every_s)
+
+    @classmethod
+    def hang(cls, after: Literal["silent", "headers"] = "headers") -> Reply:
+        """A server that hangs until the client goes away: ``silent`` sends nothing at all (not even a status
+        line); ``headers`` sends a 200 ``text/event-stream`` head and then not one byte of its body."""
+        return cls(hangs=after)
 
     @classmethod
     def raw(cls, status: int, body: bytes | str, content_type: str = "text/plain") -> Reply:
@@ -436,6 +445,13 @@ class ScriptedServer:
         if reply.endless:
             await _write_endless(writer, reply, req)
             return False
+        if reply.hangs:
+            if reply.hangs == "headers":
+                await _write_head(writer, 200, {"Content-Type": "text/event-stream"}, chunked=True)
+            gone = asyncio.Event()
+            await _watch_eof(reader, gone)  # returns when the client closes the connection
+            req.client_closed = True
+            return False
         if reply.sse_chunks is not None:
             await _write_head(writer, 200, {"Content-Type": "text/event-stream"}, chunked=True)
             for chunk in reply.sse_chunks:
@@ -561,7 +577,7 @@ async def _write_endless(writer: asyncio.StreamWriter, reply: Reply, req: Receiv
     try:
         while not writer.transport.is_closing():
             await _write_chunk(writer, line)
-            await asyncio.sleep(0.002)
+            await asyncio.sleep(reply.drip_s)
     except ConnectionError:
         pass
     req.client_closed = True
