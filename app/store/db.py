@@ -50,12 +50,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.store.health import (
     DatabaseError,
-    DatabaseReadOnlyError,
     backup_database,
     check_database,
     corrupt_error,
     daily_backup,
     ensure_writable,
+    store_fault,
 )
 
 log = logging.getLogger("replaysage.store")
@@ -256,19 +256,23 @@ class Database:
         raise translated from exc
 
     def _translate(self, exc: DBAPIError) -> BaseException:
-        """A driver error as the user should see it: a read-only or damaged file (checked now), else as it was."""
+        """A driver error as the user should see it: disk full, read-only, or damaged (checked now), else as it was.
+
+        A full disk or a read-only folder is said as such, never as damage (:func:`~app.store.health.store_fault`).
+        """
         orig = exc.orig
-        text = str(orig).lower()
-        if isinstance(orig, sqlite3.OperationalError) and "readonly" in text:
-            return DatabaseReadOnlyError(
-                f"database {self.path} cannot be written (read-only file or folder); make it writable or set "
-                "REPLAYSAGE_HOME to another folder (数据库为只读)"
-            )
+        if isinstance(orig, sqlite3.Error) and self.path is not None:
+            fault = store_fault(orig, self.path)
+            if fault is not None:
+                return fault
         damage_class = isinstance(orig, sqlite3.DatabaseError) and not isinstance(
             orig, sqlite3.OperationalError | sqlite3.IntegrityError
         )
         if damage_class and self.path is not None and _is_sqlite(self.engine):
-            self._damage = check_database(self.path) or []
+            try:
+                self._damage = check_database(self.path) or []
+            except DatabaseError as fault:  # the check could not run: that is what to say
+                return fault
             if self._damage:
                 return corrupt_error(self.path, self._damage)
         return exc
@@ -369,6 +373,10 @@ def open_database(path: Path | str | None = None) -> Database:
         raise
     except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
         engine.dispose()
+        orig = exc.orig if isinstance(exc, DBAPIError) else exc
+        fault = store_fault(orig, p) if p is not None and orig is not None else None
+        if fault is not None:
+            raise fault from exc
         hint = f" (folder {p.parent} does not exist)" if p is not None and not p.parent.is_dir() else ""
         raise DatabaseError(f"cannot open database {p or ':memory:'}: {_reason(exc)}{hint}") from exc
     if p is not None and existed:
