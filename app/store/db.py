@@ -438,19 +438,43 @@ def schema_status(target: str | None = None) -> dict[str, Any]:
     finally:
         engine.dispose()
     known = {rev.revision for rev in script.walk_revisions()}
-    if set(current) - known:
+    unknown = set(current) - known
+    applied = _applied_tips(script, set(current) - unknown)
+    missing = sorted(set(heads) - _applied(script, set(current) - unknown))
+    if unknown:
         state = "newer than this app (update ReplaySage)"
-    elif _at_heads(script, set(current)):
+    elif not missing:
         state = "up to date"
     else:
-        state = "behind (migrated at the next start, or by `replaysage db upgrade`)"
+        state = f"behind by {', '.join(missing)} (migrated at the next start, or by `replaysage db upgrade`)"
     return {
         "backend": "postgresql" if server else "sqlite",
         "location": public_url(target) if server else target,
-        "current": current,
+        "current": sorted(applied | unknown),
         "heads": heads,
+        "missing": missing,
         "state": state,
     }
+
+
+def _applied(script: ScriptDirectory, current: set[str]) -> set[str]:
+    """Every revision applied: those the version table names and all they stand on (``depends_on`` included)."""
+    return {rev.revision for rev in script.revision_map.iterate_revisions(tuple(current), "base") if rev}
+
+
+def _applied_tips(script: ScriptDirectory, current: set[str]) -> set[str]:
+    """The newest applied revision of each branch, comparable with the app's heads one for one.
+
+    The version table names only the tips it must: a branch head another branch depends on (``memory_0002`` on
+    ``analysis_0004``) is applied without a row of its own, so listing the rows showed one revision fewer than the
+    app's heads while the schema was up to date.
+    """
+    applied = _applied(script, current)
+    below: set[str] = set()
+    for name in applied:
+        down = script.get_revision(name).down_revision
+        below.update((down,) if isinstance(down, str) else down or ())
+    return applied - below
 
 
 def migrate(engine: Engine, path: Path | None) -> None:
