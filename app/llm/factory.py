@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from app.llm.base import ChatProvider
 from app.llm.errors import ProviderConfigError
 from app.llm.registry import OPENAI_COMPAT, ProviderContext, provider_factory, register_provider
-from app.secrets import ENV_API_KEY, SecretStore, missing_credential_notice, notify
+from app.secrets import ENV_API_KEY, SecretBackend, SecretStore, missing_credential_notice, notify
 
 if TYPE_CHECKING:
     import httpx
@@ -81,7 +81,7 @@ def _openai_compat(ctx: ProviderContext) -> ChatProvider:
     store = ctx.secrets or SecretStore(ctx.settings.get("secret_fallback"))
     key = ctx.api_key or resolve_api_key(prov.name, store, use_env=ctx.use_env_key)
     url_credentials = store.url_credentials(prov.name)
-    if not key and not url_credentials and store.degraded:  # a key given in an earlier run did not outlast it
+    if not key and not url_credentials and store.status is SecretBackend.SESSION:  # none outlasts a run
         notify(missing_credential_notice(prov.name))
     headers = {**prov.extra_headers, **prof.extra_headers}
     return OpenAICompatProvider(

@@ -190,14 +190,21 @@ def server_url(url: str) -> URL:
         same = (from_env.host, from_env.port, from_env.database) == (parsed.host, parsed.port, parsed.database)
         if same and from_env.password and parsed.username in (None, from_env.username):
             return from_env
-    from app.secrets import TEAM_DATABASE, SecretStore, missing_credential_notice, notify, url_credentials_account
+    from app.secrets import (
+        TEAM_DATABASE,
+        SecretBackend,
+        SecretStore,
+        missing_credential_notice,
+        notify,
+        url_credentials_account,
+    )
     from app.settings import Settings
 
     store = SecretStore(Settings.load().get("secret_fallback"))
     creds = store.url_credentials(TEAM_DATABASE)
     if creds.password:
         return parsed.set(username=parsed.username or creds.username, password=creds.password)
-    if store.degraded:  # a password given in an earlier run did not outlast it
+    if store.status is SecretBackend.SESSION:  # a password given in an earlier run did not outlast it
         notify(missing_credential_notice(url_credentials_account(TEAM_DATABASE)))
     return parsed
 
