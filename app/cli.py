@@ -44,12 +44,13 @@ COMMAND_MODULES = tuple(dict.fromkeys(module for module, _ in COMMANDS.values())
 Handler = Callable[[argparse.Namespace], int]
 
 
-class _Parser(argparse.ArgumentParser):
+class SafeArgumentParser(argparse.ArgumentParser):
     """argparse with usage errors that never echo a secret.
 
     argparse repeats the offending arguments in its errors (``unrecognized arguments: --db postgresql://u:pw@…``),
     so an option put after the action would print a team database's password. Every parser of the command line
-    is this class (sub-parsers inherit it), and its errors pass :func:`app.logs.redact` and the terminal filter.
+    is this class (sub-parsers inherit it; the desktop entry point uses it too), and its errors pass
+    :func:`app.logs.redact` and the terminal filter.
     """
 
     def error(self, message: str) -> NoReturn:
@@ -62,7 +63,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _top_parser() -> tuple[argparse.ArgumentParser, Any]:
-    parser = _Parser(prog="replaysage", description="Red Alert 3 replay analysis")
+    parser = SafeArgumentParser(prog="replaysage", description="Red Alert 3 replay analysis")
     parser.add_argument(
         "--log-level",
         default=None,

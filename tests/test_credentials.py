@@ -146,3 +146,10 @@ def test_usage_errors_never_echo_a_password(capsys: pytest.CaptureFixture[str]) 
         err = capsys.readouterr().err
         assert "error:" in err
         assert PASSWORD not in err, argv
+    from ui.app import _parser  # the desktop entry point's own options
+
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["--log-level", url])  # "invalid choice: '<the URL>'"
+    err = capsys.readouterr().err
+    assert "invalid choice" in err
+    assert PASSWORD not in err
