@@ -137,13 +137,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_backup(args: argparse.Namespace) -> int:
-    from app.store.health import KEEP_BACKUPS, backup_now, check_database, corrupt_error
+    import sqlite3
+
+    from app.store.health import KEEP_BACKUPS, DatabaseError, backup_now, check_database, corrupt_error, store_fault
 
     path = _path(args)
     problems = check_database(path)
     if problems:  # a backup of a damaged file would push a good one out of the rotation
         raise corrupt_error(path, problems)
-    print(f"backup written to {backup_now(path, keep=args.keep or KEEP_BACKUPS)}")
+    try:
+        written = backup_now(path, keep=args.keep or KEEP_BACKUPS)
+    except (sqlite3.Error, OSError) as exc:  # a full disk or a read-only folder, said as such
+        raise (store_fault(exc, path) or DatabaseError(f"cannot back up {path}: {exc}")) from exc
+    print(f"backup written to {written}")
     return 0
 
 

@@ -261,6 +261,13 @@ def restore_database(path: Path, source: Path | None = None, *, force: bool = Fa
             f"backup: {lost}); the current file would be kept aside. Run `replaysage db restore --force` to do it "
             f"anyway (数据库完好，无需恢复；如确需用备份替换，请加 --force，当前文件会另存保留)"
         )
+    staged = path.with_name(f"{path.name}.restoring-{os.getpid()}")
+    try:  # the copy first: a disk that fills up now leaves the current file where it was
+        backup_database(chosen, staged)
+    except (sqlite3.Error, OSError) as exc:
+        with contextlib.suppress(OSError):
+            staged.unlink()
+        raise (store_fault(exc, path) or DatabaseError(f"cannot restore {path} from {chosen}: {exc}")) from exc
     aside: Path | None = None
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     if path.exists():
@@ -273,7 +280,7 @@ def restore_database(path: Path, source: Path | None = None, *, force: bool = Fa
                 os.replace(side, aside.with_name(aside.name + suffix))
             else:
                 side.unlink()
-    backup_database(chosen, path)
+    os.replace(staged, path)
     return chosen, aside
 
 
