@@ -9,7 +9,7 @@ terminal escape sequences, Markdown or HTML. Each destination has one function h
 * Markdown (reports, and the offline analyst's answers, which are Markdown): :func:`markdown_escape` for every
   piece of replay text put into Markdown, :func:`markdown_fence` for a verbatim block, and :func:`markdown_prose`
   for a model's Markdown answer (which may echo replay text): its structure is kept, but no raw HTML, autolink,
-  link or image can come out of it.
+  link or image can come out of it; :func:`markdown_source` where such Markdown is shown as plain text.
 
 The GUI shows replay text in plain-text widgets only (see ``ui``).
 """
@@ -40,6 +40,7 @@ _JSON_ESCAPE = re.compile(f"[\x7f-\x9f{_FORMAT_CONTROLS}\u2028\u2029\ud800-\udff
 _MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]<>|~&])")
 _MARKDOWN_BLOCK_START = re.compile(r"^(?:([#=+-])|(\d{1,9})([.)]))")
 """What makes a line a heading, list item or setext underline when it starts it (``>`` and ``*`` are inline too)."""
+_ESCAPE_PAIR = re.compile(r"\\([!-/:-@\[-`{-~])")
 _PROSE_ACTIVE = re.compile(r"(\\[!-/:-@\[-`{-~])|([<\[\]])")
 """In a model's Markdown: an escape pair (kept), or a character that starts HTML, an autolink, a link or an image."""
 
@@ -101,6 +102,15 @@ def markdown_prose(text: str) -> str:
     a model's code is the lesser harm.
     """
     return _PROSE_ACTIVE.sub(lambda m: m.group(1) or f"\\{m.group(2)}", terminal_text(text))
+
+
+def markdown_source(text: str) -> str:
+    r"""Markdown shown as its source in plain text (an HTML ``<pre>``): backslash escapes dropped, nothing else.
+
+    The escapes only stop a Markdown renderer; where the text is shown as it is they would be noise
+    (``Kimi\_no\_Ouji``). The result is plain text: it must still be escaped for where it goes.
+    """
+    return _ESCAPE_PAIR.sub(r"\1", text)
 
 
 def markdown_fence(text: str, info: str = "text") -> str:

@@ -131,8 +131,9 @@ def test_no_report_element_comes_from_replay_text(
     assert "Ignore all previous instructions" not in markdown  # the window text once held the full name
     assert f"{html.escape(name_label(HOSTILE[0]), quote=False)} is the busiest" in rendered  # its label, as text
 
-    # HTML: only the template's own tags and attributes
+    # HTML: only the template's own tags and attributes; the names read as they are (no Markdown escapes)
     assert set(_html_tags(reports[".html"])) <= HTML_VOCABULARY
+    assert f"{html.escape(name_label(HOSTILE[0]))} is the busiest" in reports[".html"]
 
     # JSON: a stage text rendered as Markdown (as a script might) brings no element from replay text either
     data = json.loads(reports[".json"])

@@ -13,7 +13,7 @@ from app.claims.timeparse import format_time
 from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.pipeline.records import AnalysisRecord, StageRecord
-from app.safetext import json_text, markdown_escape, markdown_fence, markdown_prose, terminal_text
+from app.safetext import json_text, markdown_escape, markdown_fence, markdown_prose, markdown_source, terminal_text
 
 
 def _usage(stage: StageRecord) -> dict[str, int]:
@@ -315,7 +315,8 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
         tally = revision_tally(st, lang)
         if tally:
             parts.append(f"<p><em>{esc(tally)}</em></p>")
-        parts.append(f"<pre>{esc(with_types(body, types) if st['kind'] != 'summary' else body)}</pre>")
+        shown = markdown_source(with_types(body, types)) if st["kind"] != "summary" else body
+        parts.append(f"<pre>{esc(shown)}</pre>")
         if st["partial_text"]:
             label = pick(lang, "部分文本", "Partial text") + f" ({_outcome_label(st['outcome'], lang)})"
             parts.append(
