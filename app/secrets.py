@@ -61,6 +61,16 @@ def set_notice_sink(sink: Callable[[str], None] | None) -> None:
             sink(text)
 
 
+def session_keys() -> dict[str, str]:
+    """The keys this process holds in memory only, for a worker process it starts (through a pipe, never a file)."""
+    return dict(_SESSION)
+
+
+def seed_session(keys: dict[str, str]) -> None:
+    """In a worker process: hold the keys its parent held in memory (see :func:`session_keys`)."""
+    _SESSION.update(keys)
+
+
 def take_notices() -> list[str]:
     """The notices not yet shown (a GUI shows them), and forget them."""
     out = list(_notices)
@@ -83,7 +93,7 @@ def _account_title(account: str, lang: Lang) -> str:
     if name == TEAM_DATABASE:
         return pick(lang, "团队数据库地址中的密码", "the password of the team database URL")
     if part == "url":
-        return pick(lang, f"服务商 {name!r} 接口地址中的凭据", f"the credential in provider {name!r}'s base URL")
+        return pick(lang, f"服务商 {name!r} 接口地址中的凭据", f"the credential in the base URL of provider {name!r}")
     return pick(lang, f"服务商 {name!r} 的 API 密钥", f"the API key of provider {name!r}")
 
 

@@ -92,7 +92,7 @@ def _gateway_settings(base_url: str) -> Path:
                     "name": "gw",
                     "provider": "Gateway",
                     "model_id": "m",
-                    "context_length": 32000,
+                    "context_length": 1_000_000,
                     "max_tokens": 1000,
                     "reasoning": False,
                 }
@@ -153,3 +153,41 @@ def test_usage_errors_never_echo_a_password(capsys: pytest.CaptureFixture[str]) 
     err = capsys.readouterr().err
     assert "invalid choice" in err
     assert PASSWORD not in err
+
+
+def test_a_batch_without_a_keyring_hands_the_url_key_to_its_workers(tmp_path: Path) -> None:
+    """The workers are other processes: the key the command holds in memory reaches them (through the pool's pipe)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT, corpus_file
+    from tests.pipeline.test_scripted_runs import CLEAN
+
+    home, folder = tmp_path / "home", tmp_path / "games"
+    folder.mkdir()
+    shutil.copy(corpus_file("kw_crane.KWReplay"), folder / "kw_crane.KWReplay")
+    env = {k: v for k, v in os.environ.items() if k != ENV_API_KEY}
+    env |= {"REPLAYSAGE_HOME": str(home), "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    with ScriptedServer(default=Reply.chat(CLEAN, piece_chars=40)) as server:
+        os.environ["REPLAYSAGE_HOME"], previous = str(home), os.environ["REPLAYSAGE_HOME"]
+        try:
+            path = _gateway_settings(f"{server.base_url}?api-key={KEY}")
+        finally:
+            os.environ["REPLAYSAGE_HOME"] = previous
+        done = subprocess.run(
+            [sys.executable, "-m", "app.cli", "batch", str(folder), "--model", "gw", "--json"],
+            cwd=REPO_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        posts = [r for r in server.requests if r.method == "POST"]
+    assert done.returncode == 0, done.stderr
+    assert posts
+    assert all(KEY in r.path for r in posts)
+    assert "memory only" in done.stderr
+    assert KEY not in path.read_text(encoding="utf-8") + done.stderr + done.stdout

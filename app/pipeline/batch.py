@@ -271,12 +271,18 @@ _stop: Event | None = None
 _databases: dict[str | None, Database] = {}
 
 
-def _init_worker(stop: Event, log_level: str | None) -> None:
-    """Pool initializer: the log file and names as in the command; Ctrl+C is the parent's to decide (``stop``)."""
+def _init_worker(stop: Event, log_level: str | None, session: dict[str, str]) -> None:
+    """Pool initializer: the log file and names as in the command; Ctrl+C is the parent's to decide (``stop``).
+
+    ``session`` holds the credentials the command keeps in memory only (no keyring): a worker is another process.
+    """
     import signal
 
     from app.knowledge.names import ensure_registered
     from app.logs import configure_logging
+    from app.secrets import seed_session
+
+    seed_session(session)
 
     global _stop  # noqa: PLW0603 - the pool's per-process state is what an initializer sets up
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C reaches the whole process group
@@ -420,7 +426,10 @@ def run_batch(
     stop = ctx.Event()
     interrupted = False
     size = max(1, min(workers, len(jobs)))
-    with ProcessPoolExecutor(size, mp_context=ctx, initializer=_init_worker, initargs=(stop, log_level)) as pool:
+    from app.secrets import session_keys
+
+    init = (stop, log_level, session_keys())
+    with ProcessPoolExecutor(size, mp_context=ctx, initializer=_init_worker, initargs=init) as pool:
         futures = [pool.submit(analyse_one, job) for job in jobs]
         index: dict[Future[ReplayResult], int] = {f: i for i, f in enumerate(futures)}
         pending = set(futures)
