@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from app.errors import KnownError
 from app.logs import LEVELS, configure_logging
@@ -49,8 +49,26 @@ COMMAND_MODULES = tuple(dict.fromkeys(module for module, _ in COMMANDS.values())
 Handler = Callable[[argparse.Namespace], int]
 
 
+class SafeArgumentParser(argparse.ArgumentParser):
+    """argparse with usage errors that never echo a secret.
+
+    argparse repeats the offending arguments in its errors (``unrecognized arguments: --db postgresql://u:pw@…``),
+    so an option put after the action would print a team database's password. Every parser of the command line
+    is this class (sub-parsers inherit it; the desktop entry point uses it too), and its errors pass
+    :func:`app.logs.redact` and the terminal filter.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print the usage and the redacted message, exit 2 (as argparse does)."""
+        from app.logs import redact
+        from app.safetext import terminal_text
+
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {terminal_text(redact(message))}\n")
+
+
 def _top_parser() -> tuple[argparse.ArgumentParser, Any]:
-    parser = argparse.ArgumentParser(prog="replaysage", description="Red Alert 3 replay analysis")
+    parser = SafeArgumentParser(prog="replaysage", description="Red Alert 3 replay analysis")
     parser.add_argument(
         "--log-level",
         default=None,
@@ -108,6 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         register_task(tidy_store)
     with safe_terminal():  # replay text is data: no escape sequence or control character reaches the terminal
+        from app.secrets import set_notice_sink
+
+        # a credential kept for this run only, or missing, is said at once, not left to fail quietly
+        set_notice_sink(lambda text: print(f"replaysage: warning: {text}", file=sys.stderr))
         try:
             return func(args)
         except KnownError as exc:
@@ -118,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 130
         except BrokenPipeError:
             return 0
+        finally:
+            set_notice_sink(None)
 
 
 if __name__ == "__main__":

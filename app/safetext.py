@@ -6,7 +6,10 @@ terminal escape sequences, Markdown or HTML. Each destination has one function h
 * terminals: :func:`terminal_text` (every CLI write goes through :func:`safe_terminal`), and
   :func:`json_text` for ``--json`` output (the same characters escaped instead of dropped);
 * prompts: :func:`name_label`, a one-line, capped, stable short form (the fact index keeps the full name);
-* Markdown reports: :func:`markdown_escape` for inline text, :func:`markdown_fence` for a verbatim block;
+* Markdown (reports, and the offline analyst's answers, which are Markdown): :func:`markdown_escape` for every
+  piece of replay text put into Markdown, :func:`markdown_fence` for a verbatim block, and :func:`markdown_prose`
+  for a model's Markdown answer (which may echo replay text): its structure is kept, but no raw HTML, autolink,
+  link or image can come out of it; :func:`markdown_source` where such Markdown is shown as plain text;
 * stores: :func:`storable_text`, applied once where outside text is decoded (the replay reader's settings text,
   the model client's replies), so SQLite and PostgreSQL keep the same value.
 
@@ -37,6 +40,11 @@ _TERMINAL_DROP = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_FORMAT_CONTROLS}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _JSON_ESCAPE = re.compile(f"[\x7f-\x9f{_FORMAT_CONTROLS}\u2028\u2029\ud800-\udfff]")
 _MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]<>|~&])")
+_MARKDOWN_BLOCK_START = re.compile(r"^(?:([#=+-])|(\d{1,9})([.)]))")
+"""What makes a line a heading, list item or setext underline when it starts it (``>`` and ``*`` are inline too)."""
+_ESCAPE_PAIR = re.compile(r"\\([!-/:-@\[-`{-~])")
+_PROSE_ACTIVE = re.compile(r"(\\[!-/:-@\[-`{-~])|([<\[\]])")
+"""In a model's Markdown: an escape pair (kept), or a character that starts HTML, an autolink, a link or an image."""
 
 
 def terminal_text(text: str) -> str:
@@ -72,8 +80,39 @@ def name_label(name: str, limit: int = NAME_LABEL_MAX) -> str:
 
 
 def markdown_escape(text: str) -> str:
-    """Inline replay text for a Markdown document: one line, and no character can start markup or HTML."""
-    return _MARKDOWN_ACTIVE.sub(r"\\\1", one_line(text))
+    """Replay text for a Markdown document: one line, and no character of it can start markup or HTML.
+
+    The one function every piece of replay text goes through on its way into Markdown. Inline markup characters
+    are escaped everywhere; those that start a block (``#``, ``-``, ``+``, ``=``, ``1.``) only at the start, the
+    one place where they act, since the text may be put at the start of a line or of a list item.
+    """
+    escaped = _MARKDOWN_ACTIVE.sub(r"\\\1", one_line(text))
+    return _MARKDOWN_BLOCK_START.sub(_escape_block_start, escaped)
+
+
+def _escape_block_start(m: re.Match[str]) -> str:
+    return f"\\{m.group(1)}" if m.group(1) else f"{m.group(2)}\\{m.group(3)}"
+
+
+def markdown_prose(text: str) -> str:
+    """A model's Markdown answer for a Markdown report: headings, lists and emphasis kept; no HTML, no links.
+
+    A model is given replay text (name labels) and may repeat it anywhere, so its answer cannot be trusted to be
+    free of markup that came from a replay. Every ``<``, ``[`` and ``]`` not already escaped gets a backslash, so
+    raw HTML, autolinks, links and images cannot form (the GUI renders answers without HTML too). Code is not
+    told apart: guessing where a renderer's code spans end is how markup slips through, and a backslash shown in
+    a model's code is the lesser harm.
+    """
+    return _PROSE_ACTIVE.sub(lambda m: m.group(1) or f"\\{m.group(2)}", terminal_text(text))
+
+
+def markdown_source(text: str) -> str:
+    r"""Markdown shown as its source in plain text (an HTML ``<pre>``): backslash escapes dropped, nothing else.
+
+    The escapes only stop a Markdown renderer; where the text is shown as it is they would be noise
+    (``Kimi\_no\_Ouji``). The result is plain text: it must still be escaped for where it goes.
+    """
+    return _ESCAPE_PAIR.sub(r"\1", text)
 
 
 def markdown_fence(text: str, info: str = "text") -> str:

@@ -9,6 +9,13 @@ somewhere else. The fallback is a setting (``secret_fallback``):
 
 Either way :attr:`SecretStore.status` and :meth:`SecretStore.warning` tell the UI to show a warning. Keys never
 appear in ``repr``, logs, the settings file or the database.
+
+"Session" means this process: every :class:`SecretStore` shares one memory, so a credential moved out of the
+settings file when they are loaded still reaches the provider or team database that the same run builds later.
+What does not outlast the run is said, not left to fail quietly at the next one: :func:`notify` hands a notice to
+the front end (the CLI prints it on stderr), naming what was kept only in memory, what is missing now, and where
+a key can live instead (``REPLAYSAGE_API_KEY``, ``REPLAYSAGE_DATABASE_URL``, a keyring backend, or the ``file``
+fallback).
 """
 
 from __future__ import annotations
@@ -17,10 +24,11 @@ import contextlib
 import enum
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, system_lang
 from app.urls import UrlCredentials
 
 SERVICE = "ReplaySage"
@@ -28,6 +36,77 @@ ENV_API_KEY = "REPLAYSAGE_API_KEY"
 FALLBACK_FILE = "secrets-fallback.json"
 TEAM_DATABASE = "team-database"
 """The account (next to the providers') under which the team database URL's password is kept."""
+
+
+_SESSION: dict[str, str] = {}
+"""Keys held in this process's memory only (no keyring, ``session`` fallback), shared by every store."""
+_notices: list[str] = []
+_sink: Callable[[str], None] | None = None
+
+
+def notify(text: str) -> None:
+    """Tell the user about a credential (kept for this run only, or missing): to the sink, else kept for later."""
+    if _sink is not None:
+        _sink(text)
+    elif text not in _notices:
+        _notices.append(text)
+
+
+def set_notice_sink(sink: Callable[[str], None] | None) -> None:
+    """Where notices go from now on (the CLI: stderr); notices given before are passed to it at once."""
+    global _sink  # noqa: PLW0603 - one front end per process decides where notices go
+    _sink = sink
+    if sink is not None:
+        for text in take_notices():
+            sink(text)
+
+
+def session_keys() -> dict[str, str]:
+    """The keys this process holds in memory only, for a worker process it starts (through a pipe, never a file)."""
+    return dict(_SESSION)
+
+
+def seed_session(keys: dict[str, str]) -> None:
+    """In a worker process: hold the keys its parent held in memory (see :func:`session_keys`)."""
+    _SESSION.update(keys)
+
+
+def take_notices() -> list[str]:
+    """The notices not yet shown (a GUI shows them), and forget them."""
+    out = list(_notices)
+    _notices.clear()
+    return out
+
+
+def _where_keys_live(lang: Lang) -> str:
+    return pick(
+        lang,
+        f"可设置环境变量 {ENV_API_KEY}（团队数据库用 REPLAYSAGE_DATABASE_URL），"
+        "或安装系统钥匙串后端（如 Secret Service），或把 secret_fallback 设为 file（仅本用户可读的明文文件）",
+        f"set {ENV_API_KEY} (REPLAYSAGE_DATABASE_URL for the team database), install a keyring backend (e.g. the "
+        "Secret Service), or set secret_fallback to file (a plain-text file only your account can read)",
+    )
+
+
+def _account_title(account: str, lang: Lang) -> str:
+    name, _, part = account.partition("#")
+    if name == TEAM_DATABASE:
+        return pick(lang, "团队数据库地址中的密码", "the password of the team database URL")
+    if part == "url":
+        return pick(lang, f"服务商 {name!r} 接口地址中的凭据", f"the credential in the base URL of provider {name!r}")
+    return pick(lang, f"服务商 {name!r} 的 API 密钥", f"the API key of provider {name!r}")
+
+
+def missing_credential_notice(account: str) -> str:
+    """The notice for a credential that should be there but is not (no keyring kept it from an earlier run)."""
+    lang = system_lang()
+    return pick(
+        lang,
+        f"未找到{_account_title(account, lang)}：本机没有系统钥匙串，之前输入的密钥只在那次运行中有效，"
+        f"本次请求不带凭据。{_where_keys_live(lang)}。",
+        f"{_account_title(account, lang)} was not found: this computer has no system keyring, so a key given in an "
+        f"earlier run lasted only for that run, and this run sends none. To keep one, {_where_keys_live(lang)}.",
+    )
 
 
 class SecretBackend(enum.StrEnum):
@@ -55,7 +134,7 @@ class SecretStore:
     ) -> None:
         self._fallback = SecretBackend.FILE if fallback == "file" else SecretBackend.SESSION
         self._dir = fallback_dir
-        self._memory: dict[str, str] = {}
+        self._memory = _SESSION
         self._backend: SecretBackend | None = None
 
     def __repr__(self) -> str:
@@ -133,7 +212,19 @@ class SecretStore:
             self._write_file(data)
         else:
             self._memory[provider] = key
+            notify(self._session_notice(provider))
         return self.status
+
+    def _session_notice(self, account: str) -> str:
+        lang = system_lang()
+        return pick(
+            lang,
+            f"本机没有系统钥匙串：{_account_title(account, lang)}只保存在本次运行的内存中，不写入任何文件"
+            f"（设置文件里也没有），下次运行将不带凭据。{_where_keys_live(lang)}。",
+            f"no system keyring: {_account_title(account, lang)} is kept in this run's memory only and written "
+            f"nowhere (not in the settings file either), so the next run will send none. To keep it, "
+            f"{_where_keys_live(lang)}.",
+        )
 
     def set_url_credentials(self, provider: str, credentials: UrlCredentials) -> SecretBackend:
         """Keep the credentials that were inside a provider's base URL (see :mod:`app.urls`)."""

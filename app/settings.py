@@ -491,6 +491,8 @@ class Settings:
         for key, option in OPTIONS.items():
             if key in doc:
                 self._values[key] = option.validate(doc[key])
+        if self._values.get("team_database_url"):  # a password typed into the file goes where set() puts it
+            self._values["team_database_url"] = self._keep_team_database_credentials(self._values["team_database_url"])
         for item in doc.get("providers", []) or []:
             if not isinstance(item, Mapping):
                 raise SettingsError(f"{self.path}: a provider entry is not an object")

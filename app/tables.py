@@ -10,9 +10,19 @@ from __future__ import annotations
 
 from app.library import tables as library_tables
 from app.memory import tables as memory_tables
+from app.pipeline import leases as replay_leases
 from app.pipeline import rates as rate_ledger
 from app.pipeline import records as analysis_records
 from app.store import blocks, meta
 from app.wisdom import tables as wisdom_tables
 
-__all__ = ["analysis_records", "blocks", "library_tables", "memory_tables", "meta", "rate_ledger", "wisdom_tables"]
+__all__ = [
+    "analysis_records",
+    "blocks",
+    "library_tables",
+    "memory_tables",
+    "meta",
+    "rate_ledger",
+    "replay_leases",
+    "wisdom_tables",
+]

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.pipeline.batch import REPLAY_SUFFIXES
+from app.replay.files import REPLAY_SUFFIXES
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("REPLAYSAGE_CORPUS", ROOT.parent / "shared" / "replays"))

@@ -105,6 +105,16 @@ def _isolated_user_data(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     return home
 
 
+@pytest.fixture(autouse=True)
+def _fresh_session_secrets() -> Iterator[None]:
+    """Keys kept in memory without a keyring last one process: one test is one process for them."""
+    import app.secrets
+
+    yield
+    app.secrets._SESSION.clear()
+    app.secrets.take_notices()
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Where a store-level test keeps its store: a SQLite file, or a fresh database on the PostgreSQL test server.

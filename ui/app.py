@@ -29,7 +29,9 @@ _T0 = time.perf_counter()
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="replaysage", description="ReplaySage desktop app")
+    from app.cli import SafeArgumentParser  # usage errors never echo a secret typed on the command line
+
+    p = SafeArgumentParser(prog="replaysage", description="ReplaySage desktop app")
     p.add_argument("files", nargs="*", help="replay files to open")
     p.add_argument(
         "--self-test",

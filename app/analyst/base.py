@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.analyst import texts
 from app.i18n import Lang, pick
+from app.safetext import markdown_escape
 from app.timefmt import format_clock as short  # m:ss in prose
 from app.timefmt import format_time as fmt  # m:ss.cc in claims
 
@@ -125,8 +126,13 @@ class AnalystBase:
         return self.say(texts.HEADER)
 
     def pname(self, slot: int) -> str:
-        """Display name of a player slot."""
-        return self.ix.player_name(slot)
+        """A player's name as the answer's Markdown shows it: the slot's label, escaped.
+
+        The answer is Markdown and the name is replay text, so it goes through the one escaping function
+        (:func:`app.safetext.markdown_escape`): a name can never start a heading, a fence, a tag or a link.
+        Claims name players by :meth:`claim_player` (the plain label), which the validator resolves.
+        """
+        return markdown_escape(self.ix.player_name(slot))
 
     def team(self, slot: int) -> int:
         """Team number; a player without a team (-1) is a team of their own."""
@@ -135,7 +141,7 @@ class AnalystBase:
 
     def claim_player(self, slot: int) -> str | int:
         """The player as claims name it: the display name when it resolves back to the slot, else the slot."""
-        name = self.pname(slot)
+        name = self.ix.player_name(slot)
         return name if self.ix.player_slot(name) == slot else slot
 
     def faction(self, slot: int) -> str:

@@ -27,7 +27,7 @@ class OverviewRound(AnalystBase):
                 length=short(dur),
                 players=self.lst(
                     [
-                        self.say(texts.PLAYER_FACTION, p_name=p.label, faction_p_slot=self.faction(p.slot))
+                        self.say(texts.PLAYER_FACTION, p_name=self.pname(p.slot), faction_p_slot=self.faction(p.slot))
                         for p in self.players
                     ]
                 ),
@@ -84,7 +84,7 @@ class OverviewRound(AnalystBase):
             if queued:
                 bits.append(self.say(texts.QUEUED_UNITS, queued=queued))
             if bits:
-                sentences.append(f"{p.label}" + self.say(texts.COLON) + self.say(texts.COMMA).join(bits))
+                sentences.append(f"{self.pname(p.slot)}" + self.say(texts.COLON) + self.say(texts.COMMA).join(bits))
         if protos:
             sentences.append(
                 self.say(texts.PROTOCOLS_2)
@@ -129,7 +129,7 @@ class OverviewRound(AnalystBase):
             if t3:
                 bits.append(self.say(texts.TIER_AT_2, short_t3_0=short(t3[0]), disp_t3_1=self.disp(t3[1])))
             bits.append(self.say(texts.LAST_ORDER_AT, short_act_last_t=short(act.last_t)))
-            lines.append(f"- {p.label}" + self.say(texts.COLON) + self.say(texts.COMMA).join(bits) + "\n")
+            lines.append(f"- {self.pname(p.slot)}" + self.say(texts.COLON) + self.say(texts.COMMA).join(bits) + "\n")
         peaks = self.attack_peaks(3)
         if peaks:
             lines.append(
@@ -192,7 +192,7 @@ class OverviewRound(AnalystBase):
                 lines.append(
                     self.say(
                         texts.SWITCHED_MAIN_PRODUCTION_FROM_TO,
-                        p_name=p.label,
+                        p_name=self.pname(p.slot),
                         n2_1=n2 + 1,
                         class_label_c1=self.class_label(c1),
                         class_label_c2=self.class_label(c2),
@@ -201,7 +201,7 @@ class OverviewRound(AnalystBase):
             protos = self.ix.protocols_of(p.slot)
             if protos:
                 lines.append(
-                    self.say(texts.S_PROTOCOL_ORDER, p_name=p.label)
+                    self.say(texts.S_PROTOCOL_ORDER, p_name=self.pname(p.slot))
                     + self.lst(
                         [
                             self.say(

@@ -36,7 +36,7 @@ class SummaryRound(AnalystBase):
         for p in self.players:
             steps = self.ix.build_order(p.slot)[:6]
             units = [f for f in self.ix.first_productions(p.slot) if f.kind.value == "unit"][:3]
-            line = self.say(texts.PLAYER_LINE_HEAD, name=p.label, faction=self.faction(p.slot))
+            line = self.say(texts.PLAYER_LINE_HEAD, name=self.pname(p.slot), faction=self.faction(p.slot))
             line += self.lst([f"{short(s.seconds)} {self.disp(s.name)}" for s in steps], 6) or self.say(texts.NO_BUILDS)
             if units:
                 line += self.say(texts.FIRST_UNITS) + self.lst(
@@ -51,7 +51,7 @@ class SummaryRound(AnalystBase):
             out.append(
                 self.say(
                     texts.APM_REFINERIES_HARVESTERS_QUEUED_UNITS,
-                    p_name=p.label,
+                    p_name=self.pname(p.slot),
                     s_apm=s["apm"],
                     s_refineries=s["refineries"],
                     s_harvesters=s["harvesters"],
@@ -142,7 +142,7 @@ class SummaryRound(AnalystBase):
                         self.say(
                             texts.FIRST_ORDERS_TIER,
                             short_t3_seconds=short(t3.seconds),
-                            p_name=p.label,
+                            p_name=self.pname(p.slot),
                             disp_t3_name=self.disp(t3.name),
                         ),
                     )
@@ -157,7 +157,7 @@ class SummaryRound(AnalystBase):
                             self.say(
                                 texts.PICKS_TOP_PROTOCOL,
                                 short_x_seconds=short(x.seconds),
-                                p_name=p.label,
+                                p_name=self.pname(p.slot),
                                 disp_x_name=self.disp(x.name),
                             ),
                         )
@@ -289,7 +289,7 @@ class SummaryRound(AnalystBase):
             if not tips:
                 tips.append(self.say(texts.NO_METRIC_LAGS_THE_OPPONENT))
             lines.append(
-                f"- {p.label}"
+                f"- {self.pname(p.slot)}"
                 + self.say(texts.COLON)
                 + self.say(texts.SEMICOLON).join(tips)
                 + self.say(texts.FULL_STOP_LINE)
@@ -300,6 +300,9 @@ class SummaryRound(AnalystBase):
         """A two-line brief: what a bound analyst answers a request without stage data."""
         dur = self.ix.duration_seconds
         names = self.lst(
-            [self.say(texts.PLAYER_FACTION, p_name=p.label, faction_p_slot=self.faction(p.slot)) for p in self.players]
+            [
+                self.say(texts.PLAYER_FACTION, p_name=self.pname(p.slot), faction_p_slot=self.faction(p.slot))
+                for p in self.players
+            ]
         )
         return self.header() + self.say(texts.MATCH_LENGTH_PLAYERS, short_dur=short(dur), names=names)

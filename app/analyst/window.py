@@ -23,6 +23,7 @@ from app.analyst.base import (
     Claim,
 )
 from app.llm.stage import StageInfo
+from app.safetext import markdown_escape
 from app.timefmt import format_clock as short  # m:ss in prose
 from app.timefmt import format_time as fmt  # m:ss.cc in claims
 
@@ -206,7 +207,7 @@ class WindowRound(AnalystBase):
                 texts.PLAYER_ORDERS_IN_THIS_PERIOD,
                 total=total,
                 total_minutes=total / minutes,
-                busiest_name=busiest.name,
+                busiest_name=self.pname(busiest.slot),
             )
         ]
         if builds:
@@ -441,8 +442,8 @@ class WindowRound(AnalystBase):
         for (player, kind), objs in rows.items():
             ids = self.say(texts.ENUM_SEP).join(self.say(texts.OBJECT_AT, uid=uid, t=t) for uid, t in objs)
             made = ""
+            slot = self.ix.player_slot(player)
             if kind == "produce":
-                slot = self.ix.player_slot(player)
                 wanted = {uid for uid, _ in objs}
                 types = [
                     n
@@ -459,7 +460,11 @@ class WindowRound(AnalystBase):
                     )
             items.append(
                 self.say(
-                    texts.OWNERSHIP_ROW, player=player, ids=ids, what_get_kind_kind=what.get(kind, kind), made=made
+                    texts.OWNERSHIP_ROW,
+                    player=self.pname(slot) if slot is not None else markdown_escape(player),
+                    ids=ids,
+                    what_get_kind_kind=what.get(kind, kind),
+                    made=made,
                 )
             )
         return self.say(texts.VERIFIED_OBJECT_OWNERSHIP) + "".join(items) + "\n"
@@ -524,7 +529,9 @@ class WindowRound(AnalystBase):
                     )
                 )
             if bits:
-                lines.append(f"- {p.label}" + self.say(texts.COLON) + sep.join(bits) + self.say(texts.FULL_STOP_LINE))
+                lines.append(
+                    f"- {self.pname(p.slot)}" + self.say(texts.COLON) + sep.join(bits) + self.say(texts.FULL_STOP_LINE)
+                )
         for uid in early[-MAX_EARLY_LISTED:]:  # the objects whose origin is closest to this slice say the most
             first = self.ix.first_seen(uid) or 0.0
             owner = self.owner_of(uid)

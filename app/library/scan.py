@@ -17,10 +17,9 @@ from sqlalchemy import delete, insert, select
 
 from app.library.headers import HeaderSummary, PlayerSummary, read_summary
 from app.library.tables import LibraryFileRow
+from app.replay.files import is_replay_name
 from app.store import Database
 
-REPLAY_SUFFIXES = (".ra3replay", ".kwreplay", ".cnc3replay")
-"""RA3, Kane's Wrath and Tiberium Wars replay file names (compared in lower case)."""
 WRITE_BATCH = 500
 """Parsed files written to the cache per transaction (keeps each write short)."""
 
@@ -35,11 +34,6 @@ class ScanResult:
     summaries: list[HeaderSummary]
     parsed: int
     removed: int
-
-
-def is_replay_name(name: str) -> bool:
-    """True for a replay file name of one of the three games."""
-    return name.lower().endswith(REPLAY_SUFFIXES)
 
 
 def list_folder(folder: Path) -> dict[str, tuple[int, int]]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from app.llm.base import ChatProvider
 from app.llm.errors import ProviderConfigError
 from app.llm.registry import OPENAI_COMPAT, ProviderContext, provider_factory, register_provider
-from app.secrets import ENV_API_KEY, SecretStore
+from app.secrets import ENV_API_KEY, SecretBackend, SecretStore, missing_credential_notice, notify
 
 if TYPE_CHECKING:
     import httpx
@@ -83,6 +83,9 @@ def _openai_compat(ctx: ProviderContext) -> ChatProvider:
 
     store = ctx.secrets or SecretStore(ctx.settings.get("secret_fallback"))
     key = ctx.api_key or resolve_api_key(prov.name, store, use_env=ctx.use_env_key)
+    url_credentials = store.url_credentials(prov.name)
+    if not key and not url_credentials and store.status is SecretBackend.SESSION:  # none outlasts a run
+        notify(missing_credential_notice(prov.name))
     headers = {**prov.extra_headers, **prof.extra_headers}
     try:
         limits = prov.limits.with_overrides(ctx.limits, f"provider {prov.name!r} limits")
@@ -98,7 +101,7 @@ def _openai_compat(ctx: ProviderContext) -> ChatProvider:
         max_tokens=prof.max_tokens or None,
         client=ctx.client,
         limits=limits,
-        url_credentials=store.url_credentials(prov.name),
+        url_credentials=url_credentials,
         rate_gate=rate_gate(prov.name, limits, ctx.rates),
     )
 

@@ -7,6 +7,13 @@ shared by every worker through the store's ledger (:mod:`app.pipeline.rates`).
 Resuming is the store's: every finished stage is stored as it ends, so after Ctrl+C (or a crash) a rerun skips the
 replays already analysed with the same model and language, and resumes the unfinished analyses where they
 stopped. On Ctrl+C the workers are told to stop; each cancels its run, which marks the analysis resumable.
+
+Two batches over one folder share the work: a worker takes the replay's lease (:mod:`app.pipeline.leases`) before
+it starts and looks again, under the lease, whether the replay is done by now; a replay another process is
+analysing is left to it (``busy``). Replays are found as ``analyze`` reads them (:mod:`app.replay.files`): by name
+or by header, so a ``.kwr`` is analysed and an empty ``.RA3Replay`` is an error, never a duplicate of another
+empty file. A truncated replay is analysed for what it holds and says so (``truncated``). ``--out`` writes a
+report for every analysed replay, those analysed before included.
 """
 
 from __future__ import annotations
@@ -28,20 +35,20 @@ if TYPE_CHECKING:
     from multiprocessing.synchronize import Event
 
     from app.pipeline.records import AnalysisRecord
+    from app.pipeline.repository import AnalysisRepository
     from app.settings import Settings
     from app.store.db import Database
 
 log = logging.getLogger(__name__)
 
-REPLAY_SUFFIXES = (".ra3replay", ".kwreplay", ".cnc3replay")
-"""Red Alert 3, Kane's Wrath and Tiberium Wars replays (the name's case varies between games and tools)."""
-
 COMPLETED = "completed"
+TRUNCATED = "truncated"
 SKIPPED = "skipped"
 DUPLICATE = "duplicate"
+BUSY = "busy"
 INTERRUPTED = "interrupted"
 ERROR = "error"
-OK_STATUSES = (COMPLETED, SKIPPED, DUPLICATE)
+OK_STATUSES = (COMPLETED, TRUNCATED, SKIPPED, DUPLICATE)
 """Statuses that leave nothing to do; any other makes the batch's exit code 1."""
 
 STOP_POLL_S = 0.2
@@ -53,11 +60,13 @@ def find_replays(paths: Iterable[str | Path]) -> list[Path]:
     Raises:
         KnownError: a path does not exist.
     """
+    from app.replay.files import is_replay_file
+
     found: dict[Path, None] = {}
     for item in paths:
         p = Path(item)
         if p.is_dir():
-            files = sorted(f for f in p.rglob("*") if f.suffix.lower() in REPLAY_SUFFIXES and f.is_file())
+            files = sorted(f for f in p.rglob("*") if is_replay_file(f))
             found.update(dict.fromkeys(files))
         elif p.is_file():
             found[p] = None
@@ -100,9 +109,11 @@ class ReplayResult:
 
     Attributes:
         path: the replay file.
-        status: ``completed``, ``partial`` (some stage unfinished: rerun to resume), ``cancelled``/``interrupted``
-            (stopped: rerun to resume), ``error`` (the replay could not be analysed), ``skipped`` (already
-            analysed with these settings) or ``duplicate`` (the same file as an earlier one in the batch).
+        status: ``completed``, ``truncated`` (completed, but the replay file is cut off: analysed up to where it
+            ends), ``partial`` (some stage unfinished: rerun to resume), ``cancelled``/``interrupted`` (stopped:
+            rerun to resume), ``error`` (the replay could not be analysed), ``skipped`` (already analysed with
+            these settings), ``duplicate`` (the same file as an earlier one in the batch) or ``busy`` (another
+            process is analysing it now).
         analysis_id: the stored analysis, when there is one.
         stages: stages planned.
         stages_done: stages finished (or skipped by design).
@@ -112,6 +123,7 @@ class ReplayResult:
         cost: cost of the run in the profile's currency.
         seconds: wall time in the worker.
         message: the error, or what the status refers to.
+        report: the report written for it (``--out``), if any.
     """
 
     path: str
@@ -125,6 +137,7 @@ class ReplayResult:
     cost: float = 0.0
     seconds: float = 0.0
     message: str = ""
+    report: str = ""
 
     @property
     def ok(self) -> bool:
@@ -188,6 +201,7 @@ def plan_batch(
     """
     from app.pipeline.prepare import file_sha256
     from app.pipeline.repository import AnalysisRepository
+    from app.replay.files import not_a_replay
 
     repo = AnalysisRepository(db)
     lang = settings.analysis_lang().value
@@ -195,6 +209,10 @@ def plan_batch(
     plan = BatchPlan()
     seen: dict[str, Path] = {}
     for path in files:
+        problem = not_a_replay(path)  # before the content decides duplicates: two empty files are not one replay
+        if problem is not None:
+            plan.settled.append(ReplayResult(str(path), ERROR, message=problem))
+            continue
         try:
             sha = file_sha256(path)
         except OSError as exc:
@@ -206,19 +224,43 @@ def plan_batch(
             plan.settled.append(ReplayResult(str(path), DUPLICATE, message=text))
             continue
         seen[sha] = path
+        report = _report_path(path, out_dir, root)
         done = None if force else repo.finished(sha, profile, lang)
         if done is not None:
-            row = summarise(str(path), done, with_stages=False)
-            row.status = SKIPPED
-            row.message = pick(ui, f"已分析过（#{done.id}）", f"analysed before as #{done.id}")
-            plan.settled.append(row)
+            plan.settled.append(_skipped(str(path), done.id, repo, report, settings))
             continue
-        report = None
-        if out_dir is not None:
-            rel = path.relative_to(root) if root is not None and path.is_relative_to(root) else Path(path.name)
-            report = str((out_dir / rel).with_suffix(".md"))
         plan.jobs.append(BatchJob(str(path), profile, settings, _db_location(db), force, report, api_key))
     return plan
+
+
+def _report_path(path: Path, out_dir: Path | None, root: Path | None) -> str | None:
+    """Where ``--out`` puts the report of ``path`` (None without ``--out``)."""
+    if out_dir is None:
+        return None
+    rel = path.relative_to(root) if root is not None and path.is_relative_to(root) else Path(path.name)
+    return str((out_dir / rel).with_suffix(".md"))
+
+
+def _skipped(
+    path: str, analysis_id: int, repo: AnalysisRepository, report: str | None, settings: Settings
+) -> ReplayResult:
+    """The row of a replay analysed before; its report is written too when ``--out`` asks for reports."""
+    ui = settings.ui_lang()
+    rec = repo.load(analysis_id)
+    row = summarise(path, rec)
+    row.status = SKIPPED
+    row.message = pick(ui, f"已分析过（#{analysis_id}）", f"analysed before as #{analysis_id}")
+    if report is not None:
+        _write(rec, report, settings)
+        row.report = report
+    return row
+
+
+def _write(rec: AnalysisRecord, report: str, settings: Settings) -> None:
+    from app.pipeline.report import write_report
+
+    Path(report).parent.mkdir(parents=True, exist_ok=True)
+    write_report(rec, Path(report), settings.analysis_lang())
 
 
 def _db_location(db: Database) -> str | None:
@@ -231,12 +273,18 @@ _stop: Event | None = None
 _databases: dict[str | None, Database] = {}
 
 
-def _init_worker(stop: Event, log_level: str | None) -> None:
-    """Pool initializer: the log file and names as in the command; Ctrl+C is the parent's to decide (``stop``)."""
+def _init_worker(stop: Event, log_level: str | None, session: dict[str, str]) -> None:
+    """Pool initializer: the log file and names as in the command; Ctrl+C is the parent's to decide (``stop``).
+
+    ``session`` holds the credentials the command keeps in memory only (no keyring): a worker is another process.
+    """
     import signal
 
     from app.knowledge.names import ensure_registered
     from app.logs import configure_logging
+    from app.secrets import seed_session
+
+    seed_session(session)
 
     global _stop  # noqa: PLW0603 - the pool's per-process state is what an initializer sets up
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C reaches the whole process group
@@ -253,8 +301,12 @@ def _database(location: str | None) -> Database:
     return _databases[location]
 
 
-async def _run_until_stopped(job: BatchJob, db: Database) -> int:
-    """Run the analysis; cancel it (the run stores what it has and marks itself resumable) when told to stop."""
+async def _run_until_stopped(job: BatchJob, db: Database, renew: Callable[[], None]) -> int:
+    """Run the analysis; cancel it (the run stores what it has and marks itself resumable) when told to stop.
+
+    ``renew`` keeps the replay's lease alive while the run goes on.
+    """
+    from app.pipeline.repository import LEASE_HEARTBEAT_S
     from app.pipeline.worker import run_with_settings
 
     task = asyncio.create_task(
@@ -269,10 +321,14 @@ async def _run_until_stopped(job: BatchJob, db: Database) -> int:
             limits=dict(job.limits),
         )
     )
+    renewed = time.monotonic()
     while not task.done():
         await asyncio.wait({task}, timeout=STOP_POLL_S)
         if _stop is not None and _stop.is_set() and not task.done():
             task.cancel()
+        if time.monotonic() - renewed >= LEASE_HEARTBEAT_S:
+            renewed = time.monotonic()
+            await asyncio.to_thread(renew)
     return task.result()
 
 
@@ -283,17 +339,7 @@ def analyse_one(job: BatchJob) -> ReplayResult:
     if _stop is not None and _stop.is_set():
         return ReplayResult(job.path, INTERRUPTED, message=pick(ui, "未开始", "not started"))
     try:
-        db = _database(job.db_path)
-        analysis_id = asyncio.run(_run_until_stopped(job, db))
-        from app.pipeline.repository import AnalysisRepository
-
-        rec = AnalysisRepository(db).load(analysis_id)
-        if job.report is not None:
-            from app.pipeline.report import write_report
-
-            Path(job.report).parent.mkdir(parents=True, exist_ok=True)
-            write_report(rec, Path(job.report), job.settings.analysis_lang())
-        result = summarise(job.path, rec)
+        result = _analyse_leased(job, _database(job.db_path))
     except asyncio.CancelledError:
         result = ReplayResult(
             job.path, INTERRUPTED, message=pick(ui, "已停止；再次运行即可继续", "stopped; rerun to resume")
@@ -308,6 +354,59 @@ def analyse_one(job: BatchJob) -> ReplayResult:
         )
     result.seconds = round(time.monotonic() - started, 3)
     return result
+
+
+def _analyse_leased(job: BatchJob, db: Database) -> ReplayResult:
+    """Take the replay's lease, look again whether it is done by now, else run it; the lease is given up after."""
+    from app.pipeline.leases import release_lease, renew_lease, take_lease
+    from app.pipeline.prepare import file_sha256
+    from app.pipeline.repository import AnalysisRepository, new_owner
+
+    ui = job.settings.ui_lang()
+    repo = AnalysisRepository(db)
+    key = (file_sha256(Path(job.path)), job.profile, job.settings.analysis_lang().value)
+    owner = new_owner()
+    holder = take_lease(db, key, owner)
+    if holder is not None:
+        pid = holder.split(":")[1] if holder.count(":") >= 2 else "?"
+        text = pick(ui, f"另一个进程（pid {pid}）正在分析它", f"another process (pid {pid}) is analysing it")
+        return ReplayResult(job.path, BUSY, message=text)
+    try:
+        done = None if job.force else repo.finished(*key)
+        if done is not None:  # another batch finished it after this one was planned
+            return _skipped(job.path, done.id, repo, job.report, job.settings)
+        analysis_id = asyncio.run(_run_until_stopped(job, db, lambda: renew_lease(db, key, owner)))
+        rec = repo.load(analysis_id)
+        result = summarise(job.path, rec)
+        if result.status == COMPLETED:
+            _note_truncation(result, Path(job.path), job.settings)
+        if job.report is not None:
+            _write(rec, job.report, job.settings)
+            result.report = job.report
+        return result
+    finally:
+        release_lease(db, key, owner)
+
+
+def _note_truncation(result: ReplayResult, path: Path, settings: Settings) -> None:
+    """Mark a completed analysis of a cut-off replay: it covers the replay only up to where the file ends."""
+    from app.replay.reader import read_replay
+    from app.timefmt import format_clock
+
+    try:
+        replay = read_replay(path)
+    except (KnownError, OSError):  # analysed all the same: the run read it
+        return
+    if replay.truncated:
+        ui = settings.ui_lang()
+        end = format_clock(replay.duration_seconds)
+        result.status = TRUNCATED
+        result.message = pick(
+            ui,
+            f"录像不完整，只分析到 {end}（{replay.truncation_reason}）；`replaysage repair` 可修复",
+            f"the replay is cut off: analysed up to {end} ({replay.truncation_reason}); "
+            "`replaysage repair` makes it playable",
+        )
 
 
 # -- the parent side -----------------------------------------------------------------------------------------
@@ -330,7 +429,10 @@ def run_batch(
     stop = ctx.Event()
     interrupted = False
     size = max(1, min(workers, len(jobs)))
-    with ProcessPoolExecutor(size, mp_context=ctx, initializer=_init_worker, initargs=(stop, log_level)) as pool:
+    from app.secrets import session_keys
+
+    init = (stop, log_level, session_keys())
+    with ProcessPoolExecutor(size, mp_context=ctx, initializer=_init_worker, initargs=init) as pool:
         futures = [pool.submit(analyse_one, job) for job in jobs]
         index: dict[Future[ReplayResult], int] = {f: i for i, f in enumerate(futures)}
         pending = set(futures)

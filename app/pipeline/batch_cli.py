@@ -51,7 +51,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         api_key = resolve_api_key(prof.provider, use_env=True)
     files = find_replays(args.paths)
     if not files:
-        raise KnownError(f"no replays (.RA3Replay, .KWReplay, .CNC3Replay) under {' '.join(args.paths)}; 没有找到录像")
+        raise KnownError(
+            f"no replays (.RA3Replay, .KWReplay, .CNC3Replay, .kwr) under {' '.join(args.paths)}; 没有找到录像"
+        )
     roots = [Path(p) for p in args.paths if Path(p).is_dir()]
     db = open_database()
     try:
@@ -107,6 +109,8 @@ class _Progress:
         self.count += 1
         if row.ok and row.status not in {"skipped", "duplicate"}:
             detail = f"{row.stages_done}/{row.stages} stages, {row.issues} issue(s), {_tokens(row):,} tokens"
+            if row.message:  # a truncated replay says how far it goes
+                detail += f"; {row.message}"
         else:
             detail = row.message or f"{row.stages_done}/{row.stages} stages"
         took = f", {row.seconds:.1f} s" if row.seconds else ""

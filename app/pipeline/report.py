@@ -13,7 +13,7 @@ from app.claims.timeparse import format_time
 from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.pipeline.records import AnalysisRecord, StageRecord
-from app.safetext import json_text, markdown_escape, markdown_fence, terminal_text
+from app.safetext import json_text, markdown_escape, markdown_fence, markdown_prose, markdown_source, terminal_text
 
 
 def _usage(stage: StageRecord) -> dict[str, int]:
@@ -219,8 +219,11 @@ def claim_rows(data: dict[str, Any], lang: Lang) -> list[tuple[str, str, str, st
 def report_markdown(data: dict[str, Any], lang: Lang) -> str:
     """A readable Markdown report: the summary first, claims as an appendix table with each verdict.
 
-    Text that comes from the replay file is escaped: the file name inline, and the match summary (names, map) as
-    a verbatim block, since it is the data the model was given. The model's own text is Markdown and kept.
+    Text that comes from the replay file goes through :func:`~app.safetext.markdown_escape` (the file name, issue
+    messages, claims), and the match summary (names, map) is a verbatim block, since it is the data the model was
+    given. The model's own text is Markdown and keeps its structure, but it may repeat replay text, so it passes
+    :func:`~app.safetext.markdown_prose`: no HTML and no link can come out of it. (The offline analyst already
+    writes every name through ``markdown_escape``.)
     """
     out = [
         f"# {pick(lang, 'ReplaySage 分析报告', 'ReplaySage analysis report')}: {markdown_escape(data['replay'])}",
@@ -235,7 +238,7 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
             f"cached {t.get('cached_prompt_tokens', 0):,}, completion {t.get('completion_tokens', 0):,}, "
             f"reasoning {t.get('reasoning_tokens', 0):,}; {pick(lang, '费用', 'cost')} {t.get('cost', 0)}"
         )
-    types = object_types(data, lang)
+    types = {uid: markdown_escape(name) for uid, name in object_types(data, lang).items()}
     for st in ordered_stages(data):
         out += ["", f"## {_title(st, lang)}", ""]
         if st["status"] != "done" and st["outcome"]:
@@ -254,7 +257,11 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
         if st["kind"] == "summary" and st["text"]:
             out.append(markdown_fence(st["text"]))
         else:
-            body = st["text"] or pick(lang, f"（未完成：{message}）", f"(not finished: {message})")
+            body = (
+                markdown_prose(st["text"])
+                if st["text"]
+                else pick(lang, f"（未完成：{message}）", f"(not finished: {message})")
+            )
             out.append(with_types(body, types))
         if st["partial_text"]:  # kept, but marked: it is not a finished answer
             out += [
@@ -266,7 +273,7 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
                 ),
                 "",
             ]
-            out += ["> " + line for line in st["partial_text"].splitlines()]
+            out += ["> " + line for line in markdown_prose(st["partial_text"]).splitlines()]
         shown = [i for i in st["issues"] if i["severity"] != "Info" and (i["after_revision"] or not st["revised"])]
         if shown:
             out += ["", f"**{pick(lang, '验证问题', 'Validation issues')}**", ""]
@@ -308,7 +315,8 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
         tally = revision_tally(st, lang)
         if tally:
             parts.append(f"<p><em>{esc(tally)}</em></p>")
-        parts.append(f"<pre>{esc(with_types(body, types) if st['kind'] != 'summary' else body)}</pre>")
+        shown = markdown_source(with_types(body, types)) if st["kind"] != "summary" else body
+        parts.append(f"<pre>{esc(shown)}</pre>")
         if st["partial_text"]:
             label = pick(lang, "部分文本", "Partial text") + f" ({_outcome_label(st['outcome'], lang)})"
             parts.append(

@@ -41,8 +41,13 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
         "vacuum", help="apply the prompt retention setting, drop unused text blocks and compact the file"
     )
     vacuum.set_defaults(func=_cmd_vacuum)
-    restore = actions.add_parser("restore", help="replace the database with the newest sound backup")
+    restore = actions.add_parser(
+        "restore", help="replace a damaged database with the newest sound backup (a sound one only with --force)"
+    )
     restore.add_argument("--from", dest="source", help="a backup file to restore instead of the newest")
+    restore.add_argument(
+        "--force", action="store_true", help="replace the database even though it is sound (it is kept aside)"
+    )
     restore.set_defaults(func=_cmd_restore)
 
 
@@ -132,13 +137,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_backup(args: argparse.Namespace) -> int:
-    from app.store.health import KEEP_BACKUPS, backup_now, check_database, corrupt_error
+    import sqlite3
+
+    from app.store.health import KEEP_BACKUPS, DatabaseError, backup_now, check_database, corrupt_error, store_fault
 
     path = _path(args)
     problems = check_database(path)
     if problems:  # a backup of a damaged file would push a good one out of the rotation
         raise corrupt_error(path, problems)
-    print(f"backup written to {backup_now(path, keep=args.keep or KEEP_BACKUPS)}")
+    try:
+        written = backup_now(path, keep=args.keep or KEEP_BACKUPS)
+    except (sqlite3.Error, OSError) as exc:  # a full disk or a read-only folder, said as such
+        raise (store_fault(exc, path) or DatabaseError(f"cannot back up {path}: {exc}")) from exc
+    print(f"backup written to {written}")
     return 0
 
 
@@ -147,13 +158,17 @@ def _cmd_restore(args: argparse.Namespace) -> int:
 
     from app.paths import database_path
     from app.store.db import is_server_url
-    from app.store.health import restore_database
+    from app.store.health import restore_database, restore_loss
 
     path = Path(args.db) if args.db else database_path()
     if is_server_url(args.db):
         _path(args)  # says why not
-    used, aside = restore_database(path, Path(args.source) if args.source else None)
+    used, aside = restore_database(path, Path(args.source) if args.source else None, force=args.force)
     print(f"restored {path} from {used}" + (f"; the previous file was kept as {aside}" if aside else ""))
+    if aside is not None and args.force:
+        loss = restore_loss(aside, path)
+        if loss:
+            print(f"rows in the previous file → now: {'; '.join(loss)}")
     return 0
 
 

@@ -51,12 +51,12 @@ from sqlalchemy.pool import NullPool
 
 from app.store.health import (
     DatabaseError,
-    DatabaseReadOnlyError,
     backup_database,
     check_database,
     corrupt_error,
     daily_backup,
     ensure_writable,
+    store_fault,
 )
 
 log = logging.getLogger("replaysage.store")
@@ -191,12 +191,22 @@ def server_url(url: str) -> URL:
         same = (from_env.host, from_env.port, from_env.database) == (parsed.host, parsed.port, parsed.database)
         if same and from_env.password and parsed.username in (None, from_env.username):
             return from_env
-    from app.secrets import TEAM_DATABASE, SecretStore
+    from app.secrets import (
+        TEAM_DATABASE,
+        SecretBackend,
+        SecretStore,
+        missing_credential_notice,
+        notify,
+        url_credentials_account,
+    )
     from app.settings import Settings
 
-    creds = SecretStore(Settings.load().get("secret_fallback")).url_credentials(TEAM_DATABASE)
+    store = SecretStore(Settings.load().get("secret_fallback"))
+    creds = store.url_credentials(TEAM_DATABASE)
     if creds.password:
         return parsed.set(username=parsed.username or creds.username, password=creds.password)
+    if store.status is SecretBackend.SESSION:  # a password given in an earlier run did not outlast it
+        notify(missing_credential_notice(url_credentials_account(TEAM_DATABASE)))
     return parsed
 
 
@@ -254,19 +264,23 @@ class Database:
         raise translated from exc
 
     def _translate(self, exc: DBAPIError) -> BaseException:
-        """A driver error as the user should see it: a read-only or damaged file (checked now), else as it was."""
+        """A driver error as the user should see it: disk full, read-only, or damaged (checked now), else as it was.
+
+        A full disk or a read-only folder is said as such, never as damage (:func:`~app.store.health.store_fault`).
+        """
         orig = exc.orig
-        text = str(orig).lower()
-        if isinstance(orig, sqlite3.OperationalError) and "readonly" in text:
-            return DatabaseReadOnlyError(
-                f"database {self.path} cannot be written (read-only file or folder); make it writable or set "
-                "REPLAYSAGE_HOME to another folder (数据库为只读)"
-            )
+        if isinstance(orig, sqlite3.Error) and self.path is not None:
+            fault = store_fault(orig, self.path)
+            if fault is not None:
+                return fault
         damage_class = isinstance(orig, sqlite3.DatabaseError) and not isinstance(
             orig, sqlite3.OperationalError | sqlite3.IntegrityError
         )
         if damage_class and self.path is not None and _is_sqlite(self.engine):
-            self._damage = check_database(self.path) or []
+            try:
+                self._damage = check_database(self.path) or []
+            except DatabaseError as fault:  # the check could not run: that is what to say
+                return fault
             if self._damage:
                 return corrupt_error(self.path, self._damage)
         return exc
@@ -388,6 +402,10 @@ def open_database(path: Path | str | None = None) -> Database:
         raise
     except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
         engine.dispose()
+        orig = exc.orig if isinstance(exc, DBAPIError) else exc
+        fault = store_fault(orig, p) if p is not None and orig is not None else None
+        if fault is not None:
+            raise fault from exc
         hint = f" (folder {p.parent} does not exist)" if p is not None and not p.parent.is_dir() else ""
         raise DatabaseError(f"cannot open database {p or ':memory:'}: {_reason(exc)}{hint}") from exc
     if p is not None and existed:
@@ -449,19 +467,43 @@ def schema_status(target: str | None = None) -> dict[str, Any]:
     finally:
         engine.dispose()
     known = {rev.revision for rev in script.walk_revisions()}
-    if set(current) - known:
+    unknown = set(current) - known
+    applied = _applied_tips(script, set(current) - unknown)
+    missing = sorted(set(heads) - _applied(script, set(current) - unknown))
+    if unknown:
         state = "newer than this app (update ReplaySage)"
-    elif _at_heads(script, set(current)):
+    elif not missing:
         state = "up to date"
     else:
-        state = "behind (migrated at the next start, or by `replaysage db upgrade`)"
+        state = f"behind by {', '.join(missing)} (migrated at the next start, or by `replaysage db upgrade`)"
     return {
         "backend": "postgresql" if server else "sqlite",
         "location": public_url(target) if server else target,
-        "current": current,
+        "current": sorted(applied | unknown),
         "heads": heads,
+        "missing": missing,
         "state": state,
     }
+
+
+def _applied(script: ScriptDirectory, current: set[str]) -> set[str]:
+    """Every revision applied: those the version table names and all they stand on (``depends_on`` included)."""
+    return {rev.revision for rev in script.revision_map.iterate_revisions(tuple(current), "base") if rev}
+
+
+def _applied_tips(script: ScriptDirectory, current: set[str]) -> set[str]:
+    """The newest applied revision of each branch, comparable with the app's heads one for one.
+
+    The version table names only the tips it must: a branch head another branch depends on (``memory_0002`` on
+    ``analysis_0004``) is applied without a row of its own, so listing the rows showed one revision fewer than the
+    app's heads while the schema was up to date.
+    """
+    applied = _applied(script, current)
+    below: set[str] = set()
+    for name in applied:
+        down = script.get_revision(name).down_revision
+        below.update((down,) if isinstance(down, str) else down or ())
+    return applied - below
 
 
 def migrate(engine: Engine, path: Path | None) -> None:

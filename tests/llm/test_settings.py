@@ -11,6 +11,7 @@ import keyring
 import pytest
 from keyring.backends import fail
 
+import app.secrets
 from app.i18n import Lang
 from app.llm.errors import ProviderConfigError
 from app.llm.factory import build_provider
@@ -193,7 +194,9 @@ def test_no_keyring_session_fallback_warns(tmp_path: Path) -> None:
     assert "内存" in store.warning(Lang.ZH)
     assert store.get("P") == KEY
     assert list(tmp_path.iterdir()) == []  # nothing written anywhere
-    assert SecretStore("session", fallback_dir=tmp_path).get("P") is None  # a new session forgets it
+    assert SecretStore("session", fallback_dir=tmp_path).get("P") == KEY  # the session is this process
+    app.secrets._SESSION.clear()  # a new process: nothing was kept anywhere
+    assert SecretStore("session", fallback_dir=tmp_path).get("P") is None
 
 
 def test_no_keyring_file_fallback_is_0600(tmp_path: Path) -> None:
