@@ -87,9 +87,10 @@ def no_leaks(request: pytest.FixtureRequest) -> Iterator[None]:
 
 def _join_app_threads() -> None:
     """The app's own workers (import thread, view reads) are joined as the app joins them at exit."""
-    app_module = sys.modules.get("ui.app")
-    if app_module is not None:
-        app_module.join_worker_threads()
+    if "ui.imports" in sys.modules or "ui.tabs.loading" in sys.modules:
+        from ui.app import join_worker_threads
+
+        join_worker_threads()
 
 
 def _top_level_widgets() -> list[Any]:
@@ -153,6 +154,10 @@ def _describe(obj: Any) -> str:
     title = obj.windowTitle() if hasattr(obj, "windowTitle") else ""
     if title:
         parts.append(f"title={title!r}")
+    if len(parts) == 1:  # nothing names it: what it holds may
+        kids = [type(c).__qualname__ + (f" {c.objectName()!r}" if c.objectName() else "") for c in obj.children()]
+        if kids:
+            parts.append(f"holding [{', '.join(kids[:6])}{', ...' if len(kids) > 6 else ''}]")
     return " ".join(parts)
 
 

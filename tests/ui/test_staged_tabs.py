@@ -78,3 +78,22 @@ def test_a_read_waits_for_the_building_queued_before_it(qtbot: Any, run: Any) ->
         assert await read_in_worker(loop, owner, lambda: "now") == "now"
 
     run(scenario())
+
+
+def test_a_page_built_ahead_but_never_made_dies_with_its_tabs(qapp: Any) -> None:
+    """The error-wisdom tab builds its entries page ahead; a language switch deleted the tab before the page was
+    made, leaving a parentless window for the garbage collector to free, on whichever thread it ran."""
+    import threading
+
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    tabs = StagedTabs()
+    ahead = QLabel("built ahead")
+    gone_on: list[str] = []
+    ahead.destroyed.connect(lambda: gone_on.append(threading.current_thread().name))
+    tabs.add_page("ahead", "Ahead", lambda page=ahead: page)  # type: ignore[misc]
+    tabs.start()
+    del ahead  # only the factory holds it now
+    tabs.deleteLater()  # before the page's turn came
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert gone_on == [threading.main_thread().name]
