@@ -17,6 +17,7 @@ with it (the app, benchmarks, tests).
 
 from __future__ import annotations
 
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -30,7 +31,8 @@ class GuiLoop(qasync.QEventLoop):  # type: ignore[misc]  # qasync has no type hi
     """A ``qasync.QEventLoop`` that destroys its Qt objects when it closes (make and close it on the GUI thread).
 
     ``call_soon_threadsafe`` after ``close()`` is dropped, as qasync's disconnected signal dropped it; a lock keeps
-    a worker thread's call from racing the deletion of the signaller it emits.
+    a worker thread's call from racing the deletion of the signaller it emits. Async-generator hooks pointing at
+    the loop are removed when it closes, so the next loop of the process installs its own.
     """
 
     def __init__(self, app: Any = None) -> None:
@@ -54,10 +56,13 @@ class GuiLoop(qasync.QEventLoop):  # type: ignore[misc]  # qasync has no type hi
         strangers = [type(o).__name__ for o in owned if shiboken6.getCppPointer(o.thread()) != here]
         if strangers:
             raise RuntimeError(f"close the qasync loop on the thread that made it (its {', '.join(strangers)})")
-        with self._qt_lock:
-            super().close()
+        super().close()  # joins the default executor's threads (not under the lock: a job may call the loop)
+        with self._qt_lock:  # a call_soon_threadsafe under way finishes first; later ones see the loop closed
             for obj in owned:
                 shiboken6.delete(obj)  # its timers are unregistered now, on their own thread
+        if getattr(sys.get_asyncgen_hooks().finalizer, "__self__", None) is self:
+            # installed while it ran (app.llm.streams.ensure_asyncgen_hooks): a later loop installs its own
+            sys.set_asyncgen_hooks(firstiter=None, finalizer=None)
 
     def qt_objects(self) -> list[QObject]:
         """The loop's own QObjects still alive (not the application it runs on)."""
