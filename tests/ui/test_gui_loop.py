@@ -10,7 +10,6 @@ factory), once with qasync's own loop, to pin the mechanism, and once with the a
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import subprocess
 import sys
@@ -106,5 +105,3 @@ def test_close_deletes_the_qt_objects_and_later_thread_calls_are_dropped(qapp: A
     worker.join()
     qapp.processEvents()
     assert called == []
-    del loop, owned
-    gc.collect()
