@@ -175,8 +175,9 @@ def main() -> int:
     ap.add_argument("--files", type=int, default=5000, help="replay files in the folder (default 5,000)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    import qasync
     from PySide6.QtWidgets import QApplication
+
+    from ui.qtloop import GuiLoop
 
     with tempfile.TemporaryDirectory(prefix="replaysage-library-") as tmp:
         folder = make_folder(Path(tmp), args.files)
@@ -185,7 +186,7 @@ def main() -> int:
         os.environ.setdefault(*SERIAL_PAINTING)  # as the app does before its QApplication
         app = QApplication.instance() or QApplication(["library"])
         app.setQuitOnLastWindowClosed(False)
-        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        with asyncio.Runner(loop_factory=lambda: GuiLoop(app)) as runner:
             result = runner.run(bench(folder))
     if args.json:
         print(json.dumps(result, indent=2))

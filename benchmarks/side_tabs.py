@@ -310,8 +310,9 @@ def main() -> int:
     ap.add_argument("--analyses", type=int, default=10_000, help="stored analyses (default 10,000)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    import qasync
     from PySide6.QtWidgets import QApplication
+
+    from ui.qtloop import GuiLoop
 
     compile_project()
     store = fill_store(args.entries, args.analyses)
@@ -320,7 +321,7 @@ def main() -> int:
     prepare_gui_process()  # as the app does before its QApplication (the collector comes back in bench())
     app = QApplication.instance() or QApplication(["side_tabs"])
     app.setQuitOnLastWindowClosed(False)
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+    with asyncio.Runner(loop_factory=lambda: GuiLoop(app)) as runner:
         result = {**store, **runner.run(bench(app))}
     if args.json:
         print(json.dumps(result, indent=2))

@@ -216,8 +216,9 @@ def main() -> int:
     from ui.app import prepare_gui_process
 
     prepare_gui_process()  # as the app does at start-up
-    import qasync
     from PySide6.QtWidgets import QApplication
+
+    from ui.qtloop import GuiLoop
 
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(["ui_stream"])
@@ -225,7 +226,7 @@ def main() -> int:
     from ui.theme import apply_theme
 
     apply_theme(app)  # as the app does at start-up (bundled CJK font where the system has none, style sheet)
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+    with asyncio.Runner(loop_factory=lambda: GuiLoop(app)) as runner:
         result = runner.run(bench(app, args.tokens, args.rate))
     print(json.dumps(result), file=sys.stderr if not args.json else sys.stdout)
     return 0

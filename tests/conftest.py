@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.leaks import no_leaks
 from tests.support.postgres import ENV_TEST_SERVER, fresh_database, test_server_url
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -21,6 +22,7 @@ CORPUS = Path(os.environ.get("REPLAYSAGE_CORPUS") or (SHARED_CORPUS if SHARED_CO
 FULL_CORPUS = CORPUS.resolve() != IN_REPO_CORPUS.resolve()
 """True where the whole corpus is there (CI, a developer's machine): tests marked ``corpus`` run only then."""
 GAMES = ("ra3", "kw", "tw")
+__all__ = ["no_leaks"]  # autouse: a test that leaves a thread, a top-level widget or a Qt object for the GC fails
 
 
 def corpus_file(name: str) -> Path:

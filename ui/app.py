@@ -108,7 +108,6 @@ def run_gui(args: Sequence[str]) -> int:
     install_excepthook(_show_crash_report)
     logging.getLogger("replaysage").info("GUI start (log at %s)", log_path)
     preload = start_preload()
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "replaysage"])
@@ -119,10 +118,29 @@ def run_gui(args: Sequence[str]) -> int:
     apply_theme(app)
     if ns.self_test is not None:
         app.setQuitOnLastWindowClosed(False)  # the self-test closes its window before reporting
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        if ns.self_test is not None:
-            return runner.run(self_test(app, ns.self_test or None, as_json=ns.json, started=start, preload=preload))
-        return runner.run(_main(app, ns, preload))
+    from ui.qtloop import GuiLoop
+
+    try:
+        with asyncio.Runner(loop_factory=lambda: GuiLoop(app)) as runner:  # its Qt objects die with it, here
+            if ns.self_test is not None:
+                return runner.run(self_test(app, ns.self_test or None, as_json=ns.json, started=start, preload=preload))
+            return runner.run(_main(app, ns, preload))
+    finally:
+        join_worker_threads()
+
+
+def join_worker_threads() -> None:
+    """Finish and join the app's own worker threads (the import thread, the view reads); a later use starts anew.
+
+    The app calls it on the way out; the tests after every test (a test leaves no thread behind). A module never
+    imported started no thread, so it is not imported here. The reads go first: one may wait for an import.
+    """
+    loading = sys.modules.get("ui.tabs.loading")
+    if loading is not None:
+        loading.shutdown_view_reads()
+    imports = sys.modules.get("ui.imports")
+    if imports is not None:
+        imports.shutdown_import_thread()
 
 
 async def _shutdown(ctx: Any) -> None:

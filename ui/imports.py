@@ -24,7 +24,18 @@ def _note_thread() -> None:
     _IMPORT_THREAD.append(threading.get_ident())
 
 
-_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="replaysage-import", initializer=_note_thread)
+_EXECUTOR: list[ThreadPoolExecutor] = []  # the one import thread's executor, while there is one
+_EXECUTOR_LOCK = threading.Lock()  # worker threads ask for it too (imported()): never two of them
+
+
+def _import_thread() -> ThreadPoolExecutor:
+    """The executor of the one import thread (made on first use; its thread starts with the first import)."""
+    with _EXECUTOR_LOCK:
+        if not _EXECUTOR:
+            _EXECUTOR.append(
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="replaysage-import", initializer=_note_thread)
+            )
+        return _EXECUTOR[0]
 
 
 def _import_all(names: tuple[str, ...], keep_going: bool) -> None:
@@ -38,7 +49,22 @@ def _import_all(names: tuple[str, ...], keep_going: bool) -> None:
 
 def import_in_background(names: Iterable[str], *, keep_going: bool = False) -> Future[None]:
     """Import ``names`` in order on the import thread; the future fails with the first error unless ``keep_going``."""
-    return _EXECUTOR.submit(_import_all, tuple(names), keep_going)
+    return _import_thread().submit(_import_all, tuple(names), keep_going)
+
+
+def shutdown_import_thread() -> None:
+    """Finish the imports asked for and join the import thread (at exit; the tests after each test).
+
+    A later import starts a new thread; the old one's id is forgotten, since a new thread may get the same id.
+    """
+    with _EXECUTOR_LOCK:
+        executor = _EXECUTOR.pop() if _EXECUTOR else None
+    if executor is None:
+        return
+    executor.shutdown(wait=True)
+    with _EXECUTOR_LOCK:
+        if not _EXECUTOR:  # no newer thread has noted itself yet
+            _IMPORT_THREAD.clear()
 
 
 def imported(name: str) -> ModuleType:

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.gui
 
 
 def test_abandoned_and_cancelled_streams_under_qasync(qapp: Any, server: ScriptedServer) -> None:
-    import qasync
+    from ui.qtloop import GuiLoop  # the app's qasync loop: its Qt objects are deleted when it closes
 
     server.enqueue(Reply.chat("a" * 300, piece_chars=1, tokens_per_s=300))  # abandoned mid-way
     server.enqueue(Reply.chat("b" * 300, piece_chars=1, tokens_per_s=300))  # cancelled mid-way
@@ -27,7 +27,7 @@ def test_abandoned_and_cancelled_streams_under_qasync(qapp: Any, server: Scripte
     loop_errors: list[dict[str, Any]] = []
     old_unraisable = sys.unraisablehook
     old_hooks = sys.get_asyncgen_hooks()
-    loop = qasync.QEventLoop(qapp)
+    loop = GuiLoop(qapp)
     loop.set_exception_handler(lambda _loop, ctx: loop_errors.append(ctx))
 
     async def scenario() -> str:

@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 
 pytest.importorskip("PySide6")
-qasync = pytest.importorskip("qasync")
-from PySide6.QtCore import QCoreApplication, QEvent  # noqa: E402 - after the importorskip guards
+pytest.importorskip("qasync")
+from PySide6.QtCore import QCoreApplication, QEvent  # after the importorskip guards
+
+from ui.qtloop import GuiLoop
 
 
 @pytest.fixture(autouse=True)
@@ -30,8 +32,14 @@ def _no_real_game_folders(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def loop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
-    """A fresh qasync loop for one test, closed afterwards."""
-    lp = qasync.QEventLoop(qapp)
+    """A fresh qasync loop for one test, closed afterwards.
+
+    It is a :class:`ui.qtloop.GuiLoop`: closing it here deletes its Qt timer object and signaller on the GUI
+    thread. A plain ``qasync.QEventLoop`` left them to the garbage collector, which freed them later on whatever
+    thread it ran (a scripted server's, an ``asyncio.to_thread`` worker), and the GUI thread's next
+    ``processEvents`` delivered a timer event to the freed object: the suite's SIGSEGV (issue 35).
+    """
+    lp = GuiLoop(qapp)
     asyncio.set_event_loop(lp)
     try:
         yield lp
@@ -39,8 +47,7 @@ def loop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
         lp.run_until_complete(lp.shutdown_asyncgens())
         lp.close()
         asyncio.set_event_loop(None)
-        # destroy this test's Qt leftovers now, inside the test, not at some later garbage collection while
-        # another test runs (a deferred delete or timer of a collected object then crashed processEvents)
+        # this test's widgets go now, on this thread: qtbot's deleteLater, and what only a collection frees
         gc.collect()
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         qapp.processEvents()

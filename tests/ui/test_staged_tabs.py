@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -78,3 +79,27 @@ def test_a_read_waits_for_the_building_queued_before_it(qtbot: Any, run: Any) ->
         assert await read_in_worker(loop, owner, lambda: "now") == "now"
 
     run(scenario())
+
+
+def _handing_over(page: QWidget) -> Callable[[], QWidget]:
+    """A page factory that hands over a page built before (as the error-wisdom tab's entries page)."""
+    return lambda: page
+
+
+def test_a_page_built_ahead_but_never_made_dies_with_its_tabs(qapp: Any) -> None:
+    """The error-wisdom tab builds its entries page ahead; a language switch deleted the tab before the page was
+    made, leaving a parentless window for the garbage collector to free, on whichever thread it ran."""
+    import threading
+
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    tabs = StagedTabs()
+    ahead = QLabel("built ahead")
+    gone_on: list[str] = []
+    ahead.destroyed.connect(lambda: gone_on.append(threading.current_thread().name))
+    tabs.add_page("ahead", "Ahead", _handing_over(ahead))
+    tabs.start()
+    del ahead  # only the factory holds it now
+    tabs.deleteLater()  # before the page's turn came
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert gone_on == [threading.main_thread().name]

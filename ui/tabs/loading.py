@@ -74,6 +74,16 @@ def view_reads() -> Executor:
     return ThreadPoolExecutor(VIEW_READ_THREADS, thread_name_prefix="replaysage-view-read")
 
 
+def shutdown_view_reads() -> None:
+    """Let the reads asked for finish, then join their thread (at exit; the tests after each test).
+
+    A later read starts a new executor. Their results reach no closed loop (:class:`ui.qtloop.GuiLoop` drops them).
+    """
+    if view_reads.cache_info().currsize:
+        view_reads().shutdown(wait=True)
+        view_reads.cache_clear()
+
+
 class Loader:
     """Runs one view's queries in worker threads; the newest request wins.
 

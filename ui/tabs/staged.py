@@ -107,6 +107,10 @@ class StagedTabs(QTabWidget):
         self._scheduled = False
         self._started = False
         self.currentChanged.connect(self._on_current)
+        # A page never made dies with the tabs, here on the GUI thread. A factory may hold a page built ahead
+        # (the error-wisdom tab's entries): parentless, it would otherwise live on with this wrapper, and a
+        # wrapper in a reference cycle is freed by a garbage collection on any thread, taking the page with it.
+        self.destroyed.connect(self._factories.clear)
 
     def add_page(self, key: str, title: str, factory: Callable[[], QWidget]) -> int:
         """Add a tab whose page ``factory()`` makes when it is first needed; returns the tab's index."""
