@@ -77,3 +77,13 @@ def test_no_true_claim_that_passed_is_weakened_after_the_merge() -> None:
         pytest.skip("corpus not available")
     for case in case_dirs(ROOT):
         assert case_weakening(case, CORPUS).weakened_merged == 0, case.name
+
+
+# Blind case ra3_1v1_battlebase_15m_en (issue 28 §4): the planted wrong claims its first score missed, kept here until
+# a rule change (made for the game, not for the case) catches them; its first score is in blind_history.jsonl.
+KNOWN_MISSES |= {
+    ("ra3_1v1_battlebase_15m_en", "006", "unit", 8),  # Defender core typed as a refinery core
+    ("ra3_1v1_battlebase_15m_en", "006", "event", 2),  # a core's Queue unit claimed as kind "build"
+    ("ra3_1v1_battlebase_15m_en", "014", "unit", 1),  # refinery core typed as a Generator core
+    ("ra3_1v1_battlebase_15m_en", "016", "unit", 0),  # packed MCV typed as a construction yard
+}

@@ -2,11 +2,21 @@
 
 Layout of ``tests/data/claims_eval/``:
 
-* ``<case>/case.json`` ``{"replay", "sha256", "lang", ...}``; ``NNN.request.json.gz`` (the request as sent),
-  ``NNN.reply.md`` (the reply as sent) and ``labels.jsonl`` (one line per claim: ``exchange``, ``kind``,
-  ``index``, ``claim``, ``truth``, ``why``);
+* ``<case>/case.json`` ``{"replay", "sha256", "lang", ...}`` (``"blind": true`` for a case answered by a model
+  that never read the validator: its first score goes to the blind history); ``NNN.request.json.gz`` (the request
+  as sent), ``NNN.reply.md`` (the reply as sent) and ``labels.jsonl`` (one line per claim: ``exchange``, ``kind``,
+  ``index``, ``claim``, ``truth``, ``why``); optionally ``prose.jsonl`` (wrong sentences planted in the prose,
+  with ``exchange``, ``sentence``, ``truth``, ``why``, for the prose check);
 * ``planted.jsonl``: one wrong (or control) claim per line with ``replay``, ``lang``, ``kind``, ``claim``,
-  ``truth`` and ``why``, validated alone.
+  ``truth`` and ``why``, validated alone;
+* ``blind_history.jsonl``: the first score of each blind case, appended once and never rewritten
+  (:func:`append_first_scores`).
+
+Labels: ``truth`` is ``true`` (the replay shows the claim holds), ``false`` (it shows the claim is wrong) or
+``null`` = *undecidable* (nothing in the replay decides it, e.g. the type of a sold building whose type no order
+shows). Undecidable claims are left out of precision and recall and counted on their own: a validator is neither
+right nor wrong to flag them. ``null`` is the one spelling (no separate ``label`` field), so a reader of
+``labels.jsonl`` sees the three values in one place.
 
 A claim is *flagged* when the validator raises an issue above Info on it. Every true claim must pass and every
 wrong one must be flagged. For a revision exchange (its request ends with the validation message), the draft it
@@ -43,7 +53,7 @@ class Verdict:
     kind: str
     index: int
     claim: dict[str, Any]
-    truth: bool
+    truth: bool | None  # None = undecidable
     why: str
     issues: list[ValidationIssue] = field(default_factory=list)
 
@@ -53,9 +63,14 @@ class Verdict:
         return any(i.needs_revision for i in self.issues)
 
     @property
+    def decidable(self) -> bool:
+        """False for an undecidable label (left out of precision and recall)."""
+        return self.truth is not None
+
+    @property
     def correct(self) -> bool:
-        """True when the verdict agrees with the label."""
-        return self.flagged != self.truth
+        """True when the verdict agrees with the label (an undecidable label agrees with either verdict)."""
+        return self.truth is None or self.flagged != self.truth
 
 
 @dataclass(slots=True)
@@ -89,6 +104,12 @@ def _issues_by_claim(issues: list[ValidationIssue]) -> dict[str, list[Validation
     return out
 
 
+def _truth(row: dict[str, Any]) -> bool | None:
+    """The label's truth: True, False or None (undecidable)."""
+    truth = row["truth"]
+    return None if truth is None else bool(truth)
+
+
 def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -113,7 +134,7 @@ def planted_verdicts(root: Path, corpus: Path) -> list[Verdict]:
                 row["kind"],
                 0,
                 row["claim"],
-                bool(row["truth"]),
+                _truth(row),
                 row.get("why", ""),
                 _issues_by_claim(issues).get(f"{row['kind']}:0", []),
             )
@@ -160,7 +181,7 @@ def case_verdicts(case: Path, corpus: Path) -> list[Verdict]:
                 kind,
                 index,
                 row.get("claim", {}),
-                bool(row["truth"]),
+                _truth(row),
                 row.get("why", ""),
                 per_exchange[ex].get(f"{kind}:{index}", []),
             )
@@ -172,9 +193,10 @@ def case_weakening(case: Path, corpus: Path) -> Weakening:
     """How revisions of one case treated true draft claims that passed validation."""
     meta = json.loads((case / "case.json").read_text(encoding="utf-8"))
     validator = _validator(corpus, meta["replay"], meta.get("lang", "en"))
-    labels: dict[tuple[str, str, int], bool] = (
+    # an undecidable draft claim (None) is not counted: nothing says whether weakening it was right
+    labels: dict[tuple[str, str, int], bool | None] = (
         {
-            (str(r["exchange"]).zfill(3), r["kind"], int(r["index"])): bool(r["truth"])
+            (str(r["exchange"]).zfill(3), r["kind"], int(r["index"])): _truth(r)
             for r in _read_jsonl(case / "labels.jsonl")
         }
         if (case / "labels.jsonl").exists()
