@@ -100,6 +100,9 @@ KNOWN_MISSES |= {
     ("kw_3v3_12m_zh", "014", "unit", 3),  # a construction yard typed as an MCV
     ("kw_3v3_12m_zh", "016", "unit", 7),  # a second owner for a Warp Chasm
     ("kw_3v3_12m_zh", "018", "unit", 5),  # a second type for one vehicle factory
+    ("tw_1v1_10m_en", "002", "unit", 1),  # a deployed yard typed as an MCV
+    ("tw_1v1_10m_en", "006", "unit", 0),  # a crane typed as an MCV
+    ("tw_1v1_10m_en", "008", "unit", 4),  # an infantry portal typed as a gateway
 }
 KNOWN_FALSE_ALARMS: set[tuple[str, str, str, int]] = {
     # true power claims read from Kane's Wrath "special power at location" lines, reported as never observed
@@ -117,4 +120,20 @@ KNOWN_FALSE_ALARMS: set[tuple[str, str, str, int]] = {
     ("kw_3v3_12m_zh", "015", "event", 0),
     ("kw_3v3_12m_zh", "015", "event", 1),
     ("kw_3v3_12m_zh", "015", "event", 4),
+    # the same in Tiberium Wars (0x21D at a location, 0x21E on an object)
+    ("tw_1v1_10m_en", "002", "event", 7),
+    ("tw_1v1_10m_en", "002", "event", 15),
+    ("tw_1v1_10m_en", "002", "event", 16),
+    ("tw_1v1_10m_en", "003", "event", 1),
+    ("tw_1v1_10m_en", "003", "event", 2),
+    ("tw_1v1_10m_en", "003", "event", 3),
+    ("tw_1v1_10m_en", "004", "event", 6),
+    ("tw_1v1_10m_en", "004", "event", 29),
+    ("tw_1v1_10m_en", "005", "event", 0),
+    ("tw_1v1_10m_en", "005", "event", 5),
+    # the construction yards of Tiberium Wars, which the knowledge does not name ("UnknownType")
+    ("tw_1v1_10m_en", "002", "unit", 0),
+    ("tw_1v1_10m_en", "003", "unit", 0),
+    ("tw_1v1_10m_en", "005", "unit", 0),
+    ("tw_1v1_10m_en", "006", "unit", 5),
 }
