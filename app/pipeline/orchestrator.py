@@ -17,7 +17,6 @@ from typing import Any, Protocol
 from app.budget.calibration import CalibrationStore
 from app.budget.errors import ContextLimitError
 from app.budget.limits import (
-    MAX_LOOKBACK_TOKENS,
     MAX_LOOKBACKS_PER_SEGMENT,
     SUMMARY_ROUND_LOOKBACKS,
     lookback_tokens_label,
@@ -272,7 +271,11 @@ class AnalysisRun:
         self.window_texts: list[tuple[ev.StageRef, str]] = []
         self.analysis_id = 0
         self.assembler = PromptAssembler(
-            self.profile, prepared.plan.estimator, lang, StablePrefix(prepared.system, prepared.summary)
+            self.profile,
+            prepared.plan.estimator,
+            lang,
+            StablePrefix(prepared.system, prepared.summary),
+            prepared.slice_knowledge,
         )
         self._current: tuple[ev.StageRef, list[str]] | None = None
         self._lookbacks_used: dict[int, int] = {}  # segment → lookbacks served (MAX_LOOKBACKS_PER_SEGMENT)
@@ -634,7 +637,7 @@ class AnalysisRun:
             x
             for x in (
                 self.hooks.instruction_extra(stage) if self.hooks else "",
-                prompts.lookback_hint(self.lang) if self._lookbacks_offered else "",
+                prompts.lookback_hint(self.lang, self.profile.spec.lookback_limit) if self._lookbacks_offered else "",
                 prompts.window_claims_note(self.lang),
             )
             if x
@@ -756,7 +759,8 @@ class AnalysisRun:
                     continue
                 body = "\n".join(ln.text for ln in self.p.log.lines_between(start, end))
                 tokens = self.p.plan.estimator.estimate_tokens(body) if body else 0
-                if tokens > MAX_LOOKBACK_TOKENS:
+                limit_tokens = self.profile.spec.lookback_limit
+                if tokens > limit_tokens:
                     self._lookback_refused(
                         stage,
                         state,
@@ -764,8 +768,8 @@ class AnalysisRun:
                         end,
                         reason=pick(
                             self.lang,
-                            f"区间约 {tokens:,} token，超过单次 {lookback_tokens_label()} 上限",
-                            f"the range is about {tokens:,} tokens, over the {lookback_tokens_label()} limit",
+                            f"区间约 {tokens:,} token，超过单次 {lookback_tokens_label(limit_tokens)} 上限",
+                            f"the range is about {tokens:,} tokens, over the {lookback_tokens_label(limit_tokens)} limit",
                         ),
                         tokens=tokens,
                     )
