@@ -1,0 +1,96 @@
+"""Every model of 32K or more analyses any replay (issue 31): plan and analyze at 32K, 64K, 128K and 200K.
+
+The two longest replays of the corpus (the 24-minute 1v1 and the 19-minute 3v3, durations in PROVENANCE.tsv) run
+through the real pipeline against the scripted server, which plays a model whose context is the profile's: every
+request it receives is counted (cl100k, with the chat framing) and one whose messages plus ``max_tokens`` exceed the
+context is refused with vLLM's 400, as a real server would. One window asks for a lookback, so lookbacks and found
+facts are exercised at every size.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from app.budget.profile import ModelProfile, default_max_tokens
+from app.cli import main
+from app.i18n import Lang
+from app.llm.openai_compat import OpenAICompatProvider
+from app.pipeline import events as ev
+from app.pipeline.repository import AnalysisRepository
+from app.pipeline.service import ModelChoice, run_analysis
+from app.store import open_database
+from tests.conftest import corpus_file
+from tests.support.scripted_server import Reply, ScriptedServer, request_tokens
+
+LONG_1V1 = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"  # 1,447.6 s
+LONG_3V3 = "ra3_3v3_spring_showdown_19m.RA3Replay"  # 1,145.1 s
+CLEAN = '本窗口分析：双方按常规发展。\n[机器可读声明]\n```json\n{"unitClaims": []}\n```'
+LOOKBACK = '需要开局的数据。\n[回查] 0:30~0:33\n[机器可读声明]\n```json\n{"unitClaims": []}\n```'
+
+
+def _second_segment_window(body: dict[str, object]) -> bool:
+    messages = body.get("messages")
+    assert isinstance(messages, list)
+    return "[操作日志：第 2/" in str(messages[-1].get("content", "")) and len(messages) == 2
+
+
+@pytest.mark.parametrize("context", [32_768, 64_000, 128_000, 200_000])
+@pytest.mark.parametrize("replay", [LONG_1V1, LONG_3V3])
+def test_plan_and_analyze_complete_within_the_models_context(
+    replay: str, context: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = corpus_file(replay)
+    max_tokens = default_max_tokens(context)
+    assert main(["plan", str(path), "--context-length", str(context), "--lang", "zh", "--json"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert len(planned["segments"]) > 1  # long replays are segmented at every size, never refused
+
+    profile = ModelProfile(context_length=context, max_tokens=max_tokens, provider="scripted", model="scripted-model")
+    events: list[ev.PipelineEvent] = []
+    db = open_database(tmp_path / "store.sqlite3")
+    with ScriptedServer(default=Reply.chat(CLEAN, piece_chars=400), context_limit=context) as server:
+        server.enqueue(Reply.chat(LOOKBACK, piece_chars=400), match=_second_segment_window)
+
+        async def run() -> int:
+            provider = OpenAICompatProvider("scripted", server.base_url, "scripted-model", api_key="k")
+            try:
+                return await run_analysis(
+                    path,
+                    db=db,
+                    provider=provider,
+                    choice=ModelChoice("scripted", profile),
+                    lang=Lang.ZH,
+                    emit=events.append,
+                    learn=False,
+                )
+            finally:
+                await provider.aclose()
+
+        try:
+            record = AnalysisRepository(db).load(asyncio.run(run()))
+        finally:
+            db.close()
+        received = [r for r in server.requests if r.method == "POST"]
+
+    assert record.status == "completed"
+    assert not any(r.refused for r in received)
+    # no request exceeded the model's context: its messages (counted here, not by the app) plus max_tokens
+    for r in received:
+        assert r.json["max_tokens"] == max_tokens
+        assert request_tokens(r.json) + max_tokens <= context
+    windows = [r for r in received if "[本轮任务]\n请重点分析" in r.text and len(r.json["messages"]) == 2]
+    assert len(windows) == sum(len(s["windows"]) for s in record.plan["segments"])  # every planned window ran
+    # lookbacks and found facts work at every size
+    assert [e for e in events if isinstance(e, ev.LookbackServed)]
+    assert any("[回查结果]" in str(r.json["messages"][-1]["content"]) for r in received)
+    assert "[已发现事实]" in windows[-1].text
+    system = str(received[0].json["messages"][0]["content"])
+    if context < 200_000:  # knowledge entries travel with the slice, only its own types
+        assert "## 结构化条目" not in system
+        assert all("[本段出现的单位与建筑]" in r.text for r in windows)
+    else:
+        assert "## 结构化条目" in system
