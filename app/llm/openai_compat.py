@@ -77,6 +77,8 @@ _CONTEXT_MARKERS = (
     "prompt is too long",
     "input is too long",
     "reduce the length",
+    "context size",
+    "exceed_context_size",
 )
 _TERMINAL_QUOTA_MARKERS = ("insufficient_quota", "billing", "exceeded your current quota", "insufficient balance")
 
@@ -461,6 +463,8 @@ class OpenAICompatProvider:
             code = " ".join(str(err.get(k) or "") for k in ("code", "type")).strip()
             if not message:
                 message = json.dumps(dict(err), ensure_ascii=False)
+            if isinstance(err.get("n_ctx"), int):  # llama.cpp server states its context beside the message
+                message += f" (n_ctx {err['n_ctx']})"
         elif err is not None:
             message = str(err)
         detail = self._scrub(f"{message} [{code}]" if code else message) or "no details"

@@ -20,6 +20,8 @@ from app.cli import main
 from app.i18n import Lang
 from app.llm.openai_compat import OpenAICompatProvider
 from app.pipeline import events as ev
+from app.pipeline.orchestrator import ContextRefusedError
+from app.pipeline.prepare import file_sha256
 from app.pipeline.repository import AnalysisRepository
 from app.pipeline.service import ModelChoice, run_analysis
 from app.store import open_database
@@ -94,3 +96,51 @@ def test_plan_and_analyze_complete_within_the_models_context(
         assert all("[本段出现的单位与建筑]" in r.text for r in windows)
     else:
         assert "## 结构化条目" in system
+
+
+@pytest.mark.parametrize("lang", [Lang.EN, Lang.ZH])
+def test_a_length_refusal_stops_the_run_naming_the_real_limit(lang: Lang, tmp_path: Path) -> None:
+    # The profile says 128K, the server runs with 16,384 (an Ollama or llama.cpp default): the first request is
+    # refused with vLLM's wording, and the run stops there instead of retrying or going on with every window.
+    profile = ModelProfile(context_length=128_000, max_tokens=8192, provider="scripted", model="scripted-model")
+    events: list[ev.PipelineEvent] = []
+    db = open_database(tmp_path / "store.sqlite3")
+    with ScriptedServer(default=Reply.chat(CLEAN), context_limit=16_384) as server:
+
+        async def run() -> int:
+            provider = OpenAICompatProvider("scripted", server.base_url, "scripted-model", api_key="scripted-secret")
+            try:
+                return await run_analysis(
+                    corpus_file(LONG_1V1),
+                    db=db,
+                    provider=provider,
+                    choice=ModelChoice("local-qwen", profile),
+                    lang=lang,
+                    emit=events.append,
+                    learn=False,
+                )
+            finally:
+                await provider.aclose()
+
+        try:
+            with pytest.raises(ContextRefusedError) as info:
+                asyncio.run(run())
+            posts = [r for r in server.requests if r.method == "POST"]
+            analyses = AnalysisRepository(db).for_replay(file_sha256(corpus_file(LONG_1V1)))
+        finally:
+            db.close()
+    # the overview fits 16K; the first window request is refused once: no retry, no further stage
+    assert [r.refused for r in posts] == [False, True]
+    assert info.value.context_limit == 16_384
+    message = str(info.value)
+    assert "16,384" in message
+    assert "128,000" in message
+    assert "context_length" in message
+    assert "--context-length 16384" in message
+    assert "local-qwen" in message
+    finished = [e for e in events if isinstance(e, ev.RunFinished)]
+    assert [f.status for f in finished] == ["partial"]
+    failed = [e for e in events if isinstance(e, ev.StageFailed)]
+    assert len(failed) == 1 and failed[0].stage.kind is ev.StageKind.WINDOW
+    assert failed[0].message == message
+    assert analyses[0].status == "partial"
