@@ -659,8 +659,11 @@ class SettingsDialog(QDialog):
         return self._test_task
 
     async def _probe(self, prof: ModelProfileSettings) -> None:
-        from app.llm.base import ChatRequest, collect
+        """The same check as ``replaysage provider test`` (``app.llm.probe.test_connection``), server context too."""
         from app.llm.openai_compat import OpenAICompatProvider, make_http_client
+        from app.i18n import Lang
+        from app.llm.probe import test_connection
+        from app.llm.server_context import context_warning
 
         prov = self._providers[prof.provider]
         key = self._keys.get(prov.name) or self.p_key.text().strip() or self.secrets.get(prov.name)
@@ -675,16 +678,17 @@ class SettingsDialog(QDialog):
             max_tokens=64,
             client=client,
         )
-        ok, text = False, ""
+        ok, text, warn_zh, warn_en = False, "", "", ""
         try:
-            result = await collect(
-                provider.stream(
-                    ChatRequest.simple(self.ui.t("用一个词回答：你好", "Answer with one word: hello"), max_tokens=64)
-                )
+            report = await test_connection(
+                provider, self.ui.lang, profile_context=prof.context_length or None, max_tokens=64
             )
+            result = report.result
             ok = result.ok
             err = result.error
             text = (result.text or result.reasoning)[:200] if ok else str(err or "no reply")
+            warn_zh = context_warning(report.server_context, report.profile_context, Lang.ZH)
+            warn_en = context_warning(report.server_context, report.profile_context, Lang.EN)
         except KnownError as exc:
             text = str(exc)
         except Exception as exc:  # a transport bug must still end the test visibly
@@ -692,10 +696,10 @@ class SettingsDialog(QDialog):
         finally:
             await provider.aclose()
             await client.aclose()
-        if ok:
-            self._show_test_result(f"连接正常：{text}", f"Connection OK: {text}")
-        else:
-            self._show_test_result(f"连接失败：{text}", f"Connection failed: {text}")
+        zh, en = (f"连接正常：{text}", f"Connection OK: {text}") if ok else (f"连接失败：{text}", f"Connection failed: {text}")
+        if warn_zh:  # the server runs with less context than the profile says (issue 31)
+            zh, en = f"{zh}\n⚠ {warn_zh}", f"{en}\n⚠ {warn_en}"
+        self._show_test_result(zh, en)
         self.test_finished.emit(ok, text)
 
     # -- apply ----------------------------------------------------------------------------------------------------

@@ -265,6 +265,9 @@ class ScriptedServer:
         context_limit: the model's context in tokens: a chat request whose messages (cl100k, with the chat
             framing: :func:`request_tokens`) plus its ``max_tokens`` exceed it gets vLLM's 400 "This model's
             maximum context length is N tokens…" (the OpenAI wording), as a server with a smaller context answers.
+        json_routes: ``{(method, path): document}``: JSON answers for other endpoints (``("GET", "/v1/models")``,
+            ``("POST", "/api/show")``, ``("GET", "/props")``…), as vLLM, Ollama, llama.cpp or LM Studio answer them;
+            any other path but the chat endpoint gets a 404.
     """
 
     def __init__(
@@ -275,9 +278,11 @@ class ScriptedServer:
         require_key: str | None = None,
         rate_limit: tuple[int, float] | None = None,
         context_limit: int | None = None,
+        json_routes: Mapping[tuple[str, str], Any] | None = None,
     ) -> None:
         self._port = port
         self.context_limit = context_limit
+        self.json_routes = dict(json_routes or {})
         self.default = default
         self.require_key = require_key
         self.rate_limit = rate_limit
@@ -433,6 +438,12 @@ class ScriptedServer:
     async def _respond(self, req: ReceivedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         with self._lock:
             self.requests.append(req)
+        route = (req.method, req.path.split("?", 1)[0].rstrip("/"))
+        if route in self.json_routes:
+            body = json.dumps(self.json_routes[route]).encode()
+            await _write_simple(writer, 200, {"Content-Type": "application/json"}, body)
+            req.completed = True
+            return True
         if req.method == "GET" and req.path.rstrip("/").endswith("/models"):
             body = json.dumps({"object": "list", "data": [{"id": "scripted-model", "object": "model"}]}).encode()
             await _write_simple(writer, 200, {"Content-Type": "application/json"}, body)

@@ -65,8 +65,10 @@ def test_settings_round_trip_key_in_keyring_only(qtbot: Any, run: Any, memory_ke
             assert task is not None
             await task
             assert dlg.test_label.text().startswith("Connection OK"), dlg.test_label.text()
-            auth = [r.headers.get("authorization", "") for r in server.requests]
-            assert auth == [f"Bearer {SECRET}"]
+            # the probe and the reads of the server's context (issue 31) all carry the typed key
+            auth = {r.headers.get("authorization", "") for r in server.requests}
+            assert auth == {f"Bearer {SECRET}"}
+            assert len([r for r in server.requests if r.path.endswith("/chat/completions")]) == 1
             dlg.active.setCurrentIndex(dlg.active.findData("local-model"))
             dlg.analysis_language.setCurrentIndex(dlg.analysis_language.findData("zh"))
             dlg.replay_folder.setText(str(folder))
