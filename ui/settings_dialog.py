@@ -659,10 +659,10 @@ class SettingsDialog(QDialog):
         return self._test_task
 
     async def _probe(self, prof: ModelProfileSettings) -> None:
-        """The same check as ``replaysage provider test`` (``app.llm.probe.test_connection``), server context too."""
-        from app.llm.openai_compat import OpenAICompatProvider, make_http_client
+        """The same check as ``replaysage provider test`` (``app.llm.probe.check_connection``), server context too."""
         from app.i18n import Lang
-        from app.llm.probe import test_connection
+        from app.llm.openai_compat import OpenAICompatProvider, make_http_client
+        from app.llm.probe import check_connection
         from app.llm.server_context import context_warning
 
         prov = self._providers[prof.provider]
@@ -680,7 +680,7 @@ class SettingsDialog(QDialog):
         )
         ok, text, warn_zh, warn_en = False, "", "", ""
         try:
-            report = await test_connection(
+            report = await check_connection(
                 provider, self.ui.lang, profile_context=prof.context_length or None, max_tokens=64
             )
             result = report.result
@@ -696,7 +696,11 @@ class SettingsDialog(QDialog):
         finally:
             await provider.aclose()
             await client.aclose()
-        zh, en = (f"连接正常：{text}", f"Connection OK: {text}") if ok else (f"连接失败：{text}", f"Connection failed: {text}")
+        zh, en = (
+            (f"连接正常：{text}", f"Connection OK: {text}")
+            if ok
+            else (f"连接失败：{text}", f"Connection failed: {text}")
+        )
         if warn_zh:  # the server runs with less context than the profile says (issue 31)
             zh, en = f"{zh}\n⚠ {warn_zh}", f"{en}\n⚠ {warn_en}"
         self._show_test_result(zh, en)

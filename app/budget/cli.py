@@ -30,7 +30,9 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     )
     model.add_argument("--context-length", metavar="N", help="model context length (e.g. 128000, 256K, 1M)")
     p.add_argument("--budget", metavar="N", default="0", help="context budget (0 = tier default)")
-    p.add_argument("--max-tokens", metavar="N", default=None, help="output token limit (default 8192; context / 8 below 64K)")
+    p.add_argument(
+        "--max-tokens", metavar="N", default=None, help="output token limit (default 8192; context / 8 below 64K)"
+    )
     p.add_argument("--lang", default=None, help="zh or en (default: system language)")
     p.add_argument("--json", action="store_true", help="print stable JSON")
     p.set_defaults(func=_plan)

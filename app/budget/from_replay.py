@@ -3,7 +3,8 @@
 The level-1 compact log (no automatic commands, no camera moves) is the base the slices start from and the
 naive baseline. Levels 2 and 3 are rendered only when the cut needs more compaction. The match summary lists the
 segments' time ranges, so it is rendered once with the planned segments and the plan is redone when that changed
-its size. Below 200K the summary is held to the tier's cap (:func:`fit_summary`). :func:`plan_for_index` is the one implementation; the ``plan`` CLI and the analysis pipeline both use it.
+its size. Below 200K the summary is held to the tier's cap (:func:`fit_summary`). :func:`plan_for_index` is the
+one implementation; the ``plan`` CLI and the analysis pipeline both use it.
 """
 
 from __future__ import annotations
@@ -62,7 +63,11 @@ def fit_summary(summary: str, cap: int, estimator: TokenEstimator, lang: Lang) -
         else:
             left_out.append(section.split("\n", 1)[0].lstrip("# ").split("（")[0].split(" (")[0].strip())
     names = ("、" if lang is Lang.ZH else ", ").join(left_out)
-    note = pick(lang, f"（摘要已缩短以适应模型上下文：略去 {names}）", f"(summary shortened for the model's context: left out {names})")
+    note = pick(
+        lang,
+        f"（摘要已缩短以适应模型上下文：略去 {names}）",
+        f"(summary shortened for the model's context: left out {names})",
+    )
     return "\n".join(kept) + "\n\n" + note + "\n"
 
 

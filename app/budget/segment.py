@@ -7,9 +7,10 @@ repeats the tail of the previous one (5–10% of its tokens, at most 2,000 event
 their context; at most 20 slices.
 
 When the cut needs more than the slice cap (20 from 200K up; more below, where slices are smaller: see
-``app.budget.profile.TIER_SPECS``) the log is compacted before anything else: pure selection / group blocks are dropped first (plan §5.1 and the 2026-08-22 revision
-"先过滤纯选择/编队事件块，压缩无效才放宽预算"). Only then is the slice size relaxed from the budget toward the hard
-limit (90% of ContextLength), which turns the requests' guard verdict into a warning. Blocks that alone do not fit
+``app.budget.profile.TIER_SPECS``) the log is compacted before anything else: pure selection / group blocks are
+dropped first (plan §5.1 and the 2026-08-22 revision "先过滤纯选择/编队事件块，压缩无效才放宽预算"). Only then is
+the slice size relaxed from the budget toward the hard limit (90% of ContextLength), which turns the requests' guard
+verdict into a warning. Blocks that alone do not fit
 a slice are subdivided by time (their lines are split into equal runs). A short replay is simply the one-slice
 result of the same code.
 

@@ -2,7 +2,8 @@
 
 ``provider test`` sends one short probe and prints time to first token, tokens per second, usage and how the
 reply split between reasoning and text — the quickest way for a user to see that a base URL, model id and key
-work — and the context the server really runs with, warning when it is below the profile's context_length. The key comes from ``REPLAYSAGE_API_KEY`` when set (scripts), else from the keyring.
+work — and the context the server really runs with, warning when it is below the profile's context_length. The
+key comes from ``REPLAYSAGE_API_KEY`` when set (scripts), else from the keyring.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ async def _probe(
 ) -> dict[str, Any]:
     """Run the probe and read the server's context, echoing the reply as it streams when ``live``."""
     from app.llm.events import ReasoningDelta, Retrying, StreamEvent, TextDelta
-    from app.llm.probe import test_connection
+    from app.llm.probe import check_connection
 
     def show(event: StreamEvent) -> None:
         if isinstance(event, ReasoningDelta | TextDelta):
@@ -100,7 +101,7 @@ async def _probe(
             print(f"[retry {event.attempt} in {event.delay_s:.1f} s: {event.error}]", file=sys.stderr)
 
     try:
-        report = await test_connection(
+        report = await check_connection(
             provider,
             lang,
             profile_context=profile_context,

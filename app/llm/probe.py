@@ -2,7 +2,7 @@
 
 It reports what a user needs to judge an endpoint: did it answer, how fast the first token came, tokens per
 second, the usage the server reports and how the reply split between reasoning and text — and, through
-:func:`test_connection` (the one function ``provider test`` and the settings page's Test connection share), the
+:func:`check_connection` (the one function ``provider test`` and the settings page's Test connection share), the
 context the server really runs with, with a warning when it is below the profile's (issue 31).
 """
 
@@ -108,7 +108,7 @@ async def probe(
     return ProbeReport(provider.name, provider.model, bool(getattr(provider, "rule_based", False)), result)
 
 
-async def test_connection(
+async def check_connection(
     provider: ChatProvider,
     lang: Lang,
     *,

@@ -97,7 +97,8 @@ def from_models_list(doc: Any, model: str) -> ServerContext | None:
     if not match:
         return None
     e = match[0]
-    meta = e.get("meta") if isinstance(e.get("meta"), Mapping) else {}
+    raw_meta = e.get("meta")
+    meta: Mapping[str, Any] = raw_meta if isinstance(raw_meta, Mapping) else {}
     trained = _int(e.get("max_context_length")) or _int(meta.get("n_ctx_train"))
     for key in ("max_model_len", "loaded_context_length", "context_length", "context_window"):
         value = _int(e.get(key))
@@ -151,7 +152,9 @@ def from_lmstudio_model(doc: Any) -> ServerContext | None:
     return None
 
 
-async def read_server_context(base_url: str, model: str, get_json: GetJson, post_json: PostJson) -> ServerContext | None:
+async def read_server_context(
+    base_url: str, model: str, get_json: GetJson, post_json: PostJson
+) -> ServerContext | None:
     """Ask the server what context ``model`` runs with (see the module docstring); None when nothing says."""
     root = root_url(base_url)
     listed = from_models_list(await get_json(base_url.rstrip("/") + "/models"), model)

@@ -86,9 +86,7 @@ def context_refused_message(lang: Lang, error: ContextOverflowError, profile: Mo
     """Why the run stopped on a length refusal: the server's real limit and the setting that must change."""
     limit = error.context_limit
     servers_zh = "或在服务器上调大上下文（Ollama 的 num_ctx、llama.cpp 的 --ctx-size、vLLM 的 --max-model-len）"
-    servers_en = (
-        "or give the server a larger context (Ollama num_ctx, llama.cpp --ctx-size, vLLM --max-model-len)"
-    )
+    servers_en = "or give the server a larger context (Ollama num_ctx, llama.cpp --ctx-size, vLLM --max-model-len)"
     if limit is not None:
         return pick(
             lang,
@@ -819,6 +817,7 @@ class AnalysisRun:
                 body = "\n".join(ln.text for ln in self.p.log.lines_between(start, end))
                 tokens = self.p.plan.estimator.estimate_tokens(body) if body else 0
                 limit_tokens = self.profile.spec.lookback_limit
+                label = lookback_tokens_label(limit_tokens)
                 if tokens > limit_tokens:
                     self._lookback_refused(
                         stage,
@@ -827,8 +826,8 @@ class AnalysisRun:
                         end,
                         reason=pick(
                             self.lang,
-                            f"区间约 {tokens:,} token，超过单次 {lookback_tokens_label(limit_tokens)} 上限",
-                            f"the range is about {tokens:,} tokens, over the {lookback_tokens_label(limit_tokens)} limit",
+                            f"区间约 {tokens:,} token，超过单次 {label} 上限",
+                            f"the range is about {tokens:,} tokens, over the {label} limit",
                         ),
                         tokens=tokens,
                     )

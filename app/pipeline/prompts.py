@@ -64,6 +64,7 @@ A window analysis (and its revision) ends with `[claims]` followed by one JSON c
 - A selection may click an enemy unit and is weak evidence; a control group almost certainly means an own unit. `move` carries coordinates and no unit id: on its own it cannot support confirmed or highly likely.
 - Only claim what the data confirms; when unsure, leave it out or use likely / uncertain."""
 
+
 def _lookback_hint_texts(label: str) -> tuple[str, str]:
     """The lookback hint in Chinese and English for a per-lookback limit written as ``label``."""
     return (

@@ -3,7 +3,6 @@ from __future__ import annotations
 import pytest
 
 from app.budget.calibration import Calibration
-from app.budget.errors import ReplayTooLongError
 from app.budget.plan import plan_run
 from app.budget.profile import ModelProfile
 from app.budget.segment import Block
@@ -90,26 +89,18 @@ def test_cacheable_share_counts_repeated_prefixes() -> None:
     assert 0 < plan.cacheable_share < 1
 
 
-@pytest.mark.parametrize(
-    ("length", "max_tokens", "budget", "reserve", "overview", "facts_cap", "knowledge", "system", "max_slices"),
-    [
-        # issue 31 tiers (app.budget.profile module docstring): 62.5% / 70% / 75% of the context
-        (128_000, 8192, 80_000, 32_000, 3_000, 6_000, 3_000, 7_000, 40),
-        (64_000, 8000, 44_800, 16_000, 2_000, 4_000, 2_000, 5_500, 80),
-        (32_768, 4096, 24_576, 8_192, 1_000, 2_000, 1_500, 2_000, 160),
-    ],
-)
-def test_small_tiers_cut_long_logs_into_more_slices(
-    length: int,
-    max_tokens: int,
-    budget: int,
-    reserve: int,
-    overview: int,
-    facts_cap: int,
-    knowledge: int,
-    system: int,
-    max_slices: int,
-) -> None:
+SMALL_TIERS = {
+    # issue 31 tiers (app.budget.profile module docstring): 62.5% / 70% / 75% of the context
+    # (length, max_tokens, budget, reserve, overview, facts cap, slice knowledge, system reference, slice cap)
+    "128K": (128_000, 8192, 80_000, 32_000, 3_000, 6_000, 3_000, 7_000, 40),
+    "64K": (64_000, 8000, 44_800, 16_000, 2_000, 4_000, 2_000, 5_500, 80),
+    "32K": (32_768, 4096, 24_576, 8_192, 1_000, 2_000, 1_500, 2_000, 160),
+}
+
+
+@pytest.mark.parametrize("tier", list(SMALL_TIERS))
+def test_small_tiers_cut_long_logs_into_more_slices(tier: str) -> None:
+    length, max_tokens, budget, reserve, overview, facts_cap, knowledge, system, max_slices = SMALL_TIERS[tier]
     profile = ModelProfile(context_length=length, max_tokens=max_tokens)
     plan = plan_run(blocks(200), profile, lang=Lang.EN)  # 200 blocks × 100 raw tokens = 24,000 budget tokens
     assert profile.budget == budget

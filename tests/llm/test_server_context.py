@@ -31,7 +31,9 @@ VLLM = {
     }
 }
 GATEWAY = {  # OpenRouter-style hosted list: context_length on each model
-    ("GET", "/v1/models"): {"data": [{"id": "other/model", "context_length": 8192}, {"id": "m", "context_length": 131072}]}
+    ("GET", "/v1/models"): {
+        "data": [{"id": "other/model", "context_length": 8192}, {"id": "m", "context_length": 131072}]
+    }
 }
 LLAMACPP = {
     ("GET", "/v1/models"): {
@@ -70,10 +72,8 @@ OLLAMA_DEFAULT = {
 def provider_test(
     capsys: pytest.CaptureFixture[str], server: ScriptedServer, model: str, context: int
 ) -> tuple[int, dict[str, Any], str]:
-    code = main(
-        ["provider", "test", "--base-url", server.base_url, "--model", model, "--context-length", str(context)]
-        + ["--json", "--lang", "en"]
-    )
+    argv = ["provider", "test", "--base-url", server.base_url, "--model", model, "--context-length", str(context)]
+    code = main([*argv, "--json", "--lang", "en"])
     out = capsys.readouterr()
     data: dict[str, Any] = json.loads(out.out)
     return code, data, out.err
@@ -84,27 +84,25 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REPLAYSAGE_API_KEY", "scripted-secret")
 
 
-@pytest.mark.parametrize(
-    ("routes", "model", "context", "source", "trained"),
-    [
-        (VLLM, "Qwen/Qwen2.5-7B-Instruct", 32768, "/v1/models max_model_len", None),
-        (LLAMACPP, "m", 8192, "llama.cpp /props n_ctx", 131072),
-        (LMSTUDIO, "m", 4096, "LM Studio /api/v0/models loaded_context_length", 32768),
-        (OLLAMA_SET, "m", 16384, "Ollama /api/show num_ctx", 32768),
-    ],
-)
+Routes = dict[tuple[str, str], Any]
+CASES: dict[str, tuple[Routes, str, int, str, int | None]] = {
+    "vllm": (VLLM, "Qwen/Qwen2.5-7B-Instruct", 32768, "/v1/models max_model_len", None),
+    "llama.cpp": (LLAMACPP, "m", 8192, "llama.cpp /props n_ctx", 131072),
+    "lmstudio": (LMSTUDIO, "m", 4096, "LM Studio /api/v0/models loaded_context_length", 32768),
+    "ollama": (OLLAMA_SET, "m", 16384, "Ollama /api/show num_ctx", 32768),
+}
+
+
+@pytest.mark.parametrize("server_kind", list(CASES))
 def test_each_servers_context_is_read_and_a_smaller_one_warned_about(
-    capsys: pytest.CaptureFixture[str],
-    routes: dict[tuple[str, str], Any],
-    model: str,
-    context: int,
-    source: str,
-    trained: int | None,
+    capsys: pytest.CaptureFixture[str], server_kind: str
 ) -> None:
+    routes, model, context, source, trained = CASES[server_kind]
     with ScriptedServer(default=Reply.chat("GI。"), json_routes=routes) as server:
         code, data, _err = provider_test(capsys, server, model, 128_000)
         chats = [r for r in server.requests if r.path.endswith("/chat/completions")]
-    assert code == 0 and data["ok"]
+    assert code == 0
+    assert data["ok"]
     assert len(chats) == 1  # reading the context sends no chat request of its own
     assert data["server_context"] == {
         "context_length": context,
@@ -155,4 +153,5 @@ def test_human_output_names_the_context_and_warns(capsys: pytest.CaptureFixture[
         assert main([*argv, "--context-length", "128000", "--lang", "en"]) == 0
     out = capsys.readouterr()
     assert "server context:  32,768 (/v1/models max_model_len)" in out.out
-    assert "warning:" in out.err and "32,768" in out.err
+    assert "warning:" in out.err
+    assert "32,768" in out.err

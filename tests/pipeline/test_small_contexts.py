@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,7 +36,7 @@ CLEAN = '本窗口分析：双方按常规发展。\n[机器可读声明]\n```js
 LOOKBACK = '需要开局的数据。\n[回查] 0:30~0:33\n[机器可读声明]\n```json\n{"unitClaims": []}\n```'
 
 
-def _second_segment_window(body: dict[str, object]) -> bool:
+def _second_segment_window(body: Mapping[str, Any]) -> bool:
     messages = body.get("messages")
     assert isinstance(messages, list)
     return "[操作日志：第 2/" in str(messages[-1].get("content", "")) and len(messages) == 2
@@ -141,6 +143,7 @@ def test_a_length_refusal_stops_the_run_naming_the_real_limit(lang: Lang, tmp_pa
     finished = [e for e in events if isinstance(e, ev.RunFinished)]
     assert [f.status for f in finished] == ["partial"]
     failed = [e for e in events if isinstance(e, ev.StageFailed)]
-    assert len(failed) == 1 and failed[0].stage.kind is ev.StageKind.WINDOW
+    assert len(failed) == 1
+    assert failed[0].stage.kind is ev.StageKind.WINDOW
     assert failed[0].message == message
     assert analyses[0].status == "partial"
