@@ -71,11 +71,11 @@ def bundled_mods(ui: UiLanguage) -> list[tuple[str, str]]:
 
 def tier_text(context_length: int, ui: UiLanguage) -> str:
     """``= 160,000 (long tier)``: what ContextBudget 0 resolves to for a context length."""
+    from app.budget.preview import TIER_NAMES
     from app.budget.profile import default_budget, tier_for
 
     tier = tier_for(max(context_length, 1))
-    names = {"long": ("长", "long"), "medium": ("中", "medium"), "short": ("短", "short")}
-    zh, en = names.get(str(tier.value), (str(tier.value), str(tier.value)))
+    zh, en = TIER_NAMES.get(str(tier.value), (str(tier.value), str(tier.value)))
     n = default_budget(max(context_length, 1))
     return ui.t(f"0 = 档位默认 {n:,}（{zh}上下文档）", f"0 = tier default {n:,} ({en} tier)")
 

@@ -238,7 +238,7 @@ def plan_run(
         lang: Message language.
 
     Raises:
-        ReplayTooLongError: The replay does not fit this model (short tier, or over 20 slices at the hard limit).
+        ReplayTooLongError: The replay needs more slices than its tier allows, even compacted and at the hard limit.
         BudgetConfigError: The profile leaves no room for a slice.
     """
     lang = lang or system_lang()
@@ -291,6 +291,9 @@ def plan_run(
         full_log_tokens=full_log,
         warnings=list(segmentation.warnings),
     )
+    segments = len(segmentation.segments)
+    if not profile.quality_guaranteed and segments > 1:
+        plan.warnings.append(quality_note(profile, segments, lang))
     over = [r for r in requests if r.guard is GuardStatus.OVER_BUDGET]
     if over:
         plan.warnings.append(
@@ -303,6 +306,16 @@ def plan_run(
             )
         )
     return plan
+
+
+def quality_note(profile: ModelProfile, segments: int, lang: Lang) -> str:
+    """The note of a long replay below 200K (plan §11: long replays are not guaranteed there): it still runs."""
+    size = str(profile.tier.value).upper()
+    return pick(
+        lang,
+        f"{size} 模型上的长录像：{segments} 段，分析质量不保证（仍可分析）。",
+        f"long replay on a {size} model: {segments} segments, quality not guaranteed (it can still be analysed).",
+    )
 
 
 def _plan_requests(

@@ -8,7 +8,6 @@ without re-reading the file. :func:`profile_problem` says which field is wrong a
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,13 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.budget.profile import (
-    HARD_LIMIT_SHARE,
     REFERENCE_OVERHEAD,
     ModelProfile,
+    PromptSize,
     default_budget,
+    default_max_tokens,
     hard_limit,
     output_reserve,
+    reserve_floor,
     tier_for,
+    tier_spec,
 )
 from app.errors import KnownError
 from app.i18n import Lang, pick
@@ -30,7 +32,13 @@ from app.i18n import Lang, pick
 if TYPE_CHECKING:
     from app.facts import ReplayFactIndex
 
-TIER_NAMES = {"long": ("长", "long"), "medium": ("中", "medium"), "short": ("短", "short")}
+TIER_NAMES = {
+    "long": ("长", "long"),
+    "medium": ("中", "medium"),
+    "128k": ("128K ", "128K"),
+    "64k": ("64K ", "64K"),
+    "32k": ("32K ", "32K"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +54,20 @@ class ProfileProblem:
     message: str
 
 
+def reference_overhead(context_length: int) -> int:
+    """The fixed prompt parts a tier plans with: the plan's 27K from 200K up, the tier's smaller parts below."""
+    spec = tier_spec(context_length)
+    if spec.prompt is PromptSize.FULL:
+        return REFERENCE_OVERHEAD
+    return spec.system_reference + spec.summary_cap + spec.overview_tokens + 1000 + spec.slice_knowledge_cap
+
+
 def smallest_context_for(max_tokens: int) -> int:
-    """The smallest ContextLength (rounded up to 1,000) whose 90% holds the reserve and the reference prompt."""
-    need = (output_reserve(max_tokens) + REFERENCE_OVERHEAD) / HARD_LIMIT_SHARE
-    return math.ceil(need / 1000) * 1000
+    """The smallest ContextLength (a multiple of 1,000) whose 90% holds the reserve and the tier's fixed prompt."""
+    length = 1000
+    while hard_limit(length) < output_reserve(max_tokens, length) + reference_overhead(length):
+        length += 1000
+    return length
 
 
 def profile_problem(context_length: int, context_budget: int, max_tokens: int, lang: Lang) -> ProfileProblem | None:
@@ -96,23 +114,25 @@ def profile_problem(context_length: int, context_budget: int, max_tokens: int, l
                 f"({tier_default:,}).",
             ),
         )
-    reserve = output_reserve(max_tokens)
+    reserve = output_reserve(max_tokens, context_length)
+    floor = reserve_floor(context_length)
     if reserve >= limit:
         smallest = smallest_context_for(max_tokens)
         fix_zh = f"请换用上下文至少 {smallest:,} 的模型"
         fix_en = f"Use a model with a ContextLength of at least {smallest:,}"
-        if 2 * max_tokens > 32_000:
-            fix_zh += "，或把 max_tokens 降到 16,000 或更低"
-            fix_en += ", or lower max_tokens to 16,000 or less"
+        if 2 * max_tokens > floor:
+            lower = max(floor // 2, 1)
+            fix_zh += f"，或把 max_tokens 降到 {lower:,} 或更低"
+            fix_en += f", or lower max_tokens to {lower:,} or less"
         return ProfileProblem(
-            "max_tokens" if 2 * max_tokens > 32_000 else "context_length",
+            "max_tokens" if 2 * max_tokens > floor else "context_length",
             pick(
                 lang,
                 f"上下文 {context_length:,} 太小：每个请求要为回答预留 {reserve:,} token"
-                f"（max_tokens 的两倍，至少 32,000），"
+                f"（max_tokens 的两倍，至少 {floor:,}），"
                 f"而请求总量不能超过上下文的 90%（{limit:,}），录像内容已无处可放。{fix_zh}。",
                 f"A ContextLength of {context_length:,} is too small: every request keeps {reserve:,} tokens for the "
-                f"answer (twice max_tokens, at least 32,000), and a request may use at most 90% of the context "
+                f"answer (twice max_tokens, at least {floor:,}), and a request may use at most 90% of the context "
                 f"({limit:,}), so nothing of the replay would fit. {fix_en}.",
             ),
         )
@@ -173,7 +193,7 @@ def preview_plan(path: str | Path, profile_data: Mapping[str, Any], lang: Lang) 
     problem = profile_problem(
         int(profile_data.get("context_length") or 0),
         int(profile_data.get("context_budget") or 0),
-        int(profile_data.get("max_tokens") or 8192),
+        int(profile_data.get("max_tokens") or default_max_tokens(int(profile_data.get("context_length") or 0))),
         lang,
     )
     if problem is not None:
