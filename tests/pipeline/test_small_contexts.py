@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +34,21 @@ LONG_1V1 = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"  # 1,447.6 s
 LONG_3V3 = "ra3_3v3_spring_showdown_19m.RA3Replay"  # 1,145.1 s
 CLEAN = '本窗口分析：双方按常规发展。\n[机器可读声明]\n```json\n{"unitClaims": []}\n```'
 LOOKBACK = '需要开局的数据。\n[回查] 0:30~0:33\n[机器可读声明]\n```json\n{"unitClaims": []}\n```'
+WRONG = (  # a unit id no command of the replay names: the validator flags it and the window is revised once
+    "第三段里 #99999999 是主力。\n[机器可读声明]\n```json\n"
+    '{"unitClaims": [{"unitId": 99999999, "player": "x", "confidence": "confirmed", "evidence": []}]}\n```'
+)
 
 
-def _second_segment_window(body: Mapping[str, Any]) -> bool:
-    messages = body.get("messages")
-    assert isinstance(messages, list)
-    return "[操作日志：第 2/" in str(messages[-1].get("content", "")) and len(messages) == 2
+def _segment_window(n: int) -> Callable[[Mapping[str, Any]], bool]:
+    """The first request of a window of segment ``n`` (1-based)."""
+
+    def match(body: Mapping[str, Any]) -> bool:
+        messages = body.get("messages")
+        assert isinstance(messages, list)
+        return f"[操作日志：第 {n}/" in str(messages[-1].get("content", "")) and len(messages) == 2
+
+    return match
 
 
 @pytest.mark.parametrize("context", [32_768, 64_000, 128_000, 200_000])
@@ -57,7 +66,8 @@ def test_plan_and_analyze_complete_within_the_models_context(
     events: list[ev.PipelineEvent] = []
     db = open_database(tmp_path / "store.sqlite3")
     with ScriptedServer(default=Reply.chat(CLEAN, piece_chars=400), context_limit=context) as server:
-        server.enqueue(Reply.chat(LOOKBACK, piece_chars=400), match=_second_segment_window)
+        server.enqueue(Reply.chat(LOOKBACK, piece_chars=400), match=_segment_window(2))
+        server.enqueue(Reply.chat(WRONG, piece_chars=400), match=_segment_window(3))
 
         async def run() -> int:
             provider = OpenAICompatProvider("scripted", server.base_url, "scripted-model", api_key="k")
@@ -92,6 +102,7 @@ def test_plan_and_analyze_complete_within_the_models_context(
     assert [e for e in events if isinstance(e, ev.LookbackServed)]
     assert any("[回查结果]" in str(r.json["messages"][-1]["content"]) for r in received)
     assert "[已发现事实]" in windows[-1].text
+    assert any(str(r.json["messages"][-1]["content"]).startswith("[验证结果]") for r in received)  # the revision
     system = str(received[0].json["messages"][0]["content"])
     if context < 200_000:  # knowledge entries travel with the slice, only its own types
         assert "## 结构化条目" not in system
