@@ -223,3 +223,78 @@ def output_cost_ceiling(plan: Mapping[str, Any], price_output: float) -> float:
     """The most the answers can cost: every planned request writing max_tokens (price per million)."""
     requests = int(plan["totals"]["requests"])
     return requests * int(plan["profile"]["max_tokens"]) * price_output / 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedRun:
+    """What an analysis of the open replay will take with a model, shown before Analyze (issue 31).
+
+    Attributes:
+        segments: Planned segments.
+        requests: Planned requests (without revisions and lookbacks, which depend on the answers).
+        prompt_tokens: Planned prompt tokens.
+        input_cost: Their price, cacheable prefixes at the cached price (0 without prices).
+        output_ceiling: The most the answers can cost (every request writing max_tokens).
+        priced: Whether the profile has prices.
+        size: The tier's nominal size below 200K (``128K``), "" from 200K up.
+        problem: Why the replay cannot be analysed with this model ("" when it can).
+    """
+
+    segments: int = 0
+    requests: int = 0
+    prompt_tokens: int = 0
+    input_cost: float = 0.0
+    output_ceiling: float = 0.0
+    priced: bool = False
+    size: str = ""
+    problem: str = ""
+
+    def text(self, lang: Lang) -> str:
+        """One line for the analysis bar: segments, tokens, cost, and below 200K the quality note."""
+        if self.problem:
+            return self.problem
+        cost = ""
+        if self.priced:
+            cost = pick(
+                lang,
+                f" · 费用约 {self.input_cost:.4f} + 输出最多 {self.output_ceiling:.4f}",
+                f" · cost ≈ {self.input_cost:.4f} + output up to {self.output_ceiling:.4f}",
+            )
+        line = pick(
+            lang,
+            f"预计 {self.segments} 段 · {self.requests} 个请求 · 提示词约 {self.prompt_tokens:,} token{cost}",
+            f"Expected: {self.segments} segments · {self.requests} requests · ≈{self.prompt_tokens:,} prompt "
+            f"tokens{cost}",
+        )
+        if self.size and self.segments > 1:
+            line += pick(
+                lang,
+                f" — {self.size} 模型上的长录像：{self.segments} 段，质量不保证",
+                f" — long replay on a {self.size} model: {self.segments} segments, quality not guaranteed",
+            )
+        return line
+
+
+def expected_run(path: str | Path, profile_data: Mapping[str, Any], lang: Lang) -> ExpectedRun:
+    """Plan the replay for a model's settings (worker thread) and sum up what the run will take.
+
+    The same plan as ``replaysage plan`` and the budget preview (:func:`preview_plan`); a replay that cannot be
+    planned gives its reason in ``problem`` instead of raising.
+    """
+    try:
+        plan = preview_plan(path, profile_data, lang)
+    except KnownError as exc:
+        return ExpectedRun(problem=str(exc))
+    totals = plan["totals"]
+    price_out = float(profile_data.get("price_output") or 0)
+    priced = bool(price_out or profile_data.get("price_input") or profile_data.get("price_cached_input"))
+    guaranteed = bool(plan["profile"].get("quality_guaranteed", True))
+    return ExpectedRun(
+        segments=len(plan["segments"]),
+        requests=int(totals["requests"]),
+        prompt_tokens=int(totals["prompt_tokens"]),
+        input_cost=float(totals["input_cost"]),
+        output_ceiling=output_cost_ceiling(plan, price_out),
+        priced=priced,
+        size="" if guaranteed else str(plan["profile"]["tier"]).upper(),
+    )
