@@ -568,7 +568,11 @@ class SettingsDialog(QDialog):
             "price_output": self.m_prices[2].value(),
         }
         problem = profile_problem(
-            self.m_context.value(), self.m_budget.value(), self.m_max_tokens.value(), self.ui.lang
+            self.m_context.value(),
+            self.m_budget.value(),
+            self.m_max_tokens.value(),
+            self.ui.lang,
+            reasoning=self.m_reasoning.isChecked(),
         )  # the numbers first: they are what a user most often has to change
         if problem is not None:
             name = self.m_name.text().strip()
@@ -588,7 +592,9 @@ class SettingsDialog(QDialog):
 
     def _check_budget(self, prof: ModelProfileSettings) -> None:
         """Refuse numbers :class:`app.budget.profile.ModelProfile` would reject, in plain words."""
-        problem = profile_problem(prof.context_length, prof.context_budget, prof.max_tokens, self.ui.lang)
+        problem = profile_problem(
+            prof.context_length, prof.context_budget, prof.max_tokens, self.ui.lang, reasoning=prof.reasoning
+        )
         if problem is not None:
             raise KnownError(self.ui.t(f"模型 {prof.name}：{problem.message}", f"model {prof.name}: {problem.message}"))
         try:
@@ -610,7 +616,11 @@ class SettingsDialog(QDialog):
     def _model_field(self) -> QWidget:
         """The model form field a refusal is about (its numbers first, then names)."""
         problem = profile_problem(
-            self.m_context.value(), self.m_budget.value(), self.m_max_tokens.value(), self.ui.lang
+            self.m_context.value(),
+            self.m_budget.value(),
+            self.m_max_tokens.value(),
+            self.ui.lang,
+            reasoning=self.m_reasoning.isChecked(),
         )
         if problem is not None:
             fields: dict[str, QWidget] = {

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.budget.profile import (
     REFERENCE_OVERHEAD,
+    RESERVE_FLOOR,
     ModelProfile,
     PromptSize,
     default_budget,
@@ -62,16 +63,20 @@ def reference_overhead(context_length: int) -> int:
     return spec.system_reference + spec.summary_cap + spec.overview_tokens + 1000 + spec.slice_knowledge_cap
 
 
-def smallest_context_for(max_tokens: int) -> int:
+def smallest_context_for(max_tokens: int, *, reasoning: bool = True) -> int:
     """The smallest ContextLength (a multiple of 1,000) whose 90% holds the reserve and the tier's fixed prompt."""
     length = 1000
-    while hard_limit(length) < output_reserve(max_tokens, length) + reference_overhead(length):
+    while hard_limit(length) < output_reserve(max_tokens, length, reasoning=reasoning) + reference_overhead(length):
         length += 1000
     return length
 
 
-def profile_problem(context_length: int, context_budget: int, max_tokens: int, lang: Lang) -> ProfileProblem | None:
+def profile_problem(
+    context_length: int, context_budget: int, max_tokens: int, lang: Lang, *, reasoning: bool = True
+) -> ProfileProblem | None:
     """Check a model's three numbers as :class:`ModelProfile` does; None when they work.
+
+    ``reasoning``: whether the model reasons (below 128K only a reasoning model keeps twice max_tokens in reserve).
 
     Nothing is capped here: a budget above the limit is reported with the largest allowed value, so a typed
     999,999 is never silently turned into something else.
@@ -114,25 +119,27 @@ def profile_problem(context_length: int, context_budget: int, max_tokens: int, l
                 f"({tier_default:,}).",
             ),
         )
-    reserve = output_reserve(max_tokens, context_length)
+    reserve = output_reserve(max_tokens, context_length, reasoning=reasoning)
     floor = reserve_floor(context_length)
+    factor = 2 if reasoning or floor >= RESERVE_FLOOR else 1
     if reserve >= limit:
-        smallest = smallest_context_for(max_tokens)
+        smallest = smallest_context_for(max_tokens, reasoning=reasoning)
         fix_zh = f"请换用上下文至少 {smallest:,} 的模型"
         fix_en = f"Use a model with a ContextLength of at least {smallest:,}"
-        if 2 * max_tokens > floor:
-            lower = max(floor // 2, 1)
+        if factor * max_tokens > floor:
+            lower = max(floor // factor, 1)
             fix_zh += f"，或把 max_tokens 降到 {lower:,} 或更低"
             fix_en += f", or lower max_tokens to {lower:,} or less"
+        times_zh, times_en = ("max_tokens 的两倍", "twice max_tokens") if factor == 2 else ("max_tokens", "max_tokens")
         return ProfileProblem(
-            "max_tokens" if 2 * max_tokens > floor else "context_length",
+            "max_tokens" if factor * max_tokens > floor else "context_length",
             pick(
                 lang,
                 f"上下文 {context_length:,} 太小：每个请求要为回答预留 {reserve:,} token"
-                f"（max_tokens 的两倍，至少 {floor:,}），"
+                f"（{times_zh}，至少 {floor:,}），"
                 f"而请求总量不能超过上下文的 90%（{limit:,}），录像内容已无处可放。{fix_zh}。",
                 f"A ContextLength of {context_length:,} is too small: every request keeps {reserve:,} tokens for the "
-                f"answer (twice max_tokens, at least {floor:,}), and a request may use at most 90% of the context "
+                f"answer ({times_en}, at least {floor:,}), and a request may use at most 90% of the context "
                 f"({limit:,}), so nothing of the replay would fit. {fix_en}.",
             ),
         )
@@ -195,6 +202,7 @@ def preview_plan(path: str | Path, profile_data: Mapping[str, Any], lang: Lang) 
         int(profile_data.get("context_budget") or 0),
         int(profile_data.get("max_tokens") or default_max_tokens(int(profile_data.get("context_length") or 0))),
         lang,
+        reasoning=bool(profile_data.get("reasoning", False)),
     )
     if problem is not None:
         raise KnownError(problem.message)

@@ -26,11 +26,12 @@ the context (:class:`PromptSize`: knowledge entries of the slice's own types nex
 rules, a shorter system prompt; the summary, overview, found facts and lookbacks capped per tier), and the slice
 cap grows with it (a smaller slice cuts the same log into more pieces; 160 slices at 32K hold a 19-minute 3v3).
 
-Output reserve (plan §4.2): ``max(2 × max_tokens, floor)`` where the floor is 32K from 128K up and a quarter of
-the context below (``min(32K, context / 4)``): 16K at 64K, 8K at 32K. The 2 × max_tokens part is kept at every
-size: a reasoning model spends its thinking inside max_tokens, and the plan's allowance for it is twice the
-answer. What shrinks is only the 32K floor, which alone would leave a 32K model nothing. A profile without
-``max_tokens`` gets ``min(8192, context / 8)``, so its reserve is the floor (4,096 → 8,192 at 32K).
+Output reserve (plan §4.2): from 128K up the plan's ``max(2 × max_tokens, 32K)`` for every model. Below 128K the
+32K floor, which alone would leave a 32K model nothing, becomes a quarter of the context (16K at 64K, 8K at 32K),
+and the reasoning allowance is kept where it is needed: a reasoning model spends its thinking inside max_tokens, so
+its reserve stays ``max(2 × max_tokens, floor)``; a model without reasoning only ever writes max_tokens, so its
+reserve is ``max(max_tokens, floor)``. A profile without ``max_tokens`` gets ``min(8192, context / 8)``, whose
+reserve is then exactly the floor for both kinds (4,096 → 8,192 at 32K).
 """
 
 from __future__ import annotations
@@ -186,9 +187,16 @@ def reserve_floor(context_length: int | None = None) -> int:
     return min(RESERVE_FLOOR, math.floor(context_length * RESERVE_FLOOR_SHARE))
 
 
-def output_reserve(max_tokens: int, context_length: int | None = None) -> int:
-    """Output (and reasoning) reserve: max(2 × max_tokens, min(32K, context / 4)) (plan §4.2, scaled floor)."""
-    return max(2 * max_tokens, reserve_floor(context_length))
+def output_reserve(max_tokens: int, context_length: int | None = None, *, reasoning: bool = True) -> int:
+    """Output (and reasoning) reserve (plan §4.2, scaled below 128K: see the module docstring).
+
+    ``max(2 × max_tokens, 32K)`` from 128K up (and without a context length); below, ``max(2 × max_tokens,
+    context / 4)`` for a reasoning model and ``max(max_tokens, context / 4)`` for one without reasoning.
+    """
+    floor = reserve_floor(context_length)
+    if floor < RESERVE_FLOOR and not reasoning:
+        return max(max_tokens, floor)
+    return max(2 * max_tokens, floor)
 
 
 def default_max_tokens(context_length: int) -> int:
@@ -262,8 +270,8 @@ class ModelProfile:
             raise BudgetConfigError(f"max_tokens must be positive, got {self.max_tokens}")
         if self.output_reserve >= self.hard_limit:
             raise BudgetConfigError(
-                f"output reserve {self.output_reserve:,} (max(2 × max_tokens {self.max_tokens:,}, "
-                f"{reserve_floor(self.context_length):,})) leaves no room under 90% of the context length "
+                f"output reserve {self.output_reserve:,} (max_tokens {self.max_tokens:,}, at least "
+                f"{reserve_floor(self.context_length):,}) leaves no room under 90% of the context length "
                 f"({self.hard_limit:,}): lower max_tokens"
             )
 
@@ -291,8 +299,8 @@ class ModelProfile:
 
     @property
     def output_reserve(self) -> int:
-        """max(2 × max_tokens, min(32K, context / 4))."""
-        return output_reserve(self.max_tokens, self.context_length)
+        """The output reserve (:func:`output_reserve`: scaled below 128K, 2 × max_tokens kept for reasoning models)."""
+        return output_reserve(self.max_tokens, self.context_length, reasoning=self.reasoning)
 
     @property
     def spec(self) -> TierSpec:

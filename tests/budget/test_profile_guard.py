@@ -55,18 +55,22 @@ def test_output_reserve(max_tokens: int, reserve: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("length", "max_tokens", "reserve"),
+    ("length", "max_tokens", "reasoning", "reserve"),
     [
-        (128_000, 4096, 32_000),  # from 128K up the plan's 32K floor holds
-        (64_000, 4096, 16_000),  # below, a quarter of the context
-        (64_000, 8192, 16_384),  # 2 × max_tokens (the reasoning allowance) still wins when larger
-        (32_768, 4096, 8_192),
-        (32_000, 2000, 8_000),
+        (128_000, 4096, False, 32_000),  # from 128K up the plan's rule for every model: max(2 × max_tokens, 32K)
+        (128_000, 20_000, False, 40_000),
+        (64_000, 4096, True, 16_000),  # below, the floor is a quarter of the context
+        (64_000, 12_000, True, 24_000),  # a reasoning model keeps twice max_tokens (its thinking is inside it)
+        (64_000, 12_000, False, 16_000),  # a model without reasoning needs max_tokens only
+        (64_000, 20_000, False, 20_000),
+        (32_768, 4096, True, 8_192),
+        (32_768, 8192, False, 8_192),  # the common 8192 fits a 32K model that does not reason
+        (32_000, 2000, True, 8_000),
     ],
 )
-def test_output_reserve_floor_scales_below_128k(length: int, max_tokens: int, reserve: int) -> None:
-    assert output_reserve(max_tokens, length) == reserve
-    assert ModelProfile(context_length=length, max_tokens=max_tokens).output_reserve == reserve
+def test_output_reserve_floor_scales_below_128k(length: int, max_tokens: int, reasoning: bool, reserve: int) -> None:
+    assert output_reserve(max_tokens, length, reasoning=reasoning) == reserve
+    assert ModelProfile(context_length=length, max_tokens=max_tokens, reasoning=reasoning).output_reserve == reserve
 
 
 def test_default_max_tokens_scales_below_64k() -> None:
@@ -94,7 +98,9 @@ def test_bad_profiles_are_known_errors() -> None:
     with pytest.raises(KnownError, match="positive"):
         ModelProfile(context_length=0)
     with pytest.raises(KnownError, match="reserve"):
-        ModelProfile(context_length=64_000, max_tokens=40_000)  # reserve 80,000 > 57,600
+        ModelProfile(context_length=64_000, max_tokens=40_000, reasoning=True)  # reserve 80,000 > 57,600
+    with pytest.raises(KnownError, match="reserve"):
+        ModelProfile(context_length=64_000, max_tokens=60_000)  # reserve 60,000 > 57,600
     with pytest.raises(KnownError, match="context_length"):
         ModelProfile.from_mapping({"provider": "x"})
 

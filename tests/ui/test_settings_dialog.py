@@ -223,12 +223,14 @@ def test_save_refuses_a_profile_the_budget_rules_reject(qtbot: Any, run: Any, me
     assert "ContextBudget 120,000" in message
     assert "115,200" in message
     assert all(p.name != "too-big" for p in Settings.load().profiles)  # nothing written
-    # the form refuses what the profile would reject too: reserve max(2 × 20,000, 32,000) ≥ 90% of 40,000
+    # the form refuses what the profile would reject too: a reasoning model's reserve max(2 × 20,000, 40,000 / 4)
+    # = 40,000 ≥ 90% of 40,000
     dlg.m_name.setText("small")
     dlg.m_provider.setCurrentText("Local")
     dlg.m_model.setText("m")
     dlg.m_context.setValue(40_000)
     dlg.m_max_tokens.setValue(20_000)
+    dlg.m_reasoning.setChecked(True)
     dlg.save_model()
     assert "small" in dlg.error_label.text()
     assert "max_tokens" in dlg.error_label.text()

@@ -112,6 +112,7 @@ def test_the_short_context_refusal_names_what_to_change(qtbot: Any, run: Any, me
     dlg.m_provider.setCurrentText("Local")
     dlg.m_model.setText("m")
     dlg.m_max_tokens.setValue(8192)
+    dlg.m_reasoning.setChecked(True)  # a reasoning model keeps twice max_tokens for the answer
     dlg.m_context.setValue(16_000)  # 90% = 14,400 < the 16,384 output reserve (twice max_tokens)
     assert not dlg.save_model()
     text = dlg.error_label.text()
@@ -124,6 +125,9 @@ def test_the_short_context_refusal_names_what_to_change(qtbot: Any, run: Any, me
     assert "max(" not in text  # no formula jargon
     assert dlg.m_max_tokens.property("invalid") is True
     dlg.m_context.setValue(32_000)  # issue 31: a 32K model works (reserve 16,384 under 28,800)
+    assert dlg.save_model()
+    dlg.m_reasoning.setChecked(False)  # without reasoning 16K holds it: reserve max(8,192, 4,000) = 8,192
+    dlg.m_context.setValue(16_000)
     assert dlg.save_model()
     ctx.db.close()
 
