@@ -158,3 +158,18 @@ def test_a_length_refusal_stops_the_run_naming_the_real_limit(lang: Lang, tmp_pa
     assert failed[0].stage.kind is ev.StageKind.WINDOW
     assert failed[0].message == message
     assert analyses[0].status == "partial"
+
+
+def test_analyze_cli_exits_with_the_limit_and_the_setting(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("REPLAYSAGE_API_KEY", "scripted-secret")
+    with ScriptedServer(default=Reply.chat(CLEAN), context_limit=16_384) as server:
+        argv = ["analyze", str(corpus_file(LONG_1V1)), "--base-url", server.base_url, "--model-id", "scripted-model"]
+        code = main([*argv, "--context-length", "128000", "--lang", "en", "--quiet"])
+        refused = [r for r in server.requests if r.refused]
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(refused) == 1  # stopped at the first refusal, never sent again
+    assert "its context is 16,384 tokens" in err
+    assert "--context-length 16384" in err
