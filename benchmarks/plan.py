@@ -1,11 +1,14 @@
 """Planned prompt tokens vs the old full-log design, cacheable share, and parse + plan time, on the RA3 corpus.
 
-For every RA3 corpus replay and a 128K, a 256K and a 1M profile (tier-default budgets, max_tokens 8192, system
-prompt at the plan's 20K reference size, uncalibrated ×1.2 estimates):
+For every RA3 corpus replay and a 32K, 64K, 128K, 200K and 1M profile (tier-default budgets, the default max_tokens:
+8192, or context / 8 below 64K; system prompt at the tier's reference size — the plan's 20K from 200K up; uncalibrated
+×1.2 estimates):
 
 * planned: total prompt tokens of the planned run (overview + one request per focus window + summary round);
 * naive: the same rounds, each carrying the full level-1 compact log instead of a slice / metadata (old design);
-* cacheable: share of planned prompt tokens that repeat a prefix of an earlier request of the run.
+* cacheable: share of planned prompt tokens that repeat a prefix of an earlier request of the run;
+* per analysed minute (issue 31): planned prompt tokens divided by the replay's minutes, without caching (every
+  token billed) and with it (only the tokens that are not a repeated prefix).
 
 Targets (issue 4): ≥ 60% cacheable on the 24-minute 1v1 with the 1M profile; parse + plan of the longest corpus
 replay ≤ 1 s. Time is measured cold (a fresh interpreter: imports, tiktoken load, parse, index, logs, summary,
@@ -29,11 +32,11 @@ sys.path.insert(0, str(ROOT))
 from app.budget.calibration import Calibration  # noqa: E402
 from app.budget.errors import ReplayTooLongError  # noqa: E402
 from app.budget.from_replay import plan_replay_file  # noqa: E402
-from app.budget.profile import ModelProfile  # noqa: E402
+from app.budget.profile import ModelProfile, default_max_tokens  # noqa: E402
 from app.i18n import Lang  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "replays" / "ra3"
-PROFILES = {"128K": 128_000, "256K": 256_000, "1M": 1_000_000}
+PROFILES = {"32K": 32_768, "64K": 64_000, "128K": 128_000, "200K": 200_000, "1M": 1_000_000}
 TARGET_FILE = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
 TARGET_SHARE = 0.60
 TARGET_SECONDS = 1.0
@@ -64,12 +67,14 @@ def main() -> int:
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     ok_share = None
+    per_minute: dict[str, dict[str, tuple[int, int, float]]] = {}
     for f in files:
         for name, length in PROFILES.items():
+            profile = ModelProfile(context_length=length, max_tokens=default_max_tokens(length))
             try:
-                plan = plan_replay_file(f, ModelProfile(context_length=length), lang=lang, calibration=Calibration())
-            except ReplayTooLongError:
-                print(f"| {f.stem} | {name} | – | – | – | – | – | – | – | refused: needs > 1 slice (short tier) |")
+                plan = plan_replay_file(f, profile, lang=lang, calibration=Calibration())
+            except ReplayTooLongError as exc:
+                print(f"| {f.stem} | {name} | – | – | – | – | – | – | – | refused: {exc} |")
                 continue
             data = plan.to_json()
             t = data["totals"]
@@ -81,8 +86,32 @@ def main() -> int:
                 f"{t['prompt_tokens']:,} | {t['naive_prompt_tokens']:,} | "
                 f"{t['prompt_tokens'] / t['naive_prompt_tokens']:.2f} | {t['cacheable_share']:.1%} | {comp} |"
             )
+            minutes = max(data["segments"][-1]["end_seconds"], 1.0) / 60
+            uncached = t["prompt_tokens"] - t["cacheable_tokens"]
+            per_minute.setdefault(f.stem, {})[name] = (t["prompt_tokens"], uncached, minutes)
             if f.name == TARGET_FILE and name == "1M":
                 ok_share = t["cacheable_share"]
+    print()
+    print("Prompt tokens per analysed minute (without caching / with caching: only tokens that are no repeated prefix)")
+    print()
+    print("| replay | minutes | " + " | ".join(PROFILES) + " |")
+    print("|---|---:|" + "---:|" * len(PROFILES))
+    totals = {name: [0, 0, 0.0] for name in PROFILES}
+    for stem, row in per_minute.items():
+        minutes = next(iter(row.values()))[2]
+        cells = []
+        for name in PROFILES:
+            if name not in row:
+                cells.append("–")
+                continue
+            prompt, uncached, m = row[name]
+            cells.append(f"{prompt / m:,.0f} / {uncached / m:,.0f}")
+            totals[name][0] += prompt
+            totals[name][1] += uncached
+            totals[name][2] += m
+        print(f"| {stem} | {minutes:.1f} | " + " | ".join(cells) + " |")
+    cells = [f"{p / m:,.0f} / {u / m:,.0f}" if m else "–" for p, u, m in totals.values()]
+    print("| **all replays** | | " + " | ".join(cells) + " |")
     print()
     if ok_share is not None:
         verdict = "OK" if ok_share >= TARGET_SHARE else "MISSED"

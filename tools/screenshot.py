@@ -6,12 +6,13 @@ history (two replays of one player that disagree, so the review queue has an ite
 
 Usage:
   .venv/bin/python tools/screenshot.py [OUT.png] [--replay FILE] [--lang zh|en] [--size 1366x768]
-                                       [--view analysis|settings|budget|review|wisdom|memory|first-start|all]
+                                       [--view analysis|settings|budget|review|wisdom|memory|first-start|expected|all]
                                        [--out-dir DIR]
 
 ``--view all`` writes ``<view>-<lang>-<W>x<H>.png`` for every view into ``--out-dir`` (default docs/screenshots).
 ``first-start`` is the window as a new user sees it: the bundled sample open and the replay folders found in a
-home laid out like a Steam (Proton) and a Wine install offered above the library.
+home laid out like a Steam (Proton) and a Wine install offered above the library. ``expected`` is the 24-minute
+1v1 open with a 128K model picked: what Analyze will take (segments, tokens, cost) and the quality note.
 """
 
 from __future__ import annotations
@@ -28,7 +29,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("REPLAYSAGE_HOME", tempfile.mkdtemp(prefix="replaysage-shot-"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-VIEWS = ("analysis", "settings", "budget", "review", "wisdom", "memory", "first-start")
+VIEWS = ("analysis", "settings", "budget", "review", "wisdom", "memory", "first-start", "expected")
+LONG_REPLAY = (
+    Path(__file__).resolve().parent.parent
+    / "tests/data/replays/ra3/ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
+)
 
 
 def seed_memory(db: Any) -> None:
@@ -150,19 +155,12 @@ async def shoot_first_start(out: Path, lang: str, size: tuple[int, int]) -> int:
         ctx.db.close()
 
 
-async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int], views: list[str]) -> int:
-    from app.i18n import Lang
-    from app.paths import sample_replay
-    from app.settings import OFFLINE_PROFILE, ModelProfileSettings, ProviderSettings
-    from ui.lang import UiLanguage
-    from ui.main_window import AppContext, MainWindow
+def deepseek_128k(settings: Any) -> None:
+    """A hosted 128K profile with prices (the tier below 200K, where long replays carry the quality note)."""
+    from app.settings import ModelProfileSettings, ProviderSettings
 
-    ctx = AppContext.open()
-    ctx.settings.set("analysis_language", lang)  # the analysis text in the same language as the interface
-    ctx.settings.put_provider(
-        ProviderSettings.from_json({"name": "DeepSeek", "base_url": "https://api.deepseek.com/v1"})
-    )
-    ctx.settings.put_profile(
+    settings.put_provider(ProviderSettings.from_json({"name": "DeepSeek", "base_url": "https://api.deepseek.com/v1"}))
+    settings.put_profile(
         ModelProfileSettings.from_json(
             {
                 "name": "deepseek-chat",
@@ -176,6 +174,47 @@ async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int]
             }
         )
     )
+
+
+async def shoot_expected(out: Path, lang: str, size: tuple[int, int]) -> int:
+    """The 24-minute 1v1 open with the 128K profile picked: the expected run above the analysis area."""
+    from app.i18n import Lang
+    from ui.lang import UiLanguage
+    from ui.main_window import AppContext, MainWindow
+
+    ctx = AppContext.open()
+    deepseek_128k(ctx.settings)
+    ctx.settings.set("active_profile", "deepseek-chat")
+    window = MainWindow(ctx, UiLanguage(Lang(lang)), find_folders=list)
+    window.resize(*size)
+    window.show()
+    try:
+        await window.open_replay(LONG_REPLAY)
+        label = window.analysis.expected_label
+        for _ in range(200):
+            if label.isVisible() and label.text():
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(0.3)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        window.grab().save(str(out))
+        print(f"{out}: {window.width()}x{window.height()}: {label.text()}")
+        return 0 if label.text() else 1
+    finally:
+        window.close()
+        ctx.db.close()
+
+
+async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int], views: list[str]) -> int:
+    from app.i18n import Lang
+    from app.paths import sample_replay
+    from app.settings import OFFLINE_PROFILE
+    from ui.lang import UiLanguage
+    from ui.main_window import AppContext, MainWindow
+
+    ctx = AppContext.open()
+    ctx.settings.set("analysis_language", lang)  # the analysis text in the same language as the interface
+    deepseek_128k(ctx.settings)
     seed_memory(ctx.db)
     window = MainWindow(ctx, UiLanguage(Lang(lang)), find_folders=list)  # no folder offer over these views
     window.resize(*size)
@@ -192,7 +231,7 @@ async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int]
         view.flush_all()
         status = view.status
         await asyncio.sleep(0.3)
-        for name in (v for v in views if v != "first-start"):
+        for name in (v for v in views if v not in ("first-start", "expected")):
             target = out if len(views) == 1 and out.suffix == ".png" else out / f"{name}-{lang}-{size[0]}x{size[1]}.png"
             target.parent.mkdir(parents=True, exist_ok=True)
             await shoot_view(window, name, target)
@@ -235,7 +274,11 @@ def main() -> int:
             single = len(views) == 1 and out.suffix == ".png"
             target = out if single else out / f"first-start-{args.lang}-{w}x{h}.png"
             code = runner.run(shoot_first_start(target, args.lang, (w, h)))
-        if [v for v in views if v != "first-start"]:
+        if "expected" in views:
+            single = len(views) == 1 and out.suffix == ".png"
+            target = out if single else out / f"expected-{args.lang}-{w}x{h}.png"
+            code = runner.run(shoot_expected(target, args.lang, (w, h))) or code
+        if [v for v in views if v not in ("first-start", "expected")]:
             code = runner.run(shoot(out, args.replay, args.lang, (w, h), views)) or code
         return code
 

@@ -810,6 +810,12 @@ class AnalysisView(QWidget):
         self.history.setMinimumContentsLength(22)
         self.history_label = QLabel(self)
         self.model_label = QLabel(self)
+        # what Analyze will take with the picked model (segments, tokens, cost; the quality note below 200K)
+        self.expected_label = plain_label(parent=self)
+        self.expected_label.setWordWrap(True)
+        self.expected_label.setProperty("role", "hint")
+        self.expected_label.hide()
+        self._expected: tuple[str, str] = ("", "")
         self.analyze_button.clicked.connect(self.analyze_requested.emit)
         self.cancel_button.clicked.connect(self.cancel)
         self.resume_button.clicked.connect(self.resume_requested.emit)
@@ -872,6 +878,7 @@ class AnalysisView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(bar)
+        lay.addWidget(self.expected_label)
         lay.addWidget(self.body_split, 1)
         ui.bind(self, self.analyze_button.setText, "分析 (F5)", "Analyze (F5)")
         ui.bind(self, self.cancel_button.setText, "取消 (Esc)", "Cancel (Esc)")
@@ -882,7 +889,20 @@ class AnalysisView(QWidget):
         ui.bind(self, self.summary_button.setText, "总结 ↑", "Summary ↑")
         ui.bind(self, self.copy_summary_button.setText, "复制总结", "Copy summary")
         ui.bind(self, self.follow_box.setText, "跟随进行中的阶段", "Follow the running stage")
+        ui.changed.connect(lambda _c: self._show_expected())
         ui.bind(self, self.outline.setToolTip, "点击跳到该阶段", "Click to jump to the stage")
+
+    def set_expected(self, zh: str, en: str) -> None:
+        """What Analyze will take with the picked model, in both languages ("" hides the line)."""
+        self._expected = (zh, en)
+        self._show_expected()
+
+    def _show_expected(self) -> None:
+        if not shiboken6.isValid(self.expected_label):
+            return
+        text = self.ui.t(*self._expected)
+        self.expected_label.setText(text)
+        self.expected_label.setVisible(bool(text))
 
     # -- running ---------------------------------------------------------------------------------------------
 

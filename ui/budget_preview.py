@@ -131,6 +131,7 @@ class BudgetPreview(QGroupBox):
             int(self.data.get("context_budget") or 0),
             int(self.data.get("max_tokens") or 0),
             self.ui.lang,
+            reasoning=bool(self.data.get("reasoning", False)),
         )
         if problem is not None:
             self._show(gen, None, problem.message)

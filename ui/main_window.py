@@ -259,6 +259,7 @@ class MainWindow(QMainWindow):
         self.replay_loader = Loader(self, self._load_failed)
         self.history_loader = Loader(self, self._load_failed)
         self.export_loader = Loader(self, self._load_failed)
+        self.expected_loader = Loader(self, self._load_failed)  # what Analyze will take (issue 31)
 
         middle = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
@@ -330,6 +331,7 @@ class MainWindow(QMainWindow):
         )
         self.ui.changed.connect(lambda _c: self._retitle())
         self._fill_models()
+        self.analysis.model_picker.currentIndexChanged.connect(lambda _i: self.refresh_expected())
         self._retitle()
         self.library.set_folder(ctx.settings.get("replay_folder"))
         self.restore_layout()
@@ -892,7 +894,40 @@ class MainWindow(QMainWindow):
                 self._show_record(opened.latest)
             else:
                 self.analysis.show_empty()
+        self.refresh_expected()
         self.replay_opened.emit(str(info.path))
+
+    def refresh_expected(self) -> asyncio.Future[None] | None:
+        """Plan the open replay for the picked model in a worker thread and show what Analyze will take.
+
+        Segments, requests, prompt tokens and cost, and below 200K the note that a long replay is not guaranteed
+        (``app.budget.preview.expected_run``, the plan the CLI and the budget preview make).
+        """
+        if self.info is None:
+            self.analysis.set_expected("", "")
+            return None
+        name = self.analysis.model_picker.currentData() or self.ctx.settings.active_profile().name
+        try:
+            prof = self.ctx.settings.profile(str(name))
+        except KnownError:
+            self.analysis.set_expected("", "")
+            return None
+        if prof.rule_based:
+            self.analysis.set_expected(
+                "离线规则分析器：不调用模型，不花费 token。", "Offline rule-based analyst: no model calls, no tokens."
+            )
+            return None
+        path, data = self.info.path, prof.budget_mapping()
+
+        def expected() -> tuple[str, str]:
+            from app.budget.preview import expected_run
+            from app.i18n import Lang
+
+            run = expected_run(path, data, Lang.EN)
+            zh = run if run.problem == "" else expected_run(path, data, Lang.ZH)
+            return zh.text(Lang.ZH), run.text(Lang.EN)
+
+        return self.expected_loader.start(expected, lambda texts: self.analysis.set_expected(*texts))
 
     def _load_failed(self, exc: Exception) -> None:
         self.show_error(error_text(exc, self.ui.t))

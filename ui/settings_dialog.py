@@ -76,11 +76,11 @@ def bundled_mods(ui: UiLanguage) -> list[tuple[str, str]]:
 
 def tier_text(context_length: int, ui: UiLanguage) -> str:
     """``= 160,000 (long tier)``: what ContextBudget 0 resolves to for a context length."""
+    from app.budget.preview import TIER_NAMES
     from app.budget.profile import default_budget, tier_for
 
     tier = tier_for(max(context_length, 1))
-    names = {"long": ("长", "long"), "medium": ("中", "medium"), "short": ("短", "short")}
-    zh, en = names.get(str(tier.value), (str(tier.value), str(tier.value)))
+    zh, en = TIER_NAMES.get(str(tier.value), (str(tier.value), str(tier.value)))
     n = default_budget(max(context_length, 1))
     return ui.t(f"0 = 档位默认 {n:,}（{zh}上下文档）", f"0 = tier default {n:,} ({en} tier)")
 
@@ -582,7 +582,11 @@ class SettingsDialog(QDialog):
             "price_output": self.m_prices[2].value(),
         }
         problem = profile_problem(
-            self.m_context.value(), self.m_budget.value(), self.m_max_tokens.value(), self.ui.lang
+            self.m_context.value(),
+            self.m_budget.value(),
+            self.m_max_tokens.value(),
+            self.ui.lang,
+            reasoning=self.m_reasoning.isChecked(),
         )  # the numbers first: they are what a user most often has to change
         if problem is not None:
             name = self.m_name.text().strip()
@@ -602,7 +606,9 @@ class SettingsDialog(QDialog):
 
     def _check_budget(self, prof: ModelProfileSettings) -> None:
         """Refuse numbers :class:`app.budget.profile.ModelProfile` would reject, in plain words."""
-        problem = profile_problem(prof.context_length, prof.context_budget, prof.max_tokens, self.ui.lang)
+        problem = profile_problem(
+            prof.context_length, prof.context_budget, prof.max_tokens, self.ui.lang, reasoning=prof.reasoning
+        )
         if problem is not None:
             raise KnownError(self.ui.t(f"模型 {prof.name}：{problem.message}", f"model {prof.name}: {problem.message}"))
         try:
@@ -624,7 +630,11 @@ class SettingsDialog(QDialog):
     def _model_field(self) -> QWidget:
         """The model form field a refusal is about (its numbers first, then names)."""
         problem = profile_problem(
-            self.m_context.value(), self.m_budget.value(), self.m_max_tokens.value(), self.ui.lang
+            self.m_context.value(),
+            self.m_budget.value(),
+            self.m_max_tokens.value(),
+            self.ui.lang,
+            reasoning=self.m_reasoning.isChecked(),
         )
         if problem is not None:
             fields: dict[str, QWidget] = {
@@ -673,8 +683,11 @@ class SettingsDialog(QDialog):
         return self._test_task
 
     async def _probe(self, prof: ModelProfileSettings) -> None:
-        from app.llm.base import ChatRequest, collect
+        """The same check as ``replaysage provider test`` (``app.llm.probe.check_connection``), server context too."""
+        from app.i18n import Lang
         from app.llm.openai_compat import OpenAICompatProvider, make_http_client
+        from app.llm.probe import check_connection
+        from app.llm.server_context import context_warning
 
         prov = self._providers[prof.provider]
         key = self._keys.get(prov.name) or self.p_key.text().strip() or self.secrets.get(prov.name)
@@ -689,16 +702,17 @@ class SettingsDialog(QDialog):
             max_tokens=64,
             client=client,
         )
-        ok, text = False, ""
+        ok, text, warn_zh, warn_en = False, "", "", ""
         try:
-            result = await collect(
-                provider.stream(
-                    ChatRequest.simple(self.ui.t("用一个词回答：你好", "Answer with one word: hello"), max_tokens=64)
-                )
+            report = await check_connection(
+                provider, self.ui.lang, profile_context=prof.context_length or None, max_tokens=64
             )
+            result = report.result
             ok = result.ok
             err = result.error
             text = (result.text or result.reasoning)[:200] if ok else str(err or "no reply")
+            warn_zh = context_warning(report.server_context, report.profile_context, Lang.ZH)
+            warn_en = context_warning(report.server_context, report.profile_context, Lang.EN)
         except KnownError as exc:
             text = str(exc)
         except Exception as exc:  # a transport bug must still end the test visibly
@@ -706,10 +720,14 @@ class SettingsDialog(QDialog):
         finally:
             await provider.aclose()
             await client.aclose()
-        if ok:
-            self._show_test_result(f"连接正常：{text}", f"Connection OK: {text}")
-        else:
-            self._show_test_result(f"连接失败：{text}", f"Connection failed: {text}")
+        zh, en = (
+            (f"连接正常：{text}", f"Connection OK: {text}")
+            if ok
+            else (f"连接失败：{text}", f"Connection failed: {text}")
+        )
+        if warn_zh:  # the server runs with less context than the profile says (issue 31)
+            zh, en = f"{zh}\n⚠ {warn_zh}", f"{en}\n⚠ {warn_en}"
+        self._show_test_result(zh, en)
         self.test_finished.emit(ok, text)
 
     # -- apply ----------------------------------------------------------------------------------------------------

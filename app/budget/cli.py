@@ -30,7 +30,9 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     )
     model.add_argument("--context-length", metavar="N", help="model context length (e.g. 128000, 256K, 1M)")
     p.add_argument("--budget", metavar="N", default="0", help="context budget (0 = tier default)")
-    p.add_argument("--max-tokens", metavar="N", default=None, help="output token limit (default 8192)")
+    p.add_argument(
+        "--max-tokens", metavar="N", default=None, help="output token limit (default 8192; context / 8 below 64K)"
+    )
     p.add_argument(
         "--lang", default=None, help="zh or en (default: the analysis language of the settings, as analyze uses)"
     )
@@ -40,7 +42,7 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
 
 def _profile(args: argparse.Namespace) -> Any:
     from app.budget.errors import BudgetConfigError
-    from app.budget.profile import DEFAULT_MAX_TOKENS, ModelProfile, parse_token_count
+    from app.budget.profile import ModelProfile, default_max_tokens, parse_token_count
 
     max_tokens = parse_token_count(args.max_tokens) if args.max_tokens is not None else None
     if max_tokens is not None and max_tokens <= 0:
@@ -48,10 +50,11 @@ def _profile(args: argparse.Namespace) -> Any:
         raise BudgetConfigError(f"--max-tokens must be a positive token count, got {args.max_tokens!r}")
     budget = parse_token_count(args.budget) if args.budget else 0
     if args.context_length is not None:
+        context_length = parse_token_count(args.context_length)
         return ModelProfile(
-            context_length=parse_token_count(args.context_length),
+            context_length=context_length,
             context_budget=budget,
-            max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
+            max_tokens=default_max_tokens(context_length) if max_tokens is None else max_tokens,
         )
     data = dict(_model_settings(args.model))
     if budget:

@@ -3,11 +3,13 @@
 The level-1 compact log (no automatic commands, no camera moves) is the base the slices start from and the
 naive baseline. Levels 2 and 3 are rendered only when the cut needs more compaction. The match summary lists the
 segments' time ranges, so it is rendered once with the planned segments and the plan is redone when that changed
-its size. :func:`plan_for_index` is the one implementation; the ``plan`` CLI and the analysis pipeline both use it.
+its size. Below 200K the summary is held to the tier's cap (:func:`fit_summary`). :func:`plan_for_index` is the
+one implementation; the ``plan`` CLI and the analysis pipeline both use it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,7 +18,8 @@ from app.budget.calibration import Calibration, CalibrationStore
 from app.budget.plan import RunPlan, plan_run
 from app.budget.profile import ModelProfile
 from app.budget.segment import LogBlock
-from app.i18n import Lang
+from app.i18n import Lang, pick
+from app.tokens import TokenEstimator
 
 if TYPE_CHECKING:
     from app.facts import CompactLog, ReplayFactIndex
@@ -35,6 +38,37 @@ class IndexPlan:
     log: CompactLog
     summary: str
     plan: RunPlan
+
+
+def fit_summary(summary: str, cap: int, estimator: TokenEstimator, lang: Lang) -> str:
+    """The match summary held to ``cap`` budget tokens (0 = no cap): whole ``## `` sections, in document order.
+
+    The first section (title and players) always stays; each later section is kept when it still fits, so the
+    earlier, more general sections (build order, first productions) win over the later, more detailed ones. A
+    closing line names what was left out, so the model knows the summary is shortened, not that those facts are
+    missing from the match.
+    """
+    if cap <= 0 or estimator.estimate_tokens(summary) <= cap:
+        return summary
+    sections = re.split(r"\n(?=## )", summary.rstrip("\n"))
+    note_room = estimator.estimate_tokens(pick(lang, "（摘要已缩短：略去 ", "(summary shortened: left out ") + "x" * 80)
+    kept = [sections[0]]
+    left_out: list[str] = []
+    used = estimator.estimate_tokens(sections[0]) + note_room
+    for section in sections[1:]:
+        cost = estimator.estimate_tokens(section)
+        if used + cost <= cap:
+            kept.append(section)
+            used += cost
+        else:
+            left_out.append(section.split("\n", 1)[0].lstrip("# ").split("（")[0].split(" (")[0].strip())
+    names = ("、" if lang is Lang.ZH else ", ").join(left_out)
+    note = pick(
+        lang,
+        f"（摘要已缩短以适应模型上下文：略去 {names}）",
+        f"(summary shortened for the model's context: left out {names})",
+    )
+    return "\n".join(kept) + "\n\n" + note + "\n"
 
 
 def plan_for_index(
@@ -61,6 +95,12 @@ def plan_for_index(
 
     more = [lambda: level(CompactLevel.COLLAPSE_SELECTION), lambda: level(CompactLevel.MERGE_BURSTS)]
 
+    cap = profile.spec.summary_cap
+    estimator = (calibration or Calibration()).estimator()
+
+    def fitted(text: str) -> str:
+        return fit_summary(text, cap, estimator, lang)
+
     def run(summary: str) -> RunPlan:
         return plan_run(
             base.blocks,
@@ -75,19 +115,19 @@ def plan_for_index(
     def ranges_of(p: RunPlan) -> list[tuple[float, float]]:
         return [(s.own_start_seconds, s.end_seconds) for s in p.segments]
 
-    summary = build_summary(index, lang)
+    summary = fitted(build_summary(index, lang))
     plan = run(summary)
     # the summary lists the segments with their event counts, so it must be rendered with the final plan's own
     # ranges (a replan may move a boundary: then a header would count other events than the segment metadata)
     for _ in range(3):
-        final_summary = build_summary(index, lang, ranges_of(plan))
+        final_summary = fitted(build_summary(index, lang, ranges_of(plan)))
         if final_summary == summary:
             break
         replanned = run(final_summary)
         if len(replanned.segments) != len(plan.segments):
             break
         summary, plan = final_summary, replanned
-    summary = build_summary(index, lang, ranges_of(plan))
+    summary = fitted(build_summary(index, lang, ranges_of(plan)))
     return IndexPlan(base, summary, plan)
 
 

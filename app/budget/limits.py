@@ -12,6 +12,7 @@ SUMMARY_ROUND_LOOKBACKS = 1
 """Lookbacks the summary round may ask for."""
 
 
-def lookback_tokens_label() -> str:
-    """The per-lookback token limit as prompts write it (``10K``)."""
-    return f"{MAX_LOOKBACK_TOKENS // 1000}K"
+def lookback_tokens_label(tokens: int | None = None) -> str:
+    """A per-lookback token limit as prompts write it (``10K``; None = :data:`MAX_LOOKBACK_TOKENS`)."""
+    value = MAX_LOOKBACK_TOKENS if tokens is None else tokens
+    return f"{value / 1000:g}K"

@@ -5,7 +5,9 @@ the log, plans the focus windows and lists the requests of a run — overview, o
 with a breakdown each. Parts not known before the run are planned at the plan's reference sizes: the system prompt
 20K when not given, the overview output 3K, an instruction 1K, a found-facts item 1K per window (§5.6), a window's
 analysis 2K in the summary round. The found-facts reserve is sized to the run itself (1K × earlier windows, at
-most 10K, so a 1M profile gets the plan's ≈90K slices); the pipeline keeps the newest items within it.
+most 10K, so a 1M profile gets the plan's ≈90K slices); the pipeline keeps the newest items within it. Below 200K
+the tier's numbers replace the plan's (``app.budget.profile.TIER_SPECS``: smaller system prompt, overview and
+found facts, the slice's own knowledge entries reserved next to it, more slices allowed).
 
 Totals compare the planned prompt tokens with a naive baseline (the old design: the same rounds, each carrying the
 full level-1 log instead of a slice or metadata) and give the share of prompt tokens that repeat a prefix of an
@@ -131,7 +133,9 @@ class RunPlan:
                 "hard_limit": p.hard_limit,
                 "max_tokens": p.max_tokens,
                 "reserve": p.output_reserve,
-                "single_slice_only": p.single_slice_only,
+                "prompt_size": str(p.spec.prompt),
+                "max_slices": p.spec.max_slices,
+                "quality_guaranteed": p.quality_guaranteed,
             },
             "estimator": {
                 "safety": self.estimator.safety,
@@ -229,20 +233,22 @@ def plan_run(
             limit is relaxed (plan §5.2: raise compaction before adding slices).
         profile: The model.
         summary_text: The deterministic match summary (counted as is).
-        system_text: The system prompt; None plans with the plan's 20K reference size.
+        system_text: The system prompt; None plans with the tier's reference size (the plan's 20K from 200K up).
         calibration: The model's calibration (``CalibrationStore.get(profile.key)``); None = uncalibrated.
         lang: Message language.
 
     Raises:
-        ReplayTooLongError: The replay does not fit this model (short tier, or over 20 slices at the hard limit).
+        ReplayTooLongError: The replay needs more slices than its tier allows, even compacted and at the hard limit.
         BudgetConfigError: The profile leaves no room for a slice.
     """
     lang = lang or system_lang()
     calib = calibration or Calibration()
     est = calib.estimator()
-    system = est.estimate_tokens(system_text) if system_text is not None else SYSTEM_REFERENCE_TOKENS
+    spec = profile.spec
+    system = est.estimate_tokens(system_text) if system_text is not None else spec.system_reference
     summary = est.estimate_tokens(summary_text)
-    fixed = system + summary + OVERVIEW_RESERVE_TOKENS + INSTRUCTION_RESERVE_TOKENS
+    # Below 200K the slice's own knowledge entries travel with it (app.budget.profile.PromptSize): reserve them.
+    fixed = system + summary + spec.overview_tokens + INSTRUCTION_RESERVE_TOKENS + spec.slice_knowledge_cap
     reserve = profile.output_reserve
     planner = FocusPlanner(est)
     levels = [functools.cache(src) if callable(src) else src for src in more_compact]
@@ -251,21 +257,18 @@ def plan_run(
     segmentation: Segmentation | None = None
     for _ in range(5):
         slice_max = profile.budget - fixed - facts_budget - reserve
-        if profile.single_slice_only:
-            # Short tier: its budget already is the hard limit; the slice must hold the whole log.
-            slice_max = min(profile.budget, profile.hard_limit) - fixed - facts_budget - reserve
         hard_slice_max = profile.hard_limit - fixed - facts_budget - reserve
         segmentation = segment_log(
             blocks,
             slice_max=slice_max,
             hard_slice_max=hard_slice_max,
             estimator=est,
-            single_slice_only=profile.single_slice_only,
+            max_slices=spec.max_slices,
             more_compact=levels,
             lang=lang,
         )
         windows = sum(len(planner.plan(s)) for s in segmentation.segments)
-        needed = min(FOUND_FACTS_CAP, FACT_ITEM_TOKENS * max(windows - 1, 0))
+        needed = min(spec.found_facts_cap, FACT_ITEM_TOKENS * max(windows - 1, 0))
         if needed <= facts_budget:
             break
         facts_budget = needed
@@ -288,6 +291,9 @@ def plan_run(
         full_log_tokens=full_log,
         warnings=list(segmentation.warnings),
     )
+    segments = len(segmentation.segments)
+    if not profile.quality_guaranteed and segments > 1:
+        plan.warnings.append(quality_note(profile, segments, lang))
     over = [r for r in requests if r.guard is GuardStatus.OVER_BUDGET]
     if over:
         plan.warnings.append(
@@ -300,6 +306,16 @@ def plan_run(
             )
         )
     return plan
+
+
+def quality_note(profile: ModelProfile, segments: int, lang: Lang) -> str:
+    """The note of a long replay below 200K (plan §11: long replays are not guaranteed there): it still runs."""
+    size = str(profile.tier.value).upper()
+    return pick(
+        lang,
+        f"{size} 模型上的长录像：{segments} 段，分析质量不保证（仍可分析）。",
+        f"long replay on a {size} model: {segments} segments, quality not guaranteed (it can still be analysed).",
+    )
 
 
 def _plan_requests(
@@ -315,6 +331,8 @@ def _plan_requests(
     from app.budget.prompt import segments_metadata
 
     reserve = profile.output_reserve
+    overview = profile.spec.overview_tokens
+    knowledge = profile.spec.slice_knowledge_cap
     segments = segmentation.segments
     metadata = est.estimate_tokens(segments_metadata(lang, segments))
     out: list[PlannedRequest] = []
@@ -335,7 +353,7 @@ def _plan_requests(
     max_items = facts_budget // FACT_ITEM_TOKENS
     done = 0  # windows analysed so far = found-facts items available
     for s in segments:
-        slice_tokens = est.from_raw(s.raw_tokens)
+        slice_tokens = est.from_raw(s.raw_tokens) + knowledge
         for w in s.windows:
             first = max(0, done - max_items)
             items = [(f"fact-{k}", FACT_ITEM_TOKENS) for k in range(first, done)]
@@ -345,7 +363,7 @@ def _plan_requests(
                 Breakdown(
                     system=system,
                     summary=summary,
-                    overview=OVERVIEW_RESERVE_TOKENS,
+                    overview=overview,
                     slice=slice_tokens,
                     found_facts=facts,
                     instruction=instr,
@@ -353,7 +371,7 @@ def _plan_requests(
                 ),
                 [
                     *stable,
-                    ("overview", OVERVIEW_RESERVE_TOKENS),
+                    ("overview", overview),
                     (f"slice-{s.index}", slice_tokens),
                     *items,
                     (f"instruction-{s.index}-{w.index}", instr),
@@ -363,19 +381,19 @@ def _plan_requests(
             )
             done += 1
     # Summary round: found facts of every window + each window's analysis, condensed to fit the budget.
-    room = max(profile.budget - system - summary - OVERVIEW_RESERVE_TOKENS - instr - reserve, 0)
+    room = max(profile.budget - system - summary - overview - instr - reserve, 0)
     carried = min(done * (FACT_ITEM_TOKENS + ANALYSIS_ITEM_TOKENS), room)
     add(
         "final",
         Breakdown(
             system=system,
             summary=summary,
-            overview=OVERVIEW_RESERVE_TOKENS,
+            overview=overview,
             found_facts=carried,
             instruction=instr,
             reserve=reserve,
         ),
-        [*stable, ("overview", OVERVIEW_RESERVE_TOKENS), ("final-analyses", carried), ("final-instruction", instr)],
+        [*stable, ("overview", overview), ("final-analyses", carried), ("final-instruction", instr)],
     )
     return out
 

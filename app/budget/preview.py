@@ -8,7 +8,6 @@ without re-reading the file. :func:`profile_problem` says which field is wrong a
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,13 +15,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.budget.profile import (
-    HARD_LIMIT_SHARE,
     REFERENCE_OVERHEAD,
+    RESERVE_FLOOR,
     ModelProfile,
+    PromptSize,
     default_budget,
+    default_max_tokens,
     hard_limit,
     output_reserve,
+    reserve_floor,
     tier_for,
+    tier_spec,
 )
 from app.errors import KnownError
 from app.i18n import Lang, pick
@@ -30,7 +33,13 @@ from app.i18n import Lang, pick
 if TYPE_CHECKING:
     from app.facts import ReplayFactIndex
 
-TIER_NAMES = {"long": ("长", "long"), "medium": ("中", "medium"), "short": ("短", "short")}
+TIER_NAMES = {
+    "long": ("长", "long"),
+    "medium": ("中", "medium"),
+    "128k": ("128K ", "128K"),
+    "64k": ("64K ", "64K"),
+    "32k": ("32K ", "32K"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +55,28 @@ class ProfileProblem:
     message: str
 
 
-def smallest_context_for(max_tokens: int) -> int:
-    """The smallest ContextLength (rounded up to 1,000) whose 90% holds the reserve and the reference prompt."""
-    need = (output_reserve(max_tokens) + REFERENCE_OVERHEAD) / HARD_LIMIT_SHARE
-    return math.ceil(need / 1000) * 1000
+def reference_overhead(context_length: int) -> int:
+    """The fixed prompt parts a tier plans with: the plan's 27K from 200K up, the tier's smaller parts below."""
+    spec = tier_spec(context_length)
+    if spec.prompt is PromptSize.FULL:
+        return REFERENCE_OVERHEAD
+    return spec.system_reference + spec.summary_cap + spec.overview_tokens + 1000 + spec.slice_knowledge_cap
 
 
-def profile_problem(context_length: int, context_budget: int, max_tokens: int, lang: Lang) -> ProfileProblem | None:
+def smallest_context_for(max_tokens: int, *, reasoning: bool = True) -> int:
+    """The smallest ContextLength (a multiple of 1,000) whose 90% holds the reserve and the tier's fixed prompt."""
+    length = 1000
+    while hard_limit(length) < output_reserve(max_tokens, length, reasoning=reasoning) + reference_overhead(length):
+        length += 1000
+    return length
+
+
+def profile_problem(
+    context_length: int, context_budget: int, max_tokens: int, lang: Lang, *, reasoning: bool = True
+) -> ProfileProblem | None:
     """Check a model's three numbers as :class:`ModelProfile` does; None when they work.
+
+    ``reasoning``: whether the model reasons (below 128K only a reasoning model keeps twice max_tokens in reserve).
 
     Nothing is capped here: a budget above the limit is reported with the largest allowed value, so a typed
     999,999 is never silently turned into something else.
@@ -96,23 +119,27 @@ def profile_problem(context_length: int, context_budget: int, max_tokens: int, l
                 f"({tier_default:,}).",
             ),
         )
-    reserve = output_reserve(max_tokens)
+    reserve = output_reserve(max_tokens, context_length, reasoning=reasoning)
+    floor = reserve_floor(context_length)
+    factor = 2 if reasoning or floor >= RESERVE_FLOOR else 1
     if reserve >= limit:
-        smallest = smallest_context_for(max_tokens)
+        smallest = smallest_context_for(max_tokens, reasoning=reasoning)
         fix_zh = f"请换用上下文至少 {smallest:,} 的模型"
         fix_en = f"Use a model with a ContextLength of at least {smallest:,}"
-        if 2 * max_tokens > 32_000:
-            fix_zh += "，或把 max_tokens 降到 16,000 或更低"
-            fix_en += ", or lower max_tokens to 16,000 or less"
+        if factor * max_tokens > floor:
+            lower = max(floor // factor, 1)
+            fix_zh += f"，或把 max_tokens 降到 {lower:,} 或更低"
+            fix_en += f", or lower max_tokens to {lower:,} or less"
+        times_zh, times_en = ("max_tokens 的两倍", "twice max_tokens") if factor == 2 else ("max_tokens", "max_tokens")
         return ProfileProblem(
-            "max_tokens" if 2 * max_tokens > 32_000 else "context_length",
+            "max_tokens" if factor * max_tokens > floor else "context_length",
             pick(
                 lang,
                 f"上下文 {context_length:,} 太小：每个请求要为回答预留 {reserve:,} token"
-                f"（max_tokens 的两倍，至少 32,000），"
+                f"（{times_zh}，至少 {floor:,}），"
                 f"而请求总量不能超过上下文的 90%（{limit:,}），录像内容已无处可放。{fix_zh}。",
                 f"A ContextLength of {context_length:,} is too small: every request keeps {reserve:,} tokens for the "
-                f"answer (twice max_tokens, at least 32,000), and a request may use at most 90% of the context "
+                f"answer ({times_en}, at least {floor:,}), and a request may use at most 90% of the context "
                 f"({limit:,}), so nothing of the replay would fit. {fix_en}.",
             ),
         )
@@ -173,8 +200,9 @@ def preview_plan(path: str | Path, profile_data: Mapping[str, Any], lang: Lang) 
     problem = profile_problem(
         int(profile_data.get("context_length") or 0),
         int(profile_data.get("context_budget") or 0),
-        int(profile_data.get("max_tokens") or 8192),
+        int(profile_data.get("max_tokens") or default_max_tokens(int(profile_data.get("context_length") or 0))),
         lang,
+        reasoning=bool(profile_data.get("reasoning", False)),
     )
     if problem is not None:
         raise KnownError(problem.message)
@@ -203,3 +231,78 @@ def output_cost_ceiling(plan: Mapping[str, Any], price_output: float) -> float:
     """The most the answers can cost: every planned request writing max_tokens (price per million)."""
     requests = int(plan["totals"]["requests"])
     return requests * int(plan["profile"]["max_tokens"]) * price_output / 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedRun:
+    """What an analysis of the open replay will take with a model, shown before Analyze (issue 31).
+
+    Attributes:
+        segments: Planned segments.
+        requests: Planned requests (without revisions and lookbacks, which depend on the answers).
+        prompt_tokens: Planned prompt tokens.
+        input_cost: Their price, cacheable prefixes at the cached price (0 without prices).
+        output_ceiling: The most the answers can cost (every request writing max_tokens).
+        priced: Whether the profile has prices.
+        size: The tier's nominal size below 200K (``128K``), "" from 200K up.
+        problem: Why the replay cannot be analysed with this model ("" when it can).
+    """
+
+    segments: int = 0
+    requests: int = 0
+    prompt_tokens: int = 0
+    input_cost: float = 0.0
+    output_ceiling: float = 0.0
+    priced: bool = False
+    size: str = ""
+    problem: str = ""
+
+    def text(self, lang: Lang) -> str:
+        """One line for the analysis bar: segments, tokens, cost, and below 200K the quality note."""
+        if self.problem:
+            return self.problem
+        cost = ""
+        if self.priced:
+            cost = pick(
+                lang,
+                f" · 费用约 {self.input_cost:.4f} + 输出最多 {self.output_ceiling:.4f}",
+                f" · cost ≈ {self.input_cost:.4f} + output up to {self.output_ceiling:.4f}",
+            )
+        line = pick(
+            lang,
+            f"预计 {self.segments} 段 · {self.requests} 个请求 · 提示词约 {self.prompt_tokens:,} token{cost}",
+            f"Expected: {self.segments} segments · {self.requests} requests · ≈{self.prompt_tokens:,} prompt "
+            f"tokens{cost}",
+        )
+        if self.size and self.segments > 1:
+            line += pick(
+                lang,
+                f" — {self.size} 模型上的长录像：{self.segments} 段，质量不保证",
+                f" — long replay on a {self.size} model: {self.segments} segments, quality not guaranteed",
+            )
+        return line
+
+
+def expected_run(path: str | Path, profile_data: Mapping[str, Any], lang: Lang) -> ExpectedRun:
+    """Plan the replay for a model's settings (worker thread) and sum up what the run will take.
+
+    The same plan as ``replaysage plan`` and the budget preview (:func:`preview_plan`); a replay that cannot be
+    planned gives its reason in ``problem`` instead of raising.
+    """
+    try:
+        plan = preview_plan(path, profile_data, lang)
+    except KnownError as exc:
+        return ExpectedRun(problem=str(exc))
+    totals = plan["totals"]
+    price_out = float(profile_data.get("price_output") or 0)
+    priced = bool(price_out or profile_data.get("price_input") or profile_data.get("price_cached_input"))
+    guaranteed = bool(plan["profile"].get("quality_guaranteed", True))
+    return ExpectedRun(
+        segments=len(plan["segments"]),
+        requests=int(totals["requests"]),
+        prompt_tokens=int(totals["prompt_tokens"]),
+        input_cost=float(totals["input_cost"]),
+        output_ceiling=output_cost_ceiling(plan, price_out),
+        priced=priced,
+        size="" if guaranteed else str(plan["profile"]["tier"]).upper(),
+    )

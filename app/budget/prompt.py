@@ -14,12 +14,12 @@ requests still agrees byte for byte up to the first differing section.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.budget.errors import ContextLimitError
 from app.budget.guard import Breakdown, GuardVerdict, check_request
-from app.budget.profile import ModelProfile
+from app.budget.profile import ModelProfile, PromptSize
 from app.budget.segment import Segment, Window
 from app.i18n import Lang, pick
 from app.timefmt import format_time
@@ -64,12 +64,50 @@ def slice_section(lang: Lang, segment: Segment, segment_count: int) -> str:
     return _section(header, segment.text)
 
 
+def types_section(lang: Lang, lines: Sequence[str], cap: int, estimator: TokenEstimator) -> str:
+    """Knowledge entries of the types a slice names, in order of first mention, within ``cap`` budget tokens.
+
+    Below 200K they travel with the slice instead of filling the system prompt with every type of the factions
+    (issue 31): the segment's windows, revisions and lookbacks share them byte for byte, like the slice.
+    """
+    if not lines or cap <= 0:
+        return ""
+    head = pick(lang, "[本段出现的单位与建筑]\n", "[Types in this segment]\n")
+    counts = count_tokens_batch([head, *(line + "\n" for line in lines)])
+    used = counts[0]
+    kept: list[str] = []
+    for line, raw in zip(lines, counts[1:], strict=True):
+        if estimator.from_raw(used + raw) > cap:
+            break
+        used += raw
+        kept.append(line)
+    if not kept:
+        return ""
+    return head + "".join(line + "\n" for line in kept) + "\n"
+
+
 def found_facts_section(lang: Lang, facts: Sequence[str]) -> str:
     """Found facts, append-only: item k renders the same wherever it appears, in discovery order."""
     if not facts:
         return ""
     lines = "".join("- " + " ".join(f.split("\n")).strip() + "\n" for f in facts)
     return pick(lang, "[已发现事实]\n", "[Found facts]\n") + lines + "\n"
+
+
+def fit_lines(text: str, cap: int, estimator: TokenEstimator) -> str:
+    """The leading lines of ``text`` that fit ``cap`` budget tokens (the whole text when it fits)."""
+    if estimator.estimate_tokens(text) <= cap:
+        return text
+    lines = text.split("\n")
+    counts = count_tokens_batch([line + "\n" for line in lines])
+    used = 0
+    kept = 0
+    for raw in counts:
+        if estimator.from_raw(used + raw) > cap:
+            break
+        used += raw
+        kept += 1
+    return "\n".join(lines[:kept]).rstrip()
 
 
 def fit_facts(facts: Sequence[str], budget: int, estimator: TokenEstimator) -> list[str]:
@@ -179,17 +217,43 @@ class PromptAssembler:
         prefix: The run's stable content; replace it with :meth:`with_overview` once the overview round is done.
     """
 
-    def __init__(self, profile: ModelProfile, estimator: TokenEstimator, lang: Lang, prefix: StablePrefix) -> None:
+    def __init__(
+        self,
+        profile: ModelProfile,
+        estimator: TokenEstimator,
+        lang: Lang,
+        prefix: StablePrefix,
+        slice_knowledge: Callable[[str], list[str]] | None = None,
+    ) -> None:
         self.profile = profile
         self.estimator = estimator
         self.lang = lang
         self.prefix = prefix
+        self.slice_knowledge = slice_knowledge if profile.spec.prompt.per_slice_knowledge else None
 
     def with_overview(self, overview: str) -> PromptAssembler:
-        """The same assembler with the overview output in the stable prefix."""
+        """The same assembler with the overview output in the stable prefix.
+
+        Below 200K the overview is held to the tier's planned size (its first lines that fit), so a long overview
+        cannot eat the slices' room in every window request of the run.
+        """
+        if self.profile.spec.prompt is not PromptSize.FULL:
+            overview = fit_lines(overview, self.profile.spec.overview_tokens, self.estimator)
         return PromptAssembler(
-            self.profile, self.estimator, self.lang, StablePrefix(self.prefix.system, self.prefix.summary, overview)
+            self.profile,
+            self.estimator,
+            self.lang,
+            StablePrefix(self.prefix.system, self.prefix.summary, overview),
+            self.slice_knowledge,
         )
+
+    def slice_text(self, segment: Segment, segment_count: int) -> str:
+        """The slice section, followed below 200K by the knowledge entries of the types it names."""
+        text = slice_section(self.lang, segment, segment_count)
+        if self.slice_knowledge is not None:
+            lines = self.slice_knowledge(segment.text)
+            text += types_section(self.lang, lines, self.profile.spec.slice_knowledge_cap, self.estimator)
+        return text
 
     def assemble(
         self,
@@ -246,7 +310,7 @@ class PromptAssembler:
         """The analysis request of one focus window (plan §5.5 order)."""
         return self.assemble(
             stage=f"segment {segment.index + 1} window {window.index + 1}",
-            slice_text=slice_section(self.lang, segment, segment_count),
+            slice_text=self.slice_text(segment, segment_count),
             facts=facts,
             instruction=window_instruction(self.lang, segment, window, segment_note=segment_note, extra=extra),
         )

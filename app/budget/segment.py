@@ -6,10 +6,11 @@ not depend on how the log is built. Slices are cut only at block boundaries by a
 repeats the tail of the previous one (5–10% of its tokens, at most 2,000 events) so events near a boundary keep
 their context; at most 20 slices.
 
-When the cut needs more than 20 slices (or more than one on a short-tier model) the log is compacted before
-anything else: pure selection / group blocks are dropped first (plan §5.1 and the 2026-08-22 revision
-"先过滤纯选择/编队事件块，压缩无效才放宽预算"). Only then is the slice size relaxed from the budget toward the hard
-limit (90% of ContextLength), which turns the requests' guard verdict into a warning. Blocks that alone do not fit
+When the cut needs more than the slice cap (20 from 200K up; more below, where slices are smaller: see
+``app.budget.profile.TIER_SPECS``) the log is compacted before anything else: pure selection / group blocks are
+dropped first (plan §5.1 and the 2026-08-22 revision "先过滤纯选择/编队事件块，压缩无效才放宽预算"). Only then is
+the slice size relaxed from the budget toward the hard limit (90% of ContextLength), which turns the requests' guard
+verdict into a warning. Blocks that alone do not fit
 a slice are subdivided by time (their lines are split into equal runs). A short replay is simply the one-slice
 result of the same code.
 
@@ -334,7 +335,6 @@ def segment_log(
     hard_slice_max: int,
     more_compact: Sequence[BlockSource] = (),
     estimator: TokenEstimator | None = None,
-    single_slice_only: bool = False,
     max_slices: int = MAX_SLICES,
     lang: Lang | None = None,
 ) -> Segmentation:
@@ -347,8 +347,7 @@ def segment_log(
         more_compact: Renderings of the same log at higher compaction levels, in increasing order, tried (without
             their pure selection blocks) after dropping the pure selection blocks of ``blocks``.
         estimator: Raw → budget token conversion (uncalibrated ×1.2 by default).
-        single_slice_only: Short-tier model: the whole log must fit one slice.
-        max_slices: Slice cap (plan §5.2: 20).
+        max_slices: Slice cap (plan §5.2: 20; the tier's cap below 200K).
         lang: Message language.
 
     Returns:
@@ -359,7 +358,7 @@ def segment_log(
     """
     lang = lang or system_lang()
     est = estimator or TokenEstimator()
-    allowed = 1 if single_slice_only else max_slices
+    allowed = max_slices
     hard_slice_max = max(hard_slice_max, slice_max)
     if slice_max <= 0:
         raise ReplayTooLongError(
@@ -443,17 +442,6 @@ def segment_log(
                 )
             return result
     total = est.from_raw(sum(b.tokens for b in last_candidate))
-    if single_slice_only:
-        raise ReplayTooLongError(
-            pick(
-                lang,
-                f"该模型上下文不足 200K，只支持可放入单个切片的短录像；本录像日志约 {total:,} token（压缩后），"
-                f"单切片上限 {hard_slice_max:,} token。请换用 200K 以上上下文的模型。",
-                f"models with a context below 200K analyse only short replays that fit one slice; this replay's log is "
-                f"about {total:,} tokens (compacted) and one slice holds at most {hard_slice_max:,}. Use a model with "
-                f"a 200K+ context.",
-            )
-        )
     raise ReplayTooLongError(
         pick(
             lang,

@@ -6,6 +6,7 @@ give a byte-identical prompt: the stable prefix the providers cache (plan §6, �
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,7 +59,16 @@ def normalize_factions(knowledge: Knowledge, factions: Iterable[str]) -> list[st
     return order + sorted(wanted - set(order))
 
 
-def render_prompt(knowledge: Knowledge, factions: set[str] | Iterable[str], lang: Lang) -> str:
+def render_prompt(
+    knowledge: Knowledge,
+    factions: set[str] | Iterable[str],
+    lang: Lang,
+    *,
+    general: bool = True,
+    workflow: bool = True,
+    faction_texts: bool = True,
+    entries: bool = True,
+) -> str:
     """The knowledge part of the system prompt for a match between ``factions``.
 
     Args:
@@ -66,6 +76,11 @@ def render_prompt(knowledge: Knowledge, factions: set[str] | Iterable[str], lang
         factions: Participating factions (keys like ``Allies``; common spellings accepted). Sections and entries of
             other factions are left out; shared entries (deploy, pack…) are always included.
         lang: Prompt language.
+        general: Include the general mechanics section.
+        workflow: Include the workflow section (it repeats the role's workflow: small contexts keep one copy).
+        faction_texts: Include the participating factions' sections.
+        entries: Include the structured entries (small contexts send only a slice's own types, with the slice:
+            :func:`entry_lines_for`).
 
     Returns:
         Markdown text: general mechanics, the analysis workflow, one section per participating faction, then the
@@ -84,11 +99,12 @@ def render_prompt(knowledge: Knowledge, factions: set[str] | Iterable[str], lang
         )
     )
     sections = knowledge.texts.get(lang) or knowledge.texts.get(Lang.EN if lang is Lang.ZH else Lang.ZH) or ()
-    for key in ("general", "workflow"):
-        out.extend(s.body for s in sections if s.key == key)
-    for faction in chosen:
+    for key, wanted in (("general", general), ("workflow", workflow)):
+        out.extend(s.body for s in sections if s.key == key and wanted)
+    for faction in chosen if faction_texts else []:
         out.extend(s.body for s in sections if s.faction == faction)
-    out.append(_render_entries(knowledge, chosen, lang))
+    if entries:
+        out.append(_render_entries(knowledge, chosen, lang))
     return "\n\n".join(part.strip("\n") for part in out if part.strip()) + "\n"
 
 
@@ -125,6 +141,32 @@ def _render_entries(knowledge: Knowledge, factions: list[str], lang: Lang) -> st
             info = knowledge.taxonomy.tags.get(tag, {})
             lines.append(f"- `{tag}`: {info.get(lang.value, tag)}")
     return "\n".join(lines)
+
+
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def entry_lines_for(knowledge: Knowledge, factions: Iterable[str], lang: Lang, text: str) -> list[str]:
+    """Entry lines of the types ``text`` names (internal names), in order of first mention.
+
+    Only the participating factions' entries and the shared ones are candidates, as in :func:`render_prompt`.
+    """
+    chosen = normalize_factions(knowledge, factions)
+    by_id: dict[str, Entry] = {}
+    for faction in [*chosen, SHARED_FACTION]:
+        for e in knowledge.select(faction=faction):
+            by_id.setdefault(e.id, e)
+    out: list[str] = []
+    seen: set[str] = set()
+    for m in _NAME_RE.finditer(text):
+        name = m.group(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        entry = by_id.get(name)
+        if entry is not None:
+            out.append(_entry_line(entry, lang))
+    return out
 
 
 def _entry_line(e: Entry, lang: Lang) -> str:

@@ -2,7 +2,8 @@
 
 ``provider test`` sends one short probe and prints time to first token, tokens per second, usage and how the
 reply split between reasoning and text — the quickest way for a user to see that a base URL, model id and key
-work. The key comes from ``REPLAYSAGE_API_KEY`` when set (scripts), else from the keyring.
+work — and the context the server really runs with, warning when it is below the profile's context_length. The
+key comes from ``REPLAYSAGE_API_KEY`` when set (scripts), else from the keyring.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     test.add_argument("--base-url", help="endpoint base URL, e.g. https://api.deepseek.com/v1 (instead of a profile)")
     test.add_argument("--model", help="model id (with --base-url)")
     test.add_argument("--max-tokens", type=int, default=256, help="output limit of the probe (default 256)")
+    test.add_argument(
+        "--context-length", type=int, default=None, help="context length to compare the server's with (with --base-url)"
+    )
     test.add_argument("--no-stream", action="store_true", help="request a non-streamed reply")
     test.add_argument("--lang", help="probe language: zh or en (default: system)")
     test.add_argument("--json", action="store_true", help="machine-readable output")
@@ -45,6 +49,7 @@ def _cmd_test(args: argparse.Namespace) -> int:
     from app.llm.errors import ProviderConfigError
 
     lang = Lang.parse(args.lang)
+    profile_context: int | None = args.context_length
     if args.base_url:
         if args.profile:
             raise ProviderConfigError("give either a profile name or --base-url/--model, not both")
@@ -63,8 +68,13 @@ def _cmd_test(args: argparse.Namespace) -> int:
         from app.llm.factory import build_provider
         from app.settings import Settings
 
-        provider = build_provider(Settings.load(), args.profile, use_env_key=True)
-    report = asyncio.run(_probe(provider, lang, args.max_tokens, False if args.no_stream else None, live=not args.json))
+        settings = Settings.load()
+        provider = build_provider(settings, args.profile, use_env_key=True)
+        profile_context = settings.profile(args.profile).context_length
+    report = asyncio.run(
+        _probe(provider, lang, args.max_tokens, False if args.no_stream else None, live=not args.json,
+               profile_context=profile_context)
+    )  # fmt: skip
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
         return 0 if report["ok"] else 2
@@ -76,10 +86,12 @@ def _cmd_test(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _probe(provider: Any, lang: Any, max_tokens: int, stream: bool | None, *, live: bool) -> dict[str, Any]:
-    """Run the probe, echoing the reply as it streams when ``live``."""
+async def _probe(
+    provider: Any, lang: Any, max_tokens: int, stream: bool | None, *, live: bool, profile_context: int | None = None
+) -> dict[str, Any]:
+    """Run the probe and read the server's context, echoing the reply as it streams when ``live``."""
     from app.llm.events import ReasoningDelta, Retrying, StreamEvent, TextDelta
-    from app.llm.probe import probe
+    from app.llm.probe import check_connection
 
     def show(event: StreamEvent) -> None:
         if isinstance(event, ReasoningDelta | TextDelta):
@@ -89,7 +101,14 @@ async def _probe(provider: Any, lang: Any, max_tokens: int, stream: bool | None,
             print(f"[retry {event.attempt} in {event.delay_s:.1f} s: {event.error}]", file=sys.stderr)
 
     try:
-        report = await probe(provider, lang, max_tokens=max_tokens, stream=stream, on_event=show if live else None)
+        report = await check_connection(
+            provider,
+            lang,
+            profile_context=profile_context,
+            max_tokens=max_tokens,
+            stream=stream,
+            on_event=show if live else None,
+        )
     finally:
         await provider.aclose()
     if live and (report.result.text or report.result.reasoning):
@@ -115,6 +134,17 @@ def _print_report(r: dict[str, Any]) -> None:
     else:
         print(f"usage:           prompt {u['prompt_tokens']} (cached {u['cached_prompt_tokens']}), "
               f"completion {u['completion_tokens']} (reasoning {u['reasoning_tokens']})")  # fmt: skip
+    c = r["server_context"]
+    if c is None or (c["context_length"] is None and not c["ollama_default"]):
+        print("server context:  (not reported)")
+    else:
+        shown = "Ollama default (num_ctx not set)" if c["ollama_default"] else f"{c['context_length']:,}"
+        trained = f", model maximum {c['trained_context_length']:,}" if c["trained_context_length"] else ""
+        print(f"server context:  {shown} ({c['source']}{trained})")
+    if r["profile_context_length"]:
+        print(f"profile context: {r['profile_context_length']:,}")
+    if r["context_warning"]:
+        print(f"warning: {r['context_warning']}", file=sys.stderr)
 
 
 def _cmd_list(args: argparse.Namespace) -> int:

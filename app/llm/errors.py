@@ -6,7 +6,31 @@ prints an API key: messages are built from the status line, the server's error m
 
 from __future__ import annotations
 
+import re
+
 from app.errors import KnownError
+
+_LIMIT_PATTERNS = (
+    # OpenAI and vLLM: "This model's maximum context length is 8192 tokens. However, you requested …"
+    re.compile(r"maximum context length is\s*(\d[\d,]*)", re.IGNORECASE),
+    # LM Studio: "… the model is loaded with context length of only 4096 tokens"; others: "context length of 4096"
+    re.compile(r"context (?:length|window|size) of (?:only )?(\d[\d,]*)", re.IGNORECASE),
+    # Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
+    re.compile(r">\s*(\d[\d,]*)\s*maximum", re.IGNORECASE),
+    # llama.cpp server: "n_ctx": 4096 in the error object (see ContextOverflowError.context_limit)
+    re.compile(r"\bn_ctx\b\D{0,4}(\d+)", re.IGNORECASE),
+)
+
+
+def context_limit_in(text: str) -> int | None:
+    """The context length a server's length refusal states ("maximum context length is N" style), if any."""
+    for pattern in _LIMIT_PATTERNS:
+        match = pattern.search(text)
+        if match:
+            value = int(match.group(1).replace(",", ""))
+            if value > 0:
+                return value
+    return None
 
 
 class ProviderError(KnownError):
@@ -142,9 +166,18 @@ class ProtocolError(ProviderError):
 
 
 class ContextOverflowError(ProviderError):
-    """400 because the prompt exceeds the model's context: the budget must shrink, a retry cannot help."""
+    """400 because the prompt exceeds the model's context: the budget must shrink, a retry cannot help.
+
+    Attributes:
+        context_limit: The context length the server stated in its refusal (None when it did not say).
+    """
 
     kind = "context_overflow"
+
+    @property
+    def context_limit(self) -> int | None:
+        """The server's context length as its refusal states it."""
+        return context_limit_in(self.detail)
 
     @property
     def headline(self) -> str:

@@ -54,6 +54,7 @@ from app.llm.events import (
     UsageReport,
 )
 from app.llm.ratelimit import RateGate
+from app.llm.server_context import ServerContext
 from app.llm.sse import SSEParser, ThinkSplitter
 from app.llm.streams import ChatStream
 from app.logs import redact
@@ -79,6 +80,8 @@ _CONTEXT_MARKERS = (
     "prompt is too long",
     "input is too long",
     "reduce the length",
+    "context size",
+    "exceed_context_size",
 )
 _TERMINAL_QUOTA_MARKERS = ("insufficient_quota", "billing", "exceeded your current quota", "insufficient balance")
 
@@ -400,6 +403,39 @@ class OpenAICompatProvider:
             await self._client.aclose()
             self._client = None
 
+    async def server_context(self) -> ServerContext | None:
+        """The context the server reports for this model (``app.llm.server_context``); None when nothing says.
+
+        Plain GETs/POSTs with a short timeout, no chat request. Query strings of the base URL are not carried over
+        (they belong to the chat endpoint); the key goes in the same header as for chat requests.
+        """
+        from urllib.parse import urlsplit, urlunsplit
+
+        from app.llm.server_context import read_server_context
+
+        parts = urlsplit(self._url)
+        base = urlunsplit((parts.scheme, parts.netloc, parts.path[: -len("/chat/completions")], "", ""))
+        headers = {k: v for k, v in self._headers(False).items() if k != "Content-Type"}
+
+        async def fetch(method: str, url: str, body: Mapping[str, Any] | None) -> Any:
+            try:
+                response = await self._http().request(
+                    method, url, headers=headers, json=dict(body) if body is not None else None, timeout=10.0
+                )
+                if response.status_code != 200:
+                    return None
+                return response.json()
+            except (httpx.HTTPError, ValueError):
+                return None
+
+        async def get_json(url: str) -> Any:
+            return await fetch("GET", url, None)
+
+        async def post_json(url: str, body: Mapping[str, Any]) -> Any:
+            return await fetch("POST", url, body)
+
+        return await read_server_context(base, self._model, get_json, post_json)
+
     def stream(self, request: ChatRequest) -> EventStream:
         """Start the request; see :mod:`app.llm.events` for the event contract."""
         gen = self._run(request)
@@ -475,6 +511,8 @@ class OpenAICompatProvider:
             code = " ".join(str(err.get(k) or "") for k in ("code", "type")).strip()
             if not message:
                 message = json.dumps(dict(err), ensure_ascii=False)
+            if isinstance(err.get("n_ctx"), int):  # llama.cpp server states its context beside the message
+                message += f" (n_ctx {err['n_ctx']})"
         elif err is not None:
             message = str(err)
         detail = self._scrub(f"{message} [{code}]" if code else message) or "no details"

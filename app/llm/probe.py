@@ -1,7 +1,9 @@
 """One short probe request to check that an endpoint works (``replaysage provider test`` and the settings page).
 
 It reports what a user needs to judge an endpoint: did it answer, how fast the first token came, tokens per
-second, the usage the server reports and how the reply split between reasoning and text.
+second, the usage the server reports and how the reply split between reasoning and text — and, through
+:func:`check_connection` (the one function ``provider test`` and the settings page's Test connection share), the
+context the server really runs with, with a warning when it is below the profile's (issue 31).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from typing import Any
 
 from app.i18n import Lang, pick
 from app.llm.base import ChatProvider, ChatRequest
+from app.llm.errors import BadRequestError, ContextOverflowError
 from app.llm.events import ChatResult, StreamEvent
+from app.llm.server_context import ServerContext, context_warning
 
 PROBE_ZH = "用一句话回答：红色警戒3里盟军的基础步兵叫什么？"
 PROBE_EN = "Answer in one sentence: what is the Allied basic infantry unit in Red Alert 3 called?"
@@ -26,6 +30,14 @@ class ProbeReport:
     model: str
     rule_based: bool
     result: ChatResult
+    server_context: ServerContext | None = None
+    profile_context: int | None = None
+    lang: Lang = Lang.EN
+
+    @property
+    def context_warning(self) -> str:
+        """Why the server's real context is below the profile's ("" when it is not, or nothing is known)."""
+        return context_warning(self.server_context, self.profile_context, self.lang)
 
     @property
     def ok(self) -> bool:
@@ -66,6 +78,9 @@ class ProbeReport:
                 "raw": dict(usage.raw),
             },
             "error": None if error is None else {"kind": error.kind, "status": error.status, "message": str(error)},
+            "profile_context_length": self.profile_context,
+            "server_context": None if self.server_context is None else self.server_context.to_json(),
+            "context_warning": self.context_warning or None,
         }
 
 
@@ -91,3 +106,31 @@ async def probe(
             if on_event is not None:
                 on_event(event)
     return ProbeReport(provider.name, provider.model, bool(getattr(provider, "rule_based", False)), result)
+
+
+async def check_connection(
+    provider: ChatProvider,
+    lang: Lang,
+    *,
+    profile_context: int | None = None,
+    max_tokens: int = 256,
+    stream: bool | None = None,
+    on_event: Callable[[StreamEvent], None] | None = None,
+) -> ProbeReport:
+    """The probe plus the server's real context, compared with ``profile_context`` (the profile's context_length).
+
+    The context comes from what the server reports (:meth:`server_context` of providers that have one), or from
+    the probe's own refusal when it stated a limit. Never raises for provider failures.
+    """
+    report = await probe(provider, lang, max_tokens=max_tokens, stream=stream, on_event=on_event)
+    server: ServerContext | None = None
+    error = report.result.error
+    if isinstance(error, ContextOverflowError) and error.context_limit is not None:
+        server = ServerContext(error.context_limit, "the server's refusal")
+    reader = getattr(provider, "server_context", None)
+    answered = error is None or isinstance(error, ContextOverflowError | BadRequestError)  # not 401/404/unreachable
+    if server is None and callable(reader) and not report.rule_based and answered:
+        server = await reader()
+    return ProbeReport(
+        report.provider, report.model, report.rule_based, report.result, server, profile_context or None, lang
+    )

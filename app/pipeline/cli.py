@@ -22,7 +22,9 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (instead of a profile); key from REPLAYSAGE_API_KEY")
     p.add_argument("--model-id", help="model id at --base-url")
     p.add_argument("--context-length", type=int, default=128_000, help="context length of --model-id (default 128000)")
-    p.add_argument("--max-tokens", type=int, default=8192, help="output limit of --model-id (default 8192)")
+    p.add_argument(
+        "--max-tokens", type=int, default=None, help="output limit of --model-id (default 8192; context / 8 below 64K)"
+    )
     p.add_argument("--lang", help="analysis language: zh or en (default: settings, then the system locale)")
     p.add_argument(
         "--resume",
@@ -238,17 +240,18 @@ def _model(
             raise KnownError("--base-url and --model-id go together")
         if args.model:
             raise KnownError("give either --model or --base-url/--model-id, not both")
-        from app.budget.profile import ModelProfile
+        from app.budget.profile import ModelProfile, default_max_tokens
         from app.llm.factory import resolve_api_key
         from app.llm.openai_compat import OpenAICompatProvider
         from app.stream_limits import DEFAULT_LIMITS
         from app.urls import split_url_credentials
 
         shown_url = split_url_credentials(args.base_url)[0]  # a key in the URL is never stored or shown
+        max_tokens = args.max_tokens if args.max_tokens is not None else default_max_tokens(args.context_length)
         choice = ModelChoice(
             f"{shown_url} {args.model_id}",
             ModelProfile(
-                context_length=args.context_length, max_tokens=args.max_tokens, provider=shown_url, model=args.model_id
+                context_length=args.context_length, max_tokens=max_tokens, provider=shown_url, model=args.model_id
             ),
         )
         provider = OpenAICompatProvider(
@@ -256,7 +259,7 @@ def _model(
             args.base_url,
             args.model_id,
             api_key=resolve_api_key("", use_env=True),
-            max_tokens=args.max_tokens,
+            max_tokens=max_tokens,
             limits=DEFAULT_LIMITS.with_overrides(limits),
         )
         return choice, provider

@@ -19,11 +19,11 @@ from app import deadline
 from app.budget.calibration import CalibrationStore
 from app.budget.errors import ContextLimitError
 from app.budget.limits import (
-    MAX_LOOKBACK_TOKENS,
     MAX_LOOKBACKS_PER_SEGMENT,
     SUMMARY_ROUND_LOOKBACKS,
     lookback_tokens_label,
 )
+from app.budget.profile import ModelProfile
 from app.budget.prompt import AssembledRequest, PromptAssembler, StablePrefix, fit_facts, segments_metadata
 from app.budget.segment import Segment, Window
 from app.claims.issues import Severity, ValidationIssue
@@ -42,6 +42,7 @@ from app.claims.verdicts import annotated_claims, quote_flagged
 from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.llm.base import ChatMessage, ChatProvider
+from app.llm.errors import ContextOverflowError
 from app.llm.events import Outcome, UsageReport
 from app.llm.stage import StageInfo, StageKindName, phase_named
 from app.pipeline import events as ev
@@ -70,6 +71,48 @@ log = logging.getLogger("replaysage.pipeline")
 
 class ResumeMismatchError(KnownError):
     """A stored analysis no longer matches the plan, so it cannot be continued."""
+
+
+class ContextRefusedError(KnownError):
+    """The server refused a request for its length: the run stops, since every retry would be refused alike.
+
+    Attributes:
+        context_limit: The context length the server stated (None when it did not say).
+        logs: The refused request, as stored with its stage.
+    """
+
+    def __init__(self, message: str, context_limit: int | None, logs: Sequence[RequestLog]) -> None:
+        super().__init__(message)
+        self.context_limit = context_limit
+        self.logs = list(logs)
+
+
+def context_refused_message(lang: Lang, error: ContextOverflowError, profile: ModelProfile, label: str) -> str:
+    """Why the run stopped on a length refusal: the server's real limit and the setting that must change."""
+    limit = error.context_limit
+    servers_zh = "或在服务器上调大上下文（Ollama 的 num_ctx、llama.cpp 的 --ctx-size、vLLM 的 --max-model-len）"
+    servers_en = "or give the server a larger context (Ollama num_ctx, llama.cpp --ctx-size, vLLM --max-model-len)"
+    if limit is not None:
+        return pick(
+            lang,
+            f"服务器因长度拒绝了请求（未重试）：它的上下文上限是 {limit:,} token，而模型配置 {label} 的 "
+            f"context_length 是 {profile.context_length:,}。请把该配置的 context_length 改为 {limit:,}"
+            f"（命令行：--context-length {limit}），{servers_zh}，然后重新分析。服务器原话：{error.detail}",
+            f"the server refused a request for its length (not retried): its context is {limit:,} tokens, while "
+            f"model profile {label} says context_length {profile.context_length:,}. Set that profile's "
+            f"context_length to {limit:,} (command line: --context-length {limit}), {servers_en}, then analyse "
+            f"again. The server said: {error.detail}",
+        )
+    return pick(
+        lang,
+        f"服务器因长度拒绝了请求（未重试），但没有说明它的上下文上限；模型配置 {label} 的 context_length 是 "
+        f"{profile.context_length:,}。请用 `replaysage provider test` 查看服务器报告的上下文，把 context_length "
+        f"调低到它（命令行：--context-length），{servers_zh}。服务器原话：{error.detail}",
+        f"the server refused a request for its length (not retried) without stating its context; model profile "
+        f"{label} says context_length {profile.context_length:,}. Run `replaysage provider test` to see the context "
+        f"the server reports and lower context_length to it (command line: --context-length), {servers_en}. The "
+        f"server said: {error.detail}",
+    )
 
 
 class _ReplyIncompleteError(Exception):
@@ -277,7 +320,11 @@ class AnalysisRun:
         self.window_texts: list[tuple[ev.StageRef, str]] = []
         self.analysis_id = 0
         self.assembler = PromptAssembler(
-            self.profile, prepared.plan.estimator, lang, StablePrefix(prepared.system, prepared.summary)
+            self.profile,
+            prepared.plan.estimator,
+            lang,
+            StablePrefix(prepared.system, prepared.summary),
+            prepared.slice_knowledge,
         )
         self._current: tuple[ev.StageRef, list[str]] | None = None
         self._lookbacks_used: dict[int, int] = {}  # segment → lookbacks served (MAX_LOOKBACKS_PER_SEGMENT)
@@ -372,6 +419,10 @@ class AnalysisRun:
             self.calibration.record(self.profile.key, raw_tokens, outcome.usage.prompt_tokens)
         if self.hooks is not None:
             self.hooks.after_request(stage, outcome)
+        if isinstance(outcome.error, ContextOverflowError):
+            error = outcome.error
+            message = context_refused_message(self.lang, error, self.profile, self.model_label)
+            raise ContextRefusedError(message, error.context_limit, [outcome.log])
         return outcome
 
     # ------------------------------------------------------------------ run
@@ -425,11 +476,14 @@ class AnalysisRun:
             )
         )
         heartbeat = asyncio.create_task(self._heartbeat())
+        refused: ContextRefusedError | None = None
         try:
             # asyncio's timeout stops awaits; deadline.check() in the CPU-bound loops stops the rest (issue 29)
             async with asyncio.timeout(deadline_s or None):
                 with deadline.limit(deadline_s or None):
                     await self._run_stages(stages, done)
+        except ContextRefusedError as exc:  # the stage is stored failed; the run ends here, resumable
+            refused = exc
         except asyncio.CancelledError:
             await asyncio.shield(asyncio.to_thread(self._cancelled))
             raise
@@ -454,6 +508,8 @@ class AnalysisRun:
                 self.analysis_id, status, self.totals.prompt_tokens, self.totals.completion_tokens, self.totals.cost
             )
         )
+        if refused is not None:
+            raise refused
         return self.analysis_id
 
     async def _heartbeat(self) -> None:
@@ -543,6 +599,10 @@ class AnalysisRun:
                     inc.logs,
                     outcome=_unfinished(inc.outcome),
                 )
+            except ContextRefusedError as refused:
+                self._current = None
+                self._fail(stage, str(refused), "", refused.logs)
+                raise
             self._current = None
 
     def _replay_stored(self, stage: ev.StageRef, stored: Any) -> None:
@@ -666,7 +726,7 @@ class AnalysisRun:
             x
             for x in (
                 self.hooks.instruction_extra(stage) if self.hooks else "",
-                prompts.lookback_hint(self.lang) if self._lookbacks_offered else "",
+                prompts.lookback_hint(self.lang, self.profile.spec.lookback_limit) if self._lookbacks_offered else "",
                 prompts.window_claims_note(self.lang),
             )
             if x
@@ -788,7 +848,9 @@ class AnalysisRun:
                     continue
                 body = "\n".join(ln.text for ln in self.p.log.lines_between(start, end))
                 tokens = self.p.plan.estimator.estimate_tokens(body) if body else 0
-                if tokens > MAX_LOOKBACK_TOKENS:
+                limit_tokens = self.profile.spec.lookback_limit
+                label = lookback_tokens_label(limit_tokens)
+                if tokens > limit_tokens:
                     self._lookback_refused(
                         stage,
                         state,
@@ -796,8 +858,8 @@ class AnalysisRun:
                         end,
                         reason=pick(
                             self.lang,
-                            f"区间约 {tokens:,} token，超过单次 {lookback_tokens_label()} 上限",
-                            f"the range is about {tokens:,} tokens, over the {lookback_tokens_label()} limit",
+                            f"区间约 {tokens:,} token，超过单次 {label} 上限",
+                            f"the range is about {tokens:,} tokens, over the {label} limit",
                         ),
                         tokens=tokens,
                     )

@@ -16,7 +16,7 @@ from app.budget.plan import RunPlan
 from app.budget.profile import ModelProfile
 from app.facts import CompactLog, ReplayFactIndex, build_fact_index
 from app.i18n import Lang
-from app.pipeline.system_prompt import build_system_prompt
+from app.pipeline.system_prompt import build_system_prompt, slice_knowledge
 from app.replay import Replay, ReplayFormatError
 
 
@@ -33,6 +33,8 @@ class PreparedReplay:
         summary: The deterministic match summary, with the planned segments.
         system: The system prompt (role, workflow, claims format, game knowledge).
         plan: Segments, windows and the planned requests.
+        slice_knowledge: Knowledge entry lines of the types a slice names (used below 200K, where they go next to
+            the slice instead of into the system prompt); None for mods without knowledge.
     """
 
     path: Path
@@ -43,6 +45,7 @@ class PreparedReplay:
     summary: str
     system: str
     plan: RunPlan
+    slice_knowledge: Callable[[str], list[str]] | None = None
 
 
 def file_sha256(path: Path) -> str:
@@ -82,7 +85,9 @@ def prepare_replay(
         raise ReplayFormatError(str(p), replay.header.chunk_offset, "the replay holds no commands to analyse")
     index = build_fact_index(replay)
     extra = extra_system(replay) if callable(extra_system) else extra_system
-    system = build_system_prompt(replay, lang, extra=extra, user_knowledge=user_knowledge)
+    size = profile.spec.prompt
+    system = build_system_prompt(replay, lang, extra=extra, user_knowledge=user_knowledge, size=size)
     planned = plan_for_index(index, profile, lang=lang, system_text=system, calibration=calibration)
     sha = hashlib.sha256(data).hexdigest()
-    return PreparedReplay(p, sha, replay, index, planned.log, planned.summary, system, planned.plan)
+    types = slice_knowledge(replay, lang, user_knowledge) if size.per_slice_knowledge else None
+    return PreparedReplay(p, sha, replay, index, planned.log, planned.summary, system, planned.plan, types)

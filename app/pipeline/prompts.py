@@ -64,14 +64,18 @@ A window analysis (and its revision) ends with `[claims]` followed by one JSON c
 - A selection may click an enemy unit and is weak evidence; a control group almost certainly means an own unit. `move` carries coordinates and no unit id: on its own it cannot support confirmed or highly likely.
 - Only claim what the data confirms; when unsure, leave it out or use likely / uncertain."""
 
-LOOKBACK_HINT_ZH = (
-    "如需查看本段以外的原始操作，可在 `[机器可读声明]` 之前写一行 `[回查] mm:ss~mm:ss`"
-    f"（每段最多 {MAX_LOOKBACKS_PER_SEGMENT} 次，每次不超过约 {lookback_tokens_label()} token）。"
-)
-LOOKBACK_HINT_EN = (
-    "To see raw orders outside this segment, write a line `[lookback] mm:ss~mm:ss` before `[claims]` "
-    f"(at most {MAX_LOOKBACKS_PER_SEGMENT} per segment, each up to about {lookback_tokens_label()} tokens)."
-)
+
+def _lookback_hint_texts(label: str) -> tuple[str, str]:
+    """The lookback hint in Chinese and English for a per-lookback limit written as ``label``."""
+    return (
+        "如需查看本段以外的原始操作，可在 `[机器可读声明]` 之前写一行 `[回查] mm:ss~mm:ss`"
+        f"（每段最多 {MAX_LOOKBACKS_PER_SEGMENT} 次，每次不超过约 {label} token）。",
+        "To see raw orders outside this segment, write a line `[lookback] mm:ss~mm:ss` before `[claims]` "
+        f"(at most {MAX_LOOKBACKS_PER_SEGMENT} per segment, each up to about {label} tokens).",
+    )
+
+
+LOOKBACK_HINT_ZH, LOOKBACK_HINT_EN = _lookback_hint_texts(lookback_tokens_label())
 WINDOW_CLAIMS_ZH = "回复末尾按系统提示中的[机器可读声明的规则]给出 `[机器可读声明]`。"
 WINDOW_CLAIMS_EN = "End the reply with `[claims]` as the [Claims rules] of the system prompt say."
 
@@ -86,9 +90,15 @@ def window_claims_note(lang: Lang) -> str:
     return pick(lang, WINDOW_CLAIMS_ZH, WINDOW_CLAIMS_EN)
 
 
-def lookback_hint(lang: Lang) -> str:
-    """How to ask for a lookback (offered only when the match has more than one segment)."""
-    return pick(lang, LOOKBACK_HINT_ZH, LOOKBACK_HINT_EN)
+def lookback_hint(lang: Lang, tokens: int | None = None) -> str:
+    """How to ask for a lookback (offered only when the match has more than one segment).
+
+    ``tokens`` is the tier's per-lookback limit (None: the plan's, as the constants quote it).
+    """
+    if tokens is None:
+        return pick(lang, LOOKBACK_HINT_ZH, LOOKBACK_HINT_EN)
+    zh, en = _lookback_hint_texts(lookback_tokens_label(tokens))
+    return pick(lang, zh, en)
 
 
 def overview_instruction(lang: Lang, segments_text: str, *, lookbacks: bool = True) -> str:

@@ -57,18 +57,22 @@ def test_plan_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert "第 1 段" in out
 
 
-def test_short_tier_refuses_long_replay(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["plan", str(corpus_file(LONG)), "--context-length", "128000", "--lang", "en"]) == 2
-    err = capsys.readouterr().err
-    assert "200K" in err
-    assert "one slice" in err
-
-
-def test_short_tier_plans_short_replay_as_one_slice(capsys: pytest.CaptureFixture[str]) -> None:
-    data = run_json(capsys, str(corpus_file(SHORT)), "--context-length", "128K", "--lang", "en")
-    assert len(data["segments"]) == 1
-    assert data["profile"]["budget"] == 115_200
-    assert data["profile"]["single_slice_only"] is True
+@pytest.mark.parametrize(
+    ("context", "budget", "hard_limit", "reserve"),
+    [("128000", 80_000, 115_200, 32_000), ("64K", 44_800, 57_600, 16_000), ("32768", 24_576, 29_491, 8_192)],
+)
+def test_small_contexts_plan_the_long_replay_in_segments(
+    capsys: pytest.CaptureFixture[str], context: str, budget: int, hard_limit: int, reserve: int
+) -> None:
+    # issue 31: a 24-minute 1v1 used to be refused below 200K ("one slice"); now it is cut into segments
+    data = run_json(capsys, str(corpus_file(LONG)), "--context-length", context, "--lang", "en")
+    assert data["profile"]["budget"] == budget
+    assert data["profile"]["hard_limit"] == hard_limit
+    assert data["profile"]["reserve"] == reserve
+    assert data["profile"]["quality_guaranteed"] is False
+    assert len(data["segments"]) > 1
+    assert data["segments"][-1]["end_seconds"] > 23 * 60
+    assert all(r["breakdown"]["total"] <= hard_limit for r in data["requests"])
 
 
 def test_model_profile_json_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

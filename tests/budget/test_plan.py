@@ -3,7 +3,6 @@ from __future__ import annotations
 import pytest
 
 from app.budget.calibration import Calibration
-from app.budget.errors import ReplayTooLongError
 from app.budget.plan import plan_run
 from app.budget.profile import ModelProfile
 from app.budget.segment import Block
@@ -90,11 +89,32 @@ def test_cacheable_share_counts_repeated_prefixes() -> None:
     assert 0 < plan.cacheable_share < 1
 
 
-def test_short_tier_single_slice_or_clear_refusal() -> None:
-    small = plan_run(blocks(40), ModelProfile(context_length=128_000), lang=Lang.EN)
-    assert len(small.segments) == 1
-    with pytest.raises(ReplayTooLongError, match="200K"):
-        plan_run(blocks(200), ModelProfile(context_length=128_000), lang=Lang.EN)
+SMALL_TIERS = {
+    # issue 31 tiers (app.budget.profile module docstring): 62.5% / 70% / 75% of the context
+    # (length, max_tokens, budget, reserve, overview, facts cap, slice knowledge, system reference, slice cap)
+    "128K": (128_000, 8192, 80_000, 32_000, 3_000, 6_000, 3_000, 7_000, 40),
+    "64K": (64_000, 8000, 44_800, 16_000, 2_000, 4_000, 2_000, 5_500, 80),
+    "32K": (32_768, 4096, 24_576, 8_192, 1_000, 2_000, 1_500, 2_000, 160),
+}
+
+
+@pytest.mark.parametrize("tier", list(SMALL_TIERS))
+def test_small_tiers_cut_long_logs_into_more_slices(tier: str) -> None:
+    length, max_tokens, budget, reserve, overview, facts_cap, knowledge, system, max_slices = SMALL_TIERS[tier]
+    profile = ModelProfile(context_length=length, max_tokens=max_tokens)
+    plan = plan_run(blocks(200), profile, lang=Lang.EN)  # 200 blocks × 100 raw tokens = 24,000 budget tokens
+    assert profile.budget == budget
+    assert profile.output_reserve == reserve
+    assert plan.fixed_overhead == system + overview + 1_000 + knowledge  # empty summary, 1K instruction
+    assert plan.found_facts_budget <= facts_cap
+    slice_max = budget - plan.fixed_overhead - plan.found_facts_budget - reserve
+    assert plan.segmentation.slice_max == slice_max
+    assert 1 < len(plan.segments) <= max_slices
+    for r in plan.requests:
+        assert r.breakdown.total <= profile.hard_limit
+        if r.stage == "window":
+            assert r.breakdown.total <= budget
+            assert r.breakdown.overview == overview
 
 
 def test_calibration_changes_the_plan() -> None:

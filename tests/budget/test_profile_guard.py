@@ -19,17 +19,26 @@ from app.i18n import Lang
         (256_000, Tier.MEDIUM, 100_000),
         (200_000, Tier.MEDIUM, 100_000),  # Anthropic's "200K": decimal K keeps it in the 200K tier
         (400_000, Tier.MEDIUM, 100_000),
-        (199_999, Tier.SHORT, 179_999),  # short tier: budget = floor(90% × length)
-        (128_000, Tier.SHORT, 115_200),
-        (131_072, Tier.SHORT, 117_964),
+        (199_999, Tier.K128, 124_999),  # 128K tier: 62.5% of the context, floored
+        (128_000, Tier.K128, 80_000),
+        (131_072, Tier.K128, 81_920),  # Llama's "128K"
+        (100_000, Tier.K128, 62_500),
+        (99_999, Tier.K64, 69_999),  # 64K tier: 70%
+        (65_536, Tier.K64, 45_875),
+        (64_000, Tier.K64, 44_800),
+        (49_999, Tier.K32, 37_499),  # 32K tier: 75%
+        (32_768, Tier.K32, 24_576),
+        (32_000, Tier.K32, 24_000),
     ],
 )
 def test_tiers_and_default_budget(length: int, tier: Tier, budget: int) -> None:
     assert tier_for(length) is tier
     assert default_budget(length) == budget
-    profile = ModelProfile(context_length=length)
+    profile = ModelProfile(context_length=length, max_tokens=min(8192, length // 8))
     assert profile.budget == budget
-    assert profile.single_slice_only is (tier is Tier.SHORT)
+    assert profile.quality_guaranteed is (tier in (Tier.LONG, Tier.MEDIUM))
+    # every default budget leaves room above it for a window's follow-ups, under the 90% hard limit
+    assert profile.budget < profile.hard_limit
 
 
 def test_budget_override() -> None:
@@ -43,6 +52,35 @@ def test_budget_override() -> None:
 def test_output_reserve(max_tokens: int, reserve: int) -> None:
     assert output_reserve(max_tokens) == reserve
     assert ModelProfile(context_length=1_000_000, max_tokens=max_tokens).output_reserve == reserve
+
+
+@pytest.mark.parametrize(
+    ("length", "max_tokens", "reasoning", "reserve"),
+    [
+        (128_000, 4096, False, 32_000),  # from 128K up the plan's rule for every model: max(2 × max_tokens, 32K)
+        (128_000, 20_000, False, 40_000),
+        (64_000, 4096, True, 16_000),  # below, the floor is a quarter of the context
+        (64_000, 12_000, True, 24_000),  # a reasoning model keeps twice max_tokens (its thinking is inside it)
+        (64_000, 12_000, False, 16_000),  # a model without reasoning needs max_tokens only
+        (64_000, 20_000, False, 20_000),
+        (32_768, 4096, True, 8_192),
+        (32_768, 8192, False, 8_192),  # the common 8192 fits a 32K model that does not reason
+        (32_000, 2000, True, 8_000),
+    ],
+)
+def test_output_reserve_floor_scales_below_128k(length: int, max_tokens: int, reasoning: bool, reserve: int) -> None:
+    assert output_reserve(max_tokens, length, reasoning=reasoning) == reserve
+    assert ModelProfile(context_length=length, max_tokens=max_tokens, reasoning=reasoning).output_reserve == reserve
+
+
+def test_default_max_tokens_scales_below_64k() -> None:
+    from app.budget.profile import default_max_tokens
+
+    assert default_max_tokens(1_000_000) == 8192
+    assert default_max_tokens(65_536) == 8192
+    assert default_max_tokens(32_768) == 4096  # 32,768 / 8: its reserve is then exactly the 8,192 floor
+    assert ModelProfile.from_mapping({"context_length": "32K"}).max_tokens == 4000
+    assert ModelProfile.from_mapping({"context_length": "32K", "max_tokens": 1000}).max_tokens == 1000
 
 
 def test_parse_token_count() -> None:
@@ -60,7 +98,9 @@ def test_bad_profiles_are_known_errors() -> None:
     with pytest.raises(KnownError, match="positive"):
         ModelProfile(context_length=0)
     with pytest.raises(KnownError, match="reserve"):
-        ModelProfile(context_length=64_000, max_tokens=40_000)  # reserve 80,000 > 57,600
+        ModelProfile(context_length=64_000, max_tokens=40_000, reasoning=True)  # reserve 80,000 > 57,600
+    with pytest.raises(KnownError, match="reserve"):
+        ModelProfile(context_length=64_000, max_tokens=60_000)  # reserve 60,000 > 57,600
     with pytest.raises(KnownError, match="context_length"):
         ModelProfile.from_mapping({"provider": "x"})
 
@@ -125,8 +165,8 @@ def test_profile_numbers_match_plan_references() -> None:
     assert medium.reference_slice == 100_000 - 27_000 - 32_000  # 41,000 ≈ 40K
     assert medium.note == ""
     short = profile_numbers(ModelProfile(context_length=128_000), Lang.ZH)
-    assert short.tier is Tier.SHORT
-    assert "短录像" in short.note
+    assert short.tier is Tier.K128
+    assert "质量不保证" in short.note
 
 
 def test_budget_above_the_hard_limit_is_refused_naming_both_numbers() -> None:

@@ -126,23 +126,19 @@ def test_too_long_even_at_hard_limit() -> None:
         segment_log(src, slice_max=3_600, hard_slice_max=3_600, estimator=EST, lang=Lang.EN)
 
 
-def test_single_slice_only() -> None:
-    fits = segment_log(blocks(40), slice_max=6_000, hard_slice_max=6_000, estimator=EST, single_slice_only=True)
+def test_slice_cap_of_one() -> None:
+    fits = segment_log(blocks(40), slice_max=6_000, hard_slice_max=6_000, estimator=EST, max_slices=1)
     assert len(fits.segments) == 1
     # 80 blocks with half selection: 9,600 budget tokens full, 4,800 compacted -> one slice after dropping.
     compacted = segment_log(
-        blocks(80, selection_every=2), slice_max=6_000, hard_slice_max=6_000, estimator=EST, single_slice_only=True
+        blocks(80, selection_every=2), slice_max=6_000, hard_slice_max=6_000, estimator=EST, max_slices=1
     )
     assert len(compacted.segments) == 1
     assert compacted.dropped_selection
-    with pytest.raises(ReplayTooLongError, match="200K"):
-        segment_log(
-            blocks(80), slice_max=6_000, hard_slice_max=6_000, estimator=EST, single_slice_only=True, lang=Lang.EN
-        )
-    with pytest.raises(ReplayTooLongError, match="200K"):
-        segment_log(
-            blocks(80), slice_max=6_000, hard_slice_max=6_000, estimator=EST, single_slice_only=True, lang=Lang.ZH
-        )
+    with pytest.raises(ReplayTooLongError, match="at most 1"):
+        segment_log(blocks(80), slice_max=6_000, hard_slice_max=6_000, estimator=EST, max_slices=1, lang=Lang.EN)
+    with pytest.raises(ReplayTooLongError, match="上限 1 段"):
+        segment_log(blocks(80), slice_max=6_000, hard_slice_max=6_000, estimator=EST, max_slices=1, lang=Lang.ZH)
 
 
 def test_dense_block_is_subdivided_by_time() -> None:

@@ -9,9 +9,14 @@ import pytest
 
 from app.cli import main
 from app.settings import ModelProfileSettings, ProviderSettings, Settings
-from tests.support.scripted_server import Reply, ScriptedServer
+from tests.support.scripted_server import ReceivedRequest, Reply, ScriptedServer
 
 KEY = "sk-env-key-9876543210"
+
+
+def chat_requests(server: ScriptedServer) -> list[ReceivedRequest]:
+    """The chat requests among everything the server received (provider test also reads the model list)."""
+    return [r for r in server.requests if r.path.endswith("/chat/completions")]
 
 
 def test_provider_test_json(
@@ -34,7 +39,7 @@ def test_provider_test_json(
     assert report["resolved_model"] == "deepseek-reasoner"
     assert report["finish_reason"] == "stop"
     assert report["ttft_s"] is not None
-    received = server.requests[-1]
+    received = chat_requests(server)[-1]
     assert received.headers["authorization"] == f"Bearer {KEY}"
     assert received.json["max_tokens"] == 256
     assert "红色警戒3" in received.text
@@ -53,8 +58,8 @@ def test_provider_test_profile_human_output(
     out = capsys.readouterr().out
     assert "Peacekeeper." in out
     assert "reasoning/text:  3 / 12 chars" in out
-    assert server.requests[-1].json["stream"] is False
-    assert "authorization" not in server.requests[-1].headers
+    assert chat_requests(server)[-1].json["stream"] is False
+    assert "authorization" not in chat_requests(server)[-1].headers
 
 
 def test_provider_test_401_is_clear_error(

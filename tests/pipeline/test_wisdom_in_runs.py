@@ -1,5 +1,8 @@
 """Error wisdom inside real runs: three context overflows on one model become a rule that prevents the next one.
 
+Each overflow stops its run (issue 31: a length refusal is not retried and the run ends naming the limit), so the
+three come from three runs; the library learns from each before the run stops.
+
 The scripted server plays a model whose real context is smaller than its profile claims: every request asking
 for 8,000 output tokens on top of a window prompt overflows with the provider's own error message.
 """
@@ -10,13 +13,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from app.budget.profile import ModelProfile
 from app.i18n import Lang
 from app.pipeline import events as ev
+from app.pipeline.orchestrator import ContextRefusedError
 from app.pipeline.records import AnalysisRecord
+from app.pipeline.repository import AnalysisRepository
 from app.store import open_database
 from app.wisdom import WisdomGate
-from tests.pipeline.test_scripted_runs import CLEAN, _last
+from tests.pipeline.test_scripted_runs import CLEAN, _last, _prepared
 from tests.pipeline.test_scripted_runs import _run as scripted_run
 from tests.support.scripted_server import Reply, ScriptedServer
 
@@ -37,15 +44,20 @@ def _run(server: ScriptedServer, db_path: Path) -> tuple[list[ev.PipelineEvent],
     return events, rec
 
 
-def test_three_overflows_in_a_run_make_a_rule_that_prevents_the_fourth(tmp_path: Path) -> None:
+def test_three_overflows_make_a_rule_that_prevents_the_fourth(tmp_path: Path) -> None:
     server = ScriptedServer(default=Reply.chat(CLEAN, piece_chars=60)).start()
     db_path = tmp_path / "w.sqlite3"
     try:
         overflow = Reply.error(400, OVERFLOW, code="context_length_exceeded", err_type="invalid_request_error")
-        server.enqueue(overflow, overflow, overflow, match=_is_window)
-        _, first = _run(server, db_path)
-        failed = [s.key for s in first.stages if s.status == "failed"]
-        assert failed == ["window:0:0", "window:0:1", "window:0:2"]
+        for _ in range(3):  # a length refusal stops its run (issue 31), and the library learns from each one
+            server.enqueue(overflow, match=_is_window)
+            with pytest.raises(ContextRefusedError, match="32,768"):
+                _run(server, db_path)
+        db = open_database(db_path)
+        runs = AnalysisRepository(db).for_replay(_prepared().sha256)
+        db.close()
+        assert len(runs) == 3
+        assert all(r.status == "partial" for r in runs)
 
         db = open_database(db_path)
         gate = WisdomGate(db, Lang.ZH)

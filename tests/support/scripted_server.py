@@ -233,6 +233,31 @@ class ReceivedRequest:
         return "\n".join(str(m.get("content", "")) for m in msgs if isinstance(m, dict))
 
 
+def request_tokens(body: Mapping[str, Any]) -> int:
+    """Prompt tokens of a chat request as the server counts them: cl100k of each message plus OpenAI's framing."""
+    from app.tokens import MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS, count_tokens
+
+    msgs = body.get("messages")
+    if not isinstance(msgs, list):
+        return 0
+    contents = [str(m.get("content", "")) for m in msgs if isinstance(m, dict)]
+    return sum(count_tokens(c) + MESSAGE_OVERHEAD_TOKENS for c in contents) + REPLY_PRIMING_TOKENS
+
+
+def _over_context(body: Mapping[str, Any], limit: int) -> Reply | None:
+    """vLLM's refusal (OpenAI's wording) when the messages plus max_tokens exceed ``limit``; None when they fit."""
+    prompt = request_tokens(body)
+    completion = int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
+    if prompt + completion <= limit:
+        return None
+    message = (
+        f"This model's maximum context length is {limit} tokens. However, you requested {prompt + completion} "
+        f"tokens ({prompt} in the messages, {completion} in the completion). Please reduce the length of the "
+        "messages or completion."
+    )
+    return Reply.error(400, message, err_type="BadRequestError", code="400")
+
+
 class _ClientGoneError(Exception):
     """The client closed the connection while we were writing."""
 
@@ -246,6 +271,12 @@ class ScriptedServer:
         require_key: when set, requests without ``Authorization: Bearer <require_key>`` get a 401.
         rate_limit: ``(n, window_s)``: at most ``n`` chat requests accepted in any ``window_s`` seconds; one more
             gets a 429 whose ``Retry-After`` says when the oldest leaves the window (as real providers answer).
+        context_limit: the model's context in tokens: a chat request whose messages (cl100k, with the chat
+            framing: :func:`request_tokens`) plus its ``max_tokens`` exceed it gets vLLM's 400 "This model's
+            maximum context length is N tokens…" (the OpenAI wording), as a server with a smaller context answers.
+        json_routes: ``{(method, path): document}``: JSON answers for other endpoints (``("GET", "/v1/models")``,
+            ``("POST", "/api/show")``, ``("GET", "/props")``…), as vLLM, Ollama, llama.cpp or LM Studio answer them;
+            any other path but the chat endpoint gets a 404.
     """
 
     def __init__(
@@ -255,8 +286,12 @@ class ScriptedServer:
         default: Reply | None = None,
         require_key: str | None = None,
         rate_limit: tuple[int, float] | None = None,
+        context_limit: int | None = None,
+        json_routes: Mapping[tuple[str, str], Any] | None = None,
     ) -> None:
         self._port = port
+        self.context_limit = context_limit
+        self.json_routes = dict(json_routes or {})
         self.default = default
         self.require_key = require_key
         self.rate_limit = rate_limit
@@ -412,6 +447,12 @@ class ScriptedServer:
     async def _respond(self, req: ReceivedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         with self._lock:
             self.requests.append(req)
+        route = (req.method, req.path.split("?", 1)[0].rstrip("/"))
+        if route in self.json_routes:
+            body = json.dumps(self.json_routes[route]).encode()
+            await _write_simple(writer, 200, {"Content-Type": "application/json"}, body)
+            req.completed = True
+            return True
         if req.method == "GET" and req.path.rstrip("/").endswith("/models"):
             body = json.dumps({"object": "list", "data": [{"id": "scripted-model", "object": "model"}]}).encode()
             await _write_simple(writer, 200, {"Content-Type": "application/json"}, body)
@@ -428,6 +469,9 @@ class ScriptedServer:
         elif wait is not None:
             req.refused = True
             reply = Reply.error(429, "Rate limit reached for requests", retry_after=f"{wait:.3f}", code="rate_limit")
+        elif self.context_limit is not None and (over := _over_context(req.json, self.context_limit)) is not None:
+            req.refused = True
+            reply = over
         else:
             reply = self._take(req.json)
         if reply is None:

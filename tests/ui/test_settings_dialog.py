@@ -65,8 +65,10 @@ def test_settings_round_trip_key_in_keyring_only(qtbot: Any, run: Any, memory_ke
             assert task is not None
             await task
             assert dlg.test_label.text().startswith("Connection OK"), dlg.test_label.text()
-            auth = [r.headers.get("authorization", "") for r in server.requests]
-            assert auth == [f"Bearer {SECRET}"]
+            # the probe and the reads of the server's context (issue 31) all carry the typed key
+            auth = {r.headers.get("authorization", "") for r in server.requests}
+            assert auth == {f"Bearer {SECRET}"}
+            assert len([r for r in server.requests if r.path.endswith("/chat/completions")]) == 1
             dlg.active.setCurrentIndex(dlg.active.findData("local-model"))
             dlg.analysis_language.setCurrentIndex(dlg.analysis_language.findData("zh"))
             dlg.replay_folder.setText(str(folder))
@@ -221,12 +223,14 @@ def test_save_refuses_a_profile_the_budget_rules_reject(qtbot: Any, run: Any, me
     assert "ContextBudget 120,000" in message
     assert "115,200" in message
     assert all(p.name != "too-big" for p in Settings.load().profiles)  # nothing written
-    # the form refuses what the profile would reject too: reserve max(2 × 20,000, 32,000) ≥ 90% of 40,000
+    # the form refuses what the profile would reject too: a reasoning model's reserve max(2 × 20,000, 40,000 / 4)
+    # = 40,000 ≥ 90% of 40,000
     dlg.m_name.setText("small")
     dlg.m_provider.setCurrentText("Local")
     dlg.m_model.setText("m")
     dlg.m_context.setValue(40_000)
     dlg.m_max_tokens.setValue(20_000)
+    dlg.m_reasoning.setChecked(True)
     dlg.save_model()
     assert "small" in dlg.error_label.text()
     assert "max_tokens" in dlg.error_label.text()

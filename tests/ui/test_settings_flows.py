@@ -111,15 +111,24 @@ def test_the_short_context_refusal_names_what_to_change(qtbot: Any, run: Any, me
     dlg.m_name.setText("tiny")
     dlg.m_provider.setCurrentText("Local")
     dlg.m_model.setText("m")
-    dlg.m_context.setValue(32_000)  # 90% = 28,800 < the 32,000 output reserve
+    dlg.m_max_tokens.setValue(8192)
+    dlg.m_reasoning.setChecked(True)  # a reasoning model keeps twice max_tokens for the answer
+    dlg.m_context.setValue(16_000)  # 90% = 14,400 < the 16,384 output reserve (twice max_tokens)
     assert not dlg.save_model()
     text = dlg.error_label.text()
-    assert "32,000" in text
-    assert "28,800" in text
-    # the smallest context: (reserve 32,000 + reference prompt 27,000) / 0.9 = 65,556 → 66,000
-    assert "at least 66,000" in text
+    assert "16,384" in text
+    assert "14,400" in text
+    # the smallest context: 90% of it holds the reserve 16,384 + the 32K tier's fixed prompt 7,500
+    # (system 2,000 + summary 2,000 + overview 1,000 + task 1,000 + the slice's types 1,500): 26,538 → 27,000
+    assert "at least 27,000" in text
+    assert "2,000 or less" in text  # or a max_tokens whose reserve is the floor (16,000 / 4 = 4,000 = 2 × 2,000)
     assert "max(" not in text  # no formula jargon
-    assert dlg.m_context.property("invalid") is True
+    assert dlg.m_max_tokens.property("invalid") is True
+    dlg.m_context.setValue(32_000)  # issue 31: a 32K model works (reserve 16,384 under 28,800)
+    assert dlg.save_model()
+    dlg.m_reasoning.setChecked(False)  # without reasoning 16K holds it: reserve max(8,192, 4,000) = 8,192
+    dlg.m_context.setValue(16_000)
+    assert dlg.save_model()
     ctx.db.close()
 
 
@@ -175,21 +184,52 @@ def test_budget_preview_equals_plan_json(
     run(scenario())
 
 
+def test_budget_preview_shows_a_long_replay_on_a_128k_model_with_the_quality_note(
+    qtbot: Any, run: Any, memory_keyring: Any
+) -> None:
+    # issue 31: the 24-minute replay is no longer refused below 200K; the preview shows its segments and says
+    # that quality is not guaranteed, as `replaysage plan` does
+    replay = corpus_file(LONG_REPLAY)
+    settings = Settings.load()
+    settings.put_provider(ProviderSettings("Local", "http://127.0.0.1:9/v1"))
+    settings.put_profile(ModelProfileSettings("mid", "Local", "model-s", context_length=128_000))
+    settings.save()
+    code, cli, _err = _plan_cli(replay, "mid")
+    assert code == 0
+    assert cli is not None
+    assert len(cli["segments"]) > 1
+
+    async def scenario() -> None:
+        ctx, dlg = _dialog(qtbot, replay)
+        dlg.model_list.setCurrentRow(0)
+        await dlg.budget_preview.settled()
+        assert dlg.budget_preview.plan == cli
+        assert dlg.budget_preview.values["segments"].text() == str(len(cli["segments"]))
+        note = f"long replay on a 128K model: {len(cli['segments'])} segments, quality not guaranteed"
+        assert note in dlg.budget_preview.state_label.text()
+        ctx.db.close()
+
+    run(scenario())
+
+
 def test_budget_preview_refuses_like_plan_in_plain_words(qtbot: Any, run: Any, memory_keyring: Any) -> None:
     replay = corpus_file(LONG_REPLAY)
     settings = Settings.load()
     settings.put_provider(ProviderSettings("Local", "http://127.0.0.1:9/v1"))
-    settings.put_profile(ModelProfileSettings("short", "Local", "model-s", context_length=128_000))
+    # 16K with max_tokens 1,000: budget 12,000 (75%) leaves no room for a slice next to the fixed parts
+    settings.put_profile(ModelProfileSettings("tiny", "Local", "model-s", context_length=16_000, max_tokens=1000))
     settings.save()
-    code, _cli, _err = _plan_cli(replay, "short")
-    assert code == 2  # the CLI refuses the 24-minute replay for a 128K model
+    code, _cli, err = _plan_cli(replay, "tiny")
+    assert code == 2
+    assert "no room for a log slice" in err
 
     async def scenario() -> None:
         ctx, dlg = _dialog(qtbot, replay)
         dlg.model_list.setCurrentRow(0)
         await dlg.budget_preview.settled()
         assert dlg.budget_preview.plan is None
-        assert "200K" in dlg.budget_preview.problem  # what to change: a model with a longer context
+        assert "no room for a log slice" in dlg.budget_preview.problem
+        assert "ContextBudget" in dlg.budget_preview.problem  # what to change
         assert all(v.text() == "–" for v in dlg.budget_preview.values.values())
         ctx.db.close()
 
