@@ -12,7 +12,7 @@ from tests.memory.helpers import Clock, analyse, make_store, run_ep
 
 
 def test_the_faction_candidate_is_scoped_by_its_faction() -> None:
-    cands = [c for c in run_candidates(run_ep("r1", "p", ("Barracks", "Refinery"), faction="Empire"))]
+    cands = list(run_candidates(run_ep("r1", "p", ("Barracks", "Refinery"), faction="Empire")))
     faction = [c for c in cands if c.subject == "player:p" and c.attribute == "faction"]
     assert len(faction) == 1
     assert faction[0].type is FactType.PREFERENCE
