@@ -800,6 +800,7 @@ class MainWindow(QMainWindow):
                 on_reviewer=self._remember_reviewer,
             )
             self._memory_tabs: QWidget = memory
+            memory.review_mode_requested.connect(lambda: self.set_review_mode(True))
             memory.queue_count_changed.connect(
                 lambda n: self.side_tabs.setTabText(
                     self.side_tabs.indexOf(memory), title + (f" · {t('待审', 'review')} {n}" if n else "")

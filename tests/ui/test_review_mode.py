@@ -136,3 +136,31 @@ def test_what_differs_is_marked_on_both_sides(qtbot: Any, run: Any) -> None:
         assert "status" in tab.differs.text()
 
     run(scenario())
+
+
+def test_the_side_panel_queue_opens_the_review_mode(qtbot: Any, run: Any) -> None:
+    win, _store = _window(qtbot, Lang.ZH)
+    tabs: Any = win.memory_tabs
+    side = tabs.queue
+
+    async def scenario() -> None:
+        await tabs.refreshed()
+        assert side.wide_button is not None
+        assert side.wide_button.text() == "在审阅模式中打开（Ctrl+Shift+R）"
+        side.wide_button.click()
+        assert win.review_mode
+        assert win.review_queue is not side
+        assert win.review_queue.wide_button is None  # already there
+        await win.review_queue.refreshed()
+        assert win.review_queue.list.count() == 3
+        assert win.review_back_button.text() == "返回分析（Ctrl+Shift+R）"
+        # a language switch rebuilds the page in the new language and stays in review mode
+        win.set_language(Lang.EN)
+        assert win.review_mode
+        assert win.review_back_button.text() == "Back to the analysis (Ctrl+Shift+R)"
+        await win.review_queue.refreshed()
+        assert win.review_queue.list.count() == 3
+        win.review_back_button.click()
+        assert not win.review_mode
+
+    run(scenario())

@@ -729,6 +729,7 @@ class ReviewQueueTab(QWidget):
         undone(int): the queue item whose ruling Undo took back.
         reviewer_named(str): the reviewer typed a name (the window keeps it in the settings).
         count_changed(int): the number of open items (the tab badge).
+        wide_requested(): the reviewer asked for the review mode (the side panel's tab only).
 
     ``wide`` lays the queue out for the main window's review mode: the list on the left and the two sides next to
     it, each about as wide as the analysis text (the side panel stacks them). Either way the list wraps its
@@ -738,6 +739,7 @@ class ReviewQueueTab(QWidget):
     resolved = Signal(int, str)
     undone = Signal(int)
     reviewer_named = Signal(str)
+    wide_requested = Signal()
     count_changed = Signal(int)
 
     def __init__(
@@ -865,6 +867,18 @@ class ReviewQueueTab(QWidget):
         queue_box, detail = QWidget(), QWidget()
         queue_lay = QVBoxLayout(queue_box)
         queue_lay.setContentsMargins(0, 0, 0, 0)
+        self.wide_button: QPushButton | None = None
+        if not wide:  # the side panel is narrow: the way to the room the sides need
+            self.wide_button = QPushButton(t("在审阅模式中打开（Ctrl+Shift+R）", "Open in review mode (Ctrl+Shift+R)"))
+            self.wide_button.setToolTip(
+                t(
+                    "审阅队列占据主区域，两边并排、各有足够宽度，分析视图暂时让开。",
+                    "The review queue takes the main area, its two sides next to each other; the analysis "
+                    "comes back when you leave.",
+                )
+            )
+            self.wide_button.clicked.connect(self.wide_requested)
+            queue_lay.addWidget(self.wide_button)
         queue_lay.addWidget(self.show_decided)
         queue_lay.addWidget(self.list, 1)
         queue_lay.addWidget(self.empty)
@@ -1217,9 +1231,11 @@ class MemoryTabs(StagedTabs):
 
     Signals:
         queue_count_changed(int): how many review items are open (once the queue has loaded).
+        review_mode_requested(): the queue's "Open in review mode" was pressed.
     """
 
     queue_count_changed = Signal(int)
+    review_mode_requested = Signal()
 
     def __init__(
         self,
@@ -1255,6 +1271,7 @@ class MemoryTabs(StagedTabs):
         if on_reviewer is not None:
             queue.reviewer_named.connect(on_reviewer)
         queue.count_changed.connect(self.queue_count_changed)
+        queue.wide_requested.connect(self.review_mode_requested)
         queue.resolved.connect(lambda _id, _r: self._refresh_made("facts", "chains"))
         queue.undone.connect(lambda _id: self._refresh_made("facts", "chains"))
         return queue
