@@ -30,7 +30,7 @@ from pathlib import Path
 
 from app.errors import KnownError
 from app.library.headers import HEAD_BYTES, final_time_code
-from app.library.scan import is_replay_name
+from app.replay.files import is_replay_name
 from app.replay.model import Header
 from app.replay.reader import MAX_FOOTER_LENGTH, parse_header, read_replay_bytes
 from app.settings import DEFAULT_AUTOSAVE_PATTERN

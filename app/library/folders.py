@@ -26,7 +26,7 @@ from pathlib import Path, PurePath
 from typing import TypeVar
 
 from app.i18n import Lang, pick
-from app.library.scan import is_replay_name
+from app.replay.files import is_replay_name
 
 P = TypeVar("P", bound=PurePath)
 
