@@ -16,6 +16,7 @@ from app.memory.candidates import run_candidates
 from app.store.db import _alembic_config, _make_engine
 from app.store.migrations.versions.memory_0006 import scope_faction_facts
 from tests.memory.helpers import Clock, analyse, make_store, run_ep
+from ui.tabs.memory_tabs import _split_default
 
 
 def test_the_faction_candidate_is_scoped_by_its_faction() -> None:
@@ -72,6 +73,10 @@ def test_faction_facts_stored_before_are_scoped_by_the_migration(store_url: str)
     assert facts["Allies"].scope == {"player": "p", "mod": "RA3", "faction": "Allies"}
     assert facts["Soviets"].scope == {"player": "p", "mod": "RA3", "faction": "Soviets"}
     assert all(s.context["faction"] == v for v, f in facts.items() for s in f.sources)
+    # the open item's Split by scope now offers the faction, each side with its own
+    item = store.queue()[0]
+    assert item.other is not None
+    assert _split_default(store.fact(item.fact.id), store.fact(item.other.id)) == ("faction", "Soviets", "Allies")
     # new games add to their faction's fact: no new review item
     analyse(store, run_ep("r3", "p", ("A",), faction="Soviets", played="2026-01-03T00:00:00"))
     analyse(store, run_ep("r4", "p", ("A",), faction="Empire", played="2026-01-04T00:00:00"))
