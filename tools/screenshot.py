@@ -74,14 +74,18 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
 
     app_widget: Any = window
     dock = window.side_dock
-    if view in ("wisdom", "review", "memory"):
+    if view == "review":  # View → Review mode: the queue in the main area
+        window.set_review_mode(True)
+        if window.review_queue is not None:
+            await window.review_queue.refreshed()
+    elif view in ("wisdom", "memory"):
         dock.show()
         window.resizeDocks([dock], [640], Qt.Orientation.Horizontal)
         await window.side_tabs_loaded()  # the tabs and their pages are built one per event-loop turn
         tabs = window.memory_tabs
         window.side_tabs.setCurrentIndex(0 if view == "wisdom" else 1)
         if isinstance(tabs, MemoryTabs) and view != "wisdom":
-            tabs.setCurrentWidget(tabs.queue if view == "review" else tabs.facts)
+            tabs.setCurrentWidget(tabs.facts)
     elif view in ("settings", "budget"):
         dlg = window.open_settings()
         if view == "budget":
@@ -100,6 +104,8 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
     app_widget.grab().save(str(out))
     if app_widget is not window:
         app_widget.close()
+    if view == "review":
+        window.set_review_mode(False)
     print(f"{out}: {app_widget.width()}x{app_widget.height()}")
     return out
 

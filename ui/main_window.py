@@ -22,11 +22,15 @@ from PySide6.QtWidgets import (
     QDialog,
     QDockWidget,
     QFileDialog,
+    QHBoxLayout,
     QHeaderView,
+    QLabel,
     QMainWindow,
     QMessageBox,
     QProgressBar,
+    QPushButton,
     QSplitter,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -299,7 +303,13 @@ class MainWindow(QMainWindow):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.message_bar)
         lay.addWidget(self.folder_offer)
-        lay.addWidget(self.splitter, 1)
+        # the main area: the analysis (library, card, analysis) or, in review mode, the review queue at full width
+        self.main_stack = QStackedWidget()
+        self.main_stack.addWidget(self.splitter)
+        self.review_page: QWidget | None = None  # built when review mode is first entered
+        self._review_queue: Any = None  # its ReviewQueueTab (None while the memory views are unavailable)
+        self._dock_before_review = False
+        lay.addWidget(self.main_stack, 1)
         self.setCentralWidget(central)
 
         self.status_label = plain_label()
@@ -419,6 +429,14 @@ class MainWindow(QMainWindow):
         self.library_action = action(
             view_menu, "显示/隐藏录像库", "Show/hide replay library", "Ctrl+L", self.toggle_library
         )
+        self.review_action = action(
+            view_menu,
+            "审阅模式（记忆审阅队列）",
+            "Review mode (memory review queue)",
+            "Ctrl+Shift+R",
+            lambda: self.set_review_mode(not self.review_mode),
+        )
+        self.review_action.setCheckable(True)
         self.shortcuts_action = action(help_menu, "键盘快捷键", "Keyboard shortcuts", "F1", self.show_shortcuts)
         self.shortcut_actions = [
             self.open_action,
@@ -433,6 +451,7 @@ class MainWindow(QMainWindow):
             self.en_action,
             self.side_action,
             self.library_action,
+            self.review_action,
             self.shortcuts_action,
         ]
 
@@ -534,6 +553,94 @@ class MainWindow(QMainWindow):
             lambda: self.analyze(resume=resume),
         )
         return None
+
+    # -- review mode -------------------------------------------------------------------------------------------------
+
+    @property
+    def review_mode(self) -> bool:
+        """True while the main area shows the review queue instead of the analysis."""
+        return self.review_page is not None and self.main_stack.currentWidget() is self.review_page
+
+    @property
+    def review_queue(self) -> Any:
+        """The review mode's queue (a wide ``ReviewQueueTab``; None until review mode is entered, or unavailable)."""
+        return self._review_queue
+
+    def set_review_mode(self, on: bool) -> None:
+        """View → Review mode (Ctrl+Shift+R): the review queue takes the main area, or the analysis comes back.
+
+        The side panel gave the queue 360 of 1366 px, about 150 px per side of an item (issue 30 §8); in the main
+        area each side is as wide as the analysis text. The side panel is closed meanwhile (it would take that
+        width again) and reopened on the way back, where the memory views are refreshed with the rulings made.
+        """
+        if on == self.review_mode:
+            self.review_action.setChecked(on)
+            return
+        if on:
+            if self.review_page is None:
+                self.review_page = self._make_review_page()
+                self.main_stack.addWidget(self.review_page)
+            elif self._review_queue is not None:
+                self._review_queue.refresh()  # rulings made in the side panel or on the command line
+            self._dock_before_review = self.side_dock.isVisible()
+            self.side_dock.hide()
+            self.main_stack.setCurrentWidget(self.review_page)
+            if self._review_queue is not None:
+                self._review_queue.list.setFocus()
+        else:
+            self.main_stack.setCurrentWidget(self.splitter)
+            if self._dock_before_review:
+                self.side_dock.show()
+            refresh = getattr(getattr(self, "_memory_tabs", None), "refresh", None)  # the side views, if built
+            if callable(refresh):
+                refresh()
+        self.review_action.setChecked(on)
+
+    def _make_review_page(self) -> QWidget:
+        """The review mode's page: a title line with the way back, and the queue laid out wide."""
+        t = self.ui.t
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        head = QHBoxLayout()
+        title = QLabel(t("审阅模式：记忆审阅队列", "Review mode: memory review queue"))
+        title.setStyleSheet("font-weight: 600; font-size: 11pt;")
+        back = QPushButton(t("返回分析（Ctrl+Shift+R）", "Back to the analysis (Ctrl+Shift+R)"))
+        back.clicked.connect(lambda: self.set_review_mode(False))
+        head.addWidget(title, 1)
+        head.addWidget(back)
+        lay.addLayout(head)
+        self.review_back_button = back
+        try:
+            from app.memory.store import MemoryStore
+            from ui.tabs.memory_tabs import ReviewQueueTab
+
+            queue = ReviewQueueTab(
+                MemoryStore(self.ctx.db), self.ui.lang, reviewer=str(self.ctx.settings.get("reviewer_name")), wide=True
+            )
+            queue.reviewer_named.connect(self._remember_reviewer)
+            self._review_queue = queue
+            lay.addWidget(queue, 1)
+        except Exception as exc:  # a missing or broken memory view must not take the window down
+            log.warning("review mode unavailable: %r", exc)
+            self._review_queue = None
+            lay.addWidget(self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc), 1)
+        return page
+
+    def _drop_review_page(self) -> None:
+        """Forget the review page (a language switch: it is built again, in the new language, when needed)."""
+        page, was_on = self.review_page, self.review_mode
+        if page is None:
+            return
+        if was_on:
+            self.set_review_mode(False)
+        if self._review_queue is not None:
+            self._review_queue.cancel_loading()
+        self.main_stack.removeWidget(page)
+        page.deleteLater()
+        self.review_page, self._review_queue = None, None
+        if was_on:
+            self.set_review_mode(True)
 
     # -- side tabs ---------------------------------------------------------------------------------------------------
 
@@ -695,6 +802,7 @@ class MainWindow(QMainWindow):
                 on_reviewer=self._remember_reviewer,
             )
             self._memory_tabs: QWidget = memory
+            memory.review_mode_requested.connect(lambda: self.set_review_mode(True))
             memory.queue_count_changed.connect(
                 lambda n: self.side_tabs.setTabText(
                     self.side_tabs.indexOf(memory), title + (f" · {t('待审', 'review')} {n}" if n else "")
@@ -1188,6 +1296,7 @@ class MainWindow(QMainWindow):
         self._fill_models()
         if self._side_built:  # else they are built later, in the new language
             self._build_side_tabs()
+        self._drop_review_page()
         self._retitle()
 
     def warm_up(self) -> None:
@@ -1226,6 +1335,10 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Closing cancels the analysis (finished stages stay stored) and background tasks."""
+        if self.review_mode:  # the saved layout is the analysis's (the side panel as the user left it)
+            self.set_review_mode(False)
+        if self._review_queue is not None:
+            self._review_queue.cancel_loading()
         self.save_layout()
         self.analysis.cancel()
         self.replay_loader.cancel()

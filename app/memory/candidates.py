@@ -227,11 +227,13 @@ def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
                     subject=f"player:{p.name}",
                     attribute="faction",
                     value=p.faction,
-                    content_zh=f"玩家 {p.name} 常用阵营：{_zh(p.faction)}",
-                    content_en=f"Player {p.name} usually plays {p.faction}",
+                    content_zh=f"玩家 {p.name} 使用阵营：{_zh(p.faction)}",
+                    content_en=f"Player {p.name} plays {p.faction}",
                     kind=EvidenceKind.BEHAVIOUR,
                     quote=f"S= slot: {p.name} {p.faction}",
-                    scope={"player": p.name, "mod": ep.mod},
+                    # scoped by the faction itself: a player on three factions has three facts, each counting
+                    # its own games, never a conflict between them (the split a reviewer would make anyway)
+                    scope=dict(base_scope),
                     context=dict(ctx),
                     generalizes=True,
                     mechanism="阵营由玩家在开局前主动选择 / the faction is the player's own pre-game choice",

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPen, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListView,
     QListWidget,
     QPlainTextEdit,
     QPushButton,
@@ -42,6 +43,7 @@ from PySide6.QtWidgets import (
 from app.i18n import Lang, pick, system_lang
 from app.knowledge.faction_names import faction_display
 from app.memory import HEALTHY, METRICS, EpisodeView, FactView, MemoryStore, QueueView, Scorecard, SourceView
+from app.memory.diff import Span, changed_spans, differing_fields
 from app.memory.scorecard import LABELS
 from ui.tabs.loading import Actions, Loader, batches, error_text
 from ui.tabs.paging import PagedTableModel, PageQuery, PageRow, Sort, paged_table
@@ -236,6 +238,9 @@ class QueuePair:
         split_key: the scope attribute the two sides differ in (their evidence contexts), else ``map``.
         split_proposed: the proposed side's value of it.
         split_current: the current side's value of it.
+        current_marks: the ranges of ``current`` whose words the proposed side lacks (shown highlighted).
+        proposed_marks: the ranges of ``proposed`` whose words the current side lacks.
+        differs: the fields (:data:`app.memory.diff.FIELDS`) whose values differ between the two facts.
     """
 
     current: str
@@ -243,6 +248,38 @@ class QueuePair:
     split_key: str
     split_proposed: str
     split_current: str
+    current_marks: tuple[Span, ...] = ()
+    proposed_marks: tuple[Span, ...] = ()
+    differs: tuple[str, ...] = ()
+
+
+FIELD_WORDS = {
+    "value": ("内容", "what it says"),
+    "scope": ("适用范围", "where it applies"),
+    "status": ("状态", "status"),
+    "confidence": ("置信度", "confidence"),
+    "evidence": ("证据数", "amount of evidence"),
+    "method": ("得出方式", "how it was learnt"),
+    "mechanism": ("为什么成立", "why it holds"),
+    "approved_by": ("审阅人", "reviewer"),
+}
+"""The compared fields of two facts (:data:`app.memory.diff.FIELDS`) in words."""
+
+QUEUE_LIST_WIDTH = 340
+"""The review list's share of the width in review mode (pixels at 1366 px; it scales with the window)."""
+
+CURRENT_MARK = ("#ffd0d0", "#5c0000")
+"""Background and text colour of what only the current side says (Picard's removed tag: red)."""
+PROPOSED_MARK = ("#c8f0c8", "#003d00")
+"""Background and text colour of what only the proposed side says (Picard's new tag: green)."""
+
+
+def differs_words(differs: tuple[str, ...], lang: Lang) -> str:
+    """The line over the two sides that names what differs (empty when the item has no current side)."""
+    if not differs:
+        return ""
+    names = pick(lang, "、", ", ").join(words(FIELD_WORDS, d, lang) for d in differs)
+    return pick(lang, f"两边不同之处（已标出）：{names}", f"What differs (marked on both sides): {names}")
 
 
 METHOD_WORDS = {
@@ -349,13 +386,37 @@ def query_queue_pair(store: MemoryStore, q: QueueView, key: str, lang: Lang) -> 
     facts = [proposed, *([current] if current else [])]
     episodes = store.episodes(s.episode_id for f in facts for s in f.sources if s.episode_id is not None)
     split_key, split_p, split_c = _split_default(proposed, current)
+    current_text = _fact_words(current, episodes, lang) if current else ""
+    proposed_text = _fact_words(proposed, episodes, lang)
+    if current is None:  # a new fact: every word would be marked, which tells nothing
+        return QueuePair(current_text, proposed_text, split_key, split_p, split_c)
+    current_marks, proposed_marks = changed_spans(current_text, proposed_text)
     return QueuePair(
-        _fact_words(current, episodes, lang) if current else "",
-        _fact_words(proposed, episodes, lang),
+        current_text,
+        proposed_text,
         split_key,
         split_p,
         split_c,
+        tuple(current_marks),
+        tuple(proposed_marks),
+        differing_fields(current, proposed),
     )
+
+
+def mark_spans(view: QPlainTextEdit, spans: tuple[Span, ...], colours: tuple[str, str]) -> None:
+    """Highlight the character ranges ``spans`` of ``view``'s text (one edit block; the text stays as it is)."""
+    if not spans:
+        return
+    fmt = QTextCharFormat()
+    fmt.setBackground(QColor(colours[0]))
+    fmt.setForeground(QColor(colours[1]))
+    cursor = QTextCursor(view.document())
+    cursor.beginEditBlock()
+    for start, end in spans:
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        cursor.mergeCharFormat(fmt)
+    cursor.endEditBlock()
 
 
 class MessageBar(QLabel):
@@ -668,18 +729,31 @@ class ReviewQueueTab(QWidget):
         undone(int): the queue item whose ruling Undo took back.
         reviewer_named(str): the reviewer typed a name (the window keeps it in the settings).
         count_changed(int): the number of open items (the tab badge).
+        wide_requested(): the reviewer asked for the review mode (the side panel's tab only).
+
+    ``wide`` lays the queue out for the main window's review mode: the list on the left and the two sides next to
+    it, each about as wide as the analysis text (the side panel stacks them). Either way the list wraps its
+    items instead of cutting them, and what differs between the sides is marked on both (:mod:`app.memory.diff`).
     """
 
     resolved = Signal(int, str)
     undone = Signal(int)
     reviewer_named = Signal(str)
+    wide_requested = Signal()
     count_changed = Signal(int)
 
     def __init__(
-        self, store: MemoryStore, lang: Lang | None = None, reviewer: str = "", parent: QWidget | None = None
+        self,
+        store: MemoryStore,
+        lang: Lang | None = None,
+        reviewer: str = "",
+        parent: QWidget | None = None,
+        *,
+        wide: bool = False,
     ) -> None:
         super().__init__(parent)
         self.store = store
+        self.wide = wide
         self.lang = lang or system_lang()
         t = self._t
         self._items: list[QueueView] = []
@@ -688,6 +762,10 @@ class ReviewQueueTab(QWidget):
         self.detail_loader = Loader(self, self._show_error)
         self._actions = Actions(self, self._show_error)
         self.list = QListWidget()
+        self.list.setWordWrap(True)  # an item is a sentence: wrapped whole, never cut at the list's edge
+        self.list.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.empty = QLabel(
             t(
                 "没有待审阅的项目。当一次分析得出的事实与已有事实冲突、又无法自动裁决时，它会出现在这里。",
@@ -705,6 +783,9 @@ class ReviewQueueTab(QWidget):
         self.right_title = QLabel(t("提议（来自较新的对局）", "Proposed (from the newer game)"))
         for lab in (self.left_title, self.right_title):
             lab.setStyleSheet("font-weight: 600;")
+        self.differs = QLabel()  # which fields differ; the words themselves are marked in the two texts
+        self.differs.setWordWrap(True)
+        self.differs.hide()
         self.reviewer = QLineEdit(reviewer)
         self.reviewer.setPlaceholderText(t("你的名字（只问一次）", "your name (asked once)"))
         self.approve_button = QPushButton(t("采纳提议", "Approve proposed"))
@@ -770,8 +851,10 @@ class ReviewQueueTab(QWidget):
             lay.addWidget(title)
             lay.addWidget(view, 1)
         sides = QSplitter()
+        sides.setChildrenCollapsible(False)
         sides.addWidget(left_box)
         sides.addWidget(right_box)
+        self.sides = sides
         form = QFormLayout()
         form.addRow(t("审阅人", "Reviewer"), self.reviewer)
         form.addRow(t("拆分依据的范围属性", "Scope attribute to split on"), self.split_key)
@@ -781,15 +864,44 @@ class ReviewQueueTab(QWidget):
         for w in (self.approve_button, self.reject_button, self.split_button, self.undo_button):
             actions.addWidget(w)
         actions.addWidget(self.undo_selected_button)
+        queue_box, detail = QWidget(), QWidget()
+        queue_lay = QVBoxLayout(queue_box)
+        queue_lay.setContentsMargins(0, 0, 0, 0)
+        self.wide_button: QPushButton | None = None
+        if not wide:  # the side panel is narrow: the way to the room the sides need
+            self.wide_button = QPushButton(t("在审阅模式中打开（Ctrl+Shift+R）", "Open in review mode (Ctrl+Shift+R)"))
+            self.wide_button.setToolTip(
+                t(
+                    "审阅队列占据主区域，两边并排、各有足够宽度，分析视图暂时让开。",
+                    "The review queue takes the main area, its two sides next to each other; the analysis "
+                    "comes back when you leave.",
+                )
+            )
+            self.wide_button.clicked.connect(self.wide_requested)
+            queue_lay.addWidget(self.wide_button)
+        queue_lay.addWidget(self.show_decided)
+        queue_lay.addWidget(self.list, 1)
+        queue_lay.addWidget(self.empty)
+        detail_lay = QVBoxLayout(detail)
+        detail_lay.setContentsMargins(0, 0, 0, 0)
+        detail_lay.addWidget(self.differs)
+        detail_lay.addWidget(sides, 1)
+        detail_lay.addWidget(self.explain)
+        detail_lay.addLayout(form)
+        detail_lay.addLayout(actions)
+        detail_lay.addWidget(self.message)
+        self.body = QSplitter(Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical)
+        self.body.setChildrenCollapsible(False)
+        self.body.addWidget(queue_box)
+        self.body.addWidget(detail)
+        self.body.setStretchFactor(0, 1)
+        self.body.setStretchFactor(1, 3)
+        if wide:  # a quarter for the list (its sentences wrap in about three lines), the rest for the two sides
+            self.body.setSizes([QUEUE_LIST_WIDTH, 3 * QUEUE_LIST_WIDTH])
         layout = QVBoxLayout(self)
-        layout.addWidget(self.show_decided)
-        layout.addWidget(self.list, 1)
-        layout.addWidget(self.empty)
-        layout.addWidget(sides, 3)
-        layout.addWidget(self.explain)
-        layout.addLayout(form)
-        layout.addLayout(actions)
-        layout.addWidget(self.message)
+        if wide:  # the review page around it has its own margins
+            layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.body)
         self.list.currentRowChanged.connect(self._on_select)
         self.approve_button.clicked.connect(lambda: self._decide("approve"))
         self.reject_button.clicked.connect(lambda: self._decide("reject"))
@@ -822,6 +934,7 @@ class ReviewQueueTab(QWidget):
         self.list.clear()
         self.left.clear()
         self.right.clear()
+        self.differs.hide()
         self._items = items
         self.empty.setVisible(not items)
         self.count_changed.emit(sum(1 for q in items if q.resolved_at is None))
@@ -845,6 +958,10 @@ class ReviewQueueTab(QWidget):
                 pair.current or self._t("（无：采纳后这是一条新事实）", "(none: approving adds a new fact)")
             )
             self.right.setPlainText(pair.proposed)
+            mark_spans(self.left, pair.current_marks, CURRENT_MARK)
+            mark_spans(self.right, pair.proposed_marks, PROPOSED_MARK)
+            self.differs.setText(differs_words(pair.differs, lang))
+            self.differs.setVisible(bool(pair.differs))
             self.split_key.setText(pair.split_key)
             self.split_left.setText(pair.split_proposed)
             self.split_right.setText(pair.split_current)
@@ -1114,9 +1231,11 @@ class MemoryTabs(StagedTabs):
 
     Signals:
         queue_count_changed(int): how many review items are open (once the queue has loaded).
+        review_mode_requested(): the queue's "Open in review mode" was pressed.
     """
 
     queue_count_changed = Signal(int)
+    review_mode_requested = Signal()
 
     def __init__(
         self,
@@ -1152,6 +1271,7 @@ class MemoryTabs(StagedTabs):
         if on_reviewer is not None:
             queue.reviewer_named.connect(on_reviewer)
         queue.count_changed.connect(self.queue_count_changed)
+        queue.wide_requested.connect(self.review_mode_requested)
         queue.resolved.connect(lambda _id, _r: self._refresh_made("facts", "chains"))
         queue.undone.connect(lambda _id: self._refresh_made("facts", "chains"))
         return queue
