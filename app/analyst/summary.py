@@ -58,7 +58,7 @@ class SummaryRound(AnalystBase):
                     s_queued=s["queued"],
                     mix_or=mix or "无",
                     tier2=tier2,
-                    s_protocols=s["protocols"],
+                    powers=self._powers_text(s),
                     s_groups=s["groups"],
                     mix_or_none=mix or "none",
                 )
@@ -79,6 +79,12 @@ class SummaryRound(AnalystBase):
         checked = self.checked(claims) or self.fallback_claims(end)
         out.append(self.claims_block(checked))
         return "".join(out)
+
+    def _powers_text(self, s: dict[str, Any]) -> str:
+        """Protocols picked (games with protocols) or support powers used (KW/TW): what the game has."""
+        if self.terms.protocols or not self.terms.support_powers:
+            return self.say(texts.PROTOCOL_COUNT, n=s["protocols"])
+        return self.say(texts.SUPPORT_POWER_COUNT, n=s["support_powers"])
 
     def _player_stats(self, slot: int, act: Activity, dur: float) -> dict[str, Any]:
         firsts = self.ix.first_productions(slot)
@@ -101,6 +107,7 @@ class SummaryRound(AnalystBase):
             "tier2": tier2,
             "tier3": tier3,
             "protocols": len(self.ix.protocols_of(slot)),
+            "support_powers": sum(1 for _t, name in act.powers if "player_power" in self.tags(name)),
             "groups": len(self.groups_in(slot, 0.0, dur + 1.0)),
             "last": act.last_t if act.orders else 0.0,
             "gap": longest,
@@ -284,7 +291,7 @@ class SummaryRound(AnalystBase):
             gap, at = s["gap"]
             if gap >= IDLE_GAP_S:
                 tips.append(self.say(texts.S_WITHOUT_ANY_ORDER_AFTER, short_at=short(at), gap=gap))
-            if s["protocols"] == 0:
+            if s["protocols"] == 0 and self.terms.protocols:
                 tips.append(self.say(texts.NO_PROTOCOLS_PICKED_THEIR_POWERS))
             if not tips:
                 tips.append(self.say(texts.NO_METRIC_LAGS_THE_OPPONENT))

@@ -404,8 +404,11 @@ class ReplayFactIndex:
         from app.replay.stats import faction_of_name
 
         votes: dict[int, Counter[str]] = defaultdict(Counter)
+        k = self.knowledge if self.replay.game is not Game.RA3 else None  # KW/TW: the knowledge's faction
         for f in self._first.values():
-            faction = faction_of_name(f.name)
+            if k is not None and f.kind is not ProductionKind.STRUCTURE:
+                continue  # KW/TW: structures decide, as in app.replay.stats
+            faction = faction_of_name(f.name) if k is None else _specific_faction(k, f.type_hash)
             if faction:
                 votes[f.player][faction] += 1
         self.players = tuple(
@@ -1075,6 +1078,12 @@ def _knowledge_of(replay: Replay) -> Knowledge | None:
         return load_with_user_knowledge(replay.header.mod_name)
     except KnowledgeError:
         return None
+
+
+def _specific_faction(knowledge: Knowledge, type_hash: int | None) -> str:
+    """The faction a type belongs to (``""`` for shared ``Neutral`` types and unknown ones)."""
+    faction = knowledge.faction_of(type_hash) if type_hash is not None else None
+    return faction if faction and faction != "Neutral" else ""
 
 
 def _selection_after(ev: FactEvent, role: int) -> tuple[int, ...] | None:

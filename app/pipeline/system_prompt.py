@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.i18n import Lang, pick
-from app.pipeline.prompts import ROLE_EN, ROLE_ZH, claims_format
+from app.pipeline.prompts import claims_format, role
 from app.replay import Replay, SlotKind
 
 
@@ -47,7 +47,8 @@ def build_system_prompt(
     replay: Replay, lang: Lang, *, extra: str = "", user_knowledge: str | Path | None = None
 ) -> str:
     """The run's system prompt."""
-    parts = [pick(lang, ROLE_ZH, ROLE_EN), claims_format(lang)]
+    game = replay.game.value
+    parts = [role(lang, game), claims_format(lang, game)]
     know = knowledge_text(replay, lang, user_knowledge)
     if know:
         parts.append(pick(lang, "[游戏知识]\n", "[Game knowledge]\n") + know.strip())

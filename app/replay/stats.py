@@ -14,7 +14,7 @@ from operator import attrgetter
 
 from app.replay.commands import Category, CommandInfo, command_table
 from app.replay.model import Command, Game, Replay, Slot, SlotKind
-from app.replay.names import HASH_ARGS, HashKind, NameResolver, command_hash
+from app.replay.names import HASH_ARGS, HashKind, NameResolver, command_hash, load_factions
 
 DEFAULT_BUCKET_SECONDS = 60
 RANDOM_FACTION = {Game.RA3: 7, Game.KW: 1, Game.TW: 1}
@@ -108,7 +108,9 @@ def player_stats(
         if player in stats:
             counts[player][cid] = n
     times: dict[int, list[int]] = {i: [] for i in slots}
-    resolve_factions = game is Game.RA3
+    # RA3 names carry their faction as a prefix; KW/TW types get theirs from the knowledge (empty without one)
+    factions = None if game is Game.RA3 else load_factions(replay.header.mod_name)
+    resolve_factions = game is Game.RA3 or bool(factions)
     for cmd in commands:
         cid = cmd.command_id
         if cid in automatic:
@@ -118,7 +120,15 @@ def player_stats(
             continue
         player_times.append(cmd.time_code)
         if resolve_factions and cid in hash_ids:
-            _vote(cmd, names, table, faction_votes[cmd.player], evidence[cmd.player])
+            _vote(
+                game,
+                cmd,
+                names,
+                factions=factions,
+                table=table,
+                votes=faction_votes[cmd.player],
+                evidence=evidence[cmd.player],
+            )
     minutes = duration / 60.0
     for i, st in stats.items():
         c = counts[i]
@@ -149,18 +159,26 @@ def player_stats(
 
 
 def _vote(
+    game: Game,
     cmd: Command,
     names: NameResolver,
+    *,
+    factions: Mapping[int, str] | None,
     table: Mapping[int, CommandInfo],
     votes: Counter[str],
     evidence: list[FactionEvidence],
 ) -> None:
-    """Count the faction an RA3 unit or structure order names (and keep the first few as evidence)."""
-    found = command_hash(Game.RA3, cmd)
+    """Count the faction a unit or structure order names (and keep the first few as evidence).
+
+    ``factions`` (hash → faction, KW/TW) decides from structure orders when given; else the RA3 name prefix does.
+    """
+    found = command_hash(game, cmd)
     if found is None or found[1] not in (HashKind.UNIT, HashKind.STRUCTURE):
         return
+    if factions is not None and found[1] is not HashKind.STRUCTURE:
+        return  # KW/TW: the faction's own structures decide (some of their unit ids have no checked name)
     name = names.names.get(found[0])
-    faction = faction_of_name(name) if name else ""
+    faction = factions.get(found[0] & 0xFFFFFFFF, "") if factions is not None else faction_of_name(name or "")
     if faction:
         votes[faction] += 1
         if len(evidence) < EVIDENCE_LIMIT:
