@@ -53,6 +53,7 @@ class SummaryRound(AnalystBase):
                     texts.APM_REFINERIES_HARVESTERS_QUEUED_UNITS,
                     p_name=p.label,
                     s_apm=s["apm"],
+                    all_commands=self.say(texts.ALL_COMMANDS_PER_MINUTE, cpm=s["cpm"]) if self._apm_tool else "",
                     s_refineries=s["refineries"],
                     s_harvesters=s["harvesters"],
                     s_queued=s["queued"],
@@ -63,6 +64,8 @@ class SummaryRound(AnalystBase):
                     mix_or_none=mix or "none",
                 )
             )
+        if self._apm_tool:
+            out.append(self.say(texts.APM_NOTE))
         out.append("\n" + self._turning_points())
         out.append(self._decisive(stats))
         out.append(self._advice(stats))
@@ -79,6 +82,11 @@ class SummaryRound(AnalystBase):
         checked = self.checked(claims) or self.fallback_claims(end)
         out.append(self.claims_block(checked))
         return "".join(out)
+
+    @property
+    def _apm_tool(self) -> bool:
+        """KW/TW: players know the APM of a tool that counts every command; show that number beside ours."""
+        return self.terms.has("apm_tool")
 
     def _powers_text(self, s: dict[str, Any]) -> str:
         """Protocols picked (games with protocols) or support powers used (KW/TW): what the game has."""
@@ -99,6 +107,7 @@ class SummaryRound(AnalystBase):
         longest = max(gaps, default=(0.0, 0.0))
         return {
             "apm": act.orders / max(dur / 60.0, 1e-6),
+            "cpm": sum(1 for c in self.ix.replay.commands if c.player == slot) / max(dur / 60.0, 1e-6),
             "refineries": sum(1 for s in self.ix.build_order(slot) if self.is_refinery(s.name)),
             "harvesters": by_class.get("harvester", 0),
             "queued": sum(act.queued.values()),
@@ -196,7 +205,7 @@ class SummaryRound(AnalystBase):
         out = []
         for team, slots in sorted(teams.items()):
             names = self.lst([self.pname(x) for x in slots], 8)
-            label = self.say(texts.TEAM, team=team, names=names) if team < 1000 else names
+            label = self.say(texts.TEAM, team=team + 1, names=names) if team < 1000 else names  # 1-based, as shown
             out.append((label, slots))
         return out
 

@@ -631,10 +631,12 @@ NEVER = (
 )
 
 APM_REFINERIES_HARVESTERS_QUEUED_UNITS = (
-    "- {p_name}：APM ≈ {s_apm:.0f}；精炼厂 {s_refineries} 座，{w_harvester}下单 {s_harvesters}；生产下单 {s_queued} "
+    "- {p_name}：APM ≈ {s_apm:.0f}{all_commands}；精炼厂 {s_refineries} 座，{w_harvester}下单 {s_harvesters}；"
+    "生产下单 {s_queued} "
     "次（{mix_or}）；2 级科技 {tier2}；"
     "{powers}；编队 {s_groups} 次\n",
-    "- {p_name}: APM ≈ {s_apm:.0f}; {s_refineries} refineries, {s_harvesters} harvesters queued; {s_queued} units "
+    "- {p_name}: APM ≈ {s_apm:.0f}{all_commands}; {s_refineries} refineries, {s_harvesters} harvesters queued; "
+    "{s_queued} units "
     "queued ({mix_or_none}); tier 2 {tier2}; {powers}; {s_groups} control-group assignments\n",
 )
 
@@ -748,6 +750,14 @@ PICKS_TOP_PROTOCOL = (
 )
 
 ORE_NODES = ("指定{w_nodes} {count} 个（{ids}）", "{count} {w_nodes} ordered ({ids})")
+ALL_COMMANDS_PER_MINUTE = ("（全部指令 {cpm:.0f}/分）", " (all commands {cpm:.0f}/min)")
+APM_NOTE = (
+    "- APM 只计玩家下达的指令；“全部指令/分”连同游戏自动发送的消息（校验心跳、同步消息）一起计数，"
+    "即 {w_apm_tool} 显示的 APM（它把全部指令除以对局分钟数）。\n",
+    '- APM counts only the orders a player gives; "all commands/min" also counts the messages the game sends by '
+    "itself (CRC heartbeats, timing messages): it is the APM {w_apm_tool} shows (every command over the match's "
+    "minutes).\n",
+)
 PROTOCOL_COUNT = ("协议 {n} 个", "{n} protocols")
 SUPPORT_POWER_COUNT = ("{w_powers} {n} 次", "{n} {w_powers}")
 CLAUSE_SEP = ("，", "; ")

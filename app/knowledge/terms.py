@@ -55,6 +55,10 @@ class GameTerms:
         zh, en = self.words.get(key) or RA3_WORDS[key]
         return pick(lang, zh, en)
 
+    def has(self, key: str) -> bool:
+        """True when the game names ``key`` itself (``apm_tool``: the replay tool its players compare APM with)."""
+        return key in self.words
+
     def fill(self, lang: Lang) -> dict[str, str]:
         """Every word as a ``w_<key>`` template value (texts write ``{w_harvester}``)."""
         return {f"w_{k}": self.word(k, lang) for k in {**RA3_WORDS, **self.words}}

@@ -48,6 +48,7 @@ class PlayerStats:
     commands: int = 0  # every command, automatic ones included
     actions: int = 0  # commands a person issued (APM basis)
     apm: float = 0.0
+    cpm: float = 0.0  # every command per minute, automatic ones included: the "APM" KWReplayAutoSaver shows
     bucket_seconds: int = DEFAULT_BUCKET_SECONDS
     apm_buckets: list[float] = field(default_factory=list)  # actions per minute in each bucket
     by_category: dict[str, int] = field(default_factory=dict)
@@ -150,6 +151,7 @@ def player_stats(
         st.by_category = dict(sorted(by_cat.items()))
         st.by_command = by_cmd
         st.apm = round(st.actions / minutes, 1) if minutes > 0 else 0.0
+        st.cpm = round(st.commands / minutes, 1) if minutes > 0 else 0.0
         st.apm_buckets = [_bucket_apm(n, k, nbuckets, bucket_seconds, duration) for k, n in enumerate(buckets[i])]
         st.faction_evidence = evidence[i]
         if st.slot.faction_id == RANDOM_FACTION[game] and faction_votes[i]:

@@ -222,3 +222,34 @@ def test_resolved_faction_reaches_the_summary_and_the_report() -> None:
     assert "XXcyberstormXX: Random → Marked of Kane" in text
     assert "## Support powers" in text
     assert "Protocol" not in text
+
+
+@pytest.mark.corpus
+def test_report_teams_are_numbered_as_inspect_shows_them(reports: dict[tuple[str, Lang], str]) -> None:
+    """``team N (a, b, c)`` in a report is the ``S=`` team field + 1, the number ``inspect`` prints."""
+    checked = 0
+    for path in _cnc3_files():
+        slots = {s.name: s for s in read_replay(path).header.slots}
+        for m in re.finditer(r"team (\d+) \(([^)]*)\)", reports[(path.name, Lang.EN)]):
+            for name in m.group(2).split(", "):
+                if name in slots:
+                    assert slots[name].team + 1 == int(m.group(1)), (path.name, name, m.group(0))
+                    checked += 1
+    assert checked >= 6  # the two 3v3 matches at least
+
+
+@pytest.mark.corpus
+def test_unnamed_kw_ids_carry_what_the_replays_show() -> None:
+    """``observed`` describes KW ids too. Bytes of kw_0x13_command: at tc 1073 (1:11.53) shj's 0x22D queues
+    0x0D258354 (the refinery's free harvester, an id with no internal name) at factory #3480."""
+    from app.corpus.coverage import observed_roles
+
+    out = observed_roles([corpus_file("kw_0x13_command.KWReplay")], {0x0D258354})
+    lines = out[0x0D258354]
+    first = lines[0]
+    assert first.startswith("produce at #3480, producer of ")
+    assert first.endswith("[kw_0x13_command.KWReplay 1:11.53 shj (GDI, after GDIWarFactory)]")
+    replay = read_replay(corpus_file("kw_0x13_command.KWReplay"))
+    order = next(c for c in replay.commands if c.time_code == 1073 and c.command_id == 0x22D)
+    assert 0x0D258354 in [a & 0xFFFFFFFF for a in order.args if isinstance(a, int)]
+    assert 3480 in order.args
