@@ -105,7 +105,7 @@ def _context(ix: Any, player: int, seconds: float) -> str:
     faction = (p.played_faction or p.faction) if p is not None else ""
     before = [s.name for s in ix.build_order(player) if s.seconds < seconds]
     bits = [b for b in (faction, f"after {before[-1]}" if before else "") if b]
-    return ix.player_name(player) + (f" ({', '.join(bits)})" if bits else "")
+    return str(ix.player_name(player)) + (f" ({', '.join(bits)})" if bits else "")
 
 
 def _object_role(ix: Any, k: Any, player: int, oid: int | None) -> str:
