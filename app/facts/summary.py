@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.facts.eventlog import counts_as_event, format_time, power_role_parts
-from app.facts.index import POWER_IDS, ReplayFactIndex, command_queue_id
+from app.facts.index import POWER_LAYOUT_ROLES, ReplayFactIndex, command_queue_id
 from app.facts.model import TICKS_PER_SECOND, BuildStep, FactEvent, OwnerChange, PackAction, ProductionKind, Strength
+from app.facts.roles import role_of
 from app.i18n import Lang
 from app.knowledge.terms import GameTerms, game_terms
 from app.replay.commands import Category, command_info
-from app.replay.model import Game
 from app.safetext import markdown_fence, name_label, one_line
 
 DEFAULT_SEGMENT_SECONDS = 240.0
@@ -523,7 +523,7 @@ def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
         for ev in sample_key_events(ix, start, end, SAMPLES_PER_SEGMENT):
             what = ctx.label(ev.command_id)
             name = f" {ix.name_of(ev.type_hash)}" if ev.type_hash is not None else ""
-            if ev.command_id in POWER_IDS and ix.replay.game is Game.RA3:
+            if role_of(ix.replay.game, ev.command_id)[0] in POWER_LAYOUT_ROLES[ix.replay.game]:
                 ids = " ".join(power_role_parts(ev, ctx.lang))
             else:
                 ids = " ".join(f"#{i}" for i in ev.object_ids[:3] if i)
