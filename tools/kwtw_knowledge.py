@@ -36,8 +36,8 @@ PREFIXES = {
     "T59": "Traveler-59",
 }
 FACTIONS = {  # key -> (zh, en, KW header id, TW header id or None); zh: common community names [see docs]
-    "GDI": ("全球防御组织", "Global Defense Initiative", 6, 6),
-    "Nod": ("Nod 兄弟会", "Brotherhood of Nod", 9, 7),
+    "GDI": ("全球防御组织", "GDI", 6, 6),  # en: the name the header, the replay card and the players use
+    "Nod": ("Nod 兄弟会", "Nod", 9, 7),
     "Scrin": ("外星人（Scrin）", "Scrin", 12, 8),
     "Steel Talons": ("钢铁之爪", "Steel Talons", 7, None),
     "ZOCOM": ("零时区部队（ZOCOM）", "ZOCOM", 8, None),
@@ -91,6 +91,64 @@ _TAG_WORDS = (
     ("tech center", "tech"),
     ("tech lab", "tech"),
 )
+# Tech tiers of the three base trees (the same for every sub-faction): the radar structure opens tier 2 (GDI Command
+# Post, Nod Operations Center, Scrin Nerve Center) and the tech structure tier 3 (Tech Center; Scrin Technology
+# Assembler, "tech center" in the table). The analysis measures tech speed from the first of each.
+_TIERS = (("command post", "tier2"), ("operation center", "tier2"), ("operations center", "tier2"),
+          ("nerve center", "tier2"), ("tech center", "tier3"))  # fmt: skip
+# The source table's typos and clipped names, corrected (its spelling stays an alias, so lookups still find it).
+NAME_FIXES = {
+    "power": "Power Plant",
+    "putbull": "Pitbull",
+    "surveyer": "Surveyor",
+    "juggernaught": "Juggernaut",
+    "sling shot": "Slingshot",
+    "slihgshot": "Slingshot",
+    "hammer head": "Hammerhead",
+    "assimiliator": "Assimilator",
+    "assimiliators": "Assimilators",
+    "devouer": "Devourer",
+    "progidy": "Prodigy",
+    "master mind": "Mastermind",
+    "ref": "Refinery",
+    "ref.": "Refinery",
+    "tib chem plant": "Tiberium Chemical Plant",
+    "tib. chem. plant": "Tiberium Chemical Plant",
+    "rec. hub": "Reclamator Hub",
+    "mil. rocket": "Militant Rocket Squad",
+    "disint.": "Disintegrator",
+    "sam turret": "SAM Turret",
+    "Shock wave artillary": "Shockwave Artillery",
+    "Traveller engine": "Traveler Engine",
+    "GDI Blood hound": "GDI Bloodhound",
+    "blood hound": "Bloodhound",
+    "Blood hound": "Bloodhound",
+    "Tib. vapour bomb": "Tiberium Vapor Bomb",
+    "Tib. vib. scan": "Tiberium Vibration Scan",
+    "Tib. vib. scan R-17": "Tiberium Vibration Scan (Reaper-17)",
+    "Tib resistant armor": "Tiberium Resistant Armor",
+}
+# Table "powers" that are orders to one unit, not support powers bought from the sidebar; the abilities found in the
+# corpus (``kwtw_internal_names.tsv`` rows with a kind) are unit abilities too.
+_UNIT_ORDERS = frozenset({"MCV Pack", "MCV Unpack", "Dig fox hole", "Return to a refinery"})
+_SMALL_WORDS = frozenset({"of", "the", "a", "to", "and", "for"})
+
+
+def _title(text: str) -> str:
+    """Title case as the game's own names (``Temple of Nod``, ``AA Battery``): acronyms and small words kept."""
+    words = text.split(" ")
+    return " ".join(
+        w if w.isupper() or (i and w in _SMALL_WORDS) or not w[:1].isalpha() else w[0].upper() + w[1:]
+        for i, w in enumerate(words)
+    )
+
+
+def display_name(faction: str, bare: str) -> str:
+    """A KW player's name for a table row: typos fixed, title case, the faction first (``GDI Pitbull``)."""
+    fixed = NAME_FIXES.get(bare, _title(bare))
+    return fixed if faction == "Neutral" else f"{faction} {fixed}"
+
+
 _STRUCTURE_TAGS = frozenset({"power_plant", "defense", "infantry_production", "vehicle_production"})
 _INFANTRY = re.compile(
     r"riflemen|rifle|missile|engineer|grenadier|sniper|commando|trooper|zone raider|militant|rocket|saboteur|"
@@ -136,7 +194,11 @@ def build(tsv: Path, corpus: list[Path]) -> dict[str, list[dict[str, object]]]:
     named = list(csv.DictReader(internal_path.open(encoding="utf-8"), delimiter="\t"))
     internal = {int(r["hash"], 16): r["name"] for r in named}
     # corpus ids the TSV lacks (unit abilities), named only by a hash-checked internal name: shared entries
-    rows += [{"kind": r["kind"], "id": r["hash"], "name": r["display"], "cost": ""} for r in named if r["kind"]]
+    rows += [
+        {"kind": r["kind"], "id": r["hash"], "name": r["display"], "cost": "", "ability": "1"}
+        for r in named
+        if r["kind"]
+    ]
     free = {int(r["id"], 16): int(r["name"], 16) for r in rows if r["kind"] == "free_unit_of_structure"}
     entries: list[dict[str, object]] = []
     used: set[str] = set()
@@ -172,16 +234,21 @@ def build(tsv: Path, corpus: list[Path]) -> dict[str, list[dict[str, object]]]:
         if kind == "structure" and h in free:
             tags.append("economy")
         if kind == "power":
-            tags.append("player_power" if faction == "Neutral" else "unit_ability")
+            support = faction == "Neutral" and not r.get("ability") and name not in _UNIT_ORDERS
+            tags.append("player_power" if support else "unit_ability")
+        if kind == "structure":
+            tags.extend(tier for word, tier in _TIERS if word in bare.lower() and tier not in tags)
         eid = internal.get(h) or _slug(name)
         while eid in used:
             eid += "_"
         used.add(eid)
-        display = name if faction == "Neutral" else f"{faction} {bare}"
+        display = display_name(faction, bare)
+        source = name if faction == "Neutral" else f"{faction} {bare}"
         entry: dict[str, object] = {
             "id": eid,
             **({} if h in internal else {"hash": f"0x{h:08X}"}),
             "name": {"zh": display, "en": display},
+            **({"aliases": [source]} if source != display else {}),
             "faction": faction,
             "kind": kind,
             "tags": sorted(set(tags), key=tags.index),

@@ -11,6 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from app.i18n import Lang, pick
 from app.knowledge.faction_names import faction_display
 from app.knowledge.names import knowledge_mod
 from ui.analysis_view import clock
@@ -233,9 +234,12 @@ class ReplayCard(QFrame):
                 f"Mod {info.mod} · duration {clock(info.duration)} · {when}{trunc}",
             )
         )
-        headers = (t("玩家", "Player"), t("阵营", "Faction"), t("队伍", "Team"), "APM")
+        all_commands = t("全部指令/分", "All cmds/min")
+        headers = (t("玩家", "Player"), t("阵营", "Faction"), t("队伍", "Team"), "APM", all_commands)
         for col, text in enumerate(headers):
             lab = QLabel(f"<b>{text}</b>")
+            if col >= len(headers) - 2:
+                lab.setToolTip(apm_tooltip(self.ui.lang))
             self.grid.addWidget(lab, 0, col)
             self.player_labels.append(lab)
         for row, pl in enumerate(info.players, start=1):
@@ -249,9 +253,23 @@ class ReplayCard(QFrame):
             team_text = t(f"队伍 {pl.team + 1}", f"Team {pl.team + 1}") if pl.team >= 0 else t("无", "none")
             team = QLabel(f"<span style='background:{team_color}; color:white'>&nbsp;{team_text}&nbsp;</span>")
             apm = QLabel("" if pl.observer else f"{pl.apm:.0f}")
-            for col, w in enumerate((name, faction, team, apm)):
+            cpm = QLabel("" if pl.observer else f"{pl.cpm:.0f}")
+            for w in (apm, cpm):
+                w.setToolTip(apm_tooltip(self.ui.lang))
+            for col, w in enumerate((name, faction, team, apm, cpm)):
                 self.grid.addWidget(w, row, col)
                 self.player_labels.append(w)
+
+
+def apm_tooltip(lang: Lang) -> str:
+    """Why our APM is lower than the one KW players know (KWReplayAutoSaver counts every command)."""
+    return pick(
+        lang,
+        "APM：玩家每分钟下达的指令数，不含游戏自动发送的消息（校验心跳、同步消息）。\n"
+        "全部指令/分：连同这些自动消息一起计数，即 KWReplayAutoSaver 显示的 APM。",
+        "APM: orders the player gave per minute, without the messages the game sends by itself (CRC heartbeats, "
+        "timing messages).\nAll cmds/min: those messages counted too: the APM KWReplayAutoSaver shows.",
+    )
 
 
 def _esc(text: str) -> str:

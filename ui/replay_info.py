@@ -46,6 +46,7 @@ class PlayerInfo:
     team: int
     color: str
     apm: float = 0.0
+    cpm: float = 0.0  # all commands per minute (KWReplayAutoSaver's APM); ``apm`` leaves automatic messages out
     observer: bool = False
     apm_buckets: tuple[float, ...] = ()
     bucket_seconds: int = 60
@@ -151,6 +152,7 @@ def load_info(path: Path, *, stats: bool = True) -> ReplayInfo:
                 team=slot.team,
                 color=color,
                 apm=float(getattr(st, "apm", 0.0)),
+                cpm=float(getattr(st, "cpm", 0.0)),
                 observer=not slot.is_player,
                 apm_buckets=tuple(getattr(st, "apm_buckets", ())),
                 bucket_seconds=int(getattr(st, "bucket_seconds", 60)),

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.analyst import texts
 from app.i18n import Lang, pick
+from app.knowledge.terms import game_terms
 from app.safetext import markdown_escape
 from app.timefmt import format_clock as short  # m:ss in prose
 from app.timefmt import format_time as fmt  # m:ss.cc in claims
@@ -103,6 +104,8 @@ class AnalystBase:
         self.validator = ClaimValidator(index, lang)
         self.players = list(index.playing)
         self.kn = load_mod_knowledge(index)
+        self.terms = game_terms(self.kn)  # the game's words (Tiberium or ore) and features (protocols or not)
+        self._words = self.terms.fill(lang)
         self._names_lower = {n.lower() for n in index.names.values()}
         self._structures = {f.type_hash for f in index.first_productions() if f.kind.value == "structure"}
         self._activity: dict[tuple[float, float], dict[int, Activity]] = {}
@@ -119,7 +122,7 @@ class AnalystBase:
 
     def say(self, template: tuple[str, str], **values: object) -> str:
         """A sentence of :mod:`app.analyst.texts` in the analysis language, filled with ``values``."""
-        return pick(self.lang, *template).format(**values)
+        return pick(self.lang, *template).format(**self._words, **values)
 
     def header(self) -> str:
         """The first line of every reply: says the text was written by rules."""
@@ -197,7 +200,7 @@ class AnalystBase:
     def class_label(self, cls: str) -> str:
         """A unit class as prose."""
         label = texts.UNIT_CLASSES.get(cls)
-        return self.t(*label) if label is not None else cls
+        return self.say(label) if label is not None else cls
 
     def is_refinery(self, name: str) -> bool:
         """True for refineries and other economy structures."""

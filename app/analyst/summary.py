@@ -53,16 +53,19 @@ class SummaryRound(AnalystBase):
                     texts.APM_REFINERIES_HARVESTERS_QUEUED_UNITS,
                     p_name=self.pname(p.slot),
                     s_apm=s["apm"],
+                    all_commands=self.say(texts.ALL_COMMANDS_PER_MINUTE, cpm=s["cpm"]) if self._apm_tool else "",
                     s_refineries=s["refineries"],
                     s_harvesters=s["harvesters"],
                     s_queued=s["queued"],
                     mix_or=mix or "无",
                     tier2=tier2,
-                    s_protocols=s["protocols"],
+                    powers=self._powers_text(s),
                     s_groups=s["groups"],
                     mix_or_none=mix or "none",
                 )
             )
+        if self._apm_tool:
+            out.append(self.say(texts.APM_NOTE))
         out.append("\n" + self._turning_points())
         out.append(self._decisive(stats))
         out.append(self._advice(stats))
@@ -80,6 +83,17 @@ class SummaryRound(AnalystBase):
         out.append(self.claims_block(checked))
         return "".join(out)
 
+    @property
+    def _apm_tool(self) -> bool:
+        """KW/TW: players know the APM of a tool that counts every command; show that number beside ours."""
+        return self.terms.has("apm_tool")
+
+    def _powers_text(self, s: dict[str, Any]) -> str:
+        """Protocols picked (games with protocols) or support powers used (KW/TW): what the game has."""
+        if self.terms.protocols or not self.terms.support_powers:
+            return self.say(texts.PROTOCOL_COUNT, n=s["protocols"])
+        return self.say(texts.SUPPORT_POWER_COUNT, n=s["support_powers"])
+
     def _player_stats(self, slot: int, act: Activity, dur: float) -> dict[str, Any]:
         firsts = self.ix.first_productions(slot)
         tier2 = next((f.seconds for f in firsts if self.tier(f.name) >= 2), None)
@@ -93,6 +107,7 @@ class SummaryRound(AnalystBase):
         longest = max(gaps, default=(0.0, 0.0))
         return {
             "apm": act.orders / max(dur / 60.0, 1e-6),
+            "cpm": sum(1 for c in self.ix.replay.commands if c.player == slot) / max(dur / 60.0, 1e-6),
             "refineries": sum(1 for s in self.ix.build_order(slot) if self.is_refinery(s.name)),
             "harvesters": by_class.get("harvester", 0),
             "queued": sum(act.queued.values()),
@@ -101,6 +116,7 @@ class SummaryRound(AnalystBase):
             "tier2": tier2,
             "tier3": tier3,
             "protocols": len(self.ix.protocols_of(slot)),
+            "support_powers": sum(1 for _t, name in act.powers if "player_power" in self.tags(name)),
             "groups": len(self.groups_in(slot, 0.0, dur + 1.0)),
             "last": act.last_t if act.orders else 0.0,
             "gap": longest,
@@ -189,7 +205,7 @@ class SummaryRound(AnalystBase):
         out = []
         for team, slots in sorted(teams.items()):
             names = self.lst([self.pname(x) for x in slots], 8)
-            label = self.say(texts.TEAM, team=team, names=names) if team < 1000 else names
+            label = self.say(texts.TEAM, team=team + 1, names=names) if team < 1000 else names  # 1-based, as shown
             out.append((label, slots))
         return out
 
@@ -284,7 +300,7 @@ class SummaryRound(AnalystBase):
             gap, at = s["gap"]
             if gap >= IDLE_GAP_S:
                 tips.append(self.say(texts.S_WITHOUT_ANY_ORDER_AFTER, short_at=short(at), gap=gap))
-            if s["protocols"] == 0:
+            if s["protocols"] == 0 and self.terms.protocols:
                 tips.append(self.say(texts.NO_PROTOCOLS_PICKED_THEIR_POWERS))
             if not tips:
                 tips.append(self.say(texts.NO_METRIC_LAGS_THE_OPPONENT))

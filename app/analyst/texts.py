@@ -95,7 +95,7 @@ SOLD = (
 )
 
 HARVESTER_ORDER = (
-    "矿车指令",
+    "{w_harvester}指令",
     "harvester order",
 )
 
@@ -219,12 +219,12 @@ NEW_REFINERIES = (
 )
 
 HARVESTERS_QUEUED = (
-    "矿车下单 {harvesters} 辆",
+    "{w_harvester}下单 {harvesters} 辆",
     "{harvesters} harvesters queued",
 )
 
 HARVEST_ORDERS = (
-    "采矿指令 {act_harvest} 条",
+    "{w_harvesting}指令 {act_harvest} 条",
     "{act_harvest} harvest orders",
 )
 
@@ -631,11 +631,13 @@ NEVER = (
 )
 
 APM_REFINERIES_HARVESTERS_QUEUED_UNITS = (
-    "- {p_name}：APM ≈ {s_apm:.0f}；精炼厂 {s_refineries} 座，矿车下单 {s_harvesters}；生产下单 {s_queued} "
+    "- {p_name}：APM ≈ {s_apm:.0f}{all_commands}；精炼厂 {s_refineries} 座，{w_harvester}下单 {s_harvesters}；"
+    "生产下单 {s_queued} "
     "次（{mix_or}）；2 级科技 {tier2}；"
-    "协议 {s_protocols} 个；编队 {s_groups} 次\n",
-    "- {p_name}: APM ≈ {s_apm:.0f}; {s_refineries} refineries, {s_harvesters} harvesters queued; {s_queued} units "
-    "queued ({mix_or_none}); tier 2 {tier2}; {s_protocols} protocols; {s_groups} control-group assignments\n",
+    "{powers}；编队 {s_groups} 次\n",
+    "- {p_name}: APM ≈ {s_apm:.0f}{all_commands}; {s_refineries} refineries, {s_harvesters} harvesters queued; "
+    "{s_queued} units "
+    "queued ({mix_or_none}); tier 2 {tier2}; {powers}; {s_groups} control-group assignments\n",
 )
 
 THE_END_S_LAST_ORDER = (
@@ -693,8 +695,8 @@ YET_STOPPED_ISSUING_ORDERS_FIRST = (
 )
 
 FEWER_REFINERIES_THAN_THE_OPPONENT = (
-    "精炼厂比对手少 {best_refineries_s_refineries:.0f} 座，应更早扩张矿区",
-    "{best_refineries_s_refineries:.0f} fewer refineries than the opponent: expand to new ore fields earlier",
+    "精炼厂比对手少 {best_refineries_s_refineries:.0f} 座，应更早扩张{w_fields}",
+    "{best_refineries_s_refineries:.0f} fewer refineries than the opponent: expand to new {w_fields} earlier",
 )
 
 NEVER_REACHED_TIER_WHILE_THE = (
@@ -747,7 +749,17 @@ PICKS_TOP_PROTOCOL = (
     "{short_x_seconds} {p_name} picks top protocol {disp_x_name}",
 )
 
-ORE_NODES = ("指定矿点 {count} 个（{ids}）", "{count} ore node(s) ordered ({ids})")
+ORE_NODES = ("指定{w_nodes} {count} 个（{ids}）", "{count} {w_nodes} ordered ({ids})")
+ALL_COMMANDS_PER_MINUTE = ("（全部指令 {cpm:.0f}/分）", " (all commands {cpm:.0f}/min)")
+APM_NOTE = (
+    "- APM 只计玩家下达的指令；“全部指令/分”连同游戏自动发送的消息（校验心跳、同步消息）一起计数，"
+    "即 {w_apm_tool} 显示的 APM（它把全部指令除以对局分钟数）。\n",
+    '- APM counts only the orders a player gives; "all commands/min" also counts the messages the game sends by '
+    "itself (CRC heartbeats, timing messages): it is the APM {w_apm_tool} shows (every command over the match's "
+    "minutes).\n",
+)
+PROTOCOL_COUNT = ("协议 {n} 个", "{n} protocols")
+SUPPORT_POWER_COUNT = ("{w_powers} {n} 次", "{n} {w_powers}")
 CLAUSE_SEP = ("，", "; ")
 PARAGRAPH_END = ("。\n\n", ".\n\n")
 SENTENCE_END = ("。", ".")
@@ -766,7 +778,7 @@ UNIT_CLASSES = {
     "vehicle": ("载具", "vehicles"),
     "aircraft": ("飞机", "aircraft"),
     "ship": ("舰船", "ships"),
-    "harvester": ("矿车", "harvesters"),
+    "harvester": ("{w_harvester}", "harvesters"),
     "mcv": ("基地车", "MCVs"),
     "other": ("其他", "other"),
 }

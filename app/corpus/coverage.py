@@ -52,31 +52,32 @@ def collect_hashes(replay_paths: Iterable[str | Path]) -> dict[str, ModHashes]:
 
 
 def observed_roles(replay_paths: Iterable[str | Path], hashes: set[int]) -> dict[int, list[str]]:
-    """What the replays show about each of ``hashes``: one line per distinct observation (RA3-engine replays).
+    """What the replays show about each of ``hashes``: one line per distinct observation (RA3, KW and TW).
 
     Where the order went and what that object is known to be: an upgrade "at #600, which produced nothing (not a
     construction yard)" or "at #733, producer of CelestialAntiAirShip, … (CelestialWarFactory per the knowledge)";
     a power with its source(s) and target and their owners; production and structure orders with their
-    factory or constructor. The replays carry no costs, so the cost class stays unknown.
+    factory or constructor. The replays carry no costs, so the cost class stays unknown. Each line's source says
+    which faction the player played and the structure they placed last before it (KW: "ZOCOM, after
+    ZOCOMSpaceCommandUplink"), which is how a KW player places an unnamed id.
     """
     from app.facts.index import POWER_IDS, build_fact_index
+    from app.facts.roles import role_of
     from app.replay import read_replay
-    from app.replay.model import Game
     from app.timefmt import format_time
 
     out: dict[int, list[str]] = defaultdict(list)
     for path in replay_paths:
         replay = read_replay(path)
-        if replay.game is not Game.RA3:
-            continue
         ix = build_fact_index(replay)
         k = ix.knowledge
         for ev in ix.events:
-            if ev.type_hash is None or ev.type_hash & 0xFFFFFFFF not in hashes or ev.command_id not in TYPE_COMMANDS:
+            role = role_of(replay.game, ev.command_id)[0]  # KW/TW ids mapped to the RA3 id of the same meaning
+            if ev.type_hash is None or ev.type_hash & 0xFFFFFFFF not in hashes or role not in TYPE_COMMANDS:
                 continue
-            what = TYPE_COMMANDS[ev.command_id]
-            who = ix.player_name(ev.player)
-            if ev.command_id in POWER_IDS:
+            what = TYPE_COMMANDS[role]
+            who = _context(ix, ev.player, ev.seconds)
+            if role in POWER_IDS:
                 sources = " ".join(f"#{o}" for o in ev.actor_ids) or "-"
                 line = f"{what} by {sources}" + (" (a group of selected objects)" if len(ev.actor_ids) > 1 else "")
                 if ev.target_ids:
@@ -96,6 +97,15 @@ def observed_roles(replay_paths: Iterable[str | Path], hashes: set[int]) -> dict
             if not any(x.split(" [", 1)[0] == line for x in out[ev.type_hash & 0xFFFFFFFF]):
                 out[ev.type_hash & 0xFFFFFFFF].append(text)
     return dict(out)
+
+
+def _context(ix: Any, player: int, seconds: float) -> str:
+    """``name (faction, after TheirLastStructure)``: who ordered it, what they play, what they had placed before."""
+    p = next((q for q in ix.players if q.slot == player), None)
+    faction = (p.played_faction or p.faction) if p is not None else ""
+    before = [s.name for s in ix.build_order(player) if s.seconds < seconds]
+    bits = [b for b in (faction, f"after {before[-1]}" if before else "") if b]
+    return str(ix.player_name(player)) + (f" ({', '.join(bits)})" if bits else "")
 
 
 def _object_role(ix: Any, k: Any, player: int, oid: int | None) -> str:

@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import NamedTuple
 
-from app.facts.index import KEY_CATEGORIES, POWER_IDS, ReplayFactIndex
+from app.facts.index import KEY_CATEGORIES, POWER_LAYOUT_ROLES, ReplayFactIndex
 from app.facts.model import TICKS_PER_SECOND, FactEvent
+from app.facts.roles import role_of
 from app.i18n import Lang
 from app.replay.commands import Category, command_info
-from app.replay.model import Game
 from app.timefmt import format_time as _format_time
 from app.timefmt import parse_time as _parse_time
 
@@ -274,7 +274,7 @@ class _Renderer:
         if ev.group is not None:
             parts.append(f"[{ev.group}]")
         ids = ev.affected_ids if ev.affected_ids and ev.category not in _SELECTION_CATEGORIES else ()
-        if ev.command_id in POWER_IDS and self.game is Game.RA3:
+        if role_of(self.game, ev.command_id)[0] in POWER_LAYOUT_ROLES[self.game]:  # powers whose roles are read
             parts.extend(power_role_parts(ev, self.lang, self.ids))
         elif count > 1 and ev.category in _SELECTION_CATEGORIES:
             # a collapsed run of selections: what matters is the selection it leaves
@@ -299,7 +299,7 @@ class _Renderer:
 
 
 def power_role_parts(ev: FactEvent, lang: Lang, ids: Callable[[tuple[int, ...]], str] | None = None) -> list[str]:
-    """``on #target`` and ``by #source`` (``by group …`` for several sources) of a power event (RA3).
+    """``on #target`` and ``by #source`` (``by group …`` for several sources) of a power event (RA3, KW).
 
     The log and the summary print powers this way so that a model reads the record as the validator does.
     """

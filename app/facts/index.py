@@ -108,14 +108,16 @@ POWER_IDS = frozenset({POWER, POWER_AT_LOCATION, POWER_WITH_FACING, POWER_ON_OBJ
 """Every power command: they share the ``…, k, k sources`` layout (see :func:`power_roles`)."""
 POWER_LAYOUT_ROLES: Mapping[Game, frozenset[int]] = {
     Game.RA3: POWER_IDS,
-    Game.KW: frozenset({POWER}),
+    Game.KW: frozenset({POWER, POWER_AT_LOCATION, POWER_ON_OBJECT}),
     Game.TW: frozenset({POWER}),
 }
 """Power roles whose ``…, k, k sources`` layout is verified per game, so :func:`power_roles` may read it.
 
-KW/TW: only the targetless power (KW 0x226 / TW 0x21C, RA3 0x1FE layout) is hand-decoded on the corpus
-(``tests/facts/test_kwtw.py``, ``docs/kw-tw-commands.md``); their located / on-object powers keep no actors or
-targets until their source counts are checked."""
+KW: the targetless power 0x226 (``I I I O*``), the located 0x227 (``I P O I I(k) O×k``: hash, point, 0, 0, k
+sources) and the on-object 0x228 (``I O I I(k) O×k P``: hash, target, 0, k sources, point); in every corpus
+record k is the number of object ids that follow (``tests/facts/test_kwtw.py`` decodes some by hand), and a KW/TW
+record where it is not (TW writes k = -1 without sources) keeps no actors or targets (:func:`source_count_holds`).
+TW: only the targetless power; its located / on-object records include that k = -1 form."""
 _CANCEL_GAMES = frozenset({Game.RA3})
 """Games whose cancel layouts (0x206 / 0x208) and shift-click flag (:func:`_cancel_count`) are verified; elsewhere
 every production / structure order stands (the KW/TW cancel semantics are not checked on the corpus)."""
@@ -404,8 +406,11 @@ class ReplayFactIndex:
         from app.replay.stats import faction_of_name
 
         votes: dict[int, Counter[str]] = defaultdict(Counter)
+        k = self.knowledge if self.replay.game is not Game.RA3 else None  # KW/TW: the knowledge's faction
         for f in self._first.values():
-            faction = faction_of_name(f.name)
+            if k is not None and f.kind is not ProductionKind.STRUCTURE:
+                continue  # KW/TW: structures decide, as in app.replay.stats
+            faction = faction_of_name(f.name) if k is None else _specific_faction(k, f.type_hash)
             if faction:
                 votes[f.player][faction] += 1
         self.players = tuple(
@@ -1066,6 +1071,17 @@ def power_roles(cmd: Command) -> tuple[tuple[int, ...], tuple[int, ...]]:
     )
 
 
+def source_count_holds(cmd: Command) -> bool:
+    """True when the power's count k (the last int an object id follows) is exactly the object ids after it.
+
+    The check that makes a KW layout safe to read: a record of another form (TW's k = -1 with no sources, where the
+    rule would take the hash for the count) names no caster rather than a wrong one.
+    """
+    kinds, args = cmd.kinds, cmd.args
+    j = max((i for i in range(len(kinds) - 1) if kinds[i] is ArgKind.INT and kinds[i + 1] is _OBJECT), default=-1)
+    return j > 0 and args[j] == sum(1 for kd in kinds[j + 1 :] if kd is _OBJECT)
+
+
 def _knowledge_of(replay: Replay) -> Knowledge | None:
     """The mod's knowledge (with the user's overrides) for ``usedBy``; None when there is none for the mod."""
     from app.knowledge.errors import KnowledgeError
@@ -1075,6 +1091,12 @@ def _knowledge_of(replay: Replay) -> Knowledge | None:
         return load_with_user_knowledge(replay.header.mod_name)
     except KnowledgeError:
         return None
+
+
+def _specific_faction(knowledge: Knowledge, type_hash: int | None) -> str:
+    """The faction a type belongs to (``""`` for shared ``Neutral`` types and unknown ones)."""
+    faction = knowledge.faction_of(type_hash) if type_hash is not None else None
+    return faction if faction and faction != "Neutral" else ""
 
 
 def _selection_after(ev: FactEvent, role: int) -> tuple[int, ...] | None:
@@ -1117,7 +1139,9 @@ def _make_event(i: int, cmd: Command, info: CommandInfo, state: _PlayerState | N
             type_hash = _int_arg(cmd, spec[0])
         group = id_group
     if cid in POWER_IDS:
-        if cid in POWER_LAYOUT_ROLES[game]:
+        # KW/TW located and on-object records are read only where their count holds (the targetless one,
+        # ``I I I(k) O×k O``, ends with a 0 id after its sources and was decoded by hand)
+        if cid in POWER_LAYOUT_ROLES[game] and (game is Game.RA3 or cid == POWER or source_count_holds(cmd)):
             actors, targets = power_roles(cmd)
             if cid == POWER:
                 objects = actors

@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.facts.eventlog import counts_as_event, format_time, power_role_parts
-from app.facts.index import POWER_IDS, ReplayFactIndex, command_queue_id
+from app.facts.index import POWER_LAYOUT_ROLES, ReplayFactIndex, command_queue_id
 from app.facts.model import TICKS_PER_SECOND, BuildStep, FactEvent, OwnerChange, PackAction, ProductionKind, Strength
+from app.facts.roles import role_of
 from app.i18n import Lang
+from app.knowledge.terms import GameTerms, game_terms
 from app.replay.commands import Category, command_info
-from app.replay.model import Game
 from app.safetext import markdown_fence, name_label, one_line
 
 DEFAULT_SEGMENT_SECONDS = 240.0
@@ -59,6 +60,10 @@ _T: dict[str, tuple[str, str]] = {
     "build": (
         "## 建造顺序（摆放的建筑与帝国核心，前 {n} 步；连续重复合并为 ×n，围墙单独计数）",
         "## Build order (structures placed and Empire cores, first {n}; repeats in a row as ×n, walls counted apart)",
+    ),
+    "build_plain": (
+        "## 建造顺序（摆放的建筑，前 {n} 步；连续重复合并为 ×n，围墙单独计数）",
+        "## Build order (structures placed, first {n}; repeats in a row as ×n, walls counted apart)",
     ),
     "walls": ("围墙", "walls"),
     "deployers": ("该玩家下单的可展开单位", "deployable units this player ordered"),
@@ -101,7 +106,7 @@ _T: dict[str, tuple[str, str]] = {
     ),
     "entered": ("下令进入于", "enter order"),
     "rules": (
-        "说明：强证据 = 编队成员、建造者/生产建筑、升级、集结点、维修、出售、矿车指令、技能的唯一来源；"
+        "说明：强证据 = 编队成员、建造者/生产建筑、升级、集结点、维修、出售、{w_harvester}指令、技能的唯一来源；"
         "弱证据 = 选择（可能点选了敌方单位）、多选单位共同发出的技能（选中组成员，不一定是施放者）。"
         "技能行写作“目标 #目标 来源 #来源”；"
         "来源是很小的编号（如 #1…#{n}）时，那是玩家自身的对象（协议技能），不是单位。",
@@ -110,6 +115,14 @@ _T: dict[str, tuple[str, str]] = {
         'used an ability (not necessarily a caster). Power lines read "on #target by #source"; a source with a '
         "very low id (such as #1…#{n}) is the player's own object (a protocol power), not a unit.",
     ),
+    "rules_plain": (
+        "说明：强证据 = 编队成员、建造者/生产建筑、升级、集结点、维修、出售、{w_harvester}指令、技能的唯一来源；"
+        "弱证据 = 选择（可能点选了敌方单位）、多选单位共同发出的技能（选中组成员，不一定是施放者）。",
+        "Note: strong = group member, builder/factory, upgrade, rally point, repair, sell, harvester order, the single "
+        "source of a power; weak = selection (may be a click on an enemy unit), membership of a selected group that "
+        "used an ability (not necessarily a caster).",
+    ),
+    "support_powers": ("## 支援技能（次数，首次使用时间）", "## Support powers (times used, first use)"),
     "protocols": ("## 协议选择", "## Protocol picks"),
     "none": ("无", "none"),
     "segments": (
@@ -156,9 +169,14 @@ def default_segments(duration_seconds: float, size: float = DEFAULT_SEGMENT_SECO
 class _Ctx:
     index: ReplayFactIndex
     lang: Lang
+    terms: GameTerms
 
     def t(self, key: str) -> str:
         return _t(self.lang, key)
+
+    def say(self, key: str, **values: object) -> str:
+        """A text with the game's words filled in (``{w_harvester}``: 矿车 in RA3, 采集车 in KW/TW)."""
+        return self.t(key).format(**self.terms.fill(self.lang), **values)
 
     def label(self, command_id: int) -> str:
         return command_info(self.index.replay.game, command_id).name(self.lang.value)
@@ -179,7 +197,7 @@ def build_summary(
     Returns:
         Markdown text ending with a newline; identical for identical inputs.
     """
-    ctx = _Ctx(index, lang)
+    ctx = _Ctx(index, lang, game_terms(index.knowledge))
     segs = list(segments) if segments is not None else default_segments(index.duration_seconds)
     parts = [
         _header(ctx),
@@ -187,7 +205,7 @@ def build_summary(
         _first_production(ctx),
         _chains(ctx),
         _ownership(ctx),
-        _protocols(ctx),
+        _protocols(ctx) if ctx.terms.protocols or not ctx.terms.support_powers else _support_powers(ctx),
         _segments(ctx, segs),
     ]
     return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
@@ -249,7 +267,7 @@ def _departures_and_knowledge(ctx: _Ctx) -> list[str]:
 
 def _build_order(ctx: _Ctx) -> str:
     ix = ctx.index
-    lines = [ctx.t("build").format(n=BUILD_ORDER_STEPS)]
+    lines = [ctx.t("build" if ctx.terms.cores else "build_plain").format(n=BUILD_ORDER_STEPS)]
     for p in ix.playing:
         steps, walls = collapse_build_order(ix, p.slot)
         shown = "; ".join(
@@ -362,7 +380,8 @@ def _deploy_kinds(ctx: _Ctx, slot: int) -> str:
 
 def _ownership(ctx: _Ctx) -> str:
     ix = ctx.index
-    lines = [ctx.t("ownership"), ctx.t("rules").format(n=len(ix.playing))]
+    rules = "rules" if ctx.terms.protocols else "rules_plain"  # the power-line note explains protocol powers
+    lines = [ctx.t("ownership"), ctx.say(rules, n=len(ix.playing))]
     strong_count: Counter[int] = Counter()
     weak_count: Counter[int] = Counter()
     conflicts: list[tuple[int, tuple[int, ...]]] = []
@@ -418,6 +437,24 @@ def _protocols(ctx: _Ctx) -> str:
         picks = ix.protocols_of(p.slot)
         shown = "; ".join(f"{format_time(x.seconds)} {x.name}" for x in picks) or ctx.t("none")
         lines.append(f"- {p.label}: {shown}")
+    return "\n".join(lines)
+
+
+def _support_powers(ctx: _Ctx) -> str:
+    """Each player's support powers (knowledge tag ``player_power``): how often, and when first (KW/TW)."""
+    ix = ctx.index
+    k = ix.knowledge
+    lines = [ctx.t("support_powers")]
+    for p in ix.playing:
+        used: dict[str, list[float]] = {}
+        for ev in ix.events_between(0.0, math.inf, categories=[Category.POWER], player=p.slot):
+            if ev.type_hash is not None and k is not None and k.has_tag(ev.type_hash, "player_power"):
+                used.setdefault(ix.name_of(ev.type_hash), []).append(ev.seconds)
+        shown = "; ".join(
+            f"{name} ×{len(times)} ({format_time(times[0])})"
+            for name, times in sorted(used.items(), key=lambda kv: (kv[1][0], kv[0]))
+        )
+        lines.append(f"- {p.label}: {shown or ctx.t('none')}")
     return "\n".join(lines)
 
 
@@ -486,7 +523,7 @@ def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
         for ev in sample_key_events(ix, start, end, SAMPLES_PER_SEGMENT):
             what = ctx.label(ev.command_id)
             name = f" {ix.name_of(ev.type_hash)}" if ev.type_hash is not None else ""
-            if ev.command_id in POWER_IDS and ix.replay.game is Game.RA3:
+            if role_of(ix.replay.game, ev.command_id)[0] in POWER_LAYOUT_ROLES[ix.replay.game]:
                 ids = " ".join(power_role_parts(ev, ctx.lang))
             else:
                 ids = " ".join(f"#{i}" for i in ev.object_ids[:3] if i)

@@ -27,6 +27,7 @@ from app.i18n import Lang
 from app.knowledge.errors import KnowledgeError, MalformedKnowledgeError
 from app.knowledge.files import entry_hash, mod_chain, mod_folder, read_json, user_knowledge_path
 from app.knowledge.model import KINDS, Entry, Knowledge, LoadReport, Taxonomy, TextSection
+from app.knowledge.terms import parse_terms
 
 _SECTION = re.compile(r"^<!--\s*section:\s*([A-Za-z_:]+)\s*-->\s*$")
 _ENTRY_FIELDS = frozenset(
@@ -151,6 +152,9 @@ def _load_builtin(folder: str, root: Path) -> Knowledge:
                 texts[lang].extend(_parse_sections(text.read_text(encoding="utf-8")))
             else:
                 report.warn("MissingText", f"no {text.name} for mod {name}", str(text.parent))
+    terms: dict[str, tuple[str, str]] = {}
+    for name in chain:  # a mod's words stack over its base's
+        terms.update(parse_terms(read_json(root / name / "mod.json").get("terms")))
     meta = read_json(root / folder / "mod.json")
     title = meta.get("title") if isinstance(meta.get("title"), dict) else {}
     knowledge = Knowledge(
@@ -163,6 +167,7 @@ def _load_builtin(folder: str, root: Path) -> Knowledge:
         texts={k: tuple(v) for k, v in texts.items()},
         report=report,
         base=meta.get("base"),
+        terms=terms,
     )
     _check_references(knowledge)
     return knowledge

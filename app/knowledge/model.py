@@ -162,6 +162,7 @@ class Knowledge:
     texts: dict[Lang, tuple[TextSection, ...]]
     report: LoadReport
     base: str | None = None
+    terms: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # mod.json "terms": app.knowledge.terms
     _by_hash: dict[int, Entry] = field(default_factory=dict, repr=False)
     _by_alias: dict[str, str] = field(default_factory=dict, repr=False)
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from app.replay.asset_hash import asset_hash
-from app.replay.names import register_name_tables
+from app.replay.names import register_faction_tables, register_name_tables
 
 # Names whose hashes occur in the vanilla 1.12 corpus replays; a fallback only.
 _SEED_NAMES: tuple[str, ...] = (
@@ -138,9 +138,30 @@ def hash_names(mod_name: str) -> Mapping[int, str]:
     return MappingProxyType(table)
 
 
+@lru_cache(maxsize=16)
+def hash_factions(mod_name: str) -> Mapping[int, str]:
+    """``hash -> faction`` of the mod's faction-specific types (shared ``Neutral`` ones left out); {} without one.
+
+    What a Random player of Kane's Wrath or Tiberium Wars played is the faction whose objects they order; the
+    names (``MarkedOfKaneRefinery``, ``AlienPortal``) carry no reliable prefix, the knowledge's ``faction`` does.
+    """
+    mod = knowledge_mod(mod_name)
+    if not mod:
+        return MappingProxyType({})
+    from app.knowledge.errors import KnowledgeError
+    from app.knowledge.loader import load_knowledge
+
+    try:
+        knowledge = load_knowledge(mod)
+    except KnowledgeError:
+        return MappingProxyType({})
+    return MappingProxyType({e.hash: e.faction for e in knowledge if e.faction and e.faction != "Neutral"})
+
+
 def ensure_registered() -> None:
     """Make the replay layer name hashes with this knowledge (idempotent; importing this module does it too)."""
     register_name_tables(hash_names)
+    register_faction_tables(hash_factions)
 
 
 ensure_registered()

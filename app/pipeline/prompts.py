@@ -76,13 +76,49 @@ def _lookback_hint_texts(label: str) -> tuple[str, str]:
 
 
 LOOKBACK_HINT_ZH, LOOKBACK_HINT_EN = _lookback_hint_texts(lookback_tokens_label())
+# Command & Conquer 3 (Tiberium Wars, Kane's Wrath): the same texts in that game's words. No protocols, no Empire
+# cores, Tiberium instead of ore (tests/test_game_terms.py checks that every swap still finds its RA3 text).
+_CNC3_SWAPS: tuple[tuple[str, str], ...] = (
+    ("你是《红色警戒3》录像分析师", "你是《命令与征服3》（泰伯利亚战争 / 凯恩之怒）录像分析师"),
+    ("You are a Red Alert 3 replay analyst", "You are a Command & Conquer 3 (Tiberium Wars / Kane's Wrath) replay analyst"),
+    ("经济、协议（选择协议）、技能、", "经济（泰伯利亚、采集车、精炼厂）、支援技能、"),
+    ("economy, protocols (Select protocol), special powers,",
+     "economy (Tiberium, harvesters, refineries), support powers,"),
+    ('"produce|build|place|sell|upgrade|power|protocol"', '"produce|build|place|sell|upgrade|power"'),
+    ("AlliedScoutInfantry", "GDIRifleSoldierSquad"),
+    ("SpecialPower_Bark", "SpecialPowerRadarScan"),
+    ("SpecialPower_ShrinkRay", "SpecialPowerRadarScan"),
+    ("（开始建造的时间；帝国的核心是在基地车上“生产单位” …Egg）", "（开始建造的时间）"),
+    ("(when construction starts; Empire cores are a \"Queue unit\" of a …Egg at the yard)", "(when construction starts)"),
+    ("；protocol = “选择协议”。", "。"),
+    ('; protocol = "Select protocol".', "."),
+    ("harvest（矿车指令 / 采集指定矿点）、upgrade、protocol、", "harvest（采集车指令 / 采集指定泰伯利亚田）、upgrade、"),
+    ("harvest (Harvester order / Harvest from node), upgrade, protocol,",
+     "harvest (Return to refinery / Harvest from field), upgrade,"),
+)  # fmt: skip
+
+
+def _cnc3(text: str) -> str:
+    """An RA3 text in C&C3's words (every swap that applies to ``text`` must be found in it)."""
+    for old, new in _CNC3_SWAPS:
+        text = text.replace(old, new)
+    return text
+
+
+def role(lang: Lang, game: str = "ra3") -> str:
+    """The analyst's role for ``game`` (``ra3``, ``kw``, ``tw``): its name and what to look at."""
+    text = pick(lang, ROLE_ZH, ROLE_EN)
+    return text if game == "ra3" else _cnc3(text)
+
+
 WINDOW_CLAIMS_ZH = "回复末尾按系统提示中的[机器可读声明的规则]给出 `[机器可读声明]`。"
 WINDOW_CLAIMS_EN = "End the reply with `[claims]` as the [Claims rules] of the system prompt say."
 
 
-def claims_format(lang: Lang) -> str:
-    """The claims rules: the one copy, in the system prompt (instructions point at it)."""
-    return pick(lang, CLAIMS_FORMAT_ZH, CLAIMS_FORMAT_EN)
+def claims_format(lang: Lang, game: str = "ra3") -> str:
+    """The claims rules: the one copy, in the system prompt (instructions point at it); ``game`` picks the words."""
+    text = pick(lang, CLAIMS_FORMAT_ZH, CLAIMS_FORMAT_EN)
+    return text if game == "ra3" else _cnc3(text)
 
 
 def window_claims_note(lang: Lang) -> str:

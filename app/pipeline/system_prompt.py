@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from app.budget.profile import PromptSize
 from app.i18n import Lang, pick
-from app.pipeline.prompts import ROLE_EN, ROLE_ZH, claims_format
+from app.pipeline.prompts import claims_format, role
 from app.replay import Replay, SlotKind
 
 if TYPE_CHECKING:
@@ -98,7 +98,8 @@ def build_system_prompt(
     size: PromptSize = PromptSize.FULL,
 ) -> str:
     """The run's system prompt (``size``: how much of the knowledge it holds, by the model's context)."""
-    parts = [pick(lang, ROLE_ZH, ROLE_EN), claims_format(lang)]
+    game = replay.game.value
+    parts = [role(lang, game), claims_format(lang, game)]
     know = knowledge_text(replay, lang, user_knowledge, size)
     if know:
         parts.append(pick(lang, "[游戏知识]\n", "[Game knowledge]\n") + know.strip())

@@ -166,7 +166,7 @@ _KW_HIGH: tuple[_Row, ...] = (
     (0x23E, "Force-fire", "强制攻击", C.ORDER_ATTACK, False),
     (0x243, "Enter building", "进入建筑", C.GARRISON, False),
     (0x244, "Return to refinery", "返回精炼厂", C.HARVEST, False),
-    (0x245, "Harvest from field", "采集指定矿区", C.HARVEST, False),
+    (0x245, "Harvest from field", "采集指定泰伯利亚田", C.HARVEST, False),
     (0x246, "Move", "移动", C.ORDER_MOVE, False),
     (0x247, "Attack-move", "攻击移动", C.ORDER_MOVE, False),
     (0x248, "Force-move", "强制移动", C.ORDER_MOVE, False),

@@ -161,24 +161,21 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
             )
         )
     lines.append("")
+    factions = [_faction_cell(p, lang) for p in rep["players"]]
+    fw = max([12, *(_width(f) for f in factions)])  # the column fits every faction ("Marked of Kane (rnd)")
     head = (
-        f"{_rjust(L('位', 'Slot'), 4)}  {_ljust(L('名称', 'Name'), 20)} {_ljust(L('阵营', 'Faction'), 12)} "
+        f"{_rjust(L('位', 'Slot'), 4)}  {_ljust(L('名称', 'Name'), 20)} {_ljust(L('阵营', 'Faction'), fw)} "
         f"{_rjust(L('队', 'Team'), 4)} {_ljust(L('颜色', 'Colour'), 7)} {_ljust(L('类型', 'Kind'), 11)} "
         f"{'APM':>6} {_rjust(L('操作', 'Actions'), 7)} {_rjust(L('指令', 'Cmds'), 6)}"
     )
     lines.append(head)
-    for p in rep["players"]:
-        faction = p["faction"]
-        if lang is Lang.ZH:
-            faction = FACTION_ZH.get(faction, faction)
-        if p["faction_resolved"]:
-            faction += L("(随机)", " (rnd)")
+    for p, faction in zip(rep["players"], factions, strict=True):
         team = "-" if p["team"] < 0 else str(p["team"] + 1)
         colours = (COLORS_ZH if lang is Lang.ZH else COLORS) if rep["game"] == "ra3" else {}  # KW/TW differ
         colour = colours.get(p["color"], str(p["color"]))
         kind = KIND_ZH.get(p["kind"], p["kind"]) if lang is Lang.ZH else p["kind"]
         lines.append(
-            f"{p['slot']:>4}  {_ljust(one_line(p['name']), 20)} {_ljust(faction, 12)} {team:>4} "
+            f"{p['slot']:>4}  {_ljust(one_line(p['name']), 20)} {_ljust(faction, fw)} {team:>4} "
             f"{_ljust(colour, 7)} {_ljust(kind, 11)} "
             f"{p['apm']:>6.1f} {p['actions']:>7} {p['commands']:>6}"
         )
@@ -191,6 +188,16 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
             ev = "; ".join(f"{clock(e['seconds'])} {e['name']}" for e in p["faction_evidence"][:3])
             lines.append(f"    {L('随机阵营判定依据', 'Random faction evidence')}: {ev}")
     return "\n".join(lines)
+
+
+def _faction_cell(p: dict[str, Any], lang: Lang) -> str:
+    """A player's faction as the table shows it: the display name, marked when resolved from a Random seat."""
+    faction = str(p["faction"])
+    if lang is Lang.ZH:
+        faction = FACTION_ZH.get(faction, faction)
+    if p["faction_resolved"]:
+        faction += "(随机)" if lang is Lang.ZH else " (rnd)"
+    return faction
 
 
 def _width(text: str) -> int:

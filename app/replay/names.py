@@ -99,6 +99,25 @@ def load_names(mod_name: str) -> Mapping[int, str]:
     return {}
 
 
+_faction_tables: list[NameTables] = []
+
+
+def register_faction_tables(source: NameTables) -> None:
+    """Let ``app.knowledge`` supply hash → faction tables per mod (Random players of KW/TW are resolved with them)."""
+    if source not in _faction_tables:
+        _faction_tables.append(source)
+
+
+def load_factions(mod_name: str) -> Mapping[int, str]:
+    """The hash → faction table for a mod (faction-specific types only); empty without knowledge."""
+    for source in _faction_tables:
+        try:
+            return source(mod_name)
+        except Exception:  # a broken knowledge file must not stop replay reading
+            return {}
+    return {}
+
+
 @dataclass(frozen=True, slots=True)
 class NameResolver:
     """Hash → name for one replay's mod."""

@@ -14,7 +14,7 @@ from operator import attrgetter
 
 from app.replay.commands import Category, CommandInfo, command_table
 from app.replay.model import Command, Game, Replay, Slot, SlotKind
-from app.replay.names import HASH_ARGS, HashKind, NameResolver, command_hash
+from app.replay.names import HASH_ARGS, HashKind, NameResolver, command_hash, load_factions
 
 DEFAULT_BUCKET_SECONDS = 60
 RANDOM_FACTION = {Game.RA3: 7, Game.KW: 1, Game.TW: 1}
@@ -48,6 +48,7 @@ class PlayerStats:
     commands: int = 0  # every command, automatic ones included
     actions: int = 0  # commands a person issued (APM basis)
     apm: float = 0.0
+    cpm: float = 0.0  # every command per minute, automatic ones included: the "APM" KWReplayAutoSaver shows
     bucket_seconds: int = DEFAULT_BUCKET_SECONDS
     apm_buckets: list[float] = field(default_factory=list)  # actions per minute in each bucket
     by_category: dict[str, int] = field(default_factory=dict)
@@ -108,7 +109,9 @@ def player_stats(
         if player in stats:
             counts[player][cid] = n
     times: dict[int, list[int]] = {i: [] for i in slots}
-    resolve_factions = game is Game.RA3
+    # RA3 names carry their faction as a prefix; KW/TW types get theirs from the knowledge (empty without one)
+    factions = None if game is Game.RA3 else load_factions(replay.header.mod_name)
+    resolve_factions = game is Game.RA3 or bool(factions)
     for cmd in commands:
         cid = cmd.command_id
         if cid in automatic:
@@ -118,7 +121,15 @@ def player_stats(
             continue
         player_times.append(cmd.time_code)
         if resolve_factions and cid in hash_ids:
-            _vote(cmd, names, table, faction_votes[cmd.player], evidence[cmd.player])
+            _vote(
+                game,
+                cmd,
+                names,
+                factions=factions,
+                table=table,
+                votes=faction_votes[cmd.player],
+                evidence=evidence[cmd.player],
+            )
     minutes = duration / 60.0
     for i, st in stats.items():
         c = counts[i]
@@ -140,6 +151,7 @@ def player_stats(
         st.by_category = dict(sorted(by_cat.items()))
         st.by_command = by_cmd
         st.apm = round(st.actions / minutes, 1) if minutes > 0 else 0.0
+        st.cpm = round(st.commands / minutes, 1) if minutes > 0 else 0.0
         st.apm_buckets = [_bucket_apm(n, k, nbuckets, bucket_seconds, duration) for k, n in enumerate(buckets[i])]
         st.faction_evidence = evidence[i]
         if st.slot.faction_id == RANDOM_FACTION[game] and faction_votes[i]:
@@ -149,18 +161,26 @@ def player_stats(
 
 
 def _vote(
+    game: Game,
     cmd: Command,
     names: NameResolver,
+    *,
+    factions: Mapping[int, str] | None,
     table: Mapping[int, CommandInfo],
     votes: Counter[str],
     evidence: list[FactionEvidence],
 ) -> None:
-    """Count the faction an RA3 unit or structure order names (and keep the first few as evidence)."""
-    found = command_hash(Game.RA3, cmd)
+    """Count the faction a unit or structure order names (and keep the first few as evidence).
+
+    ``factions`` (hash → faction, KW/TW) decides from structure orders when given; else the RA3 name prefix does.
+    """
+    found = command_hash(game, cmd)
     if found is None or found[1] not in (HashKind.UNIT, HashKind.STRUCTURE):
         return
+    if factions is not None and found[1] is not HashKind.STRUCTURE:
+        return  # KW/TW: the faction's own structures decide (some of their unit ids have no checked name)
     name = names.names.get(found[0])
-    faction = faction_of_name(name) if name else ""
+    faction = factions.get(found[0] & 0xFFFFFFFF, "") if factions is not None else faction_of_name(name or "")
     if faction:
         votes[faction] += 1
         if len(evidence) < EVIDENCE_LIMIT:

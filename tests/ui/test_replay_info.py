@@ -80,3 +80,34 @@ def test_card_names_factions_in_the_interface_language(qtbot: object, tmp_path: 
     assert "盟军" not in texts
     assert load_info(path).players_text_in(Lang.ZH) == "Alice (盟军), Boris (苏联)"
     card.deleteLater()
+
+
+@pytest.mark.corpus
+def test_card_shows_all_commands_per_minute_beside_apm(qtbot: object) -> None:
+    """Issue 33: KW players compare APM with KWReplayAutoSaver's, which divides every command a player sent (the
+    game's heartbeats and timing messages too) by the match's minutes. The card keeps ours and shows that number
+    beside it, with a tooltip saying why the two differ."""
+    from PySide6.QtWidgets import QLabel
+
+    from app.i18n import Lang
+    from app.replay import read_replay
+    from ui.lang import UiLanguage
+    from ui.replay_card import ReplayCard
+
+    path = corpus_file("kw_epic_scorp.KWReplay")
+    replay = read_replay(path)
+    slot = next(s.index for s in replay.header.slots if s.name == "XXcyberstormXX")
+    every = sum(1 for c in replay.commands if c.player == slot)  # all its commands, automatic ones included
+    expected = every / (replay.duration_seconds / 60.0)
+    info = load_info(path)
+    player = next(p for p in info.players if p.name == "XXcyberstormXX")
+    assert player.cpm == pytest.approx(expected, abs=0.05)
+    assert player.cpm > player.apm
+    card = ReplayCard(UiLanguage(Lang.EN))
+    card.set_replay(info)
+    labels = card.findChildren(QLabel)
+    cells = [w for w in labels if w.text() in (f"{player.apm:.0f}", f"{player.cpm:.0f}")]
+    assert len(cells) >= 2
+    assert all("KWReplayAutoSaver" in w.toolTip() for w in cells)
+    assert any(w.text() == "<b>All cmds/min</b>" for w in labels)
+    card.deleteLater()
