@@ -105,22 +105,9 @@ KNOWN_MISSES |= {
     ("tw_1v1_10m_en", "008", "unit", 4),  # an infantry portal typed as a gateway
 }
 KNOWN_FALSE_ALARMS: set[tuple[str, str, str, int]] = {
-    # true power claims read from Kane's Wrath "special power at location" lines, reported as never observed
-    ("kw_3v3_12m_zh", "004", "event", 16),
-    ("kw_3v3_12m_zh", "005", "event", 2),
-    ("kw_3v3_12m_zh", "006", "event", 15),
-    ("kw_3v3_12m_zh", "007", "event", 0),
-    ("kw_3v3_12m_zh", "008", "event", 7),
-    ("kw_3v3_12m_zh", "009", "event", 0),
-    ("kw_3v3_12m_zh", "012", "event", 3),
-    ("kw_3v3_12m_zh", "013", "event", 0),
-    ("kw_3v3_12m_zh", "014", "event", 4),
-    ("kw_3v3_12m_zh", "014", "event", 5),
-    ("kw_3v3_12m_zh", "014", "event", 14),
-    ("kw_3v3_12m_zh", "015", "event", 0),
-    ("kw_3v3_12m_zh", "015", "event", 1),
-    ("kw_3v3_12m_zh", "015", "event", 4),
-    # the same in Tiberium Wars (0x21D at a location, 0x21E on an object)
+    # true power claims read from Tiberium Wars "special power at location / on object" lines (0x21D, 0x21E), whose
+    # source layout is not decoded: reported as never observed (the Kane's Wrath ones were fixed by reading that
+    # game's layout)
     ("tw_1v1_10m_en", "002", "event", 7),
     ("tw_1v1_10m_en", "002", "event", 15),
     ("tw_1v1_10m_en", "002", "event", 16),
