@@ -105,21 +105,26 @@ def _median(values: Iterable[float | None]) -> float | None:
     return round(statistics.median(known), 1) if known else None
 
 
-def _openings(games: list[PlayerGame], key: str) -> dict[str, list[dict[str, Any]]]:
-    """Per matchup, each distinct sequence with how many of that matchup's games it opened (most frequent first)."""
-    by_matchup: dict[str, Counter[tuple[str, ...]]] = defaultdict(Counter)
-    totals: Counter[str] = Counter()
+def _frequencies(seqs: list[tuple[str, ...]], games: int) -> list[dict[str, Any]]:
+    counts = Counter(seq for seq in seqs if seq)
+    return [
+        {"sequence": list(seq), "count": n, "games": games, "share": round(n / games, 3)}
+        for seq, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+
+
+def _openings(games: list[PlayerGame], key: str) -> dict[str, Any]:
+    """Each distinct sequence with how many games it opened: per matchup, and over all the player's games."""
+
+    def seq(g: PlayerGame) -> tuple[str, ...]:
+        return g.opening if key == "structures" else g.first_units
+
+    by_matchup: dict[str, list[PlayerGame]] = defaultdict(list)
     for g in games:
-        seq: tuple[str, ...] = g.opening if key == "structures" else g.first_units
-        totals[g.matchup] += 1
-        if seq:
-            by_matchup[g.matchup][seq] += 1
+        by_matchup[g.matchup].append(g)
     return {
-        matchup: [
-            {"sequence": list(seq), "count": n, "games": totals[matchup], "share": round(n / totals[matchup], 3)}
-            for seq, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-        ]
-        for matchup, counts in sorted(by_matchup.items())
+        "by_matchup": {m: _frequencies([seq(g) for g in gs], len(gs)) for m, gs in sorted(by_matchup.items())},
+        "overall": _frequencies([seq(g) for g in games], len(games)),
     }
 
 

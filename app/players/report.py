@@ -88,10 +88,12 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
         )
     )
     for key, title in (("structures", L("开局建筑", "Opening structures")), ("units", L("首批单位", "First units"))):
+        groups = [
+            *profile["openings"][key]["by_matchup"].items(),
+            (L("全部", "all"), profile["openings"][key]["overall"]),
+        ]
         rows = [
-            [matchup, " → ".join(o["sequence"]), f"{o['count']}/{o['games']}"]
-            for matchup, openings in profile["openings"][key].items()
-            for o in openings
+            [matchup, " → ".join(o["sequence"]), f"{o['count']}/{o['games']}"] for matchup, ops in groups for o in ops
         ]
         out.append((title, [], ([L("对阵", "Matchup"), L("顺序", "Sequence"), L("次数", "Games")], rows)))
     bench = [
@@ -175,9 +177,7 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], lang: Lang) 
     if not rows:
         return [pick(lang, "（无）", "(none)")]
 
-    def cell(text: str) -> str:
-        return markdown_escape(text).replace("|", "\\|")
-
+    cell = markdown_escape  # escapes "|" too, so a name cannot split a cell
     return [
         "| " + " | ".join(cell(h) for h in header) + " |",
         "|" + "---|" * len(header),
