@@ -2,9 +2,11 @@
 
 Why here: both must run without anyone pressing a button (memory spec §2.2: the batch "at start-up" and after
 analyses; the error-wisdom entries decay with age and must be audited daily), and both must be visible.
-:func:`run_due_maintenance` runs whatever is due; the pipeline calls it after every analysis and the GUI at
-start-up (in a worker thread). ``replaysage memory status`` / ``wisdom status`` show when each last ran, when it
-is next due and what it found.
+:func:`run_due_maintenance` runs whatever is due (the batch daily, or once ``memory_batch_pending`` analyses
+wait); the pipeline calls it after every analysis and the GUI at start-up (in a worker thread).
+:func:`run_memory_batch` runs the batch at once: at the end of ``replaysage batch`` and from the memory tab's
+"Distil now", so tendencies shared by today's games hold today (issue 34). ``replaysage memory status`` /
+``wisdom status`` show when each last ran, when it is next due and what it found.
 """
 
 from __future__ import annotations
@@ -63,11 +65,12 @@ def run_due_maintenance(
     return MaintenanceReport(batch, audit)
 
 
-def run_memory_batch(db: Database, now: float | None = None) -> dict[str, Any] | None:
+def run_memory_batch(db: Database, now: float | None = None, *, quiet: bool = True) -> dict[str, Any] | None:
     """Run the memory batch track now (end of ``replaysage batch``, the memory tab's "Distil now").
 
     Returns what it did, or None when another machine of a team database is running it (it then sees the same
-    result when it finishes) or it failed (logged: learning never breaks the work that asked for it).
+    result when it finishes). A failure is logged and gives None when ``quiet`` (learning never breaks the work
+    that asked for it); the explicit "Distil now" passes ``quiet=False`` so the person who asked sees why.
     """
     from app.memory.store import MemoryStore
 
@@ -78,6 +81,8 @@ def run_memory_batch(db: Database, now: float | None = None) -> dict[str, Any] |
             store = MemoryStore(db, clock=(lambda: now) if now is not None else time.time)
             return _batch_json(store.run_batch())
         except Exception:  # see the docstring
+            if not quiet:
+                raise
             log.exception("the memory batch track failed")
             return None
 
