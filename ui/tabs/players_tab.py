@@ -27,19 +27,24 @@ class PlayersTab(QWidget):
     Args:
         db: the store (library, analyses, memory, merges).
         lang: the interface language.
-        reviewer: who merges (the ``reviewer_name`` setting); a merge without one is refused with a message.
+        reviewer: who merges, or how to read it at merge time (the ``reviewer_name`` setting, which the review
+            queue may set later); a merge without one is refused with a message.
     """
 
     profile_shown = Signal(str)
     """The player whose profile was just shown (tests and the window wait for it)."""
 
     def __init__(
-        self, db: Database, lang: Lang | None = None, reviewer: str = "", parent: QWidget | None = None
+        self,
+        db: Database,
+        lang: Lang | None = None,
+        reviewer: str | Callable[[], str] = "",
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.db = db
         self.lang = lang or system_lang()
-        self.reviewer = reviewer
+        self._reviewer = reviewer
         self.loader = Loader(self, self._show_error)
         self._actions = Actions(self, self._show_error)
         self.player = ""
@@ -79,6 +84,11 @@ class PlayersTab(QWidget):
         self.name.returnPressed.connect(self.show_profile)
         self.merge_button.clicked.connect(self.merge)
         self.unmerge_button.clicked.connect(self.unmerge)
+
+    @property
+    def reviewer(self) -> str:
+        """Who merges now ("" when nobody is set)."""
+        return (self._reviewer() if callable(self._reviewer) else self._reviewer).strip()
 
     def _t(self, zh: str, en: str) -> str:
         return pick(self.lang, zh, en)
@@ -122,20 +132,22 @@ class PlayersTab(QWidget):
 
     def merge(self) -> asyncio.Future[Any] | None:
         """Make the alias field's name one of the shown player's names, then reload the profile."""
-        return self._names_action(lambda names, alias: names.merge(self.player, alias, self.reviewer))
+        player = self.player
+        return self._names_action(lambda names, alias, who: names.merge(player, alias, who))
 
     def unmerge(self) -> asyncio.Future[Any] | None:
         """Undo the merge that made the alias field's name another player's, then reload the profile."""
-        return self._names_action(lambda names, alias: names.unmerge(alias, self.reviewer))
+        return self._names_action(lambda names, alias, who: names.unmerge(alias, who))
 
-    def _names_action(self, act: Callable[[Any, str], Any]) -> asyncio.Future[Any] | None:
+    def _names_action(self, act: Callable[[Any, str, str], Any]) -> asyncio.Future[Any] | None:
         alias = self.alias.text().strip()
         if not self.player or not alias:
             self.message.setText(
                 self._t("先查看一个玩家，再输入另一个名字", "Show a player first, then type the other name")
             )
             return None
-        if not self.reviewer:
+        who = self.reviewer
+        if not who:
             self.message.setText(
                 self._t("合并名字需要审核人：在设置中填写审核人名字", "A merge needs a reviewer: set the reviewer name")
             )
@@ -145,7 +157,7 @@ class PlayersTab(QWidget):
         def action() -> None:
             from app.players.names import PlayerNames
 
-            act(PlayerNames(db, lang=lang), alias)
+            act(PlayerNames(db, lang=lang), alias, who)
 
         def done(_: None) -> None:
             self.show_profile(self.player)
