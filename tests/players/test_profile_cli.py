@@ -172,3 +172,25 @@ def test_player_profile_reports_escape_replay_names(analysed_home: Path, tmp_pat
     bad = _run(home, "player", "lanyiiiiiii", "--out", str(tmp_path / "p.pdf"))
     assert bad.returncode == 2
     assert ".pdf" in bad.stderr
+
+
+def test_player_merge_and_unmerge_from_the_command_line(analysed_home: Path) -> None:
+    home = analysed_home
+    refused = _run(home, "player", "merge", "nickname", "0010")  # no --reviewer and none in the settings
+    assert refused.returncode == 2
+    assert "reviewer" in refused.stderr
+    merged = _run(home, "player", "merge", "nickname", "0010", "--reviewer", "coach", "--json")
+    assert merged.returncode == 0, merged.stderr
+    assert [(m["alias"], m["player"], m["merged_by"]) for m in json.loads(merged.stdout)] == [
+        ("0010", "nickname", "coach")
+    ]
+    p = _profile(home, "0010")
+    assert p["player"] == "nickname"
+    assert p["names"] == ["nickname", "0010"]
+    assert len(p["games"]) == 3  # both sides of the mirror, and Snow Plow
+    undone = _run(home, "player", "unmerge", "0010", "--reviewer", "coach")
+    assert undone.returncode == 0, undone.stderr
+    assert _profile(home, "0010")["names"] == ["0010"]
+    listed = _run(home, "player", "names", "--all", "--json")
+    assert [m["undone_by"] for m in json.loads(listed.stdout)] == ["coach"]
+    assert _run(home, "player", "unmerge", "0010", "--reviewer", "coach").returncode == 2  # nothing to undo
