@@ -198,9 +198,10 @@ def build_profile(db: Database, name: str) -> dict[str, Any]:
     """The profile of the player ``name`` belongs to, as stable JSON (the CLI's ``--json`` and the reports' data).
 
     Raises:
-        PlayerNameError: for an empty or over-long name.
+        PlayerNameError: for an empty or over-long name, or a player the library and the memory do not know.
     """
-    from app.players.names import _clean
+    from app.i18n import pick
+    from app.players.names import PlayerNameError, _clean
 
     names_repo = PlayerNames(db)
     _clean(name, names_repo.lang)
@@ -211,6 +212,16 @@ def build_profile(db: Database, name: str) -> dict[str, Any]:
     mine = sorted((g for g in lib.games if g.name in wanted), key=lambda g: (g.played_at, g.replay_path))
     rest = [g for g in lib.games if g.name not in wanted]
     facts, reviews = _facts(db, names)
+    if not mine and not facts and not reviews:
+        raise PlayerNameError(
+            pick(
+                names_repo.lang,
+                f"资料库的 {len({g.replay_path for g in lib.games})} 局录像和记忆中都没有玩家 {player}"
+                "（名字区分大小写）",
+                f"no games of {player} among the library's {len({g.replay_path for g in lib.games})} replays, and "
+                "no memory facts about the player (names are case-sensitive)",
+            )
+        )
     return {
         "player": player,
         "names": list(names),

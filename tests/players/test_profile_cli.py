@@ -169,6 +169,9 @@ def test_player_profile_reports_escape_replay_names(analysed_home: Path, tmp_pat
     html = page.read_text(encoding="utf-8")
     assert "<td>Snow Plow</td>" in html
     assert "对局" in html
+    unknown = _run(home, "player", "Nickname")
+    assert unknown.returncode == 2
+    assert "no games of Nickname among the library's 3 replays" in unknown.stderr
     bad = _run(home, "player", "lanyiiiiiii", "--out", str(tmp_path / "p.pdf"))
     assert bad.returncode == 2
     assert ".pdf" in bad.stderr
