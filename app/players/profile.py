@@ -33,9 +33,13 @@ BENCHMARKS: tuple[str, ...] = (*TIMINGS, "apm")
 
 @dataclass(frozen=True, slots=True)
 class LibraryGames:
-    """Every player-side of every readable replay the store knows, and how many replays could not be read."""
+    """Every player-side of every readable replay the store knows, and how many replays could not be read.
 
-    games: list[PlayerGame]
+    The sides stay in their JSON form (:meth:`PlayerGame.to_json`): a profile turns only its own player's into
+    :class:`PlayerGame` values, and reads two or three keys of the others' (the benchmarks).
+    """
+
+    games: list[dict[str, Any]]
     unreadable: int
 
 
@@ -57,13 +61,21 @@ def library_paths(db: Database) -> dict[str, str]:
 def library_games(db: Database) -> LibraryGames:
     """The cached reductions of every known replay; new or changed files are read now and cached."""
     paths = library_paths(db)
-    with db.read() as s:
+    with db.read() as s:  # plain rows, not ORM objects: a large library has thousands
         cached = {
-            r.path: (r.size, r.mtime_ns, r.version, r.games)
-            for r in s.scalars(select(PlayerGamesRow)).all()
-            if r.path in paths
+            path: (size, mtime, version, games)
+            for path, size, mtime, version, games in s.execute(
+                select(
+                    PlayerGamesRow.path,
+                    PlayerGamesRow.size,
+                    PlayerGamesRow.mtime_ns,
+                    PlayerGamesRow.version,
+                    PlayerGamesRow.games,
+                )
+            )
+            if path in paths
         }
-    games: list[PlayerGame] = []
+    games: list[dict[str, Any]] = []
     fresh: list[dict[str, Any]] = []
     unreadable = 0
     for path, sha in sorted(paths.items()):
@@ -74,7 +86,7 @@ def library_games(db: Database) -> LibraryGames:
             continue
         hit = cached.get(path)
         if hit is not None and hit[:3] == (st.st_size, st.st_mtime_ns, GAMES_VERSION):
-            games.extend(PlayerGame.from_json(g) for g in hit[3])
+            games.extend(hit[3])
             continue
         try:
             found = games_of_replay(path, sha)
@@ -82,15 +94,10 @@ def library_games(db: Database) -> LibraryGames:
             log.warning("player profile: %s left out (%s)", path, exc)
             unreadable += 1
             continue
-        games.extend(found)
+        rows = [g.to_json() for g in found]
+        games.extend(rows)
         fresh.append(
-            {
-                "path": path,
-                "size": st.st_size,
-                "mtime_ns": st.st_mtime_ns,
-                "version": GAMES_VERSION,
-                "games": [g.to_json() for g in found],
-            }
+            {"path": path, "size": st.st_size, "mtime_ns": st.st_mtime_ns, "version": GAMES_VERSION, "games": rows}
         )
     for start in range(0, len(fresh), WRITE_BATCH):
         chunk = fresh[start : start + WRITE_BATCH]
@@ -128,18 +135,14 @@ def _openings(games: list[PlayerGame], key: str) -> dict[str, Any]:
     }
 
 
-def _benchmarks(mine: list[PlayerGame], rest: list[PlayerGame]) -> dict[str, dict[str, Any]]:
+def _benchmarks(mine: list[PlayerGame], rest: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per benchmark: the player's median and count, the rest of the same mods' median and count."""
     mods = {g.mod for g in mine}
-    others = [g for g in rest if g.mod in mods]
+    others = [g for g in rest if g["mod"] in mods]
     out: dict[str, dict[str, Any]] = {}
     for name in BENCHMARKS:
-
-        def value(g: PlayerGame, name: str = name) -> float | None:
-            return g.apm if name == "apm" else g.timings.get(name)
-
-        own = [value(g) for g in mine]
-        theirs = [value(g) for g in others]
+        own = [g.apm if name == "apm" else g.timings.get(name) for g in mine]
+        theirs: list[float | None] = [g["apm"] if name == "apm" else g["timings"].get(name) for g in others]
         out[name] = {
             "player_median": _median(own),
             "player_games": sum(v is not None for v in own),
@@ -209,23 +212,25 @@ def build_profile(db: Database, name: str) -> dict[str, Any]:
     names = names_repo.names_of(player)
     lib = library_games(db)
     wanted = set(names)
-    mine = sorted((g for g in lib.games if g.name in wanted), key=lambda g: (g.played_at, g.replay_path))
-    rest = [g for g in lib.games if g.name not in wanted]
+    mine = sorted(
+        (PlayerGame.from_json(g) for g in lib.games if g["name"] in wanted), key=lambda g: (g.played_at, g.replay_path)
+    )
+    rest = [g for g in lib.games if g["name"] not in wanted]
+    replays = len({g["replay_path"] for g in lib.games})
     facts, reviews = _facts(db, names)
     if not mine and not facts and not reviews:
         raise PlayerNameError(
             pick(
                 names_repo.lang,
-                f"资料库的 {len({g.replay_path for g in lib.games})} 局录像和记忆中都没有玩家 {player}"
-                "（名字区分大小写）",
-                f"no games of {player} among the library's {len({g.replay_path for g in lib.games})} replays, and "
+                f"资料库的 {replays} 局录像和记忆中都没有玩家 {player}（名字区分大小写）",
+                f"no games of {player} among the library's {replays} replays, and "
                 "no memory facts about the player (names are case-sensitive)",
             )
         )
     return {
         "player": player,
         "names": list(names),
-        "library_replays": len({g.replay_path for g in lib.games}),
+        "library_replays": replays,
         "unreadable_replays": lib.unreadable,
         "games": [
             {
