@@ -43,8 +43,9 @@ def _merge(r: PlayerAliasRow) -> Merge:
 
 
 def _clean(name: str, lang: Lang) -> str:
-    text = name.strip()
-    if not text or len(text) > NAME_MAX:
+    """``name`` as it is (a replay's name is data, spaces included), refused when blank or over-long."""
+    text = name
+    if not text.strip() or len(text) > NAME_MAX:
         raise PlayerNameError(
             pick(lang, f"玩家名必须是 1 到 {NAME_MAX} 个字符", f"a player name must be 1 to {NAME_MAX} characters")
         )
@@ -76,11 +77,9 @@ class PlayerNames:
         """The player ``name`` belongs to (itself when it was not merged into anyone)."""
         with self.db.read() as s:
             found = s.scalar(
-                select(PlayerAliasRow.player).where(
-                    PlayerAliasRow.alias == name.strip(), PlayerAliasRow.undone_at.is_(None)
-                )
+                select(PlayerAliasRow.player).where(PlayerAliasRow.alias == name, PlayerAliasRow.undone_at.is_(None))
             )
-        return found or name.strip()
+        return found or name
 
     def names_of(self, name: str) -> tuple[str, ...]:
         """Every name of the player ``name`` belongs to: the player's own name first, then the aliases."""
