@@ -7,6 +7,8 @@ of "nickname" (both open with AlliedScoutInfantry, per ``replaysage facts``' uni
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from app.memory import MemoryStore, episode_from_replay
@@ -103,5 +105,27 @@ def test_profile_uses_the_merged_names(store_url: str) -> None:
         assert merged["benchmarks"]["first_refinery"]["library_median"] == 34.0
         names.unmerge("0010", "coach")
         assert [g["map"] for g in build_profile(db, "lanyiiiiiii")["games"]] == ["Snow Plow"]
+    finally:
+        db.close()
+
+
+def test_the_pending_threshold_comes_from_the_settings(tmp_path: Path) -> None:
+    """``memory_batch_pending`` (default 10) is what the pipeline's after-analysis maintenance uses."""
+    from app.settings import Settings
+
+    db = open_database(tmp_path / "store.sqlite3")
+    try:
+        store = MemoryStore(db, clock=lambda: NOW)
+        store.run_batch()
+        for name in (MIRROR, SNOW):
+            store.record_run(episode_from_replay(corpus_file(name)))
+        assert Settings.load().get("memory_batch_pending") == 10
+        assert run_due_maintenance(db, NOW + 60).batch is None  # 2 waiting, 10 needed
+        settings = Settings.load()
+        settings.set("memory_batch_pending", 2)
+        settings.save()
+        ran = run_due_maintenance(db, NOW + 120).batch
+        assert ran is not None
+        assert ran["episodes"] == 2
     finally:
         db.close()
