@@ -83,7 +83,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         progress(row)
     results, interrupted = run_batch(plan.jobs, args.jobs, progress, getattr(args, "log_level", None))
     rows = plan.settled + results
-    memory = _distil_batch(results)
+    memory = None if interrupted else _distil_batch(results)  # a stopped batch stops; the rerun distils
     if args.json:
         from app.safetext import json_text
 
