@@ -31,6 +31,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "feedback": ("app.pipeline.feedback_cli", "give feedback on an analysis, a stage or a claim (memory, wisdom)"),
     "wisdom": ("app.wisdom.cli", "error-wisdom library: recorded errors, prevention rules, audits"),
     "memory": ("app.memory.cli", "semantic memory: facts distilled from analyses and feedback"),
+    "player": (
+        "app.players.cli",
+        "a player's profile across the library (games, openings, timings, memory facts); merge names",
+    ),
     "autosave": (
         "app.library.cli",
         "keep every game: copy the game's last replay under a name that says what it is, before it is overwritten",

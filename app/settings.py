@@ -153,6 +153,13 @@ OPTIONS: dict[str, Option] = {
             "choice",
         ),
         Option("keep_prompts_last", int, 20, "保留最近几次分析的提示词（N）", "Analyses whose prompts are kept (N)"),
+        Option(
+            "memory_batch_pending",
+            int,
+            10,
+            "待蒸馏的分析达到几局时立即运行记忆批处理（0：只按每日）",
+            "Run the memory batch once this many analyses wait (0: daily only)",
+        ),
     )
 }
 """Every scalar option, declared once."""

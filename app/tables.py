@@ -13,6 +13,7 @@ from app.memory import tables as memory_tables
 from app.pipeline import leases as replay_leases
 from app.pipeline import rates as rate_ledger
 from app.pipeline import records as analysis_records
+from app.players import tables as player_tables
 from app.store import blocks, meta
 from app.wisdom import tables as wisdom_tables
 
@@ -22,6 +23,7 @@ __all__ = [
     "library_tables",
     "memory_tables",
     "meta",
+    "player_tables",
     "rate_ledger",
     "replay_leases",
     "wisdom_tables",

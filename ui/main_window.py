@@ -106,7 +106,11 @@ left the analysis about 700 px at 1366."""
 FIRST_PAINT_WAIT_MS = 300
 """The side libraries load after the window first paints, or this long after it is shown if no paint came."""
 
-SIDE_TABS = (("错误智慧", "Error wisdom"), ("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"))
+SIDE_TABS = (
+    ("错误智慧", "Error wisdom"),
+    ("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"),
+    ("玩家", "Players"),
+)
 """The side tabs' titles, in their order."""
 SIDE_MODULES = ("app.memory.store", "app.wisdom.manager", "ui.tabs.memory_tabs", "ui.tabs.wisdom_tab")
 """What the side tabs import: loaded in a worker thread after the window shows (see ``showEvent``)."""
@@ -658,6 +662,13 @@ class MainWindow(QMainWindow):
         self._build_side_tab(1)
         return self._memory_tabs
 
+    @property
+    def players_tab(self) -> QWidget:
+        """The players view (built now if the deferred load has not built it yet)."""
+        self.ensure_side_tabs()
+        self._build_side_tab(2)
+        return self._players_tab
+
     def ensure_side_tabs(self) -> None:
         """Build the side tabs if they are not built yet."""
         if not self._side_built:
@@ -763,7 +774,7 @@ class MainWindow(QMainWindow):
             return
         self._side_pending.remove(index)
         at = sum(1 for i in range(index) if i not in self._side_pending)
-        widget, title = (self._make_wisdom_tab, self._make_memory_tabs)[index]()
+        widget, title = (self._make_wisdom_tab, self._make_memory_tabs, self._make_players_tab)[index]()
         self.side_tabs.insertTab(at, widget, title)  # the tab built first (the one on screen) stays current
 
     def _make_wisdom_tab(self) -> tuple[QWidget, str]:
@@ -812,6 +823,19 @@ class MainWindow(QMainWindow):
             log.warning("memory tabs unavailable: %r", exc)
             self._memory_tabs = self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc)
         return self._memory_tabs, title
+
+    def _make_players_tab(self) -> tuple[QWidget, str]:
+        t = self.ui.t
+        try:
+            from ui.tabs.players_tab import PlayersTab
+
+            self._players_tab: QWidget = PlayersTab(
+                self.ctx.db, self.ui.lang, reviewer=lambda: str(self.ctx.settings.get("reviewer_name"))
+            )
+        except Exception as exc:  # see _make_wisdom_tab
+            log.warning("players tab unavailable: %r", exc)
+            self._players_tab = self._placeholder(t("玩家档案暂不可用", "Players are not available"), exc)
+        return self._players_tab, t(*SIDE_TABS[2])
 
     def run_settings(self) -> Settings:
         """The settings an analysis runs with: the analysis language follows the interface language.

@@ -429,9 +429,26 @@ class MemoryStore:
             last = s.scalar(select(func.max(MemBatch.started_at)).where(MemBatch.track == "batch"))
         return last is None or self.clock() - last > BATCH_INTERVAL
 
-    def run_batch_if_due(self) -> BatchReport | None:
-        """Run the batch at start-up when the last one is older than 24 h."""
-        return self.run_batch() if self.batch_due() else None
+    def run_batch_if_due(self, pending_threshold: int = 0) -> BatchReport | None:
+        """Run the batch when the last one is older than 24 h, or when ``pending_threshold`` analyses wait.
+
+        The count keeps tendencies a same-day matter: a coach who analyses twenty games of one opponent this
+        afternoon sees what they share without waiting for the night (0 leaves only the daily rule).
+        """
+        due = self.batch_due() or (pending_threshold > 0 and self.pending_analyses() >= pending_threshold)
+        return self.run_batch() if due else None
+
+    def pending_analyses(self) -> int:
+        """How many analysis episodes have observations the batch track has not committed yet."""
+        with self.db.read() as s:
+            return int(
+                s.scalar(
+                    select(func.count(func.distinct(MemObservation.episode_id)))
+                    .join(MemEpisode, MemEpisode.id == MemObservation.episode_id)
+                    .where(MemObservation.committed.is_(False), MemEpisode.kind == "run")
+                )
+                or 0
+            )
 
     def commit(self, cands: Sequence[Candidate], episode_id: int | None = None) -> list[Outcome]:
         """Verify and commit candidates directly (benchmarks, imports); returns one outcome per candidate."""

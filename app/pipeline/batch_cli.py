@@ -83,10 +83,20 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         progress(row)
     results, interrupted = run_batch(plan.jobs, args.jobs, progress, getattr(args, "log_level", None))
     rows = plan.settled + results
+    memory = None if interrupted else _distil_batch(results)  # a stopped batch stops; the rerun distils
     if args.json:
         from app.safetext import json_text
 
-        print(json_text({"interrupted": interrupted, "replays": [r.to_json() for r in rows], "totals": _totals(rows)}))
+        print(
+            json_text(
+                {
+                    "interrupted": interrupted,
+                    "replays": [r.to_json() for r in rows],
+                    "totals": _totals(rows),
+                    "memory_batch": memory,
+                }
+            )
+        )
     else:
         _print_table(rows)
     if interrupted:
@@ -96,6 +106,31 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         )
         return 130
     return 0 if all(r.ok for r in rows) else 1
+
+
+def _distil_batch(results: list[ReplayResult]) -> dict[str, Any] | None:
+    """The memory's batch track once the analyses are in, so their shared tendencies hold today (issue 34).
+
+    Only when this batch analysed something (a rerun that skipped everything has nothing new to distil); the
+    workers recorded each analysis already, so this commits what they left pending. None when it did not run.
+    """
+    if not any(r.ok and r.status not in {"skipped", "duplicate"} for r in results):
+        return None
+    from app.pipeline.learning import run_memory_batch
+    from app.store import open_database
+
+    db = open_database()
+    try:
+        done = run_memory_batch(db)
+    finally:
+        db.close()
+    if done is not None:
+        print(
+            f"memory batch {done['batch_id']}: {done['candidates']} candidate(s), {done['committed']} committed "
+            f"(记忆批处理已运行)",
+            file=sys.stderr,
+        )
+    return done
 
 
 class _Progress:

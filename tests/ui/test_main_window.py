@@ -369,6 +369,7 @@ def test_side_tabs_host_the_wisdom_and_memory_views(qtbot: Any, run: Any) -> Non
     from app.store import open_database
     from app.wisdom import ErrorWisdomManager
     from ui.tabs.memory_tabs import MemoryTabs
+    from ui.tabs.players_tab import PlayersTab
     from ui.tabs.wisdom_tab import WisdomTab
 
     db = open_database()  # the user's store (REPLAYSAGE_HOME), as the window opens it
@@ -391,7 +392,8 @@ def test_side_tabs_host_the_wisdom_and_memory_views(qtbot: Any, run: Any) -> Non
     async def scenario() -> None:
         assert isinstance(win.wisdom_tab, WisdomTab)
         assert isinstance(win.memory_tabs, MemoryTabs)
-        assert win.side_tabs.count() == 2
+        assert isinstance(win.players_tab, PlayersTab)
+        assert win.side_tabs.count() == 3
         await win.wisdom_tab.refreshed()
         await win.memory_tabs.refreshed()
         entries = win.wisdom_tab.model

@@ -510,7 +510,7 @@ class FactsTab(QWidget):
         self.min_conf.setRange(0.0, 1.0)
         self.min_conf.setSingleStep(0.05)
         self.min_conf.setPrefix(pick(self.lang, "置信度 ≥ ", "confidence ≥ "))
-        self.batch_button = QPushButton(pick(self.lang, "立即批量蒸馏", "Run batch now"))
+        self.batch_button = QPushButton(pick(self.lang, "立即蒸馏", "Distil now"))
         self.message = MessageBar()
         filters = FlowLayout()  # reflows in a narrow side panel
         for w in (self.type_box, self.status_box, self.min_conf, self.batch_button, self.message):
@@ -587,17 +587,28 @@ class FactsTab(QWidget):
         _cancel(self.detail_loader, actions=self._actions)
 
     def run_batch(self) -> asyncio.Future[Any] | None:
-        """Run the batch track on demand (spec §2.2, worker thread) and reload."""
+        """The "Distil now" action: the batch track on demand (spec §2.2, issue 34), in a worker thread; then reload.
+
+        The same path as the end of ``replaysage batch`` (:func:`app.pipeline.learning.run_memory_batch`), so on a
+        team database one machine at a time runs it; -1 when another machine is running it right now.
+        """
+        from app.pipeline.learning import run_memory_batch
+
+        def distil() -> int:
+            done = run_memory_batch(self.store.db, self.store.clock(), quiet=False)
+            return -1 if done is None else int(done["committed"])
 
         def done(committed: int) -> None:
             self.message.setStyleSheet("")
             self.message.setText(
-                pick(self.lang, f"批量蒸馏：{committed} 条候选已处理", f"batch: {committed} candidates committed")
+                pick(self.lang, "另一台机器正在蒸馏，稍后刷新", "another machine is distilling; refresh in a moment")
+                if committed < 0
+                else pick(self.lang, f"批量蒸馏：{committed} 条候选已处理", f"batch: {committed} candidates committed")
             )
             self.refresh()
             self.batch_finished.emit(committed)
 
-        return self._actions.run(lambda: self.store.run_batch().committed, done)
+        return self._actions.run(distil, done)
 
     def refresh(self) -> asyncio.Future[None] | None:
         """Reload the list with the current filters (worker thread); returns the loading task."""

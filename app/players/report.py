@@ -1,0 +1,244 @@
+"""A player profile as Markdown (terminal and ``.md``) or HTML: the same sections and tables in both.
+
+Names, maps and paths come from replays and are data: Markdown cells pass :func:`app.safetext.markdown_escape`,
+HTML cells :func:`html.escape` of the one-line text. Every table is text, so it is also the text alternative of
+any chart drawn from the same profile.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from app.errors import KnownError
+from app.i18n import Lang, pick
+from app.safetext import markdown_escape, one_line
+from app.timefmt import format_clock
+
+Table = tuple[list[str], list[list[str]]]
+
+BENCHMARK_LABELS: dict[str, tuple[str, str]] = {
+    "first_refinery": ("首个矿场", "first refinery"),
+    "second_harvester": ("第二台矿车", "second harvester"),
+    "first_tier2": ("首个二级科技", "first tier-2 step"),
+    "first_power": ("首个协议或支援技能", "first protocol or support power"),
+    "apm": ("APM", "APM"),
+}
+
+
+def _clock(seconds: float | None) -> str:
+    return "—" if seconds is None else format_clock(seconds)
+
+
+def _date(ts: float) -> str:
+    return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d %H:%M") if ts > 0 else "—"
+
+
+def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str], Table | None]]:
+    """(heading, paragraphs, table) per section; cells are raw text (escaped by the renderer)."""
+
+    def L(zh: str, en: str) -> str:  # noqa: N802 (the codebase's short name for pick)
+        return pick(lang, zh, en)
+
+    out: list[tuple[str, list[str], Table | None]] = []
+    names = ", ".join(profile["names"])
+    intro = [
+        L(f"名字：{names}", f"Names: {names}"),
+        L(
+            f"资料库中 {profile['library_replays']} 局录像，其中此玩家 {len(profile['games'])} 局；"
+            f"{profile['unreadable_replays']} 局无法读取。",
+            f"{len(profile['games'])} of the library's {profile['library_replays']} replays; "
+            f"{profile['unreadable_replays']} could not be read.",
+        ),
+    ]
+    out.append((L("概况", "Overview"), intro, None))
+    games = [
+        [
+            _date(g["played_at"]),
+            g["map"],
+            g["name"],
+            g["faction"],
+            ", ".join(f"{o['name']} ({o['faction']})" for o in g["opponents"]) or "—",
+            _clock(g["duration"]),
+            g["left_first"] or "—",
+            Path(g["replay_path"]).name,
+        ]
+        for g in profile["games"]
+    ]
+    out.append(
+        (
+            L("对局", "Games"),
+            [],
+            (
+                [
+                    L("日期", "Date"),
+                    L("地图", "Map"),
+                    L("名字", "Name"),
+                    L("阵营", "Faction"),
+                    L("对手", "Opponents"),
+                    L("时长", "Length"),
+                    L("先退出者", "Left first"),
+                    L("录像", "Replay"),
+                ],
+                games,
+            ),
+        )
+    )
+    for key, title in (("structures", L("开局建筑", "Opening structures")), ("units", L("首批单位", "First units"))):
+        groups = [
+            *profile["openings"][key]["by_matchup"].items(),
+            (L("全部", "all"), profile["openings"][key]["overall"]),
+        ]
+        rows = [
+            [matchup, " → ".join(o["sequence"]), f"{o['count']}/{o['games']}"] for matchup, ops in groups for o in ops
+        ]
+        out.append((title, [], ([L("对阵", "Matchup"), L("顺序", "Sequence"), L("次数", "Games")], rows)))
+    bench = [
+        [
+            L(*BENCHMARK_LABELS[name]),
+            _fmt(name, b["player_median"]),
+            str(b["player_games"]),
+            _fmt(name, b["library_median"]),
+            str(b["library_games"]),
+        ]
+        for name, b in profile["benchmarks"].items()
+    ]
+    out.append(
+        (
+            L("时间基准（中位数，对比资料库其余对局）", "Timing benchmarks (medians, against the rest of the library)"),
+            [],
+            (
+                [
+                    L("项目", "Benchmark"),
+                    L("此玩家", "Player"),
+                    L("局数", "Games"),
+                    L("资料库", "Library"),
+                    L("局数", "Games"),
+                ],
+                bench,
+            ),
+        )
+    )
+    facts = [
+        [
+            f["content_zh"] if lang is Lang.ZH else f["content_en"],
+            f"{f['confidence']:.2f}",
+            str(f["evidence_count"]),
+            ", ".join(Path(p).name for p in f["replays"]) or "—",
+        ]
+        for f in profile["facts"]
+    ]
+    out.append(
+        (
+            L("记忆中的事实（生效）", "Memory facts (active)"),
+            [],
+            ([L("事实", "Fact"), L("置信度", "Confidence"), L("证据", "Evidence"), L("支持的录像", "Replays")], facts),
+        )
+    )
+    reviews = [
+        [str(r["id"]), r["kind"], r["content_zh"] if lang is Lang.ZH else r["content_en"], r["reason"]]
+        for r in profile["reviews"]
+    ]
+    out.append(
+        (
+            L("待审项", "Pending review items"),
+            [],
+            (["#", L("类型", "Kind"), L("事实", "Fact"), L("原因", "Reason")], reviews),
+        )
+    )
+    return out
+
+
+def _fmt(name: str, value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1f}" if name == "apm" else format_clock(value)
+
+
+def render_markdown(profile: dict[str, Any], lang: Lang) -> str:
+    """The profile as Markdown; every replay-derived cell is escaped."""
+    title = pick(lang, "玩家档案", "Player profile")
+    lines = [f"# {title}: {markdown_escape(profile['player'])}", ""]
+    for heading, paragraphs, table in _sections(profile, lang):
+        lines += [f"## {heading}", ""]
+        lines += [markdown_escape(p) for p in paragraphs]
+        if paragraphs:
+            lines.append("")
+        if table is not None:
+            lines += _md_table(*table, lang)
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], lang: Lang) -> list[str]:
+    if not rows:
+        return [pick(lang, "（无）", "(none)")]
+
+    cell = markdown_escape  # escapes "|" too, so a name cannot split a cell
+    return [
+        "| " + " | ".join(cell(h) for h in header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(cell(c) for c in row) + " |" for row in rows),
+    ]
+
+
+def render_html(profile: dict[str, Any], lang: Lang) -> str:
+    """The profile as a standalone HTML page; every cell is HTML-escaped."""
+
+    def esc(text: object) -> str:
+        return html.escape(one_line(str(text)))
+
+    title = f"{pick(lang, '玩家档案', 'Player profile')}: {esc(profile['player'])}"
+    parts = [
+        "<!DOCTYPE html>",
+        f'<html lang="{lang.value}"><head><meta charset="utf-8"><title>{title}</title></head><body>',
+        f"<h1>{title}</h1>",
+    ]
+    for heading, paragraphs, table in _sections(profile, lang):
+        parts.append(f"<h2>{esc(heading)}</h2>")
+        parts += [f"<p>{esc(p)}</p>" for p in paragraphs]
+        if table is None:
+            continue
+        header, rows = table
+        if not rows:
+            parts.append(f"<p>{esc(pick(lang, '（无）', '(none)'))}</p>")
+            continue
+        parts.append("<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr></thead><tbody>")
+        parts += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows]
+        parts.append("</tbody></table>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def write_profile(profile: dict[str, Any], path: Path, lang: Lang) -> None:
+    """Write ``.md``, ``.html`` or ``.json`` by the suffix.
+
+    Raises:
+        KnownError: for another suffix, or when the file cannot be written.
+    """
+    suffix = path.suffix.lower()
+    if suffix == ".md":
+        text = render_markdown(profile, lang)
+    elif suffix in (".html", ".htm"):
+        text = render_html(profile, lang)
+    elif suffix == ".json":
+        from app.safetext import json_text
+
+        text = json_text(profile) + "\n"
+    else:
+        raise KnownError(
+            pick(
+                lang,
+                f"不支持的档案格式 {suffix!r}：用 .md、.html 或 .json",
+                f"unsupported profile format {suffix!r}: use .md, .html or .json",
+            )
+        )
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise KnownError(
+            pick(lang, f"无法写入 {path}：{exc.strerror}", f"cannot write {path}: {exc.strerror}")
+        ) from exc

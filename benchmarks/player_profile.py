@@ -1,0 +1,118 @@
+"""A player's profile over a large library: the time to open it once the library's replays are indexed.
+
+A temporary ``REPLAYSAGE_HOME`` gets a real SQLite store with N analysed replays (bulk-inserted analysis rows whose
+files are hard links of one corpus replay, so each path exists and has a size and a time) and their per-player
+reductions in the profile cache (``player_games``): the reductions of the real RA3 corpus games, cycled, with the
+player "target" on one side of G of them. The memory gets a few facts about the player. We measure:
+
+* ``profile_s``: :func:`app.players.profile.build_profile` of "target" (every path checked against the cache,
+  the cached rows read, openings, benchmarks against the rest of the library, memory facts and review items);
+* ``index_one_s``: reducing one replay that is not cached yet (what the first profile pays per new replay; the
+  GUI pays it in the views' worker thread).
+
+Target (issue 34): a profile of a player with 200 games opens in under 1 s on the 5,000-replay library.
+
+Usage: .venv/bin/python benchmarks/player_profile.py [--replays 5000] [--games 200] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CORPUS = ROOT / "tests" / "data" / "replays" / "ra3"
+
+
+def run(replays: int, games: int) -> dict[str, Any]:
+    """Seed the store and the files, then time the profile (see the module docstring)."""
+    from sqlalchemy import insert
+
+    from app.memory import MemoryStore, episode_from_replay
+    from app.pipeline.records import AnalysisRecord
+    from app.players.games import GAMES_VERSION, games_of_replay
+    from app.players.profile import build_profile
+    from app.players.tables import PlayerGamesRow
+    from app.store import open_database
+
+    sources = sorted(p for p in CORPUS.glob("ra3_1v1_*.RA3Replay"))
+    started = time.perf_counter()
+    templates = [games_of_replay(p) for p in sources]
+    index_one_s = (time.perf_counter() - started) / len(sources)
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        os.environ["REPLAYSAGE_HOME"] = str(home)
+        folder = home / "replays"
+        folder.mkdir()
+        db = open_database(home / "store.sqlite3")
+        analyses: list[dict[str, Any]] = []
+        cached: list[dict[str, Any]] = []
+        for i in range(replays):
+            path = folder / f"game {i:05d}.RA3Replay"
+            os.link(sources[i % len(sources)], path)
+            st = path.stat()
+            sides = templates[i % len(templates)]
+            if i < games:  # the target plays the first side of these
+                sides = [replace(sides[0], name="target"), *sides[1:]]
+            rows = [replace(g, replay_path=str(path)).to_json() for g in sides]
+            analyses.append({"replay_path": str(path), "replay_sha256": f"{i:064x}", "status": "completed"})
+            cached.append(
+                {
+                    "path": str(path),
+                    "size": st.st_size,
+                    "mtime_ns": st.st_mtime_ns,
+                    "version": GAMES_VERSION,
+                    "games": rows,
+                }
+            )
+        with db.session() as s:
+            s.execute(insert(AnalysisRecord), analyses)
+            s.execute(insert(PlayerGamesRow), cached)
+        memory = MemoryStore(db)
+        for p in sources:
+            memory.record_run(episode_from_replay(p))
+        memory.run_batch()
+        started = time.perf_counter()
+        profile = build_profile(db, "target")
+        profile_s = time.perf_counter() - started
+        db.close()
+    return {
+        "replays": replays,
+        "player_games": len(profile["games"]),
+        "profile_s": round(profile_s, 3),
+        "index_one_s": round(index_one_s, 3),
+        "target_s": 1.0,
+        "ok": profile_s < 1.0,
+    }
+
+
+def main() -> int:
+    """Run and print (``--json``: one object)."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--replays", type=int, default=5000)
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    result = run(args.replays, args.games)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(
+            f"library of {result['replays']:,} analysed replays; profile of a player with {result['player_games']} "
+            f"games: {result['profile_s']} s (target < 1 s: {'OK' if result['ok'] else 'MISSED'}); "
+            f"indexing one new replay: {result['index_one_s']} s"
+        )
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

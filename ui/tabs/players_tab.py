@@ -1,0 +1,165 @@
+"""The Players side tab: a player's profile across the library, and the reviewer's name merges with their undo.
+
+A thin view over :mod:`app.players`: the profile (:func:`app.players.profile.build_profile`, which may read new
+replays) and every merge run in the views' worker thread (:mod:`ui.tabs.loading`); the GUI thread only sets the
+rendered text. The profile is shown as its Markdown report in a plain-text view: replay names stay plain text,
+and the tables are the text alternative of any chart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+
+from app.i18n import Lang, pick, system_lang
+from app.store import Database
+from ui.tabs.loading import Actions, Loader, error_text
+
+
+class PlayersTab(QWidget):
+    """Name → profile; merge another name into the shown player, or undo a merge.
+
+    Args:
+        db: the store (library, analyses, memory, merges).
+        lang: the interface language.
+        reviewer: who merges, or how to read it at merge time (the ``reviewer_name`` setting, which the review
+            queue may set later); a merge without one is refused with a message.
+    """
+
+    profile_shown = Signal(str)
+    """The player whose profile was just shown (tests and the window wait for it)."""
+
+    def __init__(
+        self,
+        db: Database,
+        lang: Lang | None = None,
+        reviewer: str | Callable[[], str] = "",
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.db = db
+        self.lang = lang or system_lang()
+        self._reviewer = reviewer
+        self.loader = Loader(self, self._show_error)
+        self._actions = Actions(self, self._show_error)
+        self.player = ""
+        t = self._t
+        self.name = QLineEdit()
+        self.name.setPlaceholderText(t("玩家名字", "player name"))
+        self.show_button = QPushButton(t("查看档案", "Show profile"))
+        self.alias = QLineEdit()
+        self.alias.setPlaceholderText(t("另一个名字", "another name"))
+        self.merge_button = QPushButton(t("合并为同一玩家", "Merge into this player"))
+        self.unmerge_button = QPushButton(t("撤销合并", "Undo merge"))
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.report = QPlainTextEdit()
+        self.report.setReadOnly(True)
+        self.report.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.report.setPlaceholderText(
+            t(
+                "输入玩家名字并查看：资料库中的对局、各对阵的开局、与其余对局比较的时间基准、记忆中关于他的事实。",
+                "Type a player's name to see the library's games, openings per matchup, timings against the rest "
+                "of the library, and what the memory knows about the player.",
+            )
+        )
+        top = QHBoxLayout()
+        top.addWidget(self.name, 1)
+        top.addWidget(self.show_button)
+        merge = QHBoxLayout()
+        merge.addWidget(self.alias, 1)
+        merge.addWidget(self.merge_button)
+        merge.addWidget(self.unmerge_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(merge)
+        layout.addWidget(self.message)
+        layout.addWidget(self.report, 1)
+        self.show_button.clicked.connect(self.show_profile)
+        self.name.returnPressed.connect(self.show_profile)
+        self.merge_button.clicked.connect(self.merge)
+        self.unmerge_button.clicked.connect(self.unmerge)
+
+    @property
+    def reviewer(self) -> str:
+        """Who merges now ("" when nobody is set)."""
+        return (self._reviewer() if callable(self._reviewer) else self._reviewer).strip()
+
+    def _t(self, zh: str, en: str) -> str:
+        return pick(self.lang, zh, en)
+
+    def _show_error(self, exc: Exception) -> None:
+        self.message.setText(error_text(exc, self._t))
+
+    async def refreshed(self) -> None:
+        """Return once every load and action started so far has finished (for tests and callers)."""
+        while self.loader.busy() or self._actions.tasks:
+            await self.loader.wait()
+            await self._actions.wait()
+
+    def cancel_loading(self) -> None:
+        """Stop applying pending loads (the tab is being replaced)."""
+        self.loader.cancel()
+        self._actions.cancel()
+
+    def show_profile(self, name: str | None = None) -> asyncio.Future[None] | None:
+        """Build the profile of ``name`` (the name field when None) in the worker thread, then show it."""
+        wanted = (name if isinstance(name, str) else self.name.text()).strip()
+        if not wanted:
+            self.message.setText(self._t("请输入玩家名字", "Type a player's name"))
+            return None
+        db, lang = self.db, self.lang
+
+        def query() -> tuple[str, str]:
+            from app.players.profile import build_profile
+            from app.players.report import render_markdown
+
+            profile = build_profile(db, wanted)
+            return str(profile["player"]), render_markdown(profile, lang)
+
+        def apply(result: tuple[str, str]) -> None:
+            self.player, text = result
+            self.message.setText("")
+            self.report.setPlainText(text)
+            self.profile_shown.emit(self.player)
+
+        return self.loader.start(query, apply)
+
+    def merge(self) -> asyncio.Future[Any] | None:
+        """Make the alias field's name one of the shown player's names, then reload the profile."""
+        player = self.player
+        return self._names_action(lambda names, alias, who: names.merge(player, alias, who))
+
+    def unmerge(self) -> asyncio.Future[Any] | None:
+        """Undo the merge that made the alias field's name another player's, then reload the profile."""
+        return self._names_action(lambda names, alias, who: names.unmerge(alias, who))
+
+    def _names_action(self, act: Callable[[Any, str, str], Any]) -> asyncio.Future[Any] | None:
+        alias = self.alias.text().strip()
+        if not self.player or not alias:
+            self.message.setText(
+                self._t("先查看一个玩家，再输入另一个名字", "Show a player first, then type the other name")
+            )
+            return None
+        who = self.reviewer
+        if not who:
+            self.message.setText(
+                self._t("合并名字需要审核人：在设置中填写审核人名字", "A merge needs a reviewer: set the reviewer name")
+            )
+            return None
+        db, lang = self.db, self.lang
+
+        def action() -> None:
+            from app.players.names import PlayerNames
+
+            act(PlayerNames(db, lang=lang), alias, who)
+
+        def done(_: None) -> None:
+            self.show_profile(self.player)
+
+        return self._actions.run(action, done)
