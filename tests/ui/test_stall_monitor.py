@@ -15,12 +15,21 @@ def _spin(seconds: float) -> None:
         pass
 
 
+async def _ticks(monitor: StallMonitor, count: int) -> None:
+    """Wait until the monitor has measured ``count`` more ticks (counted, not timed: a loaded machine ticks slower)."""
+    target = len(monitor.lateness) + count
+    for _ in range(2000):  # at most ~10 s even if no tick came
+        if len(monitor.lateness) >= target:
+            return
+        await asyncio.sleep(0.005)
+
+
 async def _stall_with(block: Callable[[], object]) -> StallMonitor:
     monitor = StallMonitor(tick=0.005).start()
-    await asyncio.sleep(0.05)  # a few quiet ticks first
+    await _ticks(monitor, 5)  # a few quiet ticks first
     loop = asyncio.get_running_loop()
     loop.call_soon(block)
-    await asyncio.sleep(0.1)
+    await _ticks(monitor, 10)
     monitor.stop()
     return monitor
 
