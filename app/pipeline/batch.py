@@ -19,10 +19,13 @@ report for every analysed replay, those analysed before included.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
+import signal
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -278,8 +281,6 @@ def _init_worker(stop: Event, log_level: str | None, session: dict[str, str]) ->
 
     ``session`` holds the credentials the command keeps in memory only (no keyring): a worker is another process.
     """
-    import signal
-
     from app.knowledge.names import ensure_registered
     from app.logs import configure_logging
     from app.secrets import seed_session
@@ -432,19 +433,41 @@ def run_batch(
     from app.secrets import session_keys
 
     init = (stop, log_level, session_keys())
-    with ProcessPoolExecutor(size, mp_context=ctx, initializer=_init_worker, initargs=init) as pool:
+    with (
+        _ctrl_c_noted() as ctrl_c,
+        ProcessPoolExecutor(size, mp_context=ctx, initializer=_init_worker, initargs=init) as pool,
+    ):
         futures = [pool.submit(analyse_one, job) for job in jobs]
         index: dict[Future[ReplayResult], int] = {f: i for i, f in enumerate(futures)}
         pending = set(futures)
         while pending:
-            try:
-                done, pending = wait(pending, timeout=STOP_POLL_S, return_when="FIRST_COMPLETED")
-                for fut in sorted(done, key=index.__getitem__):
-                    on_result(_result_of(fut, jobs[index[fut]]))
-            except KeyboardInterrupt:  # the workers stop their runs (each stores what it has) and answer soon
+            done, pending = wait(pending, timeout=STOP_POLL_S, return_when="FIRST_COMPLETED")
+            for fut in sorted(done, key=index.__getitem__):
+                on_result(_result_of(fut, jobs[index[fut]]))
+            if ctrl_c.is_set() and not interrupted:  # the workers stop their runs (each stores what it has)
                 interrupted = True
                 stop.set()
     return [_result_of(f, job) for f, job in zip(futures, jobs, strict=True)], interrupted
+
+
+@contextlib.contextmanager
+def _ctrl_c_noted() -> Iterator[threading.Event]:
+    """Ctrl+C sets an event that the batch loop reads between polls, instead of raising ``KeyboardInterrupt``.
+
+    Why: a ``KeyboardInterrupt`` lands wherever the main thread happens to be. Raised inside
+    ``concurrent.futures.wait`` while it holds the futures' locks, it left one held, and the pool's manager thread
+    then blocked for good on that future: Ctrl+C hung the batch instead of stopping it (seen under load). Off the
+    main thread no handler can be installed, and Ctrl+C keeps Python's default.
+    """
+    noted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield noted
+        return
+    previous = signal.signal(signal.SIGINT, lambda _sig, _frame: noted.set())
+    try:
+        yield noted
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _result_of(fut: Future[ReplayResult], job: BatchJob) -> ReplayResult:
