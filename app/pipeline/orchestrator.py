@@ -32,9 +32,12 @@ from app.claims.parse import ParsedClaims, parse_claims, unit_id_of
 from app.claims.revision import (
     apply_corrections,
     corrections_section,
+    disputes,
     flagged_refs,
+    mark_disputed,
     merge_revision,
     window_corrections,
+    without_disputes,
 )
 from app.claims.timeparse import format_time
 from app.claims.validate import ClaimValidator
@@ -916,12 +919,17 @@ class AnalysisRun:
         state.outputs.append(("revision", out.text, out.reasoning))
         revised = parse_claims(strip_lookbacks(out.text))
         merged = merge_revision(parsed, issues, revised)
-        if corrections_section(out.text) or not revised.display_text.strip():
+        if corrections_section(out.text) or not without_disputes(revised.display_text).strip():
             text, unplaced = apply_corrections(display, out.text)
             merged.display_text = "\n\n".join([text, *unplaced]) if unplaced else text
         else:  # the model rewrote the analysis after all: take its text, the merge still keeps the claims
             merged.display_text = strip_lookbacks(revised.display_text)
         new_issues = self.validator.validate(merged, out.text, after_revision=True)
+        reasons = disputes(out.text)
+        if reasons:  # the draft's issues the model disputed and the check no longer confirms teach nothing
+            marked = mark_disputed(parsed, issues, reasons, merged, new_issues)
+            swap = {id(a): b for a, b in zip(issues, marked, strict=True) if a is not b}
+            state.issues = [(swap.get(id(i), i), after) for i, after in state.issues]
         state.issues.extend((i, True) for i in new_issues)
         fatal = any(i.severity is Severity.FATAL for i in new_issues)
         if fatal:  # still Fatal: the stage shows the original analysis (with a warning, added by the caller)

@@ -212,6 +212,7 @@ def _issue_record(issue: ValidationIssue, after_revision: bool) -> IssueRecord:
         time_seconds=issue.time_seconds,
         unit_id=unit_id_of(issue.unit_id),
         after_revision=after_revision,
+        disputed=issue.disputed,
     )
 
 
@@ -411,7 +412,7 @@ class AnalysisRepository:
             st.issues.extend(_issue_record(i, after) for i in issues)
             s.flush()
             final = [
-                ValidationIssue(Severity(r.severity), r.code, r.message, r.time_seconds, r.unit_id)
+                ValidationIssue(Severity(r.severity), r.code, r.message, r.time_seconds, r.unit_id, disputed=r.disputed)
                 for r in st.issues
                 if r.after_revision == after
             ]
