@@ -8,7 +8,10 @@ from app.claims.revision import disputes, mark_disputed, without_disputes
 
 
 def test_dispute_lines_in_both_languages_map_to_the_claims_the_request_numbered() -> None:
-    zh = "[异议]\n- 单位声明 2：第 3:10.00 行是他的编队\n- 事件声明 1：\n1. 时间线声明 1：日志 2:00.00 有这一行\n[机器可读声明]\n- 单位声明 3：不算"
+    zh = (
+        "[异议]\n- 单位声明 2：第 3:10.00 行是他的编队\n- 事件声明 1：\n1. 时间线声明 1：日志 2:00.00 有这一行\n"
+        "[机器可读声明]\n- 单位声明 3：不算"
+    )
     assert disputes(zh) == {"unit:1": "第 3:10.00 行是他的编队", "timeline:0": "日志 2:00.00 有这一行"}
     en = "[disputes]\n* **unit claim 1**: the 1:05.00 group order is his\n```json\n{}\n```"
     assert disputes(en) == {"unit:0": "the 1:05.00 group order is his"}
