@@ -119,6 +119,7 @@ KIND_WORDS = frozenset({*EVENT_KINDS, *KIND_ALIASES, "event", "order", "unit", "
 """Words that name an event's kind, not a type: a ``name`` equal to one of them (``"name": "sell"``) is no name."""
 
 _GROUP_NUMBER = re.compile(r"\d+")
+_NAME_TOKEN = re.compile(r"0x[0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9_]{2,}")
 _ID_IN_TEXT = re.compile(r"#(\d+)")
 PLACEMENT_SLACK_FRAMES = 15
 """How far outside an object's creation window from id order a placement may lie and still count (1 s)."""
@@ -225,6 +226,18 @@ class ClaimValidator:
             return known
         h = self.index.hash_of(text) if text.lower().startswith("0x") else None
         return text if h is not None and h in self._replay_hashes else None
+
+    def canonical_type(self, name: str) -> str | None:
+        """The internal type a claimed name means, a core taken as the structure it unpacks to; None if unknown."""
+        t = self._type_name(name)
+        if t is None:
+            return None
+        e = self._entry(t)
+        return e.unpacks_to if e is not None and e.unpacks_to else t
+
+    def type_names_in(self, text: str) -> list[str]:
+        """The internal type names a free text mentions (tokens the knowledge or the replay knows)."""
+        return [t for t in (self._type_name(tok) for tok in _NAME_TOKEN.findall(text)) if t]
 
     def _hash(self, name: str) -> int | None:
         return self.index.hash_of(name)

@@ -30,6 +30,7 @@ from app.claims.issues import Severity, ValidationIssue
 from app.claims.lookback import find_lookbacks, strip_lookbacks
 from app.claims.parse import ParsedClaims, parse_claims, unit_id_of
 from app.claims.revision import (
+    WindowCorrection,
     apply_corrections,
     corrections_section,
     disputes,
@@ -1044,19 +1045,31 @@ class AnalysisRun:
         self.emit(ev.StageFinished(stage, display, truncated=outcome.truncated))
 
     def _record_corrections(self, text: str) -> None:
-        """Record the summary round's corrections as issues on the windows they correct (plan §5.8, issue 17).
+        """Bring the summary round's corrections into the windows, then check passed claims against each other.
 
-        Each becomes a Warning ``SummaryCorrection`` among the window's final issues (stored, and shown again with
-        an :class:`ev.IssuesFound` for that window); corrections of a window the round did not see are ignored, and
-        beyond :data:`MAX_CORRECTIONS_PER_WINDOW` of one window a single Info issue says how many were.
+        Each correction becomes a Warning ``SummaryCorrection`` among the window's final issues (stored, and shown
+        again with an :class:`ev.IssuesFound` for that window); corrections of a window the round did not see are
+        ignored, and beyond :data:`MAX_CORRECTIONS_PER_WINDOW` of one window a single Info issue says how many
+        were (plan §5.8, issue 17). The sentence a correction contradicts is marked in the window's text ("corrected
+        in the summary: …"), and a passed claim of the window whose type the correction denies is flagged; so are
+        passed claims of the whole analysis that cannot both hold (issue 28 §2).
         """
+        from app.claims.consistency import (
+            StageClaims,
+            claims_contradicted,
+            cross_claim_findings,
+            mark_corrections,
+        )
+
         by_number = {self._window_number(s): s for s, _text in self.window_texts}
         found: dict[int, list[ValidationIssue]] = {}
+        taken: dict[int, list[WindowCorrection]] = {}
         cut: dict[int, int] = {}
         for c in window_corrections(text):
             if c.window in by_number and len(found.get(c.window, ())) >= MAX_CORRECTIONS_PER_WINDOW:
                 cut[c.window] = cut.get(c.window, 0) + 1  # a reply is model output: a few per window are kept
             elif c.window in by_number:
+                taken.setdefault(c.window, []).append(c)
                 found.setdefault(c.window, []).append(
                     ValidationIssue(
                         Severity.WARNING,
@@ -1079,10 +1092,70 @@ class AnalysisRun:
                     ),
                 )
             )
-        for n, issues in found.items():
-            stage = by_number[n]
-            revised, final = self.repo.add_stage_issues(self.analysis_id, stage.key, issues)
+        record = {st.key: st for st in self.repo.load(self.analysis_id).stages}
+        label = {s.key: self._window_label(s) for s, _t in self.window_texts}
+        label[ev.StageKind.SUMMARY_ROUND.value] = pick(self.lang, "总结轮", "Summary round")
+        checked = [
+            StageClaims(key, label[key], dict(record[key].claims or {}))
+            for key in label
+            if key in record and record[key].status == "done"
+        ]
+        claims = {c.key: c for c in checked}
+        issues: dict[str, list[ValidationIssue]] = {by_number[n].key: list(v) for n, v in found.items()}
+        texts: dict[str, str] = {}
+        findings = cross_claim_findings(checked, self.validator.canonical_type, self.lang)
+        for n, corrections in taken.items():
+            key = by_number[n].key
+            stored = record.get(key)
+            if stored is None:
+                continue
+            marked, placed = mark_corrections(stored.text or "", corrections, self.lang)
+            if placed:
+                texts[key] = marked
+            if key in claims:
+                for c in corrections:
+                    findings += claims_contradicted(
+                        claims[key], c, self.validator.canonical_type, self.validator.type_names_in, self.lang
+                    )
+        verdicts: dict[str, dict[str, ValidationIssue]] = {}
+        for f in findings:
+            issues.setdefault(f.stage, []).append(f.issue)
+            worst = verdicts.setdefault(f.stage, {}).get(f.ref)
+            if worst is None or f.issue.severity > worst.severity:
+                verdicts[f.stage][f.ref] = f.issue
+        stages = {s.key: s for s, _t in self.window_texts}
+        stages[ev.StageKind.SUMMARY_ROUND.value] = ev.StageRef(
+            ev.StageKind.SUMMARY_ROUND, end_seconds=self.p.replay.duration_seconds
+        )
+        order = [s.key for s in self.planned_stages()]
+        for key in sorted(issues, key=order.index):
+            stage = stages[key]
+            new_claims = None
+            if key in verdicts and key in claims:
+                new_claims = _with_verdicts(claims[key].claims, verdicts[key])
+            self.repo.update_stage_texts(self.analysis_id, key, text=texts.get(key), claims=new_claims)
+            revised, final = self.repo.add_stage_issues(self.analysis_id, key, issues[key])
             self.emit(ev.IssuesFound(stage, tuple(final), after_revision=revised))
+            if key in texts:  # the view shows the marked text in place of the one it had
+                st = record[key]
+                self.emit(ev.StageFinished(stage, texts[key], bool(st.revised), bool(st.truncated)))
+
+
+def _with_verdicts(claims: dict[str, Any], worst: dict[str, ValidationIssue]) -> dict[str, Any]:
+    """Stored claims with the verdicts of newly flagged refs (``unit:0`` …) replaced by their worst new issue."""
+    out = dict(claims)
+    for kind, _attr in (("unit", 0), ("event", 0), ("timeline", 0)):
+        key = f"{kind}Claims"
+        listed = out.get(key)
+        if not isinstance(listed, list):
+            continue
+        out[key] = [
+            {**c, "verdict": f"{worst[f'{kind}:{n}'].severity.label} {worst[f'{kind}:{n}'].code}"}
+            if isinstance(c, dict) and f"{kind}:{n}" in worst
+            else c
+            for n, c in enumerate(listed)
+        ]
+    return out
 
 
 def _prompt_text(messages: Sequence[dict[str, str]]) -> str:

@@ -418,6 +418,20 @@ class AnalysisRepository:
             ]
             return after, final
 
+    def update_stage_texts(
+        self, analysis_id: int, key: str, *, text: str | None = None, claims: dict[str, Any] | None = None
+    ) -> None:
+        """Replace a finished stage's text and/or its annotated claims (the summary round's marks and verdicts)."""
+        values: dict[str, Any] = {}
+        if text is not None:
+            values["text"] = text
+        if claims is not None:
+            values["claims"] = claims
+        if not values:
+            return
+        with self.db.session() as s:
+            _put_texts(s, self._stage(s, analysis_id, key), **values)
+
     def stage_failed(
         self,
         analysis_id: int,
