@@ -21,6 +21,7 @@ from typing import Any
 from app import deadline
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.parse import ParsedClaims, unit_id_of
+from app.claims.prose import ProseChecker
 from app.claims.roles import POWER_COMMANDS, POWER_WITH_FACING, Roles, roles_of
 from app.claims.timeparse import format_time, parse_time
 from app.facts import OwnerChange, OwnershipVerdict, ReplayFactIndex
@@ -199,6 +200,7 @@ class ClaimValidator:
         self._replay_hashes = {e.type_hash for e in index.events if e.type_hash is not None}
         self._anchors: list[tuple[int, tuple[float, int, str]]] | None = None
         self._made: dict[int, list[Entry]] | None = None
+        self._prose: ProseChecker | None = None
         # keyed by the RA3 role of each command (app.facts.roles: KW/TW ids map to the RA3 id with the same
         # meaning); KW/TW powers whose source layout is not verified (POWER_LAYOUT_ROLES) are left out
         game = index.replay.game
@@ -356,8 +358,19 @@ class ClaimValidator:
 
     # ------------------------------------------------------------------ entry point
 
-    def validate(self, parsed: ParsedClaims, reply_text: str, *, after_revision: bool = False) -> list[ValidationIssue]:
-        """All issues of one reply (parse issues included)."""
+    def validate(
+        self,
+        parsed: ParsedClaims,
+        reply_text: str,
+        *,
+        after_revision: bool = False,
+        span: tuple[float, float] | None = None,
+    ) -> list[ValidationIssue]:
+        """All issues of one reply (parse issues included), its text's numbers too (:mod:`app.claims.prose`).
+
+        ``span`` is the window the reply analyses (None: the whole match); counts in the text are bounded by what
+        was ordered by its end.
+        """
         issues: list[ValidationIssue] = list(parsed.issues)
         if not reply_text.strip():
             issues.append(ValidationIssue(Severity.FATAL, "EmptyReply", self._m("回复为空", "the reply is empty")))
@@ -391,7 +404,16 @@ class ClaimValidator:
         for n, claim in enumerate(parsed.timeline_claims):
             deadline.check()
             self._timeline_claim(claim, n, issues)
+        if parsed.display_text.strip():
+            issues += self.prose.check(parsed.display_text, span)
         return [self._with_fact(i) for i in issues]
+
+    @property
+    def prose(self) -> ProseChecker:
+        """The checker of the numbers in a reply's text (built once, on first use)."""
+        if self._prose is None:
+            self._prose = ProseChecker(self.index, self.knowledge, self.lang)
+        return self._prose
 
     def _with_fact(self, issue: ValidationIssue) -> ValidationIssue:
         """The issue whose message names what is wrong, then the real fact (issue 28 §2).

@@ -688,7 +688,7 @@ class AnalysisRun:
         draft = await self._serve_lookbacks(stage, state, outcome, breakdown)
         state.outputs.append(("draft", draft, "".join(state.reasoning)))
         parsed = parse_claims(strip_lookbacks(draft))
-        issues = self.validator.validate(parsed, draft)
+        issues = self.validator.validate(parsed, draft, span=(stage.start_seconds, stage.end_seconds))
         state.issues.extend((i, False) for i in issues)
         self.emit(ev.ClaimsParsed(stage, parsed.as_dict()))
         self.emit(ev.IssuesFound(stage, tuple(issues)))
@@ -925,7 +925,9 @@ class AnalysisRun:
             merged.display_text = "\n\n".join([text, *unplaced]) if unplaced else text
         else:  # the model rewrote the analysis after all: take its text, the merge still keeps the claims
             merged.display_text = strip_lookbacks(revised.display_text)
-        new_issues = self.validator.validate(merged, out.text, after_revision=True)
+        new_issues = self.validator.validate(
+            merged, out.text, after_revision=True, span=(stage.start_seconds, stage.end_seconds)
+        )
         reasons = disputes(out.text)
         if reasons:  # the draft's issues the model disputed and the check no longer confirms teach nothing
             marked = mark_disputed(parsed, issues, reasons, merged, new_issues)
