@@ -28,7 +28,7 @@ from app.budget.prompt import AssembledRequest, PromptAssembler, StablePrefix, f
 from app.budget.segment import Segment, Window
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.lookback import find_lookbacks, strip_lookbacks
-from app.claims.parse import ParsedClaims, parse_claims, unit_id_of
+from app.claims.parse import ParsedClaims, parse_claims
 from app.claims.revision import (
     WindowCorrection,
     apply_corrections,
@@ -50,6 +50,7 @@ from app.llm.events import Outcome, UsageReport
 from app.llm.stage import StageInfo, StageKindName, phase_named
 from app.pipeline import events as ev
 from app.pipeline import prompts
+from app.pipeline.digest import WindowDigest, window_digest, withdraw_contradicted
 from app.pipeline.prepare import PreparedReplay
 from app.pipeline.repository import (
     LEASE_HEARTBEAT_S,
@@ -278,6 +279,7 @@ class AnalysisRun:
         self.validator = ClaimValidator(prepared.index, lang)
         self.totals = RunTotals()
         self.found_facts: list[str] = []
+        self.digests: list[tuple[ev.StageRef, int, WindowDigest]] = []  # (window, index in found_facts, digest)
         self.window_texts: list[tuple[ev.StageRef, str]] = []
         self.analysis_id = 0
         self.assembler = PromptAssembler(
@@ -702,7 +704,7 @@ class AnalysisRun:
                 display = final_parsed.display_text
         if self.hooks is not None:
             self.hooks.after_validation(stage, final_issues, final_text)
-        fact = self._found_fact(stage, display, final_parsed, final_issues)
+        fact = self._carry(stage, display, parsed, issues, final_parsed, final_issues)
         fatal = [i for i in final_issues if i.severity is Severity.FATAL] if revised else []
         if fatal:  # the revision's text is not shown: the original, with a warning on top (plan §10)
             display = prompts.fatal_after_revision_warning(self.lang, [i.code for i in fatal]) + "\n\n" + display
@@ -956,21 +958,37 @@ class AnalysisRun:
             f"Window {n} (segment {stage.segment + 1}, {span})",
         )
 
-    def _found_fact(
-        self, stage: ev.StageRef, display: str, parsed: ParsedClaims, issues: Sequence[ValidationIssue]
+    def _carry(  # noqa: PLR0917 - the draft and the final claims with their issues
+        self,
+        stage: ev.StageRef,
+        display: str,
+        draft: ParsedClaims,
+        draft_issues: Sequence[ValidationIssue],
+        final: ParsedClaims,
+        final_issues: Sequence[ValidationIssue],
     ) -> str:
-        """A window's contribution to found facts: a short summary plus its claims that passed validation."""
-        bad = flagged_refs(issues)
-        good = [c for n, c in enumerate(parsed.unit_claims) if f"unit:{n}" not in bad]
-        claims = "; ".join(
-            f"#{unit_id_of(c.get('unitId'))} {c.get('player', '')} {c.get('type', '')} "
-            f"({c.get('confidence', '')})".strip()
-            for c in good[:8]
+        """A window's found-facts item (:mod:`app.pipeline.digest`), and earlier items a contradiction changed.
+
+        An earlier window's item whose claim this window contradicts is rendered anew in the found facts and in the
+        store, so no later request (nor a resumed run) carries it as validated.
+        """
+        digest = window_digest(
+            self._window_label(stage),
+            first_sentences(display),
+            draft,
+            draft_issues,
+            final,
+            final_issues,
+            self.validator.canonical_type,
         )
-        text = self._window_label(stage) + pick(self.lang, "：", ": ") + first_sentences(display)
-        if claims:
-            text += pick(self.lang, " 已验证声明：", " Validated claims: ") + claims
-        return text
+        self.digests.append((stage, len(self.found_facts), digest))
+        self.found_facts.append(digest.render(self.lang))
+        for k in sorted(withdraw_contradicted([d for _s, _i, d in self.digests])):
+            earlier, at, d = self.digests[k]
+            self.found_facts[at] = d.render(self.lang)
+            if earlier != stage:
+                self.repo.update_stage_texts(self.analysis_id, earlier.key, found_fact=self.found_facts[at])
+        return self.found_facts.pop()
 
     @property
     def _lookbacks_offered(self) -> bool:

@@ -419,10 +419,18 @@ class AnalysisRepository:
             return after, final
 
     def update_stage_texts(
-        self, analysis_id: int, key: str, *, text: str | None = None, claims: dict[str, Any] | None = None
+        self,
+        analysis_id: int,
+        key: str,
+        *,
+        text: str | None = None,
+        claims: dict[str, Any] | None = None,
+        found_fact: str | None = None,
     ) -> None:
-        """Replace a finished stage's text and/or its annotated claims (the summary round's marks and verdicts)."""
+        """Replace a finished stage's text, annotated claims or found fact (later marks, verdicts, withdrawals)."""
         values: dict[str, Any] = {}
+        if found_fact is not None:
+            values["found_fact"] = found_fact
         if text is not None:
             values["text"] = text
         if claims is not None:
