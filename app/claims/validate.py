@@ -116,6 +116,20 @@ _ACTION_WORDS = {
     SELECT_PROTOCOL: ("选择协议", "Select protocol"),
 }
 """How the log names each order's action (powers: 技能 / power), for the nearest real line in a message."""
+_ROLE_WORDS = {
+    "group_member": ("把它编入编队", "put it in a control group"),
+    "group_recall": ("调用含它的编队", "recalled a group holding it"),
+    "builder": ("用它建造建筑", "built a structure with it"),
+    "factory": ("用它生产单位", "queued a unit at it"),
+    "repair": ("修理它", "repaired it"),
+    "sell": ("出售它", "sold it"),
+    "upgrade": ("在它上面升级", "upgraded it"),
+    "rally": ("设置它的集结点", "set its rally point"),
+    "harvester": ("命令它采矿", "sent it to harvest"),
+    "dock": ("把矿车派往它", "sent harvesters to it"),
+    "caster": ("用它施放技能", "cast a power with it"),
+}
+"""How an evidence role reads in a message (the order that shows the owner)."""
 KIND_WORDS = frozenset({*EVENT_KINDS, *KIND_ALIASES, "event", "order", "unit", "structure", "building"})
 """Words that name an event's kind, not a type: a ``name`` equal to one of them (``"name": "sell"``) is no name."""
 
@@ -554,6 +568,9 @@ class ClaimValidator:
         name = self.index.player_name(player)
         others = ", ".join(self.index.player_name(p) for p in owner.strong_players if p != player)
         strong_fact = self._m(f"#{uid} 的强所有权证据来自 {others}", f"strong ownership evidence of #{uid}: {others}")
+        lines = self._strong_lines(uid, player)
+        if lines:  # the real lines, in the log's words (issue 28 §2)
+            strong_fact += self._m(f"（{lines}）", f" ({lines})")
         changes = self.index.ownership_changes(uid)
         if changes and verdict is OwnershipVerdict.CONTRADICTION:
             issues.append(self._owner_at_time(uid, player, times, changes, where=where, ref=ref))
@@ -618,6 +635,20 @@ class ClaimValidator:
                     fact=self._m(f"#{uid} 没有任何所有权证据", f"#{uid} has no ownership evidence"),
                 )
             )
+
+    def _strong_lines(self, uid: int, player: int) -> str:
+        """Each other player's first strong evidence of ``uid``: what the order was and when."""
+        first: dict[int, Any] = {}
+        for e in sorted(self.index.evidence(uid), key=lambda e: e.time_code):
+            if e.strength.value == "strong" and e.player != player:
+                first.setdefault(e.player, e)
+        parts = []
+        for p, e in first.items():
+            zh, en = _ROLE_WORDS.get(str(e.role), (str(e.role), str(e.role)))
+            parts.append(
+                f"{format_time(e.time_code / TICKS_PER_SECOND)} {self.index.player_name(p)} " + self._m(zh, en)
+            )
+        return ", ".join(parts[:3])
 
     def _owner_at_time(
         self,

@@ -195,3 +195,17 @@ def test_the_revision_request_quotes_the_message_the_report_stores() -> None:
         quoted = quote_flagged(parsed, issues, lang)
         assert all(i.message in quoted for i in issues if i.needs_revision)
         assert all(i.fact in i.message for i in issues if i.fact)
+
+
+def test_a_unit_claimed_for_the_wrong_player_names_the_owners_line() -> None:
+    build = next(c for c in _replay().commands if c.command_id == 0x207 and c.player == 1)  # O I …: builder first
+    builder = ints(build.values(ArgKind.OBJECT))[0]
+    claim = {"unitId": builder, "player": _players()[0], "confidence": "likely"}
+    issues = _check("unit", claim)
+    assert _worst(issues) == (Severity.CONTRADICTION, "OwnershipContradiction")
+    first_strong = min(
+        c.time_code
+        for c in _replay().commands
+        if c.player == 1 and c.command_id in (0x1FA, 0x207, 0x209) and builder in ints(c.values(ArgKind.OBJECT))
+    )
+    assert f"{_t(first_strong)} {_players()[1]} " in issues[0].message
