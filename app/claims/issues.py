@@ -43,6 +43,9 @@ class ValidationIssue:
             list of the reply), or None for reply-level issues; the report's verdict column and the revision's
             quotes use it.
         fact: the replay fact that contradicts the claim, quoted back to the model in the revision request.
+        disputed: the model's reason when it disputed this issue in its revision and the revision's check no
+            longer confirms it ("" otherwise): such an issue teaches the learning loops nothing until a person
+            rules on it (issue 28 §3).
     """
 
     severity: Severity
@@ -52,6 +55,7 @@ class ValidationIssue:
     unit_id: int | None = None
     claim: str | None = None
     fact: str = ""
+    disputed: str = ""
 
     @property
     def needs_revision(self) -> bool:

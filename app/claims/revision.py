@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.claims.issues import ValidationIssue
@@ -39,6 +39,16 @@ pad the markers: an empty ``now:`` deletes its sentence and must not read the ne
 pair's ``was:``) as the replacement (issue 30)."""
 _LIST_MARK = re.compile(r"[^\S\n]*(?:[-*+•]|\d+[.)、])?[^\S\n]*")
 CORRECTIONS_MARKERS = ("[更正]", "[corrections]", "[Corrections]")
+DISPUTES_MARKERS = ("[异议]", "[disputes]", "[Disputes]")
+MAX_DISPUTES = 50
+"""Disputes read from one revision (a reply is model output); a reason is cut at :data:`MAX_REASON_CHARS`."""
+MAX_REASON_CHARS = 500
+_DISPUTE = re.compile(
+    r"^\s*(?:[-*•]|\d+[.)、])?\s*[`*]*(?P<kind>单位|事件|时间线|unit|event|timeline)\s*(?:声明|claim)\s*"
+    r"(?P<n>\d+)[`*]*\s*[:：]\s*(?P<reason>\S.*?)\s*$",
+    re.IGNORECASE,
+)
+_DISPUTE_KIND = {"单位": "unit", "事件": "event", "时间线": "timeline", "unit": "unit", "event": "event"}
 _WINDOW_CORRECTION = re.compile(
     r"^\s*(?:[-*•]|\d+[.)、])?\s*(?:窗口|window)\s*(?P<n>\d+)\s*(?:[（(][^）)]*[）)])?\s*[:：]\s*(?P<text>\S.*?)\s*$",
     re.IGNORECASE,
@@ -192,4 +202,85 @@ def window_corrections(text: str) -> list[WindowCorrection]:
         ids = _ID_MENTION.findall(said)
         times = [t for t in (parse_time(x) for x in _TIME_MENTION.findall(said)) if t is not None]
         out.append(WindowCorrection(int(m.group("n")), said, int(ids[0]) if ids else None, times[0] if times else None))
+    return out
+
+
+def without_disputes(text: str) -> str:
+    """``text`` without its ``[disputes]`` section (up to the next marker or code fence): it is no analysis text."""
+    for marker in DISPUTES_MARKERS:
+        i = text.find(marker)
+        if i >= 0:
+            lines = text[i + len(marker) :].splitlines(keepends=True)
+            n = next((k for k, ln in enumerate(lines) if ln.lstrip().startswith(("[", "```"))), len(lines))
+            return text[:i] + "".join(lines[n:])
+    return text
+
+
+def disputes(text: str) -> dict[str, str]:
+    """The flagged claims the model disputes in its revision, with its reason: ``{"unit:0": "…"}``.
+
+    They are the ``- unit claim N: reason`` / ``- 单位声明 N：理由`` lines of the ``[disputes]`` / ``[异议]``
+    section (N as the revision request numbered the flagged claims, 1-based per kind), up to the next marker or
+    code fence. A line without a reason disputes nothing.
+    """
+    out: dict[str, str] = {}
+    for marker in DISPUTES_MARKERS:
+        i = text.find(marker)
+        if i >= 0:
+            section = text[i + len(marker) :]
+            break
+    else:
+        return out
+    for line in section.splitlines():
+        if line.lstrip().startswith(("[", "```")):
+            break
+        m = _DISPUTE.match(line)
+        if m is None or int(m.group("n")) < 1:
+            continue
+        kind = _DISPUTE_KIND.get(m.group("kind").lower(), "timeline")
+        out.setdefault(f"{kind}:{int(m.group('n')) - 1}", m.group("reason")[:MAX_REASON_CHARS])
+        if len(out) >= MAX_DISPUTES:
+            break
+    return out
+
+
+def _claim_at(parsed: ParsedClaims, ref: str) -> tuple[str, dict[str, Any]] | None:
+    kind, _, n = ref.partition(":")
+    attr = dict(KINDS).get(kind)
+    if attr is None or not n.isdigit():
+        return None
+    listed = getattr(parsed, attr)
+    return (kind, listed[int(n)]) if int(n) < len(listed) else None
+
+
+def mark_disputed(
+    draft: ParsedClaims,
+    draft_issues: Sequence[ValidationIssue],
+    reasons: dict[str, str],
+    merged: ParsedClaims,
+    final_issues: Sequence[ValidationIssue],
+) -> list[ValidationIssue]:
+    """The draft's issues, each one the model disputed and the revision's check no longer confirms marked so.
+
+    The check confirms an issue when, after the revision, the same claim (same :func:`claim_key`) still has an
+    issue with the same code and the same fact: the checker gave the same finding again, knowing the dispute. A
+    claim the revision changed or left out, or a finding that changed (an ownership check that now names the
+    other owner), is not confirmed, so the issue is disputed: it teaches nothing until a person rules on it.
+    """
+    if not reasons:
+        return list(draft_issues)
+    confirmed: set[tuple[str, str, str]] = set()
+    for i in final_issues:
+        if i.needs_revision and i.claim is not None:
+            at = _claim_at(merged, i.claim)
+            if at is not None:
+                confirmed.add((claim_key(*at), i.code, i.fact or i.message))
+    out: list[ValidationIssue] = []
+    for i in draft_issues:
+        reason = reasons.get(i.claim or "", "")
+        at = _claim_at(draft, i.claim) if reason and i.needs_revision and i.claim is not None else None
+        if at is not None and (claim_key(*at), i.code, i.fact or i.message) not in confirmed:
+            out.append(replace(i, disputed=reason))
+        else:
+            out.append(i)
     return out

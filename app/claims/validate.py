@@ -15,12 +15,13 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app import deadline
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.parse import ParsedClaims, unit_id_of
+from app.claims.prose import ProseChecker
 from app.claims.roles import POWER_COMMANDS, POWER_WITH_FACING, Roles, roles_of
 from app.claims.timeparse import format_time, parse_time
 from app.facts import OwnerChange, OwnershipVerdict, ReplayFactIndex
@@ -81,6 +82,8 @@ EVIDENCE_CATEGORIES: dict[str, frozenset[Category]] = {
 """Evidence kinds checked as "a command of this category names the object near that time"."""
 ORDER_EVIDENCE = frozenset({"produce", "build", "place"})
 """Evidence kinds that quote the order that made the unit (the new unit is not in the command)."""
+TYPE_EVIDENCE = frozenset({"produce", "build", "place", "power"})
+"""Evidence kinds that show what an object is (the order that made it, a power only its type has)."""
 UNCHECKED_EVIDENCE = frozenset({"move"})
 """Moves carry coordinates and no id: nothing to check (the move-only rule covers them)."""
 EVIDENCE_KINDS = (
@@ -103,7 +106,35 @@ EVIDENCE_KINDS = (
 START_TAGS = frozenset({"construction_yard", "mcv", "mcv_class", "harvester"})
 """Types a player may own without ordering them (the starting MCV and yard, the free miner of a refinery)."""
 
+_ACTION_WORDS = {
+    QUEUE_UNIT: ("生产单位", "Queue unit"),
+    START_STRUCTURE: ("开始建造建筑", "Start structure"),
+    PLACE_STRUCTURE: ("放置建筑", "Place structure"),
+    SELL: ("出售", "Sell"),
+    START_UPGRADE: ("开始升级", "Start upgrade"),
+    START_REPAIR: ("修理", "Repair"),
+    SELECT_PROTOCOL: ("选择协议", "Select protocol"),
+}
+"""How the log names each order's action (powers: 技能 / power), for the nearest real line in a message."""
+_ROLE_WORDS = {
+    "group_member": ("把它编入编队", "put it in a control group"),
+    "group_recall": ("调用含它的编队", "recalled a group holding it"),
+    "builder": ("用它建造建筑", "built a structure with it"),
+    "factory": ("用它生产单位", "queued a unit at it"),
+    "repair": ("修理它", "repaired it"),
+    "sell": ("出售它", "sold it"),
+    "upgrade": ("在它上面升级", "upgraded it"),
+    "rally": ("设置它的集结点", "set its rally point"),
+    "harvester": ("命令它采矿", "sent it to harvest"),
+    "dock": ("把矿车派往它", "sent harvesters to it"),
+    "caster": ("用它施放技能", "cast a power with it"),
+}
+"""How an evidence role reads in a message (the order that shows the owner)."""
+KIND_WORDS = frozenset({*EVENT_KINDS, *KIND_ALIASES, "event", "order", "unit", "structure", "building"})
+"""Words that name an event's kind, not a type: a ``name`` equal to one of them (``"name": "sell"``) is no name."""
+
 _GROUP_NUMBER = re.compile(r"\d+")
+_NAME_TOKEN = re.compile(r"0x[0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9_]{2,}")
 _ID_IN_TEXT = re.compile(r"#(\d+)")
 PLACEMENT_SLACK_FRAMES = 15
 """How far outside an object's creation window from id order a placement may lie and still count (1 s)."""
@@ -183,6 +214,7 @@ class ClaimValidator:
         self._replay_hashes = {e.type_hash for e in index.events if e.type_hash is not None}
         self._anchors: list[tuple[int, tuple[float, int, str]]] | None = None
         self._made: dict[int, list[Entry]] | None = None
+        self._prose: ProseChecker | None = None
         # keyed by the RA3 role of each command (app.facts.roles: KW/TW ids map to the RA3 id with the same
         # meaning); KW/TW powers whose source layout is not verified (POWER_LAYOUT_ROLES) are left out
         game = index.replay.game
@@ -210,6 +242,18 @@ class ClaimValidator:
             return known
         h = self.index.hash_of(text) if text.lower().startswith("0x") else None
         return text if h is not None and h in self._replay_hashes else None
+
+    def canonical_type(self, name: str) -> str | None:
+        """The internal type a claimed name means, a core taken as the structure it unpacks to; None if unknown."""
+        t = self._type_name(name)
+        if t is None:
+            return None
+        e = self._entry(t)
+        return e.unpacks_to if e is not None and e.unpacks_to else t
+
+    def type_names_in(self, text: str) -> list[str]:
+        """The internal type names a free text mentions (tokens the knowledge or the replay knows)."""
+        return [t for t in (self._type_name(tok) for tok in _NAME_TOKEN.findall(text)) if t]
 
     def _hash(self, name: str) -> int | None:
         return self.index.hash_of(name)
@@ -306,14 +350,41 @@ class ClaimValidator:
         ]
         return sorted(out, key=lambda e: e.time_code)
 
+    def _line(self, e: FactEvent) -> str:
+        """One order as the log shows it: time, player, action, type and the ids it names."""
+        zh, en = _ACTION_WORDS.get(e.command_id, ("技能", "power"))
+        parts = [format_time(e.seconds), self.index.player_name(e.player), self._m(zh, en)]
+        if e.type_hash is not None:
+            parts.append(self.index.name_of(e.type_hash))
+        parts += [f"#{i}" for i in e.object_ids[:3]]
+        return " ".join(parts)
+
+    def _nearest_line(self, events: Sequence[FactEvent], seconds: float | None) -> str:
+        """The line of ``events`` nearest to ``seconds`` (the first without a time); "" when there is none."""
+        if not events:
+            return ""
+        best = min(events, key=lambda e: abs(e.seconds - seconds)) if seconds is not None else events[0]
+        return self._line(best)
+
     def _times(self, events: Sequence[FactEvent], near: float | None = None, n: int = 3) -> str:
         picked = sorted(events, key=lambda e: abs(e.seconds - near))[:n] if near is not None else list(events[:n])
         return ", ".join(format_time(e.seconds) for e in sorted(picked, key=lambda e: e.time_code))
 
     # ------------------------------------------------------------------ entry point
 
-    def validate(self, parsed: ParsedClaims, reply_text: str, *, after_revision: bool = False) -> list[ValidationIssue]:
-        """All issues of one reply (parse issues included)."""
+    def validate(
+        self,
+        parsed: ParsedClaims,
+        reply_text: str,
+        *,
+        after_revision: bool = False,
+        span: tuple[float, float] | None = None,
+    ) -> list[ValidationIssue]:
+        """All issues of one reply (parse issues included), its text's numbers too (:mod:`app.claims.prose`).
+
+        ``span`` is the window the reply analyses (None: the whole match); counts in the text are bounded by what
+        was ordered by its end.
+        """
         issues: list[ValidationIssue] = list(parsed.issues)
         if not reply_text.strip():
             issues.append(ValidationIssue(Severity.FATAL, "EmptyReply", self._m("回复为空", "the reply is empty")))
@@ -338,16 +409,78 @@ class ClaimValidator:
             return issues
         for n, claim in enumerate(parsed.unit_claims):
             deadline.check()  # the run's deadline stops this CPU-bound loop too (it never awaits)
+            start = len(issues)
             self._unit_claim(claim, n, issues)
+            self._one_wrong_citation(claim, issues, start)
         for n, claim in enumerate(parsed.event_claims):
             deadline.check()
             self._event_claim(claim, n, issues)
         for n, claim in enumerate(parsed.timeline_claims):
             deadline.check()
             self._timeline_claim(claim, n, issues)
-        return issues
+        if parsed.display_text.strip():
+            issues += self.prose.check(parsed.display_text, span)
+        return [self._with_fact(i) for i in issues]
+
+    @property
+    def prose(self) -> ProseChecker:
+        """The checker of the numbers in a reply's text (built once, on first use)."""
+        if self._prose is None:
+            self._prose = ProseChecker(self.index, self.knowledge, self.lang)
+        return self._prose
+
+    def _with_fact(self, issue: ValidationIssue) -> ValidationIssue:
+        """The issue whose message names what is wrong, then the real fact (issue 28 §2).
+
+        The revision request quotes the message and the report stores it: one text, so what the model was told and
+        what the reader sees are the same.
+        """
+        if not issue.fact or issue.fact in issue.message:
+            return issue
+        return replace(issue, message=issue.message + self._m("；事实：", "; fact: ") + issue.fact)
 
     # ------------------------------------------------------------------ unit claims (§7.1, §7.5, §7.6)
+
+    def _one_wrong_citation(self, claim: dict[str, Any], issues: list[ValidationIssue], start: int) -> None:
+        """A true claim with one wrong evidence citation is WeakEvidence, not a Contradiction (issue 28 §2).
+
+        The claim is true when nothing else about it is wrong (its only issue above Info is that citation) and
+        what the citation was to show is shown otherwise: a wrong type citation (produce, build, place, power)
+        needs another type citation that checks out; a wrong ownership citation (a group, a selection…) needs
+        another citation that checks out or the claimed player's strong ownership evidence in the replay.
+        """
+        mine = [(k, i) for k, i in enumerate(issues[start:], start) if i.needs_revision]
+        if len(mine) != 1 or mine[0][1].code != "EvidenceNotFound" or mine[0][1].severity < Severity.CONTRADICTION:
+            return
+        k, wrong = mine[0]
+        uid = unit_id_of(claim.get("unitId"))
+        player = self.index.player_slot(str(claim.get("player", ""))) if claim.get("player") not in (None, "") else None
+        if uid is None or player is None:
+            return
+        checked = [
+            e
+            for e in parse_evidence(claim.get("evidence"))
+            if e.kind not in UNCHECKED_EVIDENCE and e.kind != "protocol" and e.seconds is not None
+        ]
+        bad = next((e for e in checked if e.text in wrong.message), None)
+        if bad is None:
+            return
+        others = [e for e in checked if e is not bad]
+        if bad.kind in TYPE_EVIDENCE:  # the type rests on it: another citation must show the type
+            backed = any(e.kind in TYPE_EVIDENCE for e in others)
+        else:  # ownership rests on it: the replay's own strong evidence, or another citation, backs the claim
+            backed = bool(others) or self.index.check_ownership(uid, player) is OwnershipVerdict.CONFIRMED_STRONG
+        if not backed:
+            return
+        issues[k] = replace(
+            wrong,
+            severity=Severity.WEAK_EVIDENCE,
+            message=wrong.message
+            + self._m(
+                "（声明本身与录像相符，只是这条证据引用错了）",
+                " (the claim itself checks out; only this citation is wrong)",
+            ),
+        )
 
     def _unit_claim(self, claim: dict[str, Any], n: int, issues: list[ValidationIssue]) -> None:
         where = self._m(f"单位声明 {n + 1}", f"unit claim {n + 1}")
@@ -435,6 +568,9 @@ class ClaimValidator:
         name = self.index.player_name(player)
         others = ", ".join(self.index.player_name(p) for p in owner.strong_players if p != player)
         strong_fact = self._m(f"#{uid} 的强所有权证据来自 {others}", f"strong ownership evidence of #{uid}: {others}")
+        lines = self._strong_lines(uid, player)
+        if lines:  # the real lines, in the log's words (issue 28 §2)
+            strong_fact += self._m(f"（{lines}）", f" ({lines})")
         changes = self.index.ownership_changes(uid)
         if changes and verdict is OwnershipVerdict.CONTRADICTION:
             issues.append(self._owner_at_time(uid, player, times, changes, where=where, ref=ref))
@@ -499,6 +635,20 @@ class ClaimValidator:
                     fact=self._m(f"#{uid} 没有任何所有权证据", f"#{uid} has no ownership evidence"),
                 )
             )
+
+    def _strong_lines(self, uid: int, player: int) -> str:
+        """Each other player's first strong evidence of ``uid``: what the order was and when."""
+        first: dict[int, Any] = {}
+        for e in sorted(self.index.evidence(uid), key=lambda e: e.time_code):
+            if e.strength.value == "strong" and e.player != player:
+                first.setdefault(e.player, e)
+        parts = []
+        for p, e in first.items():
+            zh, en = _ROLE_WORDS.get(str(e.role), (str(e.role), str(e.role)))
+            parts.append(
+                f"{format_time(e.time_code / TICKS_PER_SECOND)} {self.index.player_name(p)} " + self._m(zh, en)
+            )
+        return ", ".join(parts[:3])
 
     def _owner_at_time(
         self,
@@ -1052,13 +1202,44 @@ class ClaimValidator:
         where: str,
         ref: str,
         issues: list[ValidationIssue],
+        event: bool = False,
     ) -> None:
+        """A protocol pick (an event claim, or a unit claim's evidence line) against the player's picks.
+
+        For an event claim a pick more than 2 s off is a Contradiction (the prompt's rule for every event); for an
+        evidence line it stays a Warning. A special power claimed as a protocol is a Contradiction that names the
+        power's line.
+        """
         wanted = name.strip().lower()
         if not wanted:
             return
         picks = self.index.protocols if player is None else self.index.protocols_of(player)
         matches = [p for p in picks if p.name.lower() == wanted]
         who = self.index.player_name(player) if player is not None else self._m("任何玩家", "any player")
+        if not matches and self._power_as_protocol(player, name, seconds, where=where, ref=ref, issues=issues):
+            return
+        if not matches and event and player is not None:
+            theirs = [p for p in self.index.protocols if p.name.lower() == wanted and p.player != player]
+            if theirs:
+                other = min(theirs, key=lambda p: abs(p.seconds - seconds) if seconds is not None else 0.0)
+                fact = self._m(
+                    f"{self.index.player_name(other.player)} 在 {format_time(other.seconds)} 选择了 {other.name}",
+                    f"{self.index.player_name(other.player)} picked {other.name} at {format_time(other.seconds)}",
+                )
+                issues.append(
+                    ValidationIssue(
+                        Severity.CONTRADICTION,
+                        "PlayerMismatch",
+                        self._m(
+                            f"{where}：玩家错了：{who} 从未选择协议 {name}；{fact}",
+                            f"{where}: wrong player: {who} never picked protocol {name}; {fact}",
+                        ),
+                        time_seconds=other.seconds,
+                        claim=ref,
+                        fact=fact,
+                    )
+                )
+                return
         if not matches:
             fact = self._m(f"{who} 选择的协议：", f"protocols {who} picked: ") + (
                 ", ".join(f"{p.name} {format_time(p.seconds)}" for p in picks) or self._m("无", "none")
@@ -1078,7 +1259,7 @@ class ClaimValidator:
             actual = ", ".join(format_time(p.seconds) for p in matches)
             issues.append(
                 ValidationIssue(
-                    Severity.WARNING,
+                    Severity.CONTRADICTION if event else Severity.WARNING,
                     "ProtocolTimeMismatch",
                     self._m(
                         f"{where}：协议 {name} 的选择时间是 {actual}，不是 {format_time(seconds)}",
@@ -1089,6 +1270,39 @@ class ClaimValidator:
                     fact=self._m(f"{who} 在 {actual} 选择 {name}", f"{who} picked {name} at {actual}"),
                 )
             )
+
+    def _power_as_protocol(
+        self,
+        player: int | None,
+        name: str,
+        seconds: float | None,
+        *,
+        where: str,
+        ref: str,
+        issues: list[ValidationIssue],
+    ) -> bool:
+        """A special power claimed as a protocol (a Contradiction naming the power's line); True when it was one."""
+        type_name = self._type_name(name)
+        entry = self._entry(type_name) if type_name else None
+        hashes = self._hashes(type_name) if type_name else None
+        casts = self._commands(POWER_COMMANDS, player, hashes) if hashes else []
+        if not casts and (entry is None or entry.kind != "power"):
+            return False
+        line = self._nearest_line(casts, seconds)
+        fact = self._m(f"{name} 是技能，不是协议", f"{name} is a special power, not a protocol") + (
+            self._m(f"；技能行：{line}", f"; its power line: {line}") if line else ""
+        )
+        issues.append(
+            ValidationIssue(
+                Severity.CONTRADICTION,
+                "PowerAsProtocol",
+                f"{where}：{fact}" if self.lang is Lang.ZH else f"{where}: {fact}",
+                time_seconds=seconds,
+                claim=ref,
+                fact=fact,
+            )
+        )
+        return True
 
     # ------------------------------------------------------------------ event claims (§7.2, §7.3, issue 21)
 
@@ -1106,8 +1320,22 @@ class ClaimValidator:
             if uid is not None and not self._exists(uid, issues, where, ref):
                 return
         name = str(claim.get("name", "")).strip()
+        if name and name.lower() in KIND_WORDS:  # "name": "sell" repeats the kind: it names no type
+            issues.append(
+                ValidationIssue(
+                    Severity.INFO,
+                    "NameIsKind",
+                    self._m(
+                        f"{where}：name {name!r} 只是事件类型，不是内部名称（日志没写类型时省略 name）",
+                        f"{where}: name {name!r} is the event kind, not an internal name (leave name out when the "
+                        "log shows no type)",
+                    ),
+                    claim=ref,
+                )
+            )
+            name = ""
         if kind == "protocol":
-            self._protocol(player, name, seconds, where=where, ref=ref, issues=issues)
+            self._protocol(player, name, seconds, where=where, ref=ref, issues=issues, event=True)
             return
         if kind not in EVENT_KINDS:
             issues.append(
@@ -1154,40 +1382,48 @@ class ClaimValidator:
             candidates = [e for e in candidates if actor in e.object_ids]
         who = self.index.player_name(player) if player is not None else self._m("任何玩家", "any player")
         what = name or (f"#{actor}" if actor is not None else kind)
-        if not candidates:
-            fact = self._m(f"{who} 从未有 {kind} {what} 的指令", f"{who} never issued a {kind} order for {what}")
-            issues.append(
-                ValidationIssue(
-                    Severity.CONTRADICTION,
-                    "EventNotObserved",
-                    self._m(f"{where}：{fact}", f"{where}: {fact}"),
-                    time_seconds=seconds,
-                    unit_id=actor,
-                    claim=ref,
-                    fact=fact,
-                )
-            )
-            return
         near = (
             candidates
             if seconds is None
             else [e for e in candidates if within(seconds, e.time_code, EVENT_TOLERANCE_SECONDS)]
         )
+        if not near and self._other_player(kind, player, type_hashes, actor, seconds, where, ref, issues):
+            return
         if not near:
-            assert seconds is not None
-            fact = self._m(
-                f"{who} 的 {kind} {what} 指令在 {self._times(candidates, seconds)}",
-                f"{who}'s {kind} orders for {what} are at {self._times(candidates, seconds)}",
+            # what the log has instead: this player's orders of that type elsewhere, and the line of that kind at
+            # the claimed time (another type, e.g. the 8:03.80 line that queued a Tech1 tank)
+            at_time = (
+                [
+                    e
+                    for e in self._commands(EVENT_KINDS[kind], player, None)
+                    if within(seconds, e.time_code, EVENT_TOLERANCE_SECONDS)
+                ]
+                if seconds is not None and player is not None
+                else []
             )
+            line = self._nearest_line(at_time, seconds)
+            said = f"{who} {kind} {what}" + (f" {format_time(seconds)}" if seconds is not None else "")
+            at: float | None = seconds
+            if candidates:
+                assert seconds is not None
+                fact = self._m(
+                    f"{who} 的 {kind} {what} 指令在 {self._times(candidates, seconds)}",
+                    f"{who}'s {kind} orders for {what} are at {self._times(candidates, seconds)}",
+                )
+                code, at = "EventTimeMismatch", min(candidates, key=lambda e: abs(e.seconds - seconds)).seconds
+                wrong = self._m(f"{said}：2 秒内没有这一行；{fact}", f"{said}: no such line within 2 s; {fact}")
+            else:
+                fact = self._m(f"{who} 从未有 {kind} {what} 的指令", f"{who} never issued a {kind} order for {what}")
+                code, wrong = "EventNotObserved", self._m(f"{said}：{fact}", f"{said}: {fact}")
+            if line:
+                fact += self._m(f"；该时刻的日志行：{line}", f"; the log at that time: {line}")
+                wrong += self._m(f"；该时刻的日志行：{line}", f"; the log at that time: {line}")
             issues.append(
                 ValidationIssue(
-                    Severity.WARNING,
-                    "EventTimeMismatch",
-                    self._m(
-                        f"{where}：{format_time(seconds)} 附近没有这条指令；{fact}",
-                        f"{where}: no such order near {format_time(seconds)}; {fact}",
-                    ),
-                    time_seconds=candidates[0].seconds,
+                    Severity.CONTRADICTION,  # the prompt: more than 2 s off, or no such line, is an error
+                    code,
+                    f"{where}：{wrong}" if self.lang is Lang.ZH else f"{where}: {wrong}",
+                    time_seconds=at,
                     unit_id=actor,
                     claim=ref,
                     fact=fact,
@@ -1209,6 +1445,62 @@ class ClaimValidator:
                 ref=ref,
                 issues=issues,
             )
+
+    def _other_player(  # noqa: PLR0917 - the event claim's parts
+        self,
+        kind: str,
+        player: int | None,
+        type_hashes: frozenset[int] | None,
+        actor: int | None,
+        seconds: float | None,
+        where: str,
+        ref: str,
+        issues: list[ValidationIssue],
+    ) -> bool:
+        """A wrong player: the claimed order is in the log at that time, but another player's (a Contradiction).
+
+        Returns:
+            True when it found one (the issue is added).
+        """
+        if player is None or seconds is None or (type_hashes is None and (actor is None or kind not in OBJECT_KINDS)):
+            return False  # an order without a type or an object could be any other order: no wrong player to name
+        theirs = [
+            e
+            for e in self._commands(EVENT_KINDS[kind], None, type_hashes)
+            if e.player != player
+            and within(seconds, e.time_code, EVENT_TOLERANCE_SECONDS)
+            and (actor is None or actor in e.object_ids or kind not in OBJECT_KINDS)
+        ]
+        if not theirs:
+            return False
+        line = self._nearest_line(theirs, seconds)
+        at = seconds
+        other = self.index.player_name(min(theirs, key=lambda e: abs(e.seconds - at)).player)
+        who = self.index.player_name(player)
+        fact = self._m(f"该时刻的日志行：{line}", f"the log at that time: {line}")
+        own = self._commands(EVENT_KINDS[kind], player, type_hashes)
+        own = [e for e in own if actor is None or kind not in OBJECT_KINDS or actor in e.object_ids]
+        if own:  # the claimed player's own orders of it elsewhere: the time may be what is wrong
+            fact += self._m(
+                f"；{who} 自己的这种指令在 {self._times(own, seconds)}",
+                f"; {who}'s own such orders are at {self._times(own, seconds)}",
+            )
+        issues.append(
+            ValidationIssue(
+                Severity.CONTRADICTION,
+                "PlayerMismatch",
+                self._m(
+                    f"{where}：玩家错了：{format_time(seconds)} 的这条 {kind} 指令是 {other} 的，不是 {who} 的；{fact}",
+                    f"{where}: wrong player: the {kind} order at {format_time(seconds)} is {other}'s, not {who}'s; "
+                    f"{fact}",
+                ),
+                time_seconds=theirs[0].seconds,
+                unit_id=actor,
+                claim=ref,
+                fact=fact,
+            )
+        )
+        return True
 
     def _roles(
         self,
@@ -1274,11 +1566,13 @@ class ClaimValidator:
                 times = self._times([e for e in candidates if roles_of(e).acts(actor)], first.seconds)
                 issues.append(
                     ValidationIssue(
-                        Severity.WARNING,
-                        "EventTimeMismatch",
+                        Severity.CONTRADICTION,  # a wrong actor for the order at that time
+                        "ActorMismatch",
                         self._m(
-                            f"{where}：#{actor} 执行这条指令的时间是 {times}",
-                            f"{where}: #{actor} issued this order at {times}",
+                            f"{where}：actorId 错了：{at} 的这条指令不是 #{actor} 下的"
+                            f"（它下这种指令是在 {times}）；{fact}",
+                            f"{where}: wrong actorId: #{actor} did not issue the order at {at} (it issued such "
+                            f"orders at {times}); {fact}",
                         ),
                         time_seconds=first.seconds,
                         unit_id=actor,
@@ -1292,8 +1586,8 @@ class ClaimValidator:
                         Severity.CONTRADICTION,
                         "ActorMismatch",
                         self._m(
-                            f"{where}：#{actor} 从未执行过这条指令；{fact}",
-                            f"{where}: #{actor} never issued this order; {fact}",
+                            f"{where}：actorId 错了：#{actor} 从未执行过这条指令；{fact}",
+                            f"{where}: wrong actorId: #{actor} never issued this order; {fact}",
                         ),
                         time_seconds=first.seconds,
                         unit_id=actor,
@@ -1306,11 +1600,13 @@ class ClaimValidator:
             swapped = any(r.acts(target) and (actor is None or r.is_target(actor)) for _e, r in roles)
             issues.append(
                 ValidationIssue(
-                    Severity.CONTRADICTION if swapped else Severity.WARNING,
+                    Severity.CONTRADICTION,  # a wrong target, or source and target swapped
                     "CasterTargetConfusion" if swapped else "TargetMismatch",
                     self._m(
-                        f"{where}：#{target} 不是这条指令的目标" + ("，它是施放者" if swapped else "") + f"；{fact}",
-                        f"{where}: #{target} is not the target of this order"
+                        f"{where}：targetId 错了：#{target} 不是这条指令的目标"
+                        + ("，它是施放者" if swapped else "")
+                        + f"；{fact}",
+                        f"{where}: wrong targetId: #{target} is not the target of this order"
                         + (", it is the source" if swapped else "")
                         + f"; {fact}",
                     ),

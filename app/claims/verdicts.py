@@ -81,9 +81,8 @@ def quote_flagged(parsed: ParsedClaims, issues: Sequence[ValidationIssue], lang:
                 "timeline": pick(lang, "时间线声明", "timeline claim"),
             }[kind]
             lines.append(f"- {label} {n + 1}: {claim_summary(kind, claim)}")
-            for i in mine:
-                fact = i.fact or i.message
-                lines.append(f"  [{i.severity.label}] {i.code} — " + pick(lang, "事实：", "fact: ") + fact)
+            for i in mine:  # the message as stored and shown in the report: it names the fact (issue 28 §2)
+                lines.append(f"  [{i.severity.label}] {i.code} — {i.message}")
     loose = [i for i in issues if i.claim is None and i.needs_revision]
     for i in loose:
         lines.append(f"- [{i.severity.label}] {i.code}: {i.message}")

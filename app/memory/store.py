@@ -952,6 +952,65 @@ class MemoryStore:
             s.flush()
             return [fact_view(f) for f in rows]
 
+    def retract_issue_lessons(self, analysis_id: int, codes: Iterable[str], reviewer: str, note: str = "") -> list[int]:
+        """A person ruled these issues of analysis ``analysis_id`` false alarms: take back the lessons they taught.
+
+        Why (issue 28 §3): a model lesson ("model X produced OwnershipConflict") learned from a false alarm would
+        be injected into later prompts as a known mistake. Lesson candidates of the analysis's runs that are still
+        pending never get committed; a committed lesson gets negative evidence, and one that no other run supports
+        is taken out of use (an observation, with a ``retract`` verdict naming the reviewer).
+
+        Returns:
+            The ids of the lesson facts taken out of use.
+        """
+        attributes = {f"issue:{c}" for c in codes}
+        if not attributes:
+            return []
+        now = self.clock()
+        with self.db.session() as s:
+            episodes = set(
+                s.scalars(
+                    select(MemEpisode.id).where(MemEpisode.analysis_id == analysis_id, MemEpisode.kind == "run")
+                ).all()
+            )
+            if not episodes:
+                return []
+            for ob in s.scalars(
+                select(MemObservation).where(
+                    MemObservation.episode_id.in_(episodes),
+                    MemObservation.attribute.in_(attributes),
+                    MemObservation.committed.is_(False),
+                )
+            ).all():
+                ob.committed = True  # withdrawn: the batch track must not commit it
+            retracted: list[int] = []
+            for f in s.scalars(
+                select(MemFact).where(
+                    MemFact.type == FactType.LESSON.value,
+                    MemFact.attribute.in_(attributes),
+                    MemFact.status.in_(LIVE[:3]),
+                )
+            ).all():
+                sources = s.scalars(select(MemSource).where(MemSource.fact_id == f.id, MemSource.polarity == 1)).all()
+                if not any(src.episode_id in episodes for src in sources):
+                    continue
+                self._negative(s, f, EvidenceKind.EXPLICIT, None, ts=now, quote=note or "false alarm", now=now)
+                if all(src.episode_id in episodes for src in sources):
+                    f.status = FactStatus.OBSERVATION.value
+                    s.add(
+                        MemVerdict(
+                            fact_id=f.id,
+                            reviewer=reviewer,
+                            verdict="retract",
+                            audit=False,
+                            ts=now,
+                            note=f"false alarm in analysis {analysis_id}" + (f": {note}" if note else ""),
+                        )
+                    )
+                    retracted.append(f.id)
+            s.flush()
+            return retracted
+
     def chain(self, fact_id: int) -> list[FactView]:
         """The supersede chain through a fact, oldest first (walks the pointers both ways)."""
         with self.db.session() as s:

@@ -118,11 +118,15 @@ class WisdomHooks:
         )
 
     def after_validation(self, stage: ev.StageRef, issues: Sequence[ValidationIssue], text: str) -> None:
-        """Record the stage's remaining issues and its objectivity (one entry per wrong claim)."""
+        """Record the stage's remaining issues and its objectivity (one entry per wrong claim).
+
+        A disputed issue (the model disputed it and the check no longer confirms it) is left out: it teaches
+        nothing until a person rules on it (issue 28 §3).
+        """
         self.gate.review_stage_text(
             text,
             evidence=self.evidence,
-            issues=[i for i in issues if i.severity > Severity.INFO],
+            issues=[i for i in issues if i.severity > Severity.INFO and not i.disputed],
             model=self.model,
             mod=self.mod,
             stage=stage.key,
@@ -187,7 +191,7 @@ def remember_run(
             IssueInput(i.code, Severity(i.severity).label, i.message)
             for s in rec.stages
             for i in s.issues
-            if not i.after_revision or s.revised
+            if (not i.after_revision or s.revised) and not i.disputed  # a disputed issue teaches nothing (issue 28)
         ]
         claims: list[ClaimInput] = []
         for s in rec.stages:

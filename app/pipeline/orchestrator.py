@@ -28,13 +28,17 @@ from app.budget.prompt import AssembledRequest, PromptAssembler, StablePrefix, f
 from app.budget.segment import Segment, Window
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.lookback import find_lookbacks, strip_lookbacks
-from app.claims.parse import ParsedClaims, parse_claims, unit_id_of
+from app.claims.parse import ParsedClaims, parse_claims
 from app.claims.revision import (
+    WindowCorrection,
     apply_corrections,
     corrections_section,
+    disputes,
     flagged_refs,
+    mark_disputed,
     merge_revision,
     window_corrections,
+    without_disputes,
 )
 from app.claims.timeparse import format_time
 from app.claims.validate import ClaimValidator
@@ -47,6 +51,7 @@ from app.llm.events import Outcome, UsageReport
 from app.llm.stage import StageInfo, StageKindName, phase_named
 from app.pipeline import events as ev
 from app.pipeline import prompts
+from app.pipeline.digest import WindowDigest, window_digest, withdraw_contradicted
 from app.pipeline.prepare import PreparedReplay
 from app.pipeline.repository import (
     LEASE_HEARTBEAT_S,
@@ -317,6 +322,7 @@ class AnalysisRun:
         self.validator = ClaimValidator(prepared.index, lang)
         self.totals = RunTotals()
         self.found_facts: list[str] = []
+        self.digests: list[tuple[ev.StageRef, int, WindowDigest]] = []  # (window, index in found_facts, digest)
         self.window_texts: list[tuple[ev.StageRef, str]] = []
         self.analysis_id = 0
         self.assembler = PromptAssembler(
@@ -744,7 +750,7 @@ class AnalysisRun:
         draft = await self._serve_lookbacks(stage, state, outcome, breakdown)
         state.outputs.append(("draft", draft, "".join(state.reasoning)))
         parsed = parse_claims(strip_lookbacks(draft))
-        issues = self.validator.validate(parsed, draft)
+        issues = self.validator.validate(parsed, draft, span=(stage.start_seconds, stage.end_seconds))
         state.issues.extend((i, False) for i in issues)
         self.emit(ev.ClaimsParsed(stage, parsed.as_dict()))
         self.emit(ev.IssuesFound(stage, tuple(issues)))
@@ -758,7 +764,7 @@ class AnalysisRun:
                 display = final_parsed.display_text
         if self.hooks is not None:
             self.hooks.after_validation(stage, final_issues, final_text)
-        fact = self._found_fact(stage, display, final_parsed, final_issues)
+        fact = self._carry(stage, display, parsed, issues, final_parsed, final_issues)
         fatal = [i for i in final_issues if i.severity is Severity.FATAL] if revised else []
         if fatal:  # the revision's text is not shown: the original, with a warning on top (plan §10)
             display = prompts.fatal_after_revision_warning(self.lang, [i.code for i in fatal]) + "\n\n" + display
@@ -978,12 +984,19 @@ class AnalysisRun:
         state.outputs.append(("revision", out.text, out.reasoning))
         revised = parse_claims(strip_lookbacks(out.text))
         merged = merge_revision(parsed, issues, revised)
-        if corrections_section(out.text) or not revised.display_text.strip():
+        if corrections_section(out.text) or not without_disputes(revised.display_text).strip():
             text, unplaced = apply_corrections(display, out.text)
             merged.display_text = "\n\n".join([text, *unplaced]) if unplaced else text
         else:  # the model rewrote the analysis after all: take its text, the merge still keeps the claims
             merged.display_text = strip_lookbacks(revised.display_text)
-        new_issues = self.validator.validate(merged, out.text, after_revision=True)
+        new_issues = self.validator.validate(
+            merged, out.text, after_revision=True, span=(stage.start_seconds, stage.end_seconds)
+        )
+        reasons = disputes(out.text)
+        if reasons:  # the draft's issues the model disputed and the check no longer confirms teach nothing
+            marked = mark_disputed(parsed, issues, reasons, merged, new_issues)
+            swap = {id(a): b for a, b in zip(issues, marked, strict=True) if a is not b}
+            state.issues = [(swap.get(id(i), i), after) for i, after in state.issues]
         state.issues.extend((i, True) for i in new_issues)
         fatal = any(i.severity is Severity.FATAL for i in new_issues)
         if fatal:  # still Fatal: the stage shows the original analysis (with a warning, added by the caller)
@@ -1007,21 +1020,37 @@ class AnalysisRun:
             f"Window {n} (segment {stage.segment + 1}, {span})",
         )
 
-    def _found_fact(
-        self, stage: ev.StageRef, display: str, parsed: ParsedClaims, issues: Sequence[ValidationIssue]
+    def _carry(  # noqa: PLR0917 - the draft and the final claims with their issues
+        self,
+        stage: ev.StageRef,
+        display: str,
+        draft: ParsedClaims,
+        draft_issues: Sequence[ValidationIssue],
+        final: ParsedClaims,
+        final_issues: Sequence[ValidationIssue],
     ) -> str:
-        """A window's contribution to found facts: a short summary plus its claims that passed validation."""
-        bad = flagged_refs(issues)
-        good = [c for n, c in enumerate(parsed.unit_claims) if f"unit:{n}" not in bad]
-        claims = "; ".join(
-            f"#{unit_id_of(c.get('unitId'))} {c.get('player', '')} {c.get('type', '')} "
-            f"({c.get('confidence', '')})".strip()
-            for c in good[:8]
+        """A window's found-facts item (:mod:`app.pipeline.digest`), and earlier items a contradiction changed.
+
+        An earlier window's item whose claim this window contradicts is rendered anew in the found facts and in the
+        store, so no later request (nor a resumed run) carries it as validated.
+        """
+        digest = window_digest(
+            self._window_label(stage),
+            first_sentences(display),
+            draft,
+            draft_issues,
+            final,
+            final_issues,
+            self.validator.canonical_type,
         )
-        text = self._window_label(stage) + pick(self.lang, "：", ": ") + first_sentences(display)
-        if claims:
-            text += pick(self.lang, " 已验证声明：", " Validated claims: ") + claims
-        return text
+        self.digests.append((stage, len(self.found_facts), digest))
+        self.found_facts.append(digest.render(self.lang))
+        for k in sorted(withdraw_contradicted([d for _s, _i, d in self.digests])):
+            earlier, at, d = self.digests[k]
+            self.found_facts[at] = d.render(self.lang)
+            if earlier != stage:
+                self.repo.update_stage_texts(self.analysis_id, earlier.key, found_fact=self.found_facts[at])
+        return self.found_facts.pop()
 
     @property
     def _lookbacks_offered(self) -> bool:
@@ -1098,19 +1127,31 @@ class AnalysisRun:
         self.emit(ev.StageFinished(stage, display, truncated=outcome.truncated))
 
     def _record_corrections(self, text: str) -> None:
-        """Record the summary round's corrections as issues on the windows they correct (plan §5.8, issue 17).
+        """Bring the summary round's corrections into the windows, then check passed claims against each other.
 
-        Each becomes a Warning ``SummaryCorrection`` among the window's final issues (stored, and shown again with
-        an :class:`ev.IssuesFound` for that window); corrections of a window the round did not see are ignored, and
-        beyond :data:`MAX_CORRECTIONS_PER_WINDOW` of one window a single Info issue says how many were.
+        Each correction becomes a Warning ``SummaryCorrection`` among the window's final issues (stored, and shown
+        again with an :class:`ev.IssuesFound` for that window); corrections of a window the round did not see are
+        ignored, and beyond :data:`MAX_CORRECTIONS_PER_WINDOW` of one window a single Info issue says how many
+        were (plan §5.8, issue 17). The sentence a correction contradicts is marked in the window's text ("corrected
+        in the summary: …"), and a passed claim of the window whose type the correction denies is flagged; so are
+        passed claims of the whole analysis that cannot both hold (issue 28 §2).
         """
+        from app.claims.consistency import (
+            StageClaims,
+            claims_contradicted,
+            cross_claim_findings,
+            mark_corrections,
+        )
+
         by_number = {self._window_number(s): s for s, _text in self.window_texts}
         found: dict[int, list[ValidationIssue]] = {}
+        taken: dict[int, list[WindowCorrection]] = {}
         cut: dict[int, int] = {}
         for c in window_corrections(text):
             if c.window in by_number and len(found.get(c.window, ())) >= MAX_CORRECTIONS_PER_WINDOW:
                 cut[c.window] = cut.get(c.window, 0) + 1  # a reply is model output: a few per window are kept
             elif c.window in by_number:
+                taken.setdefault(c.window, []).append(c)
                 found.setdefault(c.window, []).append(
                     ValidationIssue(
                         Severity.WARNING,
@@ -1133,10 +1174,70 @@ class AnalysisRun:
                     ),
                 )
             )
-        for n, issues in found.items():
-            stage = by_number[n]
-            revised, final = self.repo.add_stage_issues(self.analysis_id, stage.key, issues)
+        record = {st.key: st for st in self.repo.load(self.analysis_id).stages}
+        label = {s.key: self._window_label(s) for s, _t in self.window_texts}
+        label[ev.StageKind.SUMMARY_ROUND.value] = pick(self.lang, "总结轮", "Summary round")
+        checked = [
+            StageClaims(key, label[key], dict(record[key].claims or {}))
+            for key in label
+            if key in record and record[key].status == "done"
+        ]
+        claims = {c.key: c for c in checked}
+        issues: dict[str, list[ValidationIssue]] = {by_number[n].key: list(v) for n, v in found.items()}
+        texts: dict[str, str] = {}
+        findings = cross_claim_findings(checked, self.validator.canonical_type, self.lang)
+        for n, corrections in taken.items():
+            key = by_number[n].key
+            stored = record.get(key)
+            if stored is None:
+                continue
+            marked, placed = mark_corrections(stored.text or "", corrections, self.lang)
+            if placed:
+                texts[key] = marked
+            if key in claims:
+                for c in corrections:
+                    findings += claims_contradicted(
+                        claims[key], c, self.validator.canonical_type, self.validator.type_names_in, self.lang
+                    )
+        verdicts: dict[str, dict[str, ValidationIssue]] = {}
+        for f in findings:
+            issues.setdefault(f.stage, []).append(f.issue)
+            worst = verdicts.setdefault(f.stage, {}).get(f.ref)
+            if worst is None or f.issue.severity > worst.severity:
+                verdicts[f.stage][f.ref] = f.issue
+        stages = {s.key: s for s, _t in self.window_texts}
+        stages[ev.StageKind.SUMMARY_ROUND.value] = ev.StageRef(
+            ev.StageKind.SUMMARY_ROUND, end_seconds=self.p.replay.duration_seconds
+        )
+        order = [s.key for s in self.planned_stages()]
+        for key in sorted(issues, key=order.index):
+            stage = stages[key]
+            new_claims = None
+            if key in verdicts and key in claims:
+                new_claims = _with_verdicts(claims[key].claims, verdicts[key])
+            self.repo.update_stage_texts(self.analysis_id, key, text=texts.get(key), claims=new_claims)
+            revised, final = self.repo.add_stage_issues(self.analysis_id, key, issues[key])
             self.emit(ev.IssuesFound(stage, tuple(final), after_revision=revised))
+            if key in texts:  # the view shows the marked text in place of the one it had
+                st = record[key]
+                self.emit(ev.StageFinished(stage, texts[key], bool(st.revised), bool(st.truncated)))
+
+
+def _with_verdicts(claims: dict[str, Any], worst: dict[str, ValidationIssue]) -> dict[str, Any]:
+    """Stored claims with the verdicts of newly flagged refs (``unit:0`` …) replaced by their worst new issue."""
+    out = dict(claims)
+    for kind, _attr in (("unit", 0), ("event", 0), ("timeline", 0)):
+        key = f"{kind}Claims"
+        listed = out.get(key)
+        if not isinstance(listed, list):
+            continue
+        out[key] = [
+            {**c, "verdict": f"{worst[f'{kind}:{n}'].severity.label} {worst[f'{kind}:{n}'].code}"}
+            if isinstance(c, dict) and f"{kind}:{n}" in worst
+            else c
+            for n, c in enumerate(listed)
+        ]
+    return out
 
 
 def _prompt_text(messages: Sequence[dict[str, str]]) -> str:

@@ -209,7 +209,10 @@ def revision_instruction(lang: Lang, flagged_text: str, kept: int) -> str:
             f"其余 {kept} 条声明已通过核对，程序会原样保留，不要重复、删除或降低它们。\n"
             "请只输出：\n"
             "1. `[更正]`，每处要改的句子写两行：`原文：` 后面照抄原句，`改为：` 后面写改正后的句子（删除则留空）；\n"
-            "2. `[机器可读声明]`，只含改正后的声明（按事实改正，或删掉无法核实的那条）。\n"
+            "2. `[机器可读声明]`，只含改正后的声明（按事实改正，或删掉无法核实的那条）；\n"
+            "3. 如果你确信某条被标出的声明是对的、是核对有误，可以写 `[异议]`，每条一行："
+            "`- 单位声明 N：理由（引用能证明它的日志行）`，N 按上面的编号；程序会再核对一次，"
+            "仍不成立的问题留待人工裁定。\n"
             "不要重写整篇分析。"
         )
     return (
@@ -220,7 +223,10 @@ def revision_instruction(lang: Lang, flagged_text: str, kept: int) -> str:
         "1. `[corrections]`, two lines for each sentence to change: `was:` followed by the sentence exactly as you "
         "wrote it, `now:` followed by the corrected sentence (empty to delete it);\n"
         "2. `[claims]` with only the corrected claims (fixed to match the facts, or left out when they cannot be "
-        "verified).\n"
+        "verified);\n"
+        "3. if you are sure a flagged claim is right and the check is wrong, `[disputes]`, one line each: "
+        "`- unit claim N: why (quote the log line that shows it)`, N as numbered above; the program checks again "
+        "and leaves what still does not hold to a person's ruling.\n"
         "Do not rewrite the whole analysis."
     )
 

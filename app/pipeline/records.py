@@ -168,6 +168,7 @@ class IssueRecord(Base):
     time_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
     unit_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     after_revision: Mapped[bool] = mapped_column(Boolean, default=False)
+    disputed: Mapped[str] = mapped_column(Text, default="")  # the model's reason; such an issue teaches nothing
 
     stage: Mapped[StageRecord] = relationship(back_populates="issues")
 

@@ -57,6 +57,7 @@ def report_dict(rec: AnalysisRecord) -> dict[str, Any]:
                         "time_seconds": i.time_seconds,
                         "unit_id": i.unit_id,
                         "after_revision": i.after_revision,
+                        "disputed": i.disputed,
                     }
                     for i in s.issues
                 ],
@@ -87,6 +88,27 @@ def report_dict(rec: AnalysisRecord) -> dict[str, Any]:
         "stages": stages,
         "totals": dict(rec.totals or {}),
     }
+
+
+def shown_issues(stage: dict[str, Any]) -> list[dict[str, Any]]:
+    """A stage's issues a reader sees: its final ones above Info, and those the model disputed (awaiting a ruling)."""
+    return [
+        i
+        for i in stage["issues"]
+        if i["severity"] != "Info" and (i["after_revision"] or not stage["revised"] or i.get("disputed"))
+    ]
+
+
+def issue_text(issue: dict[str, Any], lang: Lang) -> str:
+    """An issue's message, with the model's dispute when it disputed it (issue 28 §3)."""
+    if not issue.get("disputed"):
+        return str(issue["message"])
+    return str(issue["message"]) + pick(
+        lang,
+        f"（模型提出异议：{issue['disputed']}；复核后不再成立，待人工裁定，不计入学习）",
+        f" (the model disputes it: {issue['disputed']}; the check no longer confirms it: awaiting a person's "
+        "ruling, not learned from)",
+    )
 
 
 def _title(stage: dict[str, Any], lang: Lang) -> str:
@@ -274,10 +296,10 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
                 "",
             ]
             out += ["> " + line for line in markdown_prose(st["partial_text"]).splitlines()]
-        shown = [i for i in st["issues"] if i["severity"] != "Info" and (i["after_revision"] or not st["revised"])]
+        shown = shown_issues(st)
         if shown:
             out += ["", f"**{pick(lang, '验证问题', 'Validation issues')}**", ""]
-            out += [f"- [{i['severity']}] {i['code']}: {markdown_escape(i['message'])}" for i in shown]
+            out += [f"- [{i['severity']}] {i['code']}: {markdown_escape(issue_text(i, lang))}" for i in shown]
     rows = claim_rows(data, lang)
     if rows:
         passed = sum(1 for r in rows if r[3] == "passed")
@@ -322,13 +344,13 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
             parts.append(
                 f'<p class="Warning">{esc(label)}</p><blockquote><pre>{esc(st["partial_text"])}</pre></blockquote>'
             )
-        shown = [i for i in st["issues"] if i["severity"] != "Info" and (i["after_revision"] or not st["revised"])]
+        shown = shown_issues(st)
         if shown:
             parts.append(
                 "<ul>"
                 + "".join(
                     f'<li class="{esc(i["severity"])}">[{esc(i["severity"])}] '
-                    f"{esc(i['code'])}: {esc(i['message'])}</li>"
+                    f"{esc(i['code'])}: {esc(issue_text(i, lang))}</li>"
                     for i in shown
                 )
                 + "</ul>"

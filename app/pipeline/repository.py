@@ -212,6 +212,7 @@ def _issue_record(issue: ValidationIssue, after_revision: bool) -> IssueRecord:
         time_seconds=issue.time_seconds,
         unit_id=unit_id_of(issue.unit_id),
         after_revision=after_revision,
+        disputed=issue.disputed,
     )
 
 
@@ -411,11 +412,33 @@ class AnalysisRepository:
             st.issues.extend(_issue_record(i, after) for i in issues)
             s.flush()
             final = [
-                ValidationIssue(Severity(r.severity), r.code, r.message, r.time_seconds, r.unit_id)
+                ValidationIssue(Severity(r.severity), r.code, r.message, r.time_seconds, r.unit_id, disputed=r.disputed)
                 for r in st.issues
                 if r.after_revision == after
             ]
             return after, final
+
+    def update_stage_texts(
+        self,
+        analysis_id: int,
+        key: str,
+        *,
+        text: str | None = None,
+        claims: dict[str, Any] | None = None,
+        found_fact: str | None = None,
+    ) -> None:
+        """Replace a finished stage's text, annotated claims or found fact (later marks, verdicts, withdrawals)."""
+        values: dict[str, Any] = {}
+        if found_fact is not None:
+            values["found_fact"] = found_fact
+        if text is not None:
+            values["text"] = text
+        if claims is not None:
+            values["claims"] = claims
+        if not values:
+            return
+        with self.db.session() as s:
+            _put_texts(s, self._stage(s, analysis_id, key), **values)
 
     def stage_failed(
         self,

@@ -233,6 +233,47 @@ class TimelinessManager:
             self._refresh_rule(r)
         return c
 
+    def register_retraction(self, entry_id: str, reason: str, trace_id: str = "") -> list[str]:
+        """A person ruled the entry's issue a false alarm: it teaches nothing from now on (issue 28 §3).
+
+        The entry keeps its history (a counterexample verification records the ruling) but its base confidence
+        becomes 0, so every audit keeps it archived: it is never injected as a pitfall and no rule is generated
+        from it. It leaves the sources of the rules built from it; a learned rule left with no source is archived.
+
+        Returns:
+            The ids of the rules archived because of it.
+        """
+        e = self.store.get_entry(entry_id)
+        v = Verification(
+            timestamp=iso(now_utc()),
+            trace_id=trace_id,
+            scene=reason,
+            effect="反例",
+            trigger=reason,
+            feedback="negative",
+            counterexample=True,
+        )
+        e = self.store.add_verification(entry_id, v, success=False)
+        e.base_confidence = 0.0
+        e.confidence = 0.0
+        e.status = "archived"
+        self.store.save_entry(e)
+        self.store.update_timeliness([(entry_id, 0.0, "archived")], None)
+        self.store.set_recognized(entry_id, False)
+        archived: list[str] = []
+        for r in self.store.list_rules():
+            if r.origin == "builtin" or (entry_id not in r.source_ids and r.rule_id != e.abstract_rule_id):
+                continue
+            r.source_ids = [x for x in r.source_ids if x != entry_id]
+            r.counterexamples += 1
+            if not r.source_ids:
+                r.base_confidence = 0.0
+                archived.append(r.rule_id)
+            elif r.base_confidence is None:
+                r.base_confidence = r.confidence
+            self._refresh_rule(r)
+        return archived
+
     def run_audit(
         self, entries_data: Sequence[WisdomEntry | dict[str, Any]] | None = None, now: datetime | None = None
     ) -> dict[str, Any]:

@@ -440,7 +440,7 @@ def test_a_revision_repairs_the_flagged_claim_and_keeps_what_passed(server: Scri
     assert "7:01.33" in asked
     assert "actor #515" in asked
     assert "target #530" in asked
-    assert "#530" in asked.split("事实：")[1]
+    assert "#530" in asked.split("CasterTargetConfusion — ")[1]
     assert "其余 1 条声明已通过核对" in asked
     assert w.revised
     assert w.text == "开局双方都很稳。" + fixed_sentence + "之后继续交战。"
