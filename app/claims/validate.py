@@ -216,18 +216,28 @@ class ClaimValidator:
         self._made: dict[int, list[Entry]] | None = None
         self._prose: ProseChecker | None = None
         # keyed by the RA3 role of each command (app.facts.roles: KW/TW ids map to the RA3 id with the same
-        # meaning); KW/TW powers whose source layout is not verified (POWER_LAYOUT_ROLES) are left out
+        # meaning); a power whose source layout is not verified for its game (POWER_LAYOUT_ROLES) is indexed as an
+        # order of its player, name and time, but who cast it on whom is not read from it (see _known_roles)
         game = index.replay.game
         self._by_command: dict[int, list[FactEvent]] = {}
+        self._roles_unread: set[int] = set()
         for e in index.events:
             role = role_of(game, e.command_id)[0]
             if e.automatic or role not in _INDEXED_COMMANDS:
                 continue
             if role in POWER_COMMANDS and role not in POWER_LAYOUT_ROLES[game]:
-                continue
+                self._roles_unread.add(e.command_index)
             self._by_command.setdefault(role, []).append(e)
 
     # ------------------------------------------------------------------ helpers
+
+    def _known_roles(self, ev: FactEvent) -> Roles | None:
+        """The actor and target roles of ``ev``, or None where its game's layout for that order is not read.
+
+        Why: Tiberium Wars writes its located and on-object powers in more than one form (one without sources), so
+        which id cast the power is not known there; a claim about it is undecidable, never a contradiction.
+        """
+        return None if ev.command_index in self._roles_unread else roles_of(ev)
 
     def _m(self, zh: str, en: str) -> str:
         return pick(self.lang, zh, en)
@@ -779,7 +789,9 @@ class ClaimValidator:
         deployed = {
             oid
             for ev in self._by_command.get(POWER_WITH_FACING, ())
-            if ev.player == player and ev.type_hash in UNPACK_POWER_HASHES
+            if ev.player == player
+            and ev.type_hash in UNPACK_POWER_HASHES
+            and ev.command_index not in self._roles_unread
             for oid in roles_of(ev).actors
             if oid > yards[0] and oid not in chained
         }
@@ -1355,7 +1367,11 @@ class ClaimValidator:
         if type_name and kind in NAMED_KINDS:
             type_hashes = self._hashes(type_name)
         if kind == "power" and actor is not None and player is not None:
-            acted = [e for e in self._commands(POWER_COMMANDS, None, None) if roles_of(e).acts(actor)]
+            acted = [
+                e
+                for e in self._commands(POWER_COMMANDS, None, None)
+                if (r := self._known_roles(e)) is not None and r.acts(actor)
+            ]
             if acted and all(e.player != player for e in acted):
                 actual = self.index.player_name(acted[0].player)
                 fact = self._m(
@@ -1516,7 +1532,10 @@ class ClaimValidator:
         issues: list[ValidationIssue],
     ) -> None:
         """Check the actor and the target of an event claim against the matching records (issue 21)."""
-        roles = [(e, roles_of(e)) for e in near]
+        roles = [(e, r) for e in near if (r := self._known_roles(e)) is not None]
+        if not roles:
+            return  # the matching orders do not say who acted on whom: nothing decides the actor or the target
+        candidates = [e for e in candidates if e.command_index not in self._roles_unread]
         first, first_roles = roles[0]
         at = format_time(first.seconds)
 

@@ -105,19 +105,6 @@ KNOWN_MISSES |= {
     ("tw_1v1_10m_en", "008", "unit", 4),  # an infantry portal typed as a gateway
 }
 KNOWN_FALSE_ALARMS: set[tuple[str, str, str, int]] = {
-    # true power claims read from Tiberium Wars "special power at location / on object" lines (0x21D, 0x21E), whose
-    # source layout is not decoded: reported as never observed (the Kane's Wrath ones were fixed by reading that
-    # game's layout)
-    ("tw_1v1_10m_en", "002", "event", 7),
-    ("tw_1v1_10m_en", "002", "event", 15),
-    ("tw_1v1_10m_en", "002", "event", 16),
-    ("tw_1v1_10m_en", "003", "event", 1),
-    ("tw_1v1_10m_en", "003", "event", 2),
-    ("tw_1v1_10m_en", "003", "event", 3),
-    ("tw_1v1_10m_en", "004", "event", 6),
-    ("tw_1v1_10m_en", "004", "event", 29),
-    ("tw_1v1_10m_en", "005", "event", 0),
-    ("tw_1v1_10m_en", "005", "event", 5),
     # the construction yards of Tiberium Wars, which the knowledge does not name ("UnknownType")
     ("tw_1v1_10m_en", "002", "unit", 0),
     ("tw_1v1_10m_en", "003", "unit", 0),
