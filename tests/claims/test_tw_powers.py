@@ -10,6 +10,7 @@ The blind case ``tw_1v1_10m_en`` had ten such true claims flagged as never obser
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache
 
 from app.claims.issues import Severity
@@ -28,7 +29,7 @@ def _index() -> ReplayFactIndex:
     return build_fact_index(r, hash_names(r.header.mod_name))
 
 
-def _flags(event: dict[str, object]) -> list[str]:
+def _flags(event: Mapping[str, object]) -> list[str]:
     claims = {"eventClaims": [event]}
     reply = "analysis\n[claims]\n```json\n" + json.dumps(claims) + "\n```"
     issues = ClaimValidator(_index(), Lang.EN).validate(parse_claims(reply), reply)
