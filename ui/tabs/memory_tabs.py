@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -30,7 +29,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPlainTextEdit,
     QPushButton,
-    QSpinBox,
     QSplitter,
     QTableView,
     QTableWidget,
@@ -43,11 +41,18 @@ from app.i18n import Lang, pick, system_lang
 from app.knowledge.faction_names import faction_display
 from app.memory import HEALTHY, METRICS, EpisodeView, FactView, MemoryStore, QueueView, Scorecard, SourceView
 from app.memory.scorecard import LABELS
+from app.numbers import NumberSpec
+from ui.number_field import NumberField
 from ui.tabs.loading import Actions, Loader, batches, error_text
 from ui.tabs.paging import PagedTableModel, PageQuery, PageRow, Sort, paged_table
 from ui.tabs.staged import StagedTabs
 from ui.theme import styled
 from ui.widgets import EmptyHint, FlowLayout
+
+CONFIDENCE_SPEC = NumberSpec(minimum=0, maximum=1, integer=False, percent=True)
+"""The facts filter's lowest confidence: 0.8 or 80%."""
+MONTHS_SPEC = NumberSpec(minimum=1, maximum=24)
+"""How many months the scorecard trend shows."""
 
 TYPES = ("preference", "project_fact", "domain", "lesson")
 STATUSES = ("active", "hypothesis", "superseded", "conflict", "observation")
@@ -445,10 +450,10 @@ class FactsTab(QWidget):
         self.status_box.addItem(pick(self.lang, "全部状态", "all statuses"), "")
         for st in STATUSES:
             self.status_box.addItem(words(STATUS_LABELS, st, self.lang), st)
-        self.min_conf = QDoubleSpinBox()
-        self.min_conf.setRange(0.0, 1.0)
-        self.min_conf.setSingleStep(0.05)
-        self.min_conf.setPrefix(pick(self.lang, "置信度 ≥ ", "confidence ≥ "))
+        self.min_conf = NumberField(
+            CONFIDENCE_SPEC, self.lang, 0, step=0.05, prefix=pick(self.lang, "置信度 ≥", "confidence ≥")
+        )
+        self.min_conf.edit.setMaximumWidth(64)
         self.batch_button = QPushButton(pick(self.lang, "立即批量蒸馏", "Run batch now"))
         self.message = MessageBar()
         filters = FlowLayout()  # reflows in a narrow side panel
@@ -1045,10 +1050,8 @@ class ScorecardTab(QWidget):
         super().__init__(parent)
         self.store = store
         self.lang = lang or system_lang()
-        self.months = QSpinBox()
-        self.months.setRange(1, 24)
-        self.months.setValue(months)
-        self.months.setPrefix(pick(self.lang, "月数 ", "months "))
+        self.months = NumberField(MONTHS_SPEC, self.lang, months, prefix=pick(self.lang, "月数", "months"))
+        self.months.edit.setMaximumWidth(64)
         self.table = QTableWidget(len(METRICS), 0)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.chart = TrendChart(lang=self.lang)
@@ -1074,7 +1077,7 @@ class ScorecardTab(QWidget):
 
     def refresh(self) -> asyncio.Future[None] | None:
         """Recompute the scorecards of the last N months (worker thread); returns the loading task."""
-        months = self.months.value()
+        months = self.months.count()
         return self.loader.start(lambda: self.store.scorecard_trend(months), self._fill)
 
     def _fill(self, cards: list[Scorecard]) -> None:
