@@ -763,6 +763,8 @@ class AnalysisView(QWidget):
         error(str): a user-facing problem (:class:`KnownError`) for the message bar.
         analyze_requested(): the Analyze button was pressed.
         resume_requested(): the Resume button was pressed.
+        cancel_requested(): the Cancel button was pressed; the window handles it as it handles Esc (one handler:
+            it asks first before stopping a paid run).
         reopen_requested(int): a stored analysis was picked.
         feedback_requested(object): a :class:`ui.feedback.FeedbackTarget` the analyst wants to give feedback on.
         copied(str): a stage's text (or the summary) was put on the clipboard; the stage's title.
@@ -776,6 +778,7 @@ class AnalysisView(QWidget):
     error = Signal(str)
     analyze_requested = Signal()
     resume_requested = Signal()
+    cancel_requested = Signal()
     reopen_requested = Signal(int)
     feedback_requested = Signal(object)
     copied = Signal(str)
@@ -811,7 +814,7 @@ class AnalysisView(QWidget):
         self.history_label = QLabel(self)
         self.model_label = QLabel(self)
         self.analyze_button.clicked.connect(self.analyze_requested.emit)
-        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.clicked.connect(self.cancel_requested.emit)
         self.resume_button.clicked.connect(self.resume_requested.emit)
         self.history.activated.connect(self._history_picked)
         self.analyze_button.setProperty("primary", True)

@@ -317,6 +317,7 @@ class MainWindow(QMainWindow):
         self.library.replay_activated.connect(lambda p: self.open_replay(Path(p)))
         self.analysis.analyze_requested.connect(self.request_analyze)
         self.analysis.resume_requested.connect(lambda: self.request_analyze(resume=True))
+        self.analysis.cancel_requested.connect(self.request_cancel)  # the button and Esc: one handler
         self.analysis.reopen_requested.connect(self.reopen)
         self.analysis.progress.connect(self._progress)
         self.analysis.plan_changed.connect(self.timeline.set_plan)
@@ -504,7 +505,7 @@ class MainWindow(QMainWindow):
             return True
 
     def request_cancel(self) -> None:
-        """Esc / Analysis → Cancel: stop the run, asking first when it runs on a paid model."""
+        """Esc, Analysis → Cancel and the Cancel button: stop the run, asking first when it runs on a paid model."""
         if not self.analysis.running:
             return
         if not self._running_on_paid_model():
