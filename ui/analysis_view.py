@@ -881,7 +881,9 @@ class AnalysisView(QWidget):
         ui.bind(self, self.resume_button.setText, "继续", "Resume")
         ui.bind(self, self.history_label.setText, "历史分析：", "Past analyses:")
         ui.bind(self, self.model_label.setText, "模型：", "Model:")
-        ui.bind(self, self.placeholder.setText, "打开录像后按“分析”开始。", "Open a replay, then press Analyze.")
+        self._empty_for: tuple[str, bool] | None = None  # (replay name, is the bundled sample) the placeholder names
+        self._word_placeholder()
+        ui.changed.connect(lambda _code: self._word_placeholder())
         ui.bind(self, self.summary_button.setText, "总结 ↑", "Summary ↑")
         ui.bind(self, self.copy_summary_button.setText, "复制总结", "Copy summary")
         ui.bind(self, self.follow_box.setText, "跟随进行中的阶段", "Follow the running stage")
@@ -1240,10 +1242,35 @@ class AnalysisView(QWidget):
         if index >= 0:
             self.history.setCurrentIndex(index)
 
-    def show_empty(self) -> None:
-        """No analysis for the open replay yet: clear the panels and say what to do."""
+    def show_empty(self, replay_name: str | None = None, *, sample: bool = False) -> None:
+        """No analysis for the open replay yet: clear the panels and say what to do.
+
+        The placeholder names the open replay, and says when it is the bundled sample (opened at start when no file
+        is given): it read "Open a replay" while the sample was open (issue 30, item 9).
+        """
         self.clear()
+        self._empty_for = (replay_name, sample) if replay_name else None
+        self._word_placeholder()
         self.placeholder.show()
+
+    def _word_placeholder(self) -> None:
+        t = self.ui.t
+        if self._empty_for is None:
+            text = t("打开一个录像（Ctrl+O）后按“分析”（F5）开始。", "Open a replay (Ctrl+O), then press Analyze (F5).")
+        elif self._empty_for[1]:
+            name = self._empty_for[0]
+            text = t(
+                f"这是自带的示例录像（{name}），供试用：按“分析”（F5）试一次分析，或打开你自己的录像（Ctrl+O）。",
+                f"This is the bundled sample replay ({name}), here to try the app: press Analyze (F5) to try an "
+                "analysis, or open your own replay (Ctrl+O).",
+            )
+        else:
+            name = self._empty_for[0]
+            text = t(
+                f"{name} 还没有分析。按“分析”（F5）开始。",
+                f"{name} has not been analysed yet. Press Analyze (F5) to start.",
+            )
+        self.placeholder.setText(text)
 
     def _history_picked(self, index: int) -> None:
         aid = self.history.itemData(index)

@@ -83,6 +83,16 @@ class AppContext:
         return cls(open_database(), settings, SecretStore(settings.get("secret_fallback")), runner)
 
 
+def _is_sample(path: Path) -> bool:
+    """Whether ``path`` is the bundled sample replay (the window opens it at start when no file is given)."""
+    from app.paths import sample_replay
+
+    try:
+        return path.resolve() == sample_replay().resolve()
+    except OSError:
+        return False
+
+
 def _analyses_of(db: Database, path: Path) -> list[AnalysisRecord]:
     """The stored analyses of a replay, newest first.
 
@@ -892,7 +902,7 @@ class MainWindow(QMainWindow):
             if opened.latest is not None:  # its latest analysis, as it was left
                 self._show_record(opened.latest)
             else:
-                self.analysis.show_empty()
+                self.analysis.show_empty(info.path.name, sample=_is_sample(info.path))
         self.replay_opened.emit(str(info.path))
 
     def _load_failed(self, exc: Exception) -> None:

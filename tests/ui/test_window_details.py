@@ -1,0 +1,37 @@
+"""Smaller things people notice (issue 30, item 9) on the real window offscreen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.i18n import Lang
+from app.paths import sample_replay
+from tests.conftest import corpus_file
+from tests.ui.test_window_flows import SHORT_1V1, close_window, make_window
+
+pytestmark = pytest.mark.gui
+
+
+def test_the_sample_is_called_the_sample(qtbot: Any, run: Any) -> None:
+    win = make_window(qtbot)
+    view = win.analysis
+
+    async def scenario() -> None:
+        assert view.placeholder.text() == "Open a replay (Ctrl+O), then press Analyze (F5)."
+        await win.open_replay(sample_replay())
+        assert view.placeholder.isVisibleTo(view)
+        text = view.placeholder.text()
+        assert "bundled sample replay" in text
+        assert sample_replay().name in text
+        assert "Open a replay" not in text
+        win.set_language(Lang.ZH)
+        assert "自带的示例录像" in view.placeholder.text()
+        await win.open_replay(corpus_file(SHORT_1V1))
+        assert view.placeholder.text() == f"{SHORT_1V1} 还没有分析。按“分析”（F5）开始。"
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
