@@ -801,8 +801,8 @@ class AnalysisView(QWidget):
         self.last_event_at = 0.0
 
         self.model_picker = QComboBox(self)
-        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.model_picker.setMinimumContentsLength(16)
+        # as wide as its longest item (it cut "offline (rule-based analyst)"); the bar wraps instead of the text
+        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.analyze_button = QPushButton(self)
         self.cancel_button = QPushButton(self)
         self.cancel_button.setEnabled(False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
 
 from app.i18n import Lang
 from app.paths import sample_replay
@@ -30,6 +31,30 @@ def test_the_sample_is_called_the_sample(qtbot: Any, run: Any) -> None:
         assert "自带的示例录像" in view.placeholder.text()
         await win.open_replay(corpus_file(SHORT_1V1))
         assert view.placeholder.text() == f"{SHORT_1V1} 还没有分析。按“分析”（F5）开始。"
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_model_box_shows_its_whole_text(qtbot: Any, run: Any, lang: str) -> None:
+    win = make_window(qtbot, lang=lang)
+    win.resize(1024, 600)
+    picker = win.analysis.model_picker
+
+    async def scenario() -> None:
+        await win.open_replay(sample_replay())
+        texts = [picker.itemText(i) for i in range(picker.count())]
+        assert any(t.startswith("offline") for t in texts)
+        widest = max(picker.fontMetrics().horizontalAdvance(t) for t in texts)
+        option = QStyleOptionComboBox()
+        picker.initStyleOption(option)
+        field = picker.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, picker
+        )
+        assert field.width() >= widest  # the text field beside the arrow holds every item: nothing cut
 
     try:
         run(scenario())
