@@ -861,6 +861,11 @@ class AnalysisView(QWidget):
         side_lay.addWidget(self.summary_button)
         side_lay.addWidget(self.copy_summary_button)
         side_lay.addWidget(self.outline, 1)
+        self.totals_label = QLabel(side)  # the whole run's tokens and cost (each stage shows its own)
+        self.totals_label.setWordWrap(True)
+        self.totals_label.setProperty("role", "hint")
+        self.totals_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        side_lay.addWidget(self.totals_label)
         side_lay.addWidget(self.follow_box)
         self.body_split = QSplitter(self)
         self.body_split.addWidget(side)
@@ -884,6 +889,7 @@ class AnalysisView(QWidget):
         self._empty_for: tuple[str, bool] | None = None  # (replay name, is the bundled sample) the placeholder names
         self._word_placeholder()
         ui.changed.connect(lambda _code: self._word_placeholder())
+        ui.changed.connect(lambda _code: self._relabel_totals())
         ui.bind(self, self.summary_button.setText, "总结 ↑", "Summary ↑")
         ui.bind(self, self.copy_summary_button.setText, "复制总结", "Copy summary")
         ui.bind(self, self.follow_box.setText, "跟随进行中的阶段", "Follow the running stage")
@@ -975,6 +981,7 @@ class AnalysisView(QWidget):
         self.outline_items.clear()
         self.summary_button.setEnabled(False)
         self.copy_summary_button.setEnabled(False)
+        self.totals_label.clear()
         self.stages = []
         self.done = 0
         self.placeholder.hide()
@@ -1075,6 +1082,7 @@ class AnalysisView(QWidget):
                 self._panel(e.stage).reasoning_delta(e)
             case ev.UsageUpdated():
                 self._panel(e.stage).usage_updated(e)
+                self._relabel_totals()
             case ev.LookbackServed():
                 self._panel(e.stage).lookback(e)
                 self.lookback_served.emit(e.start_seconds, e.end_seconds)
@@ -1211,6 +1219,32 @@ class AnalysisView(QWidget):
             self.error.emit(self.ui.t("还没有完成的总结可以复制。", "There is no finished summary to copy yet."))
             return None
         return panel.copy_text()
+
+    def run_totals(self) -> dict[str, float | None]:
+        """The whole run's usage: every stage's requests summed (``cost`` None when no request had a price)."""
+        totals: dict[str, float | None] = {"prompt": 0, "cached": 0, "completion": 0, "reasoning": 0, "cost": None}
+        for panel in self.panels.values():
+            u = panel.usage
+            for key in ("prompt", "cached", "completion", "reasoning"):
+                totals[key] = (totals[key] or 0) + u.get(key, 0)
+            if "cost" in u and not u.get("offline"):
+                totals["cost"] = (totals["cost"] or 0.0) + u["cost"]
+        return totals
+
+    def _relabel_totals(self) -> None:
+        if not any(p.usage for p in self.panels.values()):
+            self.totals_label.clear()
+            return
+        tot = self.run_totals()
+        prompt, cached, out, reasoning = (int(tot[k] or 0) for k in ("prompt", "cached", "completion", "reasoning"))
+        cost = f"{tot['cost']:.4f}" if tot["cost"] is not None else "–"
+        self.totals_label.setText(
+            self.ui.t(
+                f"整次分析：提示 {prompt:,}（缓存 {cached:,}）· 输出 {out:,} · 推理 {reasoning:,} · 费用 {cost}",
+                f"Whole run: prompt {prompt:,} (cached {cached:,}) · completion {out:,} · reasoning {reasoning:,} · "
+                f"cost {cost}",
+            )
+        )
 
     def _count(self) -> None:
         self.done = sum(1 for p in self.panels.values() if p.status in ENDED_STATES)

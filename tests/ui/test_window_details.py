@@ -10,9 +10,13 @@ from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
 from app.i18n import Lang
 from app.paths import sample_replay
 from tests.conftest import corpus_file
+from tests.support.scripted_runner import ScriptedRunner
+from tests.ui.scripts import script
 from tests.ui.test_window_flows import SHORT_1V1, close_window, make_window
 
 pytestmark = pytest.mark.gui
+
+ALLIES_VS_EMPIRE = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
 
 
 def test_the_sample_is_called_the_sample(qtbot: Any, run: Any) -> None:
@@ -55,6 +59,67 @@ def test_the_model_box_shows_its_whole_text(qtbot: Any, run: Any, lang: str) -> 
             QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, picker
         )
         assert field.width() >= widest  # the text field beside the arrow holds every item: nothing cut
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
+
+
+def test_whole_run_totals_are_the_sum_of_the_stages(qtbot: Any, run: Any) -> None:
+    runner = ScriptedRunner(script())
+    win = make_window(qtbot, runner)
+    view = win.analysis
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(SHORT_1V1))
+        task = win.analyze()
+        assert task is not None
+        await task
+        # the script's six stages: prompt 5000+i (cached 1000), completion 300, reasoning 40, cost 0.001 each
+        assert view.totals_label.text() == (
+            "Whole run: prompt 30,015 (cached 6,000) · completion 1,800 · reasoning 240 · cost 0.0060"
+        )
+        win.set_language(Lang.ZH)
+        assert view.totals_label.text().startswith("整次分析：提示 30,015（缓存 6,000）")
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
+
+
+def _shown(view: Any) -> dict[str, Any]:
+    """What a reader sees of every stage: title, status, issue rows, text, usage line; and the run's totals."""
+    out: dict[str, Any] = {"totals": view.totals_label.text()}
+    for key, panel in view.panels.items():
+        out[key] = (
+            panel.title(),
+            panel.status,
+            [panel.issue_list.item(i).text() for i in range(panel.issue_list.count())],
+            panel.usage_label.text(),
+        )
+    return out
+
+
+def test_a_live_run_and_its_reopening_look_the_same(qtbot: Any, run: Any) -> None:
+    win = make_window(qtbot)
+    view = win.analysis
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(ALLIES_VS_EMPIRE))
+        task = win.analyze()
+        assert task is not None
+        await task
+        assert view.status == "completed", win.message_bar.label.text()
+        view.flush_all()
+        live = _shown(view)
+        assert view.analysis_id is not None
+        await win.reopen(view.analysis_id)
+        reopened = _shown(view)
+        assert set(reopened) == set(live)
+        for key in live:
+            assert reopened[key] == live[key], key
 
     try:
         run(scenario())
