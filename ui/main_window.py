@@ -176,9 +176,17 @@ class OpenedReplay:
 
 def _open_replay(db: Database, path: Path) -> OpenedReplay:
     """Parse ``path`` and read its stored analyses (runs in a worker thread)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from app.library.opened import remember_opened
+
     info = load_info(path)
     if info.error:
         raise KnownError(info.error)
+    try:
+        remember_opened(db, path)  # the library lists it at the next start, with or without a replay folder
+    except SQLAlchemyError as exc:  # a busy or read-only store must not keep the replay from opening
+        log.warning("could not remember %s: %s", path, exc)
     try:
         records = _analyses_of(db, path)
         latest = _load_analysis(db, records[0].id) if records else None
@@ -343,6 +351,8 @@ class MainWindow(QMainWindow):
         self._fill_models()
         self._retitle()
         self.library.set_folder(ctx.settings.get("replay_folder"))
+        self.opened_loader = Loader(self, self._load_failed)
+        self.list_opened()
         self.restore_layout()
         # the games' replay folders: offered on first start, and watched so that every game's replay is kept
         self.found_folders: list[FoundFolder] = []
@@ -905,6 +915,15 @@ class MainWindow(QMainWindow):
                 self.analysis.show_empty(info.path.name, sample=_is_sample(info.path))
         self.replay_opened.emit(str(info.path))
 
+    def list_opened(self) -> asyncio.Future[None] | None:
+        """List the replays opened at earlier starts (worker thread), besides the replay folder's."""
+        from app.library.opened import opened_replays
+
+        db = self.ctx.db
+        return self.opened_loader.start(
+            lambda: opened_replays(db), lambda rows: self.library.add_files([info_from_summary(h) for h in rows])
+        )
+
     def _load_failed(self, exc: Exception) -> None:
         self.show_error(error_text(exc, self.ui.t))
 
@@ -1207,6 +1226,7 @@ class MainWindow(QMainWindow):
         self.autosave_timer.stop()
         self.autosave_loader.cancel()
         self.folder_loader.cancel()
+        self.opened_loader.cancel()
         self.library.cancel_scan()
         for task in list(self.ctx.tasks):
             task.cancel()

@@ -11,6 +11,7 @@ from app.i18n import Lang
 from app.paths import sample_replay
 from tests.conftest import corpus_file
 from tests.support.scripted_runner import ScriptedRunner
+from tests.ui.conftest import until
 from tests.ui.scripts import script
 from tests.ui.test_window_flows import SHORT_1V1, close_window, make_window
 
@@ -125,3 +126,26 @@ def test_a_live_run_and_its_reopening_look_the_same(qtbot: Any, run: Any) -> Non
         run(scenario())
     finally:
         close_window(win)
+
+
+def test_the_library_remembers_replays_opened_at_earlier_starts(qtbot: Any, run: Any) -> None:
+    first = make_window(qtbot)
+    assert not first.ctx.settings.get("replay_folder")  # no replay folder set
+
+    async def open_one() -> None:
+        await first.open_replay(corpus_file(SHORT_1V1))
+
+    try:
+        run(open_one())
+    finally:
+        close_window(first)
+    second = make_window(qtbot)  # the next start: a new window on the same user data
+
+    async def listed() -> None:
+        await until(lambda: second.library.model.rowCount() >= 1, what="the remembered replay to be listed")
+        assert [p.name for p in second.library.model.paths()] == [SHORT_1V1]
+
+    try:
+        run(listed())
+    finally:
+        close_window(second)
