@@ -6,6 +6,7 @@ file of an isolated user folder.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -178,3 +179,23 @@ def test_memory_filters_keep_a_refused_text(qtbot: Any, run: Any, tmp_path: Path
     facts.cancel_loading()
     cards.cancel_loading()
     db.close()
+
+
+@pytest.mark.parametrize("lang", [Lang.EN, Lang.ZH])
+@pytest.mark.parametrize(("months", "width"), [(24, 320), (12, 360), (12, 900), (6, 640), (3, 200)])
+def test_scorecard_month_labels_never_overlap(qtbot: Any, tmp_path: Path, lang: Lang, months: int, width: int) -> None:
+    from ui.tabs.memory_tabs import TrendChart
+
+    db = open_database(tmp_path / "m.db")
+    cards = MemoryStore(db).scorecard_trend(months)
+    db.close()
+    chart = TrendChart(lang=lang)
+    qtbot.addWidget(chart)
+    chart.set_cards(cards)
+    labels = chart.axis_labels(44, width)
+    fm = chart.fontMetrics()
+    spans = [(x - fm.horizontalAdvance(t) / 2, x + fm.horizontalAdvance(t) / 2) for x, t in labels]
+    assert all(right < next_left for (_l, right), (next_left, _r) in itertools.pairwise(spans))
+    assert labels[-1][0] == pytest.approx(44 + width * (months - 0.5) / months)  # the newest month is labelled
+    if months == 6 and width == 640:
+        assert [t for _x, t in labels] == [c.month for c in cards]  # room enough: the full months

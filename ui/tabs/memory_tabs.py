@@ -9,6 +9,7 @@ itself from it on the GUI thread; the newest refresh wins and errors show in the
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -933,6 +934,18 @@ class ReviewQueueTab(QWidget):
         return self._actions.run(take_back, done)
 
 
+def _short_month(month: str, lang: Lang) -> str:
+    """``2026-03`` as the month alone: 3月 / Mar (the full month stays in the table above the chart)."""
+    try:
+        number = int(month.rsplit("-", 1)[1])
+    except (IndexError, ValueError):
+        return month
+    if not 1 <= number <= 12:
+        return month
+    names = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+    return pick(lang, f"{number}月", names[number - 1])
+
+
 class TrendChart(QWidget):
     """The five metrics month by month, each scaled to its healthy limit (1.0 = the limit; above is unhealthy).
 
@@ -967,6 +980,25 @@ class TrendChart(QWidget):
     def series(self) -> dict[str, list[float | None]]:
         """The plotted values per metric (exposed for tests)."""
         return {m: [self.scaled(m, c.metrics[m]) for c in self._cards] for m in METRICS}
+
+    def axis_labels(self, left: float, width: float) -> list[tuple[float, str]]:
+        """The month labels under the axis: ``(centre x, text)``, never overlapping.
+
+        "2026-01" where every label fits; the month alone ("1月" / "Jan") where not; and where even those collide,
+        every k-th of them counting back from the newest month. Twelve full labels overlapped at the side panel's
+        width (issue 30, item 9).
+        """
+        n = len(self._cards)
+        if not n:
+            return []
+        slot = width / n
+        metrics = self.fontMetrics()
+        gap = metrics.horizontalAdvance("  ")
+        texts = [c.month for c in self._cards]
+        if max(metrics.horizontalAdvance(t) for t in texts) + gap > slot:
+            texts = [_short_month(m, self.lang) for m in texts]
+        step = max(1, math.ceil((max(metrics.horizontalAdvance(t) for t in texts) + gap) / slot))
+        return [(left + slot * (i + 0.5), texts[i]) for i in range(n - 1, -1, -step)][::-1]
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         """Draw the axes, the healthy-limit line and one polyline per metric."""
@@ -1008,10 +1040,9 @@ class TrendChart(QWidget):
             p.setPen(text_pen)
             p.drawText(QPointF(lx + 16, ly), LABELS[metric][0] if self.lang is Lang.ZH else LABELS[metric][1])
         n = len(self._cards)
-        for i, card in enumerate(self._cards):
-            x = area.left() + (area.width() * (i + 0.5) / max(n, 1))
-            p.setPen(QPen(QColor("#666666"), 1))
-            p.drawText(QPointF(x - 20, area.bottom() + 15), card.month)
+        p.setPen(QPen(QColor("#666666"), 1))
+        for x, text in self.axis_labels(area.left(), area.width()):
+            p.drawText(QPointF(x - self.fontMetrics().horizontalAdvance(text) / 2, area.bottom() + 15), text)
         for color, (_metric, values) in zip(METRIC_COLORS, self.series().items(), strict=True):
             path = QPainterPath()
             started = False
