@@ -41,7 +41,6 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QSplitter,
-    QTextBrowser,
     QTextEdit,
     QTreeWidget,
     QTreeWidgetItem,
@@ -56,7 +55,16 @@ from ui.claims_table import ClaimRow
 from ui.lang import UiLanguage
 from ui.runner import AnalysisRunner
 from ui.theme import themed
-from ui.widgets import MARKDOWN_NO_HTML, Collapsible, FlowLayout, LazyTextSection, StreamBuffer, plain_label, text_box
+from ui.widgets import (
+    MARKDOWN_NO_HTML,
+    Collapsible,
+    FlowingTextBrowser,
+    FlowLayout,
+    LazyTextSection,
+    StreamBuffer,
+    plain_label,
+    text_box,
+)
 
 log = logging.getLogger(__name__)
 
@@ -272,10 +280,8 @@ class StagePanel(Collapsible):
         self.drafts_section.hide()
         self.live_box = text_box(320)
         self.live = StreamBuffer(self.live_box)
-        self.final_view = QTextBrowser(self)
+        self.final_view = FlowingTextBrowser(self)  # as tall as the answer: the page is the one scroll
         self.final_view.setOpenExternalLinks(False)
-        self.final_view.setMinimumHeight(80)
-        self.final_view.setMaximumHeight(360)
         self.final_view.hide()
         from ui.claims_table import ClaimsTable
 
@@ -612,11 +618,8 @@ class StagePanel(Collapsible):
         if len(chunks) <= 1:
             self.final_view.clear()
             QTextCursor(self.final_view.document()).insertMarkdown(e.text, MARKDOWN_NO_HTML)
-            doc_h = int(self.final_view.document().size().height()) + 12
-            self.final_view.setMinimumHeight(min(max(doc_h, 80), 360))
             return
         # one setMarkdown of a 100K-character answer blocks the loop for ~100 ms; slices keep each turn short
-        self.final_view.setMinimumHeight(360)
         self.final_view.clear()
         self._md_chunks = chunks
         self._md_first = True
@@ -742,6 +745,8 @@ class StagePanel(Collapsible):
             anchor.clearSelection()
             view.setTextCursor(anchor)
             view.ensureCursorVisible()
+            if isinstance(view, FlowingTextBrowser):
+                view.reveal_cursor()  # the box does not scroll: the page brings the sentence into view
             self.cited_text = found.selectedText().strip()
             break
         return index

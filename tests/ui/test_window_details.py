@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
 
 from app.i18n import Lang
 from app.paths import sample_replay
+from app.pipeline import events as ev
 from tests.conftest import corpus_file
 from tests.support.scripted_runner import ScriptedRunner
 from tests.ui.conftest import until
@@ -149,3 +150,39 @@ def test_the_library_remembers_replays_opened_at_earlier_starts(qtbot: Any, run:
         run(listed())
     finally:
         close_window(second)
+
+
+def test_a_stage_text_reads_in_the_page_not_in_its_own_box(qtbot: Any, run: Any) -> None:
+    long_text = "\n\n".join(f"Paragraph {n}: the tank #1234 moved north at {n}:00." for n in range(80))
+    steps = [
+        ev.StageFinished(e.stage, long_text) if isinstance(e, ev.StageFinished) and e.stage.key == "overview" else e
+        for e in script()
+    ]
+    win = make_window(qtbot, ScriptedRunner(steps))
+    win.resize(1366, 768)
+    view = win.analysis
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(SHORT_1V1))
+        task = win.analyze()
+        assert task is not None
+        await task
+        panel = view.panels["overview"]
+        view.jump_to("overview")
+        await until(lambda: panel.final_view.isVisible(), what="the overview text")
+        box = panel.final_view
+        doc_height = box.document().size().height()
+        assert doc_height > 1000  # eighty paragraphs: far more than the old 360 px box
+        assert box.height() >= doc_height  # the whole text is laid out in the page
+        assert box.verticalScrollBar().maximum() == 0  # no scroll box of its own
+        page = view.scroll_area.verticalScrollBar()
+        await until(
+            lambda: page.maximum() >= doc_height - view.scroll_area.viewport().height(),
+            timeout=5,
+            what="the page to hold the whole text",
+        )
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
