@@ -335,10 +335,11 @@ class FlowingTextBrowser(QTextBrowser):
         parent = self.parentWidget()
         while parent is not None and not isinstance(parent, QScrollArea):
             parent = parent.parentWidget()
-        if parent is None or parent.widget() is None:
+        page = parent.widget() if parent is not None else None
+        if parent is None or page is None:
             return
         rect = self.cursorRect()
-        top = self.viewport().mapTo(parent.widget(), rect.topLeft())
+        top = self.viewport().mapTo(page, rect.topLeft())
         parent.ensureVisible(top.x(), top.y() + rect.height() // 2, 0, max(60, rect.height()))
 
 

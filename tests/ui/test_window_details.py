@@ -169,7 +169,7 @@ def test_a_stage_text_reads_in_the_page_not_in_its_own_box(qtbot: Any, run: Any)
         await task
         panel = view.panels["overview"]
         view.jump_to("overview")
-        await until(lambda: panel.final_view.isVisible(), what="the overview text")
+        await until(panel.final_view.isVisible, what="the overview text")
         box = panel.final_view
         doc_height = box.document().size().height()
         assert doc_height > 1000  # eighty paragraphs: far more than the old 360 px box
