@@ -247,6 +247,7 @@ class StagePanel(Collapsible):
         self._tick.setInterval(250)
         self._tick.timeout.connect(self._retitle_reasoning)
         ui.changed.connect(lambda _code: self.retranslate())
+        ui.changed.connect(lambda _code: self._reword_lists())
         self.retranslate()
 
     def _build(self) -> None:
@@ -429,7 +430,7 @@ class StagePanel(Collapsible):
         if not self.issues:
             self.issues_section.set_title(self.ui.t("校验问题（0）", "Validation issues (0)"))
             return
-        worst = max(i.severity for i in self.issues).label
+        worst = max(i.severity for i in self.issues).display(self.ui.lang)
         self.issues_section.set_title(
             self.ui.t(
                 f"校验问题（{len(self.issues)}，最严重 {worst}）",
@@ -571,19 +572,29 @@ class StagePanel(Collapsible):
         if e.after_revision and self.draft_issues is None:
             self.draft_issues = list(self.issues)  # what caused the revision stays countable
         self.issues = list(e.issues)
+        self._fill_issue_list()
+        if self.claims:
+            self.claims_table.fill(self.claims, self.issues)
+        self.issues_section.setVisible(bool(self.issues) or e.after_revision)
+        self.retranslate()
+
+    def _reword_lists(self) -> None:
+        """After a language switch: the issue rows and the claims table name severities in the new language."""
+        if self._built and self.issues:
+            self._fill_issue_list()
+        if self._built and self.claims:
+            self.claims_table.fill(self.claims, self.issues)
+
+    def _fill_issue_list(self) -> None:
         self.issue_list.clear()
         for issue in sorted(self.issues, key=lambda i: (-int(i.severity), i.time_seconds or 0.0)):
             when = f"{clock(issue.time_seconds)} " if issue.time_seconds is not None else ""
-            item = QListWidgetItem(f"● {issue.severity.label}  {when}{issue.message}")
+            item = QListWidgetItem(f"● {issue.severity.display(self.ui.lang)}  {when}{issue.message}")
             item.setForeground(QBrush(QColor(SEVERITY_COLORS[issue.severity])))
             item.setToolTip(QtGui.Qt.convertFromPlainText(f"{issue.code}: {issue.message}"))  # messages quote names
             item.setData(Qt.ItemDataRole.UserRole, issue.time_seconds)
             item.setData(Qt.ItemDataRole.UserRole + 1, issue)
             self.issue_list.addItem(item)
-        if self.claims:
-            self.claims_table.fill(self.claims, self.issues)
-        self.issues_section.setVisible(bool(self.issues) or e.after_revision)
-        self.retranslate()
 
     def revision_started(self, e: ev.RevisionStarted) -> None:
         """Fold the current draft away and stream the revision into the live box."""

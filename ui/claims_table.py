@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from app.claims.issues import ValidationIssue
+from app.claims.issues import ValidationIssue, confidence_display
 from ui.lang import UiLanguage
 
 KINDS: tuple[tuple[str, str, str, str, str], ...] = (
@@ -142,9 +142,12 @@ class ClaimsTable(QTableWidget):
         for r, row in enumerate(self.rows):
             kind = {"unit": ("单位", "unit"), "event": ("事件", "event"), "timeline": ("时间线", "timeline")}[row.kind]
             ident = f"{row.key} · {self.ui.t(*kind)}" + (f" #{row.unit_id}" if row.unit_id is not None else "")
-            cells = [f"{ident} · {row.what}", row.player, row.time.split(".")[0], row.confidence or "–"]
+            confidence = confidence_display(row.confidence, self.ui.lang) if row.confidence else "–"
+            cells = [f"{ident} · {row.what}", row.player, row.time.split(".")[0], confidence]
             found = worst.get(r)
-            verdict = QTableWidgetItem(f"● {found.severity.label}" if found else self.ui.t("✓ 无问题", "✓ no issue"))
+            verdict = QTableWidgetItem(
+                f"● {found.severity.display(self.ui.lang)}" if found else self.ui.t("✓ 无问题", "✓ no issue")
+            )
             if found is not None:
                 verdict.setForeground(QBrush(QColor(SEVERITY_COLORS[found.severity])))
                 verdict.setToolTip(found.message)
