@@ -905,7 +905,7 @@ class MainWindow(QMainWindow):
         self.message_bar.hide()
         self._retitle()
         self.status_label.setText(self.ui.t(f"已打开 {info.path.name}", f"Opened {info.path.name}"))
-        self.analysis.set_history(history_items(opened.records))
+        self.analysis.set_history(history_items(opened.records, self.ui.lang))
         if opened.problem:
             self.show_error(opened.problem)
         if not self.analysis.running:
@@ -938,7 +938,10 @@ class MainWindow(QMainWindow):
         from ui.history import history_items
 
         if self.info is not None and self.info.path == history.path:
-            self.analysis.set_history(history_items(history.records))
+            shown = self.analysis.history.currentData()
+            self.analysis.set_history(history_items(history.records, self.ui.lang))
+            if shown is not None:
+                self.analysis.select_history(int(shown))
 
     def reopen(self, analysis_id: int) -> asyncio.Future[None]:
         """Show a stored analysis in the view (same panels as a live run); replaces a replay still opening."""
@@ -1179,6 +1182,7 @@ class MainWindow(QMainWindow):
         self.zh_action.setChecked(lang is Lang.ZH)
         self.en_action.setChecked(lang is Lang.EN)
         self._fill_models()
+        self.refresh_history()  # the past analyses' words
         if self._side_built:  # else they are built later, in the new language
             self._build_side_tabs()
         self._retitle()

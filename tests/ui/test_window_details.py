@@ -186,3 +186,27 @@ def test_a_stage_text_reads_in_the_page_not_in_its_own_box(qtbot: Any, run: Any)
         run(scenario())
     finally:
         close_window(win)
+
+
+def test_past_analyses_are_worded_in_the_interface_language(qtbot: Any, run: Any) -> None:
+    win = make_window(qtbot, lang="zh")
+    view = win.analysis
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(SHORT_1V1))
+        view.model_picker.setCurrentIndex(view.model_picker.findData("offline"))
+        task = win.analyze()
+        assert task is not None
+        await task
+        await win.refresh_history()
+        item = view.history.itemText(0)
+        assert item.endswith("离线分析器 · 完成"), item
+        assert "offline" not in item
+        assert "completed" not in item
+        win.set_language(Lang.EN)
+        await until(lambda: view.history.itemText(0).endswith("offline analyst · completed"), what="English words")
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
