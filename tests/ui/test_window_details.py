@@ -198,7 +198,9 @@ def test_past_analyses_are_worded_in_the_interface_language(qtbot: Any, run: Any
         task = win.analyze()
         assert task is not None
         await task
-        await win.refresh_history()
+        refreshed = win.refresh_history()
+        assert refreshed is not None
+        await refreshed
         item = view.history.itemText(0)
         assert item.endswith("离线分析器 · 完成"), item
         assert "offline" not in item
