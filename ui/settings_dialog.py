@@ -55,6 +55,12 @@ ANALYSIS_LANG_CHOICES = (("", "与界面相同", "Same as the interface"), *LANG
 """The analysis language's choices: unset it follows the interface language (``Settings.analysis_lang``), not the
 system's, so its first item says that."""
 
+SECRET_FALLBACK_WORDS = {
+    "session": ("仅本次运行（保存在内存，下次启动重新输入）", "This session only (in memory; asked again next start)"),
+    "file": ("文件（仅本人可读的本地文件）", "A file (readable by you only)"),
+}
+"""Where API keys go without a system keyring, as the choice reads ("session" showed as is in Chinese)."""
+
 CONTEXT_SPEC = NumberSpec(minimum=1_000, maximum=10_000_000, multipliers=True)
 BUDGET_SPEC = NumberSpec(minimum=0, maximum=10_000_000, multipliers=True)
 MAX_TOKENS_SPEC = NumberSpec(minimum=1, maximum=1_000_000, multipliers=True)
@@ -210,7 +216,9 @@ class SettingsDialog(QDialog):
         self.user_knowledge = QLineEdit(self.settings.get("user_knowledge_file"))
         self.secret_fallback = QComboBox()
         for code in OPTIONS["secret_fallback"].choices:
-            self.secret_fallback.addItem(code, code)
+            self.secret_fallback.addItem("", code)
+            zh, en = SECRET_FALLBACK_WORDS.get(code, (code, code))
+            self._item(self.secret_fallback, self.secret_fallback.count() - 1, zh, en)
         fallback = self.settings.get("secret_fallback")
         self.secret_fallback.setCurrentIndex(max(0, self.secret_fallback.findData(fallback)))
         rows: tuple[tuple[str, QWidget], ...] = (
