@@ -70,15 +70,39 @@ def _fact_text(f: FactView, lang: Lang) -> str:
         f"{pick(lang, '置信度', 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
         f.content(lang.value),
         f"{pick(lang, '范围', 'scope')}: {_scope_words(f.scope, lang)}",
-        f"{pick(lang, '方法', 'method')}: {f.method}  {pick(lang, '管线', 'pipeline')}: {f.produced_by}"
+        f"{pick(lang, '方法', 'method')}: {words(METHOD_WORDS, f.method, lang)}  "
+        f"{pick(lang, '来自', 'made by')}: {pipeline_words(f.produced_by, lang)}"
         + (f"  {pick(lang, '审批', 'approved by')}: {f.approved_by}" if f.approved_by else ""),
     ]
     if f.mechanism:
         lines.append(f"{pick(lang, '机制', 'mechanism')}: {mechanism_words(f.mechanism, lang)}")
     for s in f.sources:
         sign = "+" if s.polarity > 0 else "−"
-        lines.append(f"  {sign} {_date(s.ts)} {pick(lang, '对局记录', 'episode')} {s.episode_id} [{s.kind}] {s.quote}")
+        kind, quote = words(METHOD_WORDS, s.kind, lang), quote_words(s.quote, lang)
+        lines.append(f"  {sign} {_date(s.ts)} {pick(lang, '对局记录', 'episode')} {s.episode_id} [{kind}] {quote}")
     return "\n".join(lines)
+
+
+_SLOT_QUOTE = re.compile(r"^S= slot: (?P<name>.+) (?P<faction>\S+)$")
+
+
+def quote_words(quote: str, lang: Lang) -> str:
+    """An evidence quote as people read it: the replay header's player slot ("S= slot: Kirov Soviets") in words."""
+    m = _SLOT_QUOTE.match(quote)
+    if m is None:
+        return quote
+    name, faction = m.group("name"), faction_display(m.group("faction"), lang)
+    return pick(lang, f"录像头的玩家栏：{name}，{faction}", f"the replay header's player slot: {name}, {faction}")
+
+
+def pipeline_words(produced_by: str, lang: Lang) -> str:
+    """Which pipeline made a fact: the rules over replays or a language model ("memory-rules/1" showed as is)."""
+    if produced_by.startswith("memory-rules"):
+        return pick(lang, "对局规则提取", "rules over the replays")
+    if produced_by.startswith("memory-llm"):
+        model = produced_by.split(":", 1)[1] if ":" in produced_by else ""
+        return pick(lang, "语言模型提取", "a language model") + (f" ({model})" if model else "")
+    return produced_by
 
 
 TYPE_WORDS = {
@@ -334,7 +358,7 @@ def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> st
         sign = pick(lang, "支持", "supports") if src.polarity > 0 else pick(lang, "反例", "counterexample")
         lines.append(f"  • {sign}: {_episode_words(episodes.get(src.episode_id or -1), src.episode_id, lang)}")
         if src.quote:
-            lines.append(f"    “{src.quote}”")
+            lines.append(f"    “{quote_words(src.quote, lang)}”")
     return "\n".join(lines)
 
 
