@@ -340,7 +340,7 @@ class WisdomTab(QWidget):
         self.model = PagedTableModel(
             self,
             [
-                "id",
+                t("编号", "ID"),
                 t("状态", "State"),
                 t("置信度", "Confidence"),
                 t("严重程度", "Severity"),
