@@ -6,7 +6,7 @@ history (two replays of one player that disagree, so the review queue has an ite
 
 Usage:
   .venv/bin/python tools/screenshot.py [OUT.png] [--replay FILE] [--lang zh|en] [--size 1366x768]
-                                       [--view analysis|settings|budget|review|wisdom|memory|first-start|all]
+                                       [--view analysis|settings|budget|numbers|review|wisdom|memory|first-start|all]
                                        [--out-dir DIR]
 
 ``--view all`` writes ``<view>-<lang>-<W>x<H>.png`` for every view into ``--out-dir`` (default docs/screenshots).
@@ -28,7 +28,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("REPLAYSAGE_HOME", tempfile.mkdtemp(prefix="replaysage-shot-"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-VIEWS = ("analysis", "settings", "budget", "review", "wisdom", "memory", "first-start")
+VIEWS = ("analysis", "settings", "budget", "numbers", "review", "wisdom", "memory", "first-start")
 
 
 def seed_memory(db: Any) -> None:
@@ -77,20 +77,24 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
         window.side_tabs.setCurrentIndex(0 if view == "wisdom" else 1)
         if isinstance(tabs, MemoryTabs) and view != "wisdom":
             tabs.setCurrentWidget(tabs.queue if view == "review" else tabs.facts)
-    elif view in ("settings", "budget"):
+    elif view in ("settings", "budget", "numbers"):
         dlg = window.open_settings()
-        if view == "budget":
+        if view in ("budget", "numbers"):
             dlg.tabs.setCurrentIndex(2)
             names = list(dlg._profiles)
             if names:
                 dlg.model_list.setCurrentRow(0)
+        if view == "numbers":  # typed numbers: a short form read, refused texts kept with their message
+            dlg.m_context.setText("128k")
+            dlg.m_budget.setText("-5000")
+            dlg.m_max_tokens.setText("12345678901")
         app_widget = dlg
     else:
         window.resizeDocks([dock], [340], Qt.Orientation.Horizontal)
     for turn in range(40):  # let threads fill the views (side tabs, budget preview)
         await asyncio.sleep(0.1)
         preview = getattr(app_widget, "budget_preview", None)
-        if turn > 8 and (view != "budget" or preview is None or not preview.busy):
+        if turn > 8 and (view not in ("budget", "numbers") or preview is None or not preview.busy):
             break
     app_widget.grab().save(str(out))
     if app_widget is not window:

@@ -452,6 +452,7 @@ class SettingsDialog(QDialog):
         self.budget_preview.set_replay(self.replay)
         self.m_context.valueChanged.connect(self._budget_hint)
         self.m_budget.valueChanged.connect(self._budget_hint)
+        self.m_budget.validityChanged.connect(self._budget_hint)
         for field in self.number_fields():
             field.valueChanged.connect(self._preview)
             field.validityChanged.connect(self._preview)
@@ -578,7 +579,7 @@ class SettingsDialog(QDialog):
         self.test_label.setText(self.ui.t(*self._test_text))
 
     def _budget_hint(self) -> None:
-        if self.m_budget.count() == 0:
+        if self.m_budget.count() == 0 and self.m_budget.is_valid():  # a refused text says its own message
             self.m_budget_hint.setText(tier_text(self.m_context.count(), self.ui))
         else:
             self.m_budget_hint.setText("")
