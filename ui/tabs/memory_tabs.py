@@ -343,8 +343,8 @@ def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> st
         pick(lang, f"适用范围：{_scope_words(f.scope, lang)}", f"Applies to: {_scope_words(f.scope, lang)}"),
         pick(
             lang,
-            f"得出方式：{method}（管线 {f.produced_by}）",
-            f"How it was learnt: {method} (pipeline {f.produced_by})",
+            f"得出方式：{method}（{pipeline_words(f.produced_by, lang)}）",
+            f"How it was learnt: {method} ({pipeline_words(f.produced_by, lang)})",
         ),
     ]
     if f.approved_by:
