@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.i18n import Lang, pick, system_lang
+from app.knowledge.display import display_names
 from app.knowledge.faction_names import faction_display
 from app.memory import HEALTHY, METRICS, EpisodeView, FactView, MemoryStore, QueueView, Scorecard, SourceView
 from app.memory.scorecard import LABELS
@@ -68,7 +69,7 @@ def _fact_text(f: FactView, lang: Lang) -> str:
     lines = [
         f"#{f.id}  {words(TYPE_WORDS, f.type, lang)}  {words(STATUS_LABELS, f.status, lang)}  "
         f"{pick(lang, '置信度', 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
-        f.content(lang.value),
+        shown_content(f, lang),
         f"{pick(lang, '范围', 'scope')}: {_scope_words(f.scope, lang)}",
         f"{pick(lang, '方法', 'method')}: {words(METHOD_WORDS, f.method, lang)}  "
         f"{pick(lang, '来自', 'made by')}: {pipeline_words(f.produced_by, lang)}"
@@ -93,6 +94,22 @@ def quote_words(quote: str, lang: Lang) -> str:
         return quote
     name, faction = m.group("name"), faction_display(m.group("faction"), lang)
     return pick(lang, f"录像头的玩家栏：{name}，{faction}", f"the replay header's player slot: {name}, {faction}")
+
+
+def shown_content(f: FactView, lang: Lang) -> str:
+    """What a fact says, with unit and power names as the knowledge names them in ``lang`` (not AlliedWallPiece)."""
+    return display_names(f.content(lang.value), f.scope.get("mod", ""), lang)[0]
+
+
+def internal_names_hover(lang: Lang, *facts: FactView | None) -> str:
+    """The hover of a fact's text: the internal names behind the display names shown ("" when there are none)."""
+    names: list[str] = []
+    for f in facts:
+        if f is not None:
+            names += [
+                n for n in display_names(f.content(lang.value), f.scope.get("mod", ""), lang)[1] if n not in names
+            ]
+    return pick(lang, "内部名：", "Internal names: ") + ", ".join(names) if names else ""
 
 
 def pipeline_words(produced_by: str, lang: Lang) -> str:
@@ -150,7 +167,7 @@ def query_facts(
                     words(TYPE_WORDS, f.type, lang),
                     words(STATUS_LABELS, f.status, lang),
                     f"{f.confidence:.3f}",
-                    f.content(lang),
+                    shown_content(f, lang),
                 ),
             )
             for f in facts
@@ -168,7 +185,7 @@ def query_chains(store: MemoryStore, lang: Lang) -> tuple[list[list[FactView]], 
         text = " → ".join(f"【{current} #{f.id}】" if f.status == "active" else f"#{f.id}" for f in chain)
         if len(chain) >= 3:
             text += pick(lang, "  （不稳定）", "  (unstable)")
-        lines.append(f"{text}  {chain[-1].content(lang)}")
+        lines.append(f"{text}  {shown_content(chain[-1], lang)}")
     return chains, lines
 
 
@@ -179,7 +196,7 @@ def query_queue(store: MemoryStore, lang: Lang, decided: bool = False) -> tuple[
     lines = []
     for q in items:
         kind, reason = words(QUEUE_KIND_WORDS, q.kind, lang), reason_words(q.reason, lang)
-        line = f"[{q.id}] {kind}: {q.fact.content(lang)} — {reason}"
+        line = f"[{q.id}] {kind}: {shown_content(q.fact, lang)} — {reason}"
         if q.resolved_at is not None:
             line = f"{resolution_words(q.resolution, lang)} · {q.reviewer or '—'}  {line}"
         lines.append(line)
@@ -333,7 +350,7 @@ def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> st
     status = words(STATUS_WORDS, f.status, lang)
     method = words(METHOD_WORDS, f.method, lang)
     lines = [
-        f.content(lang.value),
+        shown_content(f, lang),
         "",
         pick(
             lang,
@@ -585,6 +602,7 @@ class FactsTab(QWidget):
 
         def show(f: FactView) -> None:
             self.detail.setPlainText(_fact_text(f, self.lang))
+            self.detail.setToolTip(internal_names_hover(self.lang, f))
             self.timeline.set_sources(f.sources)
             self.fact_selected.emit(fact_id)
 
@@ -875,6 +893,8 @@ class ReviewQueueTab(QWidget):
                 pair.current or self._t("（无：采纳后这是一条新事实）", "(none: approving adds a new fact)")
             )
             self.right.setPlainText(pair.proposed)
+            self.left.setToolTip(internal_names_hover(lang, q.other))
+            self.right.setToolTip(internal_names_hover(lang, q.fact))
             self.split_key.setText(pair.split_key)
             self.split_left.setText(pair.split_proposed)
             self.split_right.setText(pair.split_current)
