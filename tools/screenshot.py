@@ -7,9 +7,10 @@ history (two replays of one player that disagree, so the review queue has an ite
 Usage:
   .venv/bin/python tools/screenshot.py [OUT.png] [--replay FILE] [--lang zh|en] [--size 1366x768]
                                        [--view analysis|settings|budget|numbers|review|wisdom|memory|first-start|all]
-                                       [--out-dir DIR]
+                                       [--out-dir DIR] [--theme light|dark]
 
-``--view all`` writes ``<view>-<lang>-<W>x<H>.png`` for every view into ``--out-dir`` (default docs/screenshots).
+``--view all`` writes ``<view>-<lang>-<W>x<H>.png`` for every view into ``--out-dir`` (default docs/screenshots);
+with ``--theme dark`` the names end in ``-dark``.
 ``first-start`` is the window as a new user sees it: the bundled sample open and the replay folders found in a
 home laid out like a Steam (Proton) and a Wine install offered above the library.
 """
@@ -27,6 +28,9 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("REPLAYSAGE_HOME", tempfile.mkdtemp(prefix="replaysage-shot-"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+SUFFIX = ""
+"""Appended to the file names of ``--view all`` ("-dark" for the dark theme)."""
 
 VIEWS = ("analysis", "settings", "budget", "numbers", "review", "wisdom", "memory", "first-start")
 
@@ -197,7 +201,11 @@ async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int]
         status = view.status
         await asyncio.sleep(0.3)
         for name in (v for v in views if v != "first-start"):
-            target = out if len(views) == 1 and out.suffix == ".png" else out / f"{name}-{lang}-{size[0]}x{size[1]}.png"
+            target = (
+                out
+                if len(views) == 1 and out.suffix == ".png"
+                else out / f"{name}-{lang}-{size[0]}x{size[1]}{SUFFIX}.png"
+            )
             target.parent.mkdir(parents=True, exist_ok=True)
             await shoot_view(window, name, target)
         print(
@@ -217,6 +225,7 @@ def main() -> int:
     ap.add_argument("--lang", default="zh", choices=("zh", "en"))
     ap.add_argument("--size", default="1366x768")
     ap.add_argument("--view", default="analysis", choices=(*VIEWS, "all"))
+    ap.add_argument("--theme", default="light", choices=("light", "dark"), help="dark: names end in -dark")
     ap.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent.parent / "docs" / "screenshots")
     args = ap.parse_args()
     w, h = (int(x) for x in args.size.lower().split("x"))
@@ -233,11 +242,19 @@ def main() -> int:
     app.setQuitOnLastWindowClosed(False)
     print(f"system CJK font: {'yes' if has_system_cjk_font() else 'none (bundled font used)'}")
     apply_theme(app)
+    if args.theme == "dark":
+        from PySide6.QtCore import Qt
+
+        from ui.theme import apply_color_scheme
+
+        global SUFFIX  # noqa: PLW0603 - the file names of this run
+        SUFFIX = "-dark"
+        apply_color_scheme(app, Qt.ColorScheme.Dark)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
         code = 0
         if "first-start" in views:
             single = len(views) == 1 and out.suffix == ".png"
-            target = out if single else out / f"first-start-{args.lang}-{w}x{h}.png"
+            target = out if single else out / f"first-start-{args.lang}-{w}x{h}{SUFFIX}.png"
             code = runner.run(shoot_first_start(target, args.lang, (w, h)))
         if [v for v in views if v != "first-start"]:
             code = runner.run(shoot(out, args.replay, args.lang, (w, h), views)) or code
