@@ -52,6 +52,7 @@ from app.claims.issues import Severity, ValidationIssue
 from app.errors import KnownError
 from app.pipeline import events as ev
 from ui.claims_table import ClaimRow
+from ui.icons import SEVERITY_ICONS, STATUS_ICONS, icon
 from ui.lang import UiLanguage
 from ui.runner import AnalysisRunner
 from ui.theme import themed
@@ -590,6 +591,7 @@ class StagePanel(Collapsible):
         for issue in sorted(self.issues, key=lambda i: (-int(i.severity), i.time_seconds or 0.0)):
             when = f"{clock(issue.time_seconds)} " if issue.time_seconds is not None else ""
             item = QListWidgetItem(f"● {issue.severity.display(self.ui.lang)}  {when}{issue.message}")
+            item.setIcon(icon(SEVERITY_ICONS[issue.severity]))
             item.setForeground(QBrush(QColor(SEVERITY_COLORS[issue.severity])))
             item.setToolTip(QtGui.Qt.convertFromPlainText(f"{issue.code}: {issue.message}"))  # messages quote names
             item.setData(Qt.ItemDataRole.UserRole, issue.time_seconds)
@@ -1143,6 +1145,7 @@ class AnalysisView(QWidget):
         marks = {"pending": "○", "running": "◐", "revising": "◐", "done": "●", "failed": "✕", "cancelled": "◌"}
         seg = f"{panel.stage.segment + 1}." if panel.stage.kind is ev.StageKind.WINDOW else ""
         item.setText(0, f"{marks.get(panel.status, '·')} {seg}{panel.title().strip()}")
+        item.setIcon(0, icon(STATUS_ICONS.get(panel.status, "status-pending")))
         item.setToolTip(0, panel.title())
         color = {"running": "#2f6fdf", "revising": "#2f6fdf", "failed": "#c0392b"}.get(panel.status)
         item.setForeground(0, QBrush(QColor(color)) if color else QBrush())

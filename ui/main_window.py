@@ -45,6 +45,7 @@ from app.settings import Settings
 from app.store.db import Database
 from ui.analysis_view import AnalysisView
 from ui.folder_offer import FolderOffer
+from ui.icons import icon
 from ui.imports import import_in_background, imported
 from ui.lang import UiLanguage
 from ui.library import LibraryWidget
@@ -417,6 +418,15 @@ class MainWindow(QMainWindow):
             "Shift+F5",
             lambda: self.request_analyze(resume=True),
         )
+        for act, name in (
+            (self.open_action, "open"),
+            (self.export_action, "export"),
+            (self.settings_action, "settings"),
+            (self.analyze_action, "analyze"),
+            (self.cancel_action, "cancel"),
+            (self.resume_action, "resume"),
+        ):
+            act.setIcon(icon(name))
         self.zh_action = action(
             view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C", lambda: self.choose_language(Lang.ZH)
         )
@@ -677,6 +687,7 @@ class MainWindow(QMainWindow):
         at = sum(1 for i in range(index) if i not in self._side_pending)
         widget, title = (self._make_wisdom_tab, self._make_memory_tabs)[index]()
         self.side_tabs.insertTab(at, widget, title)  # the tab built first (the one on screen) stays current
+        self.side_tabs.setTabIcon(at, icon(("tab-wisdom", "tab-memory")[index]))
 
     def _make_wisdom_tab(self) -> tuple[QWidget, str]:
         lang = self.ui.lang
