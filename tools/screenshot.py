@@ -6,10 +6,11 @@ history (two replays of one player that disagree, so the review queue has an ite
 
 Usage:
   .venv/bin/python tools/screenshot.py [OUT.png] [--replay FILE] [--lang zh|en] [--size 1366x768]
-                                       [--view analysis|settings|budget|review|wisdom|memory|first-start|expected|all]
-                                       [--out-dir DIR]
+                                       [--view analysis|settings|budget|numbers|review|wisdom|memory|first-start|expected|all]
+                                       [--out-dir DIR] [--theme light|dark]
 
-``--view all`` writes ``<view>-<lang>-<W>x<H>.png`` for every view into ``--out-dir`` (default docs/screenshots).
+``--view all`` writes ``<view>-<lang>-<W>x<H>.png`` for every view into ``--out-dir`` (default docs/screenshots);
+with ``--theme dark`` the names end in ``-dark``.
 ``first-start`` is the window as a new user sees it: the bundled sample open and the replay folders found in a
 home laid out like a Steam (Proton) and a Wine install offered above the library. ``expected`` is the 24-minute
 1v1 open with a 128K model picked: what Analyze will take (segments, tokens, cost) and the quality note.
@@ -29,7 +30,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("REPLAYSAGE_HOME", tempfile.mkdtemp(prefix="replaysage-shot-"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-VIEWS = ("analysis", "settings", "budget", "review", "wisdom", "memory", "first-start", "expected")
+SUFFIX = ""
+"""Appended to the file names of ``--view all`` ("-dark" for the dark theme)."""
+
+VIEWS = ("analysis", "settings", "budget", "numbers", "review", "wisdom", "memory", "first-start", "expected")
 LONG_REPLAY = (
     Path(__file__).resolve().parent.parent
     / "tests/data/replays/ra3/ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
@@ -86,20 +90,24 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
         window.side_tabs.setCurrentIndex(0 if view == "wisdom" else 1)
         if isinstance(tabs, MemoryTabs) and view != "wisdom":
             tabs.setCurrentWidget(tabs.facts)
-    elif view in ("settings", "budget"):
+    elif view in ("settings", "budget", "numbers"):
         dlg = window.open_settings()
-        if view == "budget":
+        if view in ("budget", "numbers"):
             dlg.tabs.setCurrentIndex(2)
             names = list(dlg._profiles)
             if names:
                 dlg.model_list.setCurrentRow(0)
+        if view == "numbers":  # typed numbers: a short form read, refused texts kept with their message
+            dlg.m_context.setText("128k")
+            dlg.m_budget.setText("-5000")
+            dlg.m_max_tokens.setText("12345678901")
         app_widget = dlg
     else:
         window.resizeDocks([dock], [340], Qt.Orientation.Horizontal)
     for turn in range(40):  # let threads fill the views (side tabs, budget preview)
         await asyncio.sleep(0.1)
         preview = getattr(app_widget, "budget_preview", None)
-        if turn > 8 and (view != "budget" or preview is None or not preview.busy):
+        if turn > 8 and (view not in ("budget", "numbers") or preview is None or not preview.busy):
             break
     app_widget.grab().save(str(out))
     if app_widget is not window:
@@ -238,7 +246,11 @@ async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int]
         status = view.status
         await asyncio.sleep(0.3)
         for name in (v for v in views if v not in ("first-start", "expected")):
-            target = out if len(views) == 1 and out.suffix == ".png" else out / f"{name}-{lang}-{size[0]}x{size[1]}.png"
+            target = (
+                out
+                if len(views) == 1 and out.suffix == ".png"
+                else out / f"{name}-{lang}-{size[0]}x{size[1]}{SUFFIX}.png"
+            )
             target.parent.mkdir(parents=True, exist_ok=True)
             await shoot_view(window, name, target)
         print(
@@ -258,6 +270,7 @@ def main() -> int:
     ap.add_argument("--lang", default="zh", choices=("zh", "en"))
     ap.add_argument("--size", default="1366x768")
     ap.add_argument("--view", default="analysis", choices=(*VIEWS, "all"))
+    ap.add_argument("--theme", default="light", choices=("light", "dark"), help="dark: names end in -dark")
     ap.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent.parent / "docs" / "screenshots")
     args = ap.parse_args()
     w, h = (int(x) for x in args.size.lower().split("x"))
@@ -274,15 +287,23 @@ def main() -> int:
     app.setQuitOnLastWindowClosed(False)
     print(f"system CJK font: {'yes' if has_system_cjk_font() else 'none (bundled font used)'}")
     apply_theme(app)
+    if args.theme == "dark":
+        from PySide6.QtCore import Qt
+
+        from ui.theme import apply_color_scheme
+
+        global SUFFIX  # noqa: PLW0603 - the file names of this run
+        SUFFIX = "-dark"
+        apply_color_scheme(app, Qt.ColorScheme.Dark)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
         code = 0
         if "first-start" in views:
             single = len(views) == 1 and out.suffix == ".png"
-            target = out if single else out / f"first-start-{args.lang}-{w}x{h}.png"
+            target = out if single else out / f"first-start-{args.lang}-{w}x{h}{SUFFIX}.png"
             code = runner.run(shoot_first_start(target, args.lang, (w, h)))
         if "expected" in views:
             single = len(views) == 1 and out.suffix == ".png"
-            target = out if single else out / f"expected-{args.lang}-{w}x{h}.png"
+            target = out if single else out / f"expected-{args.lang}-{w}x{h}{SUFFIX}.png"
             code = runner.run(shoot_expected(target, args.lang, (w, h))) or code
         if [v for v in views if v not in ("first-start", "expected")]:
             code = runner.run(shoot(out, args.replay, args.lang, (w, h), views)) or code

@@ -41,7 +41,6 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QSplitter,
-    QTextBrowser,
     QTextEdit,
     QTreeWidget,
     QTreeWidgetItem,
@@ -53,10 +52,20 @@ from app.claims.issues import Severity, ValidationIssue
 from app.errors import KnownError
 from app.pipeline import events as ev
 from ui.claims_table import ClaimRow
+from ui.icons import SEVERITY_ICONS, STATUS_ICONS, icon
 from ui.lang import UiLanguage
 from ui.runner import AnalysisRunner
 from ui.theme import themed
-from ui.widgets import MARKDOWN_NO_HTML, Collapsible, FlowLayout, LazyTextSection, StreamBuffer, plain_label, text_box
+from ui.widgets import (
+    MARKDOWN_NO_HTML,
+    Collapsible,
+    FlowingTextBrowser,
+    FlowLayout,
+    LazyTextSection,
+    StreamBuffer,
+    plain_label,
+    text_box,
+)
 
 log = logging.getLogger(__name__)
 
@@ -239,6 +248,7 @@ class StagePanel(Collapsible):
         self._tick.setInterval(250)
         self._tick.timeout.connect(self._retitle_reasoning)
         ui.changed.connect(lambda _code: self.retranslate())
+        ui.changed.connect(lambda _code: self._reword_lists())
         self.retranslate()
 
     def _build(self) -> None:
@@ -272,10 +282,8 @@ class StagePanel(Collapsible):
         self.drafts_section.hide()
         self.live_box = text_box(320)
         self.live = StreamBuffer(self.live_box)
-        self.final_view = QTextBrowser(self)
+        self.final_view = FlowingTextBrowser(self)  # as tall as the answer: the page is the one scroll
         self.final_view.setOpenExternalLinks(False)
-        self.final_view.setMinimumHeight(80)
-        self.final_view.setMaximumHeight(360)
         self.final_view.hide()
         from ui.claims_table import ClaimsTable
 
@@ -423,7 +431,7 @@ class StagePanel(Collapsible):
         if not self.issues:
             self.issues_section.set_title(self.ui.t("校验问题（0）", "Validation issues (0)"))
             return
-        worst = max(i.severity for i in self.issues).label
+        worst = max(i.severity for i in self.issues).display(self.ui.lang)
         self.issues_section.set_title(
             self.ui.t(
                 f"校验问题（{len(self.issues)}，最严重 {worst}）",
@@ -565,19 +573,30 @@ class StagePanel(Collapsible):
         if e.after_revision and self.draft_issues is None:
             self.draft_issues = list(self.issues)  # what caused the revision stays countable
         self.issues = list(e.issues)
+        self._fill_issue_list()
+        if self.claims:
+            self.claims_table.fill(self.claims, self.issues)
+        self.issues_section.setVisible(bool(self.issues) or e.after_revision)
+        self.retranslate()
+
+    def _reword_lists(self) -> None:
+        """After a language switch: the issue rows and the claims table name severities in the new language."""
+        if self._built and self.issues:
+            self._fill_issue_list()
+        if self._built and self.claims:
+            self.claims_table.fill(self.claims, self.issues)
+
+    def _fill_issue_list(self) -> None:
         self.issue_list.clear()
         for issue in sorted(self.issues, key=lambda i: (-int(i.severity), i.time_seconds or 0.0)):
             when = f"{clock(issue.time_seconds)} " if issue.time_seconds is not None else ""
-            item = QListWidgetItem(f"● {issue.severity.label}  {when}{issue.message}")
+            item = QListWidgetItem(f"● {issue.severity.display(self.ui.lang)}  {when}{issue.message}")
+            item.setIcon(icon(SEVERITY_ICONS[issue.severity]))
             item.setForeground(QBrush(QColor(SEVERITY_COLORS[issue.severity])))
             item.setToolTip(QtGui.Qt.convertFromPlainText(f"{issue.code}: {issue.message}"))  # messages quote names
             item.setData(Qt.ItemDataRole.UserRole, issue.time_seconds)
             item.setData(Qt.ItemDataRole.UserRole + 1, issue)
             self.issue_list.addItem(item)
-        if self.claims:
-            self.claims_table.fill(self.claims, self.issues)
-        self.issues_section.setVisible(bool(self.issues) or e.after_revision)
-        self.retranslate()
 
     def revision_started(self, e: ev.RevisionStarted) -> None:
         """Fold the current draft away and stream the revision into the live box."""
@@ -612,11 +631,8 @@ class StagePanel(Collapsible):
         if len(chunks) <= 1:
             self.final_view.clear()
             QTextCursor(self.final_view.document()).insertMarkdown(e.text, MARKDOWN_NO_HTML)
-            doc_h = int(self.final_view.document().size().height()) + 12
-            self.final_view.setMinimumHeight(min(max(doc_h, 80), 360))
             return
         # one setMarkdown of a 100K-character answer blocks the loop for ~100 ms; slices keep each turn short
-        self.final_view.setMinimumHeight(360)
         self.final_view.clear()
         self._md_chunks = chunks
         self._md_first = True
@@ -742,6 +758,8 @@ class StagePanel(Collapsible):
             anchor.clearSelection()
             view.setTextCursor(anchor)
             view.ensureCursorVisible()
+            if isinstance(view, FlowingTextBrowser):
+                view.reveal_cursor()  # the box does not scroll: the page brings the sentence into view
             self.cited_text = found.selectedText().strip()
             break
         return index
@@ -763,6 +781,8 @@ class AnalysisView(QWidget):
         error(str): a user-facing problem (:class:`KnownError`) for the message bar.
         analyze_requested(): the Analyze button was pressed.
         resume_requested(): the Resume button was pressed.
+        cancel_requested(): the Cancel button was pressed; the window handles it as it handles Esc (one handler:
+            it asks first before stopping a paid run).
         reopen_requested(int): a stored analysis was picked.
         feedback_requested(object): a :class:`ui.feedback.FeedbackTarget` the analyst wants to give feedback on.
         copied(str): a stage's text (or the summary) was put on the clipboard; the stage's title.
@@ -776,6 +796,7 @@ class AnalysisView(QWidget):
     error = Signal(str)
     analyze_requested = Signal()
     resume_requested = Signal()
+    cancel_requested = Signal()
     reopen_requested = Signal(int)
     feedback_requested = Signal(object)
     copied = Signal(str)
@@ -798,8 +819,8 @@ class AnalysisView(QWidget):
         self.last_event_at = 0.0
 
         self.model_picker = QComboBox(self)
-        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.model_picker.setMinimumContentsLength(16)
+        # as wide as its longest item (it cut "offline (rule-based analyst)"); the bar wraps instead of the text
+        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.analyze_button = QPushButton(self)
         self.cancel_button = QPushButton(self)
         self.cancel_button.setEnabled(False)
@@ -817,7 +838,7 @@ class AnalysisView(QWidget):
         self.expected_label.hide()
         self._expected: tuple[str, str] = ("", "")
         self.analyze_button.clicked.connect(self.analyze_requested.emit)
-        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.clicked.connect(self.cancel_requested.emit)
         self.resume_button.clicked.connect(self.resume_requested.emit)
         self.history.activated.connect(self._history_picked)
         self.analyze_button.setProperty("primary", True)
@@ -864,6 +885,11 @@ class AnalysisView(QWidget):
         side_lay.addWidget(self.summary_button)
         side_lay.addWidget(self.copy_summary_button)
         side_lay.addWidget(self.outline, 1)
+        self.totals_label = QLabel(side)  # the whole run's tokens and cost (each stage shows its own)
+        self.totals_label.setWordWrap(True)
+        self.totals_label.setProperty("role", "hint")
+        self.totals_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        side_lay.addWidget(self.totals_label)
         side_lay.addWidget(self.follow_box)
         self.body_split = QSplitter(self)
         self.body_split.addWidget(side)
@@ -885,7 +911,10 @@ class AnalysisView(QWidget):
         ui.bind(self, self.resume_button.setText, "继续", "Resume")
         ui.bind(self, self.history_label.setText, "历史分析：", "Past analyses:")
         ui.bind(self, self.model_label.setText, "模型：", "Model:")
-        ui.bind(self, self.placeholder.setText, "打开录像后按“分析”开始。", "Open a replay, then press Analyze.")
+        self._empty_for: tuple[str, bool] | None = None  # (replay name, is the bundled sample) the placeholder names
+        self._word_placeholder()
+        ui.changed.connect(lambda _code: self._word_placeholder())
+        ui.changed.connect(lambda _code: self._relabel_totals())
         ui.bind(self, self.summary_button.setText, "总结 ↑", "Summary ↑")
         ui.bind(self, self.copy_summary_button.setText, "复制总结", "Copy summary")
         ui.bind(self, self.follow_box.setText, "跟随进行中的阶段", "Follow the running stage")
@@ -991,6 +1020,7 @@ class AnalysisView(QWidget):
         self.outline_items.clear()
         self.summary_button.setEnabled(False)
         self.copy_summary_button.setEnabled(False)
+        self.totals_label.clear()
         self.stages = []
         self.done = 0
         self.placeholder.hide()
@@ -1091,6 +1121,7 @@ class AnalysisView(QWidget):
                 self._panel(e.stage).reasoning_delta(e)
             case ev.UsageUpdated():
                 self._panel(e.stage).usage_updated(e)
+                self._relabel_totals()
             case ev.LookbackServed():
                 self._panel(e.stage).lookback(e)
                 self.lookback_served.emit(e.start_seconds, e.end_seconds)
@@ -1135,6 +1166,7 @@ class AnalysisView(QWidget):
         marks = {"pending": "○", "running": "◐", "revising": "◐", "done": "●", "failed": "✕", "cancelled": "◌"}
         seg = f"{panel.stage.segment + 1}." if panel.stage.kind is ev.StageKind.WINDOW else ""
         item.setText(0, f"{marks.get(panel.status, '·')} {seg}{panel.title().strip()}")
+        item.setIcon(0, icon(STATUS_ICONS.get(panel.status, "status-pending")))
         item.setToolTip(0, panel.title())
         color = {"running": "#2f6fdf", "revising": "#2f6fdf", "failed": "#c0392b"}.get(panel.status)
         item.setForeground(0, QBrush(QColor(color)) if color else QBrush())
@@ -1228,6 +1260,32 @@ class AnalysisView(QWidget):
             return None
         return panel.copy_text()
 
+    def run_totals(self) -> dict[str, float | None]:
+        """The whole run's usage: every stage's requests summed (``cost`` None when no request had a price)."""
+        totals: dict[str, float | None] = {"prompt": 0, "cached": 0, "completion": 0, "reasoning": 0, "cost": None}
+        for panel in self.panels.values():
+            u = panel.usage
+            for key in ("prompt", "cached", "completion", "reasoning"):
+                totals[key] = (totals[key] or 0) + u.get(key, 0)
+            if "cost" in u and not u.get("offline"):
+                totals["cost"] = (totals["cost"] or 0.0) + u["cost"]
+        return totals
+
+    def _relabel_totals(self) -> None:
+        if not any(p.usage for p in self.panels.values()):
+            self.totals_label.clear()
+            return
+        tot = self.run_totals()
+        prompt, cached, out, reasoning = (int(tot[k] or 0) for k in ("prompt", "cached", "completion", "reasoning"))
+        cost = f"{tot['cost']:.4f}" if tot["cost"] is not None else "–"
+        self.totals_label.setText(
+            self.ui.t(
+                f"整次分析：提示 {prompt:,}（缓存 {cached:,}）· 输出 {out:,} · 推理 {reasoning:,} · 费用 {cost}",
+                f"Whole run: prompt {prompt:,} (cached {cached:,}) · completion {out:,} · reasoning {reasoning:,} · "
+                f"cost {cost}",
+            )
+        )
+
     def _count(self) -> None:
         self.done = sum(1 for p in self.panels.values() if p.status in ENDED_STATES)
         self.progress.emit(self.done, max(len(self.stages), len(self.panels)))
@@ -1258,10 +1316,35 @@ class AnalysisView(QWidget):
         if index >= 0:
             self.history.setCurrentIndex(index)
 
-    def show_empty(self) -> None:
-        """No analysis for the open replay yet: clear the panels and say what to do."""
+    def show_empty(self, replay_name: str | None = None, *, sample: bool = False) -> None:
+        """No analysis for the open replay yet: clear the panels and say what to do.
+
+        The placeholder names the open replay, and says when it is the bundled sample (opened at start when no file
+        is given): it read "Open a replay" while the sample was open (issue 30, item 9).
+        """
         self.clear()
+        self._empty_for = (replay_name, sample) if replay_name else None
+        self._word_placeholder()
         self.placeholder.show()
+
+    def _word_placeholder(self) -> None:
+        t = self.ui.t
+        if self._empty_for is None:
+            text = t("打开一个录像（Ctrl+O）后按“分析”（F5）开始。", "Open a replay (Ctrl+O), then press Analyze (F5).")
+        elif self._empty_for[1]:
+            name = self._empty_for[0]
+            text = t(
+                f"这是自带的示例录像（{name}），供试用：按“分析”（F5）试一次分析，或打开你自己的录像（Ctrl+O）。",
+                f"This is the bundled sample replay ({name}), here to try the app: press Analyze (F5) to try an "
+                "analysis, or open your own replay (Ctrl+O).",
+            )
+        else:
+            name = self._empty_for[0]
+            text = t(
+                f"{name} 还没有分析。按“分析”（F5）开始。",
+                f"{name} has not been analysed yet. Press Analyze (F5) to start.",
+            )
+        self.placeholder.setText(text)
 
     def _history_picked(self, index: int) -> None:
         aid = self.history.itemData(index)

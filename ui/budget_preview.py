@@ -107,6 +107,12 @@ class BudgetPreview(QGroupBox):
         self.data = dict(data)
         self.schedule()
 
+    def set_refused(self, message: str) -> None:
+        """A number of the form is refused: say so instead of planning numbers the form does not hold."""
+        self._generation += 1
+        self._timer.stop()
+        self._show(self._generation, None, message)
+
     def schedule(self) -> None:
         """Replan after a short pause (typing a number fires one change per digit)."""
         from app.budget.preview import budget_line

@@ -16,7 +16,8 @@ from typing import Any
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from app.claims.issues import ValidationIssue
+from app.claims.issues import ValidationIssue, confidence_display
+from app.i18n import Lang, pick
 from ui.lang import UiLanguage
 
 KINDS: tuple[tuple[str, str, str, str, str], ...] = (
@@ -55,6 +56,28 @@ class ClaimRow:
     def ref(self) -> str:
         """The claim as ``replaysage feedback --claim`` takes it: ``#762`` for an object, else its key."""
         return f"#{self.unit_id}" if self.unit_id is not None else self.key
+
+
+EVENT_KIND_WORDS = {
+    "produce": ("生产", "produce"),
+    "build": ("建造", "build"),
+    "place": ("放置建筑", "place"),
+    "sell": ("出售", "sell"),
+    "upgrade": ("升级", "upgrade"),
+    "power": ("技能", "power"),
+    "repair": ("修理", "repair"),
+    "protocol": ("协议", "protocol"),
+}
+"""An event claim's kind (the prompt's English words, :data:`app.claims.validate.EVENT_KINDS`) as people read it."""
+
+
+def event_kind_words(what: str, lang: Lang) -> str:
+    """``build PlayerTech_X`` → ``建造 PlayerTech_X``: the kind worded, the internal name kept."""
+    kind, _, name = what.partition(" ")
+    words = EVENT_KIND_WORDS.get(kind.lower())
+    if words is None:
+        return what
+    return f"{pick(lang, *words)} {name}".strip()
 
 
 def claim_rows(claims: Mapping[str, Any]) -> list[ClaimRow]:
@@ -142,9 +165,13 @@ class ClaimsTable(QTableWidget):
         for r, row in enumerate(self.rows):
             kind = {"unit": ("单位", "unit"), "event": ("事件", "event"), "timeline": ("时间线", "timeline")}[row.kind]
             ident = f"{row.key} · {self.ui.t(*kind)}" + (f" #{row.unit_id}" if row.unit_id is not None else "")
-            cells = [f"{ident} · {row.what}", row.player, row.time.split(".")[0], row.confidence or "–"]
+            confidence = confidence_display(row.confidence, self.ui.lang) if row.confidence else "–"
+            what = event_kind_words(row.what, self.ui.lang) if row.kind == "event" else row.what
+            cells = [f"{ident} · {what}", row.player, row.time.split(".")[0], confidence]
             found = worst.get(r)
-            verdict = QTableWidgetItem(f"● {found.severity.label}" if found else self.ui.t("✓ 无问题", "✓ no issue"))
+            verdict = QTableWidgetItem(
+                f"● {found.severity.display(self.ui.lang)}" if found else self.ui.t("✓ 无问题", "✓ no issue")
+            )
             if found is not None:
                 verdict.setForeground(QBrush(QColor(SEVERITY_COLORS[found.severity])))
                 verdict.setToolTip(found.message)

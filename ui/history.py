@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from app.claims.issues import Severity, ValidationIssue
+from app.i18n import Lang, pick
 from app.pipeline import events as ev
 from app.pipeline.repository import UNFINISHED_RUN_STATES, lease_alive, stage_ref_of
 
@@ -88,12 +89,35 @@ def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
     )
 
 
-def history_items(records: list[Any]) -> list[tuple[int, str, bool]]:
-    """``(id, label, resumable)`` for the view's past-analyses picker, newest first."""
+RUN_STATUS_WORDS = {
+    "completed": ("完成", "completed"),
+    "running": ("未结束", "unfinished"),
+    "interrupted": ("中断", "interrupted"),
+    "cancelled": ("已取消", "cancelled"),
+    "failed": ("失败", "failed"),
+    "partial": ("部分完成", "partial"),
+}
+"""A stored analysis's status as the past-analyses picker names it (it showed "offline · completed" in Chinese)."""
+
+
+def model_words(model_label: str, lang: Lang) -> str:
+    """The model a past analysis ran with: the built-in analyst by its shown name, a profile by its own name."""
+    from app.settings import OFFLINE_PROFILE
+
+    return pick(lang, "离线分析器", "offline analyst") if model_label == OFFLINE_PROFILE else model_label
+
+
+def history_items(records: list[Any], lang: Lang = Lang.EN) -> list[tuple[int, str, bool]]:
+    """``(id, label, resumable)`` for the view's past-analyses picker, newest first, worded in ``lang``."""
     out = []
     for r in records:
         when = r.created_at.strftime("%Y-%m-%d %H:%M") if r.created_at else ""
         busy = lease_alive(r.owner, r.heartbeat_at)  # running in another process (or in this one) right now
-        status = r.status + (" · 运行中/running" if busy else " · 中断/stale" if r.status == "running" else "")
-        out.append((r.id, f"#{r.id} {when} {r.model_label} · {status}", r.status in UNFINISHED_RUN_STATES and not busy))
+        status = pick(lang, *RUN_STATUS_WORDS.get(r.status, (r.status, r.status)))
+        if busy:
+            status += pick(lang, " · 运行中", " · running")
+        elif r.status == "running":
+            status = pick(lang, "中断（可继续）", "stale (resumable)")
+        label = f"#{r.id} {when} {model_words(r.model_label, lang)} · {status}"
+        out.append((r.id, label, r.status in UNFINISHED_RUN_STATES and not busy))
     return out

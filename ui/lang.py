@@ -6,12 +6,46 @@ language switch re-applies every live binding, so the whole window changes langu
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 import shiboken6
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, QTranslator, Signal
 
 from app.i18n import Lang, pick
+
+log = logging.getLogger(__name__)
+
+QT_CATALOG = "qtbase"
+"""Qt's own texts (file dialogs, message box buttons, context menus): ``qtbase_zh_CN.qm``, shipped with PySide6 in
+its ``translations`` folder."""
+
+_qt_translator: QTranslator | None = None
+
+
+def install_qt_translation(lang: Lang) -> bool:
+    """Let Qt's own dialogs speak ``lang``: load ``qtbase_zh_CN`` for 中文, none for English (Qt's own language).
+
+    Returns whether a catalogue is installed now. Without an application object (a view tested on its own) it
+    does nothing; a missing catalogue is logged, never an error (Qt then shows its English).
+    """
+    global _qt_translator  # noqa: PLW0603 - one translator per process, as Qt installs them per application
+    app = QCoreApplication.instance()
+    if app is None:
+        return False
+    if _qt_translator is not None:
+        QCoreApplication.removeTranslator(_qt_translator)
+        _qt_translator = None
+    if lang is not Lang.ZH:
+        return False
+    translator = QTranslator(app)
+    folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    if not translator.load(QLocale(QLocale.Language.Chinese, QLocale.Country.China), QT_CATALOG, "_", folder):
+        log.warning("Qt's Chinese texts (%s_zh_CN.qm) not found in %s", QT_CATALOG, folder)
+        return False
+    QCoreApplication.installTranslator(translator)
+    _qt_translator = translator
+    return True
 
 
 class UiLanguage(QObject):
@@ -27,6 +61,7 @@ class UiLanguage(QObject):
         super().__init__()
         self.lang = lang
         self._bindings: list[tuple[QObject, Callable[[str], object], str, str]] = []
+        install_qt_translation(lang)
 
     def t(self, zh: str, en: str) -> str:
         """The text in the current language."""
@@ -38,8 +73,9 @@ class UiLanguage(QObject):
         self._bindings.append((owner, setter, zh, en))
 
     def set_lang(self, lang: Lang) -> None:
-        """Switch language and retranslate every bound text."""
+        """Switch language and retranslate every bound text (Qt's own dialogs follow too)."""
         self.lang = lang
+        install_qt_translation(lang)
         alive = []
         for owner, setter, zh, en in self._bindings:
             if shiboken6.isValid(owner):

@@ -49,6 +49,7 @@ from app.settings import Settings
 from app.store.db import Database
 from ui.analysis_view import AnalysisView
 from ui.folder_offer import FolderOffer
+from ui.icons import icon
 from ui.imports import import_in_background, imported
 from ui.lang import UiLanguage
 from ui.library import LibraryWidget
@@ -85,6 +86,16 @@ class AppContext:
 
         settings = Settings.load()
         return cls(open_database(), settings, SecretStore(settings.get("secret_fallback")), runner)
+
+
+def _is_sample(path: Path) -> bool:
+    """Whether ``path`` is the bundled sample replay (the window opens it at start when no file is given)."""
+    from app.paths import sample_replay
+
+    try:
+        return path.resolve() == sample_replay().resolve()
+    except OSError:
+        return False
 
 
 def _analyses_of(db: Database, path: Path) -> list[AnalysisRecord]:
@@ -174,9 +185,17 @@ class OpenedReplay:
 
 def _open_replay(db: Database, path: Path) -> OpenedReplay:
     """Parse ``path`` and read its stored analyses (runs in a worker thread)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from app.library.opened import remember_opened
+
     info = load_info(path)
     if info.error:
         raise KnownError(info.error)
+    try:
+        remember_opened(db, path)  # the library lists it at the next start, with or without a replay folder
+    except SQLAlchemyError as exc:  # a busy or read-only store must not keep the replay from opening
+        log.warning("could not remember %s: %s", path, exc)
     try:
         records = _analyses_of(db, path)
         latest = _load_analysis(db, records[0].id) if records else None
@@ -332,6 +351,7 @@ class MainWindow(QMainWindow):
         self.library.replay_activated.connect(lambda p: self.open_replay(Path(p)))
         self.analysis.analyze_requested.connect(self.request_analyze)
         self.analysis.resume_requested.connect(lambda: self.request_analyze(resume=True))
+        self.analysis.cancel_requested.connect(self.request_cancel)  # the button and Esc: one handler
         self.analysis.reopen_requested.connect(self.reopen)
         self.analysis.progress.connect(self._progress)
         self.analysis.plan_changed.connect(self.timeline.set_plan)
@@ -348,6 +368,8 @@ class MainWindow(QMainWindow):
         self.analysis.model_picker.currentIndexChanged.connect(lambda _i: self.refresh_expected())
         self._retitle()
         self.library.set_folder(ctx.settings.get("replay_folder"))
+        self.opened_loader = Loader(self, self._load_failed)
+        self.list_opened()
         self.restore_layout()
         # the games' replay folders: offered on first start, and watched so that every game's replay is kept
         self.found_folders: list[FoundFolder] = []
@@ -412,6 +434,15 @@ class MainWindow(QMainWindow):
             "Shift+F5",
             lambda: self.request_analyze(resume=True),
         )
+        for act, name in (
+            (self.open_action, "open"),
+            (self.export_action, "export"),
+            (self.settings_action, "settings"),
+            (self.analyze_action, "analyze"),
+            (self.cancel_action, "cancel"),
+            (self.resume_action, "resume"),
+        ):
+            act.setIcon(icon(name))
         self.zh_action = action(
             view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C", lambda: self.choose_language(Lang.ZH)
         )
@@ -529,7 +560,7 @@ class MainWindow(QMainWindow):
             return True
 
     def request_cancel(self) -> None:
-        """Esc / Analysis → Cancel: stop the run, asking first when it runs on a paid model."""
+        """Esc, Analysis → Cancel and the Cancel button: stop the run, asking first when it runs on a paid model."""
         if not self.analysis.running:
             return
         if not self._running_on_paid_model():
@@ -776,6 +807,7 @@ class MainWindow(QMainWindow):
         at = sum(1 for i in range(index) if i not in self._side_pending)
         widget, title = (self._make_wisdom_tab, self._make_memory_tabs, self._make_players_tab)[index]()
         self.side_tabs.insertTab(at, widget, title)  # the tab built first (the one on screen) stays current
+        self.side_tabs.setTabIcon(at, icon(("tab-wisdom", "tab-memory")[index]))
 
     def _make_wisdom_tab(self) -> tuple[QWidget, str]:
         lang = self.ui.lang
@@ -1018,14 +1050,14 @@ class MainWindow(QMainWindow):
         self.message_bar.hide()
         self._retitle()
         self.status_label.setText(self.ui.t(f"已打开 {info.path.name}", f"Opened {info.path.name}"))
-        self.analysis.set_history(history_items(opened.records))
+        self.analysis.set_history(history_items(opened.records, self.ui.lang))
         if opened.problem:
             self.show_error(opened.problem)
         if not self.analysis.running:
             if opened.latest is not None:  # its latest analysis, as it was left
                 self._show_record(opened.latest)
             else:
-                self.analysis.show_empty()
+                self.analysis.show_empty(info.path.name, sample=_is_sample(info.path))
         self.refresh_expected()
         self.replay_opened.emit(str(info.path))
 
@@ -1061,6 +1093,15 @@ class MainWindow(QMainWindow):
 
         return self.expected_loader.start(expected, lambda texts: self.analysis.set_expected(*texts))
 
+    def list_opened(self) -> asyncio.Future[None] | None:
+        """List the replays opened at earlier starts (worker thread), besides the replay folder's."""
+        from app.library.opened import opened_replays
+
+        db = self.ctx.db
+        return self.opened_loader.start(
+            lambda: opened_replays(db), lambda rows: self.library.add_files([info_from_summary(h) for h in rows])
+        )
+
     def _load_failed(self, exc: Exception) -> None:
         self.show_error(error_text(exc, self.ui.t))
 
@@ -1075,7 +1116,10 @@ class MainWindow(QMainWindow):
         from ui.history import history_items
 
         if self.info is not None and self.info.path == history.path:
-            self.analysis.set_history(history_items(history.records))
+            shown = self.analysis.history.currentData()
+            self.analysis.set_history(history_items(history.records, self.ui.lang))
+            if shown is not None:
+                self.analysis.select_history(int(shown))
 
     def reopen(self, analysis_id: int) -> asyncio.Future[None]:
         """Show a stored analysis in the view (same panels as a live run); replaces a replay still opening."""
@@ -1318,6 +1362,7 @@ class MainWindow(QMainWindow):
         self.zh_action.setChecked(lang is Lang.ZH)
         self.en_action.setChecked(lang is Lang.EN)
         self._fill_models()
+        self.refresh_history()  # the past analyses' words
         if self._side_built:  # else they are built later, in the new language
             self._build_side_tabs()
         self._drop_review_page()
@@ -1370,6 +1415,7 @@ class MainWindow(QMainWindow):
         self.autosave_timer.stop()
         self.autosave_loader.cancel()
         self.folder_loader.cancel()
+        self.opened_loader.cancel()
         self.library.cancel_scan()
         for task in list(self.ctx.tasks):
             task.cancel()

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -30,7 +29,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QPushButton,
-    QSpinBox,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -42,10 +40,12 @@ from app.budget.profile import ModelProfile
 from app.errors import KnownError
 from app.i18n import Lang
 from app.library.autosave import check_pattern
+from app.numbers import NumberSpec
 from app.secrets import SecretStore, mask
 from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings, ProviderSettings, Settings, analysis_lang_of
 from ui.budget_preview import BudgetPreview
 from ui.lang import UiLanguage
+from ui.number_field import NumberField
 from ui.settings_presets import PRESETS, Preset
 from ui.theme import themed
 
@@ -54,6 +54,19 @@ LANG_CHOICES = (("", "跟随系统", "System"), ("zh", "中文", "中文"), ("en
 ANALYSIS_LANG_CHOICES = (("", "与界面相同", "Same as the interface"), *LANG_CHOICES[1:])
 """The analysis language's choices: unset it follows the interface language (``Settings.analysis_lang``), not the
 system's, so its first item says that."""
+
+SECRET_FALLBACK_WORDS = {
+    "session": ("仅本次运行（保存在内存，下次启动重新输入）", "This session only (in memory; asked again next start)"),
+    "file": ("文件（仅本人可读的本地文件）", "A file (readable by you only)"),
+}
+"""Where API keys go without a system keyring, as the choice reads ("session" showed as is in Chinese)."""
+
+CONTEXT_SPEC = NumberSpec(minimum=1_000, maximum=10_000_000, multipliers=True)
+BUDGET_SPEC = NumberSpec(minimum=0, maximum=10_000_000, multipliers=True)
+MAX_TOKENS_SPEC = NumberSpec(minimum=1, maximum=1_000_000, multipliers=True)
+PRICE_SPEC = NumberSpec(minimum=0, maximum=1_000, integer=False, currency=True, example="0.27, $0.27")
+"""What the model form's number fields accept (:mod:`app.numbers`); the budget rules themselves are checked by
+:func:`app.budget.preview.profile_problem` with the field to change."""
 
 
 def bundled_mods(ui: UiLanguage) -> list[tuple[str, str]]:
@@ -203,7 +216,9 @@ class SettingsDialog(QDialog):
         self.user_knowledge = QLineEdit(self.settings.get("user_knowledge_file"))
         self.secret_fallback = QComboBox()
         for code in OPTIONS["secret_fallback"].choices:
-            self.secret_fallback.addItem(code, code)
+            self.secret_fallback.addItem("", code)
+            zh, en = SECRET_FALLBACK_WORDS.get(code, (code, code))
+            self._item(self.secret_fallback, self.secret_fallback.count() - 1, zh, en)
         fallback = self.settings.get("secret_fallback")
         self.secret_fallback.setCurrentIndex(max(0, self.secret_fallback.findData(fallback)))
         rows: tuple[tuple[str, QWidget], ...] = (
@@ -379,6 +394,9 @@ class SettingsDialog(QDialog):
     @staticmethod
     def _mark(widget: QWidget, invalid: bool) -> None:
         """Outline a field the last refusal was about (``invalid`` property in :data:`ui.theme.STYLE_SHEET`)."""
+        if isinstance(widget, NumberField):
+            widget.mark(invalid)
+            return
         widget.setProperty("invalid", invalid)
         widget.style().unpolish(widget)
         widget.style().polish(widget)
@@ -417,36 +435,27 @@ class SettingsDialog(QDialog):
         self.m_provider.addItems(list(self._providers))
         self.m_model = QLineEdit()
         self.m_model.setPlaceholderText("deepseek-chat")
-        self.m_context = QSpinBox()
-        self.m_context.setRange(1_000, 10_000_000)
-        self.m_context.setSingleStep(1_000)
-        self.m_context.setValue(128_000)
-        self.m_budget = QSpinBox()
-        self.m_budget.setRange(0, 10_000_000)  # never capped silently: a budget over the limit is refused in words
-        self.m_budget.setSingleStep(1_000)
+        self.m_context = NumberField(CONTEXT_SPEC, self.ui, 128_000, step=1_000)
+        self.m_budget = NumberField(BUDGET_SPEC, self.ui, 0, step=1_000)  # over the limit: refused in words
         self.m_budget_hint = QLabel()
-        self.m_max_tokens = QSpinBox()
-        self.m_max_tokens.setRange(1, 1_000_000)
-        self.m_max_tokens.setValue(8192)
+        self.m_max_tokens = NumberField(MAX_TOKENS_SPEC, self.ui, 8192, step=1_024)
         self.m_reasoning = QCheckBox()
         bind(self, self.m_reasoning.setText, "推理模型（输出思考）", "Reasoning model (emits thinking)")
         self.m_stream = QComboBox()
         for code, zh, en in ((None, "跟随服务商", "as provider"), (True, "开", "on"), (False, "关", "off")):
             self.m_stream.addItem("", code)
             self._item(self.m_stream, self.m_stream.count() - 1, zh, en)
-        self.m_prices = [QDoubleSpinBox() for _ in range(3)]
-        for box in self.m_prices:
-            box.setRange(0, 1000)
-            box.setDecimals(4)
+        self.m_prices = [NumberField(PRICE_SPEC, self.ui, 0, step=0.01) for _ in range(3)]
         self.budget_preview = BudgetPreview(self.ui, plan_lang=self.analysis_lang)
         for lang_box in (self.ui_language, self.analysis_language):  # they decide the language it plans in
             lang_box.currentIndexChanged.connect(lambda _i: self.budget_preview.schedule())
         self.budget_preview.set_replay(self.replay)
         self.m_context.valueChanged.connect(self._budget_hint)
         self.m_budget.valueChanged.connect(self._budget_hint)
-        spins: list[QSpinBox | QDoubleSpinBox] = [self.m_context, self.m_budget, self.m_max_tokens, *self.m_prices]
-        for spin in spins:
-            spin.valueChanged.connect(self._preview)
+        self.m_budget.validityChanged.connect(self._budget_hint)
+        for field in self.number_fields():
+            field.valueChanged.connect(self._preview)
+            field.validityChanged.connect(self._preview)
         self.m_provider.currentTextChanged.connect(self._preview)
         self.m_model.textChanged.connect(self._preview)
         self._budget_hint()
@@ -494,16 +503,39 @@ class SettingsDialog(QDialog):
         return {
             "provider": self.m_provider.currentText(),
             "model": self.m_model.text().strip(),
-            "context_length": self.m_context.value(),
-            "context_budget": self.m_budget.value(),
-            "max_tokens": self.m_max_tokens.value(),
+            "context_length": self.m_context.count(),
+            "context_budget": self.m_budget.count(),
+            "max_tokens": self.m_max_tokens.count(),
             "reasoning": self.m_reasoning.isChecked(),
             "price_input": self.m_prices[0].value(),
             "price_cached_input": self.m_prices[1].value(),
             "price_output": self.m_prices[2].value(),
         }
 
+    def number_fields(self) -> list[NumberField]:
+        """The model form's number fields, in form order."""
+        return [self.m_context, self.m_budget, self.m_max_tokens, *self.m_prices]
+
+    def _number_labels(self) -> dict[NumberField, tuple[str, str]]:
+        """Each number field's name in the form (for a refusal that names it)."""
+        names = [
+            ("ContextLength", "ContextLength"),
+            ("ContextBudget", "ContextBudget"),
+            ("max_tokens", "max_tokens"),
+            ("输入价格", "input price"),
+            ("缓存输入价格", "cached input price"),
+            ("输出价格", "output price"),
+        ]
+        return dict(zip(self.number_fields(), names, strict=True))
+
+    def _refused_number(self) -> NumberField | None:
+        """The first number field whose text is refused (its message is under it)."""
+        return next((field for field in self.number_fields() if not field.is_valid()), None)
+
     def _preview(self) -> None:
+        if self._refused_number() is not None:  # the preview would show numbers the form does not hold
+            self.budget_preview.set_refused(self.ui.t("先改正标红的数字", "Correct the number marked in red first"))
+            return
         self.budget_preview.set_profile(self._form_numbers())
 
     def _refill_models(self) -> None:
@@ -547,8 +579,8 @@ class SettingsDialog(QDialog):
         self.test_label.setText(self.ui.t(*self._test_text))
 
     def _budget_hint(self) -> None:
-        if self.m_budget.value() == 0:
-            self.m_budget_hint.setText(tier_text(self.m_context.value(), self.ui))
+        if self.m_budget.count() == 0 and self.m_budget.is_valid():  # a refused text says its own message
+            self.m_budget_hint.setText(tier_text(self.m_context.count(), self.ui))
         else:
             self.m_budget_hint.setText("")
 
@@ -568,13 +600,20 @@ class SettingsDialog(QDialog):
             box.setValue(val)
 
     def _model_from_form(self) -> ModelProfileSettings:
+        refused = self._refused_number()
+        if refused is not None:  # a typed text is never replaced by the value before it
+            zh, en = self._number_labels()[refused]
+            name = self.m_name.text().strip()
+            raise KnownError(
+                self.ui.t(f"模型 {name}：{zh}：{refused.problem()}", f"model {name}: {en}: {refused.problem()}")
+            )
         data: dict[str, Any] = {
             "name": self.m_name.text(),
             "provider": self.m_provider.currentText(),
             "model_id": self.m_model.text(),
-            "context_length": self.m_context.value(),
-            "context_budget": self.m_budget.value(),
-            "max_tokens": self.m_max_tokens.value(),
+            "context_length": self.m_context.count(),
+            "context_budget": self.m_budget.count(),
+            "max_tokens": self.m_max_tokens.count(),
             "reasoning": self.m_reasoning.isChecked(),
             "stream": self.m_stream.currentData(),
             "price_input": self.m_prices[0].value(),
@@ -582,9 +621,9 @@ class SettingsDialog(QDialog):
             "price_output": self.m_prices[2].value(),
         }
         problem = profile_problem(
-            self.m_context.value(),
-            self.m_budget.value(),
-            self.m_max_tokens.value(),
+            self.m_context.count(),
+            self.m_budget.count(),
+            self.m_max_tokens.count(),
             self.ui.lang,
             reasoning=self.m_reasoning.isChecked(),
         )  # the numbers first: they are what a user most often has to change
@@ -619,6 +658,8 @@ class SettingsDialog(QDialog):
     def model_form_pending(self) -> bool:
         """True when the model form holds a new or changed profile not yet taken."""
         name = self.m_name.text().strip()
+        if self._refused_number() is not None:
+            return True
         if not name and not self.m_model.text().strip():
             return False
         try:
@@ -629,10 +670,13 @@ class SettingsDialog(QDialog):
 
     def _model_field(self) -> QWidget:
         """The model form field a refusal is about (its numbers first, then names)."""
+        refused = self._refused_number()
+        if refused is not None:
+            return refused
         problem = profile_problem(
-            self.m_context.value(),
-            self.m_budget.value(),
-            self.m_max_tokens.value(),
+            self.m_context.count(),
+            self.m_budget.count(),
+            self.m_max_tokens.count(),
             self.ui.lang,
             reasoning=self.m_reasoning.isChecked(),
         )
@@ -652,7 +696,8 @@ class SettingsDialog(QDialog):
     def save_model(self) -> bool:
         """Take the model form into the pending edit (validated); a refusal marks the field and returns False."""
         for widget in (self.m_name, self.m_provider, self.m_model, self.m_context, self.m_budget, self.m_max_tokens):
-            self._mark(widget, False)
+            if not (isinstance(widget, NumberField) and not widget.is_valid()):  # its own message stays
+                self._mark(widget, False)
         try:
             prof = self._model_from_form()
         except KnownError as exc:

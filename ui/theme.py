@@ -15,8 +15,9 @@ from __future__ import annotations
 import logging
 from typing import TypeVar
 
-from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.paths import resources_dir
 
@@ -74,10 +75,68 @@ def ensure_cjk_font() -> str | None:
     return family
 
 
+DARK_COLORS: dict[QPalette.ColorRole, str] = {
+    QPalette.ColorRole.Window: "#2b2b2b",
+    QPalette.ColorRole.WindowText: "#e6e6e6",
+    QPalette.ColorRole.Base: "#1e1e1e",
+    QPalette.ColorRole.AlternateBase: "#262626",
+    QPalette.ColorRole.Text: "#e6e6e6",
+    QPalette.ColorRole.Button: "#353535",
+    QPalette.ColorRole.ButtonText: "#e6e6e6",
+    QPalette.ColorRole.BrightText: "#ffffff",
+    QPalette.ColorRole.Highlight: "#2f6fdf",
+    QPalette.ColorRole.HighlightedText: "#ffffff",
+    QPalette.ColorRole.ToolTipBase: "#353535",
+    QPalette.ColorRole.ToolTipText: "#e6e6e6",
+    QPalette.ColorRole.PlaceholderText: "#8a8a8a",
+    QPalette.ColorRole.Link: "#6ea8ff",
+    QPalette.ColorRole.Mid: "#555555",
+    QPalette.ColorRole.Dark: "#1a1a1a",
+    QPalette.ColorRole.Light: "#4a4a4a",
+}
+"""The dark palette used where the platform does not darken Qt's own (Fusion's colours, as Qt's dark themes)."""
+
+_light_palette: QPalette | None = None
+
+
+def dark_palette() -> QPalette:
+    """The palette of the dark theme (disabled texts greyed)."""
+    palette = QPalette()
+    for role, color in DARK_COLORS.items():
+        palette.setColor(role, QColor(color))
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
+    return palette
+
+
+def apply_color_scheme(app: QApplication, scheme: Qt.ColorScheme) -> None:
+    """Light or dark for ``scheme``.
+
+    A platform that already themes Qt dark is left alone; elsewhere the dark palette is set (Fusion style, which
+    honours it), and the platform's light one is put back for a light scheme.
+    """
+    global _light_palette  # noqa: PLW0603 - the palette the platform gave, restored for a light scheme
+    if _light_palette is None:
+        _light_palette = QPalette(app.palette())
+    if scheme is Qt.ColorScheme.Dark:
+        if _light_palette.color(QPalette.ColorRole.Window).lightness() < 128:
+            return  # the platform's own palette is dark already
+        app.setStyle("Fusion")
+        app.setPalette(dark_palette())
+    else:
+        app.setPalette(_light_palette)
+
+
 def apply_theme(app: QGuiApplication) -> None:
-    """Font fallback; the palette is Qt's, so light and dark follow the system (the sheet goes per widget)."""
-    del app  # the font database and substitutions are process-wide
+    """Font fallback, and light or dark as the system says, now and whenever it changes.
+
+    The style sheet goes per widget (:func:`themed`), never on the application.
+    """
     ensure_cjk_font()
+    if isinstance(app, QApplication):
+        hints = app.styleHints()
+        apply_color_scheme(app, hints.colorScheme())
+        hints.colorSchemeChanged.connect(lambda scheme: apply_color_scheme(app, scheme))
 
 
 W = TypeVar("W", bound=QWidget)

@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (
     QLayout,
     QLayoutItem,
     QPlainTextEdit,
+    QScrollArea,
     QSizePolicy,
+    QTextBrowser,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -298,6 +300,47 @@ class StreamBuffer(QObject):
     def pending(self) -> bool:
         """True while text waits for a flush."""
         return bool(self._pending)
+
+
+class FlowingTextBrowser(QTextBrowser):
+    """A read-only rich-text view as tall as its text: the page around it scrolls, never the box.
+
+    Each stage's answer sat in its own 360 px scroll box inside the scrolling analysis page, two scroll bars for one
+    reading (issue 30, item 9). The height follows the document (its layout reports every size change, also while
+    a long answer is rendered in slices and when the width changes the wrapping).
+    """
+
+    def __init__(self, parent: QWidget | None = None, minimum: int = 40) -> None:
+        super().__init__(parent)
+        self._minimum = minimum
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.document().documentLayout().documentSizeChanged.connect(lambda _size: self._fit())
+
+    def _fit(self) -> None:
+        margins = self.contentsMargins()
+        height = int(self.document().size().height() + 0.999) + margins.top() + margins.bottom()
+        height = max(height, self._minimum)
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        """A new width rewraps the text: fit the height again."""
+        super().resizeEvent(event)
+        self._fit()
+
+    def reveal_cursor(self) -> None:
+        """Scroll the enclosing scroll area (the page) so the text cursor is in view."""
+        parent = self.parentWidget()
+        while parent is not None and not isinstance(parent, QScrollArea):
+            parent = parent.parentWidget()
+        page = parent.widget() if parent is not None else None
+        if parent is None or page is None:
+            return
+        rect = self.cursorRect()
+        top = self.viewport().mapTo(page, rect.topLeft())
+        parent.ensureVisible(top.x(), top.y() + rect.height() // 2, 0, max(60, rect.height()))
 
 
 def text_box(height: int = 160, parent: QWidget | None = None) -> QPlainTextEdit:

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import enum
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -204,21 +203,20 @@ def default_max_tokens(context_length: int) -> int:
     return max(1, min(DEFAULT_MAX_TOKENS, context_length // SMALL_MAX_TOKENS_SHARE))
 
 
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
-
-
 def parse_token_count(text: str) -> int:
-    """Parse "128000", "128K", "1M" or "1.5M" into tokens (decimal K/M, like the tiers).
+    """Parse "128000", "128,000", "128K", "1M" or "1.5M" into tokens (decimal K/M, like the tiers).
+
+    The desktop app's number fields read the same forms (:func:`app.numbers.parse_number`).
 
     Raises:
         BudgetConfigError: The text is not a token count.
     """
-    match = _SIZE_RE.match(text.replace(",", "").replace("_", ""))
-    if not match:
-        raise BudgetConfigError(f"not a token count: {text!r} (use e.g. 128000, 128K or 1M)")
-    number = float(match.group(1))
-    unit = match.group(2).lower()
-    return round(number * (M if unit == "m" else K if unit == "k" else 1))
+    from app.numbers import TOKEN_COUNT, NumberInputError, parse_number
+
+    try:
+        return int(parse_number(text, TOKEN_COUNT))
+    except NumberInputError as exc:
+        raise BudgetConfigError(f"not a token count: {exc}") from exc
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from app.i18n import Lang, pick
+
 
 class Severity(enum.IntEnum):
     """Issue severity, ordered: anything above INFO triggers one revision (plan §10)."""
@@ -20,6 +22,11 @@ class Severity(enum.IntEnum):
         """The name used in reports and JSON (``Info``, ``WeakEvidence``…)."""
         return {0: "Info", 1: "Warning", 2: "WeakEvidence", 3: "Contradiction", 4: "Fatal"}[int(self)]
 
+    def display(self, lang: Lang) -> str:
+        """The name shown to people, in ``lang`` (the interface showed ``Contradiction`` in Chinese, issue 30)."""
+        zh, en = _SEVERITY_WORDS[int(self)]
+        return pick(lang, zh, en)
+
     @classmethod
     def from_label(cls, label: str) -> Severity:
         """Inverse of :attr:`label`."""
@@ -27,6 +34,34 @@ class Severity(enum.IntEnum):
             if s.label.lower() == label.lower():
                 return s
         raise ValueError(f"unknown severity {label!r}")
+
+
+_SEVERITY_WORDS = {
+    0: ("提示", "Info"),
+    1: ("警告", "Warning"),
+    2: ("证据不足", "Weak evidence"),
+    3: ("矛盾", "Contradiction"),
+    4: ("致命", "Fatal"),
+}
+
+CONFIDENCE_WORDS = {
+    "confirmed": ("确定", "confirmed"),
+    "highly likely": ("高度可能", "highly likely"),
+    "highly_likely": ("高度可能", "highly likely"),
+    "likely": ("可能", "likely"),
+    "uncertain": ("不确定", "uncertain"),
+}
+"""A claim's stated confidence (the prompt's English words; a model may answer in Chinese) as shown to people."""
+
+
+def confidence_display(value: str, lang: Lang) -> str:
+    """A claim's confidence in ``lang`` ("likely" → 可能); an unknown word is shown as the model wrote it."""
+    key = value.strip().lower()
+    for zh, en in CONFIDENCE_WORDS.values():  # a Chinese answer ("高度可能") is shown in English too
+        if key == zh:
+            return pick(lang, zh, en)
+    words = CONFIDENCE_WORDS.get(key)
+    return pick(lang, *words) if words else value
 
 
 @dataclass(frozen=True, slots=True)

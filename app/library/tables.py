@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Text
+from sqlalchemy import JSON, BigInteger, Float, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.store.base import Base
@@ -24,3 +24,15 @@ class LibraryFileRow(Base):
     size: Mapped[int] = mapped_column(BigInteger)
     mtime_ns: Mapped[int] = mapped_column(BigInteger)
     summary: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class LibraryOpenedRow(Base):
+    """A replay opened in the window (by any means: a file, a drop, the command line), newest ``opened_at`` first.
+
+    The library lists these at every start, also with no replay folder set (it forgot them before, issue 30).
+    """
+
+    __tablename__ = "library_opened"
+
+    path: Mapped[str] = mapped_column(Text, primary_key=True)
+    opened_at: Mapped[float] = mapped_column(Float)

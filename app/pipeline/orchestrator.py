@@ -676,8 +676,10 @@ class AnalysisRun:
         parsed = parse_claims(text)
         if parsed.marker_found:  # never feed an unchecked claims block forward (issue 14)
             text = parsed.display_text.strip()
-            issues.append(
-                (
+            self._add_issues(
+                stage,
+                issues,
+                [
                     ValidationIssue(
                         Severity.INFO,
                         "OverviewClaimsStripped",
@@ -686,9 +688,8 @@ class AnalysisRun:
                             "总览轮不带声明：回复中的 [机器可读声明] 已删除，未传给后续轮次",
                             "the overview carries no claims: its [claims] block was removed and not passed on",
                         ),
-                    ),
-                    False,
-                )
+                    )
+                ],
             )
         self.assembler = self.assembler.with_overview(text)
         self.repo.stage_done(
@@ -704,6 +705,24 @@ class AnalysisRun:
             ),
         )
         self.emit(ev.StageFinished(stage, text, truncated=outcome.truncated))
+
+    def _add_issues(
+        self,
+        stage: ev.StageRef,
+        held: list[tuple[ValidationIssue, bool]],
+        new: Sequence[ValidationIssue],
+        *,
+        after_revision: bool = False,
+    ) -> None:
+        """Add issues to a stage's stored list and show them.
+
+        The event carries every issue of the phase held so far (the list the store keeps), so a live run shows what
+        its reopening shows: the overview's stripped-claims note and refused lookbacks were stored without an event
+        and appeared only when reopened (issue 30, item 9).
+        """
+        held.extend((i, after_revision) for i in new)
+        phase = tuple(i for i, after in held if after is after_revision)
+        self.emit(ev.IssuesFound(stage, phase, after_revision=after_revision))
 
     def _fail(
         self,
@@ -751,9 +770,8 @@ class AnalysisRun:
         state.outputs.append(("draft", draft, "".join(state.reasoning)))
         parsed = parse_claims(strip_lookbacks(draft))
         issues = self.validator.validate(parsed, draft, span=(stage.start_seconds, stage.end_seconds))
-        state.issues.extend((i, False) for i in issues)
         self.emit(ev.ClaimsParsed(stage, parsed.as_dict()))
-        self.emit(ev.IssuesFound(stage, tuple(issues)))
+        self._add_issues(stage, state.issues, issues)
         display = strip_lookbacks(parsed.display_text if parsed.marker_found else draft)
         final_text, final_parsed, final_issues, revised = draft, parsed, issues, False
         if any(i.needs_revision for i in issues):
@@ -824,7 +842,8 @@ class AnalysisRun:
         text = outcome.text
         while True:
             found = find_lookbacks(text)
-            state.issues.extend((i, False) for i in found.issues)
+            if found.issues:
+                self._add_issues(stage, state.issues, found.issues)
             if not found.ranges:
                 return text
             served: list[str] = []
@@ -928,8 +947,10 @@ class AnalysisRun:
         self, stage: ev.StageRef, state: _WindowState, start: float, end: float, *, reason: str, tokens: int = 0
     ) -> None:
         state.lookbacks.append((start, end, tokens, False, reason))
-        state.issues.append(
-            (
+        self._add_issues(
+            stage,
+            state.issues,
+            [
                 ValidationIssue(
                     Severity.INFO,
                     "LookbackRefused",
@@ -939,9 +960,8 @@ class AnalysisRun:
                         f"lookback {format_time(start)}~{format_time(end)} not served: {reason}",
                     ),
                     start,
-                ),
-                False,
-            )
+                )
+            ],
         )
 
     async def _revise(
@@ -970,7 +990,7 @@ class AnalysisRun:
         try:
             breakdown = self._guard_followup(state, appended, "revision")
         except ContextLimitError as exc:
-            state.issues.append((ValidationIssue(Severity.INFO, "RevisionRefused", str(exc)), False))
+            self._add_issues(stage, state.issues, [ValidationIssue(Severity.INFO, "RevisionRefused", str(exc))])
             self.emit(ev.RevisionFinished(stage, kept_original=True))
             return draft, parsed, issues, False
         state.messages = [*state.messages, *appended]
@@ -997,12 +1017,11 @@ class AnalysisRun:
             marked = mark_disputed(parsed, issues, reasons, merged, new_issues)
             swap = {id(a): b for a, b in zip(issues, marked, strict=True) if a is not b}
             state.issues = [(swap.get(id(i), i), after) for i, after in state.issues]
-        state.issues.extend((i, True) for i in new_issues)
         fatal = any(i.severity is Severity.FATAL for i in new_issues)
         if fatal:  # still Fatal: the stage shows the original analysis (with a warning, added by the caller)
             merged.display_text = display
         self.emit(ev.ClaimsParsed(stage, merged.as_dict()))
-        self.emit(ev.IssuesFound(stage, tuple(new_issues), after_revision=True))
+        self._add_issues(stage, state.issues, new_issues, after_revision=True)
         self.emit(ev.RevisionFinished(stage, kept_original=fatal))
         return out.text, merged, new_issues, True
 
@@ -1102,11 +1121,10 @@ class AnalysisRun:
         )
         parsed = parse_claims(strip_lookbacks(text))
         issues = self.validator.validate(parsed, text) if parsed.marker_found else []
-        state.issues.extend((i, False) for i in issues)
         if parsed.marker_found:
             self.emit(ev.ClaimsParsed(stage, parsed.as_dict()))
         if issues:
-            self.emit(ev.IssuesFound(stage, tuple(issues)))
+            self._add_issues(stage, state.issues, issues)
         display = strip_lookbacks(parsed.display_text if parsed.marker_found else text)
         state.outputs.append(("final", display, "".join(state.reasoning)))
         self.repo.stage_done(

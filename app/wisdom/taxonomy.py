@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from app.i18n import Lang, pick
+
 TOOL: Final = "tool"
 COGNITIVE: Final = "cognitive"
 
@@ -47,6 +49,40 @@ PREVENTABILITY: Final = ("high", "medium", "low")
 STATUSES: Final = ("active", "deprecated", "archived")
 RULE_STATUSES: Final = ("observation", "active", "deprecated", "archived", "rejected")
 PRIORITIES: Final = ("critical", "high", "medium", "low")
+
+CODE_WORDS: Final[dict[str, tuple[str, str]]] = {
+    # severities
+    "none": ("无", "none"),
+    "mild": ("轻微", "mild"),
+    "moderate": ("中等", "moderate"),
+    "severe": ("严重", "severe"),
+    "critical": ("危急", "critical"),
+    # preventability and priority
+    "high": ("高", "high"),
+    "medium": ("中", "medium"),
+    "low": ("低", "low"),
+    # entry and rule states
+    "observation": ("观察中", "observation"),
+    "active": ("启用", "active"),
+    "deprecated": ("已弃用", "deprecated"),
+    "archived": ("已归档", "archived"),
+    "rejected": ("已拒绝", "rejected"),
+    # emotional tone of the error's context
+    "neutral": ("中性", "neutral"),
+    "positive": ("积极", "positive"),
+    "negative": ("消极", "negative"),
+}
+"""The codes of severity, preventability, priority and state as people read them (the store keeps the codes;
+the Chinese interface showed "active", "severe/high/neutral", issue 30)."""
+
+
+def code_word(code: str | None, lang: Lang) -> str:
+    """A severity, priority or state code in ``lang`` ("active" → 启用); an unknown code is shown as it is."""
+    if not code:
+        return ""
+    words = CODE_WORDS.get(code)
+    return pick(lang, *words) if words else code
+
 
 # Root-cause dimensions of the spec's two frameworks, as ``dimension/category`` codes.
 TOOL_ROOT_CAUSES: Final[dict[str, tuple[str, ...]]] = {

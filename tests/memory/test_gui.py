@@ -158,3 +158,30 @@ def test_scorecard_tab_and_trend_chart(qtbot, store: MemoryStore, run) -> None: 
         assert tabs.queue.list.count() == len(store.queue()) == 1
 
     run(scenario())
+
+
+def test_fact_detail_words_are_in_the_interface_language() -> None:
+    from ui.tabs.memory_tabs import pipeline_words, quote_words
+
+    assert quote_words("S= slot: Kirov Soviets", Lang.ZH) == "录像头的玩家栏：Kirov，苏联"
+    assert quote_words("S= slot: Old Dog Allies", Lang.EN) == "the replay header's player slot: Old Dog, Allies"
+    assert quote_words("dogs@40s", Lang.ZH) == "dogs@40s"  # any other quote is the evidence as written
+    assert pipeline_words("memory-rules/1", Lang.ZH) == "对局规则提取"
+    assert pipeline_words("memory-llm/1:deepseek-chat", Lang.EN) == "a language model (deepseek-chat)"
+
+
+def test_facts_show_display_names_with_internal_names_on_hover() -> None:
+    from app.memory.views import FactView
+    from ui.tabs.memory_tabs import internal_names_hover, shown_content
+
+    fact = FactView(
+        1, "preference", "active", "player:Kirov", "opening", "SovietBarracks,SovietRefinery",
+        "玩家 Kirov 开局：SovietBarracks → SovietRefinery", "Player Kirov opens: SovietBarracks → SovietRefinery",
+        {"player": "Kirov", "mod": "RA3"}, {}, "", 0.5, 1, 0, 0, "behavior_inference", "memory-rules/1", "",
+        None, None, 0, 0.0, 0.0, None, 0.0, False,
+    )  # fmt: skip
+    zh = shown_content(fact, Lang.ZH)
+    assert "SovietBarracks" not in zh
+    assert zh.startswith("玩家 Kirov 开局：")
+    assert internal_names_hover(Lang.ZH, fact) == "内部名：SovietBarracks, SovietRefinery"
+    assert "SovietRefinery" not in shown_content(fact, Lang.EN)

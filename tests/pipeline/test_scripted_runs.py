@@ -477,3 +477,27 @@ def test_a_revision_that_deletes_a_sentence_leaves_no_marker_in_the_text(
     assert w.revised
     assert w.text == "开局双方都很稳。之后继续交战。"
     assert w.claims["eventClaims"] == []
+
+
+def test_the_live_events_show_every_stored_issue(server: ScriptedServer, tmp_path: Path) -> None:
+    """Issue 30, item 9: the overview's stripped-claims note and a refused lookback were stored but never sent as
+    events, so a reopened analysis showed "· 1 issue" where the live run showed none."""
+    overview = "整局概述：双方盟军镜像。\n[机器可读声明]\n" + _claims(unitClaims=[{"unitId": 424242, "player": "x"}])
+    server.enqueue(Reply.chat(overview), match=is_overview)
+    draft = "需要更多数据。\n[回查] 59:00~59:30\n[回查] 1:00~1:30\n"
+    server.enqueue(Reply.chat(draft, piece_chars=50), match=is_window(_first_window_start()))
+    server.enqueue(Reply.chat(CLEAN, piece_chars=50), match=is_lookback_answer)
+    rec, events = _run(server, tmp_path / "i.sqlite3")
+    live: dict[tuple[str, bool], list[str]] = {}
+    for e in events:
+        if isinstance(e, ev.IssuesFound):
+            live[(e.stage.key, e.after_revision)] = [i.code for i in e.issues]  # the last list of a phase counts
+    stored = {
+        (s.key, after): [i.code for i in s.issues if i.after_revision == after]
+        for s in rec.stages
+        for after in (False, True)
+        if any(i.after_revision == after for i in s.issues)
+    }
+    assert stored[("overview", False)] == ["OverviewClaimsStripped"]
+    assert "LookbackRefused" in stored[("window:0:0", False)]
+    assert {k: v for k, v in live.items() if v} == stored

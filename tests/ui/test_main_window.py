@@ -95,9 +95,9 @@ def test_open_corpus_replay_and_scripted_analysis(qtbot: Any, run: Any) -> None:
         assert not w.issues_section.expanded
         rows = [w.issue_list.item(i).text() for i in range(w.issue_list.count())]
         assert len(rows) == len(ISSUES)
-        assert rows[0].startswith("● Contradiction")
+        assert rows[0].startswith("● 矛盾")  # the severity in the interface language (zh here)
         assert "2:30" in rows[0]
-        assert rows[-1].startswith("● Info")
+        assert rows[-1].startswith("● 提示")
         # the title keeps the tally: 2 issues above Info before the revision, 2 still there after it
         assert w.issues_section.title() in ("Validation: found 2 · fixed 0 · 2 left", "校验：发现 2 · 修正 0 · 剩余 2")
         # the draft before the revision is folded away, the final text open

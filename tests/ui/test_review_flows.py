@@ -51,7 +51,8 @@ def test_review_approve_reject_split_record_the_reviewer_and_each_undo_returns_t
         assert first.fact.value in proposed
         assert "p1.RA3Replay, played 2026-01-01 on Infinity Isle, p (Allies) vs rival (Soviets)" in current
         assert "p2.RA3Replay, played 2026-01-02 on Infinity Isle" in proposed
-        assert "inferred from how games were played (pipeline " in proposed
+        assert "inferred from how games were played (rules over the replays)" in proposed
+        assert "memory-rules" not in proposed  # the pipeline named in words, not its version tag
         for raw in ("episode None", "scope: {}", "{", "behavior_inference"):
             assert raw not in current + proposed
         assert "becomes current" in tab.approve_button.toolTip()

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMessageBox, QTableWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QTableWidget
 
 from app.settings import ModelProfileSettings, ProviderSettings, Settings
 from tests.conftest import corpus_file
@@ -99,6 +99,84 @@ def test_esc_and_f5_during_a_paid_run_do_not_discard_it(qtbot: Any, run: Any) ->
         await until(lambda: not view.running, what="the run to stop")
         assert view.status == "cancelled"
         assert "part 5." in view.panels["window:0:0"].live_text()
+
+    try:
+        run(scenario())
+    finally:
+        close_window(win)
+
+
+@pytest.mark.parametrize("paid", [True, False])
+def test_the_cancel_button_and_esc_do_the_same(qtbot: Any, run: Any, paid: bool) -> None:
+    """Issue 30 item 9: the Cancel button stopped a paid run at once while Esc asked first; now both ask (paid)
+    or both stop at once (the offline analyst costs nothing)."""
+    settings = Settings.load()
+    settings.put_provider(ProviderSettings("Hosted", "http://127.0.0.1:9/v1"))
+    settings.put_profile(
+        ModelProfileSettings("paid", "Hosted", "m", context_length=200_000, price_input=0.27, price_output=1.1)
+    )
+    settings.save()
+    runner = ScriptedRunner(script(chunks=40, pause=0.005, stall_at=("window:0:0", 5), stall=60.0))
+    win = make_window(qtbot, runner)
+    std = QMessageBox.StandardButton
+    view = win.analysis
+
+    def press_button() -> None:
+        view.cancel_button.click()
+
+    def press_esc() -> None:
+        view.scroll_area.setFocus()
+        QTest.keyClick(view.scroll_area, Qt.Key.Key_Escape)
+
+    async def start() -> None:
+        runs = runner.runs
+        view.model_picker.setCurrentIndex(view.model_picker.findData("paid" if paid else "offline"))
+        win.analyze()
+        await until(
+            lambda: (
+                runner.runs == runs + 1
+                and view.panels["window:0:0"].status == "running"
+                and "part 5." in view.panels["window:0:0"].live_text()
+            ),
+            what="the run to stream",
+        )
+
+    async def cancel_with(press: Any) -> str:
+        """Cancel a fresh run with ``press``; the question asked (paid) or ""."""
+        await start()
+        before = getattr(win, "confirm_box", None)
+        press()
+        await until(lambda: True)
+        box = getattr(win, "confirm_box", None)
+        question = ""
+        if paid:
+            assert box is not None
+            assert box is not before
+            assert box.isVisible()
+            assert view.running  # nothing stopped before the answer
+            question = box.text()
+            box.button(std.No).click()
+            await until(lambda: not box.isVisible(), what="the question to close")
+            assert view.running
+            press()
+            await until(lambda: win.confirm_box is not box and win.confirm_box.isVisible(), what="asked again")
+            win.confirm_box.button(std.Yes).click()
+            await until(lambda: not win.confirm_box.isVisible(), what="the question to close")
+        else:
+            assert box is before  # nothing asked: the offline analyst spends nothing
+        await until(lambda: not view.running, what="the run to stop")
+        assert view.status == "cancelled"
+        win.activateWindow()  # as a user's click back into the window does after the question
+        await until(lambda: QApplication.activeWindow() is win, what="the window to be active again")
+        return question
+
+    async def scenario() -> None:
+        await win.open_replay(corpus_file(SHORT_1V1))
+        by_button = await cancel_with(press_button)
+        by_esc = await cancel_with(press_esc)
+        assert by_button == by_esc
+        if paid:
+            assert by_button.startswith("Finished stages are kept")
 
     try:
         run(scenario())

@@ -109,6 +109,11 @@ def test_tab_in_chinese_builds(qtbot, manager: ErrorWisdomManager, run) -> None:
         assert tab.scene_button.text() == "登记场景变化"
         await tab.refreshed()
         assert tab.rules_table.rowCount() == 5
+        # states and severities in Chinese (the store keeps the codes): "active" was shown as is (issue 30)
+        assert {cell_text(tab.rules_table, r, 2) for r in range(5)} == {"启用"}
+        severities = [tab.severity_box.itemText(i) for i in range(tab.severity_box.count())]
+        assert severities == ["全部严重程度", "无", "轻微", "中等", "严重", "危急"]
+        assert tab.severity_box.itemData(4) == "severe"
 
     run(scenario())
 
@@ -146,3 +151,17 @@ def test_manager_built_in_the_worker_thread_and_errors_shown(qtbot, db, run) -> 
         assert tab.message.text() == str(err.value)
 
     run(scenario())
+
+
+def test_the_detail_names_codes_in_the_interface_language() -> None:
+    from ui.tabs.wisdom_tab import readable
+
+    spec = {"严重程度": "severe", "可预防性": "high", "情绪": "neutral", "错误类型": "工具性错误", "描述": "high noon"}
+    zh = "\n".join(readable(spec, Lang.ZH))
+    assert "严重程度: 严重" in zh
+    assert "可预防性: 高" in zh
+    assert "情绪: 中性" in zh
+    en = "\n".join(readable(spec, Lang.EN))
+    assert "Tool error" in en
+    assert "工具性错误" not in en
+    assert "high noon" in en  # free text stays as written

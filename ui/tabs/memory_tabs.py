@@ -9,6 +9,7 @@ itself from it on the GUI thread; the newest refresh wins and errors show in the
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -22,7 +23,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPlainTextEdit,
     QPushButton,
-    QSpinBox,
     QSplitter,
     QTableView,
     QTableWidget,
@@ -41,15 +40,23 @@ from PySide6.QtWidgets import (
 )
 
 from app.i18n import Lang, pick, system_lang
+from app.knowledge.display import display_names
 from app.knowledge.faction_names import faction_display
 from app.memory import HEALTHY, METRICS, EpisodeView, FactView, MemoryStore, QueueView, Scorecard, SourceView
 from app.memory.diff import Span, changed_spans, differing_fields
 from app.memory.scorecard import LABELS
+from app.numbers import NumberSpec
+from ui.number_field import NumberField
 from ui.tabs.loading import Actions, Loader, batches, error_text
 from ui.tabs.paging import PagedTableModel, PageQuery, PageRow, Sort, paged_table
 from ui.tabs.staged import StagedTabs
 from ui.theme import styled
 from ui.widgets import EmptyHint, FlowLayout
+
+CONFIDENCE_SPEC = NumberSpec(minimum=0, maximum=1, integer=False, percent=True)
+"""The facts filter's lowest confidence: 0.8 or 80%."""
+MONTHS_SPEC = NumberSpec(minimum=1, maximum=24)
+"""How many months the scorecard trend shows."""
 
 TYPES = ("preference", "project_fact", "domain", "lesson")
 STATUSES = ("active", "hypothesis", "superseded", "conflict", "observation")
@@ -64,17 +71,57 @@ def _fact_text(f: FactView, lang: Lang) -> str:
     lines = [
         f"#{f.id}  {words(TYPE_WORDS, f.type, lang)}  {words(STATUS_LABELS, f.status, lang)}  "
         f"{pick(lang, '置信度', 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
-        f.content(lang.value),
+        shown_content(f, lang),
         f"{pick(lang, '范围', 'scope')}: {_scope_words(f.scope, lang)}",
-        f"{pick(lang, '方法', 'method')}: {f.method}  {pick(lang, '管线', 'pipeline')}: {f.produced_by}"
+        f"{pick(lang, '方法', 'method')}: {words(METHOD_WORDS, f.method, lang)}  "
+        f"{pick(lang, '来自', 'made by')}: {pipeline_words(f.produced_by, lang)}"
         + (f"  {pick(lang, '审批', 'approved by')}: {f.approved_by}" if f.approved_by else ""),
     ]
     if f.mechanism:
         lines.append(f"{pick(lang, '机制', 'mechanism')}: {mechanism_words(f.mechanism, lang)}")
     for s in f.sources:
         sign = "+" if s.polarity > 0 else "−"
-        lines.append(f"  {sign} {_date(s.ts)} {pick(lang, '对局记录', 'episode')} {s.episode_id} [{s.kind}] {s.quote}")
+        kind, quote = words(METHOD_WORDS, s.kind, lang), quote_words(s.quote, lang)
+        lines.append(f"  {sign} {_date(s.ts)} {pick(lang, '对局记录', 'episode')} {s.episode_id} [{kind}] {quote}")
     return "\n".join(lines)
+
+
+_SLOT_QUOTE = re.compile(r"^S= slot: (?P<name>.+) (?P<faction>\S+)$")
+
+
+def quote_words(quote: str, lang: Lang) -> str:
+    """An evidence quote as people read it: the replay header's player slot ("S= slot: Kirov Soviets") in words."""
+    m = _SLOT_QUOTE.match(quote)
+    if m is None:
+        return quote
+    name, faction = m.group("name"), faction_display(m.group("faction"), lang)
+    return pick(lang, f"录像头的玩家栏：{name}，{faction}", f"the replay header's player slot: {name}, {faction}")
+
+
+def shown_content(f: FactView, lang: Lang) -> str:
+    """What a fact says, with unit and power names as the knowledge names them in ``lang`` (not AlliedWallPiece)."""
+    return display_names(f.content(lang.value), f.scope.get("mod", ""), lang)[0]
+
+
+def internal_names_hover(lang: Lang, *facts: FactView | None) -> str:
+    """The hover of a fact's text: the internal names behind the display names shown ("" when there are none)."""
+    names: list[str] = []
+    for f in facts:
+        if f is not None:
+            names += [
+                n for n in display_names(f.content(lang.value), f.scope.get("mod", ""), lang)[1] if n not in names
+            ]
+    return pick(lang, "内部名：", "Internal names: ") + ", ".join(names) if names else ""
+
+
+def pipeline_words(produced_by: str, lang: Lang) -> str:
+    """Which pipeline made a fact: the rules over replays or a language model ("memory-rules/1" showed as is)."""
+    if produced_by.startswith("memory-rules"):
+        return pick(lang, "对局规则提取", "rules over the replays")
+    if produced_by.startswith("memory-llm"):
+        model = produced_by.split(":", 1)[1] if ":" in produced_by else ""
+        return pick(lang, "语言模型提取", "a language model") + (f" ({model})" if model else "")
+    return produced_by
 
 
 TYPE_WORDS = {
@@ -122,7 +169,7 @@ def query_facts(
                     words(TYPE_WORDS, f.type, lang),
                     words(STATUS_LABELS, f.status, lang),
                     f"{f.confidence:.3f}",
-                    f.content(lang),
+                    shown_content(f, lang),
                 ),
             )
             for f in facts
@@ -140,7 +187,7 @@ def query_chains(store: MemoryStore, lang: Lang) -> tuple[list[list[FactView]], 
         text = " → ".join(f"【{current} #{f.id}】" if f.status == "active" else f"#{f.id}" for f in chain)
         if len(chain) >= 3:
             text += pick(lang, "  （不稳定）", "  (unstable)")
-        lines.append(f"{text}  {chain[-1].content(lang)}")
+        lines.append(f"{text}  {shown_content(chain[-1], lang)}")
     return chains, lines
 
 
@@ -151,7 +198,7 @@ def query_queue(store: MemoryStore, lang: Lang, decided: bool = False) -> tuple[
     lines = []
     for q in items:
         kind, reason = words(QUEUE_KIND_WORDS, q.kind, lang), reason_words(q.reason, lang)
-        line = f"[{q.id}] {kind}: {q.fact.content(lang)} — {reason}"
+        line = f"[{q.id}] {kind}: {shown_content(q.fact, lang)} — {reason}"
         if q.resolved_at is not None:
             line = f"{resolution_words(q.resolution, lang)} · {q.reviewer or '—'}  {line}"
         lines.append(line)
@@ -340,7 +387,7 @@ def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> st
     status = words(STATUS_WORDS, f.status, lang)
     method = words(METHOD_WORDS, f.method, lang)
     lines = [
-        f.content(lang.value),
+        shown_content(f, lang),
         "",
         pick(
             lang,
@@ -350,8 +397,8 @@ def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> st
         pick(lang, f"适用范围：{_scope_words(f.scope, lang)}", f"Applies to: {_scope_words(f.scope, lang)}"),
         pick(
             lang,
-            f"得出方式：{method}（管线 {f.produced_by}）",
-            f"How it was learnt: {method} (pipeline {f.produced_by})",
+            f"得出方式：{method}（{pipeline_words(f.produced_by, lang)}）",
+            f"How it was learnt: {method} ({pipeline_words(f.produced_by, lang)})",
         ),
     ]
     if f.approved_by:
@@ -365,7 +412,7 @@ def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> st
         sign = pick(lang, "支持", "supports") if src.polarity > 0 else pick(lang, "反例", "counterexample")
         lines.append(f"  • {sign}: {_episode_words(episodes.get(src.episode_id or -1), src.episode_id, lang)}")
         if src.quote:
-            lines.append(f"    “{src.quote}”")
+            lines.append(f"    “{quote_words(src.quote, lang)}”")
     return "\n".join(lines)
 
 
@@ -506,10 +553,10 @@ class FactsTab(QWidget):
         self.status_box.addItem(pick(self.lang, "全部状态", "all statuses"), "")
         for st in STATUSES:
             self.status_box.addItem(words(STATUS_LABELS, st, self.lang), st)
-        self.min_conf = QDoubleSpinBox()
-        self.min_conf.setRange(0.0, 1.0)
-        self.min_conf.setSingleStep(0.05)
-        self.min_conf.setPrefix(pick(self.lang, "置信度 ≥ ", "confidence ≥ "))
+        self.min_conf = NumberField(
+            CONFIDENCE_SPEC, self.lang, 0, step=0.05, prefix=pick(self.lang, "置信度 ≥", "confidence ≥")
+        )
+        self.min_conf.edit.setMaximumWidth(64)
         self.batch_button = QPushButton(pick(self.lang, "立即蒸馏", "Distil now"))
         self.message = MessageBar()
         filters = FlowLayout()  # reflows in a narrow side panel
@@ -627,6 +674,7 @@ class FactsTab(QWidget):
 
         def show(f: FactView) -> None:
             self.detail.setPlainText(_fact_text(f, self.lang))
+            self.detail.setToolTip(internal_names_hover(self.lang, f))
             self.timeline.set_sources(f.sources)
             self.fact_selected.emit(fact_id)
 
@@ -973,6 +1021,8 @@ class ReviewQueueTab(QWidget):
             mark_spans(self.right, pair.proposed_marks, PROPOSED_MARK)
             self.differs.setText(differs_words(pair.differs, lang))
             self.differs.setVisible(bool(pair.differs))
+            self.left.setToolTip(internal_names_hover(lang, q.other))
+            self.right.setToolTip(internal_names_hover(lang, q.fact))
             self.split_key.setText(pair.split_key)
             self.split_left.setText(pair.split_proposed)
             self.split_right.setText(pair.split_current)
@@ -1056,6 +1106,18 @@ class ReviewQueueTab(QWidget):
         return self._actions.run(take_back, done)
 
 
+def _short_month(month: str, lang: Lang) -> str:
+    """``2026-03`` as the month alone: 3月 / Mar (the full month stays in the table above the chart)."""
+    try:
+        number = int(month.rsplit("-", 1)[1])
+    except (IndexError, ValueError):
+        return month
+    if not 1 <= number <= 12:
+        return month
+    names = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+    return pick(lang, f"{number}月", names[number - 1])
+
+
 class TrendChart(QWidget):
     """The five metrics month by month, each scaled to its healthy limit (1.0 = the limit; above is unhealthy).
 
@@ -1090,6 +1152,25 @@ class TrendChart(QWidget):
     def series(self) -> dict[str, list[float | None]]:
         """The plotted values per metric (exposed for tests)."""
         return {m: [self.scaled(m, c.metrics[m]) for c in self._cards] for m in METRICS}
+
+    def axis_labels(self, left: float, width: float) -> list[tuple[float, str]]:
+        """The month labels under the axis: ``(centre x, text)``, never overlapping.
+
+        "2026-01" where every label fits; the month alone ("1月" / "Jan") where not; and where even those collide,
+        every k-th of them counting back from the newest month. Twelve full labels overlapped at the side panel's
+        width (issue 30, item 9).
+        """
+        n = len(self._cards)
+        if not n:
+            return []
+        slot = width / n
+        metrics = self.fontMetrics()
+        gap = metrics.horizontalAdvance("  ")
+        texts = [c.month for c in self._cards]
+        if max(metrics.horizontalAdvance(t) for t in texts) + gap > slot:
+            texts = [_short_month(m, self.lang) for m in texts]
+        step = max(1, math.ceil((max(metrics.horizontalAdvance(t) for t in texts) + gap) / slot))
+        return [(left + slot * (i + 0.5), texts[i]) for i in range(n - 1, -1, -step)][::-1]
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         """Draw the axes, the healthy-limit line and one polyline per metric."""
@@ -1131,10 +1212,9 @@ class TrendChart(QWidget):
             p.setPen(text_pen)
             p.drawText(QPointF(lx + 16, ly), LABELS[metric][0] if self.lang is Lang.ZH else LABELS[metric][1])
         n = len(self._cards)
-        for i, card in enumerate(self._cards):
-            x = area.left() + (area.width() * (i + 0.5) / max(n, 1))
-            p.setPen(QPen(QColor("#666666"), 1))
-            p.drawText(QPointF(x - 20, area.bottom() + 15), card.month)
+        p.setPen(QPen(QColor("#666666"), 1))
+        for x, text in self.axis_labels(area.left(), area.width()):
+            p.drawText(QPointF(x - self.fontMetrics().horizontalAdvance(text) / 2, area.bottom() + 15), text)
         for color, (_metric, values) in zip(METRIC_COLORS, self.series().items(), strict=True):
             path = QPainterPath()
             started = False
@@ -1173,10 +1253,8 @@ class ScorecardTab(QWidget):
         super().__init__(parent)
         self.store = store
         self.lang = lang or system_lang()
-        self.months = QSpinBox()
-        self.months.setRange(1, 24)
-        self.months.setValue(months)
-        self.months.setPrefix(pick(self.lang, "月数 ", "months "))
+        self.months = NumberField(MONTHS_SPEC, self.lang, months, prefix=pick(self.lang, "月数", "months"))
+        self.months.edit.setMaximumWidth(64)
         self.table = QTableWidget(len(METRICS), 0)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.chart = TrendChart(lang=self.lang)
@@ -1202,7 +1280,7 @@ class ScorecardTab(QWidget):
 
     def refresh(self) -> asyncio.Future[None] | None:
         """Recompute the scorecards of the last N months (worker thread); returns the loading task."""
-        months = self.months.value()
+        months = self.months.count()
         return self.loader.start(lambda: self.store.scorecard_trend(months), self._fill)
 
     def _fill(self, cards: list[Scorecard]) -> None:

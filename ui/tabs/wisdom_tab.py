@@ -66,7 +66,16 @@ def entry_row(e: WisdomEntry, lang: Lang) -> Row:
     kind = pick(lang, tx.subtype_label(e.subtype_code), tx.SUBTYPES.get(e.subtype_code, ("", "", e.subtype_code))[2])
     return (
         e.id,
-        (e.id, e.status, f"{e.confidence:.3f}", e.severity, kind, e.error_code or "", e.model or "", e.description),
+        (
+            e.id,
+            tx.code_word(e.status, lang),
+            f"{e.confidence:.3f}",
+            tx.code_word(e.severity, lang),
+            kind,
+            e.error_code or "",
+            e.model or "",
+            e.description,
+        ),
     )
 
 
@@ -112,7 +121,7 @@ def query_rules(service: Lazy[ErrorWisdomManager], store: WisdomStore, lang: Lan
                 (
                     rule.rule_id,
                     name,
-                    rule.status,
+                    tx.code_word(rule.status, lang),
                     f"{rule.confidence:.3f}",
                     str(rule.applied),
                     str(rule.successes),
@@ -191,6 +200,24 @@ SPEC_KEYS_EN = {
 """English names of the spec's Chinese keys (the stored JSON keeps the spec's keys; only the view translates)."""
 
 
+def value_words(value: Any, lang: Lang) -> str:
+    """A spec value as people read it: a severity, priority, state or tone code and the error types in ``lang``.
+
+    The detail was a raw field dump: "severe/high/neutral" in the Chinese interface and the Chinese type names in the
+    English one (issue 30). Free text (a description, a message) is shown as written.
+    """
+    text = str(value)
+    if text in tx.CODE_WORDS:
+        return tx.code_word(text, lang)
+    for code, zh in tx.TYPE_LABELS.items():
+        if text in (zh, code, tx.TYPE_LABELS_EN[code]):
+            return pick(lang, zh, tx.TYPE_LABELS_EN[code])
+    for code, (_type, zh, en) in tx.SUBTYPES.items():
+        if text in (zh, code, en):
+            return pick(lang, zh, en)
+    return text
+
+
 def readable(value: Any, lang: Lang, indent: int = 0) -> list[str]:
     """An entry's spec document as indented ``key: value`` lines with the keys in the interface language."""
     pad = "  " * indent
@@ -202,14 +229,14 @@ def readable(value: Any, lang: Lang, indent: int = 0) -> list[str]:
                 lines.append(f"{pad}{name}:")
                 lines += readable(item, lang, indent + 1)
             elif item not in (None, "", [], {}):
-                lines.append(f"{pad}{name}: {item}")
+                lines.append(f"{pad}{name}: {value_words(item, lang)}")
     elif isinstance(value, list):
         for item in value:
             if isinstance(item, dict | list):
                 lines.append(f"{pad}-")
                 lines += readable(item, lang, indent + 1)
             else:
-                lines.append(f"{pad}- {item}")
+                lines.append(f"{pad}- {value_words(item, lang)}")
     else:
         lines.append(f"{pad}{value}")
     return lines
@@ -297,8 +324,12 @@ class WisdomTab(QWidget):
             [(t("全部子类型", "All subtypes"), None)]
             + [(pick(self.lang, zh, en), code) for code, (_tc, zh, en) in tx.SUBTYPES.items()]
         )
-        self.severity_box = self._combo([(t("全部严重程度", "All severities"), None)] + [(s, s) for s in tx.SEVERITIES])
-        self.status_box = self._combo([(t("全部状态", "All states"), None)] + [(s, s) for s in tx.STATUSES])
+        self.severity_box = self._combo(
+            [(t("全部严重程度", "All severities"), None)] + [(tx.code_word(s, self.lang), s) for s in tx.SEVERITIES]
+        )
+        self.status_box = self._combo(
+            [(t("全部状态", "All states"), None)] + [(tx.code_word(s, self.lang), s) for s in tx.STATUSES]
+        )
         self.refresh_button = QPushButton(t("刷新", "Refresh"))
         self.refresh_button.clicked.connect(self.refresh)
         filters = FlowLayout()  # reflows onto more rows in a narrow side panel
@@ -309,7 +340,7 @@ class WisdomTab(QWidget):
         self.model = PagedTableModel(
             self,
             [
-                "id",
+                t("编号", "ID"),
                 t("状态", "State"),
                 t("置信度", "Confidence"),
                 t("严重程度", "Severity"),
