@@ -6,7 +6,8 @@ history (two replays of one player that disagree, so the review queue has an ite
 
 Usage:
   .venv/bin/python tools/screenshot.py [OUT.png] [--replay FILE] [--lang zh|en] [--size 1366x768]
-                                       [--view analysis|settings|budget|numbers|review|wisdom|memory|first-start|expected|all]
+                                       [--view analysis|settings|budget|numbers|review|wisdom|memory|first-start|
+                                               expected|all]
                                        [--out-dir DIR] [--theme light|dark]
 
 ``--view all`` writes ``<view>-<lang>-<W>x<H>.png`` for every view into ``--out-dir`` (default docs/screenshots);

@@ -32,6 +32,7 @@ ICON_NAMES = (
     "severity-fatal",
     "tab-wisdom",
     "tab-memory",
+    "tab-players",
 )
 
 STATUS_ICONS = {

@@ -807,7 +807,7 @@ class MainWindow(QMainWindow):
         at = sum(1 for i in range(index) if i not in self._side_pending)
         widget, title = (self._make_wisdom_tab, self._make_memory_tabs, self._make_players_tab)[index]()
         self.side_tabs.insertTab(at, widget, title)  # the tab built first (the one on screen) stays current
-        self.side_tabs.setTabIcon(at, icon(("tab-wisdom", "tab-memory")[index]))
+        self.side_tabs.setTabIcon(at, icon(("tab-wisdom", "tab-memory", "tab-players")[index]))
 
     def _make_wisdom_tab(self) -> tuple[QWidget, str]:
         lang = self.ui.lang
