@@ -24,6 +24,7 @@ from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.prose import ProseChecker
 from app.claims.roles import POWER_COMMANDS, POWER_WITH_FACING, Roles, roles_of
 from app.claims.timeparse import format_time, parse_time
+from app.claims.yards import Proof, base_kind, base_proofs, contradiction
 from app.facts import OwnerChange, OwnershipVerdict, ReplayFactIndex
 from app.facts.chains import UNPACK_POWER_HASHES
 from app.facts.index import POWER_LAYOUT_ROLES
@@ -215,6 +216,7 @@ class ClaimValidator:
         self._anchors: list[tuple[int, tuple[float, int, str]]] | None = None
         self._made: dict[int, list[Entry]] | None = None
         self._prose: ProseChecker | None = None
+        self._base: dict[int, list[Proof]] | None = None
         # keyed by the RA3 role of each command (app.facts.roles: KW/TW ids map to the RA3 id with the same
         # meaning); a power whose source layout is not verified for its game (POWER_LAYOUT_ROLES) is indexed as an
         # order of its player, name and time, but who cast it on whom is not read from it (see _known_roles)
@@ -554,6 +556,7 @@ class ClaimValidator:
             )
         if type_name:
             self._abilities_fit(uid, type_name, where, ref, issues)
+            self._base_class_fits(uid, type_name, where=where, ref=ref, issues=issues)
         if type_name and player is not None:
             self._core_in_order(uid, player, type_name, where=where, ref=ref, issues=issues)
         if player is not None and type_name:
@@ -755,6 +758,22 @@ class ClaimValidator:
                     self._not_of_type("AbilityNotOfType", uid, type_name, fact, where=where, ref=ref, at=ev.seconds)
                 )
                 return
+
+    def _base_class_fits(
+        self, uid: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]
+    ) -> None:
+        """A yard, crane or MCV claim against what the pack chains and build orders prove (app.claims.yards)."""
+        kind = base_kind(type_name, self._entry(type_name))
+        if kind is None:
+            return
+        if self._base is None:
+            self._base = base_proofs(self.index)
+        proof = contradiction(kind, self._base.get(uid, []))
+        if proof is not None:
+            fact = self._m(proof.zh, proof.en)
+            issues.append(
+                self._not_of_type("BaseClassMismatch", uid, type_name, fact, where=where, ref=ref, at=proof.seconds)
+            )
 
     def _core_in_order(
         self, uid: int, player: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]

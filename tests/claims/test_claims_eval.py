@@ -86,22 +86,15 @@ KNOWN_MISSES |= {
     ("ra3_1v1_battlebase_15m_en", "006", "unit", 8),  # Defender core typed as a refinery core
     ("ra3_1v1_battlebase_15m_en", "006", "event", 2),  # a core's Queue unit claimed as kind "build"
     ("ra3_1v1_battlebase_15m_en", "014", "unit", 1),  # refinery core typed as a Generator core
-    ("ra3_1v1_battlebase_15m_en", "016", "unit", 0),  # packed MCV typed as a construction yard
     ("kw_3v3_12m_zh", "002", "unit", 7),  # a vehicle factory typed as another faction's
     ("kw_3v3_12m_zh", "004", "unit", 1),  # a vehicle factory typed as another
-    ("kw_3v3_12m_zh", "004", "unit", 4),  # an MCV from a pack typed as a crane
     ("kw_3v3_12m_zh", "006", "unit", 8),  # an infantry factory typed as another
-    ("kw_3v3_12m_zh", "006", "unit", 13),  # a crane typed as an MCV
     ("kw_3v3_12m_zh", "006", "event", 6),  # a Place line claimed as kind build
     ("kw_3v3_12m_zh", "008", "unit", 8),  # the war factory typed as another structure
     ("kw_3v3_12m_zh", "008", "unit", 9),  # the airfield typed as another structure
     ("kw_3v3_12m_zh", "010", "unit", 1),  # a power plant typed as a refinery
-    ("kw_3v3_12m_zh", "010", "unit", 6),  # a construction yard typed as a crane
-    ("kw_3v3_12m_zh", "014", "unit", 3),  # a construction yard typed as an MCV
     ("kw_3v3_12m_zh", "016", "unit", 7),  # a second owner for a Warp Chasm
     ("kw_3v3_12m_zh", "018", "unit", 5),  # a second type for one vehicle factory
-    ("tw_1v1_10m_en", "002", "unit", 1),  # a deployed yard typed as an MCV
-    ("tw_1v1_10m_en", "006", "unit", 0),  # a crane typed as an MCV
     ("tw_1v1_10m_en", "008", "unit", 4),  # an infantry portal typed as a gateway
 }
 KNOWN_FALSE_ALARMS: set[tuple[str, str, str, int]] = {
