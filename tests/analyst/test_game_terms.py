@@ -30,6 +30,7 @@ from app.replay import read_replay
 from app.replay.asset_hash import asset_hash
 from app.replay.model import Game
 from app.replay.stats import player_stats
+from app.safetext import markdown_escape
 from app.settings import BUILTIN_OFFLINE
 from app.store import open_database
 from tests.conftest import corpus_file, corpus_files
@@ -125,7 +126,9 @@ def test_players_who_placed_a_radar_reached_tier_two(reports: dict[tuple[str, La
         for lang in (Lang.ZH, Lang.EN):
             text = reports[(path.name, lang)]
             for name in names:
-                lines = [ln for ln in text.splitlines() if ln.startswith(f"- {name}") and "APM ≈" in ln]
+                lines = [
+                    ln for ln in text.splitlines() if ln.startswith(f"- {markdown_escape(name)}") and "APM ≈" in ln
+                ]
                 assert lines, (path.name, name)
                 assert not any(NEVER[lang] in ln for ln in lines), (path.name, name, lines)
                 checked += 1

@@ -47,7 +47,7 @@ def test_the_window_uses_the_icons(qtbot: Any, run: Any) -> None:
         assert all(not issues.item(i).icon().isNull() for i in range(issues.count()))
         win.side_dock.show()
         await win.side_tabs_loaded()
-        await until(lambda: win.side_tabs.count() == 2, what="both side tabs")
+        await until(lambda: win.side_tabs.count() == 3, what="every side tab")
         assert all(not win.side_tabs.tabIcon(i).isNull() for i in range(win.side_tabs.count()))
 
     try:
