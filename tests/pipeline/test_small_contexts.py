@@ -113,12 +113,13 @@ def test_plan_and_analyze_complete_within_the_models_context(
 
 @pytest.mark.parametrize("lang", [Lang.EN, Lang.ZH])
 def test_a_length_refusal_stops_the_run_naming_the_real_limit(lang: Lang, tmp_path: Path) -> None:
-    # The profile says 128K, the server runs with 16,384 (an Ollama or llama.cpp default): the first request is
-    # refused with vLLM's wording, and the run stops there instead of retrying or going on with every window.
+    # The profile says 128K, the server runs with 24,576 (a llama.cpp `-c 24576`): the overview (about 17-18K
+    # tokens with its output reserve) fits, the first window (about 37-49K) is refused with vLLM's wording, and the
+    # run stops there instead of retrying or going on with every window.
     profile = ModelProfile(context_length=128_000, max_tokens=8192, provider="scripted", model="scripted-model")
     events: list[ev.PipelineEvent] = []
     db = open_database(tmp_path / "store.sqlite3")
-    with ScriptedServer(default=Reply.chat(CLEAN), context_limit=16_384) as server:
+    with ScriptedServer(default=Reply.chat(CLEAN), context_limit=24_576) as server:
 
         async def run() -> int:
             provider = OpenAICompatProvider("scripted", server.base_url, "scripted-model", api_key="scripted-secret")
@@ -142,14 +143,14 @@ def test_a_length_refusal_stops_the_run_naming_the_real_limit(lang: Lang, tmp_pa
             analyses = AnalysisRepository(db).for_replay(file_sha256(corpus_file(LONG_1V1)))
         finally:
             db.close()
-    # the overview fits 16K; the first window request is refused once: no retry, no further stage
+    # the overview fits 24K; the first window request is refused once: no retry, no further stage
     assert [r.refused for r in posts] == [False, True]
-    assert info.value.context_limit == 16_384
+    assert info.value.context_limit == 24_576
     message = str(info.value)
-    assert "16,384" in message
+    assert "24,576" in message
     assert "128,000" in message
     assert "context_length" in message
-    assert "--context-length 16384" in message
+    assert "--context-length 24576" in message
     assert "local-qwen" in message
     finished = [e for e in events if isinstance(e, ev.RunFinished)]
     assert [f.status for f in finished] == ["partial"]
@@ -164,7 +165,7 @@ def test_analyze_cli_exits_with_the_limit_and_the_setting(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("REPLAYSAGE_API_KEY", "scripted-secret")
-    with ScriptedServer(default=Reply.chat(CLEAN), context_limit=16_384) as server:
+    with ScriptedServer(default=Reply.chat(CLEAN), context_limit=24_576) as server:
         argv = ["analyze", str(corpus_file(LONG_1V1)), "--base-url", server.base_url, "--model-id", "scripted-model"]
         code = main([*argv, "--context-length", "128000", "--lang", "en", "--quiet"])
         refused = [r for r in server.requests if r.refused]
