@@ -350,8 +350,12 @@ class ScriptedServer:
             self._queue.clear()
             self.requests.clear()
 
-    def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
-        """Poll ``predicate`` (e.g. "the client has gone") until true or ``timeout``; thread-safe, for tests."""
+    def wait_for(self, predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
+        """Poll ``predicate`` (e.g. "the client has gone") until true or ``timeout``; thread-safe, for tests.
+
+        The bound is generous (it returns as soon as the predicate holds): on a loaded 2-core machine a client's
+        close took longer than 5 s to reach the server's thread.
+        """
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if predicate():
