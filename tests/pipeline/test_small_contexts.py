@@ -172,5 +172,5 @@ def test_analyze_cli_exits_with_the_limit_and_the_setting(
     err = capsys.readouterr().err
     assert code == 2
     assert len(refused) == 1  # stopped at the first refusal, never sent again
-    assert "its context is 16,384 tokens" in err
-    assert "--context-length 16384" in err
+    assert "its context is 24,576 tokens" in err
+    assert "--context-length 24576" in err
