@@ -34,7 +34,7 @@ _ALLOWED = (
     # the model profile's field names (as the providers' documentation spells them) and keys
     "ContextLength ContextBudget max_tokens Esc F1 F5 Ctrl Shift Alt Enter Tab Del "
     # units of measure
-    "K M MB KB GB ms s min h tok x APM ID"
+    "K M MB KB GB ms s min h tok token x APM ID"
 )
 ALLOWED_LATIN = frozenset(w.lower() for w in _ALLOWED.split(" "))
 """Latin words a Chinese screen may show: product and format names, documented field names, keys and units."""
