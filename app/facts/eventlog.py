@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 from app.facts.index import KEY_CATEGORIES, POWER_LAYOUT_ROLES, ReplayFactIndex
 from app.facts.model import TICKS_PER_SECOND, FactEvent
-from app.facts.roles import role_of
+from app.facts.roles import player_left_id, role_of
 from app.i18n import Lang
 from app.replay.commands import Category, command_info
 from app.timefmt import format_time as _format_time
@@ -262,8 +262,20 @@ class _Renderer:
             text = self._id_texts[ids] = _ids(ids)
         return text
 
+    def _leaver(self, ev: FactEvent) -> str:
+        """``: <name>`` of the player a "player left" message announces; empty when it names no player.
+
+        The message is sent by a remaining client, so the line's own player is the one who stayed.
+        """
+        for d in self.index.departures:
+            if d.time_code == ev.time_code and d.reported_by == ev.player:
+                return ("：" if self.lang is Lang.ZH else ": ") + self.player(d.player)
+        return ""
+
     def line(self, ev: FactEvent, count: int = 1, last: FactEvent | None = None) -> str:
         parts = [format_time(ev.seconds), self.player(ev.player), self.label(ev.command_id)]
+        if ev.command_id == player_left_id(self.game):
+            parts[2] += self._leaver(ev)
         batch = self.index.batch(ev.command_index)
         if count > 1:
             parts.append(f"×{count}")

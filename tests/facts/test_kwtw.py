@@ -15,6 +15,7 @@ import pytest
 from app.corpus.coverage import coverage_report
 from app.facts.index import ReplayFactIndex, build_fact_index
 from app.facts.model import ProductionKind
+from app.i18n import Lang
 from app.replay import read_replay
 from tests.conftest import REPO_ROOT
 
@@ -112,3 +113,14 @@ def test_kw_summary_names_things_and_who_left(kw: ReplayFactIndex) -> None:
     assert "- Left: joohan at 10:01.80" in text  # tc 9027 / 15
     assert not re.search(r"0x[0-9A-F]{8}", text)
     assert "no game knowledge" not in text
+
+
+def test_player_left_line_names_the_leaver_not_the_reporter(kw: ReplayFactIndex) -> None:
+    # the 0x291 record above is sent by slot 0 (BoolBada, who plays on) and names slot 1 (joohan) as the leaver;
+    # a model reading "BoolBada  Player left" would take the reporter for the player who conceded
+    from app.facts.eventlog import CompactLevel, build_compact_log
+
+    for lang, sep in ((Lang.EN, ": "), (Lang.ZH, "：")):
+        log = build_compact_log(kw, CompactLevel.FULL, lang)
+        label = "Player left" if lang is Lang.EN else "玩家离开"
+        assert [ln.text for ln in log.lines if label in ln.text] == [f"10:01.80  BoolBada  {label}{sep}joohan"]
