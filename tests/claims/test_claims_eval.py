@@ -96,6 +96,10 @@ KNOWN_MISSES |= {
     ("kw_3v3_12m_zh", "016", "unit", 7),  # a second owner for a Warp Chasm
     ("kw_3v3_12m_zh", "018", "unit", 5),  # a second type for one vehicle factory
     ("tw_1v1_10m_en", "008", "unit", 4),  # an infantry portal typed as a gateway
+    ("kw_1v1_10m_32k_en", "008", "unit", 3),  # a power plant (it takes the power plant upgrade) typed as a refinery
+    ("kw_1v1_10m_32k_en", "010", "unit", 4),  # the vehicle factory typed as a Hand of Nod
+    ("kw_1v1_10m_32k_en", "014", "unit", 2),  # the vehicle factory typed as a Hand of Nod
+    ("ra3_1v1_24m_128k_zh", "010", "unit", 1),  # a miner (it takes harvest orders) typed as infantry
 }
 KNOWN_FALSE_ALARMS: set[tuple[str, str, str, int]] = {
     # the construction yards of Tiberium Wars, which the knowledge does not name ("UnknownType")
