@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.analyst import texts
 from app.i18n import Lang, pick
+from app.knowledge.faction_names import faction_display
 from app.knowledge.terms import game_terms
 from app.safetext import markdown_escape
 from app.timefmt import format_clock as short  # m:ss in prose
@@ -155,10 +156,11 @@ class AnalystBase:
         raw = getattr(p, "played_faction", "") or p.faction or "?"
         if self.kn is not None:
             try:
-                return self.kn.taxonomy.faction_label(raw, self.lang) or raw
+                if raw in self.kn.taxonomy.factions:
+                    return self.kn.taxonomy.faction_label(raw, self.lang) or raw
             except Exception:  # a label is cosmetic
                 return raw
-        return raw
+        return faction_display(raw, self.lang)  # seats (Random, Observer…) and other games' factions
 
     def disp(self, name: str) -> str:
         """Display name of an internal type name (knowledge base), falling back to the internal name."""

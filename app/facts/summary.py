@@ -19,6 +19,7 @@ from app.facts.index import POWER_LAYOUT_ROLES, ReplayFactIndex, command_queue_i
 from app.facts.model import TICKS_PER_SECOND, BuildStep, FactEvent, OwnerChange, PackAction, ProductionKind, Strength
 from app.facts.roles import role_of
 from app.i18n import Lang
+from app.knowledge.faction_names import faction_display
 from app.knowledge.terms import GameTerms, game_terms
 from app.replay.commands import Category, command_info
 from app.safetext import markdown_fence, name_label, one_line
@@ -227,9 +228,9 @@ def _header(ctx: _Ctx) -> str:
     for p in ix.playing:
         team = str(p.team + 1) if p.team >= 0 else ctx.t("no_team")
         kind = _KIND_ZH.get(p.kind, p.kind) if ctx.lang is Lang.ZH else p.kind
-        faction = p.faction or "?"
+        faction = faction_display(p.faction, ctx.lang) if p.faction else "?"  # 中文: the knowledge's names
         if p.played_faction and p.played_faction != p.faction:
-            faction += f" → {p.played_faction}"
+            faction += f" → {faction_display(p.played_faction, ctx.lang)}"
         note = f" ({ctx.t('ai_note')})" if p.kind == "ai" else ""
         table.append(f"- P{p.slot} {p.label}: {faction}, {ctx.t('team')} {team}, {kind}{note}")
     observers = [

@@ -26,9 +26,10 @@ def test_summary_of_the_24_minute_1v1_is_2_to_5k_tokens_and_byte_identical(lang:
     assert first.encode() == again.encode()
     tokens = count_tokens(first)
     assert 2000 <= tokens <= 5000, tokens
-    # both players with their header factions (S= slots: YuiYui Allies, Kimi_no_Ouji Empire)
-    assert "YuiYui: Allies" in first
-    assert "Kimi_no_Ouji: Empire" in first
+    # both players with their header factions (S= slots: YuiYui Allies, Kimi_no_Ouji Empire), in the language's names
+    allies, empire = ("盟军", "升阳帝国") if lang is Lang.ZH else ("Allies", "Empire")
+    assert f"YuiYui: {allies}" in first
+    assert f"Kimi_no_Ouji: {empire}" in first
     # the Allied yard pack at 2:17.60 (tc 2064), unpack of #370 at 2:52.47 (tc 2587)
     assert "2:17.60" in first
     assert "#370" in first
