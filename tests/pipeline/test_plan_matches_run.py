@@ -108,3 +108,8 @@ def test_the_blind_128k_case_plans_the_segments_it_runs() -> None:
     _check(plan, posts, 128_000, 8192)
     assert plan["profile"]["reserve"] == 32_000  # max(2 × 8192, 32K): the reserve is not what is sent as max_tokens
     assert len(plan["segments"]) == 12
+    # now the store exists (the run wrote it): plan reads its memory facts as the next run would, same plan
+    flags = ["--context-length", "128000", "--max-tokens", "8192", "--lang", "zh", "--json"]
+    code, again = _run_cli("plan", str(corpus_file(LONG_1V1)), *flags)
+    assert code == 0
+    assert [s["end_seconds"] for s in json.loads(again)["segments"]] == [s["end_seconds"] for s in plan["segments"]]
