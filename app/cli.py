@@ -23,7 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "repair": ("app.replay.cli", "make a truncated replay playable again (written next to the original)"),
     "facts": ("app.facts.cli", "match summary, compact event log and object facts of a replay"),
     "knowledge": ("app.corpus.cli", "game knowledge per mod: coverage, checks, lookup, prompt text"),
-    "plan": ("app.budget.cli", "plan slices, focus windows and request budgets of a replay for a model"),
+    "plan": ("app.pipeline.plan_cli", "plan slices, focus windows and request budgets of a replay for a model"),
     "provider": ("app.llm.cli", "model providers: test an endpoint, list profiles, store a key"),
     "analyze": ("app.pipeline.cli", "analyse a replay (offline rule-based analyst unless a model is given)"),
     "report": ("app.pipeline.cli", "write the report of a stored analysis (.md, .html or .json); runs nothing"),

@@ -37,9 +37,13 @@ ROWS: tuple[tuple[str, str, str], ...] = (
 
 def _compute(path: str, data: dict[str, Any], lang: Any) -> dict[str, Any]:
     """Worker-thread body (the planner's imports happen here, not on the GUI thread)."""
-    from app.budget.preview import preview_plan
+    from app.pipeline.planning import preview_plan
+    from app.settings import Settings
 
-    return preview_plan(path, data, lang)
+    # the run's own plan (its system prompt and the user's knowledge file); memory facts need the store, which
+    # the settings page does not hold: the main window's expected line counts them
+    knowledge = Settings.load().get("user_knowledge_file") or None
+    return preview_plan(path, data, lang, user_knowledge=knowledge)
 
 
 class BudgetPreview(QGroupBox):

@@ -1082,14 +1082,22 @@ class MainWindow(QMainWindow):
             )
             return None
         path, data = self.info.path, prof.budget_mapping()
+        settings, db = self.ctx.settings, self.ctx.db
+        lang = settings.analysis_lang()  # the analysis' prompts decide every token count, not the window's language
+        knowledge = settings.get("user_knowledge_file") or None
+        analyst = str(settings.get("analyst_name") or "")
 
         def expected() -> tuple[str, str]:
-            from app.budget.preview import expected_run
             from app.i18n import Lang
+            from app.pipeline.planning import expected_run
 
-            run = expected_run(path, data, Lang.EN)
-            zh = run if run.problem == "" else expected_run(path, data, Lang.ZH)
-            return zh.text(Lang.ZH), run.text(Lang.EN)
+            # the plan the run will send (``replaysage plan`` with the same profile prints the same numbers)
+            run = expected_run(path, data, lang, db=db, analyst=analyst, user_knowledge=knowledge)
+            other = Lang.EN if lang is Lang.ZH else Lang.ZH
+            # a refusal is worded in each language; the numbers are the analysis language's plan in both
+            again = run if run.problem == "" else expected_run(path, data, other, user_knowledge=knowledge)
+            zh, en = (run, again) if lang is Lang.ZH else (again, run)
+            return zh.text(Lang.ZH), en.text(Lang.EN)
 
         return self.expected_loader.start(expected, lambda texts: self.analysis.set_expected(*texts))
 

@@ -1,11 +1,11 @@
-"""``replaysage plan``: show how a replay would be sliced, windowed and budgeted for a model (no model is called).
+"""``replaysage plan``'s model flags and its text form (the command itself is :mod:`app.pipeline.plan_cli`).
 
-Heavy imports (the reader, the fact index, tiktoken) stay inside the handler so other commands start fast.
+The command lives in the pipeline because the plan it prints is the run's own (the real system prompt, memory
+facts, calibration: :mod:`app.pipeline.planning`); what needs no replay stays here.
 """
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from app.errors import KnownError
@@ -15,52 +15,54 @@ class ModelProfileNotFoundError(KnownError):
     """``--model`` names no profile this installation knows."""
 
 
-def register(sub: Any) -> None:  # argparse's _SubParsersAction
-    """Add ``plan`` to the sub-commands."""
-    p = sub.add_parser(
-        "plan",
-        help="plan slices, focus windows and request budgets of a replay for a model",
-        description="Plan the analysis of a replay for a model: mechanical slices, focus windows and the token "
-        "breakdown of every planned request (K = 1000 tokens).",
-    )
-    p.add_argument("file", help="replay file")
-    model = p.add_mutually_exclusive_group(required=True)
-    model.add_argument(
-        "--model", metavar="PROFILE", help="model profile name from the provider settings, or a JSON file"
-    )
-    model.add_argument("--context-length", metavar="N", help="model context length (e.g. 128000, 256K, 1M)")
-    p.add_argument("--budget", metavar="N", default="0", help="context budget (0 = tier default)")
-    p.add_argument(
-        "--max-tokens", metavar="N", default=None, help="output token limit (default 8192; context / 8 below 64K)"
-    )
-    p.add_argument(
-        "--lang", default=None, help="zh or en (default: the analysis language of the settings, as analyze uses)"
-    )
-    p.add_argument("--json", action="store_true", help="print stable JSON")
-    p.set_defaults(func=_plan)
+def cli_profile(
+    *,
+    context_length: str | int | None,
+    model: str | None = None,
+    budget: str | int | None = None,
+    max_tokens: str | int | None = None,
+    base_url: str = "",
+    model_id: str = "",
+) -> Any:
+    """The :class:`~app.budget.profile.ModelProfile` of command-line flags (``plan`` and ``analyze`` alike).
 
+    ``--context-length`` (with ``--base-url``/``--model-id`` for the calibration key) builds the ad-hoc profile
+    (:func:`app.budget.profile.adhoc_profile`, what ``analyze --base-url`` runs with); ``--model`` reads a settings
+    profile or a JSON file, with ``--budget``/``--max-tokens`` over its values.
 
-def _profile(args: argparse.Namespace) -> Any:
-    from app.budget.errors import BudgetConfigError
-    from app.budget.profile import ModelProfile, default_max_tokens, parse_token_count
+    Raises:
+        BudgetConfigError: A number is not usable.
+        ModelProfileNotFoundError: ``model`` names no profile.
+    """
+    from app.budget.profile import ModelProfile, adhoc_profile, parse_token_count
 
-    max_tokens = parse_token_count(args.max_tokens) if args.max_tokens is not None else None
-    if max_tokens is not None and max_tokens <= 0:
+    def tokens(value: str | int | None) -> int | None:
+        if value is None or value == "":
+            return None
+        return value if isinstance(value, int) else parse_token_count(value)
+
+    mt = tokens(max_tokens)
+    if mt is not None and mt <= 0:
         # An explicit 0 is a mistake to report, not a request for the default (which is what omitting it means).
-        raise BudgetConfigError(f"--max-tokens must be a positive token count, got {args.max_tokens!r}")
-    budget = parse_token_count(args.budget) if args.budget else 0
-    if args.context_length is not None:
-        context_length = parse_token_count(args.context_length)
-        return ModelProfile(
-            context_length=context_length,
-            context_budget=budget,
-            max_tokens=default_max_tokens(context_length) if max_tokens is None else max_tokens,
-        )
-    data = dict(_model_settings(args.model))
-    if budget:
-        data["context_budget"] = budget
-    if max_tokens is not None:
-        data["max_tokens"] = max_tokens
+        from app.budget.errors import BudgetConfigError
+
+        raise BudgetConfigError(f"--max-tokens must be a positive token count, got {max_tokens!r}")
+    bud = tokens(budget) or 0
+    if context_length is not None:
+        from app.urls import split_url_credentials
+
+        shown_url = split_url_credentials(base_url)[0] if base_url else ""  # a key in the URL is never shown
+        length = tokens(context_length) or 0
+        return adhoc_profile(length, max_tokens=mt, context_budget=bud, provider=shown_url, model=model_id)
+    if model is None:
+        from app.budget.errors import BudgetConfigError
+
+        raise BudgetConfigError("give --model or --context-length")
+    data = dict(_model_settings(model))
+    if bud:
+        data["context_budget"] = bud
+    if mt is not None:
+        data["max_tokens"] = mt
     return ModelProfile.from_mapping(data)
 
 
@@ -87,30 +89,6 @@ def _model_settings(name: str) -> dict[str, Any]:
             f"no model profile named {name!r}: configure it in the settings, pass a JSON file, or use "
             f"--context-length N"
         ) from exc
-
-
-def _settings_lang() -> Any:
-    from app.settings import Settings
-
-    return Settings.load().analysis_lang()
-
-
-def _plan(args: argparse.Namespace) -> int:
-    from app.budget.from_replay import plan_replay_file
-    from app.i18n import Lang
-    from app.safetext import json_text
-
-    try:  # without --lang, the language analyze would run in: the plan is that analysis' plan
-        lang = Lang.parse(args.lang) if args.lang else _settings_lang()
-    except ValueError as exc:
-        raise KnownError(str(exc)) from exc
-    profile = _profile(args)
-    plan = plan_replay_file(args.file, profile, lang=lang)
-    if args.json:
-        print(json_text(plan.to_json()))
-        return 0
-    print(render_plan(plan.to_json(), lang), end="")
-    return 0
 
 
 def render_plan(data: dict[str, Any], lang: Any) -> str:

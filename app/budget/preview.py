@@ -1,37 +1,29 @@
 """The budget preview of the settings page: a model's numbers checked in plain words, and the plan of a replay.
 
-The plan is the one ``replaysage plan --json`` prints (:func:`app.budget.from_replay.plan_for_index` with the
-model's calibration): the preview only keeps the replay's fact index between calls, so editing a number replans
-without re-reading the file. :func:`profile_problem` says which field is wrong and what to type instead, where
+The plan itself is made where the run makes it (:mod:`app.pipeline.planning`: the run's own system prompt, memory
+facts and calibration), so the numbers here are the run's; this module holds the checks and sums that need no
+replay. :func:`profile_problem` says which field is wrong and what to type instead, where
 :class:`app.budget.profile.ModelProfile` raises a one-line error meant for logs.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.budget.profile import (
     REFERENCE_OVERHEAD,
     RESERVE_FLOOR,
-    ModelProfile,
     PromptSize,
     default_budget,
-    default_max_tokens,
     hard_limit,
     output_reserve,
     reserve_floor,
     tier_for,
     tier_spec,
 )
-from app.errors import KnownError
 from app.i18n import Lang, pick
-
-if TYPE_CHECKING:
-    from app.facts import ReplayFactIndex
 
 TIER_NAMES = {
     "long": ("长", "long"),
@@ -160,73 +152,6 @@ def budget_line(context_length: int, context_budget: int, lang: Lang) -> str:
     )
 
 
-class _IndexCache:
-    """The fact index of the last previewed replay (one entry: the settings page previews the open replay)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._key: tuple[str, int, int] | None = None
-        self._index: ReplayFactIndex | None = None
-
-    def get(self, path: Path) -> ReplayFactIndex:
-        from app.facts.index import build_fact_index
-        from app.replay.reader import read_replay
-
-        st = path.stat()
-        key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
-        with self._lock:
-            if self._key == key and self._index is not None:
-                return self._index
-        index = build_fact_index(read_replay(path))
-        with self._lock:
-            self._key, self._index = key, index
-        return index
-
-
-_CACHE = _IndexCache()
-
-
-def preview_plan(path: str | Path, profile_data: Mapping[str, Any], lang: Lang) -> dict[str, Any]:
-    """The ``plan --json`` document of a replay for a model's settings (``budget_mapping()`` form).
-
-    Runs in a worker thread (it reads the replay on first use and plans: tens to hundreds of milliseconds).
-
-    Raises:
-        KnownError: The numbers cannot work or the replay does not fit the model (plain-words message).
-    """
-    from app.budget.calibration import CalibrationStore
-    from app.budget.from_replay import plan_for_index
-
-    problem = profile_problem(
-        int(profile_data.get("context_length") or 0),
-        int(profile_data.get("context_budget") or 0),
-        int(profile_data.get("max_tokens") or default_max_tokens(int(profile_data.get("context_length") or 0))),
-        lang,
-        reasoning=bool(profile_data.get("reasoning", False)),
-    )
-    if problem is not None:
-        raise KnownError(problem.message)
-    from app.budget.errors import ReplayTooLongError
-
-    profile = ModelProfile.from_mapping(profile_data)
-    index = _CACHE.get(Path(path))
-    calibration = CalibrationStore().get(profile.key)
-    try:
-        return plan_for_index(index, profile, lang=lang, calibration=calibration).plan.to_json()
-    except ReplayTooLongError as exc:
-        if profile.budget >= profile.hard_limit:
-            raise
-        raise KnownError(
-            pick(
-                lang,
-                f"{exc} 当前预算 {profile.budget:,} 低于此模型的硬上限 {profile.hard_limit:,}："
-                "可以调高 ContextBudget。",
-                f"{exc} The budget ({profile.budget:,}) is below this model's hard limit ({profile.hard_limit:,}): a "
-                f"larger ContextBudget gives each slice more room.",
-            )
-        ) from exc
-
-
 def output_cost_ceiling(plan: Mapping[str, Any], price_output: float) -> float:
     """The most the answers can cost: every planned request writing max_tokens (price per million)."""
     requests = int(plan["totals"]["requests"])
@@ -281,28 +206,3 @@ class ExpectedRun:
                 f" — long replay on a {self.size} model: {self.segments} segments, quality not guaranteed",
             )
         return line
-
-
-def expected_run(path: str | Path, profile_data: Mapping[str, Any], lang: Lang) -> ExpectedRun:
-    """Plan the replay for a model's settings (worker thread) and sum up what the run will take.
-
-    The same plan as ``replaysage plan`` and the budget preview (:func:`preview_plan`); a replay that cannot be
-    planned gives its reason in ``problem`` instead of raising.
-    """
-    try:
-        plan = preview_plan(path, profile_data, lang)
-    except KnownError as exc:
-        return ExpectedRun(problem=str(exc))
-    totals = plan["totals"]
-    price_out = float(profile_data.get("price_output") or 0)
-    priced = bool(price_out or profile_data.get("price_input") or profile_data.get("price_cached_input"))
-    guaranteed = bool(plan["profile"].get("quality_guaranteed", True))
-    return ExpectedRun(
-        segments=len(plan["segments"]),
-        requests=int(totals["requests"]),
-        prompt_tokens=int(totals["prompt_tokens"]),
-        input_cost=float(totals["input_cost"]),
-        output_ceiling=output_cost_ceiling(plan, price_out),
-        priced=priced,
-        size="" if guaranteed else str(plan["profile"]["tier"]).upper(),
-    )

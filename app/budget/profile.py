@@ -356,6 +356,36 @@ class ModelProfile:
         )
 
 
+def adhoc_profile(
+    context_length: int,
+    *,
+    max_tokens: int | None = None,
+    context_budget: int = 0,
+    provider: str = "",
+    model: str = "",
+) -> ModelProfile:
+    """The profile of a model given on the command line (``plan --context-length``, ``analyze --base-url``).
+
+    Both commands build it here, so the same flags give the same budget, reserve and ``max_tokens``: ``max_tokens``
+    None is :func:`default_max_tokens` (8192, or context / 8 below 64K), and the calibration key is
+    ``provider/model`` when a model is named (``analyze --base-url URL --model-id ID`` and ``plan --base-url URL
+    --model-id ID`` read the same calibration).
+
+    Raises:
+        BudgetConfigError: A number is not usable (an explicit ``max_tokens`` of 0 or less among them).
+    """
+    if max_tokens is not None and max_tokens <= 0:
+        # An explicit 0 is a mistake to report, not a request for the default (which is what omitting it means).
+        raise BudgetConfigError(f"--max-tokens must be a positive token count, got {max_tokens}")
+    return ModelProfile(
+        context_length=context_length,
+        context_budget=context_budget,
+        max_tokens=default_max_tokens(context_length) if max_tokens is None else max_tokens,
+        provider=provider,
+        model=model,
+    )
+
+
 REFERENCE_OVERHEAD = 27 * K
 """Plan §4.2 reference fixed overhead: system 20K + summary 3K + overview 3K + instruction 1K."""
 

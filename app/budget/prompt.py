@@ -113,8 +113,9 @@ def fit_lines(text: str, cap: int, estimator: TokenEstimator) -> str:
 def fit_facts(facts: Sequence[str], budget: int, estimator: TokenEstimator) -> list[str]:
     """The newest found facts whose section fits ``budget`` budget tokens (the plan's found-facts reserve).
 
-    Older items go first: recent windows matter most to the next one, and the summary round sees them all anyway.
-    Keeping a suffix (not a subset) leaves the section append-only from here on.
+    Older items go first. The pipeline no longer carries found facts this way: a short reserve dropped whole early
+    windows (the 32K summary round saw windows 4-6 of 6), so :func:`app.pipeline.digest.fit_digests` compresses
+    every item instead; this is the plain rule for items without structure.
     """
     if budget <= 0 or not facts:
         return []

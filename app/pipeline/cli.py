@@ -21,9 +21,11 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     p.add_argument("--model", help="model profile name from the settings (default: offline)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (instead of a profile); key from REPLAYSAGE_API_KEY")
     p.add_argument("--model-id", help="model id at --base-url")
-    p.add_argument("--context-length", type=int, default=128_000, help="context length of --model-id (default 128000)")
     p.add_argument(
-        "--max-tokens", type=int, default=None, help="output limit of --model-id (default 8192; context / 8 below 64K)"
+        "--context-length", default="128000", help="context length of --model-id (default 128000; 128K, 1M accepted)"
+    )
+    p.add_argument(
+        "--max-tokens", default=None, help="output limit of --model-id (default 8192; context / 8 below 64K)"
     )
     p.add_argument("--lang", help="analysis language: zh or en (default: settings, then the system locale)")
     p.add_argument(
@@ -152,6 +154,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
                 emit=progress,
                 resume=args.resume,
                 deadline_s=limits.get("run_s"),  # None: the provider's run limit
+                user_knowledge=settings.get("user_knowledge_file") or None,  # as the GUI's runs and ``plan``
             )
         finally:
             await provider.aclose()
@@ -240,26 +243,26 @@ def _model(
             raise KnownError("--base-url and --model-id go together")
         if args.model:
             raise KnownError("give either --model or --base-url/--model-id, not both")
-        from app.budget.profile import ModelProfile, default_max_tokens
+        from app.budget.cli import cli_profile
         from app.llm.factory import resolve_api_key
         from app.llm.openai_compat import OpenAICompatProvider
         from app.stream_limits import DEFAULT_LIMITS
-        from app.urls import split_url_credentials
 
-        shown_url = split_url_credentials(args.base_url)[0]  # a key in the URL is never stored or shown
-        max_tokens = args.max_tokens if args.max_tokens is not None else default_max_tokens(args.context_length)
-        choice = ModelChoice(
-            f"{shown_url} {args.model_id}",
-            ModelProfile(
-                context_length=args.context_length, max_tokens=max_tokens, provider=shown_url, model=args.model_id
-            ),
+        # the profile ``plan --context-length N --base-url URL --model-id ID`` plans with (same key, reserve and
+        # max_tokens); the provider sends that profile's max_tokens, so the plan's reserve is the run's
+        profile = cli_profile(
+            context_length=args.context_length,
+            max_tokens=args.max_tokens,
+            base_url=args.base_url,
+            model_id=args.model_id,
         )
+        choice = ModelChoice(f"{profile.provider} {args.model_id}", profile)
         provider = OpenAICompatProvider(
             "command line",
             args.base_url,
             args.model_id,
             api_key=resolve_api_key("", use_env=True),
-            max_tokens=max_tokens,
+            max_tokens=profile.max_tokens,
             limits=DEFAULT_LIMITS.with_overrides(limits),
         )
         return choice, provider

@@ -5,10 +5,14 @@ claims of every kind, then the claims its revision corrected. The run's found-fa
 ``found_facts_budget``, which ``replaysage plan`` shows) bounds how many items go with a request. A claim that a
 later window contradicts (the same object typed another way) is never carried as validated again: both move to a
 "contradicted" list, and the earlier item is rendered anew.
+
+When the reserve is short (2K at 32K), :func:`fit_digests` compresses instead of dropping: every window stays with
+its label, player headings and corrections, the oldest summarised hardest.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +21,7 @@ from app.claims.issues import ValidationIssue
 from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.revision import claim_key, passed_claims
 from app.i18n import Lang, pick
+from app.tokens import TokenEstimator
 
 TypeOf = Callable[[str], str | None]
 
@@ -119,3 +124,136 @@ def withdraw_contradicted(digests: Sequence[WindowDigest]) -> set[int]:
                 c.contradicted = True
                 changed.add(n)
     return changed
+
+
+# -- fitting every window into the found-facts budget ------------------------------------------------------------
+
+FIT_LEVELS = 5
+"""Compression levels of one window's item, 0 (whole) to 5 (label and counts): see :func:`render_level`."""
+_SUMMARY_CHARS = {1: 160, 2: 70}
+_VALIDATED_SHOWN = {1: 4, 2: 2}
+_CORRECTED_SHOWN_AT_4 = 2
+_TEXT_CHARS = {1: 400, 2: 220, 3: 140, 4: 80}
+_SENTENCE_END = re.compile(r"[。！？!?；]|[.;](?=\s|$)")
+
+
+def _shorten(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters: after its last sentence that fits, else cut with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    ends = [m.end() for m in _SENTENCE_END.finditer(head)]
+    if ends and ends[-1] >= limit // 3:
+        return head[: ends[-1]].rstrip()
+    return head[: max(limit - 1, 1)].rstrip() + "…"
+
+
+def _some(texts: list[str], shown: int, lang: Lang) -> str:
+    """The first ``shown`` texts, then how many more there are."""
+    out = "; ".join(texts[:shown])
+    more = len(texts) - shown
+    if more > 0:
+        out += pick(lang, f"；另 {more} 条", f"; +{more} more")
+    return out
+
+
+def render_level(d: WindowDigest, lang: Lang, level: int) -> str:
+    """A window's item at a compression level; every level keeps the label and every player's heading.
+
+    * 0: the whole item (:meth:`WindowDigest.render`);
+    * 1: the summary cut to its first sentence or so, at most 4 validated claims per player, every correction;
+    * 2: a one-phrase summary, 2 validated claims per player, every correction;
+    * 3: no summary, the number of validated claims, every correction and every withdrawn claim;
+    * 4: as 3, at most 2 corrections per player listed (the rest counted);
+    * 5: the label and, per player, the numbers only.
+
+    A withdrawn (contradicted) claim is never shown as validated at any level.
+    """
+    if level <= 0:
+        return d.render(lang)
+    sep = pick(lang, "：", ": ")
+    out = d.label + sep
+    if level in _SUMMARY_CHARS and d.summary:
+        out += _shorten(d.summary, _SUMMARY_CHARS[level])
+    for p in dict.fromkeys(c.player for c in d.claims):
+        mine = [c for c in d.claims if c.player == p]
+        valid = [c.text for c in mine if not c.corrected and not c.contradicted]
+        fixed = [c.text for c in mine if c.corrected and not c.contradicted]
+        withdrawn = [c.text for c in mine if c.contradicted]
+        parts: list[str] = []
+        if level >= 5:
+            counts = [
+                (len(valid), pick(lang, "已验证", "validated")),
+                (len(fixed), pick(lang, "修订更正", "corrected")),
+                (len(withdrawn), pick(lang, "后来被推翻", "contradicted later")),
+            ]
+            parts = [f"{title} {n}" for n, title in counts if n]
+        else:
+            if valid:
+                shown = _VALIDATED_SHOWN.get(level, 0)
+                body = _some(valid, shown, lang) if shown else pick(lang, f"{len(valid)} 条", f"{len(valid)} claims")
+                parts.append(pick(lang, "已验证", "validated") + sep + body)
+            if fixed:
+                shown = _CORRECTED_SHOWN_AT_4 if level >= 4 else len(fixed)
+                parts.append(pick(lang, "修订更正", "corrected in revision") + sep + _some(fixed, shown, lang))
+            if withdrawn:
+                title = pick(lang, "后来被推翻（未验证）", "contradicted later (not validated)")
+                parts.append(
+                    title + sep + _some(withdrawn, _CORRECTED_SHOWN_AT_4 if level >= 4 else len(withdrawn), lang)
+                )
+        out += f" [{p or pick(lang, '未注明玩家', 'no player')}] " + " | ".join(parts)
+    return out
+
+
+def _text_level(text: str, lang: Lang, level: int) -> str:
+    """A stored item without its structure (a resumed run's earlier windows): shortened as text, label kept."""
+    if level <= 0:
+        return text
+    if level in _TEXT_CHARS:
+        return _shorten(text, _TEXT_CHARS[level])
+    label = re.split(r"：|: ", text, maxsplit=1)[0]
+    return _shorten(label, _TEXT_CHARS[4])
+
+
+def fit_digests(items: Sequence[WindowDigest | str], budget: int, estimator: TokenEstimator, lang: Lang) -> list[str]:
+    """Every window's found facts within ``budget`` budget tokens (the plan's found-facts reserve).
+
+    Nothing is dropped while compressing can make room: the oldest items are compressed first, one level at a time
+    (:func:`render_level`), then the next oldest, and a newer item is compressed further only when every older one
+    already is. So the newest windows keep the most, every window keeps its label, its players and its corrections,
+    and the summary round sees every window. Only when even the shortest form of every item does not fit are the
+    oldest items left out (the newest that fit are kept, as before).
+    """
+    if budget <= 0 or not items:
+        return []
+    from app.tokens import count_tokens_batch
+
+    n = len(items)
+    renders: list[list[str]] = []
+    for it in items:
+        if isinstance(it, WindowDigest):
+            renders.append([render_level(it, lang, lv) for lv in range(FIT_LEVELS + 1)])
+        else:
+            renders.append([_text_level(it, lang, lv) for lv in range(FIT_LEVELS + 1)])
+    flat = [f"- {r}\n" for rs in renders for r in rs]
+    raw = count_tokens_batch(flat)
+    cost = [[estimator.from_raw(raw[i * (FIT_LEVELS + 1) + lv]) for lv in range(FIT_LEVELS + 1)] for i in range(n)]
+    level = [0] * n
+    total = sum(c[0] for c in cost)
+    for target in range(1, FIT_LEVELS + 1):
+        for i in range(n):
+            if total <= budget:
+                return [renders[k][level[k]] for k in range(n)]
+            if level[i] < target:
+                total += cost[i][target] - cost[i][level[i]]
+                level[i] = target
+    if total <= budget:
+        return [renders[k][level[k]] for k in range(n)]
+    kept: list[str] = []  # even the shortest forms do not fit: the newest that do
+    used = 0
+    for k in reversed(range(n)):
+        if used + cost[k][FIT_LEVELS] > budget:
+            break
+        used += cost[k][FIT_LEVELS]
+        kept.append(renders[k][FIT_LEVELS])
+    return kept[::-1]

@@ -24,7 +24,7 @@ from app.budget.limits import (
     lookback_tokens_label,
 )
 from app.budget.profile import ModelProfile
-from app.budget.prompt import AssembledRequest, PromptAssembler, StablePrefix, fit_facts, segments_metadata
+from app.budget.prompt import AssembledRequest, PromptAssembler, StablePrefix, segments_metadata
 from app.budget.segment import Segment, Window
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.lookback import find_lookbacks, strip_lookbacks
@@ -51,7 +51,7 @@ from app.llm.events import Outcome, UsageReport
 from app.llm.stage import StageInfo, StageKindName, phase_named
 from app.pipeline import events as ev
 from app.pipeline import prompts
-from app.pipeline.digest import WindowDigest, window_digest, withdraw_contradicted
+from app.pipeline.digest import WindowDigest, fit_digests, window_digest, withdraw_contradicted
 from app.pipeline.prepare import PreparedReplay
 from app.pipeline.repository import (
     LEASE_HEARTBEAT_S,
@@ -742,8 +742,16 @@ class AnalysisRun:
         return seg, seg.windows[stage.window]
 
     def _facts_within_budget(self) -> list[str]:
-        """The newest found facts that fit the run's found-facts reserve (plan §5.6)."""
-        return fit_facts(self.found_facts, self.p.plan.found_facts_budget, self.p.plan.estimator)
+        """Every window's found facts within the run's found-facts reserve (plan §5.6, issue 28 §2).
+
+        A short reserve compresses the items, oldest hardest (:func:`app.pipeline.digest.fit_digests`), instead of
+        leaving the earliest windows out: the summary round at 32K sees every window.
+        """
+        items: list[WindowDigest | str] = list(self.found_facts)
+        for _stage, at, digest in self.digests:
+            if at < len(items):
+                items[at] = digest
+        return fit_digests(items, self.p.plan.found_facts_budget, self.p.plan.estimator, self.lang)
 
     async def _window(self, stage: ev.StageRef) -> None:
         seg, win = self._segment_window(stage)

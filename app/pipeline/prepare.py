@@ -6,6 +6,7 @@ CPU-bound and synchronous: the GUI runs it in a worker thread, the CLI directly.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,50 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+class _ParsedCache:
+    """The bytes' hash, the parsed replay and its fact index of the last file read with ``reuse=True``.
+
+    The settings page and the main window replan the open replay on every edit of a model's numbers: the file is
+    parsed and indexed once per (path, mtime, size), the prompt and the plan are rebuilt every time.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: tuple[str, int, int] | None = None
+        self._value: tuple[str, Replay, ReplayFactIndex] | None = None
+
+    def get(self, path: Path) -> tuple[str, Replay, ReplayFactIndex] | None:
+        st = path.stat()
+        key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+        with self._lock:
+            return self._value if self._key == key else None
+
+    def put(self, path: Path, value: tuple[str, Replay, ReplayFactIndex]) -> None:
+        st = path.stat()
+        with self._lock:
+            self._key, self._value = (str(path.resolve()), st.st_mtime_ns, st.st_size), value
+
+
+_PARSED = _ParsedCache()
+
+
+def _parse(p: Path, reuse: bool) -> tuple[str, Replay, ReplayFactIndex]:
+    from app.replay import parse_replay
+    from app.replay.reader import read_replay_bytes
+
+    cached = _PARSED.get(p) if reuse else None
+    if cached is not None:
+        return cached
+    data = read_replay_bytes(p)
+    replay = parse_replay(data, str(p))
+    if not replay.commands:
+        raise ReplayFormatError(str(p), replay.header.chunk_offset, "the replay holds no commands to analyse")
+    value = (hashlib.sha256(data).hexdigest(), replay, build_fact_index(replay))
+    if reuse:
+        _PARSED.put(p, value)
+    return value
+
+
 def prepare_replay(
     path: str | Path,
     profile: ModelProfile,
@@ -65,29 +110,28 @@ def prepare_replay(
     calibration: Calibration | None = None,
     extra_system: str | Callable[[Replay], str] = "",
     user_knowledge: str | Path | None = None,
+    reuse: bool = False,
 ) -> PreparedReplay:
     """Parse, index, log, summarise and plan one replay for one model.
 
+    This is the one place a run's plan is made: an analysis, ``replaysage plan``, the settings page's budget
+    preview and the main window's expected run all plan through it (:mod:`app.pipeline.planning`), so the
+    segments a user is shown are the segments the run sends. The system prompt is the run's own (its size decides
+    every slice's room), never a reference size.
+
     ``extra_system`` is appended to the system prompt (a function of the parsed replay, e.g. memory facts about
-    its players), so the file is read once.
+    its players), so the file is read once. ``reuse`` keeps the parsed file for the next call on the same file
+    (previews that replan on every edit).
 
     Raises:
         ReplayFormatError: The file is not a readable replay.
         BudgetError: The replay does not fit the model.
     """
-    from app.replay import parse_replay
-    from app.replay.reader import read_replay_bytes
-
     p = Path(path)
-    data = read_replay_bytes(p)
-    replay = parse_replay(data, str(p))
-    if not replay.commands:
-        raise ReplayFormatError(str(p), replay.header.chunk_offset, "the replay holds no commands to analyse")
-    index = build_fact_index(replay)
+    sha, replay, index = _parse(p, reuse)
     extra = extra_system(replay) if callable(extra_system) else extra_system
     size = profile.spec.prompt
     system = build_system_prompt(replay, lang, extra=extra, user_knowledge=user_knowledge, size=size)
     planned = plan_for_index(index, profile, lang=lang, system_text=system, calibration=calibration)
-    sha = hashlib.sha256(data).hexdigest()
     types = slice_knowledge(replay, lang, user_knowledge) if size.per_slice_knowledge else None
     return PreparedReplay(p, sha, replay, index, planned.log, planned.summary, system, planned.plan, types)

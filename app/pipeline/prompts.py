@@ -40,6 +40,7 @@ CLAIMS_FORMAT_ZH = """[机器可读声明的规则]
 - 名称一律用日志里出现的内部名（如 AlliedScoutInfantry、SpecialPower_ShrinkRay；日志显示 0x… 时照抄），不要用中文名或俗称。
 - 时间照抄日志行的 m:ss.cc。程序会找到对应的日志行：事件时间差超过 2 秒、或者根本没有这样的行，都算错误。
 - eventClaims 的 kind 对应日志动作：produce = “生产单位”（排队时间）；build = “开始建造建筑”（开始建造的时间；帝国的核心是在基地车上“生产单位” …Egg）；place = “放置建筑”（放下建筑的时间）；sell = “出售”；upgrade = “开始升级”；power = 各种“技能”行；protocol = “选择协议”。
+- name 照抄日志行里写出的内部名。日志行没有写类型时（例如“出售 #1234”只有对象编号），不要猜：省略 name（或写 ""），把该对象写在 actorId；也不要把事件类型（如 "sell"）当作 name，那不是名称。
 - actorId 是执行这条指令的对象：生产单位行上的工厂、建造/放置行上的建造者、出售/升级行上的建筑、技能的施放者（来源）。targetId 只用于技能的目标。技能行里“目标 #A”是目标、“来源 #B”是施放者（第一个编号是目标，最后一个是来源）；“来源(选中组)”是一起下令的一组对象，不代表每个都能施放。新生产单位的编号不在生产指令里，不要填成 actorId。
 - timelineClaims 的 firstTime 是该玩家第一次下达这种单位/建筑指令的时间（第一条“生产单位”或“开始建造建筑”行）。
 - evidence 每条写成 `种类|时间|说明`，种类只能是：group（在该时间是编队 N 的成员，说明写编队号）、select（被选择，弱证据）、produce / build / place（制造该单位的那条指令，说明写内部名；它不等于该单位被操作）、power、sell、repair、harvest（矿车指令 / 采集指定矿点）、upgrade、protocol、attack、garrison、move。每条证据都必须对应日志中真实存在的一行。
@@ -58,6 +59,7 @@ A window analysis (and its revision) ends with `[claims]` followed by one JSON c
 - Names are the internal names the log prints (e.g. AlliedScoutInfantry, SpecialPower_ShrinkRay; copy a 0x… hash when the log shows one), never display names.
 - Copy times from the log line (m:ss.cc). The program finds the matching line: an event more than 2 s away from it, or with no such line at all, is an error.
 - Event kinds are log actions: produce = "Queue unit" (queue time); build = "Start structure" (when construction starts; Empire cores are a "Queue unit" of a …Egg at the yard); place = "Place structure" (when the structure is put down); sell = "Sell"; upgrade = "Start upgrade"; power = the special power lines; protocol = "Select protocol".
+- name copies the internal name the log line shows. When the line shows no type (e.g. "Sell #1234" names only the object), do not guess: leave name out (or write ""), and put that object in actorId; never write the event kind (e.g. "sell") as the name: it is no name.
 - actorId is the object that issues the order: the factory on a Queue unit line, the constructor on a Start/Place structure line, the structure on a Sell or Start upgrade line, the source (caster) of a power. targetId is only for the target of a power. On a power line `on #A` is the target and `by #B` the source (the first id is the target, the last the source); `by group …` lists a selection that was ordered together, not each one a caster. A new unit's id is not in its production order: never put it in actorId.
 - A timeline firstTime is the player's first order of that type (the first Queue unit or Start structure line).
 - Each evidence item is `kind|time|detail`; kinds: group (a member of control group N at that time; detail = N), select (selected: weak), produce / build / place (the order that made the unit; detail = internal name; it is not the unit being operated), power, sell, repair, harvest (Harvester order / Harvest from node), upgrade, protocol, attack, garrison, move. Every item must match a real line of the log.

@@ -18,9 +18,8 @@ from app.i18n import Lang
 from app.llm.base import ChatProvider
 from app.pipeline import events as ev
 from app.pipeline.orchestrator import AnalysisRun, RunHooks
-from app.pipeline.prepare import PreparedReplay, prepare_replay
+from app.pipeline.prepare import PreparedReplay
 from app.pipeline.repository import AnalysisRepository
-from app.replay import Replay
 from app.store.db import Database
 from app.stream_limits import StreamLimits
 
@@ -104,26 +103,22 @@ async def run_analysis(
             # plan exactly as the interrupted run did: calibration may have moved since
             calib = _stored_calibration(repo.load(resume_id).plan) or calib
     injected: list[int] = []
-
-    def memory_for(replay: Replay) -> str:
-        from app.pipeline.hooks import memory_injection
-
-        players = [s.name for s in replay.header.slots if s.is_player and s.name]
-        text, ids = memory_injection(
-            db, players, replay.header.map_name, provider.model, lang=lang, analyst=analyst or ""
-        )
-        injected.extend(ids)
-        return text
-
     if prepared is None:
+        from app.pipeline.planning import run_prepared
+
+        # the one way a run's plan is made: ``replaysage plan`` and the GUI's previews prepare the same way
         prepared = await asyncio.to_thread(
-            prepare_replay,
+            run_prepared,
             replay_path,
             choice.profile,
             lang,
             calibration=calib,
-            extra_system=memory_for if learn else "",
+            db=db,
+            model=provider.model,
+            analyst=analyst or "",
+            learn=learn,
             user_knowledge=user_knowledge,
+            injected=injected,
         )
     if choice.rule_based:
         provider = bind_offline(provider, prepared, lang)

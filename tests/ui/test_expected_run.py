@@ -27,7 +27,8 @@ LONG = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
 def _plan_json(profile: str) -> dict[str, Any]:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["plan", str(corpus_file(LONG)), "--model", profile, "--json", "--lang", "en"]) == 0
+        # no --lang: the plan of the analysis language, the one the main window plans in whatever it shows
+        assert main(["plan", str(corpus_file(LONG)), "--model", profile, "--json"]) == 0
     data: dict[str, Any] = json.loads(out.getvalue())
     return data
 
