@@ -34,7 +34,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 SUFFIX = ""
 """Appended to the file names of ``--view all`` ("-dark" for the dark theme)."""
 
-VIEWS = ("analysis", "settings", "budget", "numbers", "review", "wisdom", "memory", "first-start", "expected")
+VIEWS = (
+    "analysis",
+    "build-order",
+    "production",
+    "orders-map",
+    "players",
+    "settings",
+    "budget",
+    "numbers",
+    "review",
+    "wisdom",
+    "memory",
+    "first-start",
+    "expected",
+)
+CHART_TABS = {"build-order": 1, "production": 2, "orders-map": 3}
+"""The analysis view's chart tabs (0 is the APM timeline)."""
+PROFILE_PLAYER = "nickname"
+"""A player of two in-repo replays (snow plow, infinity isle mirror): the Players view shows the profile."""
 LONG_REPLAY = (
     Path(__file__).resolve().parent.parent
     / "tests/data/replays/ra3/ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
@@ -91,6 +109,21 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
         window.side_tabs.setCurrentIndex(0 if view == "wisdom" else 1)
         if isinstance(tabs, MemoryTabs) and view != "wisdom":
             tabs.setCurrentWidget(tabs.facts)
+    elif view in CHART_TABS:  # the chart tab in front, the top area given the height a user drags it to
+        window.charts.setCurrentIndex(CHART_TABS[view])
+        await window.charts.loaded()
+        sizes = window.middle_splitter.sizes()
+        window.middle_splitter.setSizes([440, max(sum(sizes) - 440, 100)])
+        window.resizeDocks([dock], [340], Qt.Orientation.Horizontal)
+    elif view == "players":  # the profile of a player of two in-repo replays, with its charts
+        dock.show()
+        window.resizeDocks([dock], [700], Qt.Orientation.Horizontal)
+        await window.side_tabs_loaded()
+        window.side_tabs.setCurrentIndex(2)
+        tab = window.players_tab
+        tab.name.setText(PROFILE_PLAYER)
+        tab.show_profile()
+        await tab.refreshed()
     elif view in ("settings", "budget", "numbers"):
         dlg = window.open_settings()
         if view in ("budget", "numbers"):
@@ -111,6 +144,8 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
         if turn > 8 and (view not in ("budget", "numbers") or preview is None or not preview.busy):
             break
     app_widget.grab().save(str(out))
+    if view in CHART_TABS:
+        window.charts.setCurrentIndex(0)
     if app_widget is not window:
         app_widget.close()
     if view == "review":
@@ -222,6 +257,7 @@ async def shoot_expected(out: Path, lang: str, size: tuple[int, int]) -> int:
 
 async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int], views: list[str]) -> int:
     from app.i18n import Lang
+    from app.library.scan import scan_folder
     from app.paths import sample_replay
     from app.settings import OFFLINE_PROFILE
     from ui.lang import UiLanguage
@@ -231,6 +267,7 @@ async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int]
     ctx.settings.set("analysis_language", lang)  # the analysis text in the same language as the interface
     deepseek_128k(ctx.settings)
     seed_memory(ctx.db)
+    scan_folder(ctx.db, LONG_REPLAY.parent)  # the library the Players view's profile reads
     window = MainWindow(ctx, UiLanguage(Lang(lang)), find_folders=list)  # no folder offer over these views
     window.resize(*size)
     window.show()

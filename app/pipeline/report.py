@@ -6,7 +6,7 @@ import functools
 import html
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.claims.issues import Severity
 from app.claims.timeparse import format_time
@@ -14,6 +14,9 @@ from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.pipeline.records import AnalysisRecord, StageRecord
 from app.safetext import json_text, markdown_escape, markdown_fence, markdown_prose, markdown_source, terminal_text
+
+if TYPE_CHECKING:
+    from app.facts.charts import ReplayCharts
 
 
 def _usage(stage: StageRecord) -> dict[str, int]:
@@ -238,8 +241,11 @@ def claim_rows(data: dict[str, Any], lang: Lang) -> list[tuple[str, str, str, st
     return rows
 
 
-def report_markdown(data: dict[str, Any], lang: Lang) -> str:
+def report_markdown(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = None) -> str:
     """A readable Markdown report: the summary first, claims as an appendix table with each verdict.
+
+    With ``charts`` (the replay's, :func:`app.facts.charts.replay_charts`) it ends with the text alternative of
+    each chart the analysis view draws.
 
     Text that comes from the replay file goes through :func:`~app.safetext.markdown_escape` (the file name, issue
     messages, claims), and the match summary (names, map) is a verbatim block, since it is the data the model was
@@ -315,11 +321,15 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
             "| --- | --- | --- | --- |",
         ]
         out += [f"| {w} | {k} | {markdown_escape(c).replace('|', '/')} | {v} |" for w, k, c, v in rows]
+    if charts is not None:
+        from app.facts.charts import charts_markdown
+
+        out += charts_markdown(charts, lang)
     return terminal_text("\n".join(out)) + "\n"
 
 
-def report_html(data: dict[str, Any], lang: Lang) -> str:
-    """A standalone HTML report (no external assets)."""
+def report_html(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = None) -> str:
+    """A standalone HTML report (no external assets); with ``charts``, each chart's text alternative at the end."""
     esc = html.escape
     parts = [
         "<!doctype html>",
@@ -362,8 +372,24 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
             f"<tr><td>{esc(w)}</td><td>{esc(k)}</td><td>{esc(c)}</td><td>{esc(v)}</td></tr>" for w, k, c, v in rows
         ]
         parts.append("</table>")
+    if charts is not None:
+        from app.facts.charts import charts_html
+
+        parts += charts_html(charts, lang)
     parts.append("</body></html>")
     return terminal_text("\n".join(parts)) + "\n"
+
+
+def report_charts(rec: AnalysisRecord) -> ReplayCharts | None:
+    """The charts of the analysed replay, for their text alternatives (None when the file is gone or unreadable)."""
+    from app.facts.charts import charts_of_file
+
+    if not rec.replay_path or not Path(rec.replay_path).is_file():
+        return None
+    try:
+        return charts_of_file(rec.replay_path)
+    except KnownError:
+        return None
 
 
 REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
@@ -376,9 +402,9 @@ def write_report(rec: AnalysisRecord, path: Path, lang: Lang) -> None:
     if suffix == ".json":
         text = json_text(data)
     elif suffix in (".md", ".markdown"):
-        text = report_markdown(data, lang)
+        text = report_markdown(data, lang, report_charts(rec))
     elif suffix in (".html", ".htm"):
-        text = report_html(data, lang)
+        text = report_html(data, lang, report_charts(rec))
     else:
         raise KnownError(f"report {path}: unknown format {suffix!r}; use .json, .md or .html")
     try:
