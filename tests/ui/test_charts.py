@@ -76,7 +76,7 @@ def test_analysis_charts_draw_the_replays_facts(qtbot: Any, run: Any) -> None:
         prod = panel.production_chart
         assert prod.counts["structure"][0] == 5
         assert float(prod.bars["structure"].opts["height"][0]) == 5
-        assert "lanyiiiiiii" in prod.plot.getPlotItem().titleLabel.text
+        assert "lanyiiiiiii" in prod.caption.text()
 
         # where orders were given: every positioned order of the picked player is in the grid
         raw = _positioned_orders(path)

@@ -8,18 +8,21 @@ pyqtgraph's import takes most of a second (it loads numpy and its own Qt layer),
 :class:`ChartHost` is plain Qt, and the plots are made only when data arrives, after the chart's loader imported
 pyqtgraph on the import thread (:func:`ui.imports.imported`).
 
-Each plot is rebuilt when its data changes (the old one deleted at once on the GUI thread, with its scene and every
-item in it), so no pyqtgraph item is ever left for the garbage collector (CONTRIBUTING "Threads and Qt objects").
+Each chart keeps one plot widget and redraws into it when its data changes: the items of the last drawing are
+deleted at once on the GUI thread, so no pyqtgraph item is ever left for the garbage collector (CONTRIBUTING
+"Threads and Qt objects").
 """
 
 from __future__ import annotations
 
+import functools
+import html
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPalette
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.timefmt import format_clock
@@ -84,7 +87,8 @@ def theme_plot(plot: pg.PlotWidget, host: QWidget) -> None:
         axis = item.getAxis(name)
         axis.setPen(pg.mkPen(text))
         axis.setTextPen(pg.mkPen(text))
-    item.showGrid(x=True, y=True, alpha=grid.alphaF())
+    shown = bool(getattr(host, "GRID", True))
+    item.showGrid(x=shown, y=shown, alpha=grid.alphaF())
 
 
 class ChartHost(QWidget):
@@ -94,6 +98,11 @@ class ChartHost(QWidget):
     :meth:`redraw` when the data, the language or the palette changes.
     """
 
+    GRID = True
+    """Whether the plot shows grid lines (in the palette's text colour, faint)."""
+    CLOCK_X = True
+    """Whether the x axis is game time."""
+
     def __init__(self, empty_text: Callable[[], str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._empty_text = empty_text
@@ -101,36 +110,72 @@ class ChartHost(QWidget):
         self.message = QLabel(self)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
+        self.caption = QLabel(self)  # the title and legend as rich text: cheaper than pyqtgraph's, and plain widgets
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.caption.hide()
+        self.caption_html = ""
+        """What :meth:`draw` puts under the plot (title and legend); set by it."""
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(2)
         self._layout.addWidget(self.message)
+        self._layout.addWidget(self.caption)
         self.message.setText(empty_text())
 
     def draw(self) -> pg.PlotWidget | None:
         """The plot of the current data (None: show the empty message)."""
         raise NotImplementedError
 
+    def prepare(self) -> bool:
+        """Make the (hidden) plot widget now if there is none yet; whether one was made.
+
+        The first plot costs tens of milliseconds: a view that draws several charts makes them in turns of their own.
+        """
+        if self.plot is not None and shiboken6.isValid(self.plot):
+            return False
+        self.plot = new_plot(self, clock_x=self.CLOCK_X)
+        self.plot.hide()
+        self._layout.insertWidget(1, self.plot, 1)
+        return True
+
+    def fresh_plot(self) -> pg.PlotWidget:
+        """The host's plot, emptied (made on first use; the same widget is reused for every redraw).
+
+        A new ``PlotWidget`` costs more GUI-thread time than everything drawn in it; the items of the last drawing
+        are deleted here, at once, on the GUI thread.
+        """
+        if self.prepare():
+            return self.plot
+        item = self.plot.getPlotItem()
+        old = list(item.items)
+        item.clear()
+        for it in old:
+            if shiboken6.isValid(it):
+                shiboken6.delete(it)
+        return self.plot
+
     def redraw(self) -> None:
-        """Replace the plot with one of the current data (the old plot deleted now, on the GUI thread)."""
-        old, self.plot = self.plot, None
-        if old is not None and shiboken6.isValid(old):
-            self._layout.removeWidget(old)
-            old.hide()
-            shiboken6.delete(old)
+        """Draw the current data into the plot (or show the empty message)."""
+        self.caption_html = ""
         plot = self.draw()
         if plot is None:
+            if self.plot is not None:
+                self.plot.hide()
+            self.caption.hide()
             self.message.setText(self._empty_text())
             self.message.show()
             return
         self.message.hide()
         theme_plot(plot, self)
-        self.plot = plot
-        self._layout.addWidget(plot)
+        plot.show()
+        self.caption.setText(self.caption_html)
+        self.caption.setVisible(bool(self.caption_html))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         """A palette change (light ↔ dark) redraws the plot in the new colours."""
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and self.plot is not None:
+        if event.type() == QEvent.Type.PaletteChange and self.plot is not None and self.plot.isVisibleTo(self):
             self.redraw()
 
 
@@ -141,24 +186,69 @@ def new_plot(host: QWidget, *, clock_x: bool = True) -> pg.PlotWidget:
     axes = {"bottom": clock_axis()} if clock_x else {}
     plot = pg.PlotWidget(parent=host, axisItems=axes)
     item = plot.getPlotItem()
-    # pyqtgraph makes its context menus without a parent: parented here they go with the plot, never to the
-    # garbage collector (setMenuEnabled(False) would only drop them to it); no right click opens them
+    # pyqtgraph makes its context menus (English only, with its own plot options) without a parent: deleted here,
+    # on the GUI thread, never left to the garbage collector (setMenuEnabled(False) would only drop them to it);
+    # pyqtgraph treats a None menu as "no menu", and no right click asks for one
     for menu in (item.ctrlMenu, item.vb.menu):
-        if menu is not None:
-            menu.setParent(plot, menu.windowFlags())
+        if menu is not None and shiboken6.isValid(menu):
+            shiboken6.delete(menu)
+    item.ctrlMenu = None
+    item.vb.menu = None
     item.vb.state["enableMenu"] = False
+    item._menuEnabled = False
     plot.hideButtons()
     plot.setMouseEnabled(x=True, y=False)
     return plot
 
 
-def add_legend(item: pg.PlotItem, host: QWidget) -> pg.LegendItem:
-    """A legend in the top-right corner in ``host``'s palette (its labels take the colour when they are added)."""
+def swatch(color: str, text: str, shape: str = "■") -> str:
+    """One legend entry as rich text: a coloured mark and its (escaped) label."""
+    return f"<span style='color:{color}'>{shape}</span>&nbsp;{html.escape(text)}"
+
+
+def caption(title: str, entries: list[str]) -> str:
+    """A chart's caption: the title (escaped) and its legend entries on one wrapping line."""
+    legend = " &nbsp; ".join(entries)
+    head = f"<b>{html.escape(title)}</b>" if title else ""
+    return head + (" &nbsp; " if head and legend else "") + legend
+
+
+@functools.cache
+def _labels_class() -> type:
     import pyqtgraph as pg
 
-    base, text, grid = chart_colors(host)
-    back = QColor(base)
-    back.setAlpha(200)
-    return item.addLegend(
-        offset=(-4, 4), labelTextSize="8pt", labelTextColor=text, brush=pg.mkBrush(back), pen=pg.mkPen(grid)
-    )
+    class Labels(pg.GraphicsObject):  # type: ignore[misc]  # pyqtgraph has no type information
+        """Many short texts at data points in one item: each drawn at a pixel offset from its point, unscaled.
+
+        One item instead of a ``TextItem`` per name: thirty of those took more GUI-thread time than the rest of the
+        chart together.
+        """
+
+        def __init__(self, labels: list[tuple[float, float, str, QColor, float, float]], font: QFont, rect: QRectF):
+            super().__init__()
+            self.labels = labels
+            self._font = font
+            self._rect = rect
+
+        def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+            return self._rect
+
+        def paint(self, p: QPainter, *args: object) -> None:
+            tr = p.transform()
+            p.save()
+            p.resetTransform()
+            p.setFont(self._font)
+            for x, y, text, color, dx, dy in self.labels:
+                pt = tr.map(QPointF(x, y))
+                p.setPen(color)
+                p.drawText(QPointF(pt.x() + dx, pt.y() + dy), text)
+            p.restore()
+
+    return Labels
+
+
+def labels_item(
+    labels: list[tuple[float, float, str, QColor, float, float]], font: QFont, rect: QRectF
+) -> pg.GraphicsObject:
+    """An item drawing ``(x, y, text, colour, dx, dy)`` labels (``dx``/``dy`` in pixels) over the data ``rect``."""
+    return _labels_class()(labels, font, rect)

@@ -6,14 +6,16 @@ worker thread.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from app.i18n import Lang, pick
-from ui.charts.base import ChartHost, add_legend, chart_colors, new_plot
+from ui.charts.base import ChartHost, caption, chart_colors, labels_item, swatch
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -47,6 +49,9 @@ class _ProfileChart(ChartHost):
 class OpeningChart(_ProfileChart):
     """The player's most frequent openings (first structures) as horizontal bars: games each one opened."""
 
+    GRID = False
+    CLOCK_X = False
+
     def __init__(self, lang: Callable[[], Lang], parent: QWidget | None = None) -> None:
         super().__init__(lang, parent)
         self.bars: Any = None
@@ -61,7 +66,7 @@ class OpeningChart(_ProfileChart):
         if data is None or not data.openings:
             return None
         lang = self._lang()
-        plot = new_plot(self, clock_x=False)
+        plot = self.fresh_plot()
         plot.setMouseEnabled(x=False, y=False)
         item = plot.getPlotItem()
         _, text, _ = chart_colors(self)
@@ -73,21 +78,22 @@ class OpeningChart(_ProfileChart):
         )
         item.addItem(bars)
         self.bars = bars
-        for y, o in zip(ys, data.openings, strict=True):
-            label = pg.TextItem(f"{o.label(lang)}  ({o.count}/{o.games})", color=text, anchor=(0, 0.5))
-            label.setPos(0.05, y + 0.45)
-            item.addItem(label)
+        font = QFont(self.font())
+        font.setPointSize(9)
+        labels = [
+            (0.0, y + 0.3, f"{o.label(lang)}  ({o.count}/{o.games})", text, 4.0, -3.0)
+            for y, o in zip(ys, data.openings, strict=True)
+        ]
         games = max(o.games for o in data.openings)
+        item.addItem(labels_item(labels, font, QRectF(0, -n, max(games, 1), n + 1)))
         item.getAxis("left").setStyle(showValues=False)
         item.getAxis("left").setTicks([[]])
         item.setXRange(0, max(games, 1), padding=0.02)
         item.setYRange(-(n - 1) - 0.5, 1.0, padding=0)
-        item.setLabel("bottom", self.t("局数（开局建筑顺序）", "games (opening structures)"))
         item.getAxis("bottom").setTickSpacing(major=max(1.0, float(games // 5 or 1)), minor=1.0)
-        item.setTitle(
+        self.caption_html = caption(
             self.t(f"{data.player} 最常见的开局", f"{data.player}'s most frequent openings"),
-            color=text,
-            size="9pt",
+            [html.escape(self.t("条长：以此顺序开局的局数（开局建筑）", "bar: games opened with these structures"))],
         )
         return plot
 
@@ -114,10 +120,10 @@ class TimingChart(_ProfileChart):
         data = self.data
         if data is None or not any(t.values for t in data.timings):
             return None
-        plot = new_plot(self)
+        plot = self.fresh_plot()
         plot.setMouseEnabled(x=False, y=False)
         item = plot.getPlotItem()
-        legend = add_legend(item, self)
+        entries: list[str] = []
         game_pen = pg.mkPen(QColor(GAME_COLOR).darker(130))
         peak = 60.0
         named: set[str] = set()
@@ -137,7 +143,7 @@ class TimingChart(_ProfileChart):
                 peak = max(peak, *t.values)
                 if "game" not in named:
                     named.add("game")
-                    legend.addItem(dots, self.t("一局", "one game"))
+                    entries.append(swatch(GAME_COLOR, self.t("一局", "one game"), "●"))
             if t.player_median is not None:
                 med = pg.PlotCurveItem(
                     [t.player_median, t.player_median], [y - 0.3, y + 0.3], pen=pg.mkPen(PLAYER_MEDIAN_COLOR, width=3)
@@ -145,7 +151,7 @@ class TimingChart(_ProfileChart):
                 item.addItem(med)
                 if "player" not in named:
                     named.add("player")
-                    legend.addItem(med, self.t("此玩家中位数", "player median"))
+                    entries.append(swatch(PLAYER_MEDIAN_COLOR, self.t("此玩家中位数", "player median"), "┃"))
                 peak = max(peak, t.player_median)
             if t.library_median is not None:
                 lib = pg.ScatterPlotItem(
@@ -159,13 +165,13 @@ class TimingChart(_ProfileChart):
                 item.addItem(lib)
                 if "library" not in named:
                     named.add("library")
-                    legend.addItem(lib, self.t("资料库中位数", "library median"))
+                    entries.append(swatch(LIBRARY_MEDIAN_COLOR, self.t("资料库中位数", "library median"), "◆"))
                 peak = max(peak, t.library_median)
         labels = [(float(-row), self.t(*BENCHMARK_LABELS[t.name])) for row, t in enumerate(data.timings)]
         item.getAxis("left").setTicks([labels])
         item.setXRange(0, peak * 1.08, padding=0)
         item.setYRange(-(len(data.timings) - 1) - 0.5, 0.5, padding=0)
-        item.setLabel("bottom", self.t("游戏时间", "game time"))
+        self.caption_html = caption(self.t(f"{data.player} 的时间分布", f"{data.player}'s timings"), entries)
         return plot
 
 

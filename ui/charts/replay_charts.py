@@ -9,12 +9,14 @@ index in the views' worker thread (:class:`ui.tabs.loading.Loader`) when a repla
 from __future__ import annotations
 
 import asyncio
+import functools
+import html
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QComboBox, QTabWidget, QWidget
 
 from app.timefmt import format_clock
@@ -23,9 +25,10 @@ from ui.charts.base import (
     PLAYER_FALLBACK,
     TIER_COLORS,
     ChartHost,
-    add_legend,
+    caption,
     chart_colors,
-    new_plot,
+    labels_item,
+    swatch,
 )
 from ui.lang import UiLanguage
 from ui.tabs.loading import Loader, error_text
@@ -48,6 +51,16 @@ def _charts_of(path: Path) -> ReplayCharts:
     from app.facts.charts import charts_of_file
 
     return charts_of_file(str(path))
+
+
+@functools.cache
+def _heat_lut() -> Any:
+    """The heat map's colours (inferno from its dark end), read once; an empty cell is transparent."""
+    import pyqtgraph as pg
+
+    lut = pg.colormap.get("inferno").getLookupTable(0.15, 1.0, nPts=256, alpha=True)
+    lut[0][3] = 0  # no orders: the background shows through
+    return lut
 
 
 class _ReplayChart(ChartHost):
@@ -85,6 +98,17 @@ class BuildOrderChart(_ReplayChart):
         super().__init__(panel)
         self.marks: dict[int, dict[str, Any]] = {}
         """Per slot the drawn scatter items (``structure``, ``unit``): tests read their points."""
+        self._drawn_width = 0
+        self._relayout = QTimer(self)  # the names are placed for a width: a resize places them again, once settled
+        self._relayout.setSingleShot(True)
+        self._relayout.setInterval(250)
+        self._relayout.timeout.connect(self.redraw)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        """A width change of more than a few names' worth re-places the structure names (debounced)."""
+        super().resizeEvent(event)
+        if self.plot is not None and abs(self.width() - self._drawn_width) > 60:
+            self._relayout.start()
 
     def draw(self) -> pg.PlotWidget | None:
         """The lanes of the open replay's players."""
@@ -95,14 +119,17 @@ class BuildOrderChart(_ReplayChart):
         if data is None or not any(b.items for b in data.builds):
             return None
         lang = self.ui.lang
-        plot = new_plot(self)
+        plot = self.fresh_plot()
         _, text, _ = chart_colors(self)
         item = plot.getPlotItem()
-        legend = add_legend(item, self)
+        self._drawn_width = self.width()
         font = self._font()
         metrics = QFontMetrics(font)
         plot_px = max(self.width() - 90, 200)  # the plot area: the widget less the axis and the margins
         seconds_per_px = data.duration * 1.02 / plot_px
+        row_px = metrics.height() + 1
+        labels: list[tuple[float, float, str, QColor, float, float]] = []
+        lanes = len(data.builds)
         for lane, b in enumerate(data.builds):
             y = -lane
             color = self.color_of(b.slot, b.name)
@@ -111,16 +138,14 @@ class BuildOrderChart(_ReplayChart):
                 items = [i for i in b.items if i.kind == kind]
                 if not items:
                     continue
-                spots = [
-                    {
-                        "pos": (i.seconds, y - 0.18 if kind == "unit" else y),
-                        "brush": pg.mkBrush(TIER_COLORS[i.tier]),
-                        "data": f"{format_clock(i.seconds)} {i.name(lang)}" + (f" (T{i.tier})" if i.tier > 1 else ""),
-                    }
-                    for i in items
-                ]
                 scatter = pg.ScatterPlotItem(
-                    spots=spots,
+                    x=[i.seconds for i in items],
+                    y=[y - 0.22 if kind == "unit" else y] * len(items),
+                    data=[
+                        f"{format_clock(i.seconds)} {i.name(lang)}" + (f" (T{i.tier})" if i.tier > 1 else "")
+                        for i in items
+                    ],
+                    brush=[pg.mkBrush(TIER_COLORS[i.tier]) for i in items],
                     symbol=symbol,
                     size=11 if kind == "structure" else 9,
                     pen=pg.mkPen(color, width=2),
@@ -133,40 +158,37 @@ class BuildOrderChart(_ReplayChart):
             last_end = [-1e9] * LABEL_ROWS
             for i in (i for i in b.items if i.kind == "structure"):
                 name = i.name(lang)
-                end = i.seconds + (metrics.horizontalAdvance(name) + 6) * seconds_per_px
                 row = next((r for r in range(LABEL_ROWS) if i.seconds >= last_end[r]), None)
                 if row is None:
                     continue  # crowded: the hover still names it
-                last_end[row] = end
-                label = pg.TextItem(name, color=text, anchor=(0, 1))
-                label.setFont(font)
-                label.setPos(i.seconds, y + 0.12 + 0.2 * row)
-                item.addItem(label)
+                last_end[row] = i.seconds + (metrics.horizontalAdvance(name) + 8) * seconds_per_px
+                labels.append((i.seconds, y, name, text, -5.0, -9.0 - row * row_px))
             for tier, seconds in b.tiers:
-                line = pg.PlotCurveItem(
-                    [seconds, seconds],
-                    [y - 0.4, y + 0.75],
-                    pen=pg.mkPen(TIER_COLORS[tier], width=2, style=pg.QtCore.Qt.PenStyle.DashLine),
+                labels.append((seconds, y - 0.22, f"T{tier}", QColor(TIER_COLORS[tier]), 6.0, row_px + 2.0))
+            if b.tiers:
+                xs = [v for _, sec in b.tiers for v in (sec, sec)]
+                ys = [v for _ in b.tiers for v in (y - 0.45, y + 0.45)]
+                tier_lines = pg.PlotCurveItem(
+                    xs, ys, connect="pairs", pen=pg.mkPen(TIER_COLORS[3], width=1, style=Qt.PenStyle.DashLine)
                 )
-                item.addItem(line)
-                tag = pg.TextItem(f"T{tier}", color=TIER_COLORS[tier], anchor=(0, 1))
-                tag.setFont(self._font(8))
-                tag.setPos(seconds, y - 0.3)
-                item.addItem(tag)
-        for tier in (1, 2, 3):
-            sample = pg.ScatterPlotItem(symbol="s", size=9, brush=pg.mkBrush(TIER_COLORS[tier]), pen=pg.mkPen(text))
-            legend.addItem(sample, f"T{tier}")
-        legend.addItem(
-            pg.ScatterPlotItem(symbol="s", size=9, brush=None, pen=pg.mkPen(text)), self.ui.t("建筑", "structure")
-        )
-        legend.addItem(
-            pg.ScatterPlotItem(symbol="t1", size=9, brush=None, pen=pg.mkPen(text)), self.ui.t("单位", "unit")
-        )
-        lanes = len(data.builds)
+                item.addItem(tier_lines)
+        item.addItem(labels_item(labels, font, QRectF(0, -lanes, data.duration, lanes + 1)))
         item.getAxis("left").setTicks([[(-lane, b.name) for lane, b in enumerate(data.builds)]])
         item.setXRange(0, data.duration, padding=0.01)
-        item.setYRange(-(lanes - 1) - 0.5, 0.85, padding=0)
-        item.setLabel("bottom", self.ui.t("游戏时间", "game time"))
+        item.setYRange(-(lanes - 1) - 0.55, 0.6, padding=0)
+        t = self.ui.t
+        self.caption_html = caption(
+            "",
+            [
+                swatch(TIER_COLORS[1], "T1"),
+                swatch(TIER_COLORS[2], "T2"),
+                swatch(TIER_COLORS[3], "T3"),
+                swatch(text.name(), t("建筑", "structure"), "□"),
+                swatch(text.name(), t("单位（首次下单）", "unit (first order)"), "△"),
+                swatch(TIER_COLORS[3], t("虚线：首次达到该科技等级", "dashed: a tier first reached"), "┆"),
+                html.escape(t("悬停标记可见名称与时间", "hover a mark for its name and time")),
+            ],
+        )
         return plot
 
 
@@ -179,6 +201,7 @@ class ProductionChart(_ReplayChart):
         """The drawn bar items by category: tests read their heights."""
         self.counts: dict[str, list[int]] = {}
         """The drawn counts per category and minute (the picked player's, or every player's summed)."""
+        self.title = ""
 
     def draw(self) -> pg.PlotWidget | None:
         """The stacked bars of the picked player (every player's summed when the picker says "all")."""
@@ -195,12 +218,12 @@ class ProductionChart(_ReplayChart):
         counts = {c: [sum(v) for v in zip(*(p.counts[c] for p in chosen), strict=True)] for c in CATEGORIES}
         who = chosen[0].name if len(chosen) == 1 else self.ui.t("全部玩家", "all players")
         self.counts = counts
-        plot = new_plot(self)
+        plot = self.fresh_plot()
         item = plot.getPlotItem()
-        legend = add_legend(item, self)
         buckets = max(len(v) for v in counts.values())
         xs = [b * BUCKET_SECONDS + BUCKET_SECONDS / 2 for b in range(buckets)]
         bottom = [0.0] * buckets
+        entries: list[str] = []
         for category in CATEGORIES:
             heights = [float(v) for v in counts[category]]
             if not any(heights):
@@ -214,22 +237,21 @@ class ProductionChart(_ReplayChart):
                 pen=pg.mkPen(None),
             )
             item.addItem(bars)
-            legend.addItem(bars, self.ui.t(*CATEGORY_LABELS[category]))
+            entries.append(swatch(CATEGORY_COLORS[category], self.ui.t(*CATEGORY_LABELS[category])))
             self.bars[category] = bars
             bottom = [a + b for a, b in zip(bottom, heights, strict=True)]
-        item.setTitle(
-            self.ui.t(f"{who}：每分钟生产", f"{who}: produced per minute"),
-            color=chart_colors(self)[1],
-            size="9pt",
-        )
+        self.title = self.ui.t(f"{who}：每分钟生产（单位与建筑）", f"{who}: produced per minute (units and structures)")
+        self.caption_html = caption(self.title, entries)
         item.setXRange(0, buckets * BUCKET_SECONDS, padding=0.01)
-        item.setYRange(0, max(max(bottom, default=1.0), 1.0) * 1.15, padding=0)
-        item.setLabel("left", self.ui.t("数量", "count"))
+        item.setYRange(0, max(max(bottom, default=1.0), 1.0) * 1.1, padding=0)
         return plot
 
 
 class OrderHeatMap(_ReplayChart):
     """Where the picked player's (or every player's) orders with a position went, over the orders' extent."""
+
+    GRID = False
+    CLOCK_X = False
 
     def __init__(self, panel: ChartPanel) -> None:
         super().__init__(panel)
@@ -252,14 +274,12 @@ class OrderHeatMap(_ReplayChart):
         grid = [[sum(h.grid[r][c] for h in heats) for c in range(rows)] for r in range(rows)]
         self.grid = grid
         orders = sum(h.orders for h in heats)
-        plot = new_plot(self, clock_x=False)
+        plot = self.fresh_plot()
         plot.setMouseEnabled(x=False, y=False)
         item = plot.getPlotItem()
         array = np.array(grid, dtype=float).T  # ImageItem indexes [x, y]
         peak = max(float(array.max()), 1.0)
-        lut = pg.colormap.get("inferno").getLookupTable(0.15, 1.0, nPts=256, alpha=True)
-        lut[0][3] = 0  # no orders: the background shows through
-        image = pg.ImageItem(np.sqrt(array), levels=(0.0, max(np.sqrt(peak), 1.0)), lut=lut)
+        image = pg.ImageItem(np.sqrt(array), levels=(0.0, max(np.sqrt(peak), 1.0)), lut=_heat_lut())
         min_x, min_y, max_x, max_y = data.bounds
         image.setRect(QRectF(min_x, min_y, max(max_x - min_x, 1.0), max(max_y - min_y, 1.0)))
         image.setAcceptedMouseButtons(Qt.MouseButton.NoButton)  # its right-click menu would be a parentless QMenu
@@ -270,16 +290,18 @@ class OrderHeatMap(_ReplayChart):
             item.getAxis(name).setStyle(showValues=False)
             item.getAxis(name).setTicks([[]])
         who = self.ui.t("全部玩家", "all players") if slot is None or len(heats) != 1 else heats[0].name
-        item.setTitle(
-            self.ui.t(
-                f"{who}：{orders} 条带位置的指令（范围为指令覆盖的区域，颜色越亮越多，最多 {int(peak)}/格）",
-                f"{who}: {orders} orders with a position (over the area the orders span; brighter is more, "
-                f"up to {int(peak)} a cell)",
-            ),
-            color=chart_colors(self)[1],
-            size="9pt",
+        self.caption_html = caption(
+            self.ui.t(f"{who}：{orders} 条带位置的指令", f"{who}: {orders} orders with a position"),
+            [
+                html.escape(
+                    self.ui.t(
+                        f"范围为指令覆盖的区域（录像不含地图尺寸）；颜色越亮越多，最多 {int(peak)}/格",
+                        f"over the area the orders span (a replay has no map size); brighter is more, up to "
+                        f"{int(peak)} a cell",
+                    )
+                )
+            ],
         )
-        item.showGrid(x=False, y=False)
         return plot
 
 
@@ -387,6 +409,8 @@ class ChartPanel(QTabWidget):
         self.path, self.data = path, data
         self._fill_picker()
         for chart in self.charts():
+            if data is not None and chart.prepare():  # the first plot widget in a turn of its own
+                yield
             chart.redraw()
             yield
         if path is not None:

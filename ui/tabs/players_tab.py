@@ -153,9 +153,11 @@ class PlayersTab(QWidget):
             self.message.setText("")
             self.report.setPlainText(text)
             yield
-            self.charts.openings.set_data(charts)
-            yield
-            self.charts.timings.set_data(charts)
+            for chart in (self.charts.openings, self.charts.timings):
+                if chart.prepare():  # the first plot widget in a turn of its own
+                    yield
+                chart.set_data(charts)
+                yield
             self.profile_shown.emit(self.player)
 
         return self.loader.start(query, apply)
