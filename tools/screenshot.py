@@ -110,7 +110,7 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
         if isinstance(tabs, MemoryTabs) and view != "wisdom":
             tabs.setCurrentWidget(tabs.facts)
     elif view in CHART_TABS:  # the chart tab in front, the top area given the height a user drags it to
-        window.charts.setCurrentIndex(CHART_TABS[view])
+        window.charts.setCurrentIndex(CHART_TABS[view])  # brought to the front, the charts are computed
         await window.charts.loaded()
         sizes = window.middle_splitter.sizes()
         window.middle_splitter.setSizes([440, max(sum(sizes) - 440, 100)])

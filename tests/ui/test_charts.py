@@ -57,6 +57,9 @@ def test_analysis_charts_draw_the_replays_facts(qtbot: Any, run: Any) -> None:
     async def scenario() -> None:
         await win.open_replay(path)
         await panel.loaded()
+        assert panel.path is None  # the APM tab in front: the charts are not computed
+        panel.setCurrentIndex(1)  # a chart tab brought to the front computes them
+        await panel.loaded()
         assert panel.path == path
         assert [panel.tabText(i) for i in range(4)] == ["APM", "Build order", "Production", "Orders map"]
 
@@ -120,8 +123,10 @@ def test_charts_and_the_apm_timeline_follow_the_dark_theme(qtbot: Any, run: Any)
     panel = win.charts
 
     async def scenario() -> dict[str, tuple[float, float]]:
+        panel.setCurrentIndex(2)  # a chart tab in front: opening a replay computes its charts
         await win.open_replay(corpus_file(SNOW_PLOW))
         await panel.loaded()
+        assert panel.production_chart.plot is not None
         seen = {}
         for scheme in (Qt.ColorScheme.Dark, Qt.ColorScheme.Light):
             apply_color_scheme(app, scheme)

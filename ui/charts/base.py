@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
@@ -116,6 +116,7 @@ class ChartHost(QWidget):
         self.caption.hide()
         self.caption_html = ""
         """What :meth:`draw` puts under the plot (title and legend); set by it."""
+        self.drawn: Any = None
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(2)
@@ -155,10 +156,17 @@ class ChartHost(QWidget):
                 shiboken6.delete(it)
         return self.plot
 
-    def redraw(self) -> None:
-        """Draw the current data into the plot (or show the empty message)."""
+    def draw_steps(self) -> Iterator[None]:
+        """Draw in steps, one event-loop turn each, leaving the plot (or None) in ``drawn``; one step by default."""
+        self.drawn = self.draw()
+        yield
+
+    def redraw_steps(self) -> Iterator[None]:
+        """Draw the current data into the plot (or show the empty message), in :meth:`draw_steps`' turns."""
         self.caption_html = ""
-        plot = self.draw()
+        self.drawn = None
+        yield from self.draw_steps()
+        plot = self.drawn
         if plot is None:
             if self.plot is not None:
                 self.plot.hide()
@@ -171,6 +179,11 @@ class ChartHost(QWidget):
         plot.show()
         self.caption.setText(self.caption_html)
         self.caption.setVisible(bool(self.caption_html))
+
+    def redraw(self) -> None:
+        """Draw the current data now, all steps in this turn."""
+        for _ in self.redraw_steps():
+            pass
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         """A palette change (light ↔ dark) redraws the plot in the new colours."""

@@ -110,14 +110,15 @@ class BuildOrderChart(_ReplayChart):
         if self.plot is not None and abs(self.width() - self._drawn_width) > 60:
             self._relayout.start()
 
-    def draw(self) -> pg.PlotWidget | None:
-        """The lanes of the open replay's players."""
+    def draw_steps(self) -> Iterator[None]:
+        """The lanes of the open replay's players, one lane per event-loop turn (a 3v3 has six)."""
         import pyqtgraph as pg
 
         data = self.data
         self.marks = {}
+        self.drawn = None
         if data is None or not any(b.items for b in data.builds):
-            return None
+            return
         lang = self.ui.lang
         plot = self.fresh_plot()
         _, text, _ = chart_colors(self)
@@ -172,6 +173,7 @@ class BuildOrderChart(_ReplayChart):
                     xs, ys, connect="pairs", pen=pg.mkPen(TIER_COLORS[3], width=1, style=Qt.PenStyle.DashLine)
                 )
                 item.addItem(tier_lines)
+            yield
         item.addItem(labels_item(labels, font, QRectF(0, -lanes, data.duration, lanes + 1)))
         item.getAxis("left").setTicks([[(-lane, b.name) for lane, b in enumerate(data.builds)]])
         item.setXRange(0, data.duration, padding=0.01)
@@ -189,7 +191,13 @@ class BuildOrderChart(_ReplayChart):
                 html.escape(t("悬停标记可见名称与时间", "hover a mark for its name and time")),
             ],
         )
-        return plot
+        self.drawn = plot
+
+    def draw(self) -> pg.PlotWidget | None:
+        """The whole chart in one go (:meth:`draw_steps` is how it is drawn)."""
+        for _ in self.draw_steps():
+            pass
+        return self.drawn
 
 
 class ProductionChart(_ReplayChart):
@@ -320,6 +328,7 @@ class ChartPanel(QTabWidget):
         self.ui = ui
         self.data: ReplayCharts | None = None
         self.path: Path | None = None
+        self._pending: Path | None = None  # the open replay, while its charts wait for a chart tab to show
         self.colors: dict[str, str] = {}
         self.loader = Loader(self, self._failed)
         self.timeline = timeline
@@ -338,7 +347,7 @@ class ChartPanel(QTabWidget):
         self._fill_picker()
         ui.changed.connect(lambda _c: self._relanguage())
         self.player_picker.currentIndexChanged.connect(lambda _i: self._player_picked())
-        self.currentChanged.connect(lambda _i: self._picker_visibility())
+        self.currentChanged.connect(self._tab_changed)
 
     def _retitle(self) -> None:
         t = self.ui.t
@@ -391,14 +400,35 @@ class ChartPanel(QTabWidget):
         self.heat_map.redraw()
 
     def set_replay(self, info: ReplayInfo | None) -> asyncio.Future[None] | None:
-        """Compute the charts of ``info``'s replay in the worker thread, then draw them (None clears them)."""
+        """Show ``info``'s replay's charts (None clears them).
+
+        They are computed (the replay parsed again and its fact index built, in the worker thread) only while a
+        chart tab is in front, or once one is brought to the front: with the APM tab showing, opening a replay costs
+        what it did before the charts.
+        """
         self.colors = {p.name: p.color for p in info.players} if info is not None else {}
         if info is None or info.error:
+            self._pending = None
             self.loader.cancel()
             self._show(None, None)
             return None
-        path = info.path
+        self._pending = info.path
+        if self.currentIndex() == 0:
+            self.loader.cancel()
+            self._show(None, None)
+            return None
+        return self._load_pending()
+
+    def _load_pending(self) -> asyncio.Future[None] | None:
+        path, self._pending = self._pending, None
+        if path is None:
+            return None
         return self.loader.start(lambda: _charts_of(path), lambda data: self._show_steps(path, data))
+
+    def _tab_changed(self, index: int) -> None:
+        self._picker_visibility()
+        if index > 0 and self._pending is not None:
+            self._load_pending()
 
     def _show(self, path: Path | None, data: ReplayCharts | None) -> None:
         for _ in self._show_steps(path, data):
@@ -411,8 +441,7 @@ class ChartPanel(QTabWidget):
         for chart in self.charts():
             if data is not None and chart.prepare():  # the first plot widget in a turn of its own
                 yield
-            chart.redraw()
-            yield
+            yield from chart.redraw_steps()
         if path is not None:
             self.charts_shown.emit(str(path))
 
