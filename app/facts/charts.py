@@ -17,8 +17,8 @@ Three pictures of one replay, each with its text alternative (:func:`charts_mark
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from app.facts.model import ProductionKind
 from app.i18n import Lang, pick
@@ -141,6 +141,53 @@ class ReplayCharts:
     heat: tuple[PlayerHeat, ...]
     bounds: tuple[float, float, float, float] | None = None
     buckets: int = field(default=0)
+
+
+def charts_to_json(charts: ReplayCharts) -> dict[str, Any]:
+    """The charts' data as JSON (the JSON report's ``charts``; :func:`charts_from_json` reads it back)."""
+    return asdict(charts)
+
+
+def charts_from_json(d: dict[str, Any]) -> ReplayCharts:
+    """The inverse of :func:`charts_to_json`."""
+    bounds = d.get("bounds")
+    return ReplayCharts(
+        duration=float(d["duration"]),
+        builds=tuple(
+            PlayerBuild(
+                int(b["slot"]),
+                str(b["name"]),
+                str(b["faction"]),
+                tuple(
+                    BuildItem(
+                        float(i["seconds"]),
+                        str(i["kind"]),
+                        str(i["internal"]),
+                        str(i["name_zh"]),
+                        str(i["name_en"]),
+                        int(i["tier"]),
+                    )
+                    for i in b["items"]
+                ),
+                tuple((int(t), float(sec)) for t, sec in b["tiers"]),
+            )
+            for b in d["builds"]
+        ),
+        production=tuple(
+            PlayerProduction(
+                int(p["slot"]), str(p["name"]), {str(c): tuple(int(v) for v in vs) for c, vs in p["counts"].items()}
+            )
+            for p in d["production"]
+        ),
+        heat=tuple(
+            PlayerHeat(
+                int(h["slot"]), str(h["name"]), tuple(tuple(int(v) for v in row) for row in h["grid"]), int(h["orders"])
+            )
+            for h in d["heat"]
+        ),
+        bounds=(float(bounds[0]), float(bounds[1]), float(bounds[2]), float(bounds[3])) if bounds else None,
+        buckets=int(d.get("buckets", 0)),
+    )
 
 
 def _entry(k: Knowledge | None, type_hash: int) -> Entry | None:

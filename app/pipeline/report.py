@@ -33,8 +33,13 @@ def _usage(stage: StageRecord) -> dict[str, int]:
     return out
 
 
-def report_dict(rec: AnalysisRecord) -> dict[str, Any]:
-    """The JSON report: ``stages`` and ``totals`` (keys are stable; scripts rely on them)."""
+def report_dict(rec: AnalysisRecord, *, charts: bool = False) -> dict[str, Any]:
+    """The JSON report: ``stages`` and ``totals`` (keys are stable; scripts rely on them).
+
+    With ``charts`` it also carries ``charts``: the data of the analysis view's charts of the replay
+    (:func:`app.facts.charts.charts_to_json`; None when the replay file is gone), which the Markdown and HTML
+    reports render as the charts' text alternative.
+    """
     stages = []
     for s in rec.stages:
         first = s.requests[0] if s.requests else None
@@ -81,7 +86,7 @@ def report_dict(rec: AnalysisRecord) -> dict[str, Any]:
                 "message": s.message,
             }
         )
-    return {
+    out: dict[str, Any] = {
         "analysis_id": rec.id,
         "replay": rec.replay_name,
         "replay_sha256": rec.replay_sha256,
@@ -91,6 +96,12 @@ def report_dict(rec: AnalysisRecord) -> dict[str, Any]:
         "stages": stages,
         "totals": dict(rec.totals or {}),
     }
+    if charts:
+        from app.facts.charts import charts_to_json
+
+        found = report_charts(rec)
+        out["charts"] = charts_to_json(found) if found is not None else None
+    return out
 
 
 def shown_issues(stage: dict[str, Any]) -> list[dict[str, Any]]:
@@ -244,8 +255,8 @@ def claim_rows(data: dict[str, Any], lang: Lang) -> list[tuple[str, str, str, st
 def report_markdown(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = None) -> str:
     """A readable Markdown report: the summary first, claims as an appendix table with each verdict.
 
-    With ``charts`` (the replay's, :func:`app.facts.charts.replay_charts`) it ends with the text alternative of
-    each chart the analysis view draws.
+    With ``charts`` (the replay's, :func:`app.facts.charts.replay_charts`), or the ``charts`` of ``data``, it ends
+    with the text alternative of each chart the analysis view draws.
 
     Text that comes from the replay file goes through :func:`~app.safetext.markdown_escape` (the file name, issue
     messages, claims), and the match summary (names, map) is a verbatim block, since it is the data the model was
@@ -321,6 +332,7 @@ def report_markdown(data: dict[str, Any], lang: Lang, charts: ReplayCharts | Non
             "| --- | --- | --- | --- |",
         ]
         out += [f"| {w} | {k} | {markdown_escape(c).replace('|', '/')} | {v} |" for w, k, c, v in rows]
+    charts = charts if charts is not None else _data_charts(data)
     if charts is not None:
         from app.facts.charts import charts_markdown
 
@@ -372,12 +384,20 @@ def report_html(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = 
             f"<tr><td>{esc(w)}</td><td>{esc(k)}</td><td>{esc(c)}</td><td>{esc(v)}</td></tr>" for w, k, c, v in rows
         ]
         parts.append("</table>")
+    charts = charts if charts is not None else _data_charts(data)
     if charts is not None:
         from app.facts.charts import charts_html
 
         parts += charts_html(charts, lang)
     parts.append("</body></html>")
     return terminal_text("\n".join(parts)) + "\n"
+
+
+def _data_charts(data: dict[str, Any]) -> ReplayCharts | None:
+    from app.facts.charts import charts_from_json
+
+    found = data.get("charts")
+    return charts_from_json(found) if isinstance(found, dict) else None
 
 
 def report_charts(rec: AnalysisRecord) -> ReplayCharts | None:
@@ -397,14 +417,14 @@ REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
 
 def write_report(rec: AnalysisRecord, path: Path, lang: Lang) -> None:
     """Write the report in the format the file's suffix names (.json, .md, .html)."""
-    data = report_dict(rec)
+    data = report_dict(rec, charts=True)
     suffix = path.suffix.lower()
     if suffix == ".json":
         text = json_text(data)
     elif suffix in (".md", ".markdown"):
-        text = report_markdown(data, lang, report_charts(rec))
+        text = report_markdown(data, lang)
     elif suffix in (".html", ".htm"):
-        text = report_html(data, lang, report_charts(rec))
+        text = report_html(data, lang)
     else:
         raise KnownError(f"report {path}: unknown format {suffix!r}; use .json, .md or .html")
     try:

@@ -27,7 +27,8 @@ def test_chart_data_holds_the_facts() -> None:
     charts = charts_of_file(str(corpus_file(SNOW_PLOW)))
     lany = next(b for b in charts.builds if b.slot == 0)
     first = next(i for i in lany.items if i.kind == "structure")
-    assert (first.internal, first.seconds) == ("SovietBarracks", pytest.approx(2.80, abs=0.01))
+    assert first.internal == "SovietBarracks"
+    assert first.seconds == pytest.approx(2.80, abs=0.01)
     assert all(i.internal != "SovietWallPiece" for i in lany.items)
     prod = next(p for p in charts.production if p.slot == 0)
     assert prod.counts["structure"][0] == 5
@@ -64,3 +65,10 @@ def test_the_analysis_report_ends_with_the_charts_as_text(tmp_path: Path) -> Non
     gone.model_label, gone.lang, gone.stages, gone.totals = "offline", "en", [], {}
     write_report(gone, tmp_path / "gone.md", Lang.EN)  # the replay is gone: the report is written without charts
     assert "Chart:" not in (tmp_path / "gone.md").read_text(encoding="utf-8")
+
+
+def test_chart_data_round_trips_through_the_json_report() -> None:
+    from app.facts.charts import charts_from_json, charts_to_json
+
+    charts = charts_of_file(str(corpus_file(SNOW_PLOW)))
+    assert charts_from_json(charts_to_json(charts)) == charts
