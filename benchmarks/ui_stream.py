@@ -7,9 +7,10 @@ for the real main window (offscreen), as a live analysis stage does. The client 
 which is harsher than the app, where it runs in the analysis worker process and only the events reach the
 GUI. Targets: longest event-loop stall < 50 ms while streaming; startup to a visible window ≤ 2 s.
 
-The charts are on screen (issue 34): a second replay is opened with the build-order timeline in front, and the
-stalls while its charts are computed (worker thread) and drawn (one per turn) are held to the same 50 ms; the model
-then streams with that chart showing.
+The charts are on screen (issue 34): the model streams with the build-order timeline in front. Before that, the
+longest stall is measured apart for opening a replay with the APM tab in front (its charts are not computed: the
+baseline), bringing the build-order tab to the front (the charts computed in the worker thread and drawn one per
+turn), and opening a replay with that tab in front.
 
 The three longest stalls are printed with what the process did meanwhile (see :mod:`ui.monitor`): the GUI
 thread's CPU, the whole process's CPU, the time the GUI thread waited for a CPU, and the time a virtual machine's
@@ -167,17 +168,27 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
         await window.open_replay(sample_replay())
         await settle_after_startup(preload)  # as the app does after start-up
         await window.side_tabs_loaded()  # the side tabs load after the window shows; a user then presses F5
-        await window.charts.loaded()
-        # the charts on screen (issue 34): opening a second replay recomputes and redraws them, measured apart
-        window.charts.setCurrentIndex(1)  # the build-order timeline in front while the model streams
-        await window.charts.loaded()  # the sample's charts (the charts compute while a chart tab is in front)
-        open_monitor = StallMonitor(tick=0.005).start()
-        await window.open_replay(CHART_REPLAY)
-        await window.charts.loaded()
-        for _ in range(20):  # the charts draw one per event-loop turn after their data arrives
-            await asyncio.sleep(0.01)
-        open_monitor.stop()
-        charts_drawn = window.charts.build_chart.plot is not None and window.charts.path == CHART_REPLAY
+        # the charts (issue 34): opening a replay with the APM tab in front (the charts are not computed: the
+        # baseline), bringing the build-order tab to the front (its charts computed and drawn), and opening a replay
+        # with it in front; the model then streams with that chart on screen
+        phases: dict[str, Any] = {}
+
+        async def measured(name: str, step: Any) -> None:
+            monitor = StallMonitor(tick=0.005).start()
+            await step()
+            await window.charts.loaded()
+            for _ in range(20):  # the charts draw one per event-loop turn after their data arrives
+                await asyncio.sleep(0.01)
+            monitor.stop()
+            phases[name] = (monitor.max_ms, monitor.busy_max_ms)
+
+        async def chart_tab() -> None:
+            window.charts.setCurrentIndex(1)
+
+        await measured("open_apm_tab", lambda: window.open_replay(CHART_REPLAY))
+        await measured("show_charts", chart_tab)
+        await measured("open_with_charts", lambda: window.open_replay(sample_replay()))
+        charts_drawn = window.charts.build_chart.plot is not None and window.charts.path == sample_replay()
         _reasoning, text = reply_texts(tokens)
 
         monitor = StallMonitor(tick=0.005).start()
@@ -211,8 +222,8 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
             "text_flushes": panel.live.flushes,
             "startup_to_visible_ms": round(startup_ms, 1),
             "charts_on_screen": charts_drawn and window.charts.currentIndex() == 1,
-            "charts_open_stall_max_ms": round(open_monitor.max_ms, 2),
-            "charts_open_worst_stalls": [s.as_dict() for s in open_monitor.worst(3)],
+            "chart_phases_stall_max_ms": {k: round(v[0], 1) for k, v in phases.items()},
+            "chart_phases_gui_cpu_per_tick_max_ms": {k: round(v[1], 1) for k, v in phases.items()},
             "stall_target_ms": STALL_TARGET_MS,
             "startup_target_ms": STARTUP_TARGET_MS,
         }
@@ -304,11 +315,11 @@ def run_warm_then_measured(args: argparse.Namespace) -> int:
                 f"{stolen}, none of these {s['unexplained_ms']} ms"
             )
         print(
-            f"  charts on screen: {result['charts_on_screen']}; opening a replay with its charts: longest stall "
-            f"{result['charts_open_stall_max_ms']} ms (target < {STALL_TARGET_MS:.0f} ms)"
+            f"  charts on screen while streaming: {result['charts_on_screen']}; longest stall per phase "
+            f"{result['chart_phases_stall_max_ms']} ms, GUI-thread CPU per tick at most "
+            f"{result['chart_phases_gui_cpu_per_tick_max_ms']} ms (open_apm_tab: opening a replay with the charts "
+            "not computed, the baseline)"
         )
-        for s in result["charts_open_worst_stalls"]:
-            print(f"    stall {s['late_ms']} ms at +{s['at_s']} s: GUI thread CPU {s['gui_cpu_ms']} ms")
         print(
             f"  CPU {result['cpu_s']} s = {result['cpu_percent_of_one_core']} % of one core "
             f"(GUI process: client + view; the server is another process); {result['text_flushes']} text flushes"
