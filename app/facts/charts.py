@@ -42,8 +42,8 @@ CATEGORY_LABELS: dict[str, tuple[str, str]] = {
     "other": ("其他单位", "other units"),
     "structure": ("建筑", "structures"),
 }
-MAX_TEXT_ITEMS = 12
-"""Build-order items per player in the text alternative (the chart shows them all)."""
+MAX_TEXT_ITEMS = 8
+"""Structures per player in the build order's text alternative (the chart shows them all, and the units)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,8 +341,12 @@ def charts_of_file(path: str) -> ReplayCharts:
 
 
 def build_text(b: PlayerBuild, lang: Lang, limit: int = MAX_TEXT_ITEMS) -> str:
-    """One player's build-order lane as a sentence (the first ``limit`` marks and the tier moments)."""
-    shown = [f"{format_clock(i.seconds)} {i.name(lang)}" + (f" (T{i.tier})" if i.tier > 1 else "") for i in b.items]
+    """One player's build-order lane as a sentence: the first ``limit`` structures and the tier moments."""
+    shown = [
+        f"{format_clock(i.seconds)} {i.name(lang)}" + (f" (T{i.tier})" if i.tier > 1 else "")
+        for i in b.items
+        if i.kind == "structure"  # the first units are in the report's openings already
+    ]
     more = len(shown) - limit
     text = "; ".join(shown[:limit]) or pick(lang, "无", "none")
     if more > 0:
@@ -353,15 +357,16 @@ def build_text(b: PlayerBuild, lang: Lang, limit: int = MAX_TEXT_ITEMS) -> str:
     return text
 
 
-def production_rows(p: PlayerProduction, lang: Lang) -> list[list[str]]:
-    """One player's production as table rows: minute, then a count per category (minutes with nothing left out)."""
-    buckets = max((len(v) for v in p.counts.values()), default=0)
+def production_rows(charts: ReplayCharts, lang: Lang) -> list[list[str]]:
+    """Production as a short table: per player the match's total per category and the busiest minute."""
     rows: list[list[str]] = []
-    for b in range(buckets):
-        values = [p.counts[c][b] for c in CATEGORIES]
-        if any(values):
-            start = format_clock(b * BUCKET_SECONDS)
-            rows.append([start, *(str(v) for v in values)])
+    for p in charts.production:
+        per_minute = [sum(p.counts[c][b] for c in CATEGORIES) for b in range(charts.buckets)]
+        peak = max(range(len(per_minute)), key=lambda b: per_minute[b], default=0)
+        busiest = (
+            f"{format_clock(peak * BUCKET_SECONDS)} ({per_minute[peak]})" if per_minute and per_minute[peak] else "—"
+        )
+        rows.append([p.name, *(str(p.total(c)) for c in CATEGORIES), busiest])
     return rows
 
 
@@ -374,12 +379,12 @@ def heat_text(h: PlayerHeat, bounds: tuple[float, float, float, float] | None, l
         for c, n in enumerate(row):
             thirds[min(r * 3 // HEAT_CELLS, 2)][min(c * 3 // HEAT_CELLS, 2)] += n
     r, c, n = max(((r, c, thirds[r][c]) for r in range(3) for c in range(3)), key=lambda t: (t[2], -t[0], -t[1]))
-    rows_zh, rows_en = ("下", "中", "上"), ("bottom", "middle", "top")
-    cols_zh, cols_en = ("左", "中", "右"), ("left", "centre", "right")
+    zh = (("左下", "正下", "右下"), ("左侧", "中央", "右侧"), ("左上", "正上", "右上"))
+    rows_en, cols_en = ("bottom", "middle", "top"), ("left", "centre", "right")
     share = round(100 * n / h.orders)
     return pick(
         lang,
-        f"{h.name}：{h.orders} 条带位置的指令，最多的在{rows_zh[r]}{cols_zh[c]}区域（{share}%）",
+        f"{h.name}：{h.orders} 条带位置的指令，最多的在{zh[r][c]}九分之一（{share}%）",
         f"{h.name}: {h.orders} orders with a position, most in the {rows_en[r]} {cols_en[c]} ninth ({share}%)",
     )
 
@@ -396,20 +401,18 @@ def chart_sections(
             [],
         )
     )
-    header = [pick(lang, "分钟起点", "Minute from"), *(pick(lang, *CATEGORY_LABELS[c]) for c in CATEGORIES)]
-    tables = [([f"{p.name} — {header[0]}", *header[1:]], production_rows(p, lang)) for p in charts.production]
+    header = [
+        pick(lang, "玩家", "Player"),
+        *(pick(lang, *CATEGORY_LABELS[c]) for c in CATEGORIES),
+        pick(lang, "最多的一分钟", "Busiest minute"),
+    ]
     out.append(
         (
-            pick(lang, "图表：各类生产（每分钟）", "Chart: production by category (per minute)"),
+            pick(lang, "图表：各类生产", "Chart: production by category"),
             [
-                pick(
-                    lang,
-                    "单位为排队且未取消的生产指令（Shift 连点按批数计），建筑为放置次数。",
-                    "Units are queue orders not taken back (a shift-click counts its batch); structures are "
-                    "placements.",
-                )
+                pick(lang, "全场合计（单位：未取消的排队数；建筑：放置数）", "Match totals (units queued and kept)")
             ],
-            tables,
+            [(header, production_rows(charts, lang))],
         )
     )
     out.append(

@@ -255,8 +255,8 @@ def claim_rows(data: dict[str, Any], lang: Lang) -> list[tuple[str, str, str, st
 def report_markdown(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = None) -> str:
     """A readable Markdown report: the summary first, claims as an appendix table with each verdict.
 
-    With ``charts`` (the replay's, :func:`app.facts.charts.replay_charts`), or the ``charts`` of ``data``, it ends
-    with the text alternative of each chart the analysis view draws.
+    With ``charts`` (the replay's, :func:`app.facts.charts.replay_charts`), or the ``charts`` of ``data``, the text
+    alternative of each chart the analysis view draws comes before the appendix.
 
     Text that comes from the replay file goes through :func:`~app.safetext.markdown_escape` (the file name, issue
     messages, claims), and the match summary (names, map) is a verbatim block, since it is the data the model was
@@ -317,6 +317,11 @@ def report_markdown(data: dict[str, Any], lang: Lang, charts: ReplayCharts | Non
         if shown:
             out += ["", f"**{pick(lang, '验证问题', 'Validation issues')}**", ""]
             out += [f"- [{i['severity']}] {i['code']}: {markdown_escape(issue_text(i, lang))}" for i in shown]
+    charts = charts if charts is not None else _data_charts(data)
+    if charts is not None:  # each chart of the analysis view as text, before the appendix
+        from app.facts.charts import charts_markdown
+
+        out += charts_markdown(charts, lang)
     rows = claim_rows(data, lang)
     if rows:
         passed = sum(1 for r in rows if r[3] == "passed")
@@ -332,16 +337,11 @@ def report_markdown(data: dict[str, Any], lang: Lang, charts: ReplayCharts | Non
             "| --- | --- | --- | --- |",
         ]
         out += [f"| {w} | {k} | {markdown_escape(c).replace('|', '/')} | {v} |" for w, k, c, v in rows]
-    charts = charts if charts is not None else _data_charts(data)
-    if charts is not None:
-        from app.facts.charts import charts_markdown
-
-        out += charts_markdown(charts, lang)
     return terminal_text("\n".join(out)) + "\n"
 
 
 def report_html(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = None) -> str:
-    """A standalone HTML report (no external assets); with ``charts``, each chart's text alternative at the end."""
+    """A standalone HTML report (no external assets); with ``charts``, the charts as text before the appendix."""
     esc = html.escape
     parts = [
         "<!doctype html>",
@@ -377,6 +377,11 @@ def report_html(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = 
                 )
                 + "</ul>"
             )
+    charts = charts if charts is not None else _data_charts(data)
+    if charts is not None:  # each chart of the analysis view as text, before the appendix
+        from app.facts.charts import charts_html
+
+        parts += charts_html(charts, lang)
     rows = claim_rows(data, lang)
     if rows:
         parts.append(f"<h2>{esc(pick(lang, '附录：声明与核对结果', 'Appendix: claims and verdicts'))}</h2><table>")
@@ -384,11 +389,6 @@ def report_html(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = 
             f"<tr><td>{esc(w)}</td><td>{esc(k)}</td><td>{esc(c)}</td><td>{esc(v)}</td></tr>" for w, k, c, v in rows
         ]
         parts.append("</table>")
-    charts = charts if charts is not None else _data_charts(data)
-    if charts is not None:
-        from app.facts.charts import charts_html
-
-        parts += charts_html(charts, lang)
     parts.append("</body></html>")
     return terminal_text("\n".join(parts)) + "\n"
 

@@ -42,7 +42,9 @@ def test_text_alternatives_in_both_languages() -> None:
     zh = "\n".join(charts_markdown(charts, Lang.ZH))
     assert "## Chart: build-order timeline" in en
     assert "- lanyiiiiiii: 0:02 Barracks; 0:13 Reactor; " in en  # the English names of knowledge/ra3
-    assert "| 0:00 | 16 | 0 | 0 | 0 | 0 | 5 |" in en  # lanyiiiiiii's first minute: five structures
+    # lanyiiiiiii's structures: the summary's build order lists 16 (Refinery ×3 and ×2 counted, walls apart)
+    row = next(line for line in en.splitlines() if line.startswith("| lanyiiiiiii |"))
+    assert row.split(" | ")[6] == "16"
     assert "lanyiiiiiii: 800 orders with a position" in en
     assert "## 图表：建造顺序时间线" in zh
     assert "lanyiiiiiii：800 条带位置的指令" in zh
