@@ -409,9 +409,7 @@ def chart_sections(
     out.append(
         (
             pick(lang, "图表：各类生产", "Chart: production by category"),
-            [
-                pick(lang, "全场合计（单位：未取消的排队数；建筑：放置数）", "Match totals (units queued and kept)")
-            ],
+            [pick(lang, "全场合计（单位：未取消的排队数；建筑：放置数）", "Match totals (units queued and kept)")],
             [(header, production_rows(charts, lang))],
         )
     )
