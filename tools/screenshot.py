@@ -6,12 +6,16 @@ history (two replays of one player that disagree, so the review queue has an ite
 
 Usage:
   .venv/bin/python tools/screenshot.py [OUT.png] [--replay FILE] [--lang zh|en] [--size 1366x768]
-                                       [--view analysis|settings|budget|numbers|review|wisdom|memory|first-start|
-                                               expected|all]
+                                       [--view analysis|build-order|production|orders-map|players|
+                                               players-timings|settings|budget|numbers|review|wisdom|memory|
+                                               first-start|expected|all, or several joined by commas]
                                        [--out-dir DIR] [--theme light|dark]
 
 ``--view all`` writes ``<view>-<lang>-<W>x<H>.png`` for every view into ``--out-dir`` (default docs/screenshots);
 with ``--theme dark`` the names end in ``-dark``.
+``build-order``, ``production`` and ``orders-map`` are the analysis view's chart tabs over a 14-minute 1v1 (the
+top area dragged taller); ``players`` and ``players-timings`` the Players tab with the profile of a player of two
+in-repo replays (its opening and timing charts above the report).
 ``first-start`` is the window as a new user sees it: the bundled sample open and the replay folders found in a
 home laid out like a Steam (Proton) and a Wine install offered above the library. ``expected`` is the 24-minute
 1v1 open with a 128K model picked: what Analyze will take (segments, tokens, cost) and the quality note.
@@ -34,7 +38,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 SUFFIX = ""
 """Appended to the file names of ``--view all`` ("-dark" for the dark theme)."""
 
-VIEWS = ("analysis", "settings", "budget", "numbers", "review", "wisdom", "memory", "first-start", "expected")
+VIEWS = (
+    "analysis",
+    "build-order",
+    "production",
+    "orders-map",
+    "players",
+    "players-timings",
+    "settings",
+    "budget",
+    "numbers",
+    "review",
+    "wisdom",
+    "memory",
+    "first-start",
+    "expected",
+)
+CHART_TABS = {"build-order": 1, "production": 2, "orders-map": 3}
+"""The analysis view's chart tabs (0 is the APM timeline)."""
+CHART_REPLAY = (
+    Path(__file__).resolve().parent.parent / "tests/data/replays/ra3/ra3_1v1_snow_plow_soviets_vs_allies_14m.RA3Replay"
+)
+"""The chart views show this 14-minute 1v1 (the sample is too short to show much); the analysed replay is reopened
+after them."""
+PROFILE_PLAYER = "nickname"
+"""A player of two in-repo replays (snow plow, infinity isle mirror): the Players view shows the profile."""
 LONG_REPLAY = (
     Path(__file__).resolve().parent.parent
     / "tests/data/replays/ra3/ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
@@ -79,6 +107,8 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
 
     app_widget: Any = window
     dock = window.side_dock
+    analysed = window.info.path if window.info is not None else None
+    sizes = window.middle_splitter.sizes()
     if view == "review":  # View → Review mode: the queue in the main area
         window.set_review_mode(True)
         if window.review_queue is not None:
@@ -91,6 +121,22 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
         window.side_tabs.setCurrentIndex(0 if view == "wisdom" else 1)
         if isinstance(tabs, MemoryTabs) and view != "wisdom":
             tabs.setCurrentWidget(tabs.facts)
+    elif view in CHART_TABS:  # the chart tab in front, the top area given the height a user drags it to
+        window.charts.setCurrentIndex(CHART_TABS[view])
+        await window.open_replay(CHART_REPLAY)  # with a chart tab in front, its charts are computed
+        await window.charts.loaded()
+        window.middle_splitter.setSizes([440, max(sum(sizes) - 440, 100)])
+        window.resizeDocks([dock], [340], Qt.Orientation.Horizontal)
+    elif view in ("players", "players-timings"):  # the profile of a player of two in-repo replays, with its charts
+        dock.show()
+        window.resizeDocks([dock], [700], Qt.Orientation.Horizontal)
+        await window.side_tabs_loaded()
+        window.side_tabs.setCurrentIndex(2)
+        tab = window.players_tab
+        tab.name.setText(PROFILE_PLAYER)
+        tab.show_profile()
+        await tab.refreshed()
+        tab.charts.setCurrentIndex(1 if view == "players-timings" else 0)
     elif view in ("settings", "budget", "numbers"):
         dlg = window.open_settings()
         if view in ("budget", "numbers"):
@@ -111,6 +157,11 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
         if turn > 8 and (view not in ("budget", "numbers") or preview is None or not preview.busy):
             break
     app_widget.grab().save(str(out))
+    if view in CHART_TABS:
+        window.charts.setCurrentIndex(0)
+        if analysed is not None:
+            await window.open_replay(analysed)  # the analysed replay back, its analysis as it was left
+            window.middle_splitter.setSizes(sizes)
     if app_widget is not window:
         app_widget.close()
     if view == "review":
@@ -222,6 +273,7 @@ async def shoot_expected(out: Path, lang: str, size: tuple[int, int]) -> int:
 
 async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int], views: list[str]) -> int:
     from app.i18n import Lang
+    from app.library.scan import scan_folder
     from app.paths import sample_replay
     from app.settings import OFFLINE_PROFILE
     from ui.lang import UiLanguage
@@ -231,6 +283,7 @@ async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int]
     ctx.settings.set("analysis_language", lang)  # the analysis text in the same language as the interface
     deepseek_128k(ctx.settings)
     seed_memory(ctx.db)
+    scan_folder(ctx.db, LONG_REPLAY.parent)  # the library the Players view's profile reads
     window = MainWindow(ctx, UiLanguage(Lang(lang)), find_folders=list)  # no folder offer over these views
     window.resize(*size)
     window.show()
@@ -270,14 +323,18 @@ def main() -> int:
     ap.add_argument("--replay", type=Path)
     ap.add_argument("--lang", default="zh", choices=("zh", "en"))
     ap.add_argument("--size", default="1366x768")
-    ap.add_argument("--view", default="analysis", choices=(*VIEWS, "all"))
+    ap.add_argument("--view", default="analysis", help=f"one of {', '.join(VIEWS)}, several joined by commas, or all")
     ap.add_argument("--theme", default="light", choices=("light", "dark"), help="dark: names end in -dark")
     ap.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent.parent / "docs" / "screenshots")
     args = ap.parse_args()
     w, h = (int(x) for x in args.size.lower().split("x"))
-    views = list(VIEWS) if args.view == "all" else [args.view]
-    out: Path = args.out if args.out is not None and args.view != "all" else args.out_dir
-    if args.out is None and args.view != "all":
+    views = list(VIEWS) if args.view == "all" else [v.strip() for v in args.view.split(",")]
+    unknown = [v for v in views if v not in VIEWS]
+    if unknown:
+        ap.error(f"unknown view {', '.join(unknown)}: use {', '.join(VIEWS)} or all")
+    many = len(views) > 1
+    out: Path = args.out if args.out is not None and not many else args.out_dir
+    if args.out is None and not many:
         out = Path("replaysage-window.png")
     import qasync
     from PySide6.QtWidgets import QApplication

@@ -48,6 +48,7 @@ from app.secrets import SecretStore
 from app.settings import Settings
 from app.store.db import Database
 from ui.analysis_view import AnalysisView
+from ui.charts.replay_charts import ChartPanel
 from ui.folder_offer import FolderOffer
 from ui.icons import icon
 from ui.imports import import_in_background, imported
@@ -293,7 +294,8 @@ class MainWindow(QMainWindow):
         top_lay = QVBoxLayout(top)
         top_lay.setContentsMargins(0, 0, 0, 0)
         top_lay.addWidget(self.card)
-        top_lay.addWidget(self.timeline, 1)
+        self.charts = ChartPanel(self.ui, self.timeline)  # the APM timeline and the replay's charts, in tabs
+        top_lay.addWidget(self.charts, 1)
         middle.addWidget(top)
         middle.addWidget(self.analysis)
         middle.setStretchFactor(1, 3)
@@ -1046,6 +1048,7 @@ class MainWindow(QMainWindow):
         self.info = info
         self.card.set_replay(info)
         self.timeline.set_replay(info)
+        self.charts.set_replay(info)
         self.library.add_files([info])
         self.message_bar.hide()
         self._retitle()

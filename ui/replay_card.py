@@ -1,14 +1,15 @@
 """The replay card and the APM timeline chart.
 
-The chart is drawn with ``QPainter``: one APM line per player (in the player's colour) over the match, with
-the analysis plan drawn on it — segment boundaries (dashed lines), focus windows (shaded bands), lookback
-ranges (hatched strips at the bottom) — and a marker at the time an issue click jumped to.
+The chart is drawn with ``QPainter`` in the window's palette (light or dark, :mod:`ui.theme`): one APM line per
+player (in the player's colour) over the match, with the analysis plan drawn on it — segment boundaries (dashed
+lines), focus windows (shaded bands), lookback ranges (hatched strips at the bottom) — and a marker at the time an
+issue click jumped to.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPen, QPixmap
+from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.i18n import Lang, pick
@@ -40,7 +41,7 @@ class TimelineChart(QWidget):
         self.lookbacks: list[tuple[float, float]] = []
         self.marker: float | None = None
         self._layer: QPixmap | None = None
-        self._layer_key: tuple[int, int, float] | None = None
+        self._layer_key: tuple[int, int, float, int] | None = None
         self.setMinimumHeight(140)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
 
@@ -108,8 +109,9 @@ class TimelineChart(QWidget):
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         r = self._plot()
-        p.fillRect(self.rect(), QColor("#ffffff"))
-        p.fillRect(r, QColor("#fafafa"))
+        pal = self.palette()
+        p.fillRect(self.rect(), pal.color(QPalette.ColorRole.Base))
+        p.fillRect(r, pal.color(QPalette.ColorRole.AlternateBase))
         for a, b in self.windows:
             p.fillRect(
                 QRectF(self.x_of(a), r.top(), max(2.0, self.x_of(b) - self.x_of(a)), r.height()),
@@ -140,7 +142,8 @@ class TimelineChart(QWidget):
         The curves cost 8–15 ms to draw, and the plan overlays repaint the chart at every stage of an analysis.
         """
         ratio = self.devicePixelRatioF()
-        key = (self.width(), self.height(), ratio)  # set_replay() drops the layer
+        text = self.palette().color(QPalette.ColorRole.Text)
+        key = (self.width(), self.height(), ratio, text.rgba())  # set_replay() drops the layer; a new palette too
         if self._layer is not None and self._layer_key == key:
             return self._layer
         layer = QPixmap(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio)))
@@ -165,9 +168,9 @@ class TimelineChart(QWidget):
                     path.lineTo(pt)
             p.setPen(QPen(QColor(pl.color), 2))
             p.drawPath(path)
-        p.setPen(QPen(QColor("#9e9e9e")))
+        p.setPen(QPen(self.palette().color(QPalette.ColorRole.Mid)))
         p.drawRect(r)
-        p.setPen(QPen(QColor("#424242")))
+        p.setPen(QPen(text))
         p.drawText(QRectF(0, r.top() - 2, self.MARGIN_L - 4, 14), Qt.AlignmentFlag.AlignRight, f"{int(peak)}")
         p.drawText(QRectF(0, r.bottom() - 12, self.MARGIN_L - 4, 14), Qt.AlignmentFlag.AlignRight, "0")
         step = 60.0 if self.duration <= 900 else 300.0

@@ -64,6 +64,8 @@ SECRET_FALLBACK_WORDS = {
 CONTEXT_SPEC = NumberSpec(minimum=1_000, maximum=10_000_000, multipliers=True)
 BUDGET_SPEC = NumberSpec(minimum=0, maximum=10_000_000, multipliers=True)
 MAX_TOKENS_SPEC = NumberSpec(minimum=1, maximum=1_000_000, multipliers=True)
+BATCH_PENDING_SPEC = NumberSpec(minimum=0, maximum=10_000)
+"""Analyses waiting before the memory's batch track runs the same day (0: only the nightly run)."""
 PRICE_SPEC = NumberSpec(minimum=0, maximum=1_000, integer=False, currency=True, example="0.27, $0.27")
 """What the model form's number fields accept (:mod:`app.numbers`); the budget rules themselves are checked by
 :func:`app.budget.preview.profile_problem` with the field to change."""
@@ -221,6 +223,7 @@ class SettingsDialog(QDialog):
             self._item(self.secret_fallback, self.secret_fallback.count() - 1, zh, en)
         fallback = self.settings.get("secret_fallback")
         self.secret_fallback.setCurrentIndex(max(0, self.secret_fallback.findData(fallback)))
+        self.batch_pending = NumberField(BATCH_PENDING_SPEC, self.ui, int(self.settings.get("memory_batch_pending")))
         rows: tuple[tuple[str, QWidget], ...] = (
             ("ui_language", self.ui_language),
             ("analysis_language", self.analysis_language),
@@ -231,6 +234,7 @@ class SettingsDialog(QDialog):
             ("knowledge_mod_override", self.knowledge_mod),
             ("user_knowledge_file", self._browse(self.user_knowledge, folder=False)),
             ("secret_fallback", self.secret_fallback),
+            ("memory_batch_pending", self.batch_pending),
         )
         self.general_labels: dict[str, QLabel] = {}
         for key, widget in rows:
@@ -782,6 +786,14 @@ class SettingsDialog(QDialog):
         s = self.settings
         if not self.commit_forms():
             return False
+        if not self.batch_pending.is_valid():  # its own message is under it; the form says which field
+            option = OPTIONS["memory_batch_pending"]
+            self.error_label.setText(
+                self.ui.t(
+                    f"先改正标红的数字：{option.title_zh}", f"Correct the number marked in red: {option.title_en}"
+                )
+            )
+            return False
         try:
             for prof in self._profiles.values():  # before anything is written: a bad profile saves nothing
                 self._check_budget(prof)
@@ -794,6 +806,7 @@ class SettingsDialog(QDialog):
             s.set("knowledge_mod_override", self.knowledge_mod_value())
             s.set("user_knowledge_file", self.user_knowledge.text().strip())
             s.set("secret_fallback", self.secret_fallback.currentData())
+            s.set("memory_batch_pending", self.batch_pending.count())
             for name in [p.name for p in s.providers if p.name not in self._providers]:
                 s.remove_provider(name)
                 self.secrets.delete(name)

@@ -221,7 +221,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             print(f"report of analysis #{rec.id} ({rec.status}) written to {args.out}", file=sys.stderr)
         else:
             rec = load_analysis(db, args.analysis_id)
-            print(report_markdown(report_dict(rec), report_lang(rec, lang)), end="")
+            print(report_markdown(report_dict(rec, charts=True), report_lang(rec, lang)), end="")
     finally:
         db.close()
     return 0

@@ -6,7 +6,7 @@ import functools
 import html
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.claims.issues import Severity
 from app.claims.timeparse import format_time
@@ -14,6 +14,9 @@ from app.errors import KnownError
 from app.i18n import Lang, pick
 from app.pipeline.records import AnalysisRecord, StageRecord
 from app.safetext import json_text, markdown_escape, markdown_fence, markdown_prose, markdown_source, terminal_text
+
+if TYPE_CHECKING:
+    from app.facts.charts import ReplayCharts
 
 
 def _usage(stage: StageRecord) -> dict[str, int]:
@@ -30,8 +33,13 @@ def _usage(stage: StageRecord) -> dict[str, int]:
     return out
 
 
-def report_dict(rec: AnalysisRecord) -> dict[str, Any]:
-    """The JSON report: ``stages`` and ``totals`` (keys are stable; scripts rely on them)."""
+def report_dict(rec: AnalysisRecord, *, charts: bool = False) -> dict[str, Any]:
+    """The JSON report: ``stages`` and ``totals`` (keys are stable; scripts rely on them).
+
+    With ``charts`` it also carries ``charts``: the data of the analysis view's charts of the replay
+    (:func:`app.facts.charts.charts_to_json`; None when the replay file is gone), which the Markdown and HTML
+    reports render as the charts' text alternative.
+    """
     stages = []
     for s in rec.stages:
         first = s.requests[0] if s.requests else None
@@ -78,7 +86,7 @@ def report_dict(rec: AnalysisRecord) -> dict[str, Any]:
                 "message": s.message,
             }
         )
-    return {
+    out: dict[str, Any] = {
         "analysis_id": rec.id,
         "replay": rec.replay_name,
         "replay_sha256": rec.replay_sha256,
@@ -88,6 +96,12 @@ def report_dict(rec: AnalysisRecord) -> dict[str, Any]:
         "stages": stages,
         "totals": dict(rec.totals or {}),
     }
+    if charts:
+        from app.facts.charts import charts_to_json
+
+        found = report_charts(rec)
+        out["charts"] = charts_to_json(found) if found is not None else None
+    return out
 
 
 def shown_issues(stage: dict[str, Any]) -> list[dict[str, Any]]:
@@ -238,8 +252,11 @@ def claim_rows(data: dict[str, Any], lang: Lang) -> list[tuple[str, str, str, st
     return rows
 
 
-def report_markdown(data: dict[str, Any], lang: Lang) -> str:
+def report_markdown(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = None) -> str:
     """A readable Markdown report: the summary first, claims as an appendix table with each verdict.
+
+    With ``charts`` (the replay's, :func:`app.facts.charts.replay_charts`), or the ``charts`` of ``data``, the text
+    alternative of each chart the analysis view draws comes before the appendix.
 
     Text that comes from the replay file goes through :func:`~app.safetext.markdown_escape` (the file name, issue
     messages, claims), and the match summary (names, map) is a verbatim block, since it is the data the model was
@@ -300,6 +317,11 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
         if shown:
             out += ["", f"**{pick(lang, '验证问题', 'Validation issues')}**", ""]
             out += [f"- [{i['severity']}] {i['code']}: {markdown_escape(issue_text(i, lang))}" for i in shown]
+    charts = charts if charts is not None else _data_charts(data)
+    if charts is not None:  # each chart of the analysis view as text, before the appendix
+        from app.facts.charts import charts_markdown
+
+        out += charts_markdown(charts, lang)
     rows = claim_rows(data, lang)
     if rows:
         passed = sum(1 for r in rows if r[3] == "passed")
@@ -318,8 +340,8 @@ def report_markdown(data: dict[str, Any], lang: Lang) -> str:
     return terminal_text("\n".join(out)) + "\n"
 
 
-def report_html(data: dict[str, Any], lang: Lang) -> str:
-    """A standalone HTML report (no external assets)."""
+def report_html(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = None) -> str:
+    """A standalone HTML report (no external assets); with ``charts``, the charts as text before the appendix."""
     esc = html.escape
     parts = [
         "<!doctype html>",
@@ -355,6 +377,11 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
                 )
                 + "</ul>"
             )
+    charts = charts if charts is not None else _data_charts(data)
+    if charts is not None:  # each chart of the analysis view as text, before the appendix
+        from app.facts.charts import charts_html
+
+        parts += charts_html(charts, lang)
     rows = claim_rows(data, lang)
     if rows:
         parts.append(f"<h2>{esc(pick(lang, '附录：声明与核对结果', 'Appendix: claims and verdicts'))}</h2><table>")
@@ -366,12 +393,31 @@ def report_html(data: dict[str, Any], lang: Lang) -> str:
     return terminal_text("\n".join(parts)) + "\n"
 
 
+def _data_charts(data: dict[str, Any]) -> ReplayCharts | None:
+    from app.facts.charts import charts_from_json
+
+    found = data.get("charts")
+    return charts_from_json(found) if isinstance(found, dict) else None
+
+
+def report_charts(rec: AnalysisRecord) -> ReplayCharts | None:
+    """The charts of the analysed replay, for their text alternatives (None when the file is gone or unreadable)."""
+    from app.facts.charts import charts_of_file
+
+    if not rec.replay_path or not Path(rec.replay_path).is_file():
+        return None
+    try:
+        return charts_of_file(rec.replay_path)
+    except KnownError:
+        return None
+
+
 REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
 
 
 def write_report(rec: AnalysisRecord, path: Path, lang: Lang) -> None:
     """Write the report in the format the file's suffix names (.json, .md, .html)."""
-    data = report_dict(rec)
+    data = report_dict(rec, charts=True)
     suffix = path.suffix.lower()
     if suffix == ".json":
         text = json_text(data)

@@ -15,6 +15,7 @@ from typing import Any
 
 from app.errors import KnownError
 from app.i18n import Lang, pick
+from app.players.charts import profile_charts
 from app.safetext import markdown_escape, one_line
 from app.timefmt import format_clock
 
@@ -119,6 +120,36 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
                     L("局数", "Games"),
                 ],
                 bench,
+            ),
+        )
+    )
+    spread = []
+    for t in profile_charts(profile).timings:
+        ordered = sorted(t.values)
+        spread.append(
+            [
+                L(*BENCHMARK_LABELS[t.name]),
+                str(len(ordered)),
+                _clock(ordered[0] if ordered else None),
+                _clock(t.player_median),
+                _clock(ordered[-1] if ordered else None),
+                _clock(t.library_median),
+            ]
+        )
+    out.append(
+        (
+            L("时间分布（此玩家各局，图表的文字版）", "Timing spread (the player's games; the chart as text)"),
+            [],
+            (
+                [
+                    L("项目", "Benchmark"),
+                    L("局数", "Games"),
+                    L("最早", "Earliest"),
+                    L("中位数", "Median"),
+                    L("最晚", "Latest"),
+                    L("资料库中位数", "Library median"),
+                ],
+                spread,
             ),
         )
     )

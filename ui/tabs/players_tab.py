@@ -2,23 +2,37 @@
 
 A thin view over :mod:`app.players`: the profile (:func:`app.players.profile.build_profile`, which may read new
 replays) and every merge run in the views' worker thread (:mod:`ui.tabs.loading`); the GUI thread only sets the
-rendered text. The profile is shown as its Markdown report in a plain-text view: replay names stay plain text,
-and the tables are the text alternative of any chart.
+rendered text and draws the charts (:mod:`ui.charts.profile_charts`: opening frequencies, timing distributions).
+The profile is shown as its Markdown report in a plain-text view below the charts: replay names stay plain text,
+and its tables are the charts' text alternative.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.i18n import Lang, pick, system_lang
 from app.store import Database
+from ui.charts.profile_charts import ProfileChartTabs
 from ui.tabs.loading import Actions, Loader, error_text
+
+if TYPE_CHECKING:
+    from app.players.charts import ProfileCharts
 
 
 class PlayersTab(QWidget):
@@ -79,7 +93,15 @@ class PlayersTab(QWidget):
         layout.addLayout(top)
         layout.addLayout(merge)
         layout.addWidget(self.message)
-        layout.addWidget(self.report, 1)
+        # the charts above their text alternative (the report's tables); pyqtgraph is imported with the first profile
+        self.charts = ProfileChartTabs(lambda: self.lang)
+        self.charts.setMinimumHeight(170)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.charts)
+        split.addWidget(self.report)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        layout.addWidget(split, 1)
         self.show_button.clicked.connect(self.show_profile)
         self.name.returnPressed.connect(self.show_profile)
         self.merge_button.clicked.connect(self.merge)
@@ -115,17 +137,27 @@ class PlayersTab(QWidget):
             return None
         db, lang = self.db, self.lang
 
-        def query() -> tuple[str, str]:
+        def query() -> tuple[str, str, ProfileCharts]:
+            from ui.imports import imported
+
+            imported("pyqtgraph")  # the charts' library: a second of imports, off the GUI thread
+            from app.players.charts import profile_charts
             from app.players.profile import build_profile
             from app.players.report import render_markdown
 
             profile = build_profile(db, wanted)
-            return str(profile["player"]), render_markdown(profile, lang)
+            return str(profile["player"]), render_markdown(profile, lang), profile_charts(profile)
 
-        def apply(result: tuple[str, str]) -> None:
-            self.player, text = result
+        def apply(result: tuple[str, str, ProfileCharts]) -> Iterator[None]:
+            self.player, text, charts = result
             self.message.setText("")
             self.report.setPlainText(text)
+            yield
+            for chart in (self.charts.openings, self.charts.timings):
+                if chart.prepare():  # the first plot widget in a turn of its own
+                    yield
+                chart.set_data(charts)
+                yield
             self.profile_shown.emit(self.player)
 
         return self.loader.start(query, apply)
