@@ -1,14 +1,12 @@
 """A stage's claims as a table (id with type, player, time, confidence, verdict) and the issue → claim link.
 
-Validation issues do not carry a structured claim reference yet: the validator names the claim in its message
-("unit claim 2" / "单位声明 2") and fills ``unit_id`` for unit problems. :func:`claim_row_for_issue` uses the object
-id first and that name second; an issue that names no claim selects nothing. When issues gain a reference, only
-that function changes.
+An issue carries a typed reference to its claim (:class:`app.claims.issues.ClaimRef`: list, index, object id),
+kept by the store, so a live and a reopened analysis link issue to claim the same way; an issue with no reference
+falls back to its object id, and one with neither selects nothing. The message is never read.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,14 +18,12 @@ from app.claims.issues import ValidationIssue, confidence_display
 from app.i18n import Lang, pick
 from ui.lang import UiLanguage
 
-KINDS: tuple[tuple[str, str, str, str, str], ...] = (
-    ("unitClaims", "U", "unit", "单位声明", "unit claim"),
-    ("eventClaims", "E", "event", "事件声明", "event claim"),
-    ("timelineClaims", "T", "timeline", "时间线声明", "timeline claim"),
+KINDS: tuple[tuple[str, str, str], ...] = (
+    ("unitClaims", "U", "unit"),
+    ("eventClaims", "E", "event"),
+    ("timelineClaims", "T", "timeline"),
 )
-"""Claim lists in table order: JSON key, id prefix, kind, the validator's 中文 and English name of one claim."""
-
-_NAMED = re.compile(r"(单位声明|事件声明|时间线声明|unit claim|event claim|timeline claim)\s*(\d+)")
+"""Claim lists in table order: JSON key, id prefix, kind (:attr:`app.claims.issues.ClaimRef.kind`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +79,7 @@ def event_kind_words(what: str, lang: Lang) -> str:
 def claim_rows(claims: Mapping[str, Any]) -> list[ClaimRow]:
     """Rows of a ``ClaimsParsed`` dictionary, unit claims first."""
     rows: list[ClaimRow] = []
-    for json_key, letter, kind, _zh, _en in KINDS:
+    for json_key, letter, kind in KINDS:
         items = claims.get(json_key) or []
         for n, claim in enumerate(items if isinstance(items, list) else [], 1):
             if not isinstance(claim, dict):
@@ -106,11 +102,10 @@ def claim_rows(claims: Mapping[str, Any]) -> list[ClaimRow]:
 
 def claim_row_for_issue(issue: ValidationIssue, rows: Sequence[ClaimRow]) -> int | None:
     """Index of the claim an issue is about (see the module docstring), or None."""
-    named = _NAMED.search(issue.message)
-    if named is not None:
-        word, number = named.group(1), int(named.group(2))
-        letter = next(k[1] for k in KINDS if word in (k[3], k[4]))
-        index = next((i for i, r in enumerate(rows) if r.key == f"{letter}{number}"), None)
+    ref = issue.ref
+    if ref is not None:
+        letter = next((k[1] for k in KINDS if k[2] == ref.kind), "")
+        index = next((i for i, r in enumerate(rows) if r.key == f"{letter}{ref.index + 1}"), None)
         if index is not None:
             return index
     if issue.unit_id is not None:

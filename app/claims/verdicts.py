@@ -14,11 +14,15 @@ PASSED = "passed"
 
 
 def _flagged_by_claim(issues: Sequence[ValidationIssue]) -> dict[str, list[ValidationIssue]]:
-    """The issues above Info of each claim ref, in order: one pass, so callers stay linear in claims + issues."""
+    """The issues above Info of each claim (by its typed reference's ``kind:index`` key), in order.
+
+    One pass, so callers stay linear in claims + issues.
+    """
     out: dict[str, list[ValidationIssue]] = {}
     for i in issues:
-        if i.claim is not None and i.needs_revision:
-            out.setdefault(i.claim, []).append(i)
+        ref = i.ref
+        if ref is not None and i.needs_revision:
+            out.setdefault(ref.key, []).append(i)
     return out
 
 
