@@ -15,15 +15,12 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from app.claims.issues import ValidationIssue, confidence_display
-from app.i18n import Lang, pick
+from app.claims.kinds import CLAIM_LIST, CLAIM_LISTS, event_words
+from app.i18n import Lang
 from ui.lang import UiLanguage
 
-KINDS: tuple[tuple[str, str, str], ...] = (
-    ("unitClaims", "U", "unit"),
-    ("eventClaims", "E", "event"),
-    ("timelineClaims", "T", "timeline"),
-)
-"""Claim lists in table order: JSON key, id prefix, kind (:attr:`app.claims.issues.ClaimRef.kind`)."""
+KINDS: tuple[tuple[str, str, str], ...] = tuple((c.key, c.letter, c.kind) for c in CLAIM_LISTS)
+"""Claim lists in table order: JSON key, id prefix, kind (:data:`app.claims.kinds.CLAIM_LISTS`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,26 +51,13 @@ class ClaimRow:
         return f"#{self.unit_id}" if self.unit_id is not None else self.key
 
 
-EVENT_KIND_WORDS = {
-    "produce": ("生产", "produce"),
-    "build": ("建造", "build"),
-    "place": ("放置建筑", "place"),
-    "sell": ("出售", "sell"),
-    "upgrade": ("升级", "upgrade"),
-    "power": ("技能", "power"),
-    "repair": ("修理", "repair"),
-    "protocol": ("协议", "protocol"),
-}
-"""An event claim's kind (the prompt's English words, :data:`app.claims.validate.EVENT_KINDS`) as people read it."""
-
-
 def event_kind_words(what: str, lang: Lang) -> str:
     """``build PlayerTech_X`` → ``建造 PlayerTech_X``: the kind worded, the internal name kept."""
     kind, _, name = what.partition(" ")
-    words = EVENT_KIND_WORDS.get(kind.lower())
+    words = event_words(kind, lang)  # the kind's words in its one definition (app.claims.kinds)
     if words is None:
         return what
-    return f"{pick(lang, *words)} {name}".strip()
+    return f"{words} {name}".strip()
 
 
 def claim_rows(claims: Mapping[str, Any]) -> list[ClaimRow]:
@@ -158,8 +142,9 @@ class ClaimsTable(QTableWidget):
                 worst[index] = issue
         self.setRowCount(len(self.rows))
         for r, row in enumerate(self.rows):
-            kind = {"unit": ("单位", "unit"), "event": ("事件", "event"), "timeline": ("时间线", "timeline")}[row.kind]
-            ident = f"{row.key} · {self.ui.t(*kind)}" + (f" #{row.unit_id}" if row.unit_id is not None else "")
+            ident = f"{row.key} · {self.ui.t(*CLAIM_LIST[row.kind].word)}" + (
+                f" #{row.unit_id}" if row.unit_id is not None else ""
+            )
             confidence = confidence_display(row.confidence, self.ui.lang) if row.confidence else "–"
             what = event_kind_words(row.what, self.ui.lang) if row.kind == "event" else row.what
             cells = [f"{ident} · {what}", row.player, row.time.split(".")[0], confidence]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from app.claims.kinds import CLAIM_LISTS
 from app.i18n import Lang, pick
 
 
@@ -64,7 +65,7 @@ def confidence_display(value: str, lang: Lang) -> str:
     return pick(lang, *words) if words else value
 
 
-CLAIM_REF_KINDS = ("unit", "event", "timeline")
+CLAIM_REF_KINDS = tuple(c.kind for c in CLAIM_LISTS)
 """The claim lists an issue can point into, as :attr:`ValidationIssue.claim` spells them (``unit:0``)."""
 
 
