@@ -128,7 +128,6 @@ BUILTIN_EVENT_KINDS: tuple[EventKind, ...] = (
         ("修理", "repair"),
         ("“开始维修”", '"Start repair"'),
         names="object",
-        games=frozenset(),  # validated, not offered yet: the next commit offers it
     ),
     EventKind(
         "protocol",

@@ -79,10 +79,10 @@ def test_a_kind_defined_once_reaches_validator_prompts_report_and_table(garrison
     assert [i.code for i in wrong] == ["EventTimeMismatch"]
     assert [i.ref.key for i in wrong if i.ref] == ["event:0"]
     # both prompts offer it, with its log action, in every game it is defined for
-    assert '"kind": "produce|build|place|sell|upgrade|power|protocol|garrison"' in claims_format(Lang.EN)
+    assert '"kind": "produce|build|place|sell|upgrade|power|repair|protocol|garrison"' in claims_format(Lang.EN)
     assert "garrison = “驻守/进入”（进入建筑的时间）。" in claims_format(Lang.ZH)
     assert 'garrison = "Garrison / enter" (when the unit enters).' in claims_format(Lang.EN)
-    assert "|power|garrison" in claims_format(Lang.EN, "kw")
+    assert "|power|repair|garrison" in claims_format(Lang.EN, "kw")
     # the report carries the claim with the verdict the validator gave it
     stage = {
         "key": "window:0:0",
@@ -123,6 +123,20 @@ def test_a_kind_defined_once_reaches_validator_prompts_report_and_table(garrison
     # the claims table words it in both languages
     assert event_kind_words("garrison GDIBarracks", Lang.ZH) == "驻守 GDIBarracks"
     assert event_kind_words("garrison GDIBarracks", Lang.EN) == "garrison GDIBarracks"
+
+
+def test_every_kind_the_validator_accepts_is_offered_in_both_prompts() -> None:
+    """The drift issue 32 found: ``repair`` was validated but never offered to the model."""
+    for lang in Lang:
+        ra3 = claims_format(lang, "ra3")
+        kw = claims_format(lang, "kw")
+        for kind in EVENT_KINDS:
+            assert f"{kind} = " in ra3, (lang, kind)
+            assert f"|{kind}" in ra3 or f'"{kind}|' in ra3, (lang, kind)
+            assert (f"{kind} = " in kw) == (kind != "protocol"), (lang, kind)  # C&C3 has no protocols
+    assert '"kind": "produce|build|place|sell|upgrade|power|repair|protocol"' in claims_format(Lang.EN)
+    assert "repair = “开始维修”" in claims_format(Lang.ZH)  # the log's name of 0x228 (app.replay.commands)
+    assert 'repair = "Start repair"' in claims_format(Lang.EN)
 
 
 def test_the_forgotten_kind_leaves_the_built_in_set(garrison: EventKind) -> None:
