@@ -17,7 +17,7 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from app.i18n import Lang, pick, system_lang
-from app.store import Database
+from ui.services import Database
 from ui.tabs.loading import Actions, Loader, error_text
 
 
