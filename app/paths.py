@@ -1,7 +1,8 @@
 """Where the app finds its bundled resources and keeps user data.
 
 ``REPLAYSAGE_HOME`` redirects all user data (database, settings, logs, fallback secrets): tests point it at a
-temporary folder so they never touch the user's profile.
+temporary folder so they never touch the user's profile. ``REPLAYSAGE_KNOWLEDGE`` points the game knowledge (the
+mod folders) elsewhere: a modder's own folder, or a test's fixture mod.
 """
 
 from __future__ import annotations
@@ -21,9 +22,13 @@ def project_root() -> Path:
     return Path(override) if override else _SOURCE_ROOT
 
 
+KNOWLEDGE_ENV = "REPLAYSAGE_KNOWLEDGE"
+
+
 def knowledge_dir() -> Path:
-    """Bundled game knowledge, one folder per mod."""
-    return project_root() / "knowledge"
+    """Game knowledge, one folder per mod (:mod:`app.mods`): the bundled one, or ``REPLAYSAGE_KNOWLEDGE``'s folder."""
+    override = os.environ.get(KNOWLEDGE_ENV)
+    return Path(override) if override else project_root() / "knowledge"
 
 
 def resources_dir() -> Path:

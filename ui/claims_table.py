@@ -1,14 +1,12 @@
 """A stage's claims as a table (id with type, player, time, confidence, verdict) and the issue → claim link.
 
-Validation issues do not carry a structured claim reference yet: the validator names the claim in its message
-("unit claim 2" / "单位声明 2") and fills ``unit_id`` for unit problems. :func:`claim_row_for_issue` uses the object
-id first and that name second; an issue that names no claim selects nothing. When issues gain a reference, only
-that function changes.
+An issue carries a typed reference to its claim (:class:`app.claims.issues.ClaimRef`: list, index, object id),
+kept by the store, so a live and a reopened analysis link issue to claim the same way; an issue with no reference
+falls back to its object id, and one with neither selects nothing. The message is never read.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,17 +15,12 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from app.claims.issues import ValidationIssue, confidence_display
-from app.i18n import Lang, pick
+from app.claims.kinds import CLAIM_LIST, CLAIM_LISTS, event_words
+from app.i18n import Lang
 from ui.lang import UiLanguage
 
-KINDS: tuple[tuple[str, str, str, str, str], ...] = (
-    ("unitClaims", "U", "unit", "单位声明", "unit claim"),
-    ("eventClaims", "E", "event", "事件声明", "event claim"),
-    ("timelineClaims", "T", "timeline", "时间线声明", "timeline claim"),
-)
-"""Claim lists in table order: JSON key, id prefix, kind, the validator's 中文 and English name of one claim."""
-
-_NAMED = re.compile(r"(单位声明|事件声明|时间线声明|unit claim|event claim|timeline claim)\s*(\d+)")
+KINDS: tuple[tuple[str, str, str], ...] = tuple((c.key, c.letter, c.kind) for c in CLAIM_LISTS)
+"""Claim lists in table order: JSON key, id prefix, kind (:data:`app.claims.kinds.CLAIM_LISTS`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,32 +51,19 @@ class ClaimRow:
         return f"#{self.unit_id}" if self.unit_id is not None else self.key
 
 
-EVENT_KIND_WORDS = {
-    "produce": ("生产", "produce"),
-    "build": ("建造", "build"),
-    "place": ("放置建筑", "place"),
-    "sell": ("出售", "sell"),
-    "upgrade": ("升级", "upgrade"),
-    "power": ("技能", "power"),
-    "repair": ("修理", "repair"),
-    "protocol": ("协议", "protocol"),
-}
-"""An event claim's kind (the prompt's English words, :data:`app.claims.validate.EVENT_KINDS`) as people read it."""
-
-
 def event_kind_words(what: str, lang: Lang) -> str:
     """``build PlayerTech_X`` → ``建造 PlayerTech_X``: the kind worded, the internal name kept."""
     kind, _, name = what.partition(" ")
-    words = EVENT_KIND_WORDS.get(kind.lower())
+    words = event_words(kind, lang)  # the kind's words in its one definition (app.claims.kinds)
     if words is None:
         return what
-    return f"{pick(lang, *words)} {name}".strip()
+    return f"{words} {name}".strip()
 
 
 def claim_rows(claims: Mapping[str, Any]) -> list[ClaimRow]:
     """Rows of a ``ClaimsParsed`` dictionary, unit claims first."""
     rows: list[ClaimRow] = []
-    for json_key, letter, kind, _zh, _en in KINDS:
+    for json_key, letter, kind in KINDS:
         items = claims.get(json_key) or []
         for n, claim in enumerate(items if isinstance(items, list) else [], 1):
             if not isinstance(claim, dict):
@@ -106,11 +86,10 @@ def claim_rows(claims: Mapping[str, Any]) -> list[ClaimRow]:
 
 def claim_row_for_issue(issue: ValidationIssue, rows: Sequence[ClaimRow]) -> int | None:
     """Index of the claim an issue is about (see the module docstring), or None."""
-    named = _NAMED.search(issue.message)
-    if named is not None:
-        word, number = named.group(1), int(named.group(2))
-        letter = next(k[1] for k in KINDS if word in (k[3], k[4]))
-        index = next((i for i, r in enumerate(rows) if r.key == f"{letter}{number}"), None)
+    ref = issue.ref
+    if ref is not None:
+        letter = next((k[1] for k in KINDS if k[2] == ref.kind), "")
+        index = next((i for i, r in enumerate(rows) if r.key == f"{letter}{ref.index + 1}"), None)
         if index is not None:
             return index
     if issue.unit_id is not None:
@@ -163,8 +142,9 @@ class ClaimsTable(QTableWidget):
                 worst[index] = issue
         self.setRowCount(len(self.rows))
         for r, row in enumerate(self.rows):
-            kind = {"unit": ("单位", "unit"), "event": ("事件", "event"), "timeline": ("时间线", "timeline")}[row.kind]
-            ident = f"{row.key} · {self.ui.t(*kind)}" + (f" #{row.unit_id}" if row.unit_id is not None else "")
+            ident = f"{row.key} · {self.ui.t(*CLAIM_LIST[row.kind].word)}" + (
+                f" #{row.unit_id}" if row.unit_id is not None else ""
+            )
             confidence = confidence_display(row.confidence, self.ui.lang) if row.confidence else "–"
             what = event_kind_words(row.what, self.ui.lang) if row.kind == "event" else row.what
             cells = [f"{ident} · {what}", row.player, row.time.split(".")[0], confidence]

@@ -36,7 +36,7 @@ from ui.widgets import plain_label
 
 if TYPE_CHECKING:  # the service is imported in the worker thread that runs it
     from app.pipeline.feedback import FeedbackResult, Verdict
-    from app.store import Database
+    from ui.services import Database
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from app.claims.issues import Severity, ValidationIssue
 from app.i18n import Lang, pick
 from app.pipeline import events as ev
-from app.pipeline.repository import UNFINISHED_RUN_STATES, lease_alive, stage_ref_of
+from app.pipeline.repository import UNFINISHED_RUN_STATES, issue_of, lease_alive, stage_ref_of
 
 
 def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
@@ -65,10 +64,7 @@ def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
             if chosen or (after and srec.revised):
                 yield ev.IssuesFound(
                     ref,
-                    tuple(
-                        ValidationIssue(Severity(i.severity), i.code, i.message, i.time_seconds, i.unit_id)
-                        for i in chosen
-                    ),
+                    tuple(issue_of(i) for i in chosen),
                     after_revision=after,
                 )
         if srec.status == "done":

@@ -38,10 +38,10 @@ from PySide6.QtWidgets import (
 
 from app.i18n import Lang
 from app.library import scan_folder
-from app.store import Database
 from ui.analysis_view import clock
 from ui.lang import UiLanguage
 from ui.replay_info import ReplayInfo, info_from_summary
+from ui.services import Database
 from ui.widgets import plain_label
 
 log = logging.getLogger(__name__)

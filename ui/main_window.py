@@ -46,7 +46,6 @@ from app.library.autosave import AutoSaver, Kept
 from app.library.folders import FoundFolder, find_replay_folders
 from app.secrets import SecretStore
 from app.settings import Settings
-from app.store.db import Database
 from ui.analysis_view import AnalysisView
 from ui.charts.replay_charts import ChartPanel
 from ui.folder_offer import FolderOffer
@@ -57,6 +56,7 @@ from ui.library import LibraryWidget
 from ui.replay_card import ReplayCard, TimelineChart
 from ui.replay_info import ReplayInfo, info_from_summary, is_replay, load_info
 from ui.runner import AnalysisRunner, default_runner
+from ui.services import Database
 from ui.settings_dialog import SettingsDialog
 from ui.tabs.loading import Loader, error_text
 from ui.tabs.staged import AfterFirstPaint, StagedTabs, later
@@ -83,10 +83,10 @@ class AppContext:
     @classmethod
     def open(cls, runner: AnalysisRunner | None = None) -> AppContext:
         """Open the user's store and settings (``REPLAYSAGE_HOME`` redirects both)."""
-        from app.store import open_database
+        from ui.services import open_store
 
         settings = Settings.load()
-        return cls(open_database(), settings, SecretStore(settings.get("secret_fallback")), runner)
+        return cls(open_store(), settings, SecretStore(settings.get("secret_fallback")), runner)
 
 
 def _is_sample(path: Path) -> bool:

@@ -23,7 +23,7 @@ from app.errors import KnownError
 from app.pipeline import events as ev
 from app.secrets import SecretStore
 from app.settings import Settings
-from app.store.db import Database
+from ui.services import Database
 
 Emit = Callable[[ev.PipelineEvent], None]
 

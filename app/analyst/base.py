@@ -15,9 +15,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.analyst import texts
+from app.claims.kinds import CLAIM_LISTS
 from app.i18n import Lang, pick
 from app.knowledge.faction_names import faction_display
 from app.knowledge.terms import game_terms
+from app.replay.commands import (
+    ATTACK,
+    ATTACK_MOVE,
+    HARVEST_FROM_NODE,
+    POWER,
+    POWER_WITH_FACING,
+    START_UPGRADE,
+)
 from app.safetext import markdown_escape
 from app.timefmt import format_clock as short  # m:ss in prose
 from app.timefmt import format_time as fmt  # m:ss.cc in claims
@@ -49,13 +58,9 @@ MAX_RELOCATIONS = 4
 IDLE_GAP_S = 25.0
 """A pause in a player's orders longer than this (after the opening) is worth pointing out."""
 
-QUEUE_UNIT = 0x205
-START_UPGRADE = 0x203
-CREATE_GROUP = 0x1FA
-ATTACK_OBJECT = 0x20D
-ATTACK_MOVE = 0x215
-HARVEST_FROM_NODE = 0x248
-CAST_IDS = (0x1FE, 0x200)
+CAST_IDS = (POWER, POWER_WITH_FACING)
+_ATTR_OF_KEY = {c.key: c.attr for c in CLAIM_LISTS}
+"""Claims-block key → :class:`app.claims.parse.ParsedClaims` attribute, in the block's order."""
 
 
 # ---------------------------------------------------------------------------------------------- measuring
@@ -284,7 +289,7 @@ class AnalystBase:
                 act.attacks += 1
                 if ev.position is not None:
                     act.points.append((t, "attack", ev.position[0], ev.position[1]))
-                if cid == ATTACK_OBJECT and ev.object_ids:
+                if cid == ATTACK and ev.object_ids:
                     target_owner = self.owner_of(ev.object_ids[0])
                     if target_owner is not None and self.team(target_owner) != self.team(ev.player):
                         act.attacks_on[target_owner] += 1
@@ -388,12 +393,7 @@ class AnalystBase:
         kept: list[Claim] = []
         for c in claims:
             parsed = ParsedClaims(blocks_found=1, blocks_parsed=1, marker_found=True)
-            getattr(
-                parsed,
-                {"unitClaims": "unit_claims", "eventClaims": "event_claims", "timelineClaims": "timeline_claims"}[
-                    c.section
-                ],
-            ).append(c.data)
+            getattr(parsed, _ATTR_OF_KEY[c.section]).append(c.data)
             if not self.validator.validate(parsed, "claims"):
                 kept.append(c)
         return kept
@@ -401,7 +401,7 @@ class AnalystBase:
     def claims_block(self, claims: Sequence[Claim]) -> str:
         """The claims section: one claim per line, so it stays readable."""
         parts = []
-        for key in ("unitClaims", "eventClaims", "timelineClaims"):
+        for key in _ATTR_OF_KEY:
             items = ",\n".join("  " + json.dumps(c.data, ensure_ascii=False) for c in claims if c.section == key)
             parts.append(f'"{key}": [\n{items}\n ]' if items else f'"{key}": []')
         body = "{\n " + ",\n ".join(parts) + "\n}"

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.claims.issues import Severity, ValidationIssue
+from app.claims.kinds import CLAIM_LIST, OBJECT_KINDS
 from app.claims.parse import unit_id_of
 from app.claims.revision import KINDS, WindowCorrection
 from app.claims.timeparse import format_time, parse_time
@@ -23,7 +24,7 @@ from app.i18n import Lang, pick
 TypeOf = Callable[[str], str | None]
 """A claimed type name → its canonical internal name (a core → the structure it unpacks to), None if unknown."""
 
-OBJECT_EVENT_KINDS = frozenset({"sell", "repair"})
+OBJECT_EVENT_KINDS = OBJECT_KINDS
 """Event kinds whose ``name`` is the type of the object in ``actorId``."""
 ORDER_EVENT_KINDS = frozenset({"produce", "build", "place"})
 """Event kinds whose ``name`` is the type ordered (a timeline claim's first time bounds them)."""
@@ -58,9 +59,7 @@ def _passed(stage: StageClaims, kind: str) -> list[tuple[int, dict[str, object]]
 
 
 def _label(lang: Lang, kind: str, n: int) -> str:
-    zh = {"unit": "单位声明", "event": "事件声明", "timeline": "时间线声明"}[kind]
-    en = {"unit": "unit claim", "event": "event claim", "timeline": "timeline claim"}[kind]
-    return pick(lang, f"{zh} {n + 1}", f"{en} {n + 1}")
+    return CLAIM_LIST[kind].label(lang, n)
 
 
 def cross_claim_findings(stages: Sequence[StageClaims], type_of: TypeOf, lang: Lang) -> list[Finding]:

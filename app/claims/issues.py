@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from app.claims.kinds import CLAIM_LISTS
 from app.i18n import Lang, pick
 
 
@@ -64,6 +65,42 @@ def confidence_display(value: str, lang: Lang) -> str:
     return pick(lang, *words) if words else value
 
 
+CLAIM_REF_KINDS = tuple(c.kind for c in CLAIM_LISTS)
+"""The claim lists an issue can point into, as :attr:`ValidationIssue.claim` spells them (``unit:0``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRef:
+    """A typed reference from an issue to the claim it is about (issue 32: no parsing of the message's prose).
+
+    Attributes:
+        kind: the claim list, one of :data:`CLAIM_REF_KINDS`.
+        index: 0-based position in that list of the reply (the model's order).
+        object_id: the object id the issue concerns, when there is one.
+        stage: key of the stage whose reply holds the claim ("" where the stage is implied, e.g. in the validator).
+    """
+
+    kind: str
+    index: int
+    object_id: int | None = None
+    stage: str = ""
+
+    @property
+    def key(self) -> str:
+        """``unit:0``: the spelling of :attr:`ValidationIssue.claim` (stage and object id left out)."""
+        return f"{self.kind}:{self.index}"
+
+    @classmethod
+    def of(cls, key: str | None, object_id: int | None = None, stage: str = "") -> ClaimRef | None:
+        """The reference a ``kind:index`` key names, or None for no key or one of no known kind."""
+        if not key:
+            return None
+        kind, _, number = key.partition(":")
+        if kind not in CLAIM_REF_KINDS or not number.isdigit():
+            return None
+        return cls(kind, int(number), object_id, stage)
+
+
 @dataclass(frozen=True, slots=True)
 class ValidationIssue:
     """One finding about a reply.
@@ -96,3 +133,12 @@ class ValidationIssue:
     def needs_revision(self) -> bool:
         """True when the issue is above Info."""
         return self.severity > Severity.INFO
+
+    @property
+    def ref(self) -> ClaimRef | None:
+        """The claim this issue is about, typed (stage left ""; :meth:`ref_in` adds it), or None."""
+        return ClaimRef.of(self.claim, self.unit_id)
+
+    def ref_in(self, stage: str) -> ClaimRef | None:
+        """:attr:`ref` with the key of the stage whose reply the issue is about."""
+        return ClaimRef.of(self.claim, self.unit_id, stage)

@@ -15,10 +15,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.claims.issues import ValidationIssue
+from app.claims.kinds import CLAIM_LISTS
 from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.timeparse import parse_time
 
-KINDS = (("unit", "unit_claims"), ("event", "event_claims"), ("timeline", "timeline_claims"))
+KINDS = tuple((c.kind, c.attr) for c in CLAIM_LISTS)
+"""(kind, :class:`ParsedClaims` attribute) of each claim list (:data:`app.claims.kinds.CLAIM_LISTS`)."""
 CONFIDENCE_RANK = {
     "uncertain": 0,
     "likely": 1,

@@ -23,13 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.facts.model import FactEvent
+from app.replay.commands import POWER, POWER_AT_LOCATION, POWER_ON_OBJECT, POWER_TWO_TARGETS, POWER_WITH_FACING
 
-POWER_TARGETLESS = 0x1FE
-POWER_AT_LOCATION = 0x1FF
-POWER_WITH_FACING = 0x200
-POWER_ON_OBJECT = 0x201
-POWER_TWO_POINTS = 0x232
-POWER_COMMANDS = frozenset({POWER_TARGETLESS, POWER_AT_LOCATION, POWER_WITH_FACING, POWER_ON_OBJECT, POWER_TWO_POINTS})
+POWER_COMMANDS = frozenset({POWER, POWER_AT_LOCATION, POWER_WITH_FACING, POWER_ON_OBJECT, POWER_TWO_TARGETS})
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,15 +49,15 @@ def roles_of(ev: FactEvent) -> Roles:
     """The roles of the ids of one event: the fact index's when it records them, else the layouts above."""
     actors: tuple[int, ...] = getattr(ev, "actor_ids", ())
     targets: tuple[int, ...] = getattr(ev, "target_ids", ())
-    if (actors or targets) and ev.command_id != POWER_TWO_POINTS:
+    if (actors or targets) and ev.command_id != POWER_TWO_TARGETS:
         return Roles(tuple(i for i in actors if i), tuple(i for i in targets if i))
     ids = ev.object_ids
     cid = ev.command_id
     if cid in (POWER_AT_LOCATION, POWER_ON_OBJECT):
         target = tuple(i for i in ids[:1] if i)
         return Roles(tuple(i for i in ids[1:] if i), target)
-    if cid == POWER_TWO_POINTS:
+    if cid == POWER_TWO_TARGETS:
         return Roles((), (), tuple(i for i in ids if i))
-    if cid in (POWER_TARGETLESS, POWER_WITH_FACING):
+    if cid in (POWER, POWER_WITH_FACING):
         return Roles(tuple(i for i in ids if i))
     return Roles(tuple(i for i in ids[:1] if i), tuple(i for i in ids[1:] if i))

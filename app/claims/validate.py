@@ -20,9 +20,18 @@ from typing import Any
 
 from app import deadline
 from app.claims.issues import Severity, ValidationIssue
+from app.claims.kinds import (  # the one definition of the kinds (issue 32)
+    EVENT_KINDS,
+    EVIDENCE_CATEGORIES,
+    EVIDENCE_KINDS,
+    KIND_ALIASES,
+    NAMED_KINDS,
+    OBJECT_KINDS,
+)
+from app.claims.kinds import INDEXED_COMMANDS as _INDEXED_COMMANDS
 from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.prose import ProseChecker
-from app.claims.roles import POWER_COMMANDS, POWER_WITH_FACING, Roles, roles_of
+from app.claims.roles import POWER_COMMANDS, Roles, roles_of
 from app.claims.timeparse import format_time, parse_time
 from app.claims.yards import Proof, base_kind, base_proofs, contradiction
 from app.facts import OwnerChange, OwnershipVerdict, ReplayFactIndex
@@ -32,7 +41,16 @@ from app.facts.model import TICKS_PER_SECOND, FactEvent, FirstProduction, Produc
 from app.facts.roles import role_of
 from app.i18n import Lang, pick
 from app.knowledge.model import Entry, Knowledge
-from app.replay.commands import Category
+from app.replay.commands import (
+    PLACE_STRUCTURE,
+    POWER_WITH_FACING,
+    QUEUE_UNIT,
+    SELECT_PROTOCOL,
+    SELL,
+    START_REPAIR,
+    START_STRUCTURE,
+    START_UPGRADE,
+)
 
 HIGH_CONFIDENCE = frozenset({"confirmed", "highly likely", "highly_likely", "确定", "高度可能"})
 EVENT_TOLERANCE_SECONDS = 2.0
@@ -42,68 +60,13 @@ TIMELINE_TOLERANCE_SECONDS = 2.0
 FRAME_SLACK = 1
 """A claimed time may be one frame off (rounding of ``m:ss.cc``)."""
 
-QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE = 0x205, 0x207, 0x209
-START_UPGRADE, SELL, START_REPAIR, SELECT_PROTOCOL = 0x203, 0x20A, 0x228, 0x24E
 
-EVENT_KINDS: dict[str, frozenset[int]] = {
-    "produce": frozenset({QUEUE_UNIT}),
-    "build": frozenset({START_STRUCTURE, PLACE_STRUCTURE, QUEUE_UNIT}),  # start, placement, or a core queued
-    "place": frozenset({PLACE_STRUCTURE}),
-    "sell": frozenset({SELL}),
-    "upgrade": frozenset({START_UPGRADE}),
-    "power": POWER_COMMANDS,
-    "repair": frozenset({START_REPAIR}),
-    "protocol": frozenset({SELECT_PROTOCOL}),
-}
-"""Which commands each event kind names (``build`` is the order that starts a structure: 0x207, or 0x205 for
-an Empire core at a yard; 0x209 placement also counts; ``place`` is the placement alone)."""
-KIND_ALIASES = {
-    "production": "produce",
-    "ability": "power",
-    "skill": "power",
-    "placement": "place",
-    "research": "upgrade",
-    "science": "protocol",
-}
-NAMED_KINDS = frozenset({"produce", "build", "place", "upgrade", "power", "protocol"})
-"""Kinds whose ``name`` is the command's type hash (sell and repair name an object, not a type)."""
-OBJECT_KINDS = frozenset({"sell", "repair"})
-"""Kinds whose ``name`` is the type of the object the command names (checked against what the replay proves)."""
-
-EVIDENCE_CATEGORIES: dict[str, frozenset[Category]] = {
-    "select": frozenset({Category.SELECTION, Category.GROUP}),
-    "harvest": frozenset({Category.HARVEST}),
-    "attack": frozenset({Category.ORDER_ATTACK}),
-    "garrison": frozenset({Category.GARRISON}),
-    "repair": frozenset({Category.REPAIR}),
-    "sell": frozenset({Category.SELL}),
-    "upgrade": frozenset({Category.UPGRADE}),
-    "power": frozenset({Category.POWER}),
-}
-"""Evidence kinds checked as "a command of this category names the object near that time"."""
 ORDER_EVIDENCE = frozenset({"produce", "build", "place"})
 """Evidence kinds that quote the order that made the unit (the new unit is not in the command)."""
 TYPE_EVIDENCE = frozenset({"produce", "build", "place", "power"})
 """Evidence kinds that show what an object is (the order that made it, a power only its type has)."""
 UNCHECKED_EVIDENCE = frozenset({"move"})
 """Moves carry coordinates and no id: nothing to check (the move-only rule covers them)."""
-EVIDENCE_KINDS = (
-    "group",
-    "select",
-    "produce",
-    "build",
-    "place",
-    "power",
-    "sell",
-    "repair",
-    "harvest",
-    "upgrade",
-    "protocol",
-    "attack",
-    "garrison",
-    "move",
-)
-"""Every evidence kind the prompt lists, in its order."""
 START_TAGS = frozenset({"construction_yard", "mcv", "mcv_class", "harvester"})
 """Types a player may own without ordering them (the starting MCV and yard, the free miner of a refinery)."""
 
@@ -1734,6 +1697,3 @@ class ClaimValidator:
                 )
             )
         return "\n".join(lines[:limit])
-
-
-_INDEXED_COMMANDS = frozenset(c for cmds in EVENT_KINDS.values() for c in cmds)

@@ -6,19 +6,24 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.claims.issues import ValidationIssue
+from app.claims.kinds import CLAIM_LIST
 from app.claims.parse import ParsedClaims
 from app.claims.revision import KINDS
-from app.i18n import Lang, pick
+from app.i18n import Lang
 
 PASSED = "passed"
 
 
 def _flagged_by_claim(issues: Sequence[ValidationIssue]) -> dict[str, list[ValidationIssue]]:
-    """The issues above Info of each claim ref, in order: one pass, so callers stay linear in claims + issues."""
+    """The issues above Info of each claim (by its typed reference's ``kind:index`` key), in order.
+
+    One pass, so callers stay linear in claims + issues.
+    """
     out: dict[str, list[ValidationIssue]] = {}
     for i in issues:
-        if i.claim is not None and i.needs_revision:
-            out.setdefault(i.claim, []).append(i)
+        ref = i.ref
+        if ref is not None and i.needs_revision:
+            out.setdefault(ref.key, []).append(i)
     return out
 
 
@@ -75,12 +80,7 @@ def quote_flagged(parsed: ParsedClaims, issues: Sequence[ValidationIssue], lang:
             mine = flagged.get(f"{kind}:{n}", [])
             if not mine:
                 continue
-            label = {
-                "unit": pick(lang, "单位声明", "unit claim"),
-                "event": pick(lang, "事件声明", "event claim"),
-                "timeline": pick(lang, "时间线声明", "timeline claim"),
-            }[kind]
-            lines.append(f"- {label} {n + 1}: {claim_summary(kind, claim)}")
+            lines.append(f"- {CLAIM_LIST[kind].label(lang, n)}: {claim_summary(kind, claim)}")
             for i in mine:  # the message as stored and shown in the report: it names the fact (issue 28 §2)
                 lines.append(f"  [{i.severity.label}] {i.code} — {i.message}")
     loose = [i for i in issues if i.claim is None and i.needs_revision]

@@ -26,8 +26,8 @@ from app.facts.chains import is_mcv_name
 from app.facts.model import TICKS_PER_SECOND, PackAction
 from app.facts.roles import role_of
 from app.knowledge.model import Entry
-
-_START_STRUCTURE, _PLACE_STRUCTURE = 0x207, 0x209
+from app.replay.commands import PLACE_STRUCTURE as _PLACE_STRUCTURE
+from app.replay.commands import START_STRUCTURE as _START_STRUCTURE
 
 
 class BaseKind(enum.StrEnum):

@@ -34,16 +34,14 @@ from dataclasses import dataclass, field, replace
 
 from app.facts.model import FactEvent, PackAction, PackChain, PackStep, PlayerInfo
 from app.facts.roles import role_of
+from app.replay.commands import PLACE_STRUCTURE as _PLACE_STRUCTURE
+from app.replay.commands import POWER as _POWER
+from app.replay.commands import POWER_WITH_FACING as _POWER_WITH_FACING
+from app.replay.commands import QUEUE_UNIT as _QUEUE_UNIT
+from app.replay.commands import REMOVE_FROM_SELECTION as _REMOVE_FROM_SELECTION
+from app.replay.commands import SELECT_NO_SOUND as _SELECT_NO_SOUND
+from app.replay.commands import START_STRUCTURE as _START_STRUCTURE
 from app.replay.model import Game
-
-# RA3 roles (app.facts.roles maps KW/TW ids onto them)
-_POWER = 0x1FE
-_POWER_WITH_FACING = 0x200
-_QUEUE_UNIT = 0x205
-_START_STRUCTURE = 0x207
-_PLACE_STRUCTURE = 0x209
-_SELECT_NO_SOUND = 0x1F6
-_REMOVE_FROM_SELECTION = 0x1F9
 
 PACK_POWER_HASHES = frozenset({0x6710551A, 0xE763C6B8})
 """Powers a construction yard casts to pack up: RA3 ``SpecialPower_PackReplaceSelf`` (0x1FE; the notes §4.3 quote

@@ -39,7 +39,18 @@ from app.facts.index import KEY_CATEGORIES, POWER_LAYOUT_ROLES, ReplayFactIndex
 from app.facts.model import TICKS_PER_SECOND, FactEvent
 from app.facts.roles import player_left_id, role_of
 from app.i18n import Lang
-from app.replay.commands import Category, command_info
+from app.replay.commands import (
+    ATTACK_MOVE,
+    FORCE_MOVE,
+    FORMATION_MOVE,
+    MOVE,
+    REVERSE_MOVE,
+    Category,
+    command_info,
+)
+from app.replay.commands import CREATE_GROUP as _CREATE_GROUP
+from app.replay.commands import DESELECT as _DESELECT
+from app.replay.commands import Q_SELECT as _Q_SELECT
 from app.timefmt import format_time as _format_time
 from app.timefmt import parse_time as _parse_time
 
@@ -49,10 +60,7 @@ BURST_GAP_SECONDS = 3.0
 MAX_IDS_SHOWN = 6
 
 _SELECTION_CATEGORIES = frozenset({Category.SELECTION, Category.GROUP})
-_MOVE_IDS_RA3 = frozenset({0x214, 0x215, 0x216, 0x22C, 0x236})
-_CREATE_GROUP = 0x1FA
-_DESELECT = 0x1F8
-_Q_SELECT = 0x22A
+_MOVE_IDS_RA3 = frozenset({MOVE, ATTACK_MOVE, FORCE_MOVE, FORMATION_MOVE, REVERSE_MOVE})
 _SECONDS = re.compile(r"\d+(\.\d+)?")
 _CAMERA_LABEL = {Lang.ZH: "镜头", Lang.EN: "Camera"}
 _ROLE_WORDS = {

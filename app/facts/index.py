@@ -66,43 +66,46 @@ from app.facts.model import (
     Strength,
 )
 from app.facts.roles import BATCH_SIZE, Departure, batch_size, player_left_id, role_of
-from app.replay.commands import Category, CommandInfo, command_info
+from app.replay.commands import (  # RA3 command ids with a meaning for the index (notes §4.3)
+    ADD_GROUP,
+    ATTACK,
+    CANCEL_STRUCTURE,
+    CANCEL_UNIT,
+    CANCEL_UPGRADE,
+    CREATE_GROUP,
+    DESELECT,
+    FORCE_FIRE,
+    GARRISON,
+    HARVEST_FROM_NODE,
+    HARVESTER_ORDER,
+    PLACE_STRUCTURE,
+    POWER,
+    POWER_AT_LOCATION,
+    POWER_ON_OBJECT,
+    POWER_TWO_TARGETS,
+    POWER_WITH_FACING,
+    Q_SELECT,
+    QUEUE_UNIT,
+    REMOVE_FROM_SELECTION,
+    SELECT,
+    SELECT_GROUP,
+    SELECT_NO_SOUND,
+    SELECT_PROTOCOL,
+    SELL,
+    SET_RALLY,
+    START_REPAIR,
+    START_STRUCTURE,
+    START_UPGRADE,
+    Category,
+    CommandInfo,
+    command_info,
+)
 from app.replay.model import ArgKind, Command, Game, Replay
 from app.replay.names import HASH_ARGS
 
 if TYPE_CHECKING:
     from app.knowledge.model import Knowledge
 
-# RA3 command ids with a special meaning for the index (notes §4.3).
-SELECT = 0x1F5
-SELECT_NO_SOUND = 0x1F6
-DESELECT = 0x1F8
-REMOVE_FROM_SELECTION = 0x1F9
-CREATE_GROUP = 0x1FA
-SELECT_GROUP = 0x1FB
-ADD_GROUP = 0x1FC
-POWER = 0x1FE
-POWER_AT_LOCATION = 0x1FF
-POWER_WITH_FACING = 0x200
-POWER_ON_OBJECT = 0x201
-START_UPGRADE = 0x203
-CANCEL_UPGRADE = 0x204
-QUEUE_UNIT = 0x205
-CANCEL_UNIT = 0x206
-START_STRUCTURE = 0x207
-CANCEL_STRUCTURE = 0x208
-PLACE_STRUCTURE = 0x209
-SELL = 0x20A
-HARVESTER_ORDER = 0x212
-START_REPAIR = 0x228
-Q_SELECT = 0x22A
-POWER_TWO_TARGETS = 0x232
-HARVEST_FROM_NODE = 0x248
-SELECT_PROTOCOL = 0x24E
-SET_RALLY = 0x202
-ATTACK = 0x20D
-FORCE_FIRE = 0x20E
-GARRISON = 0x210
 
 POWER_IDS = frozenset({POWER, POWER_AT_LOCATION, POWER_WITH_FACING, POWER_ON_OBJECT, POWER_TWO_TARGETS})
 """Every power command: they share the ``…, k, k sources`` layout (see :func:`power_roles`)."""

@@ -24,15 +24,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from app.facts.model import TICKS_PER_SECOND
+from app.replay.commands import DESELECT, PLAYER_LEFT, REMOVE_FROM_SELECTION, SELECT, SELECT_NO_SOUND
 from app.replay.model import ArgKind, Command, Game
-
-PLAYER_LEFT = 0x291
-"""Role id (KW numbering; RA3 has no such message in its corpus) of "player *I* left the game".
-
-[verified on 4 KW files: ``kw_test`` (1, 1) by slot 0 at tc 9027 after slot 1's last order at 8902;
-``kw_0x13_command`` (4, 1) by observer slot 0 at 10946 after slot 4's last order at 10848; ``kw_big_player_id``
-(1, 1) at 17919 after slot 1's last order at 17713; ``kw_epic_scorp`` (1, 1) by slot 7 at 18794 after slot 1's last
-order at 18734.] The TW id (0x287) follows the −10 rule and is not in the TW corpus file [inferred]."""
 
 _KW_GROUP_BASES = {0x1FA: 0x1FA, 0x204: 0x1FB, 0x20E: 0x1FC}  # first id of each team block -> RA3 role id
 
@@ -54,7 +47,7 @@ _KW_ROLES: dict[int, int] = {
     0x277: 0x22A,
     PLAYER_LEFT: PLAYER_LEFT,
 }
-_SELECTION_IDS = (0x1F5, 0x1F6, 0x1F8, 0x1F9)  # same numbers in all three games (notes §4.1)
+_SELECTION_IDS = (SELECT, SELECT_NO_SOUND, DESELECT, REMOVE_FROM_SELECTION)  # same in all three games (notes §4.1)
 
 
 @cache

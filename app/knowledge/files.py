@@ -22,20 +22,13 @@ def mod_folder(mod_name: str, root: Path | None = None) -> str:
     Raises:
         UnknownModError: no folder declares that name.
     """
+    from app.mods import mod_for_header
+
     base = root or paths.knowledge_dir()
-    wanted = mod_name.strip().lower()
-    if not wanted or wanted == "vanilla":
-        wanted = "ra3"
-    candidates = sorted(p for p in base.glob("*/mod.json")) if base.is_dir() else []
-    for p in candidates:
-        try:
-            meta = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        names = {str(meta.get("id", "")).lower(), *(str(n).lower() for n in meta.get("headerNames", []))}
-        if wanted in names:
-            return p.parent.name
-    raise UnknownModError(f"no bundled game knowledge for mod {mod_name!r} (looked in {base})")
+    found = mod_for_header(mod_name, base)
+    if found is None:
+        raise UnknownModError(f"no bundled game knowledge for mod {mod_name!r} (looked in {base})")
+    return found.folder
 
 
 USER_KNOWLEDGE_FILE = "user_knowledge.json"

@@ -79,26 +79,23 @@ _SEED_NAMES: tuple[str, ...] = (
     "Upgrade_AlliedTech3",
 )
 
-_VANILLA_ALIASES = frozenset({"ra3", "", "vanilla"})
-_CNC3_FOLDERS = {"kw": "kw", "cnc3": "tw", "tw": "tw"}  # header mod names of Kane's Wrath / Tiberium Wars
-
 
 def knowledge_mod(mod_name: str) -> str:
-    """Map a header mod name to the knowledge folder that describes it (``ra3``, ``corona`` or ``""``).
+    """Map a header mod name to the knowledge folder that describes it (``ra3``, ``corona``, ``kw``, ``tw`` or ``""``).
+
+    The folders say which header names are theirs (``mod.json`` ``headerNames`` / ``headerPrefixes`` / ``default``,
+    read by :mod:`app.mods`), so a new mod folder is recognised with no code change.
 
     Args:
         mod_name: the first token of the replay header's mod block (``RA3``, ``corona``, ``CNC3``, ``KW``).
 
     Returns:
-        ``"ra3"`` for vanilla Red Alert 3, ``"corona"`` for the Corona mod, ``"kw"`` for Kane's Wrath, ``"tw"``
-        for Tiberium Wars (header ``CNC3``), ``""`` for mods we have no knowledge of.
+        The folder name, or ``""`` for mods we have no knowledge of.
     """
-    m = mod_name.strip().lower()
-    if m in _VANILLA_ALIASES:
-        return "ra3"
-    if m.startswith("corona"):
-        return "corona"
-    return _CNC3_FOLDERS.get(m, "")
+    from app.mods import mod_for_header
+
+    mod = mod_for_header(mod_name)
+    return mod.folder if mod else ""
 
 
 @lru_cache(maxsize=16)

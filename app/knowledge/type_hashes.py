@@ -7,20 +7,36 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from app.replay.commands import (
+    CANCEL_STRUCTURE,
+    CANCEL_UNIT,
+    CANCEL_UPGRADE,
+    PLACE_STRUCTURE,
+    POWER,
+    POWER_AT_LOCATION,
+    POWER_ON_OBJECT,
+    POWER_TWO_TARGETS,
+    POWER_WITH_FACING,
+    QUEUE_UNIT,
+    SELECT_PROTOCOL,
+    START_STRUCTURE,
+    START_UPGRADE,
+)
+
 TYPE_COMMANDS: Mapping[int, str] = {
-    0x205: "produce",
-    0x206: "produce_cancel",
-    0x207: "build",
-    0x208: "build_cancel",
-    0x209: "place",
-    0x203: "upgrade",
-    0x204: "upgrade_cancel",
-    0x1FE: "power",
-    0x1FF: "power",
-    0x200: "power",
-    0x201: "power",
-    0x232: "power",
-    0x24E: "protocol",
+    QUEUE_UNIT: "produce",
+    CANCEL_UNIT: "produce_cancel",
+    START_STRUCTURE: "build",
+    CANCEL_STRUCTURE: "build_cancel",
+    PLACE_STRUCTURE: "place",
+    START_UPGRADE: "upgrade",
+    CANCEL_UPGRADE: "upgrade_cancel",
+    POWER: "power",
+    POWER_AT_LOCATION: "power",
+    POWER_WITH_FACING: "power",
+    POWER_ON_OBJECT: "power",
+    POWER_TWO_TARGETS: "power",
+    SELECT_PROTOCOL: "protocol",
 }
 
 
@@ -28,5 +44,5 @@ def type_hash(command_id: int, ints: list[int]) -> int | None:
     """The type hash a command names, or None when it names none (or lacks the argument)."""
     if command_id not in TYPE_COMMANDS:
         return None
-    index = 1 if command_id == 0x208 else 0
+    index = 1 if command_id == CANCEL_STRUCTURE else 0
     return ints[index] & 0xFFFFFFFF if len(ints) > index else None

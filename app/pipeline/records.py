@@ -169,8 +169,17 @@ class IssueRecord(Base):
     unit_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     after_revision: Mapped[bool] = mapped_column(Boolean, default=False)
     disputed: Mapped[str] = mapped_column(Text, default="")  # the model's reason; such an issue teaches nothing
+    # the claim it is about (app.claims.issues.ClaimRef): list and 0-based index; the object id is unit_id and the
+    # stage this row's stage, so a reopened analysis links issue to claim without reading the message
+    claim_kind: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    claim_index: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
     stage: Mapped[StageRecord] = relationship(back_populates="issues")
+
+    @property
+    def claim_key(self) -> str | None:
+        """``unit:0`` (:attr:`app.claims.issues.ValidationIssue.claim`), or None for a reply-level issue."""
+        return None if self.claim_kind is None or self.claim_index is None else f"{self.claim_kind}:{self.claim_index}"
 
 
 class LookbackRecord(Base):

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.claims.issues import Severity
+from app.claims.kinds import CLAIM_LISTS
 from app.claims.timeparse import format_time
 from app.errors import KnownError
 from app.i18n import Lang, pick
@@ -153,7 +154,8 @@ def _outcome_label(outcome: str, lang: Lang) -> str:
 
 REPORT_ORDER = {"summary_round": 0, "window": 1, "overview": 2, "summary": 3}
 """A player reads the verdict first: the summary round, then the windows, the overview, the deterministic facts."""
-CLAIM_KINDS = (("unitClaims", "unit"), ("eventClaims", "event"), ("timelineClaims", "timeline"))
+CLAIM_KINDS = tuple((c.key, c.kind) for c in CLAIM_LISTS)
+"""(JSON key, kind) of each claim list, in the report's order (:data:`app.claims.kinds.CLAIM_LISTS`)."""
 _ID = re.compile(r"#(\d+)(?![\d\w])")
 
 

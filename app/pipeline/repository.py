@@ -205,6 +205,7 @@ def _output(s: Session, role: str, text: str, reasoning: str) -> OutputRecord:
 
 
 def _issue_record(issue: ValidationIssue, after_revision: bool) -> IssueRecord:
+    ref = issue.ref
     return IssueRecord(
         severity=int(issue.severity),
         code=issue.code,
@@ -213,6 +214,21 @@ def _issue_record(issue: ValidationIssue, after_revision: bool) -> IssueRecord:
         unit_id=unit_id_of(issue.unit_id),
         after_revision=after_revision,
         disputed=issue.disputed,
+        claim_kind=ref.kind if ref else None,
+        claim_index=ref.index if ref else None,
+    )
+
+
+def issue_of(record: IssueRecord) -> ValidationIssue:
+    """A stored issue as the validator made it, its claim reference included (live and reopened views agree)."""
+    return ValidationIssue(
+        Severity(record.severity),
+        record.code,
+        record.message,
+        record.time_seconds,
+        record.unit_id,
+        claim=record.claim_key,
+        disputed=record.disputed,
     )
 
 
@@ -411,11 +427,7 @@ class AnalysisRepository:
             after = bool(st.revised)
             st.issues.extend(_issue_record(i, after) for i in issues)
             s.flush()
-            final = [
-                ValidationIssue(Severity(r.severity), r.code, r.message, r.time_seconds, r.unit_id, disputed=r.disputed)
-                for r in st.issues
-                if r.after_revision == after
-            ]
+            final = [issue_of(r) for r in st.issues if r.after_revision == after]
             return after, final
 
     def update_stage_texts(

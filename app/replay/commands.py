@@ -66,6 +66,51 @@ class CommandInfo:
         return self.name_zh if str(lang).startswith("zh") else self.name_en
 
 
+# The one place a command id is spelled (issue 32): RA3 numbering, which is also the fact index's role numbering
+# (app.facts.roles maps KW/TW ids onto it). Each name is the table row's name below; every other module imports
+# these (``tests/test_command_ids.py`` fails on a module that assigns a command id literal of its own).
+SELECT = 0x1F5
+SELECT_NO_SOUND = 0x1F6
+DESELECT = 0x1F8
+REMOVE_FROM_SELECTION = 0x1F9
+CREATE_GROUP = 0x1FA
+SELECT_GROUP = 0x1FB
+ADD_GROUP = 0x1FC
+POWER = 0x1FE
+POWER_AT_LOCATION = 0x1FF
+POWER_WITH_FACING = 0x200
+POWER_ON_OBJECT = 0x201
+SET_RALLY = 0x202
+START_UPGRADE = 0x203
+CANCEL_UPGRADE = 0x204
+QUEUE_UNIT = 0x205
+CANCEL_UNIT = 0x206
+START_STRUCTURE = 0x207
+CANCEL_STRUCTURE = 0x208
+PLACE_STRUCTURE = 0x209
+SELL = 0x20A
+ATTACK = 0x20D
+FORCE_FIRE = 0x20E
+GARRISON = 0x210
+HARVESTER_ORDER = 0x212
+MOVE = 0x214
+ATTACK_MOVE = 0x215
+FORCE_MOVE = 0x216
+START_REPAIR = 0x228
+Q_SELECT = 0x22A
+FORMATION_MOVE = 0x22C
+POWER_TWO_TARGETS = 0x232
+REVERSE_MOVE = 0x236
+HARVEST_FROM_NODE = 0x248
+SELECT_PROTOCOL = 0x24E
+PLAYER_LEFT = 0x291
+"""Role id (KW numbering; RA3 has no such message in its corpus) of "player *I* left the game".
+
+[verified on 4 KW files: ``kw_test`` (1, 1) by slot 0 at tc 9027 after slot 1's last order at 8902;
+``kw_0x13_command`` (4, 1) by observer slot 0 at 10946 after slot 4's last order at 10848; ``kw_big_player_id``
+(1, 1) at 17919 after slot 1's last order at 17713; ``kw_epic_scorp`` (1, 1) by slot 7 at 18794 after slot 1's last
+order at 18734.] The TW id (0x287) follows the −10 rule and is not in the TW corpus file [inferred]."""
+
 C = Category
 _Row = tuple[int, str, str, Category, bool]
 

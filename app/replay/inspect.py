@@ -11,6 +11,7 @@ import unicodedata
 from typing import Any
 
 from app.i18n import Lang, pick
+from app.mods import faction_names
 from app.replay.commands import command_info
 from app.replay.model import ArgKind, Command, Replay, SlotKind, StringArg
 from app.replay.names import NameResolver, hash_arg
@@ -23,13 +24,11 @@ COLORS = {-1: "random", 0: "blue", 1: "yellow", 2: "green", 3: "orange", 4: "pur
 COLORS_ZH = {-1: "随机", 0: "蓝", 1: "黄", 2: "绿", 3: "橙", 4: "紫", 5: "红", 6: "青"}
 clock = format_time  # ``m:ss.cc`` (minutes may exceed 59), under its historical name
 KIND_ZH = {"human": "玩家", "ai": "电脑", "observer": "观战", "commentator": "解说位"}
-FACTION_ZH = {
-    "Allies": "盟军",
-    "Soviets": "苏联",
-    "Empire": "帝国",
-    "Celestial": "神州",
-    **SEAT_NAMES_ZH,
-}
+
+
+def faction_zh(faction: str) -> str:
+    """A header faction's Chinese name: the mod registry's (every knowledge folder's factions), or a seat's."""
+    return {**faction_names("zh"), **SEAT_NAMES_ZH}.get(faction, faction)
 
 
 def _player_dict(st: PlayerStats) -> dict[str, Any]:
@@ -194,7 +193,7 @@ def _faction_cell(p: dict[str, Any], lang: Lang) -> str:
     """A player's faction as the table shows it: the display name, marked when resolved from a Random seat."""
     faction = str(p["faction"])
     if lang is Lang.ZH:
-        faction = FACTION_ZH.get(faction, faction)
+        faction = faction_zh(faction)
     if p["faction_resolved"]:
         faction += "(随机)" if lang is Lang.ZH else " (rnd)"
     return faction

@@ -11,6 +11,21 @@ import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from app.replay.commands import (
+    CANCEL_STRUCTURE,
+    CANCEL_UNIT,
+    CANCEL_UPGRADE,
+    PLACE_STRUCTURE,
+    POWER,
+    POWER_AT_LOCATION,
+    POWER_ON_OBJECT,
+    POWER_TWO_TARGETS,
+    POWER_WITH_FACING,
+    QUEUE_UNIT,
+    SELECT_PROTOCOL,
+    START_STRUCTURE,
+    START_UPGRADE,
+)
 from app.replay.model import Command, Game
 
 
@@ -27,19 +42,19 @@ class HashKind(enum.StrEnum):
 # command id -> (argument index of the hash, what it names). RA3 from notes §4.3; KW/TW checked on the corpus
 # (e.g. KW 0x231 `O I I P F` has structure hashes at index 1 that KWRAS's table names).
 _RA3: dict[int, tuple[int, HashKind]] = {
-    0x1FE: (0, HashKind.POWER),
-    0x1FF: (0, HashKind.POWER),
-    0x200: (0, HashKind.POWER),
-    0x201: (0, HashKind.POWER),
-    0x232: (0, HashKind.POWER),
-    0x203: (0, HashKind.UPGRADE),
-    0x204: (0, HashKind.UPGRADE),
-    0x205: (1, HashKind.UNIT),
-    0x206: (1, HashKind.UNIT),
-    0x207: (1, HashKind.STRUCTURE),
-    0x208: (2, HashKind.STRUCTURE),
-    0x209: (1, HashKind.STRUCTURE),
-    0x24E: (0, HashKind.SCIENCE),
+    POWER: (0, HashKind.POWER),
+    POWER_AT_LOCATION: (0, HashKind.POWER),
+    POWER_WITH_FACING: (0, HashKind.POWER),
+    POWER_ON_OBJECT: (0, HashKind.POWER),
+    POWER_TWO_TARGETS: (0, HashKind.POWER),
+    START_UPGRADE: (0, HashKind.UPGRADE),
+    CANCEL_UPGRADE: (0, HashKind.UPGRADE),
+    QUEUE_UNIT: (1, HashKind.UNIT),
+    CANCEL_UNIT: (1, HashKind.UNIT),
+    START_STRUCTURE: (1, HashKind.STRUCTURE),
+    CANCEL_STRUCTURE: (2, HashKind.STRUCTURE),
+    PLACE_STRUCTURE: (1, HashKind.STRUCTURE),
+    SELECT_PROTOCOL: (0, HashKind.SCIENCE),
 }
 _KW: dict[int, tuple[int, HashKind]] = {
     0x226: (0, HashKind.POWER),

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.errors import KnownError
+from app.mods import HeaderFactionTables
 from app.replay.errors import ReplayDamagedError, ReplayFormatError
 from app.replay.model import (
     ArgKind,
@@ -96,23 +97,14 @@ CNC3_ARG_TYPES: dict[int, _ArgSpec] = {
     0xC: (ArgKind.BYTES, None, ""),
 }
 
-RA3_FACTIONS = {1: "Observer", 2: "Empire", 3: "Commentator", 4: "Allies", 7: "Random", 8: "Soviets", 9: "Celestial"}
-KW_FACTIONS = {
-    1: "Random",
-    2: "Observer",
-    3: "Commentator",
-    6: "GDI",
-    7: "Steel Talons",
-    8: "ZOCOM",
-    9: "Nod",
-    10: "Black Hand",
-    11: "Marked of Kane",
-    12: "Scrin",
-    13: "Reaper-17",
-    14: "Traveler-59",
+SEATS: dict[str, dict[int, str]] = {
+    Game.RA3: {1: "Observer", 3: "Commentator", 7: "Random"},
+    Game.KW: {1: "Random", 2: "Observer", 3: "Commentator"},
+    Game.TW: {1: "Random", 2: "Observer", 3: "Commentator"},
 }
-TW_FACTIONS = {1: "Random", 2: "Observer", 3: "Commentator", 6: "GDI", 7: "Nod", 8: "Scrin"}
-FACTIONS = {Game.RA3: RA3_FACTIONS, Game.KW: KW_FACTIONS, Game.TW: TW_FACTIONS}
+"""Header faction ids that are seats, not factions (the game's, whatever the mod)."""
+FACTIONS = HeaderFactionTables(SEATS)
+"""Header faction id -> label per game: the seats plus every registered mod's factions (:mod:`app.mods`)."""
 SEAT_NAMES_ZH = {"Random": "随机", "Observer": "观战", "Commentator": "解说"}
 """Chinese names of the header "factions" that are seats, not factions of any game (the same in every game)."""
 OBSERVER_FACTION = {Game.RA3: 1, Game.KW: 2, Game.TW: 2}

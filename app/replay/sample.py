@@ -14,6 +14,7 @@ import struct
 from dataclasses import dataclass, field
 
 from app.replay.asset_hash import asset_hash
+from app.replay.commands import POWER_TWO_TARGETS
 from app.replay.model import (
     ArgKind,
     BinaryPlayer,
@@ -243,7 +244,7 @@ def _alice(s: _Script) -> None:
     s.add(
         2400,
         a,
-        0x232,
+        POWER_TWO_TARGETS,
         (_I, [POWER_SURVEILLANCE_SWEEP]),
         (_O, [0]),
         (_I, [0]),

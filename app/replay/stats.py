@@ -12,19 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 
+from app.mods import type_prefixes
 from app.replay.commands import Category, CommandInfo, command_table
 from app.replay.model import Command, Game, Replay, Slot, SlotKind
 from app.replay.names import HASH_ARGS, HashKind, NameResolver, command_hash, load_factions
 
 DEFAULT_BUCKET_SECONDS = 60
 RANDOM_FACTION = {Game.RA3: 7, Game.KW: 1, Game.TW: 1}
-# Internal-name prefix -> faction label (the labels of the header's faction table, so both read the same).
-RA3_NAME_PREFIXES: tuple[tuple[str, str], ...] = (
-    ("Allied", "Allies"),
-    ("Soviet", "Soviets"),
-    ("Japan", "Empire"),
-    ("Celestial", "Celestial"),
-)
 EVIDENCE_LIMIT = 5
 MAX_BUCKETS = 600  # a damaged time code can claim years of play; later actions go into the last bucket
 _PLAYER_AND_ID = attrgetter("player", "command_id")
@@ -66,8 +60,12 @@ class PlayerStats:
 
 
 def faction_of_name(name: str) -> str:
-    """Faction implied by an RA3 internal name's prefix (``""`` when the prefix says nothing)."""
-    for prefix, faction in RA3_NAME_PREFIXES:
+    """Faction implied by an RA3 internal name's prefix (``""`` when the prefix says nothing).
+
+    The prefixes are the mods' ``typePrefixes`` (:func:`app.mods.type_prefixes`), labelled as the header's faction
+    table labels them, so both read the same.
+    """
+    for prefix, faction in type_prefixes("ra3"):
         if name.startswith(prefix):
             return faction
     return ""

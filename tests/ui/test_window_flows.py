@@ -341,16 +341,17 @@ def test_clicking_an_issue_selects_its_claim_and_highlights_the_citing_sentence(
         "eventClaims": [{"time": "2:30.00", "player": "Alice", "kind": "build", "name": "Refinery"}],
         "timelineClaims": [],
     }
-    # the validator names the claim as "<kind> claim <n>" (app.claims.validate), and fills unit_id for units
+    # the validator gives each issue its claim's typed reference (``claim``: list and index) and the object id
     unit_issue = ValidationIssue(
         Severity.CONTRADICTION,
         "OwnershipContradiction",
         "unit claim 1: #1234 is claimed for Alice but Boris has strong ownership evidence",
         150.0,
         1234,
+        claim="unit:0",
     )
     event_issue = ValidationIssue(
-        Severity.WARNING, "EventNotFound", "event claim 1: no build of Refinery near 2:30", 150.0
+        Severity.WARNING, "EventNotFound", "event claim 1: no build of Refinery near 2:30", 150.0, claim="event:0"
     )
     loose = ValidationIssue(Severity.INFO, "Style", "be more specific")
     text = (

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.i18n import Lang, pick, system_lang
-from app.store import Database
 from ui.charts.profile_charts import ProfileChartTabs
+from ui.services import Database
 from ui.tabs.loading import Actions, Loader, error_text
 
 if TYPE_CHECKING:
