@@ -55,7 +55,7 @@ from ui.imports import import_in_background, imported
 from ui.lang import UiLanguage
 from ui.library import LibraryWidget
 from ui.replay_card import ReplayCard, TimelineChart
-from ui.replay_info import ReplayInfo, info_from_summary, is_replay, load_info
+from ui.replay_info import ReplayInfo, info_from_summary, is_replay, load_info, replay_name_filter
 from ui.runner import AnalysisRunner, default_runner
 from ui.settings_dialog import SettingsDialog
 from ui.tabs.loading import Loader, error_text
@@ -989,8 +989,7 @@ class MainWindow(QMainWindow):
             self.ui.t("打开录像", "Open replay"),
             start,
             self.ui.t(
-                "录像 (*.RA3Replay *.KWReplay *.CNC3Replay);;所有文件 (*)",
-                "Replays (*.RA3Replay *.KWReplay *.CNC3Replay);;All files (*)",
+                f"录像 ({replay_name_filter()});;所有文件 (*)", f"Replays ({replay_name_filter()});;All files (*)"
             ),
         )
         dlg.setFileMode(QFileDialog.FileMode.ExistingFile)
