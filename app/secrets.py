@@ -38,6 +38,26 @@ TEAM_DATABASE = "team-database"
 """The account (next to the providers') under which the team database URL's password is kept."""
 
 
+class Notice(str):
+    """A notice's text in the system language (what the CLI prints), with both languages for a GUI to pick."""
+
+    zh: str
+    en: str
+
+    def __new__(cls, zh: str, en: str) -> Notice:
+        """The notice in both languages; as a string, in the system language."""
+        self = super().__new__(cls, pick(system_lang(), zh, en))
+        self.zh, self.en = zh, en
+        return self
+
+    def __reduce__(self) -> tuple[type[Notice], tuple[str, str]]:  # a worker process sends notices over a pipe
+        return Notice, (self.zh, self.en)
+
+    def text(self, lang: Lang) -> str:
+        """The notice in ``lang``."""
+        return pick(lang, self.zh, self.en)
+
+
 _SESSION: dict[str, str] = {}
 """Keys held in this process's memory only (no keyring, ``session`` fallback), shared by every store."""
 _notices: list[str] = []
@@ -66,8 +86,14 @@ def session_keys() -> dict[str, str]:
     return dict(_SESSION)
 
 
-def seed_session(keys: dict[str, str]) -> None:
-    """In a worker process: hold the keys its parent held in memory (see :func:`session_keys`)."""
+def seed_session(keys: dict[str, str], *, replace: bool = False) -> None:
+    """In a worker process: hold the keys its parent held in memory (see :func:`session_keys`).
+
+    ``replace``: forget the keys held before (a long-lived worker follows its front end: a key removed there is
+    gone here too).
+    """
+    if replace:
+        _SESSION.clear()
     _SESSION.update(keys)
 
 
@@ -97,15 +123,14 @@ def _account_title(account: str, lang: Lang) -> str:
     return pick(lang, f"服务商 {name!r} 的 API 密钥", f"the API key of provider {name!r}")
 
 
-def missing_credential_notice(account: str) -> str:
+def missing_credential_notice(account: str) -> Notice:
     """The notice for a credential that should be there but is not (no keyring kept it from an earlier run)."""
-    lang = system_lang()
-    return pick(
-        lang,
-        f"未找到{_account_title(account, lang)}：本机没有系统钥匙串，之前输入的密钥只在那次运行中有效，"
-        f"本次请求不带凭据。{_where_keys_live(lang)}。",
-        f"{_account_title(account, lang)} was not found: this computer has no system keyring, so a key given in an "
-        f"earlier run lasted only for that run, and this run sends none. To keep one, {_where_keys_live(lang)}.",
+    zh, en = Lang.ZH, Lang.EN
+    return Notice(
+        f"未找到{_account_title(account, zh)}：本机没有系统钥匙串，之前输入的密钥只在那次运行中有效，"
+        f"本次请求不带凭据。{_where_keys_live(zh)}。",
+        f"{_account_title(account, en)} was not found: this computer has no system keyring, so a key given in an "
+        f"earlier run lasted only for that run, and this run sends none. To keep one, {_where_keys_live(en)}.",
     )
 
 
@@ -215,15 +240,14 @@ class SecretStore:
             notify(self._session_notice(provider))
         return self.status
 
-    def _session_notice(self, account: str) -> str:
-        lang = system_lang()
-        return pick(
-            lang,
-            f"本机没有系统钥匙串：{_account_title(account, lang)}只保存在本次运行的内存中，不写入任何文件"
-            f"（设置文件里也没有），下次运行将不带凭据。{_where_keys_live(lang)}。",
-            f"no system keyring: {_account_title(account, lang)} is kept in this run's memory only and written "
+    def _session_notice(self, account: str) -> Notice:
+        zh, en = Lang.ZH, Lang.EN
+        return Notice(
+            f"本机没有系统钥匙串：{_account_title(account, zh)}只保存在本次运行的内存中，不写入任何文件"
+            f"（设置文件里也没有），下次运行将不带凭据。{_where_keys_live(zh)}。",
+            f"no system keyring: {_account_title(account, en)} is kept in this run's memory only and written "
             f"nowhere (not in the settings file either), so the next run will send none. To keep it, "
-            f"{_where_keys_live(lang)}.",
+            f"{_where_keys_live(en)}.",
         )
 
     def set_url_credentials(self, provider: str, credentials: UrlCredentials) -> SecretBackend:

@@ -46,6 +46,18 @@ def analysis_lang_of(ui_language: str, analysis_language: str) -> Lang:
     return Lang.parse(analysis_language or ui_language or None)
 
 
+def _without_url_credentials(raw: dict[str, Any]) -> dict[str, Any]:
+    """A settings document with the credentials inside its URLs removed (the rest as it was)."""
+    doc = copy.deepcopy(raw)
+    for item in doc.get("providers") or []:
+        if isinstance(item, dict) and isinstance(item.get("base_url"), str):
+            item["base_url"] = split_url_credentials(item["base_url"])[0]
+    url = doc.get("team_database_url")
+    if isinstance(url, str) and url:
+        doc["team_database_url"] = split_url_credentials(url)[0]
+    return doc
+
+
 class SettingsError(KnownError):
     """The settings file or a value is unusable (names the file or option and what is wrong)."""
 
@@ -489,8 +501,8 @@ class Settings:
         if version != SCHEMA_VERSION:
             settings.migrated_from = version
             backup = settings.path.with_name(f"{settings.path.name}.v{version}.bak")
-            if not backup.exists():
-                backup.write_bytes(settings.path.read_bytes())
+            if not backup.exists():  # the old file as it was, but never a credential it held (issue 29, 11)
+                backup.write_text(json.dumps(_without_url_credentials(raw), indent=2), encoding="utf-8")
             settings.save()
         return settings
 

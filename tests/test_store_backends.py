@@ -174,3 +174,45 @@ def test_db_upgrade_and_status_name_the_store_without_its_password(
     assert info["location"] == store_url
     password = server_url(store_url).password if is_server_url(store_url) else None
     assert password is None or password not in out
+
+
+def test_db_copy_of_an_old_store_with_nul_text_normalises_it_like_a_new_write(
+    store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 29 (6): a SQLite store written before text was normalised may hold a NUL from a replay name, in plain
+    columns and inside JSON; PostgreSQL refuses NUL in text. The copy stores U+FFFD where each NUL was, as a new
+    write does, and its checksums still prove the copy equal."""
+    import sqlite3
+
+    personal = tmp_path / "personal"
+    personal.mkdir()
+    _populate(personal)
+    source = personal / "memory.sqlite3"
+    con = sqlite3.connect(source)  # what an older version wrote: the NULs straight into the file
+    with con:
+        con.execute("UPDATE memory_facts SET subject = ? WHERE id = 1", ("Play\x00er\x00One",))
+        con.execute("UPDATE memory_sources SET quote = ? WHERE id = 1", ("said \x00 this",))
+        con.execute(
+            "UPDATE memory_observations SET candidate_blocks = ? WHERE id = 1", ('{"n\\u0000": ["a\\u0000b"]}',)
+        )
+        con.execute("INSERT INTO app_meta (key, value) VALUES (?, ?)", ("old\x00key", "v\x00"))
+    con.close()
+    assert cli_main(["db", "copy", str(source), store_url]) == 0
+    out = capsys.readouterr().out
+    assert "DIFFERENT" not in out
+    a, b = open_database(source), open_database(store_url)
+    try:
+        assert checksums(a) == checksums(b)
+        with b.read() as s:
+            assert s.scalar(text("SELECT subject FROM memory_facts WHERE id = 1")) == "Play\ufffder\ufffdOne"
+            assert s.scalar(text("SELECT quote FROM memory_sources WHERE id = 1")) == "said \ufffd this"
+            raw = s.scalar(text("SELECT candidate_blocks FROM memory_observations WHERE id = 1"))
+            assert (json.loads(raw) if isinstance(raw, str) else raw) == {"n\ufffd": ["a\ufffdb"]}
+            assert s.scalar(text("SELECT value FROM app_meta WHERE key = :k"), {"k": "old\ufffdkey"}) == "v\ufffd"
+        # the checksum still sees any other change
+        with b.session() as s:
+            s.execute(text("UPDATE memory_sources SET quote = 'said another thing' WHERE id = 1"))
+        assert {x.table for x, y in zip(checksums(a), checksums(b), strict=True) if x != y} == {"memory_sources"}
+    finally:
+        a.close()
+        b.close()

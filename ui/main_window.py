@@ -10,6 +10,7 @@ import asyncio
 import gc
 import logging
 import warnings
+import weakref
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +45,7 @@ from app.i18n import Lang
 from app.library import HeaderSummary, scan_folder
 from app.library.autosave import AutoSaver, Kept
 from app.library.folders import FoundFolder, find_replay_folders
-from app.secrets import SecretStore
+from app.secrets import Notice, SecretStore, set_notice_sink
 from app.settings import Settings
 from ui.analysis_view import AnalysisView
 from ui.charts.replay_charts import ChartPanel
@@ -54,7 +55,7 @@ from ui.imports import import_in_background, imported
 from ui.lang import UiLanguage
 from ui.library import LibraryWidget
 from ui.replay_card import ReplayCard, TimelineChart
-from ui.replay_info import ReplayInfo, info_from_summary, is_replay, load_info
+from ui.replay_info import ReplayInfo, info_from_summary, is_replay, load_info, replay_name_filter
 from ui.runner import AnalysisRunner, default_runner
 from ui.services import Database
 from ui.settings_dialog import SettingsDialog
@@ -239,6 +240,18 @@ def _started(request: asyncio.Future[None] | None) -> asyncio.Future[None]:
     return request
 
 
+def _notice_sink(window: MainWindow) -> Callable[[str], None]:
+    """Where :func:`app.secrets.notify` sends a notice while ``window`` lives: its signal (queued across threads)."""
+    ref = weakref.ref(window)
+
+    def sink(text: str) -> None:
+        live = ref()
+        if live is not None and shiboken6.isValid(live):
+            live.notice_arrived.emit(text)
+
+    return sink
+
+
 class MainWindow(QMainWindow):
     """ReplaySage's window.
 
@@ -247,6 +260,7 @@ class MainWindow(QMainWindow):
     """
 
     replay_opened = Signal(str)
+    notice_arrived = Signal(object)  # a credential notice (app.secrets.notify), from any thread
 
     def __init__(
         self,
@@ -382,6 +396,8 @@ class MainWindow(QMainWindow):
         self.autosave_loader = Loader(self, self._load_failed)
         self.folder_loader = Loader(self, self._load_failed)
         self.folders_search = self.folder_loader.start(find_folders or find_replay_folders, self._folders_found)
+        self.notice_arrived.connect(self.show_notice)
+        set_notice_sink(_notice_sink(self))  # the notices given before (loading the settings) are shown at once
 
     # -- construction ----------------------------------------------------------------------------------------------
 
@@ -975,8 +991,7 @@ class MainWindow(QMainWindow):
             self.ui.t("打开录像", "Open replay"),
             start,
             self.ui.t(
-                "录像 (*.RA3Replay *.KWReplay *.CNC3Replay);;所有文件 (*)",
-                "Replays (*.RA3Replay *.KWReplay *.CNC3Replay);;All files (*)",
+                f"录像 ({replay_name_filter()});;所有文件 (*)", f"Replays ({replay_name_filter()});;All files (*)"
             ),
         )
         dlg.setFileMode(QFileDialog.FileMode.ExistingFile)
@@ -1025,6 +1040,12 @@ class MainWindow(QMainWindow):
         db = self.ctx.db
         self.status_label.setText(self.ui.t(f"正在导出到 {path}…", f"Exporting to {path}…"))
         return _started(self.export_loader.start(lambda: _export(db, aid, path), self._exported))
+
+    def show_notice(self, text: str) -> None:
+        """A credential notice (kept for this session only, or missing) in the window's language."""
+        shown = text.text(self.ui.lang) if isinstance(text, Notice) else text
+        self.message_bar.show_message(shown, "warning")
+        self.status_label.setText(shown)
 
     def _exported(self, path: Path) -> None:
         text = self.ui.t(f"分析已导出到 {path}", f"The analysis was exported to {path}")
@@ -1430,6 +1451,7 @@ class MainWindow(QMainWindow):
         self.library.cancel_scan()
         for task in list(self.ctx.tasks):
             task.cancel()
+        set_notice_sink(None)
         close = getattr(self.analysis.runner, "close", None)
         if callable(close) and not self.analysis.running:
             close()

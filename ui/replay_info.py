@@ -14,11 +14,14 @@ from typing import TYPE_CHECKING
 
 from app.i18n import Lang
 from app.knowledge.faction_names import faction_display
+from app.replay.files import REPLAY_SUFFIX_NAMES, is_replay_name
+from app.replay.files import REPLAY_SUFFIXES as _SUFFIXES
 
 if TYPE_CHECKING:
     from app.library import HeaderSummary
 
-REPLAY_SUFFIXES = (".ra3replay", ".kwreplay", ".cnc3replay")
+REPLAY_SUFFIXES = _SUFFIXES
+"""The app's one list of replay suffixes (:data:`app.replay.files.REPLAY_SUFFIXES`), ``.kwr`` included."""
 
 PLAYER_COLORS = ("#2f6fde", "#e8c31c", "#2faa3c", "#f07f1a", "#8e44ad", "#d62b2b", "#1ec8d8")
 """RA3 header colour indices 0–6: blue, yellow, green, orange, purple, red, cyan (format notes §slots)."""
@@ -78,8 +81,13 @@ class ReplayInfo:
 
 
 def is_replay(path: Path) -> bool:
-    """True for RA3 / Kane's Wrath / Tiberium Wars replay file names."""
-    return path.suffix.lower() in REPLAY_SUFFIXES
+    """True for RA3 / Kane's Wrath / Tiberium Wars replay file names (``.kwr`` too)."""
+    return is_replay_name(path.name)
+
+
+def replay_name_filter() -> str:
+    """The file dialog's pattern list of replay names: ``*.RA3Replay *.KWReplay *.CNC3Replay *.kwr``."""
+    return " ".join(f"*{s}" for s in REPLAY_SUFFIX_NAMES)
 
 
 def player_colors(slot_colors: list[int]) -> Callable[[int], str]:

@@ -132,7 +132,11 @@ class ProcessRunner:
             target=self._relay, args=(self._replies, emit, loop, outcome), name="replaysage-relay", daemon=True
         )
         relay.start()
-        self._orders.send(("run", RunOrder(str(replay_path), profile, resume, settings, self.db_path, key)))
+        from app.secrets import session_keys
+
+        # a key kept in this process's memory only (no keyring) must reach the worker too: through the pipe
+        order = RunOrder(str(replay_path), profile, resume, settings, self.db_path, key, session_keys())
+        self._orders.send(("run", order))
         try:
             result = await asyncio.shield(outcome)
         except asyncio.CancelledError:
@@ -179,6 +183,11 @@ class ProcessRunner:
                 message = ("stopped",)
             if message[0] == "event":
                 emit(message[1])
+                continue
+            if message[0] == "notice":  # the worker's credential notice: the front end's sink shows it
+                from app.secrets import notify
+
+                notify(message[1])
                 continue
 
             def settle(m: tuple[Any, ...] = message) -> None:

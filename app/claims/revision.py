@@ -8,9 +8,10 @@ corrected sentences in place of the original ones.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -30,15 +31,16 @@ CONFIDENCE_RANK = {
     "高度可能": 2,
     "确定": 3,
 }
-_CORRECTION = re.compile(
-    r"^[^\S\n]*[-*]?[^\S\n]*[`*]*(?:原文|原句|was)[^\S\n]*[:：][`*]*[^\S\n]*(?P<was>\S.*?)[^\S\n]*\n"
-    r"[^\S\n]*[-*]?[^\S\n]*[`*]*(?:改为|now)[^\S\n]*[:：][`*]*[^\S\n]*(?P<now>.*?)[^\S\n]*$",
-    re.MULTILINE | re.IGNORECASE,
-)
-"""A ``was: … / now: …`` pair (``原文：… / 改为：…``), the markers maybe in backticks or bold as the prompt shows
-them. Only ``[^\\S\\n]`` (spaces and tabs, never a line break) may
+_WAS = re.compile(r"[^\S\n]*+[-*]?[^\S\n]*+[`*]*+(?:原文|原句|was)[^\S\n]*+[:：]", re.IGNORECASE)
+_NOW = re.compile(r"[^\S\n]*+[-*]?[^\S\n]*+[`*]*+(?:改为|now)[^\S\n]*+[:：]", re.IGNORECASE)
+"""The two lines of a ``was: … / now: …`` pair (``原文：… / 改为：…``) up to their colon, the markers maybe in
+backticks or bold as the prompt shows them. Only ``[^\\S\\n]`` (spaces and tabs, never a line break) may
 pad the markers: an empty ``now:`` deletes its sentence and must not read the next line ("[claims]", or the next
-pair's ``was:``) as the replacement (issue 30)."""
+pair's ``was:``) as the replacement (issue 30). Each line is matched on its own, with possessive runs, so a line
+costs time in proportion to its length (a reply is model output: a 20,000-space line took 30 s as one pattern)."""
+MAX_CORRECTIONS = 200
+"""Corrections read from one revision reply: far more than a window's flagged sentences, and what keeps
+:func:`apply_corrections` linear (each applied pair searches the text once)."""
 _LIST_MARK = re.compile(r"[^\S\n]*(?:[-*+•]|\d+[.)、])?[^\S\n]*")
 CORRECTIONS_MARKERS = ("[更正]", "[corrections]", "[Corrections]")
 DISPUTES_MARKERS = ("[异议]", "[disputes]", "[Disputes]")
@@ -138,19 +140,46 @@ def corrections_section(text: str) -> str:
 def apply_corrections(draft_text: str, revision_text: str) -> tuple[str, list[str]]:
     """The draft with each ``was: … / now: …`` pair applied; corrections whose original is not found are returned.
 
+    At most :data:`MAX_CORRECTIONS` pairs are read, line by line, so a hostile reply costs time in proportion to
+    the draft and the reply.
+
     Returns:
         The corrected text and the corrected sentences that could not be placed (the caller shows them after
         the text).
     """
     text = draft_text
     unplaced: list[str] = []
-    for m in _CORRECTION.finditer(corrections_section(revision_text) or revision_text):
-        was, now = m.group("was").strip().strip("“”\"'`"), m.group("now").strip().strip("“”\"'`")
+    for raw_was, raw_now in itertools.islice(
+        _pairs(corrections_section(revision_text) or revision_text), MAX_CORRECTIONS
+    ):
+        was, now = raw_was.strip().strip("“”\"'`"), raw_now.strip().strip("“”\"'`")
         if was and was in text:
             text = text.replace(was, now, 1) if now else delete_sentence(text, was)
         elif now:
             unplaced.append(now)
     return text, unplaced
+
+
+def _pairs(section: str) -> Iterator[tuple[str, str]]:
+    """Each ``was`` line with a non-empty sentence that the next line's ``now`` follows: (was, now), unstripped.
+
+    After a marker's colon a run of backticks and asterisks (the prompt's markup) is dropped, then the blanks; the
+    ``was`` sentence must then be non-empty (when only that markup followed, its last character is the sentence).
+    """
+    lines = section.split("\n")
+    i = 0
+    while i < len(lines) - 1:
+        head = _WAS.match(lines[i])
+        if head is not None:
+            rest = lines[i][head.end() :]
+            body = rest.lstrip("`*")
+            was = body.strip() or rest[: len(rest) - len(body)][-1:]
+            tail = _NOW.match(lines[i + 1]) if was else None
+            if tail is not None:
+                yield was, lines[i + 1][tail.end() :].lstrip("`*").strip()
+                i += 2
+                continue
+        i += 1
 
 
 def delete_sentence(text: str, sentence: str) -> str:

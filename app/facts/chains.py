@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from app.facts.model import FactEvent, PackAction, PackChain, PackStep, PlayerInfo
-from app.facts.roles import role_of
+from app.facts.roles import RoleIds
 from app.replay.commands import PLACE_STRUCTURE as _PLACE_STRUCTURE
 from app.replay.commands import POWER as _POWER
 from app.replay.commands import POWER_WITH_FACING as _POWER_WITH_FACING
@@ -87,6 +87,10 @@ class _Builder:
         default_factory=lambda: defaultdict(list)
     )
     last_no_sound: dict[int, tuple[int, tuple[int, ...]]] = field(default_factory=dict)  # player -> (tc, ids)
+    roles: RoleIds = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.roles = RoleIds(self.game)
 
     def is_player(self, p: int) -> bool:
         return 0 <= p < len(self.players) and self.players[p].is_player
@@ -107,7 +111,7 @@ class _Builder:
         if not self.is_player(p):
             self.seen(ev)
             return
-        role = role_of(self.game, ev.command_id)[0]
+        role = self.roles[ev.command_id]
         if role == _POWER and ev.type_hash in PACK_POWER_HASHES and ev.object_ids:
             self.pack(ev, ev.object_ids[0])
         elif role in (_POWER, _POWER_WITH_FACING) and ev.type_hash in UNPACK_POWER_HASHES:

@@ -253,6 +253,13 @@ class _Renderer:
         self._labels: dict[int, str] = {}
         self._names = [p.label for p in index.players]
         self._id_texts: dict[tuple[int, ...], str] = {}
+        self._times: dict[int, str] = {}  # time code -> m:ss.cc (a command list's events share one)
+        self._heads: dict[tuple[int, int, int], str] = {}  # (time code, player, id) -> "time  player  label"
+        self._power_ids: dict[int, bool] = {}
+        self._powers = POWER_LAYOUT_ROLES[self.game]
+        self._batches = index.batch
+        self._cancelled = index.is_cancelled
+        self._cancelled_word = _ROLE_WORDS[lang]["cancelled"]
 
     def player(self, slot: int) -> str:
         return self._names[slot] if 0 <= slot < len(self._names) else f"P{slot}"
@@ -280,11 +287,31 @@ class _Renderer:
                 return ("：" if self.lang is Lang.ZH else ": ") + self.player(d.player)
         return ""
 
+    def time(self, time_code: int) -> str:
+        text = self._times.get(time_code)
+        if text is None:
+            text = self._times[time_code] = format_time(time_code / TICKS_PER_SECOND)
+        return text
+
+    def is_power(self, command_id: int) -> bool:
+        power = self._power_ids.get(command_id)
+        if power is None:
+            power = self._power_ids[command_id] = role_of(self.game, command_id)[0] in self._powers
+        return power
+
     def line(self, ev: FactEvent, count: int = 1, last: FactEvent | None = None) -> str:
-        parts = [format_time(ev.seconds), self.player(ev.player), self.label(ev.command_id)]
-        if ev.command_id == player_left_id(self.game):
-            parts[2] += self._leaver(ev)
-        batch = self.index.batch(ev.command_index)
+        # the head ("time  player  label") repeats for every event of one player and id in a command list
+        key = (ev.time_code, ev.player, ev.command_id)
+        head = self._heads.get(key)
+        if head is None:
+            if len(self._heads) > 4096:
+                self._heads.clear()
+            left = self._leaver(ev) if ev.command_id == player_left_id(self.game) else ""
+            head = self._heads[key] = (
+                f"{self.time(ev.time_code)}  {self.player(ev.player)}  {self.label(ev.command_id)}{left}"
+            )
+        parts: list[str] = []
+        batch = self._batches(ev.command_index)
         if count > 1:
             parts.append(f"×{count}")
         elif batch > 1:  # one shift-click order of several units ("Queue unit ×5"); never a merged line (key)
@@ -294,7 +321,7 @@ class _Renderer:
         if ev.group is not None:
             parts.append(f"[{ev.group}]")
         ids = ev.affected_ids if ev.affected_ids and ev.category not in _SELECTION_CATEGORIES else ()
-        if role_of(self.game, ev.command_id)[0] in POWER_LAYOUT_ROLES[self.game]:  # powers whose roles are read
+        if self.is_power(ev.command_id):  # powers whose roles are read
             parts.extend(power_role_parts(ev, self.lang, self.ids))
         elif count > 1 and ev.category in _SELECTION_CATEGORIES:
             # a collapsed run of selections: what matters is the selection it leaves
@@ -313,9 +340,9 @@ class _Renderer:
         pos = (last or ev).position
         if pos is not None:
             parts.append(f"({round(pos[0])},{round(pos[1])})")
-        if self.index.is_cancelled(ev.command_index):
-            parts.append(_ROLE_WORDS[self.lang]["cancelled"])
-        return "  ".join(parts[:2]) + "  " + " ".join(parts[2:])
+        if self._cancelled(ev.command_index):
+            parts.append(self._cancelled_word)
+        return head + " " + " ".join(parts) if parts else head
 
 
 def power_role_parts(ev: FactEvent, lang: Lang, ids: Callable[[tuple[int, ...]], str] | None = None) -> list[str]:
@@ -355,13 +382,24 @@ def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[Fac
     pending_sel: dict[int, int] = {}  # player -> position in ``out`` of its open selection run
     last_sel: dict[int, tuple[int, ...] | None] = {}
     burst: dict[int, int] = {}  # player -> position in ``out`` of its open move burst
+    no_automatic = level >= CompactLevel.NO_AUTOMATIC
+    collapse = level >= CompactLevel.COLLAPSE_SELECTION
+    merge = level >= CompactLevel.MERGE_BURSTS
+    append = out.append
+    if not collapse:  # levels 0 and 1 keep every event they count, one line each
+        for ev in index.events:
+            # counts_as_event, inline: a long log has a hundred thousand events
+            if no_automatic and ev.category not in KEY_CATEGORIES and (ev.automatic or ev.player not in players):
+                continue
+            append((ev, 1, None))
+        return out  # type: ignore[return-value]  # no None entries: nothing was collapsed
     for ev in index.events:
         cat = ev.category
         key = cat in KEY_CATEGORIES
-        if level >= CompactLevel.NO_AUTOMATIC and not counts_as_event(ev, players):
+        if no_automatic and not counts_as_event(ev, players):
             continue
         p = ev.player
-        if level >= CompactLevel.COLLAPSE_SELECTION and not key:
+        if collapse and not key:
             if cat in _SELECTION_CATEGORIES and ev.command_id != _CREATE_GROUP:
                 if ev.command_id == _DESELECT:
                     last_sel[p] = ()
@@ -382,7 +420,7 @@ def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[Fac
             if ev.command_id == _CREATE_GROUP:
                 last_sel[p] = ev.object_ids
         pending_sel.pop(p, None)
-        if level >= CompactLevel.MERGE_BURSTS and not key and ev.command_id in _MOVE_IDS_RA3:
+        if merge and not key and ev.command_id in _MOVE_IDS_RA3:
             pos = burst.get(p)
             if pos is not None and out[pos] is not None:
                 first, count, last = out[pos]  # type: ignore[misc]
@@ -421,18 +459,24 @@ def build_compact_log(
     level = CompactLevel(level)
     r = _Renderer(index, lang)
     lines: list[LogLine] = []
+    append = lines.append
+    new = tuple.__new__  # the named tuple's keyword __new__ is a Python function: one call per line saved
+    line = r.line
     for ev, count, last in select_events(index, level):
-        text = r.line(ev, count, last)
-        lines.append(
-            LogLine(
-                ev.time_code,
-                ev.player,
-                text,
-                ev.category in KEY_CATEGORIES,
-                ev.category in _SELECTION_CATEGORIES,
-                count,
-                ev.category,
-                ev.command_id,
+        cat = ev.category
+        append(
+            new(
+                LogLine,
+                (
+                    ev.time_code,
+                    ev.player,
+                    line(ev, count, last),  # text
+                    cat in KEY_CATEGORIES,  # key
+                    cat in _SELECTION_CATEGORIES,  # selection
+                    count,  # event_count
+                    cat,  # category
+                    ev.command_id,
+                ),
             )
         )
     if level == CompactLevel.FULL:
@@ -465,7 +509,9 @@ def counts_as_event(ev: FactEvent, players: frozenset[int] | set[int]) -> bool:
 def counted_times(index: ReplayFactIndex) -> list[int]:
     """Time codes of every event :func:`counts_as_event` counts, in order."""
     players = frozenset(p.slot for p in index.players if p.is_player)
-    return [ev.time_code for ev in index.events if counts_as_event(ev, players)]
+    key = KEY_CATEGORIES
+    # counts_as_event, inline: a long log has a hundred thousand events
+    return [ev.time_code for ev in index.events if ev.category in key or (not ev.automatic and ev.player in players)]
 
 
 def _blocks(lines: Sequence[LogLine], count_tokens: bool, event_times: Sequence[int] | None = None) -> list[EventBlock]:
@@ -540,6 +586,7 @@ class _PieceCounter:
 
         self._count = count_tokens
         self._cache: dict[str, int] = {}
+        self._lines: dict[tuple[str, bool], int] = {}  # a line with its digits zeroed -> its count
 
     def _part(self, part: str) -> int:
         key = part.translate(_DIGITS_TO_ZERO)
@@ -551,11 +598,20 @@ class _PieceCounter:
     def line(self, text: str, newline: bool) -> int:
         if "   " in text or "\t" in text or "\r" in text or "\n" in text:
             return self._count(text + "\n" if newline else text)
-        parts = text.split(" ")
-        if newline:
-            parts[-1] += "\n"
-        part = self._part
-        return part(parts[0]) + sum(part(" " + p) for p in parts[1:])
+        # a line's count is the sum of its parts' counts, each a function of the part with its digits zeroed: so
+        # the whole line's is one of the line with its digits zeroed (lines repeat in that form: times, ids)
+        key = (text.translate(_DIGITS_TO_ZERO), newline)
+        n = self._lines.get(key)
+        if n is None:
+            parts = text.split(" ")
+            if newline:
+                parts[-1] += "\n"
+            part = self._part
+            n = part(parts[0]) + sum(part(" " + p) for p in parts[1:])
+            if len(self._lines) > 65536:
+                self._lines.clear()
+            self._lines[key] = n
+        return n
 
     def blocks(self, blocks: Sequence[Sequence[str]]) -> list[int]:
         out = []

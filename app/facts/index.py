@@ -65,7 +65,7 @@ from app.facts.model import (
     Role,
     Strength,
 )
-from app.facts.roles import BATCH_SIZE, Departure, batch_size, player_left_id, role_of
+from app.facts.roles import BATCH_SIZE, Departure, RoleIds, batch_size, player_left_id, role_of
 from app.replay.commands import (  # RA3 command ids with a meaning for the index (notes §4.3)
     ADD_GROUP,
     ATTACK,
@@ -393,7 +393,7 @@ class ReplayFactIndex:
                 info = infos[cid] = command_info(game, cid)
             if info.automatic:  # about half of all commands (heartbeats, timing): nothing to resolve
                 cat = info.category
-                append_event(FactEvent(i, cmd.time_code, cmd.player, cid, cat, True, None, (), (), None, None))
+                append_event(_new_event(FactEvent, (i, cmd.time_code, cmd.player, cid, cat, True, *_AUTOMATIC_REST)))
                 continue
             ev = _make_event(i, cmd, info, states[cmd.player], game)
             append_event(ev)
@@ -434,12 +434,13 @@ class ReplayFactIndex:
         left_id = player_left_id(game)
         structure_hashes: set[int] = set()
         yards: set[int] = set()  # constructor-class objects: they built structures with 0x207/0x209
+        roles = RoleIds(game)
         for _cmd, ev in pending:
-            if role_of(game, ev.command_id)[0] in (START_STRUCTURE, PLACE_STRUCTURE) and ev.type_hash is not None:
+            if roles[ev.command_id] in (START_STRUCTURE, PLACE_STRUCTURE) and ev.type_hash is not None:
                 structure_hashes.add(ev.type_hash)
                 if ev.object_ids:
                     yards.add(ev.object_ids[0])
-        known_types = self._known_types(pending)
+        known_types = self._known_types(pending, roles)
         orders = _OrderBook()
         player_slots = {p.slot for p in self.players if p.is_player}
         attacked: set[tuple[int, int]] = set()  # (player, object) pairs of 0x20D attack orders
@@ -453,7 +454,7 @@ class ReplayFactIndex:
                 self._note_departure(ev, cmd)
                 continue
             cid = ev.command_id
-            role = role_of(game, cid)[0]
+            role = roles[cid]
             if role == ATTACK:
                 attacked.update((ev.player, oid) for oid in ev.target_ids)
             if role not in _INDEXED_IDS:
@@ -577,16 +578,19 @@ class ReplayFactIndex:
                 )
         self._build_steps = [s for s in self._build_steps if s.command_index not in self._cancelled]
 
-    def _known_types(self, pending: Sequence[tuple[Command, FactEvent]]) -> dict[int, str]:
+    def _known_types(
+        self, pending: Sequence[tuple[Command, FactEvent]], roles: RoleIds | None = None
+    ) -> dict[int, str]:
         """Object types the orders prove (kept only when every proof of an object agrees).
 
         Structures produce, build, upgrade, are sold or get a rally point; the single source of an ability that the
         knowledge says only one type uses is of that type.
         """
         found: dict[int, set[str]] = defaultdict(set)
-        game = self.replay.game
+        if roles is None:
+            roles = RoleIds(self.replay.game)
         for _cmd, ev in pending:
-            cid = role_of(game, ev.command_id)[0]
+            cid = roles[ev.command_id]
             if cid in _OWNER_ROLES or cid == HARVESTER_ORDER:  # all of them name a structure
                 for oid in ev.actor_ids or ev.object_ids:
                     found[oid].add(STRUCTURE_TYPE)
@@ -1113,11 +1117,18 @@ def _selection_after(ev: FactEvent, role: int) -> tuple[int, ...] | None:
     return ev.affected_ids
 
 
+_new_event = tuple.__new__
+_AUTOMATIC_REST = (None, (), (), None, None, (), ())
+"""An automatic command's fields after ``automatic``: no type, ids, position, group, actors or targets."""
+
+
 def _make_event(i: int, cmd: Command, info: CommandInfo, state: _PlayerState | None, game: Game) -> FactEvent:
     """Resolve one command and advance the player's selection / group state (any game, through its roles)."""
     cid, id_group = role_of(game, cmd.command_id)
     if info.automatic:
-        return FactEvent(i, cmd.time_code, cmd.player, cmd.command_id, info.category, True, None, (), (), None, None)
+        return _new_event(
+            FactEvent, (i, cmd.time_code, cmd.player, cmd.command_id, info.category, True, *_AUTOMATIC_REST)
+        )
     objects = _objects(cmd) if ArgKind.OBJECT in cmd.kinds else ()
     type_hash: int | None = None
     group: int | None = None
@@ -1185,20 +1196,24 @@ def _make_event(i: int, cmd: Command, info: CommandInfo, state: _PlayerState | N
             affected = sel
         if targets and cid in _TARGET_ORDERS:
             actors = affected
-    return FactEvent(
-        command_index=i,
-        time_code=cmd.time_code,
-        player=cmd.player,
-        command_id=cmd.command_id,
-        category=cat,
-        automatic=info.automatic,
-        type_hash=type_hash,
-        object_ids=objects,
-        affected_ids=affected,
-        position=_position(cmd) if ArgKind.POSITION in cmd.kinds else None,
-        group=group,
-        actor_ids=actors,
-        target_ids=targets,
+    # tuple.__new__ skips the named tuple's keyword __new__ (a Python function): one call per command
+    return _new_event(
+        FactEvent,
+        (
+            i,  # command_index
+            cmd.time_code,
+            cmd.player,
+            cmd.command_id,
+            cat,  # category
+            info.automatic,
+            type_hash,
+            objects,  # object_ids
+            affected,  # affected_ids
+            _position(cmd) if ArgKind.POSITION in cmd.kinds else None,
+            group,
+            actors,  # actor_ids
+            targets,  # target_ids
+        ),
     )
 
 

@@ -76,6 +76,18 @@ def role_of(game: Game, command_id: int) -> tuple[int, int | None]:
     return role_table(game).get(command_id, (-1, None))
 
 
+class RoleIds(dict[int, int]):
+    """``roles[command_id]``: :func:`role_of`'s RA3 id, looked up once per id (the index asks for every command)."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__()
+        self.game = game
+
+    def __missing__(self, command_id: int) -> int:
+        role = self[command_id] = role_of(self.game, command_id)[0]
+        return role
+
+
 def player_left_id(game: Game) -> int | None:
     """The id of the "player left" message in ``game`` (None for RA3, where the corpus shows none)."""
     if game is Game.KW:

@@ -7,7 +7,8 @@ A child process runs them instead: the front end sends :class:`RunOrder` message
 child is started with the ``spawn`` method (never ``fork`` in a process that runs Qt).
 
 Messages, front end → worker: ``("run", RunOrder)``, ``("cancel",)``, ``("stop",)``.
-Worker → front end: ``("event", PipelineEvent)`` any number of times, then exactly one of ``("done", id)``,
+Worker → front end: ``("event", PipelineEvent)`` and ``("notice", text)`` (:func:`app.secrets.notify`) any
+number of times, then exactly one of ``("done", id)``,
 ``("cancelled",)``, ``("error", message)`` (a :class:`~app.errors.KnownError`) or ``("crash", traceback)``.
 """
 
@@ -17,7 +18,7 @@ import asyncio
 import threading
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,9 @@ class RunOrder:
         settings: The settings as the front end has them now (a dialog may have changed them).
         db_path: The store to write to (a file, or the team server's URL without its password).
         api_key: The provider's key, read from the keyring by the front end (it is never written anywhere).
+        session: The credentials the front end holds in memory only (no keyring: a key entered for this session,
+            a base URL's or the team database's password), for the worker to hold the same way
+            (:func:`app.secrets.seed_session`); sent through the pipe, never written anywhere.
     """
 
     replay_path: str
@@ -49,11 +53,13 @@ class RunOrder:
     settings: Settings
     db_path: str
     api_key: str | None = None
+    session: Mapping[str, str] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # the key must never reach a log or a traceback
         return (
             f"RunOrder(replay_path={self.replay_path!r}, profile={self.profile!r}, resume={self.resume}, "
-            f"db_path={self.db_path!r}, api_key={'***' if self.api_key else None})"
+            f"db_path={self.db_path!r}, api_key={'***' if self.api_key else None}, "
+            f"session=<{len(self.session)} masked>)"
         )
 
 
@@ -161,6 +167,11 @@ class _Worker:
         return self._databases[path]
 
     async def run(self, order: RunOrder) -> None:
+        from app.secrets import seed_session
+
+        seed_session(
+            dict(order.session), replace=True
+        )  # a credential kept in the front end's memory reaches this process too
         try:
             analysis_id = await run_with_settings(
                 Path(order.replay_path),
@@ -181,6 +192,10 @@ class _Worker:
             self.send(("done", analysis_id))
 
     def serve(self) -> None:
+        from app.secrets import set_notice_sink
+
+        # what the user must know about a credential (kept for this run only, missing) is the front end's to show
+        set_notice_sink(lambda text: self.send(("notice", text)))
         asyncio.set_event_loop(self.loop)
         threading.Thread(target=self.listen, name="replaysage-orders", daemon=True).start()
         try:

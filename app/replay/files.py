@@ -12,9 +12,11 @@ from pathlib import Path
 
 from app.replay.reader import MAGICS
 
-REPLAY_SUFFIXES = (".ra3replay", ".kwreplay", ".cnc3replay", ".kwr")
-"""Replay file names (compared in lower case): RA3, Kane's Wrath, Tiberium Wars, and the short ``.kwr`` that
-Kane's Wrath replay sites and tools use."""
+REPLAY_SUFFIX_NAMES = (".RA3Replay", ".KWReplay", ".CNC3Replay", ".kwr")
+"""Replay file suffixes as the games and tools write them: RA3, Kane's Wrath, Tiberium Wars, and the short ``.kwr``
+that Kane's Wrath replay sites and tools use. The one list: the CLI, ``batch``, the library and the window use it."""
+REPLAY_SUFFIXES = tuple(s.lower() for s in REPLAY_SUFFIX_NAMES)
+""":data:`REPLAY_SUFFIX_NAMES` in lower case (names are compared in lower case)."""
 _HEAD = max(len(m) for m in MAGICS)
 
 

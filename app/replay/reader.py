@@ -771,6 +771,9 @@ MAX_FAST_GROUPS = 16
 group, so without this bound a command of n groups built an n-byte integer one shift at a time (quadratic: a 1.6 MB
 argument list took 74 s), and the cache kept a compiled format as long as the command."""
 _LONG_LAYOUT_KEY = 1 << (8 * MAX_FAST_GROUPS)
+_ID_INTS = tuple(range(0x800))
+"""One int object per 11-bit command id: a command keeps a shared one, not its own (ids above 256 are not cached by
+Python; 28 bytes per command in a long replay)."""
 MAX_COMMAND_ARGS = 255
 """A game message holds at most 255 arguments: SAGE counts them in a byte (``UnsignedByte m_argCount`` in
 ``GameMessage``, zachreizner/CnC_Generals_Zero_Hour ``MessageStream.h``, whose note says a bigger message must be
@@ -828,6 +831,7 @@ class _CommandSplitter:
         long_key = _LONG_LAYOUT_KEY
         decoders = self.decoders
         players = self.players
+        ids = _ID_INTS
         new = tuple.__new__
         append = out.append
         p = body + 5
@@ -868,7 +872,7 @@ class _CommandSplitter:
                 kinds = dec[1]
                 groups = dec[3]
             pf = w >> 11
-            append(new(Command, (tc, pf, w & 0x7FF, groups, args, kinds, players[pf])))
+            append(new(Command, (tc, pf, ids[w & 0x7FF], groups, args, kinds, players[pf])))
             p = q + 1
         if p != end:
             raise self.fail(p, f"{n} commands end at byte {p - body} of a {size}-byte chunk")

@@ -5,6 +5,11 @@ them (reflection), in foreign-key order, and written through the target's :meth:
 transaction. Each table then gets a canonical checksum on both sides: its rows ordered by primary key, each value
 in a form both backends agree on (aware times in UTC, JSON with sorted keys, bytes as hex). Equal row counts and
 checksums mean nothing was lost or changed on the way.
+
+Text is copied as every store keeps it today (:func:`app.safetext.storable_text`: each NUL and lone surrogate becomes
+U+FFFD), in plain columns and inside JSON values alike: an old SQLite store may hold a NUL from a replay name, which
+PostgreSQL refuses (issue 29, 6). The checksum's canonical form normalises the same way, so a copy that normalised
+such text still proves equal and any other difference still shows.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from sqlalchemy import MetaData, Table, func, insert, select, text
 from sqlalchemy.engine import Connection
 
 from app.errors import KnownError
+from app.safetext import storable_text
 from app.store.db import Database
 
 SKIPPED_TABLES = frozenset({"alembic_version"})
@@ -47,8 +53,21 @@ def _tables(conn: Connection) -> list[Table]:
     return [t for t in meta.sorted_tables if t.name not in SKIPPED_TABLES]
 
 
+def _storable(value: Any) -> Any:
+    """``value`` with every string in it (JSON keys and values too) as a new write would store it."""
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, dict):
+        return {storable_text(k) if isinstance(k, str) else k: _storable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_storable(v) for v in value]
+    return value
+
+
 def _canonical(value: Any) -> Any:
-    """A value in the form both backends agree on (for the checksum)."""
+    """A value in the form both backends agree on (for the checksum); text as every store keeps it."""
+    if isinstance(value, str | dict | list):
+        return _storable(value)
     if isinstance(value, datetime):
         if value.tzinfo is not None:
             value = value.astimezone(UTC).replace(tzinfo=None)
@@ -108,7 +127,7 @@ def copy_store(source: Database, target: Database) -> None:
             names = [c.name for c in table.columns if c.name in into.columns]
             page: list[dict[str, Any]] = []
             for row in _ordered_rows(src_conn, table):
-                page.append({n: row._mapping[n] for n in names})
+                page.append({n: _storable(row._mapping[n]) for n in names})
                 if len(page) >= PAGE_ROWS:
                     dst_conn.execute(insert(into), page)
                     page = []

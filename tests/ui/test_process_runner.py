@@ -257,3 +257,75 @@ def test_the_worker_runs_below_the_window_priority(worker: Worker) -> None:
             break
         time.sleep(0.1)
     assert os.getpriority(os.PRIO_PROCESS, pid) == expected
+
+
+def test_without_a_keyring_session_keys_reach_the_worker_and_its_notices_come_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29 (11): a key entered in the GUI for this session only, and a base URL's key that loading the settings
+    kept in memory only, both reach the worker process (another process: its memory starts empty) through the pipe,
+    and nothing writes them anywhere; what the worker has to say about a credential comes back to the front end."""
+    import json
+
+    import keyring
+    from keyring.backends import fail
+
+    import app.secrets
+    from app.secrets import ENV_API_KEY, Notice, SecretStore, set_notice_sink
+    from app.settings import settings_path
+    from tests.pipeline.test_scripted_runs import CLEAN
+    from tests.support.scripted_server import Reply, ScriptedServer
+
+    typed_key, url_key = "sk-typed-in-the-dialog-0123", "gw-url-key-456789"
+    monkeypatch.delenv(ENV_API_KEY, raising=False)
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")  # the worker has none either
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]  # keyring's backends are untyped
+    shown: list[str] = []
+    set_notice_sink(shown.append)
+    try:
+        with ScriptedServer(default=Reply.chat(CLEAN, piece_chars=40)) as server:
+            path = settings_path()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            gateways = [
+                {"name": "Typed", "base_url": server.base_url, "extra_headers": {}, "stream": True},
+                {"name": "InUrl", "base_url": f"{server.base_url}?api-key={url_key}", "extra_headers": {}},
+            ]
+            profiles = [
+                {"name": n.lower(), "provider": n, "model_id": "m", "context_length": 1_000_000, "max_tokens": 1000}
+                for n in ("Typed", "InUrl")
+            ]
+            path.write_text(json.dumps({"schema_version": 2, "providers": gateways, "profiles": profiles}), "utf-8")
+            settings = Settings.load()  # takes the URL's key out of the file, into this process's memory
+            secrets = SecretStore("session")
+            secrets.set("Typed", typed_key)  # what the settings dialog does with a key typed in
+            assert len(app.secrets._SESSION) == 2
+            db = open_database(tmp_path / "store.db")
+            runner = ProcessRunner(db, lambda: settings, secrets)
+            replay = corpus_file("kw_crane.KWReplay")
+            try:
+                assert asyncio.run(runner.run(replay, lambda _e: None, profile="typed")) is not None
+                typed = [r for r in server.requests if r.method == "POST"]
+                assert typed
+                assert all(r.headers.get("authorization") == f"Bearer {typed_key}" for r in typed)
+                assert asyncio.run(runner.run(replay, lambda _e: None, profile="inurl")) is not None
+                in_url = [r for r in server.requests[len(typed) :] if r.method == "POST"]
+                assert in_url
+                assert all(url_key in r.path for r in in_url), "the worker sent the base URL without its key"
+                # a key the front end no longer holds is gone from the worker too; the worker says so, and the
+                # front end hears it
+                app.secrets._SESSION.clear()
+                shown.clear()
+                before = len(server.requests)
+                asyncio.run(runner.run(replay, lambda _e: None, profile="typed"))
+                assert not [r for r in server.requests[before:] if r.headers.get("authorization")]
+            finally:
+                runner.close()
+                db.close()
+    finally:
+        set_notice_sink(None)
+        keyring.set_keyring(previous)
+    assert any(isinstance(n, Notice) and "'Typed'" in n.en and "'Typed'" in n.zh for n in shown), shown
+    files = [p for p in [*tmp_path.rglob("*"), *path.parent.rglob("*")] if p.is_file()]
+    for key in (typed_key, url_key):
+        assert not [p for p in files if key.encode() in p.read_bytes()]
