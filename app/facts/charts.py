@@ -224,7 +224,7 @@ def _category(e: Entry | None) -> str:
 
 
 def _builds(index: ReplayFactIndex) -> tuple[PlayerBuild, ...]:
-    from app.facts.index import START_UPGRADE
+    from app.replay.commands import START_UPGRADE
 
     k = index.knowledge
     out: list[PlayerBuild] = []
