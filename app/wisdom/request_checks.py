@@ -65,7 +65,7 @@ class RequestChecks:
         """Tell the library how a checked request (or stage) ended.
 
         Success: rules that auto-fixed it count a successful prevention and their source entries get a 验证历史
-        line (pitfalls are verified by :meth:`review_stage_text`). Failure with ``error_code``: the fired rules
+        line (pitfalls are verified by the gate's ``review_stage_text``). Failure with ``error_code``: the fired rules
         count a failure and their source entries a counterexample (×0.7); observation rules that predicted it get
         a confirmation.
         """
