@@ -666,7 +666,7 @@ class MainWindow(QMainWindow):
         self.review_back_button = back
         try:
             from app.memory.store import MemoryStore
-            from ui.tabs.memory_tabs import ReviewQueueTab
+            from ui.tabs.memory_review import ReviewQueueTab
 
             queue = ReviewQueueTab(
                 MemoryStore(self.ctx.db), self.ui.lang, reviewer=str(self.ctx.settings.get("reviewer_name")), wide=True

@@ -70,6 +70,36 @@ def _humans(ep: RunEpisodeInput) -> list[PlayerInput]:
     return [p for p in ep.players if p.human and p.name]
 
 
+@dataclass(frozen=True, slots=True)
+class _PlayerGame:
+    """One player in one replay: what every habit candidate of theirs shares (subject, scope, context, source)."""
+
+    subject: str
+    scope: dict[str, str]
+    context: dict[str, str]
+    dedupe: str
+    ts: float
+
+    def habit(self, attribute: str, value: str, zh: str, en: str, *, quote: str, mechanism: str) -> Candidate:
+        """A behavioural preference of this player: it generalizes, so it must accumulate across games."""
+        return Candidate(
+            type=FactType.PREFERENCE,
+            subject=self.subject,
+            attribute=attribute,
+            value=value,
+            content_zh=zh,
+            content_en=en,
+            kind=EvidenceKind.BEHAVIOUR,
+            quote=quote,
+            scope=dict(self.scope),
+            context=dict(self.context),
+            generalizes=True,
+            mechanism=mechanism,
+            dedupe=self.dedupe,
+            ts=self.ts,
+        )
+
+
 def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
     """Every rule-based candidate of one analysis run, in a stable order (immediate-track priority first)."""
     out: list[Candidate] = []
@@ -150,116 +180,81 @@ def run_candidates(ep: RunEpisodeInput) -> list[Candidate]:
     for p in humans:
         others = [o for o in ep.players if o.name != p.name and (p.team == -1 or o.team != p.team)]
         opponents = ",".join(sorted(o.faction for o in others))
-        ctx = {"map": ep.map_name, "opponents": opponents}
-        base_scope = {"player": p.name, "faction": p.faction, "mod": ep.mod}
+        game = _PlayerGame(
+            f"player:{p.name}",
+            {"player": p.name, "faction": p.faction, "mod": ep.mod},
+            {"map": ep.map_name, "opponents": opponents},
+            replay_ref,
+            ts,
+        )
         opening = ep.openings.get(p.name, ())[:OPENING_LENGTH]
         if len(opening) >= 2:
             seq = " → ".join(t.name for t in opening)
             secs = int(opening[-1].seconds)
             quote = ", ".join(f"{t.name}@{t.seconds:.0f}s" for t in opening)
             out.append(
-                Candidate(
-                    type=FactType.PREFERENCE,
-                    subject=f"player:{p.name}",
-                    attribute="opening",
-                    value=seq,
-                    content_zh=f"玩家 {p.name} 使用{_zh(p.faction)}时的开局建筑顺序：{seq}",
-                    content_en=f"Player {p.name} opens as {p.faction} with {seq}",
-                    kind=EvidenceKind.BEHAVIOUR,
+                game.habit(
+                    "opening",
+                    seq,
+                    f"玩家 {p.name} 使用{_zh(p.faction)}时的开局建筑顺序：{seq}",
+                    f"Player {p.name} opens as {p.faction} with {seq}",
                     quote=f"{quote} (by {secs}s)",
-                    scope=dict(base_scope),
-                    context=dict(ctx),
-                    generalizes=True,
                     mechanism="开局建造顺序是玩家事先演练的固定计划，跨局重复即为习惯 / "
                     "a build order is a rehearsed plan; repeated across games it is a habit",
-                    dedupe=replay_ref,
-                    ts=ts,
                 )
             )
         protocols = ep.protocols.get(p.name, ())
         if protocols:
             first = protocols[0]
             out.append(
-                Candidate(
-                    type=FactType.PREFERENCE,
-                    subject=f"player:{p.name}",
-                    attribute="first_protocol",
-                    value=first.name,
-                    content_zh=f"玩家 {p.name} 使用{_zh(p.faction)}时首个协议选择 {first.name}",
-                    content_en=f"Player {p.name} picks {first.name} as the first protocol with {p.faction}",
-                    kind=EvidenceKind.BEHAVIOUR,
+                game.habit(
+                    "first_protocol",
+                    first.name,
+                    f"玩家 {p.name} 使用{_zh(p.faction)}时首个协议选择 {first.name}",
+                    f"Player {p.name} picks {first.name} as the first protocol with {p.faction}",
                     quote=f"{first.name}@{first.seconds:.0f}s",
-                    scope=dict(base_scope),
-                    context=dict(ctx),
-                    generalizes=True,
                     mechanism="协议顺序决定科技路线，玩家按自己的打法固定选择 / "
                     "the protocol order fixes the tech path a player's style relies on",
-                    dedupe=replay_ref,
-                    ts=ts,
                 )
             )
         units = ep.first_productions.get(p.name, ())
         if units:
             first_unit = units[0]
             out.append(
-                Candidate(
-                    type=FactType.PREFERENCE,
-                    subject=f"player:{p.name}",
-                    attribute="first_unit",
-                    value=first_unit.name,
-                    content_zh=f"玩家 {p.name} 使用{_zh(p.faction)}时首个生产的单位是 {first_unit.name}",
-                    content_en=f"Player {p.name} first builds {first_unit.name} as {p.faction}",
-                    kind=EvidenceKind.BEHAVIOUR,
+                game.habit(
+                    "first_unit",
+                    first_unit.name,
+                    f"玩家 {p.name} 使用{_zh(p.faction)}时首个生产的单位是 {first_unit.name}",
+                    f"Player {p.name} first builds {first_unit.name} as {p.faction}",
                     quote=f"{first_unit.name}@{first_unit.seconds:.0f}s",
-                    scope=dict(base_scope),
-                    context=dict(ctx),
-                    generalizes=True,
                     mechanism="首个单位服务于玩家固定的开局意图（侦察、采矿或压制） / "
                     "the first unit serves the player's fixed opening intent",
-                    dedupe=replay_ref,
-                    ts=ts,
                 )
             )
         if p.faction and p.faction.lower() not in ("random", "observer", "commentator"):
+            # scoped by the faction itself: a player on three factions has three facts, each counting
+            # its own games, never a conflict between them (the split a reviewer would make anyway)
             out.append(
-                Candidate(
-                    type=FactType.PREFERENCE,
-                    subject=f"player:{p.name}",
-                    attribute="faction",
-                    value=p.faction,
-                    content_zh=f"玩家 {p.name} 使用阵营：{_zh(p.faction)}",
-                    content_en=f"Player {p.name} plays {p.faction}",
-                    kind=EvidenceKind.BEHAVIOUR,
+                game.habit(
+                    "faction",
+                    p.faction,
+                    f"玩家 {p.name} 使用阵营：{_zh(p.faction)}",
+                    f"Player {p.name} plays {p.faction}",
                     quote=f"S= slot: {p.name} {p.faction}",
-                    # scoped by the faction itself: a player on three factions has three facts, each counting
-                    # its own games, never a conflict between them (the split a reviewer would make anyway)
-                    scope=dict(base_scope),
-                    context=dict(ctx),
-                    generalizes=True,
                     mechanism="阵营由玩家在开局前主动选择 / the faction is the player's own pre-game choice",
-                    dedupe=replay_ref,
-                    ts=ts,
                 )
             )
         for claim in ep.claims:
             if claim.topic != "rule" and claim.player == p.name:
                 key = claim.key or claim.topic
                 out.append(
-                    Candidate(
-                        type=FactType.PREFERENCE,
-                        subject=f"player:{p.name}",
-                        attribute=f"claim:{key}",
-                        value=_habit_value(claim.value),
-                        content_zh=claim.text,
-                        content_en=claim.text,
-                        kind=EvidenceKind.BEHAVIOUR,
+                    game.habit(
+                        f"claim:{key}",
+                        _habit_value(claim.value),
+                        claim.text,
+                        claim.text,
                         quote=claim.text,
-                        scope=dict(base_scope),
-                        context=dict(ctx),
-                        generalizes=True,
                         mechanism=CLAIM_MECHANISMS.get(claim.topic, ""),
-                        dedupe=replay_ref,
-                        ts=ts,
                     )
                 )
     for c in out:
@@ -351,6 +346,22 @@ def feedback_candidates(fb: FeedbackInput, ts: float) -> tuple[list[Candidate], 
     """
     subject = f"analyst:{fb.analyst}"
     scope = {"analyst": fb.analyst, "section": fb.scope} if fb.scope else {}
+
+    def pref(attribute: str, value: str, zh: str, en: str, kind: EvidenceKind, *, quote: str) -> Candidate:
+        return Candidate(
+            type=FactType.PREFERENCE,
+            subject=subject,
+            attribute=attribute,
+            value=value,
+            content_zh=zh,
+            content_en=en,
+            kind=kind,
+            quote=quote,
+            scope=dict(scope),
+            ts=ts,
+            produced_by=PIPELINE_VERSION,
+        )
+
     out: list[Candidate] = []
     text = fb.preference.strip()
     low = text.lower()
@@ -363,34 +374,17 @@ def feedback_candidates(fb: FeedbackInput, ts: float) -> tuple[list[Candidate], 
             matched = True
             taken.add(pat.attribute)
             out.append(
-                Candidate(
-                    type=FactType.PREFERENCE,
-                    subject=subject,
-                    attribute=pat.attribute,
-                    value=pat.value,
-                    content_zh=pat.content_zh,
-                    content_en=pat.content_en,
-                    kind=EvidenceKind.EXPLICIT,
-                    quote=text,
-                    scope=dict(scope),
-                    ts=ts,
-                    produced_by=PIPELINE_VERSION,
-                )
+                pref(pat.attribute, pat.value, pat.content_zh, pat.content_en, EvidenceKind.EXPLICIT, quote=text)
             )
     if text and not matched:
         out.append(
-            Candidate(
-                type=FactType.PREFERENCE,
-                subject=subject,
-                attribute=f"note:{_h(low)}",
-                value=text,
-                content_zh=f"分析师的要求：{text}",
-                content_en=f"The analyst asked: {text}",
-                kind=EvidenceKind.EXPLICIT,
+            pref(
+                f"note:{_h(low)}",
+                text,
+                f"分析师的要求：{text}",
+                f"The analyst asked: {text}",
+                EvidenceKind.EXPLICIT,
                 quote=text,
-                scope=dict(scope),
-                ts=ts,
-                produced_by=PIPELINE_VERSION,
             )
         )
     reversals: list[Reversal] = []
@@ -402,21 +396,7 @@ def feedback_candidates(fb: FeedbackInput, ts: float) -> tuple[list[Candidate], 
             continue
         reversals.append(Reversal(subject, attribute, reversed_value, hit))
         pat = _pattern(attribute, implied)
-        out.append(
-            Candidate(
-                type=FactType.PREFERENCE,
-                subject=subject,
-                attribute=attribute,
-                value=implied,
-                content_zh=pat.content_zh,
-                content_en=pat.content_en,
-                kind=EvidenceKind.BEHAVIOUR,
-                quote=corr,
-                scope=dict(scope),
-                ts=ts,
-                produced_by=PIPELINE_VERSION,
-            )
-        )
+        out.append(pref(attribute, implied, pat.content_zh, pat.content_en, EvidenceKind.BEHAVIOUR, quote=corr))
     return prioritise(out), reversals
 
 

@@ -8,7 +8,7 @@ The order always ends with a unique column, so pages never overlap or skip rows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,3 +53,34 @@ def page_of(
     if reverse:
         rows.reverse()
     return rows
+
+
+Sort = tuple[str, bool]
+"""``(column name, descending)`` as a list view asks for it; the name is a key of the store's sort columns."""
+
+
+def sort_order(
+    sort: Sort | None,
+    columns: Mapping[str, Any],
+    unique: ColumnElement[Any] | InstrumentedAttribute[Any],
+    default: Sequence[SortKey],
+) -> list[SortKey]:
+    """The order of a list view's pages: ``default``, or the named column of ``columns`` then ``unique``.
+
+    Why here: every store's list view sorts the same way, and the unique last key is what keeps pages from
+    overlapping (see :func:`page_of`).
+    """
+    if sort is None:
+        return list(default)
+    name, descending = sort
+    return [SortKey(columns[name], descending), SortKey(unique, descending)]
+
+
+def where_equal(
+    stmt: Select[Any], *pairs: tuple[ColumnElement[Any] | InstrumentedAttribute[Any], object]
+) -> Select[Any]:
+    """``stmt`` restricted to ``column == value`` for each pair whose value is set (a list view's filter boxes)."""
+    for column, value in pairs:
+        if value:
+            stmt = stmt.where(column == value)
+    return stmt

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from app.errors import KnownError
 from app.store import Database
-from app.store.paging import SortKey, count_rows, page_of
+from app.store.paging import Sort, SortKey, count_rows, page_of, sort_order, where_equal
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import ENTRY_ID_RE, PreventionRule, Verification, WisdomEntry, iso, now_utc
 from app.wisdom.tables import (
@@ -268,7 +268,7 @@ class EntryFilter:
     text: str | None = None
 
 
-EntrySort = tuple[str, bool]
+EntrySort = Sort
 """``(column name, descending)`` of the entry list; names are the keys of :data:`ENTRY_SORT_COLUMNS`."""
 ENTRY_SORT_COLUMNS: dict[str, Any] = {
     "created": WisdomEntryRow.created_at,
@@ -284,16 +284,14 @@ ENTRY_SORT_COLUMNS: dict[str, Any] = {
 
 
 def _entry_query(flt: EntryFilter) -> Select[Any]:
-    q = select(WisdomEntryRow)
-    for col, val in (
+    q = where_equal(
+        select(WisdomEntryRow),
         (WisdomEntryRow.type_code, flt.type_code),
         (WisdomEntryRow.subtype_code, flt.subtype_code),
         (WisdomEntryRow.severity, flt.severity),
         (WisdomEntryRow.status, flt.status),
         (WisdomEntryRow.model, flt.model),
-    ):
-        if val:
-            q = q.where(col == val)
+    )
     if flt.text:
         q = q.where(WisdomEntryRow.description.contains(flt.text))
     return q
@@ -414,10 +412,8 @@ class WisdomStore:
         filter) a page past the middle is read from the end (see :mod:`app.store.paging`).
         """
         q = _entry_query(flt or EntryFilter())
-        order = [SortKey(WisdomEntryRow.created_at, True), SortKey(WisdomEntryRow.id, True)]
-        if sort is not None:
-            name, descending = sort
-            order = [SortKey(ENTRY_SORT_COLUMNS[name], descending), SortKey(WisdomEntryRow.id, descending)]
+        default = [SortKey(WisdomEntryRow.created_at, True), SortKey(WisdomEntryRow.id, True)]
+        order = sort_order(sort, ENTRY_SORT_COLUMNS, WisdomEntryRow.id, default)
         with self.db.read() as s:
             return [_row_to_entry(r, []) for r in page_of(s, q, order, offset=offset, limit=limit, total=total)]
 

@@ -16,7 +16,7 @@ from app.memory.candidates import run_candidates
 from app.store.db import _alembic_config, _make_engine
 from app.store.migrations.versions.memory_0006 import scope_faction_facts
 from tests.memory.helpers import Clock, analyse, make_store, run_ep
-from ui.tabs.memory_tabs import _split_default
+from ui.tabs.memory_review import _split_default
 
 
 def test_the_faction_candidate_is_scoped_by_its_faction() -> None:

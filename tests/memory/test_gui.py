@@ -38,7 +38,7 @@ def store(tmp_path: Path) -> MemoryStore:
 
 
 def test_facts_tab_filters_and_detail(qtbot, store: MemoryStore, run) -> None:  # type: ignore[no-untyped-def]
-    from ui.tabs.memory_tabs import FactsTab
+    from ui.tabs.memory_facts import FactsTab
 
     async def scenario() -> None:
         tab = FactsTab(store, Lang.EN)
@@ -82,7 +82,7 @@ def test_facts_tab_filters_and_detail(qtbot, store: MemoryStore, run) -> None:  
 
 
 def test_chains_tab_flip_back(qtbot, store: MemoryStore, run) -> None:  # type: ignore[no-untyped-def]
-    from ui.tabs.memory_tabs import ChainsTab
+    from ui.tabs.memory_chains import ChainsTab
 
     async def scenario() -> None:
         tab = ChainsTab(store, Lang.EN)
@@ -106,7 +106,7 @@ def test_chains_tab_flip_back(qtbot, store: MemoryStore, run) -> None:  # type: 
 
 
 def test_review_queue_side_by_side_and_approve(qtbot, store: MemoryStore, run) -> None:  # type: ignore[no-untyped-def]
-    from ui.tabs.memory_tabs import ReviewQueueTab
+    from ui.tabs.memory_review import ReviewQueueTab
 
     async def scenario() -> None:
         tab = ReviewQueueTab(store, Lang.EN, reviewer="rev")
@@ -161,7 +161,7 @@ def test_scorecard_tab_and_trend_chart(qtbot, store: MemoryStore, run) -> None: 
 
 
 def test_fact_detail_words_are_in_the_interface_language() -> None:
-    from ui.tabs.memory_tabs import pipeline_words, quote_words
+    from ui.tabs.memory_words import pipeline_words, quote_words
 
     assert quote_words("S= slot: Kirov Soviets", Lang.ZH) == "录像头的玩家栏：Kirov，苏联"
     assert quote_words("S= slot: Old Dog Allies", Lang.EN) == "the replay header's player slot: Old Dog, Allies"
@@ -172,7 +172,7 @@ def test_fact_detail_words_are_in_the_interface_language() -> None:
 
 def test_facts_show_display_names_with_internal_names_on_hover() -> None:
     from app.memory.views import FactView
-    from ui.tabs.memory_tabs import internal_names_hover, shown_content
+    from ui.tabs.memory_words import internal_names_hover, shown_content
 
     fact = FactView(
         1, "preference", "active", "player:Kirov", "opening", "SovietBarracks,SovietRefinery",

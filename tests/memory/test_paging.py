@@ -88,7 +88,7 @@ def test_facts_tab_reads_pages_on_demand_and_sorts_in_sql(
 ) -> None:
     from PySide6.QtCore import Qt
 
-    from ui.tabs.memory_tabs import FactsTab
+    from ui.tabs.memory_facts import FactsTab
     from ui.tabs.paging import KEPT_PAGES, PAGE_ROWS
 
     store, rows = facts

@@ -22,7 +22,8 @@ from ui.lang import UiLanguage
 from ui.main_window import AppContext
 from ui.number_field import NumberField
 from ui.settings_dialog import CONTEXT_SPEC, SettingsDialog
-from ui.tabs.memory_tabs import FactsTab, ScorecardTab
+from ui.tabs.memory_facts import FactsTab
+from ui.tabs.memory_scorecard import ScorecardTab
 
 pytestmark = pytest.mark.gui
 
@@ -184,7 +185,7 @@ def test_memory_filters_keep_a_refused_text(qtbot: Any, run: Any, tmp_path: Path
 @pytest.mark.parametrize("lang", [Lang.EN, Lang.ZH])
 @pytest.mark.parametrize(("months", "width"), [(24, 320), (12, 360), (12, 900), (6, 640), (3, 200)])
 def test_scorecard_month_labels_never_overlap(qtbot: Any, tmp_path: Path, lang: Lang, months: int, width: int) -> None:
-    from ui.tabs.memory_tabs import TrendChart
+    from ui.tabs.memory_scorecard import TrendChart
 
     db = open_database(tmp_path / "m.db")
     cards = MemoryStore(db).scorecard_trend(months)

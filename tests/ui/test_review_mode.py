@@ -15,7 +15,7 @@ from tests.memory.helpers import Clock, analyse, run_ep
 from tests.ui.conftest import until
 from ui.lang import UiLanguage
 from ui.main_window import AppContext, MainWindow
-from ui.tabs.memory_tabs import CURRENT_MARK, PROPOSED_MARK
+from ui.tabs.memory_review import CURRENT_MARK, PROPOSED_MARK
 
 pytestmark = pytest.mark.gui
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.i18n import Lang
-from ui.tabs.memory_tabs import QUEUE_KIND_WORDS, mechanism_words, reason_words, words
+from ui.tabs.memory_review import QUEUE_KIND_WORDS, reason_words
+from ui.tabs.memory_words import mechanism_words, words
 
 
 @pytest.mark.parametrize(

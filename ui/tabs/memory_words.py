@@ -1,0 +1,187 @@
+"""Words the memory tabs share: facts, statuses, scopes and sources as people read them, in zh and en.
+
+Why a module: the facts, chains and review tabs all show facts; one wording keeps them saying the same thing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+from PySide6.QtWidgets import (
+    QLabel,
+)
+
+from app.i18n import Lang, pick, system_lang
+from app.knowledge.display import display_names
+from app.knowledge.faction_names import faction_display
+from app.memory import FactView
+from ui.tabs.loading import Actions, Loader, error_text
+
+TYPES = ("preference", "project_fact", "domain", "lesson")
+STATUSES = ("active", "hypothesis", "superseded", "conflict", "observation")
+
+
+def day_words(ts: float) -> str:
+    """A Unix time as its UTC day (YYYY-MM-DD)."""
+    return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d")
+
+
+def fact_text(f: FactView, lang: Lang) -> str:
+    """A fact with its ledger and every source, as the facts tab's detail pane shows it."""
+    lines = [
+        f"#{f.id}  {words(TYPE_WORDS, f.type, lang)}  {words(STATUS_LABELS, f.status, lang)}  "
+        f"{pick(lang, '置信度', 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
+        shown_content(f, lang),
+        f"{pick(lang, '范围', 'scope')}: {scope_words(f.scope, lang)}",
+        f"{pick(lang, '方法', 'method')}: {words(METHOD_WORDS, f.method, lang)}  "
+        f"{pick(lang, '来自', 'made by')}: {pipeline_words(f.produced_by, lang)}"
+        + (f"  {pick(lang, '审批', 'approved by')}: {f.approved_by}" if f.approved_by else ""),
+    ]
+    if f.mechanism:
+        lines.append(f"{pick(lang, '机制', 'mechanism')}: {mechanism_words(f.mechanism, lang)}")
+    for s in f.sources:
+        sign = "+" if s.polarity > 0 else "−"
+        kind, quote = words(METHOD_WORDS, s.kind, lang), quote_words(s.quote, lang)
+        lines.append(f"  {sign} {day_words(s.ts)} {pick(lang, '对局记录', 'episode')} {s.episode_id} [{kind}] {quote}")
+    return "\n".join(lines)
+
+
+_SLOT_QUOTE = re.compile(r"^S= slot: (?P<name>.+) (?P<faction>\S+)$")
+
+
+def quote_words(quote: str, lang: Lang) -> str:
+    """An evidence quote as people read it: the replay header's player slot ("S= slot: Kirov Soviets") in words."""
+    m = _SLOT_QUOTE.match(quote)
+    if m is None:
+        return quote
+    name, faction = m.group("name"), faction_display(m.group("faction"), lang)
+    return pick(lang, f"录像头的玩家栏：{name}，{faction}", f"the replay header's player slot: {name}, {faction}")
+
+
+def shown_content(f: FactView, lang: Lang) -> str:
+    """What a fact says, with unit and power names as the knowledge names them in ``lang`` (not AlliedWallPiece)."""
+    return display_names(f.content(lang.value), f.scope.get("mod", ""), lang)[0]
+
+
+def internal_names_hover(lang: Lang, *facts: FactView | None) -> str:
+    """The hover of a fact's text: the internal names behind the display names shown ("" when there are none)."""
+    names: list[str] = []
+    for f in facts:
+        if f is not None:
+            names += [
+                n for n in display_names(f.content(lang.value), f.scope.get("mod", ""), lang)[1] if n not in names
+            ]
+    return pick(lang, "内部名：", "Internal names: ") + ", ".join(names) if names else ""
+
+
+def pipeline_words(produced_by: str, lang: Lang) -> str:
+    """Which pipeline made a fact: the rules over replays or a language model ("memory-rules/1" showed as is)."""
+    if produced_by.startswith("memory-rules"):
+        return pick(lang, "对局规则提取", "rules over the replays")
+    if produced_by.startswith("memory-llm"):
+        model = produced_by.split(":", 1)[1] if ":" in produced_by else ""
+        return pick(lang, "语言模型提取", "a language model") + (f" ({model})" if model else "")
+    return produced_by
+
+
+TYPE_WORDS = {
+    "preference": ("偏好", "preference"),
+    "project_fact": ("项目事实", "project fact"),
+    "domain": ("领域知识", "domain knowledge"),
+    "lesson": ("经验教训", "lesson"),
+}
+STATUS_LABELS = {
+    "active": ("使用中", "active"),
+    "hypothesis": ("假设", "hypothesis"),
+    "superseded": ("已替代", "superseded"),
+    "conflict": ("冲突", "conflict"),
+    "observation": ("观察", "observation"),
+}
+"""Short status names for the table and the filter (:data:`STATUS_WORDS` are the reviewer's longer ones)."""
+
+
+def words(table: Mapping[str, tuple[str, str]], key: str, lang: Lang) -> str:
+    """``key`` as ``table`` words it (中文, English) in ``lang``; a key the table lacks is shown as stored."""
+    zh, en = table.get(key, (key, key))
+    return pick(lang, zh, en)
+
+
+SCOPE_KEY_WORDS = {
+    "player": ("玩家", "player"),
+    "faction": ("阵营", "faction"),
+    "mod": ("模组", "mod"),
+    "map": ("地图", "map"),
+    "opponents": ("对手阵营", "opponents"),
+    "section": ("报告章节", "section"),
+    "model": ("模型", "model"),
+}
+
+
+def mechanism_words(mechanism: str, lang: Lang) -> str:
+    """The rules write a mechanism as ``中文 / English``: show the interface language's half."""
+    zh, sep, en = mechanism.partition(" / ")
+    return (zh if lang is Lang.ZH else en) if sep and zh and en else mechanism
+
+
+METHOD_WORDS = {
+    "explicit_statement": ("用户明确说明", "stated by a user"),
+    "behavior_inference": ("从对局行为推断", "inferred from how games were played"),
+    "doc_extraction": ("从文件中读取", "read from a file"),
+    "reuse_validated": ("复用时得到验证", "confirmed when reused"),
+}
+STATUS_WORDS = {
+    "active": ("正在使用", "in use"),
+    "hypothesis": ("假设（证据不足）", "hypothesis (not enough evidence)"),
+    "superseded": ("已被替代", "superseded"),
+    "conflict": ("与现有事实冲突，待审阅", "conflicts, awaiting review"),
+    "observation": ("仅作观察记录", "kept as an observation only"),
+}
+
+
+def scope_words(scope: dict[str, str], lang: Lang) -> str:
+    """Where a fact applies, in words (no scope: everywhere)."""
+    if not scope:
+        return pick(lang, "不限（任何对局）", "everywhere (no limits)")
+    return pick(lang, "，", ", ").join(
+        f"{words(SCOPE_KEY_WORDS, k, lang)} = {_scope_value(k, v, lang)}" for k, v in scope.items()
+    )
+
+
+def _scope_value(key: str, value: str, lang: Lang) -> str:
+    if key == "faction":
+        return faction_display(value, lang)
+    if key == "opponents":
+        return pick(lang, "、", ",").join(faction_display(v, lang) for v in value.split(","))
+    return value
+
+
+class MessageBar(QLabel):
+    """A one-line message area for known errors (never a traceback)."""
+
+    def show_error(self, exc: Exception, lang: Lang | None = None) -> None:
+        """Show ``exc``'s message (an unexpected exception as an internal error)."""
+        self.setText(error_text(exc, lambda zh, en: pick(lang or system_lang(), zh, en)))
+        self.setStyleSheet("color: #b00020;")
+
+    def clear_message(self) -> None:
+        """Remove the message."""
+        self.setText("")
+
+
+async def settle_all(*loaders: Loader, actions: Actions | None = None) -> None:
+    """Wait until no loader is busy and no action is running (actions start loads when they finish)."""
+    while any(ld.busy() for ld in loaders) or (actions is not None and actions.tasks):
+        for ld in loaders:
+            await ld.wait()
+        if actions is not None:
+            await actions.wait()
+
+
+def cancel_all(*loaders: Loader, actions: Actions | None = None) -> None:
+    """Cancel a tab's loaders and its pending actions (the tab is closing or the language changed)."""
+    for ld in loaders:
+        ld.cancel()
+    if actions is not None:
+        actions.cancel()
