@@ -262,8 +262,10 @@ class AnalystBase:
         cached = self._activity.get(key)
         if cached is not None:
             return cached
+        from app.facts.roles import role_of
         from app.replay.commands import Category
 
+        game = self.ix.replay.game
         playing = {p.slot for p in self.players}
         out: dict[int, Activity] = {p.slot: Activity(p.slot) for p in self.players}
         for ev in self.ix.events_between(a, b):
@@ -289,7 +291,7 @@ class AnalystBase:
                 act.attacks += 1
                 if ev.position is not None:
                     act.points.append((t, "attack", ev.position[0], ev.position[1]))
-                if cid == ATTACK and ev.object_ids:
+                if role_of(game, cid)[0] == ATTACK and ev.object_ids:  # RA3 0x20D, KW 0x23C, TW 0x232
                     target_owner = self.owner_of(ev.object_ids[0])
                     if target_owner is not None and self.team(target_owner) != self.team(ev.player):
                         act.attacks_on[target_owner] += 1

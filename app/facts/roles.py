@@ -12,6 +12,8 @@ of growing per-game branches. The layouts are checked on the KW/TW corpus (``doc
 * KW 0x22D ``O B I I B I`` queue unit: factory, flag, **unit hash at argument 2** (RA3 0x205 has it at 1: the
   hash index comes from ``app.replay.names.HASH_ARGS``, never from the role); 0x22E cancel unit;
 * KW 0x22F ``O I I`` / 0x231 ``O I I P F`` start / place structure = 0x207 / 0x209; 0x230 = 0x208; 0x234 sell;
+* KW 0x23C / 0x23D ``O P`` attack / force-fire on an object = 0x20D / 0x20E: the object is the target, the actors are
+  the player's selection, P is the click point;
 * KW 0x244 ``O`` return to refinery = 0x212, 0x245 ``P O`` harvest a field = 0x248, 0x272 repair, 0x277 Q select;
 * KW 0x291 ``I B`` player left: sent by a remaining client with the leaver's slot (see :data:`PLAYER_LEFT`).
 
@@ -41,6 +43,8 @@ _KW_ROLES: dict[int, int] = {
     0x230: 0x208,
     0x231: 0x209,
     0x234: 0x20A,
+    0x23C: 0x20D,
+    0x23D: 0x20E,
     0x244: 0x212,
     0x245: 0x248,
     0x272: 0x228,

@@ -206,9 +206,23 @@ _KW_HIGH: tuple[_Row, ...] = (
     (0x22F, "Start structure", "开始建造建筑", C.BUILD, False),
     (0x230, "Hold/cancel structure", "暂停/取消建筑", C.BUILD, False),
     (0x231, "Place structure", "放置建筑", C.PLACE, False),
+    # 0x234..0x23E follow the Generals order SELL, EXIT, EVACUATE, …, DO_ATTACK_OBJECT, DO_FORCE_ATTACK_OBJECT,
+    # DO_FORCE_ATTACK_GROUND (notes §4.1), as RA3's 0x20A..0x20F do; checked on the corpus bytes in
+    # tests/facts/test_kw_commands.py (docs/kw-tw-commands.md §2):
+    # 0x234 `O` (KWRAS "sell"): 108/108 KW targets are named by no later command, all owner evidence is the seller's.
     (0x234, "Sell", "出售", C.SELL, False),
-    (0x23D, "Attack", "攻击", C.ORDER_ATTACK, False),
-    (0x23E, "Force-fire", "强制攻击", C.ORDER_ATTACK, False),
+    # 0x235 `O O` [inferred; KWRAS: no name]: passenger, then the building/transport it leaves, which is the
+    # player's selection at the time; the passenger then acts alone (kw_test #738 leaves #810, then enters #232).
+    (0x235, "Exit (one unit leaves)", "单个单位撤出", C.GARRISON, False),
+    # 0x236 `I O*` [inferred; KWRAS: no name]: RA3 0x20C's layout (k, k buildings); KW targets are map buildings.
+    (0x236, "Evacuate", "撤出驻军", C.GARRISON, False),
+    # 0x23C `O P` (KWRAS: no name; 950 in KW): target, click point. Every target whose owner is known (838) is
+    # another player's object, e.g. kw_test joohan on BoolBada's yard #241.
+    (0x23C, "Attack", "攻击", C.ORDER_ATTACK, False),
+    # 0x23D `O P` (KWRAS "attack"; 30 in KW) [inferred]: the forced form of 0x23C by the Generals order; kw_test's
+    # one record targets map object #233 (below the first player object, the yards #241/#242).
+    (0x23D, "Force-fire on object", "强制攻击目标", C.ORDER_ATTACK, False),
+    (0x23E, "Force-fire on ground", "强制攻击地面", C.ORDER_ATTACK, False),  # `P` (KWRAS "force fire")
     (0x243, "Enter building", "进入建筑", C.GARRISON, False),
     (0x244, "Return to refinery", "返回精炼厂", C.HARVEST, False),
     (0x245, "Harvest from field", "采集指定泰伯利亚田", C.HARVEST, False),
@@ -230,6 +244,8 @@ _KW_HIGH: tuple[_Row, ...] = (
     (0x28E, "Reverse move", "倒车移动", C.ORDER_MOVE, False),
     (0x28F, "Periodic timing message", "周期同步消息", C.AUTOMATIC, True),
     (0x291, "Player left", "玩家离开", C.OTHER, False),  # `I B`: the leaver's slot (app.facts.roles.PLAYER_LEFT)
+    # 0x292 `O` (76 in KW; KWRAS: no name) stays unnamed: its target is mostly another player's object, nothing
+    # in the corpus tells what the order does.
 )
 
 KW_COMMANDS: tuple[_Row, ...] = _CNC3_LOW + _KW_HIGH
