@@ -8,7 +8,7 @@ from typing import Any
 from app.claims.issues import ValidationIssue
 from app.claims.parse import ParsedClaims
 from app.claims.revision import KINDS
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 
 PASSED = "passed"
 
@@ -76,9 +76,9 @@ def quote_flagged(parsed: ParsedClaims, issues: Sequence[ValidationIssue], lang:
             if not mine:
                 continue
             label = {
-                "unit": pick(lang, "单位声明", "unit claim"),
-                "event": pick(lang, "事件声明", "event claim"),
-                "timeline": pick(lang, "时间线声明", "timeline claim"),
+                "unit": tr(lang, "unit claim"),
+                "event": tr(lang, "event claim"),
+                "timeline": tr(lang, "timeline claim"),
             }[kind]
             lines.append(f"- {label} {n + 1}: {claim_summary(kind, claim)}")
             for i in mine:  # the message as stored and shown in the report: it names the fact (issue 28 §2)

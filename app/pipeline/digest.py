@@ -16,7 +16,7 @@ from typing import Any
 from app.claims.issues import ValidationIssue
 from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.revision import claim_key, passed_claims
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 
 TypeOf = Callable[[str], str | None]
 
@@ -43,25 +43,25 @@ class WindowDigest:
 
     def render(self, lang: Lang) -> str:
         """One line: label, summary, then per player its validated claims, corrections and withdrawn claims."""
-        out = self.label + pick(lang, "：", ": ") + self.summary
+        out = self.label + tr(lang, ": ") + self.summary
         players = list(dict.fromkeys(c.player for c in self.claims))
         for p in players:
             mine = [c for c in self.claims if c.player == p]
             parts = []
             for title, picked in (
-                (pick(lang, "已验证", "validated"), [c for c in mine if not c.corrected and not c.contradicted]),
+                (tr(lang, "validated"), [c for c in mine if not c.corrected and not c.contradicted]),
                 (
-                    pick(lang, "修订更正", "corrected in revision"),
+                    tr(lang, "corrected in revision"),
                     [c for c in mine if c.corrected and not c.contradicted],
                 ),
                 (
-                    pick(lang, "后来被推翻（未验证）", "contradicted later (not validated)"),
+                    tr(lang, "contradicted later (not validated)"),
                     [c for c in mine if c.contradicted],
                 ),
             ):
                 if picked:
-                    parts.append(title + pick(lang, "：", ": ") + "; ".join(c.text for c in picked))
-            out += f" [{p or pick(lang, '未注明玩家', 'no player')}] " + " | ".join(parts)
+                    parts.append(title + tr(lang, ": ") + "; ".join(c.text for c in picked))
+            out += f" [{p or tr(lang, 'no player')}] " + " | ".join(parts)
         return out
 
 

@@ -44,7 +44,7 @@ from app.claims.timeparse import format_time
 from app.claims.validate import ClaimValidator
 from app.claims.verdicts import annotated_claims, quote_flagged
 from app.errors import KnownError
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 from app.llm.base import ChatMessage, ChatProvider
 from app.llm.errors import ContextOverflowError
 from app.llm.events import Outcome, UsageReport
@@ -140,23 +140,13 @@ def incomplete_message(lang: Lang, outcome: RequestOutcome) -> str:
     n = len(outcome.text)
     match outcome.outcome:
         case Outcome.CUT:
-            return pick(
-                lang,
-                f"回复在 {n} 个字符后中断（已保留部分文本）：{cause}",
-                f"the reply was cut after {n} characters (partial text kept): {cause}",
-            )
+            return tr(lang, "the reply was cut after {n} characters (partial text kept): {cause}", n=n, cause=cause)
         case Outcome.STALLED:
-            return pick(
-                lang, f"回复停滞（已保留 {n} 个字符）：{cause}", f"the reply stalled ({n} characters kept): {cause}"
-            )
+            return tr(lang, "the reply stalled ({n} characters kept): {cause}", n=n, cause=cause)
         case Outcome.LENGTH:
-            return pick(
-                lang,
-                f"回复达到输出上限被截断（已保留 {n} 个字符）",
-                f"the reply hit the output limit ({n} characters kept)",
-            )
+            return tr(lang, "the reply hit the output limit ({n} characters kept)", n=n)
         case _:
-            return cause or pick(lang, "回复为空", "empty reply")
+            return cause or tr(lang, "empty reply")
 
 
 class RunHooks(Protocol):
@@ -447,11 +437,11 @@ class AnalysisRun:
             stored_keys = [s.key for s in rec.stages]
             if stored_keys != [s.key for s in stages]:
                 raise ResumeMismatchError(
-                    pick(
+                    tr(
                         self.lang,
-                        f"分析 #{resume_id} 的分段与现在的计划不同（知识、记忆或模型设置已改变），无法续跑；请重新分析",
-                        f"analysis #{resume_id} was planned with other segments (knowledge, memory or model settings "
-                        "changed since); it cannot be resumed, start a new analysis",
+                        "analysis #{resume_id} was planned with other segments (knowledge, memory or model "
+                        "settings changed since); it cannot be resumed, start a new analysis",
+                        resume_id=resume_id,
                     )
                 )
             done = {s.key: s for s in rec.stages if s.status in SETTLED}
@@ -530,11 +520,7 @@ class AnalysisRun:
             self._current = None
             self._fail(
                 stage,
-                pick(
-                    self.lang,
-                    f"超过本次分析的时限（{deadline_s:g} 秒），已停止",
-                    f"the run's deadline of {deadline_s:g} s passed; stopped",
-                ),
+                tr(self.lang, "the run's deadline of {deadline_s:g} s passed; stopped", deadline_s=deadline_s),
                 "".join(parts),
                 [],
                 outcome=Outcome.CANCELLED,
@@ -548,11 +534,7 @@ class AnalysisRun:
         msg = (
             str(exc)
             if isinstance(exc, KnownError)
-            else pick(
-                self.lang,
-                f"内部错误（{type(exc).__name__}），已停止；可续跑",
-                f"internal error ({type(exc).__name__}); stopped, resumable",
-            )
+            else tr(self.lang, "internal error ({name}); stopped, resumable", name=type(exc).__name__)
         )
         try:
             if self._current is not None:
@@ -566,7 +548,7 @@ class AnalysisRun:
     def _cancelled(self) -> None:
         if self._current is not None:
             stage, parts = self._current
-            msg = pick(self.lang, "已取消", "cancelled")
+            msg = tr(self.lang, "cancelled")
             self.repo.stage_failed(self.analysis_id, stage, msg, "".join(parts), outcome=Outcome.CANCELLED)
             self.emit(ev.StageFailed(stage, msg, "".join(parts), Outcome.CANCELLED))
         self.repo.finish(self.analysis_id, "cancelled", self.totals.as_dict())
@@ -660,11 +642,7 @@ class AnalysisRun:
             reason = incomplete_message(self.lang, outcome)
             self._fail(
                 stage,
-                pick(
-                    self.lang,
-                    f"总览轮失败，继续分析（无总览）：{reason}",
-                    f"overview failed, continuing without it: {reason}",
-                ),
+                tr(self.lang, "overview failed, continuing without it: {reason}", reason=reason),
                 outcome.text,
                 logs,
                 status=SKIPPED,
@@ -683,9 +661,8 @@ class AnalysisRun:
                     ValidationIssue(
                         Severity.INFO,
                         "OverviewClaimsStripped",
-                        pick(
+                        tr(
                             self.lang,
-                            "总览轮不带声明：回复中的 [机器可读声明] 已删除，未传给后续轮次",
                             "the overview carries no claims: its [claims] block was removed and not passed on",
                         ),
                     )
@@ -855,10 +832,10 @@ class AnalysisRun:
                         state,
                         start,
                         end,
-                        reason=pick(
+                        reason=tr(
                             self.lang,
-                            f"超过每段 {MAX_LOOKBACKS_PER_SEGMENT} 次回查上限",
-                            f"more than {MAX_LOOKBACKS_PER_SEGMENT} lookbacks in this segment",
+                            "more than {max_lookbacks_per_segment} lookbacks in this segment",
+                            max_lookbacks_per_segment=MAX_LOOKBACKS_PER_SEGMENT,
                         ),
                     )
                     continue
@@ -868,7 +845,7 @@ class AnalysisRun:
                         state,
                         start,
                         end,
-                        reason=pick(self.lang, "区间超出录像时长", "the range lies beyond the end of the replay"),
+                        reason=tr(self.lang, "the range lies beyond the end of the replay"),
                     )
                     continue
                 body = "\n".join(ln.text for ln in self.p.log.lines_between(start, end))
@@ -881,10 +858,11 @@ class AnalysisRun:
                         state,
                         start,
                         end,
-                        reason=pick(
+                        reason=tr(
                             self.lang,
-                            f"区间约 {tokens:,} token，超过单次 {label} 上限",
-                            f"the range is about {tokens:,} tokens, over the {label} limit",
+                            "the range is about {tokens:,} tokens, over the {label} limit",
+                            tokens=tokens,
+                            label=label,
                         ),
                         tokens=tokens,
                     )
@@ -893,7 +871,7 @@ class AnalysisRun:
                     self.lang,
                     format_time(start),
                     format_time(end),
-                    body or pick(self.lang, "（无操作）", "(no orders)"),
+                    body or tr(self.lang, "(no orders)"),
                 )
                 try:  # every served range must still fit (plan §5.7: all lookbacks within budget)
                     self._guard_followup(
@@ -954,10 +932,12 @@ class AnalysisRun:
                 ValidationIssue(
                     Severity.INFO,
                     "LookbackRefused",
-                    pick(
+                    tr(
                         self.lang,
-                        f"回查 {format_time(start)}~{format_time(end)} 未执行：{reason}",
-                        f"lookback {format_time(start)}~{format_time(end)} not served: {reason}",
+                        "lookback {start}~{end} not served: {reason}",
+                        start=format_time(start),
+                        end=format_time(end),
+                        reason=reason,
                     ),
                     start,
                 )
@@ -1033,11 +1013,7 @@ class AnalysisRun:
         """``窗口 N（段 S，a~b）`` / ``Window N (segment S, a~b)``: one name per unit of work (issue 21)."""
         n = self._window_number(stage)
         span = f"{format_time(stage.start_seconds)}~{format_time(stage.end_seconds)}"
-        return pick(
-            self.lang,
-            f"窗口 {n}（段 {stage.segment + 1}，{span}）",
-            f"Window {n} (segment {stage.segment + 1}, {span})",
-        )
+        return tr(self.lang, "Window {n} (segment {segment}, {span})", n=n, segment=stage.segment + 1, span=span)
 
     def _carry(  # noqa: PLR0917 - the draft and the final claims with their issues
         self,
@@ -1095,7 +1071,7 @@ class AnalysisRun:
                 for head, (_s, text) in zip(heads, self.window_texts, strict=True)
             )
             instruction = prompts.summary_round_instruction(
-                self.lang, analyses or pick(self.lang, "（无）", "(none)"), lookbacks=self._lookbacks_offered
+                self.lang, analyses or tr(self.lang, "(none)"), lookbacks=self._lookbacks_offered
             )
             try:
                 req = self.assembler.final(self._facts_within_budget(), instruction)
@@ -1174,7 +1150,7 @@ class AnalysisRun:
                     ValidationIssue(
                         Severity.WARNING,
                         "SummaryCorrection",
-                        pick(self.lang, f"总结轮更正：{c.text}", f"Summary round correction: {c.text}"),
+                        tr(self.lang, "Summary round correction: {text}", text=c.text),
                         time_seconds=c.time_seconds,
                         unit_id=c.unit_id,
                     )
@@ -1184,17 +1160,18 @@ class AnalysisRun:
                 ValidationIssue(
                     Severity.INFO,
                     "SummaryCorrectionsCut",
-                    pick(
+                    tr(
                         self.lang,
-                        f"总结轮对本窗口还有 {more} 条更正，超过每窗口 {MAX_CORRECTIONS_PER_WINDOW} 条的上限，已忽略",
-                        f"{more} more summary-round correction(s) of this window beyond "
-                        f"{MAX_CORRECTIONS_PER_WINDOW} were ignored",
+                        "{more} more summary-round correction(s) of this window beyond "
+                        "{max_corrections_per_window} were ignored",
+                        more=more,
+                        max_corrections_per_window=MAX_CORRECTIONS_PER_WINDOW,
                     ),
                 )
             )
         record = {st.key: st for st in self.repo.load(self.analysis_id).stages}
         label = {s.key: self._window_label(s) for s, _t in self.window_texts}
-        label[ev.StageKind.SUMMARY_ROUND.value] = pick(self.lang, "总结轮", "Summary round")
+        label[ev.StageKind.SUMMARY_ROUND.value] = tr(self.lang, "Summary round")
         checked = [
             StageClaims(key, label[key], dict(record[key].claims or {}))
             for key in label

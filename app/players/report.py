@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.errors import KnownError
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 from app.safetext import markdown_escape, one_line
 from app.timefmt import format_clock
 
@@ -160,7 +160,7 @@ def _fmt(name: str, value: float | None) -> str:
 
 def render_markdown(profile: dict[str, Any], lang: Lang) -> str:
     """The profile as Markdown; every replay-derived cell is escaped."""
-    title = pick(lang, "玩家档案", "Player profile")
+    title = tr(lang, "Player profile")
     lines = [f"# {title}: {markdown_escape(profile['player'])}", ""]
     for heading, paragraphs, table in _sections(profile, lang):
         lines += [f"## {heading}", ""]
@@ -175,7 +175,7 @@ def render_markdown(profile: dict[str, Any], lang: Lang) -> str:
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], lang: Lang) -> list[str]:
     if not rows:
-        return [pick(lang, "（无）", "(none)")]
+        return [tr(lang, "(none)")]
 
     cell = markdown_escape  # escapes "|" too, so a name cannot split a cell
     return [
@@ -191,7 +191,7 @@ def render_html(profile: dict[str, Any], lang: Lang) -> str:
     def esc(text: object) -> str:
         return html.escape(one_line(str(text)))
 
-    title = f"{pick(lang, '玩家档案', 'Player profile')}: {esc(profile['player'])}"
+    title = f"{tr(lang, 'Player profile')}: {esc(profile['player'])}"
     parts = [
         "<!DOCTYPE html>",
         f'<html lang="{lang.value}"><head><meta charset="utf-8"><title>{title}</title></head><body>',
@@ -204,7 +204,7 @@ def render_html(profile: dict[str, Any], lang: Lang) -> str:
             continue
         header, rows = table
         if not rows:
-            parts.append(f"<p>{esc(pick(lang, '（无）', '(none)'))}</p>")
+            parts.append(f"<p>{esc(tr(lang, '(none)'))}</p>")
             continue
         parts.append("<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr></thead><tbody>")
         parts += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows]
@@ -229,16 +229,8 @@ def write_profile(profile: dict[str, Any], path: Path, lang: Lang) -> None:
 
         text = json_text(profile) + "\n"
     else:
-        raise KnownError(
-            pick(
-                lang,
-                f"不支持的档案格式 {suffix!r}：用 .md、.html 或 .json",
-                f"unsupported profile format {suffix!r}: use .md, .html or .json",
-            )
-        )
+        raise KnownError(tr(lang, "unsupported profile format {suffix!r}: use .md, .html or .json", suffix=suffix))
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise KnownError(
-            pick(lang, f"无法写入 {path}：{exc.strerror}", f"cannot write {path}: {exc.strerror}")
-        ) from exc
+        raise KnownError(tr(lang, "cannot write {path}: {strerror}", path=path, strerror=exc.strerror)) from exc

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, pick, system_lang, tr, trc
 from app.knowledge.display import display_names
 from app.knowledge.faction_names import faction_display
 from app.memory import HEALTHY, METRICS, EpisodeView, FactView, MemoryStore, QueueView, Scorecard, SourceView
@@ -70,19 +70,19 @@ def _date(ts: float) -> str:
 def _fact_text(f: FactView, lang: Lang) -> str:
     lines = [
         f"#{f.id}  {words(TYPE_WORDS, f.type, lang)}  {words(STATUS_LABELS, f.status, lang)}  "
-        f"{pick(lang, '置信度', 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
+        f"{tr(lang, 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
         shown_content(f, lang),
-        f"{pick(lang, '范围', 'scope')}: {_scope_words(f.scope, lang)}",
-        f"{pick(lang, '方法', 'method')}: {words(METHOD_WORDS, f.method, lang)}  "
-        f"{pick(lang, '来自', 'made by')}: {pipeline_words(f.produced_by, lang)}"
-        + (f"  {pick(lang, '审批', 'approved by')}: {f.approved_by}" if f.approved_by else ""),
+        f"{tr(lang, 'scope')}: {_scope_words(f.scope, lang)}",
+        f"{tr(lang, 'method')}: {words(METHOD_WORDS, f.method, lang)}  "
+        f"{tr(lang, 'made by')}: {pipeline_words(f.produced_by, lang)}"
+        + (f"  {tr(lang, 'approved by')}: {f.approved_by}" if f.approved_by else ""),
     ]
     if f.mechanism:
-        lines.append(f"{pick(lang, '机制', 'mechanism')}: {mechanism_words(f.mechanism, lang)}")
+        lines.append(f"{tr(lang, 'mechanism')}: {mechanism_words(f.mechanism, lang)}")
     for s in f.sources:
         sign = "+" if s.polarity > 0 else "−"
         kind, quote = words(METHOD_WORDS, s.kind, lang), quote_words(s.quote, lang)
-        lines.append(f"  {sign} {_date(s.ts)} {pick(lang, '对局记录', 'episode')} {s.episode_id} [{kind}] {quote}")
+        lines.append(f"  {sign} {_date(s.ts)} {tr(lang, 'episode')} {s.episode_id} [{kind}] {quote}")
     return "\n".join(lines)
 
 
@@ -95,7 +95,7 @@ def quote_words(quote: str, lang: Lang) -> str:
     if m is None:
         return quote
     name, faction = m.group("name"), faction_display(m.group("faction"), lang)
-    return pick(lang, f"录像头的玩家栏：{name}，{faction}", f"the replay header's player slot: {name}, {faction}")
+    return tr(lang, "the replay header's player slot: {name}, {faction}", name=name, faction=faction)
 
 
 def shown_content(f: FactView, lang: Lang) -> str:
@@ -111,16 +111,16 @@ def internal_names_hover(lang: Lang, *facts: FactView | None) -> str:
             names += [
                 n for n in display_names(f.content(lang.value), f.scope.get("mod", ""), lang)[1] if n not in names
             ]
-    return pick(lang, "内部名：", "Internal names: ") + ", ".join(names) if names else ""
+    return tr(lang, "Internal names: ") + ", ".join(names) if names else ""
 
 
 def pipeline_words(produced_by: str, lang: Lang) -> str:
     """Which pipeline made a fact: the rules over replays or a language model ("memory-rules/1" showed as is)."""
     if produced_by.startswith("memory-rules"):
-        return pick(lang, "对局规则提取", "rules over the replays")
+        return tr(lang, "rules over the replays")
     if produced_by.startswith("memory-llm"):
         model = produced_by.split(":", 1)[1] if ":" in produced_by else ""
-        return pick(lang, "语言模型提取", "a language model") + (f" ({model})" if model else "")
+        return tr(lang, "a language model") + (f" ({model})" if model else "")
     return produced_by
 
 
@@ -183,10 +183,10 @@ def query_chains(store: MemoryStore, lang: Lang) -> tuple[list[list[FactView]], 
     chains = store.chains()
     lines = []
     for chain in chains:
-        current = pick(lang, "当前", "current")
+        current = tr(lang, "current")
         text = " → ".join(f"【{current} #{f.id}】" if f.status == "active" else f"#{f.id}" for f in chain)
         if len(chain) >= 3:
-            text += pick(lang, "  （不稳定）", "  (unstable)")
+            text += tr(lang, "  (unstable)")
         lines.append(f"{text}  {shown_content(chain[-1], lang)}")
     return chains, lines
 
@@ -218,7 +218,7 @@ def resolution_words(resolution: str, lang: Lang) -> str:
     """A decided item's resolution in words (``closed with #N``: closed together with item N's ruling)."""
     closed = re.fullmatch(r"closed with #(\d+)", resolution)
     if closed:
-        return pick(lang, f"随 #{closed.group(1)} 一起关闭", f"closed with #{closed.group(1)}")
+        return tr(lang, "closed with #{value}", value=closed.group(1))
     return words(RESOLUTION_WORDS, resolution, lang)
 
 
@@ -325,8 +325,8 @@ def differs_words(differs: tuple[str, ...], lang: Lang) -> str:
     """The line over the two sides that names what differs (empty when the item has no current side)."""
     if not differs:
         return ""
-    names = pick(lang, "、", ", ").join(words(FIELD_WORDS, d, lang) for d in differs)
-    return pick(lang, f"两边不同之处（已标出）：{names}", f"What differs (marked on both sides): {names}")
+    names = tr(lang, ", ").join(words(FIELD_WORDS, d, lang) for d in differs)
+    return tr(lang, "What differs (marked on both sides): {names}", names=names)
 
 
 METHOD_WORDS = {
@@ -346,8 +346,8 @@ STATUS_WORDS = {
 
 def _scope_words(scope: dict[str, str], lang: Lang) -> str:
     if not scope:
-        return pick(lang, "不限（任何对局）", "everywhere (no limits)")
-    return pick(lang, "，", ", ").join(
+        return tr(lang, "everywhere (no limits)")
+    return trc(lang, "ui.tabs.memory_tabs", ", ").join(
         f"{words(SCOPE_KEY_WORDS, k, lang)} = {_scope_value(k, v, lang)}" for k, v in scope.items()
     )
 
@@ -356,29 +356,29 @@ def _scope_value(key: str, value: str, lang: Lang) -> str:
     if key == "faction":
         return faction_display(value, lang)
     if key == "opponents":
-        return pick(lang, "、", ",").join(faction_display(v, lang) for v in value.split(","))
+        return tr(lang, ",").join(faction_display(v, lang) for v in value.split(","))
     return value
 
 
 def _episode_words(ep: EpisodeView | None, episode_id: int | None, lang: Lang) -> str:
     if ep is None:
-        return (
-            pick(lang, "（来源记录不可用）", "(source record not available)")
-            if episode_id
-            else pick(lang, "（无对局来源）", "(no game behind it)")
-        )
+        return tr(lang, "(source record not available)") if episode_id else tr(lang, "(no game behind it)")
     if ep.kind == "feedback":
-        who = ep.analyst or pick(lang, "用户", "a user")
-        return pick(lang, f"{who} 的反馈（{_date(ep.ts)}）", f"feedback from {who} ({_date(ep.ts)})")
-    name = Path(ep.replay_path).name if ep.replay_path else pick(lang, "录像", "a replay")
+        who = ep.analyst or tr(lang, "a user")
+        return tr(lang, "feedback from {who} ({ts})", who=who, ts=_date(ep.ts))
+    name = Path(ep.replay_path).name if ep.replay_path else tr(lang, "a replay")
     played = _date(ep.played_at) if ep.played_at else "?"
-    vs = pick(lang, " 对 ", " vs ")
+    vs = tr(lang, " vs ")
     players = vs.join(f"{n} ({faction_display(f, lang)})" for n, f in ep.players)
-    model = pick(lang, f"，分析模型 {ep.model}", f", analysed by {ep.model}") if ep.model else ""
-    return pick(
+    model = tr(lang, ", analysed by {model}", model=ep.model) if ep.model else ""
+    return tr(
         lang,
-        f"{name}，{played} 对局，{ep.map_name}，{players}{model}",
-        f"{name}, played {played} on {ep.map_name}, {players}{model}",
+        "{name}, played {played} on {map_name}, {players}{model}",
+        name=name,
+        played=played,
+        map_name=ep.map_name,
+        players=players,
+        model=model,
     )
 
 
@@ -389,27 +389,30 @@ def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> st
     lines = [
         shown_content(f, lang),
         "",
-        pick(
+        tr(
             lang,
-            f"状态：{status} · 置信度 {f.confidence:.2f} · 证据 {f.evidence_count} 条",
-            f"Status: {status} · confidence {f.confidence:.2f} · {f.evidence_count} piece(s) of evidence",
+            "Status: {status} · confidence {confidence:.2f} · {evidence_count} piece(s) of evidence",
+            status=status,
+            confidence=f.confidence,
+            evidence_count=f.evidence_count,
         ),
-        pick(lang, f"适用范围：{_scope_words(f.scope, lang)}", f"Applies to: {_scope_words(f.scope, lang)}"),
-        pick(
+        tr(lang, "Applies to: {scope_words}", scope_words=_scope_words(f.scope, lang)),
+        tr(
             lang,
-            f"得出方式：{method}（{pipeline_words(f.produced_by, lang)}）",
-            f"How it was learnt: {method} ({pipeline_words(f.produced_by, lang)})",
+            "How it was learnt: {method} ({pipeline_words})",
+            method=method,
+            pipeline_words=pipeline_words(f.produced_by, lang),
         ),
     ]
     if f.approved_by:
-        lines.append(pick(lang, f"审阅人：{f.approved_by}", f"Approved by: {f.approved_by}"))
+        lines.append(tr(lang, "Approved by: {approved_by}", approved_by=f.approved_by))
     if f.mechanism:
         why = mechanism_words(f.mechanism, lang)
-        lines.append(pick(lang, f"为什么成立：{why}", f"Why it holds: {why}"))
+        lines.append(tr(lang, "Why it holds: {why}", why=why))
     if f.sources:
-        lines.append(pick(lang, "证据：", "Evidence:"))
+        lines.append(tr(lang, "Evidence:"))
     for src in f.sources:
-        sign = pick(lang, "支持", "supports") if src.polarity > 0 else pick(lang, "反例", "counterexample")
+        sign = tr(lang, "supports") if src.polarity > 0 else tr(lang, "counterexample")
         lines.append(f"  • {sign}: {_episode_words(episodes.get(src.episode_id or -1), src.episode_id, lang)}")
         if src.quote:
             lines.append(f"    “{quote_words(src.quote, lang)}”")
@@ -546,18 +549,16 @@ class FactsTab(QWidget):
         self.detail_loader = Loader(self, self._show_error)
         self._actions = Actions(self, self._show_error)
         self.type_box = QComboBox()
-        self.type_box.addItem(pick(self.lang, "全部类型", "all types"), "")
+        self.type_box.addItem(tr(self.lang, "all types"), "")
         for t in TYPES:
             self.type_box.addItem(words(TYPE_WORDS, t, self.lang), t)
         self.status_box = QComboBox()
-        self.status_box.addItem(pick(self.lang, "全部状态", "all statuses"), "")
+        self.status_box.addItem(tr(self.lang, "all statuses"), "")
         for st in STATUSES:
             self.status_box.addItem(words(STATUS_LABELS, st, self.lang), st)
-        self.min_conf = NumberField(
-            CONFIDENCE_SPEC, self.lang, 0, step=0.05, prefix=pick(self.lang, "置信度 ≥", "confidence ≥")
-        )
+        self.min_conf = NumberField(CONFIDENCE_SPEC, self.lang, 0, step=0.05, prefix=tr(self.lang, "confidence ≥"))
         self.min_conf.edit.setMaximumWidth(64)
-        self.batch_button = QPushButton(pick(self.lang, "立即蒸馏", "Distil now"))
+        self.batch_button = QPushButton(tr(self.lang, "Distil now"))
         self.message = MessageBar()
         filters = FlowLayout()  # reflows in a narrow side panel
         for w in (self.type_box, self.status_box, self.min_conf, self.batch_button, self.message):
@@ -567,10 +568,10 @@ class FactsTab(QWidget):
             self,
             [
                 "#",
-                pick(self.lang, "类型", "type"),
-                pick(self.lang, "状态", "status"),
-                pick(self.lang, "置信度", "confidence"),
-                pick(self.lang, "内容", "content"),
+                tr(self.lang, "type"),
+                tr(self.lang, "status"),
+                tr(self.lang, "confidence"),
+                tr(self.lang, "content"),
             ],
             FACT_SORT_KEYS,
             self._show_error,
@@ -578,21 +579,16 @@ class FactsTab(QWidget):
         paged_table(self.table, self.model)
         self.empty = EmptyHint(
             self.table,
-            pick(
+            tr(
                 self.lang,
-                "还没有事实。每次分析完成后，系统会从录像中记下玩家习惯等事实；你的反馈也会记在这里。",
-                "No facts yet. Each finished analysis records what it learns from the replay (players' habits, for "
-                "example), and your feedback is kept here too.",
+                "No facts yet. Each finished analysis records what it learns from the replay (players' "
+                "habits, for example), and your feedback is kept here too.",
             ),
         )
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
         self.detail.setPlaceholderText(
-            pick(
-                self.lang,
-                "选中一条事实，这里显示它的范围、来源和每条证据。",
-                "Select a fact to see its scope, where it came from and each piece of evidence.",
-            )
+            tr(self.lang, "Select a fact to see its scope, where it came from and each piece of evidence.")
         )
         self.timeline = PolarityTimeline()
         right = QWidget()
@@ -648,9 +644,9 @@ class FactsTab(QWidget):
         def done(committed: int) -> None:
             self.message.setStyleSheet("")
             self.message.setText(
-                pick(self.lang, "另一台机器正在蒸馏，稍后刷新", "another machine is distilling; refresh in a moment")
+                tr(self.lang, "another machine is distilling; refresh in a moment")
                 if committed < 0
-                else pick(self.lang, f"批量蒸馏：{committed} 条候选已处理", f"batch: {committed} candidates committed")
+                else tr(self.lang, "batch: {committed} candidates committed", committed=committed)
             )
             self.refresh()
             self.batch_finished.emit(committed)
@@ -701,15 +697,14 @@ class ChainsTab(QWidget):
         self.detail = QPlainTextEdit()
         self.empty = EmptyHint(
             self.list,
-            pick(
+            tr(
                 self.lang,
-                "还没有替代链。当新的证据让一条事实取代旧事实时，两者会在这里连成一条链，可以翻回。",
-                "No supersede chains yet. When new evidence replaces a fact, the old and the new one form a chain "
-                "here, and you can flip back.",
+                "No supersede chains yet. When new evidence replaces a fact, the old and the new one "
+                "form a chain here, and you can flip back.",
             ),
         )
         self.detail.setReadOnly(True)
-        self.flip_button = QPushButton(pick(self.lang, "翻回上一版", "Flip back"))
+        self.flip_button = QPushButton(tr(self.lang, "Flip back"))
         self.message = MessageBar()
         layout = QVBoxLayout(self)
         split = QSplitter()
@@ -762,7 +757,7 @@ class ChainsTab(QWidget):
         if not current:
             from app.memory import MemoryStateError
 
-            self._show_error(MemoryStateError(pick(self.lang, "该链没有当前事实", "this chain has no current fact")))
+            self._show_error(MemoryStateError(tr(self.lang, "this chain has no current fact")))
             return None
 
         def done(restored: FactView) -> None:
@@ -1194,11 +1189,7 @@ class TrendChart(QWidget):
             p.drawText(QPointF(4, y + 4), f"{mult:g}×")
         p.drawText(
             QPointF(area.left(), 12),
-            pick(
-                self.lang,
-                "相对健康上限的倍数（绿色带内为健康）",
-                "times the healthy limit (inside the green band is healthy)",
-            ),
+            tr(self.lang, "times the healthy limit (inside the green band is healthy)"),
         )
         limit_y = area.bottom() - area.height() * (1.0 / top)
         dash = QPen(QColor("#444444"), 1, Qt.PenStyle.DashLine)
@@ -1253,7 +1244,7 @@ class ScorecardTab(QWidget):
         super().__init__(parent)
         self.store = store
         self.lang = lang or system_lang()
-        self.months = NumberField(MONTHS_SPEC, self.lang, months, prefix=pick(self.lang, "月数", "months"))
+        self.months = NumberField(MONTHS_SPEC, self.lang, months, prefix=tr(self.lang, "months"))
         self.months.edit.setMaximumWidth(64)
         self.table = QTableWidget(len(METRICS), 0)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -1288,7 +1279,7 @@ class ScorecardTab(QWidget):
         self.cards = cards
         self.table.setColumnCount(len(self.cards) + 1)
         shown = self.shown_cards()  # the current month first
-        self.table.setHorizontalHeaderLabels([pick(self.lang, "健康范围", "healthy"), *(c.month for c in shown)])
+        self.table.setHorizontalHeaderLabels([tr(self.lang, "healthy"), *(c.month for c in shown)])
         self.table.setVerticalHeaderLabels([LABELS[m][0] if self.lang is Lang.ZH else LABELS[m][1] for m in METRICS])
         for r, m in enumerate(METRICS):
             lo, hi = HEALTHY[m]
@@ -1337,15 +1328,15 @@ class MemoryTabs(StagedTabs):
         super().__init__(parent)
         lang = lang or system_lang()
         self.lang = lang
-        self.add_page("facts", pick(lang, "事实", "Facts"), lambda: FactsTab(store, lang))
-        self.add_page("chains", pick(lang, "替代链", "Supersede chains"), lambda: self._made_chains(store))
+        self.add_page("facts", tr(lang, "Facts"), lambda: FactsTab(store, lang))
+        self.add_page("chains", tr(lang, "Supersede chains"), lambda: self._made_chains(store))
         queue_index = self.add_page(
-            "queue", pick(lang, "审阅队列", "Review queue"), lambda: self._made_queue(store, reviewer, on_reviewer)
+            "queue", tr(lang, "Review queue"), lambda: self._made_queue(store, reviewer, on_reviewer)
         )
         self.queue_count_changed.connect(
-            lambda n: self.setTabText(queue_index, pick(lang, "审阅队列", "Review queue") + (f" ({n})" if n else ""))
+            lambda n: self.setTabText(queue_index, tr(lang, "Review queue") + (f" ({n})" if n else ""))
         )
-        self.add_page("scorecard", pick(lang, "记分卡", "Scorecard"), lambda: ScorecardTab(store, lang))
+        self.add_page("scorecard", tr(lang, "Scorecard"), lambda: ScorecardTab(store, lang))
         self.start()
 
     def _made_chains(self, store: MemoryStore) -> ChainsTab:
