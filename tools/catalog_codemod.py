@@ -448,10 +448,14 @@ def files() -> list[Path]:
     return sorted(p for top in SOURCES for p in (ROOT / top).rglob("*.py"))
 
 
-def run_codemod(write: bool) -> tuple[Run, bytes, bytes]:
-    """Convert every file (written when ``write``), then the template and zh catalogue as they must now read."""
+def run_codemod(write: bool, translations: dict[tuple[str | None, str], str] | None = None) -> tuple[Run, bytes, bytes]:
+    """Convert every file (written when ``write``), then the template and zh catalogue as they must now read.
+
+    ``translations`` (``(context, msgid) -> 中文``) are set in the zh catalogue: the texts of a hand conversion.
+    """
     old_zh = read_catalog(ZH_PO, "zh_Hans_CN")
     known = {(m.context, str(m.id)): str(m.string) for m in old_zh if m.id and m.string}
+    known.update(translations or {})
     run = Run(known=known)
     for path in files():
         rel = path.relative_to(ROOT).as_posix()
@@ -477,8 +481,26 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="change nothing; exit 1 if a run would change anything")
     ap.add_argument("--quiet", action="store_true", help="print only the counts")
+    ap.add_argument(
+        "--set",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("MSGID", "ZH"),
+        help="set the 中文 of a message (after a hand conversion)",
+    )
+    ap.add_argument(
+        "--set-in",
+        nargs=3,
+        action="append",
+        default=[],
+        metavar=("CONTEXT", "MSGID", "ZH"),
+        help="--set for a message under a context",
+    )
     args = ap.parse_args(argv)
-    run, pot, zh = run_codemod(write=not args.check)
+    translations: dict[tuple[str | None, str], str] = {(None, k): v for k, v in args.set}
+    translations.update({(c, k): v for c, k, v in args.set_in})
+    run, pot, zh = run_codemod(write=not args.check, translations=translations)
     mo = compiled(zh) if zh else b""
     outputs = ((POT, pot), (ZH_PO, zh), (ZH_MO, mo))
     stale = [p for p, data in outputs if not p.is_file() or p.read_bytes() != data]

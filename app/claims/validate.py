@@ -289,10 +289,18 @@ class ClaimValidator:
                 Severity.WARNING,
                 "UnknownType",
                 self._m(
-                    f"{where}：{value!r} 不是知识库或录像中的内部名称（请用日志中出现的内部名"
-                    + (f"，如 {example}）" if example else "）"),
-                    f"{where}: {value!r} is not an internal name of the knowledge or the replay (use the names "
-                    + (f"the log prints, e.g. {example})" if example else "the log prints)"),
+                    "{where}: {value!r} is not an internal name of the knowledge or the replay (use the names the "
+                    "log prints, e.g. {example})",
+                    where=where,
+                    value=value,
+                    example=example,
+                )
+                if example
+                else self._m(
+                    "{where}: {value!r} is not an internal name of the knowledge or the replay (use the names the "
+                    "log prints)",
+                    where=where,
+                    value=value,
                 ),
                 claim=ref,
             )
@@ -685,18 +693,20 @@ class ClaimValidator:
         name = self.index.player_name(player)
         wrong = [t for t in times if player not in self.index.owners_at(uid, t)]
         at = ", ".join(format_time(t) for t in wrong[:3])
-        steps_zh, steps_en = [], []
+        steps = []
         for c in changes:
             a, b = self.index.player_name(c.from_player), self.index.player_name(c.to_player)
             since, by = (
                 format_time(c.since_time_code / TICKS_PER_SECOND),
                 format_time(c.by_time_code / TICKS_PER_SECOND),
             )
-            how_zh = f"（{b} 在 {since} 下令进入它）" if c.order_time_code is not None else ""
-            how_en = f" ({b} ordered to enter it at {since})" if c.order_time_code is not None else ""
-            steps_zh.append(f"{a} → {b}，在 {since}–{by} 之间{how_zh}")
-            steps_en.append(f"{a} → {b} between {since} and {by}{how_en}")
-        fact = self._m(f"#{uid} 易手：" + "；".join(steps_zh), f"#{uid} changed hands: " + "; ".join(steps_en))
+            how = (
+                self._m(" ({b} ordered to enter it at {since})", b=b, since=since)
+                if c.order_time_code is not None
+                else ""
+            )
+            steps.append(self._m("{a} → {b} between {since} and {by}{how}", a=a, b=b, since=since, by=by, how=how))
+        fact = self._m("#{uid} changed hands: {steps}", uid=uid, steps=self._m("; ").join(steps))
         if wrong:
             owners = ", ".join(self.index.player_name(p) for p in self.index.owners_at(uid, wrong[0])) or "?"
             message = self._m(
@@ -836,10 +846,14 @@ class ClaimValidator:
             return
         names = ", ".join(f"{self.index.name_of(e.type_hash or 0)} {format_time(e.seconds)}" for e in orders[k : k + 3])
         fact = self._m(
-            f"{self.index.player_name(player)} 有 {k} 个编号更小的核心已经展开，#{uid} 至少是第 {k + 1} 个造出的核心；"
-            f"{format_time(seen)} 之前的第 {k + 1} 条及以后的核心指令是：{names or '无'}",
-            f"{k} cores of {self.index.player_name(player)} with smaller ids deployed, so #{uid} is at least core "
-            f"number {k + 1}; the core orders from number {k + 1} on before {format_time(seen)} are: {names or 'none'}",
+            "{k} cores of {player} with smaller ids deployed, so #{uid} is at least core number {number}; the core "
+            "orders from number {number} on before {seen} are: {names}",
+            k=k,
+            player=self.index.player_name(player),
+            uid=uid,
+            number=k + 1,
+            seen=format_time(seen),
+            names=names or self._m("none"),
         )
         issues.append(self._not_of_type("CoreOrderMismatch", uid, type_name, fact, where=where, ref=ref))
 
@@ -1162,8 +1176,11 @@ class ClaimValidator:
                 return True, ""
             hint = self._group_hint(uid)
             return False, self._m(
-                f"{at} 时 #{uid} 不在{'编队 ' + str(group) if group is not None else '任何编队'}中{hint}",
-                f"#{uid} is not in {'group ' + str(group) if group is not None else 'any control group'} at {at}{hint}",
+                "#{uid} is not in {group} at {at}{hint}",
+                uid=uid,
+                group=self._m("group {group}", group=group) if group is not None else self._m("any control group"),
+                at=at,
+                hint=hint,
             )
         if e.kind in ORDER_EVIDENCE:
             named = self._detail_type(e.detail)
@@ -1198,9 +1215,8 @@ class ClaimValidator:
                 return True, ""  # the object is the factory / constructor of that order
             what = named or e.kind
             actual = self._times(hits, t) if hits else ""
-            return False, self._m(
-                f"{at} 附近没有 {what} 的{e.kind}指令" + (f"；实际时间 {actual}" if actual else ""),
-                f"no {e.kind} order of {what} near {at}" + (f"; orders at {actual}" if actual else ""),
+            return False, self._m("no {kind} order of {what} near {at}", kind=e.kind, what=what, at=at) + (
+                self._m("; orders at {actual}", actual=actual) if actual else ""
             )
         cats = EVIDENCE_CATEGORIES.get(e.kind)
         named = self._detail_type(e.detail) if e.kind == "power" else None
@@ -1608,10 +1624,7 @@ class ClaimValidator:
         def describe(r: Roles) -> str:
             src = " ".join(f"#{i}" for i in (*r.actors, *r.either)) or self._m("the player")
             tgt = " ".join(f"#{i}" for i in r.targets)
-            return self._m(
-                f"来源（施放/执行者）{src}" + (f"，目标 {tgt}" if tgt else ""),
-                f"source (actor) {src}" + (f", target {tgt}" if tgt else ""),
-            )
+            return self._m("source (actor) {src}", src=src) + (self._m(", target {tgt}", tgt=tgt) if tgt else "")
 
         fact = self._m("the record at {at}: ", at=at) + describe(first_roles)
         if actor is not None and not any(r.acts(actor) for _e, r in roles):
@@ -1696,12 +1709,11 @@ class ClaimValidator:
                     Severity.CONTRADICTION,  # a wrong target, or source and target swapped
                     "CasterTargetConfusion" if swapped else "TargetMismatch",
                     self._m(
-                        f"{where}：targetId 错了：#{target} 不是这条指令的目标"
-                        + ("，它是施放者" if swapped else "")
-                        + f"；{fact}",
-                        f"{where}: wrong targetId: #{target} is not the target of this order"
-                        + (", it is the source" if swapped else "")
-                        + f"; {fact}",
+                        "{where}: wrong targetId: #{target} is not the target of this order{swapped}; {fact}",
+                        where=where,
+                        target=target,
+                        swapped=self._m(", it is the source") if swapped else "",
+                        fact=fact,
                     ),
                     time_seconds=first.seconds,
                     unit_id=target,
@@ -1792,10 +1804,11 @@ class ClaimValidator:
             first = self.index.first_seen(uid)
             lines.append(
                 self._m(
-                    f"#{uid}：首次出现 {format_time(first or 0)}；强证据 {', '.join(strong) or '无'}；弱证据 "
-                    f"{', '.join(weak) or '无'}",
-                    f"#{uid}: first seen {format_time(first or 0)}; strong evidence {', '.join(strong) or 'none'}; "
-                    f"weak evidence {', '.join(weak) or 'none'}",
+                    "#{uid}: first seen {first}; strong evidence {strong}; weak evidence {weak}",
+                    uid=uid,
+                    first=format_time(first or 0),
+                    strong=", ".join(strong) or self._m("none"),
+                    weak=", ".join(weak) or self._m("none"),
                 )
             )
         return "\n".join(lines[:limit])
