@@ -115,5 +115,8 @@ def test_the_catalogue_is_read_in_both_languages() -> None:
     ctx = trc(Lang.ZH, "app.claims.validate", "{who} never ordered {type_name}", who="A", type_name="B")
     assert ctx == "A 从未下达 B 的指令"
     assert tr(Lang.ZH, "{who} never ordered {type_name}", who="A", type_name="B") == "A 从未下达生产/建造 B 的指令"
+    # a call inside an f-string (the report's headings) is extracted too: Babel's tokenizer alone would miss it
+    assert "{tr(lang, 'Model')}" in (ROOT / "app" / "pipeline" / "report.py").read_text(encoding="utf-8")
+    assert tr(Lang.ZH, "Model") == "模型"
     # a message the catalogue does not know reads as its English text
     assert tr(Lang.ZH, "no such message {x}", x=1) == "no such message 1"

@@ -34,8 +34,10 @@ import keyword
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
@@ -386,12 +388,29 @@ def _fix_imports(src: str, _counts: dict[str, int]) -> str:
 # ------------------------------------------------------------------------------------------------------ catalogues
 
 
+def extract_ast(
+    fileobj: Any, keywords: Any, comment_tags: Any, options: Any
+) -> Iterator[tuple[int, str, tuple[str | None, ...], list[str]]]:
+    """Babel extraction method over the syntax tree: unlike Babel's tokenizer (Python 3.11 reads an f-string as
+    one token) it also finds the catalogue calls inside f-strings."""
+    tree = ast.parse(fileobj.read())
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if name not in keywords:
+            continue
+        args = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args)
+        yield node.lineno, name, args, []
+
+
 def extract(root: Path = ROOT) -> Catalog:
     """Every catalogue call of ``app/`` and ``ui/`` (Babel's extraction with :data:`KEYWORDS`), as a template."""
     cat = Catalog(project="ReplaySage", version="", creation_date=_FIXED_DATE, fuzzy=False)
     for top in SOURCES:
         for filename, lineno, message, _comments, context in extract_from_dir(
-            root / top, [("**.py", "python")], keywords=KEYWORDS, comment_tags=()
+            root / top, [("**.py", extract_ast)], keywords=KEYWORDS, comment_tags=()
         ):
             if isinstance(message, tuple):
                 continue
