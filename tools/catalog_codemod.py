@@ -112,11 +112,52 @@ def _receiver_is_ui(func: ast.expr) -> bool:
     return name in ("ui", "_ui")
 
 
+@dataclass
+class Helper:
+    """A function that only forwards a 中文/English pair: ``def L(zh, en): return pick(lang, zh, en)``."""
+
+    params: list[str]
+    lang: ast.expr
+    method: bool
+
+
+def _helpers(tree: ast.Module) -> dict[str, Helper]:
+    """The module's pair-forwarding functions by name (their calls are converted like ``pick``)."""
+    out: dict[str, Helper] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef) or node.args.vararg or node.args.kwarg or node.args.kwonlyargs:
+            continue
+        body = [b for b in node.body if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant))]
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
+            continue
+        call = body[0].value
+        params = [a.arg for a in node.args.args]
+        if not (isinstance(call.func, ast.Name) and call.func.id == "pick" and len(call.args) == 3):
+            continue
+        if [ast.unparse(a) for a in call.args[1:]] != params[-2:] or len(params) < 2:
+            continue
+        method = bool(params) and params[0] == "self"
+        out[node.name] = Helper(params, call.args[0], method)
+    return out
+
+
+_HELPERS: dict[str, Helper] = {}
+"""The helpers of the module being converted (set by :func:`convert_source`)."""
+
+
 def _form(call: ast.Call) -> str | None:
     """Which pair form ``call`` is, or None."""
     f = call.func
     if isinstance(f, ast.Name) and f.id == "pick":
         return "pick"
+    name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+    helper = _HELPERS.get(name)
+    if helper is not None and not call.keywords:
+        own = isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"
+        if (helper.method and own and len(call.args) == len(helper.params) - 1) or (
+            not helper.method and isinstance(f, ast.Name) and len(call.args) == len(helper.params)
+        ):
+            return "helper"
     pair = len(call.args) == 2 and not call.keywords  # a converted call has one text and keywords
     if isinstance(f, ast.Attribute) and f.attr == "_m" and pair:
         return "_m"
@@ -234,7 +275,7 @@ def _convert_call(call: ast.Call, form: str, in_fstring: str | None, module: str
     """The replacement source of ``call`` and the msgid it uses (records the zh text in ``run.known``)."""
     if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
         raise SkipError("keyword or starred arguments")
-    want = {"pick": 3, "_m": 2, "ui.t": 2, "ui.bind": 4}[form]
+    want = {"pick": 3, "_m": 2, "ui.t": 2, "ui.bind": 4}.get(form, len(call.args))
     if len(call.args) != want:
         raise SkipError(f"{len(call.args)} arguments")
     zh_node, en_node = call.args[-2], call.args[-1]
@@ -272,7 +313,23 @@ def _convert_call(call: ast.Call, form: str, in_fstring: str | None, module: str
         raise SkipError("inside an f-string and a field needs its quote")
     msg = _literal(en, in_fstring)
     head: list[str]
-    if form == "pick" or context is not None:
+    if form == "helper":
+        assert isinstance(call.func, ast.Name | ast.Attribute)
+        name = call.func.id if isinstance(call.func, ast.Name) else call.func.attr
+        helper = _HELPERS[name]
+        given = dict(zip(helper.params[1:] if helper.method else helper.params, call.args, strict=True))
+        expr = helper.lang
+        if isinstance(expr, ast.Name) and expr.id in given:
+            lang = ast.unparse(given[expr.id])
+        elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+            lang = ast.unparse(expr)  # a method called on self: the same self at the call
+        elif isinstance(expr, ast.Name):
+            lang = expr.id  # a local helper's closure: the call is in the same function
+        else:
+            raise SkipError("a helper whose language is an expression")
+        head = [lang, msg] if context is None else [lang, _literal(context, in_fstring), msg]
+        func = "tr" if context is None else "trc"
+    elif form == "pick" or context is not None:
         assert isinstance(call.func, ast.Name | ast.Attribute)
         lang = ast.unparse(call.args[0]) if form == "pick" else f"{ast.unparse(call.func.value)}.lang"
         head = [lang, msg] if context is None else [lang, _literal(context, in_fstring), msg]
@@ -291,6 +348,8 @@ def convert_source(src: str, rel: str, run: Run) -> str:
     """``src`` with its convertible pairs rewritten (``run`` collects the zh texts and the leftovers)."""
     tree = ast.parse(src)
     module = rel.removesuffix(".py").replace("/", ".")
+    _HELPERS.clear()
+    _HELPERS.update(_helpers(tree))
     parents: dict[int, ast.AST] = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):

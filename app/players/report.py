@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.errors import KnownError
-from app.i18n import Lang, pick, tr
+from app.i18n import Lang, pick, tr, trc
 from app.safetext import markdown_escape, one_line
 from app.timefmt import format_clock
 
@@ -46,15 +46,16 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
     out: list[tuple[str, list[str], Table | None]] = []
     names = ", ".join(profile["names"])
     intro = [
-        L(f"名字：{names}", f"Names: {names}"),
-        L(
-            f"资料库中 {profile['library_replays']} 局录像，其中此玩家 {len(profile['games'])} 局；"
-            f"{profile['unreadable_replays']} 局无法读取。",
-            f"{len(profile['games'])} of the library's {profile['library_replays']} replays; "
-            f"{profile['unreadable_replays']} could not be read.",
+        tr(lang, "Names: {names}", names=names),
+        tr(
+            lang,
+            "{count} of the library's {library_replays} replays; {unreadable_replays} could not be read.",
+            count=len(profile["games"]),
+            library_replays=profile["library_replays"],
+            unreadable_replays=profile["unreadable_replays"],
         ),
     ]
-    out.append((L("概况", "Overview"), intro, None))
+    out.append((trc(lang, "app.players.report", "Overview"), intro, None))
     games = [
         [
             _date(g["played_at"]),
@@ -70,32 +71,34 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
     ]
     out.append(
         (
-            L("对局", "Games"),
+            tr(lang, "Games"),
             [],
             (
                 [
-                    L("日期", "Date"),
-                    L("地图", "Map"),
-                    L("名字", "Name"),
-                    L("阵营", "Faction"),
-                    L("对手", "Opponents"),
-                    L("时长", "Length"),
-                    L("先退出者", "Left first"),
-                    L("录像", "Replay"),
+                    tr(lang, "Date"),
+                    tr(lang, "Map"),
+                    tr(lang, "Name"),
+                    tr(lang, "Faction"),
+                    tr(lang, "Opponents"),
+                    tr(lang, "Length"),
+                    tr(lang, "Left first"),
+                    tr(lang, "Replay"),
                 ],
                 games,
             ),
         )
     )
-    for key, title in (("structures", L("开局建筑", "Opening structures")), ("units", L("首批单位", "First units"))):
+    for key, title in (("structures", tr(lang, "Opening structures")), ("units", tr(lang, "First units"))):
         groups = [
             *profile["openings"][key]["by_matchup"].items(),
-            (L("全部", "all"), profile["openings"][key]["overall"]),
+            (tr(lang, "all"), profile["openings"][key]["overall"]),
         ]
         rows = [
             [matchup, " → ".join(o["sequence"]), f"{o['count']}/{o['games']}"] for matchup, ops in groups for o in ops
         ]
-        out.append((title, [], ([L("对阵", "Matchup"), L("顺序", "Sequence"), L("次数", "Games")], rows)))
+        out.append(
+            (title, [], ([tr(lang, "Matchup"), tr(lang, "Sequence"), trc(lang, "app.players.report", "Games")], rows))
+        )
     bench = [
         [
             L(*BENCHMARK_LABELS[name]),
@@ -108,14 +111,14 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
     ]
     out.append(
         (
-            L("时间基准（中位数，对比资料库其余对局）", "Timing benchmarks (medians, against the rest of the library)"),
+            tr(lang, "Timing benchmarks (medians, against the rest of the library)"),
             [],
             (
                 [
-                    L("项目", "Benchmark"),
-                    L("此玩家", "Player"),
+                    tr(lang, "Benchmark"),
+                    tr(lang, "Player"),
                     L("局数", "Games"),
-                    L("资料库", "Library"),
+                    tr(lang, "Library"),
                     L("局数", "Games"),
                 ],
                 bench,
@@ -133,9 +136,9 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
     ]
     out.append(
         (
-            L("记忆中的事实（生效）", "Memory facts (active)"),
+            tr(lang, "Memory facts (active)"),
             [],
-            ([L("事实", "Fact"), L("置信度", "Confidence"), L("证据", "Evidence"), L("支持的录像", "Replays")], facts),
+            ([tr(lang, "Fact"), tr(lang, "Confidence"), tr(lang, "Evidence"), tr(lang, "Replays")], facts),
         )
     )
     reviews = [
@@ -144,9 +147,9 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
     ]
     out.append(
         (
-            L("待审项", "Pending review items"),
+            tr(lang, "Pending review items"),
             [],
-            (["#", L("类型", "Kind"), L("事实", "Fact"), L("原因", "Reason")], reviews),
+            (["#", trc(lang, "app.players.report", "Kind"), tr(lang, "Fact"), tr(lang, "Reason")], reviews),
         )
     )
     return out

@@ -1008,9 +1008,7 @@ class ReviewQueueTab(QWidget):
         lang = self.lang
 
         def show(pair: QueuePair) -> None:
-            self.left.setPlainText(
-                pair.current or self._t("（无：采纳后这是一条新事实）", "(none: approving adds a new fact)")
-            )
+            self.left.setPlainText(pair.current or tr(self.lang, "(none: approving adds a new fact)"))
             self.right.setPlainText(pair.proposed)
             mark_spans(self.left, pair.current_marks, CURRENT_MARK)
             mark_spans(self.right, pair.proposed_marks, PROPOSED_MARK)
@@ -1030,12 +1028,7 @@ class ReviewQueueTab(QWidget):
             return None
         who = self.reviewer.text().strip()
         if not who:  # asked once: the window keeps the name in the settings
-            self.message.setText(
-                self._t(
-                    "请先填写审阅人姓名（会记住，只问一次）。",
-                    "Enter your name as the reviewer first (it is remembered).",
-                )
-            )
+            self.message.setText(tr(self.lang, "Enter your name as the reviewer first (it is remembered)."))
             styled(self.reviewer, "invalid", True)
             self.reviewer.setFocus()
             return None
@@ -1090,9 +1083,10 @@ class ReviewQueueTab(QWidget):
 
         def done(undone: int) -> None:
             self.message.setText(
-                self._t(
-                    f"已撤销对项目 #{undone} 的裁决：两条事实恢复原样，它回到了待审队列。",
-                    f"The ruling on item #{undone} is undone: both facts are as before and it is back in the queue.",
+                tr(
+                    self.lang,
+                    "The ruling on item #{undone} is undone: both facts are as before and it is back in the queue.",
+                    undone=undone,
                 )
             )
             self.refresh()

@@ -663,11 +663,12 @@ class WisdomTab(QWidget):
     def _scene_registered(self, out: dict[str, Any]) -> None:
         self.refresh()
         self.report.setPlainText(
-            self._t(
-                f"已登记场景变化 #{out['change_id']}：影响 {len(out['affected_entries'])} 条条目、"
-                f"{len(out['affected_rules'])} 条规则（置信度 ×0.65）",
-                f"Scene change #{out['change_id']} registered: {len(out['affected_entries'])} entries and "
-                f"{len(out['affected_rules'])} rules affected (confidence ×0.65)",
+            tr(
+                self.lang,
+                "Scene change #{change_id} registered: {count} entries and {count_2} rules affected (confidence ×0.65)",
+                change_id=out["change_id"],
+                count=len(out["affected_entries"]),
+                count_2=len(out["affected_rules"]),
             )
         )
         self.scene_change_registered.emit(out)
