@@ -21,14 +21,22 @@ def f(lang: Lang, n: int, rows: list[int], share: float, issue: dict[str, str]) 
         pick(lang, f"{n} 个", f"{n} unit" + ("s" if n > 1 else "")),
         pick(lang, f"{n} 个{{x}}", f"{n} of {{x}}"),
         f"# {pick(lang, '模型', 'Model')}: {n}",
+        *local(lang),
     ]
+
+
+def local(lang: Lang) -> list[str]:
+    def L(zh: str, en: str) -> str:
+        return pick(lang, zh, en)
+
+    return [L("文件", "File"), L(zh_text, "x")]
 
 
 class V:
     lang = Lang.EN
 
-    def _m(self, zh: str, en: str) -> str:
-        return pick(self.lang, zh, en)
+    def _m(self, text: str, en: str | None = None, /, **params: object) -> str:
+        return pick(self.lang, text, en) if en is not None else tr(self.lang, text, **params)
 
     def g(self, where: str) -> str:
         return self._m(f"{where}：错了", f"{where}: wrong")
@@ -54,15 +62,21 @@ def test_the_codemod_converts_pairs_into_catalogue_calls() -> None:
     assert "tr(lang, '{n} of {{x}}', n=n)" in calls  # literal braces escaped once the text has fields
     assert "tr(lang, 'Model')" in calls  # inside an f-string, with the f-string's other quote
     assert "self._m('{where}: wrong', where=where)" in calls
+    assert "tr(lang, 'File')" in calls  # a call of a pair-forwarding helper: the helper's language
     assert run.known[(None, "{n} items, {count} rows")] == "{n} 条，{count} 行"
     assert run.known[(None, "Time")] == "时间"
     assert run.known[("app.x", "Time")] == "用时"
     assert run.known[(None, "{n} of {{x}}")] == "{n} 个{{x}}"
     # what it cannot convert it leaves as it was and lists: an English text built from parts, a forwarding pair
     assert 'pick(lang, f"{n} 个", f"{n} unit" + ("s" if n > 1 else ""))' in out
-    assert "return pick(self.lang, zh, en)" in out
-    assert sorted((left.line, left.form) for left in run.leftovers) == [(12, "pick"), (22, "pick")]
-    assert run.converted == {"pick": 8, "_m": 1}
+    assert 'L(zh_text, "x")' in out
+    assert sorted((left.line, left.form) for left in run.leftovers) == [
+        (12, "pick"),
+        (21, "pick"),
+        (23, "helper"),
+        (30, "pick"),
+    ]
+    assert run.converted == {"pick": 8, "_m": 1, "helper": 1}
     assert "from app.i18n import Lang, pick, tr, trc" in out  # ruff drops what stays unused when the tool writes
 
 
