@@ -15,13 +15,16 @@ the 中文 and English texts use the same expressions):
 - ``self._m(ZH, EN)`` (validator)   -> ``self._m(EN_TEMPLATE, name=expr, ...)``
 - ``<...>ui.t(ZH, EN)``             -> ``<...>ui.tx(EN_TEMPLATE, name=expr, ...)``
 - ``<...>ui.bind(o, setter, ZH, EN)`` -> ``<...>ui.bind_tr(o, setter, EN_TEMPLATE, name=expr, ...)``
+- calls of a pair-forwarding helper of the same module (``def L(zh, en): return pick(lang, zh, en)``, or a method
+  ``def _say(self, zh, en): return pick(self.lang, zh, en)``) -> ``tr(<the helper's language>, EN_TEMPLATE, ...)``
 
 and records ZH (as a template with the same placeholders) as the msgstr of the zh catalogue. Everything else is
 left as it is and listed (file:line and why), to be converted by hand. Then it extracts every catalogue call of
 ``app/`` and ``ui/`` with Babel (:data:`KEYWORDS`) into ``app/locale/replaysage.pot`` and updates
 ``app/locale/zh/LC_MESSAGES/replaysage.po`` from it (entries no code uses any more are kept as obsolete ``#~``).
 Both files are written without line numbers and sorted, so that a re-run on an unchanged tree changes nothing and
-merges rarely conflict.
+merges rarely conflict; the compiled ``.mo`` beside the ``.po`` is what :mod:`app.i18n` reads. Needs ``ruff`` on the
+PATH (``source env.sh``): it drops the imports a conversion left unused and formats the files it changed.
 """
 
 from __future__ import annotations
