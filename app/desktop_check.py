@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, system_lang, tr
 
 EXIT_NO_DISPLAY = 3
 """Exit code when there is no display to open the window on."""
@@ -146,33 +146,32 @@ def missing_libraries_message(platform: str, libraries: Sequence[str], lang: Lan
     apt, dnf, unknown = packages_for(libraries)
     listed = ", ".join(libraries)
     lines = [
-        pick(
+        tr(
             lang,
-            f"replaysage：无法打开窗口：Qt 的 “{platform}” 平台插件需要的系统库没有安装：{listed}",
-            f'replaysage: the window cannot open: Qt\'s "{platform}" platform plugin needs system libraries '
-            f"that are not installed: {listed}",
+            'replaysage: the window cannot open: Qt\'s "{platform}" platform plugin needs system '
+            "libraries that are not installed: {listed}",
+            platform=platform,
+            listed=listed,
         )
     ]
     if apt:
-        lines.append(pick(lang, "安装方法（Debian / Ubuntu）：", "Install them (Debian / Ubuntu):"))
+        lines.append(tr(lang, "Install them (Debian / Ubuntu):"))
         lines.append(f"  sudo apt-get install {' '.join(apt)}")
-        lines.append(pick(lang, "（Fedora / RHEL）：", "(Fedora / RHEL):"))
+        lines.append(tr(lang, "(Fedora / RHEL):"))
         lines.append(f"  sudo dnf install {' '.join(dnf)}")
     if unknown:
         lines.append(
-            pick(
+            tr(
                 lang,
-                f"不知道哪个软件包提供 {', '.join(unknown)}：请在发行版的软件包搜索中查找这个文件名。",
-                f"No package is known for {', '.join(unknown)}: search your distribution's packages for that "
-                "file name.",
+                "No package is known for {unknown}: search your distribution's packages for that file name.",
+                unknown=", ".join(unknown),
             )
         )
     lines.append(
-        pick(
+        tr(
             lang,
-            "重新安装 ReplaySage 无济于事。命令行工具不需要这些库：`replaysage --help` 列出它们。",
-            "Reinstalling ReplaySage does not help. The command-line tools work without these libraries: "
-            "`replaysage --help` lists them.",
+            "Reinstalling ReplaySage does not help. The command-line tools work without these "
+            "libraries: `replaysage --help` lists them.",
         )
     )
     return "\n".join(lines)
@@ -180,18 +179,13 @@ def missing_libraries_message(platform: str, libraries: Sequence[str], lang: Lan
 
 def no_display_message(lang: Lang) -> str:
     """What to tell the user when there is no display at all."""
-    return pick(
+    return tr(
         lang,
-        "replaysage：没有可显示窗口的桌面：DISPLAY（X11）和 WAYLAND_DISPLAY（Wayland）都没有设置，"
-        "QT_QPA_PLATFORM 也没有设置。\n"
-        "命令行工具不需要桌面：`replaysage --help` 列出它们（inspect、facts、analyze、batch、autosave…）。\n"
-        "要打开窗口：在桌面会话中运行，或通过 `ssh -X`；QT_QPA_PLATFORM=offscreen 会启动一个看不见的窗口。",
-        "replaysage: there is no display to open the window on: neither DISPLAY (X11) nor WAYLAND_DISPLAY "
-        "(Wayland) is set, and QT_QPA_PLATFORM is not set.\n"
-        "The command-line tools need no display: `replaysage --help` lists them (inspect, facts, analyze, batch, "
-        "autosave…).\n"
-        "To open the window, run it in a desktop session or over `ssh -X`; QT_QPA_PLATFORM=offscreen starts a "
-        "window nobody sees.",
+        "replaysage: there is no display to open the window on: neither DISPLAY (X11) nor "
+        "WAYLAND_DISPLAY (Wayland) is set, and QT_QPA_PLATFORM is not set.\nThe command-line "
+        "tools need no display: `replaysage --help` lists them (inspect, facts, analyze, batch, "
+        "autosave…).\nTo open the window, run it in a desktop session or over `ssh -X`; "
+        "QT_QPA_PLATFORM=offscreen starts a window nobody sees.",
     )
 
 

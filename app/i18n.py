@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import enum
+import functools
+import gettext
 import locale
 import os
+from collections.abc import Mapping
+from pathlib import Path
 
 
 class Lang(enum.StrEnum):
@@ -42,3 +46,61 @@ def system_lang() -> Lang:
 def pick(lang: Lang, zh: str, en: str) -> str:
     """Return the text for ``lang``."""
     return zh if lang is Lang.ZH else en
+
+
+# ---------------------------------------------------------------------------------------------------- the catalogue
+
+DOMAIN = "replaysage"
+"""The gettext domain: ``app/locale/<lang>/LC_MESSAGES/replaysage.po`` (compiled beside it as ``.mo``; the
+template is ``app/locale/replaysage.pot``). ``tools/catalog_codemod.py`` writes all three."""
+
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+
+Messages = Mapping[tuple[str | None, str], str]
+"""A catalogue as a table: ``(context, msgid) -> msgstr``."""
+
+_overrides: dict[Lang, Messages] = {}
+
+
+def catalog_path(lang: Lang, suffix: str = ".po") -> Path:
+    """The PO (or, with ``suffix=".mo"``, compiled) catalogue of ``lang``; English has none (msgids are English)."""
+    return LOCALE_DIR / lang.value / "LC_MESSAGES" / f"{DOMAIN}{suffix}"
+
+
+@functools.cache
+def _translations(lang: Lang) -> gettext.NullTranslations:
+    """The compiled catalogue of ``lang`` (the standard library reads it: no start-up cost worth measuring)."""
+    if lang is Lang.EN:
+        return gettext.NullTranslations()
+    with catalog_path(lang, ".mo").open("rb") as f:
+        return gettext.GNUTranslations(f)
+
+
+def use_catalog(lang: Lang, messages: Messages | None) -> None:
+    """Replace ``lang``'s catalogue by ``messages`` (None restores the shipped one): the pseudo-locale test."""
+    if messages is None:
+        _overrides.pop(lang, None)
+    else:
+        _overrides[lang] = messages
+
+
+def trc(lang: Lang, context: str | None, msgid: str, /, **params: object) -> str:
+    """The text of ``msgid`` (the English source text) in ``lang`` under ``context``, its ``{placeholders}`` filled.
+
+    A message without ``params`` is returned as written (its braces are text); with ``params`` it is a
+    :meth:`str.format` template, as the extraction (``tools/catalog_codemod.py``) writes it. A message missing
+    from the catalogue falls back to its English text (the completeness test keeps that from happening).
+    """
+    table = _overrides.get(lang)
+    if table is not None:
+        text = table.get((context, msgid)) or msgid
+    elif context is None:
+        text = _translations(lang).gettext(msgid)
+    else:
+        text = _translations(lang).pgettext(context, msgid)
+    return text.format(**params) if params else text
+
+
+def tr(lang: Lang, msgid: str, /, **params: object) -> str:
+    """The text of ``msgid`` in ``lang`` (see :func:`trc`; no context)."""
+    return trc(lang, None, msgid, **params)

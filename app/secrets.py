@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, pick, system_lang, tr
 from app.urls import UrlCredentials
 
 SERVICE = "ReplaySage"
@@ -105,22 +105,22 @@ def take_notices() -> list[str]:
 
 
 def _where_keys_live(lang: Lang) -> str:
-    return pick(
+    return tr(
         lang,
-        f"可设置环境变量 {ENV_API_KEY}（团队数据库用 REPLAYSAGE_DATABASE_URL），"
-        "或安装系统钥匙串后端（如 Secret Service），或把 secret_fallback 设为 file（仅本用户可读的明文文件）",
-        f"set {ENV_API_KEY} (REPLAYSAGE_DATABASE_URL for the team database), install a keyring backend (e.g. the "
-        "Secret Service), or set secret_fallback to file (a plain-text file only your account can read)",
+        "set {env_api_key} (REPLAYSAGE_DATABASE_URL for the team database), install a keyring "
+        "backend (e.g. the Secret Service), or set secret_fallback to file (a plain-text file "
+        "only your account can read)",
+        env_api_key=ENV_API_KEY,
     )
 
 
 def _account_title(account: str, lang: Lang) -> str:
     name, _, part = account.partition("#")
     if name == TEAM_DATABASE:
-        return pick(lang, "团队数据库地址中的密码", "the password of the team database URL")
+        return tr(lang, "the password of the team database URL")
     if part == "url":
-        return pick(lang, f"服务商 {name!r} 接口地址中的凭据", f"the credential in the base URL of provider {name!r}")
-    return pick(lang, f"服务商 {name!r} 的 API 密钥", f"the API key of provider {name!r}")
+        return tr(lang, "the credential in the base URL of provider {name!r}", name=name)
+    return tr(lang, "the API key of provider {name!r}", name=name)
 
 
 def missing_credential_notice(account: str) -> Notice:
@@ -182,18 +182,17 @@ class SecretStore:
     def warning(self, lang: Lang) -> str:
         """The warning to show when degraded (empty otherwise)."""
         if self.status is SecretBackend.SESSION:
-            return pick(
+            return tr(
                 lang,
-                "未找到系统钥匙串：API 密钥只保存在本次运行的内存中，重启后需要重新输入。",
-                "No system keyring found: API keys are kept in memory for this session only and must be re-entered "
-                "after a restart.",
+                "No system keyring found: API keys are kept in memory for this session only and must be "
+                "re-entered after a restart.",
             )
         if self.status is SecretBackend.FILE:
-            return pick(
+            return tr(
                 lang,
-                f"未找到系统钥匙串：API 密钥以明文保存在仅本用户可读的文件中（{self._file_path()}）。",
-                f"No system keyring found: API keys are stored in plain text in a file only your account can read "
-                f"({self._file_path()}).",
+                "No system keyring found: API keys are stored in plain text in a file only your account "
+                "can read ({file_path}).",
+                file_path=self._file_path(),
             )
         return ""
 

@@ -43,6 +43,7 @@ def test_wheel_contains_no_test_servers_or_runners(tmp_path: Path) -> None:
     # it is the real product: the analyst and the provider layer are in it
     assert "app/analyst/provider.py" in names
     assert "app/llm/openai_compat.py" in names
+    assert "app/locale/zh/LC_MESSAGES/replaysage.mo" in names  # the message catalogue app.i18n reads (issue 32)
     packages = {n.split("/")[0] for n in names if not n.startswith("replaysage-")}
     assert packages == {"app", "ui"}, packages
     assert not [n for n in names if "scripted" in n.lower()]

@@ -159,7 +159,7 @@ class BudgetBar(QWidget):
 
     def set_breakdown(self, breakdown: Mapping[str, int], lang: object = None) -> None:
         """Show a request's breakdown (keys of :class:`app.pipeline.events.StageStarted`)."""
-        from app.i18n import Lang, pick
+        from app.i18n import Lang, pick, tr
 
         self.values = {k: int(v) for k, v in breakdown.items()}
         lg = lang if isinstance(lang, Lang) else Lang.EN
@@ -170,12 +170,13 @@ class BudgetBar(QWidget):
         )
         v = self.values
         self.setToolTip(
-            pick(lg, "这次请求的词元构成（估算）", "Tokens of this request (estimated)")
+            tr(lg, "Tokens of this request (estimated)")
             + f"<table>{rows}</table>"
-            + pick(
+            + tr(
                 lg,
-                f"虚线 = 预算 {v.get('budget', 0):,}；整条 = 上下文 {v.get('context_length', 0):,}",
-                f"dashed line = budget {v.get('budget', 0):,}; full width = context {v.get('context_length', 0):,}",
+                "dashed line = budget {get:,}; full width = context {get_2:,}",
+                get=v.get("budget", 0),
+                get_2=v.get("context_length", 0),
             )
         )
         self.update()
@@ -407,7 +408,7 @@ class StagePanel(Collapsible):
 
     def _retitle_reasoning(self) -> None:
         if self._reason_start is None:
-            self.reasoning_section.set_title(self.ui.t("思考", "Thinking"))
+            self.reasoning_section.set_title(self.ui.tx("Thinking"))
             return
         end = self._reason_end if self._reason_end is not None else time.monotonic()
         n = int(end - self._reason_start)
@@ -422,38 +423,35 @@ class StagePanel(Collapsible):
         if self.draft_issues is not None:  # after a revision: "found N · fixed M · K left" (issue 14)
             found, fixed, left = self.revision_tally()
             self.issues_section.set_title(
-                self.ui.t(
-                    f"校验：发现 {found} · 修正 {fixed} · 剩余 {left}",
-                    f"Validation: found {found} · fixed {fixed} · {left} left",
+                self.ui.tx(
+                    "Validation: found {found} · fixed {fixed} · {left} left", found=found, fixed=fixed, left=left
                 )
             )
             return
         if not self.issues:
-            self.issues_section.set_title(self.ui.t("校验问题（0）", "Validation issues (0)"))
+            self.issues_section.set_title(self.ui.tx("Validation issues (0)"))
             return
         worst = max(i.severity for i in self.issues).display(self.ui.lang)
         self.issues_section.set_title(
-            self.ui.t(
-                f"校验问题（{len(self.issues)}，最严重 {worst}）",
-                f"Validation issues ({len(self.issues)}, worst {worst})",
-            )
+            self.ui.tx("Validation issues ({count}, worst {worst})", count=len(self.issues), worst=worst)
         )
 
     def _relabel_budget(self) -> None:
         v = self.budget_bar.values
         if not v:
-            self.budget_label.setText(self.ui.t("预算：尚未发送请求", "Budget: no request sent yet"))
+            self.budget_label.setText(self.ui.tx("Budget: no request sent yet"))
             return
         # the numbers double as the bar's legend: each part with its colour
         parts = " · ".join(
             f"<span style='color:{c}'>■</span> {self.ui.t(zh, en)} {v.get(k, 0):,}" for k, zh, en, c in BUDGET_PARTS
         )
         self.budget_label.setText(
-            self.ui.t(
-                f"{parts}  ｜ 合计 {v.get('total', 0):,} / 预算 {v.get('budget', 0):,} / "
-                f"上下文 {v.get('context_length', 0):,}",
-                f"{parts}  | total {v.get('total', 0):,} / budget {v.get('budget', 0):,} / "
-                f"context {v.get('context_length', 0):,}",
+            self.ui.tx(
+                "{parts}  | total {get:,} / budget {get_2:,} / context {get_3:,}",
+                parts=parts,
+                get=v.get("total", 0),
+                get_2=v.get("budget", 0),
+                get_3=v.get("context_length", 0),
             )
         )
 
@@ -467,12 +465,16 @@ class StagePanel(Collapsible):
         tps = f"{u['tps']:.1f}" if u.get("tps") is not None and not offline else "–"
         cost = f"{u['cost']:.4f}" if u.get("cost") is not None and not offline else "–"
         self.usage_label.setText(
-            self.ui.t(
-                f"用量：提示 {int(u['prompt']):,}（缓存 {int(u['cached']):,}） · 输出 {int(u['completion']):,} · "
-                f"推理 {int(u['reasoning']):,} · 首字 {ttft} · {tps} 词元/秒 · 费用 {cost}",
-                f"Usage: prompt {int(u['prompt']):,} (cached {int(u['cached']):,}) · "
-                f"completion {int(u['completion']):,}"
-                f" · reasoning {int(u['reasoning']):,} · TTFT {ttft} · {tps} tok/s · cost {cost}",
+            self.ui.tx(
+                "Usage: prompt {prompt:,} (cached {cached:,}) · completion {completion:,} · reasoning "
+                "{reasoning:,} · TTFT {ttft} · {tps} tok/s · cost {cost}",
+                prompt=int(u["prompt"]),
+                cached=int(u["cached"]),
+                completion=int(u["completion"]),
+                reasoning=int(u["reasoning"]),
+                ttft=ttft,
+                tps=tps,
+                cost=cost,
             )
         )
 
@@ -480,7 +482,7 @@ class StagePanel(Collapsible):
         if not self.lookbacks:
             return
         items = ", ".join(f"{clock(a)}–{clock(b)} ({n:,})" for a, b, n in self.lookbacks)
-        self.lookback_label.setText(self.ui.t(f"回查：{items}", f"Lookbacks: {items}"))
+        self.lookback_label.setText(self.ui.tx("Lookbacks: {items}", items=items))
 
     # -- events -----------------------------------------------------------------------------------------------
 
@@ -563,9 +565,7 @@ class StagePanel(Collapsible):
         self.claims = dict(e.claims)
         self.claims_table.fill(self.claims, self.issues)
         self.claims_section.show()
-        self.claims_section.set_title(
-            self.ui.t(f"结构化断言（{self.claims_table.rowCount()}）", f"Claims ({self.claims_table.rowCount()})")
-        )
+        self.claims_section.set_title(self.ui.tx("Claims ({rowcount})", rowcount=self.claims_table.rowCount()))
 
     def issues_found(self, e: ev.IssuesFound) -> None:
         """Replace the issue list (after a revision the new list is the one that counts; the title keeps the tally)."""
@@ -906,20 +906,20 @@ class AnalysisView(QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.expected_label)
         lay.addWidget(self.body_split, 1)
-        ui.bind(self, self.analyze_button.setText, "分析 (F5)", "Analyze (F5)")
-        ui.bind(self, self.cancel_button.setText, "取消 (Esc)", "Cancel (Esc)")
-        ui.bind(self, self.resume_button.setText, "继续", "Resume")
-        ui.bind(self, self.history_label.setText, "历史分析：", "Past analyses:")
-        ui.bind(self, self.model_label.setText, "模型：", "Model:")
+        ui.bind_tr(self, self.analyze_button.setText, "Analyze (F5)")
+        ui.bind_tr(self, self.cancel_button.setText, "Cancel (Esc)")
+        ui.bind_tr(self, self.resume_button.setText, "Resume")
+        ui.bind_tr(self, self.history_label.setText, "Past analyses:")
+        ui.bind_tr(self, self.model_label.setText, "Model:")
         self._empty_for: tuple[str, bool] | None = None  # (replay name, is the bundled sample) the placeholder names
         self._word_placeholder()
         ui.changed.connect(lambda _code: self._word_placeholder())
         ui.changed.connect(lambda _code: self._relabel_totals())
-        ui.bind(self, self.summary_button.setText, "总结 ↑", "Summary ↑")
-        ui.bind(self, self.copy_summary_button.setText, "复制总结", "Copy summary")
-        ui.bind(self, self.follow_box.setText, "跟随进行中的阶段", "Follow the running stage")
+        ui.bind_tr(self, self.summary_button.setText, "Summary ↑")
+        ui.bind_tr(self, self.copy_summary_button.setText, "Copy summary")
+        ui.bind_tr(self, self.follow_box.setText, "Follow the running stage")
         ui.changed.connect(lambda _c: self._show_expected())
-        ui.bind(self, self.outline.setToolTip, "点击跳到该阶段", "Click to jump to the stage")
+        ui.bind_tr(self, self.outline.setToolTip, "Click to jump to the stage")
 
     def set_expected(self, zh: str, en: str) -> None:
         """What Analyze will take with the picked model, in both languages ("" hides the line)."""
@@ -986,7 +986,7 @@ class AnalysisView(QWidget):
             outcome = "error"
             log.exception("analysis run failed")
             if gen == self._generation:
-                self.error.emit(self.ui.t(f"分析出错：{exc!r}", f"The analysis failed: {exc!r}"))
+                self.error.emit(self.ui.tx("The analysis failed: {exc!r}", exc=exc))
                 self._interrupt_all()
         finally:
             if gen == self._generation:
@@ -1050,7 +1050,7 @@ class AnalysisView(QWidget):
                 if 0 <= seg < len(self.segments):
                     a, b = self.segments[seg]
                     span = f"  {clock(a)}–{clock(b)}"
-                self.ui.bind(group, group.set_title, f"第 {seg + 1} 段{span}", f"Segment {seg + 1}{span}")
+                self.ui.bind_tr(group, group.set_title, "Segment {seg}{span}", seg=seg + 1, span=span)
                 self.groups[seg] = group
                 self._insert(group)
             panel = StagePanel(stage, f"窗口 {stage.window + 1}", f"Window {stage.window + 1}", self.ui)
@@ -1074,7 +1074,7 @@ class AnalysisView(QWidget):
         from ui.feedback import FeedbackTarget
 
         if self.analysis_id is None:
-            self.error.emit(self.ui.t("这次分析尚未保存，无法反馈。", "This analysis is not stored yet: no feedback."))
+            self.error.emit(self.ui.tx("This analysis is not stored yet: no feedback."))
             return
         title = panel.ui.t(panel.title_zh, panel.title_en)
         if panel.stage.kind is ev.StageKind.WINDOW:
@@ -1256,7 +1256,7 @@ class AnalysisView(QWidget):
         """Put the summary's text on the clipboard (None, and a message, while there is no finished summary)."""
         panel = self._summary_panel()
         if panel is None or panel.final_text is None:
-            self.error.emit(self.ui.t("还没有完成的总结可以复制。", "There is no finished summary to copy yet."))
+            self.error.emit(self.ui.tx("There is no finished summary to copy yet."))
             return None
         return panel.copy_text()
 
@@ -1279,10 +1279,14 @@ class AnalysisView(QWidget):
         prompt, cached, out, reasoning = (int(tot[k] or 0) for k in ("prompt", "cached", "completion", "reasoning"))
         cost = f"{tot['cost']:.4f}" if tot["cost"] is not None else "–"
         self.totals_label.setText(
-            self.ui.t(
-                f"整次分析：提示 {prompt:,}（缓存 {cached:,}）· 输出 {out:,} · 推理 {reasoning:,} · 费用 {cost}",
-                f"Whole run: prompt {prompt:,} (cached {cached:,}) · completion {out:,} · reasoning {reasoning:,} · "
-                f"cost {cost}",
+            self.ui.tx(
+                "Whole run: prompt {prompt:,} (cached {cached:,}) · completion {out:,} · reasoning "
+                "{reasoning:,} · cost {cost}",
+                prompt=prompt,
+                cached=cached,
+                out=out,
+                reasoning=reasoning,
+                cost=cost,
             )
         )
 

@@ -96,7 +96,7 @@ class BudgetPreview(QGroupBox):
         lay.addLayout(form)
         lay.addWidget(self.state_label)
         lay.addStretch(1)
-        ui.bind(self, self.setTitle, "预算预览（当前录像）", "Budget preview (open replay)")
+        ui.bind_tr(self, self.setTitle, "Budget preview (open replay)")
         ui.changed.connect(lambda _c: self.schedule())
 
     # -- inputs -----------------------------------------------------------------------------------------------
@@ -150,10 +150,7 @@ class BudgetPreview(QGroupBox):
             self._show(
                 gen,
                 None,
-                self.ui.t(
-                    "打开一个录像后，这里会显示它按此预算的切片、请求与词元数。",
-                    "Open a replay to see its slices, requests and tokens under this budget.",
-                ),
+                self.ui.tx("Open a replay to see its slices, requests and tokens under this budget."),
             )
             return
         self._task = asyncio.get_event_loop().create_task(self._plan(gen, str(self.replay), dict(self.data)))
@@ -166,7 +163,7 @@ class BudgetPreview(QGroupBox):
             return
         except Exception as exc:  # a planner bug: say it rather than leave the preview blank
             log.exception("budget preview failed")
-            self._show(gen, None, self.ui.t(f"预览出错：{exc!r}", f"The preview failed: {exc!r}"))
+            self._show(gen, None, self.ui.tx("The preview failed: {exc!r}", exc=exc))
             return
         self._show(gen, plan, "")
 
@@ -196,12 +193,11 @@ class BudgetPreview(QGroupBox):
         price_out = float(self.data.get("price_output") or 0)
         if price_in or price_out:
             ceiling = output_cost_ceiling(plan, price_out)
-            cost = self.ui.t(
-                f"输入 {totals['input_cost']:.4f} + 输出最多 {ceiling:.4f}",
-                f"input {totals['input_cost']:.4f} + output up to {ceiling:.4f}",
+            cost = self.ui.tx(
+                "input {input_cost:.4f} + output up to {ceiling:.4f}", input_cost=totals["input_cost"], ceiling=ceiling
             )
         else:
-            cost = self.ui.t("–（未填价格）", "– (no prices set)")
+            cost = self.ui.tx("– (no prices set)")
         return {
             "segments": f"{len(plan['segments'])}",
             "windows": f"{windows}",

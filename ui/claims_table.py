@@ -150,7 +150,7 @@ class ClaimsTable(QTableWidget):
             cells = [f"{ident} · {what}", row.player, row.time.split(".")[0], confidence]
             found = worst.get(r)
             verdict = QTableWidgetItem(
-                f"● {found.severity.display(self.ui.lang)}" if found else self.ui.t("✓ 无问题", "✓ no issue")
+                f"● {found.severity.display(self.ui.lang)}" if found else self.ui.tx("✓ no issue")
             )
             if found is not None:
                 verdict.setForeground(QBrush(QColor(SEVERITY_COLORS[found.severity])))

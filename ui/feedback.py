@@ -187,9 +187,7 @@ class FeedbackDialog(QDialog):
             return self.pending
         entered = self.entered()
         if not entered.analyst:  # asked once: the window keeps the name in the settings
-            self._refused(
-                self.ui.t("请先填写分析师名字（会记住）。", "Enter your name as the analyst first (it is remembered).")
-            )
+            self._refused(self.ui.tx("Enter your name as the analyst first (it is remembered)."))
             return None
         self.buttons.setEnabled(False)
         self.message.hide()
@@ -208,9 +206,7 @@ class FeedbackDialog(QDialog):
             self.recorded.emit(fut.result())
             self.accept()
             return
-        self._refused(
-            str(exc) if isinstance(exc, KnownError) else self.ui.t(f"内部错误：{exc!r}", f"Internal error: {exc!r}")
-        )
+        self._refused(str(exc) if isinstance(exc, KnownError) else self.ui.tx("Internal error: {exc!r}", exc=exc))
 
     def _refused(self, text: str) -> None:
         """Keep the dialog open with the reason; an empty analyst field is marked and focused."""

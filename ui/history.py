@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 from app.pipeline import events as ev
 from app.pipeline.repository import UNFINISHED_RUN_STATES, issue_of, lease_alive, stage_ref_of
 
@@ -100,7 +100,7 @@ def model_words(model_label: str, lang: Lang) -> str:
     """The model a past analysis ran with: the built-in analyst by its shown name, a profile by its own name."""
     from app.settings import OFFLINE_PROFILE
 
-    return pick(lang, "离线分析器", "offline analyst") if model_label == OFFLINE_PROFILE else model_label
+    return tr(lang, "offline analyst") if model_label == OFFLINE_PROFILE else model_label
 
 
 def history_items(records: list[Any], lang: Lang = Lang.EN) -> list[tuple[int, str, bool]]:
@@ -111,9 +111,9 @@ def history_items(records: list[Any], lang: Lang = Lang.EN) -> list[tuple[int, s
         busy = lease_alive(r.owner, r.heartbeat_at)  # running in another process (or in this one) right now
         status = pick(lang, *RUN_STATUS_WORDS.get(r.status, (r.status, r.status)))
         if busy:
-            status += pick(lang, " · 运行中", " · running")
+            status += tr(lang, " · running")
         elif r.status == "running":
-            status = pick(lang, "中断（可继续）", "stale (resumable)")
+            status = tr(lang, "stale (resumable)")
         label = f"#{r.id} {when} {model_words(r.model_label, lang)} · {status}"
         out.append((r.id, label, r.status in UNFINISHED_RUN_STATES and not busy))
     return out

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, QTranslator, Signal
 
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 
 log = logging.getLogger(__name__)
 
@@ -60,26 +60,37 @@ class UiLanguage(QObject):
     def __init__(self, lang: Lang) -> None:
         super().__init__()
         self.lang = lang
-        self._bindings: list[tuple[QObject, Callable[[str], object], str, str]] = []
+        self._bindings: list[tuple[QObject, Callable[[str], object], Callable[[], str]]] = []
         install_qt_translation(lang)
 
     def t(self, zh: str, en: str) -> str:
         """The text in the current language."""
         return pick(self.lang, zh, en)
 
+    def tx(self, msgid: str, /, **params: object) -> str:
+        """The catalogue text of ``msgid`` (English source text) in the current language, params filled."""
+        return tr(self.lang, msgid, **params)
+
     def bind(self, owner: QObject, setter: Callable[[str], object], zh: str, en: str) -> None:
         """Apply a text now and again after every language switch (dropped when ``owner`` is deleted)."""
-        setter(self.t(zh, en))
-        self._bindings.append((owner, setter, zh, en))
+        self._bind(owner, setter, lambda: self.t(zh, en))
+
+    def bind_tr(self, owner: QObject, setter: Callable[[str], object], msgid: str, /, **params: object) -> None:
+        """:meth:`bind` for a catalogue message: ``msgid`` with its ``params``, translated on every switch."""
+        self._bind(owner, setter, lambda: self.tx(msgid, **params))
+
+    def _bind(self, owner: QObject, setter: Callable[[str], object], text: Callable[[], str]) -> None:
+        setter(text())
+        self._bindings.append((owner, setter, text))
 
     def set_lang(self, lang: Lang) -> None:
         """Switch language and retranslate every bound text (Qt's own dialogs follow too)."""
         self.lang = lang
         install_qt_translation(lang)
         alive = []
-        for owner, setter, zh, en in self._bindings:
+        for owner, setter, text in self._bindings:
             if shiboken6.isValid(owner):
-                setter(self.t(zh, en))
-                alive.append((owner, setter, zh, en))
+                setter(text())
+                alive.append((owner, setter, text))
         self._bindings = alive
         self.changed.emit(lang.value)

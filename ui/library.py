@@ -236,7 +236,7 @@ class LibraryWidget(QWidget):
         lay.addWidget(self.search)
         lay.addWidget(self.table, 1)
         lay.addWidget(self.status)
-        ui.bind(self.search, self.search.setPlaceholderText, "搜索地图、玩家、模组…", "Search map, player, mod…")
+        ui.bind_tr(self.search, self.search.setPlaceholderText, "Search map, player, mod…")
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(300)
@@ -257,12 +257,7 @@ class LibraryWidget(QWidget):
             self.watcher.removePaths(self.watcher.directories())
         self.folder = Path(folder) if folder else None
         if self.folder is None or not self.folder.is_dir():
-            self.status.setText(
-                self.ui.t(
-                    "未设置录像文件夹（设置 → 录像文件夹），可拖入或打开文件。",
-                    "No replay folder set (Settings → Replay folder); drop or open files.",
-                )
-            )
+            self.status.setText(self.ui.tx("No replay folder set (Settings → Replay folder); drop or open files."))
             return None
         self.watcher.addPath(str(self.folder))
         return self.rescan()
@@ -287,7 +282,7 @@ class LibraryWidget(QWidget):
         loop = asyncio.get_running_loop()
 
         def progress(done: int, total: int) -> None:  # worker thread: the label is set on the GUI thread
-            text = self.ui.t(f"正在读取录像头 {done}/{total}…", f"Reading replay headers {done}/{total}…")
+            text = self.ui.tx("Reading replay headers {done}/{total}…", done=done, total=total)
             loop.call_soon_threadsafe(self._progress, text)
 
         shown = self._listed == folder  # the rows are this folder's: an unchanged scan needs no rows at all
@@ -309,7 +304,7 @@ class LibraryWidget(QWidget):
         self.parsed = parsed
         loop.call_soon(self._fit_columns)  # its own loop turn: measuring text is the costly part of a fill
         n = self.model.rowCount()
-        self.status.setText(self.ui.t(f"{folder} · {n} 个录像", f"{folder} · {n} replays"))
+        self.status.setText(self.ui.tx("{folder} · {n} replays", folder=folder, n=n))
         return parsed
 
     def _progress(self, text: str) -> None:

@@ -333,9 +333,7 @@ class MainWindow(QMainWindow):
             | Qt.DockWidgetArea.BottomDockWidgetArea
         )
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.side_dock)
-        self.ui.bind(
-            self.side_dock, self.side_dock.setWindowTitle, "侧栏：错误智慧 / 记忆", "Side panel: wisdom / memory"
-        )
+        self.ui.bind_tr(self.side_dock, self.side_dock.setWindowTitle, "Side panel: wisdom / memory")
         self.resizeDocks([self.side_dock], [360], Qt.Orientation.Horizontal)
         central = QWidget()
         lay = QVBoxLayout(central)
@@ -377,7 +375,7 @@ class MainWindow(QMainWindow):
         self.analysis.run_finished.connect(self._run_finished)
         self.analysis.feedback_requested.connect(self.open_feedback)
         self.analysis.copied.connect(
-            lambda title: self.status_label.setText(self.ui.t(f"已复制：{title}", f"Copied: {title}"))
+            lambda title: self.status_label.setText(self.ui.tx("Copied: {title}", title=title))
         )
         self.ui.changed.connect(lambda _c: self._retitle())
         self._fill_models()
@@ -405,13 +403,13 @@ class MainWindow(QMainWindow):
         ui = self.ui
         bar = self.menuBar()
         file_menu = bar.addMenu("")
-        ui.bind(file_menu, file_menu.setTitle, "文件(&F)", "&File")
+        ui.bind_tr(file_menu, file_menu.setTitle, "&File")
         analysis_menu = bar.addMenu("")
-        ui.bind(analysis_menu, analysis_menu.setTitle, "分析(&A)", "&Analysis")
+        ui.bind_tr(analysis_menu, analysis_menu.setTitle, "&Analysis")
         view_menu = bar.addMenu("")
-        ui.bind(view_menu, view_menu.setTitle, "视图(&V)", "&View")
+        ui.bind_tr(view_menu, view_menu.setTitle, "&View")
         help_menu = bar.addMenu("")
-        ui.bind(help_menu, help_menu.setTitle, "帮助(&H)", "&Help")
+        ui.bind_tr(help_menu, help_menu.setTitle, "&Help")
 
         def action(
             menu: Any,
@@ -533,19 +531,17 @@ class MainWindow(QMainWindow):
     def show_shortcuts(self) -> QDialog:
         """Help → Keyboard shortcuts: every menu action with its key, and where Esc works."""
         dlg = QDialog(self)
-        dlg.setWindowTitle(self.ui.t("键盘快捷键", "Keyboard shortcuts"))
+        dlg.setWindowTitle(self.ui.tx("Keyboard shortcuts"))
         table = QTableWidget(len(self.shortcut_actions), 2, dlg)
-        table.setHorizontalHeaderLabels([self.ui.t("操作", "Action"), self.ui.t("按键", "Key")])
+        table.setHorizontalHeaderLabels([self.ui.tx("Action"), self.ui.tx("Key")])
         table.verticalHeader().hide()
         table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for row, act in enumerate(self.shortcut_actions):
             name = act.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
             if act is self.cancel_action:
-                name += self.ui.t(
-                    "（仅在分析区域；付费模型会先询问）", " (in the analysis area; asks first on a paid model)"
-                )
+                name += self.ui.tx(" (in the analysis area; asks first on a paid model)")
             if act is self.analyze_action:
-                name += self.ui.t("（分析进行中时先询问）", " (asks first while an analysis runs)")
+                name += self.ui.tx(" (asks first while an analysis runs)")
             table.setItem(row, 0, QTableWidgetItem(name))
             table.setItem(row, 1, QTableWidgetItem(act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)))
         lay = QVBoxLayout(dlg)
@@ -562,8 +558,8 @@ class MainWindow(QMainWindow):
             QMessageBox.Icon.Question, self.ui.t(zh_title, en_title), self.ui.t(zh, en), std.Yes | std.No, self
         )
         box.setDefaultButton(std.No)
-        box.button(std.Yes).setText(self.ui.t("是", "Yes"))
-        box.button(std.No).setText(self.ui.t("否", "No"))
+        box.button(std.Yes).setText(self.ui.tx("Yes"))
+        box.button(std.No).setText(self.ui.tx("No"))
         box.finished.connect(lambda result: on_yes() if result == std.Yes else None)
         self.confirm_box = box
         box.open()
@@ -928,10 +924,8 @@ class MainWindow(QMainWindow):
 
     def _feedback_recorded(self, dlg: FeedbackDialog, result: FeedbackResult) -> None:
         self._remember("analyst_name", dlg.entered().analyst)
-        facts = ", ".join(f"#{f}" for f in result.facts) or self.ui.t("无", "none")
-        self.status_label.setText(
-            self.ui.t(f"反馈已记录（记忆事实：{facts}）", f"Feedback recorded (memory facts: {facts})")
-        )
+        facts = ", ".join(f"#{f}" for f in result.facts) or self.ui.tx("none")
+        self.status_label.setText(self.ui.tx("Feedback recorded (memory facts: {facts})", facts=facts))
 
     @staticmethod
     def _placeholder(text: str, exc: Exception) -> QWidget:
@@ -944,7 +938,7 @@ class MainWindow(QMainWindow):
         picker = self.analysis.model_picker
         picker.clear()
         for prof in self.ctx.settings.profiles:
-            offline = self.ui.t("offline（离线规则分析器）", "offline (rule-based analyst)")
+            offline = self.ui.tx("offline (rule-based analyst)")
             label = offline if prof.rule_based else prof.name
             picker.addItem(label, prof.name)
         picker.setCurrentIndex(max(0, picker.findData(self.ctx.settings.active_profile().name)))
@@ -953,7 +947,7 @@ class MainWindow(QMainWindow):
         name = f" — {self.info.path.name}" if self.info else ""
         self.setWindowTitle(f"ReplaySage{name}")
         if not self.analysis.running:
-            self.status_label.setText(self.ui.t("就绪", "Ready"))
+            self.status_label.setText(self.ui.tx("Ready"))
 
     # -- tasks -------------------------------------------------------------------------------------------------------
 
@@ -971,7 +965,7 @@ class MainWindow(QMainWindow):
                 self.show_error(str(exc))
             elif exc is not None:
                 log.error("background task failed", exc_info=exc)
-                self.show_error(self.ui.t(f"内部错误：{exc!r}", f"Internal error: {exc!r}"))
+                self.show_error(self.ui.tx("Internal error: {exc!r}", exc=exc))
 
         task.add_done_callback(done)
         return task
@@ -988,11 +982,9 @@ class MainWindow(QMainWindow):
         start = self.ctx.settings.get("replay_folder") or str(Path.home())
         dlg = QFileDialog(
             self,
-            self.ui.t("打开录像", "Open replay"),
+            self.ui.tx("Open replay"),
             start,
-            self.ui.t(
-                f"录像 ({replay_name_filter()});;所有文件 (*)", f"Replays ({replay_name_filter()});;All files (*)"
-            ),
+            self.ui.tx("Replays ({replay_name_filter});;All files (*)", replay_name_filter=replay_name_filter()),
         )
         dlg.setFileMode(QFileDialog.FileMode.ExistingFile)
         dlg.fileSelected.connect(lambda p: self.open_replay(Path(p)))
@@ -1004,10 +996,7 @@ class MainWindow(QMainWindow):
         analysis_id = self.analysis.analysis_id
         if analysis_id is None:
             self.show_error(
-                self.ui.t(
-                    "没有可导出的分析：先分析录像，或从“历史分析”打开一次分析。",
-                    "There is no analysis to export: analyse the replay or open one from Past analyses first.",
-                )
+                self.ui.tx("There is no analysis to export: analyse the replay or open one from Past analyses first.")
             )
             return None
         stem = self.info.path.stem if self.info is not None else "replaysage"
@@ -1015,7 +1004,7 @@ class MainWindow(QMainWindow):
         filters = [f"{self.ui.t(zh, en)} (*{suffix})" for suffix, zh, en in EXPORT_FORMATS]
         dlg = QFileDialog(
             self,
-            self.ui.t("导出分析", "Export analysis"),
+            self.ui.tx("Export analysis"),
             str(folder / f"{stem}-analysis-{analysis_id}.md"),
             ";;".join(filters),
         )
@@ -1036,9 +1025,9 @@ class MainWindow(QMainWindow):
         """Write the report of ``analysis_id`` (default: the one shown) to ``path`` in a worker thread."""
         aid = self.analysis.analysis_id if analysis_id is None else analysis_id
         if aid is None:
-            raise KnownError(self.ui.t("没有可导出的分析。", "There is no analysis to export."))
+            raise KnownError(self.ui.tx("There is no analysis to export."))
         db = self.ctx.db
-        self.status_label.setText(self.ui.t(f"正在导出到 {path}…", f"Exporting to {path}…"))
+        self.status_label.setText(self.ui.tx("Exporting to {path}…", path=path))
         return _started(self.export_loader.start(lambda: _export(db, aid, path), self._exported))
 
     def show_notice(self, text: str) -> None:
@@ -1048,7 +1037,7 @@ class MainWindow(QMainWindow):
         self.status_label.setText(shown)
 
     def _exported(self, path: Path) -> None:
-        text = self.ui.t(f"分析已导出到 {path}", f"The analysis was exported to {path}")
+        text = self.ui.tx("The analysis was exported to {path}", path=path)
         self.message_bar.show_message(text, "info")
         self.status_label.setText(text)
 
@@ -1058,7 +1047,7 @@ class MainWindow(QMainWindow):
         Returns a future resolved once the newest request of the analysis area has been shown (or has failed);
         a replay opened meanwhile replaces this one, whose result is then dropped.
         """
-        self.status_label.setText(self.ui.t(f"正在读取 {path.name}…", f"Reading {path.name}…"))
+        self.status_label.setText(self.ui.tx("Reading {name}…", name=path.name))
         db = self.ctx.db
         return _started(self.replay_loader.start(lambda: _open_replay(db, path), self._show_opened))
 
@@ -1073,7 +1062,7 @@ class MainWindow(QMainWindow):
         self.library.add_files([info])
         self.message_bar.hide()
         self._retitle()
-        self.status_label.setText(self.ui.t(f"已打开 {info.path.name}", f"Opened {info.path.name}"))
+        self.status_label.setText(self.ui.tx("Opened {name}", name=info.path.name))
         self.analysis.set_history(history_items(opened.records, self.ui.lang))
         if opened.problem:
             self.show_error(opened.problem)
@@ -1206,7 +1195,7 @@ class MainWindow(QMainWindow):
     def analyze(self, resume: bool = False) -> asyncio.Task[None] | None:
         """F5: analyse the open replay with the picked model (a running analysis is cancelled first)."""
         if self.info is None:
-            self.show_error(self.ui.t("请先打开一个录像（Ctrl+O）。", "Open a replay first (Ctrl+O)."))
+            self.show_error(self.ui.tx("Open a replay first (Ctrl+O)."))
             return None
         profile = self.analysis.model_picker.currentData() or self.ctx.settings.active_profile().name
         self.message_bar.hide()
@@ -1214,7 +1203,7 @@ class MainWindow(QMainWindow):
             return self.spawn(self._resume(self.info.path, str(profile)))
         self.progress.setRange(0, 0)
         self.progress.show()
-        self.status_label.setText(self.ui.t("正在准备分析…", "Preparing the analysis…"))
+        self.status_label.setText(self.ui.tx("Preparing the analysis…"))
         return self.analysis.start(self.info.path, str(profile), resume=resume)
 
     async def _resume(self, path: Path, profile: str) -> None:
@@ -1228,20 +1217,20 @@ class MainWindow(QMainWindow):
         if found == "unfinished":
             self.progress.setRange(0, 0)
             self.progress.show()
-            self.status_label.setText(self.ui.t("正在准备分析…", "Preparing the analysis…"))
+            self.status_label.setText(self.ui.tx("Preparing the analysis…"))
             await self.analysis.start(path, profile, resume=True)
             return
         if found == "complete" and analysis_id is not None:
             await self.reopen(analysis_id)
-            text = self.ui.t(
-                f"分析 #{analysis_id} 已经完成，没有可继续的部分：未运行分析，也未发送任何请求。",
-                f"Analysis #{analysis_id} is already complete: there is nothing to resume, so nothing was run "
-                "and no request was sent.",
+            text = self.ui.tx(
+                "Analysis #{analysis_id} is already complete: there is nothing to resume, so nothing was "
+                "run and no request was sent.",
+                analysis_id=analysis_id,
             )
         else:
-            text = self.ui.t(
-                f"这个录像没有用 {profile} 进行到一半的分析，没有可继续的部分：按 F5 开始新的分析。",
-                f"This replay has no unfinished analysis with {profile}: nothing to resume. Press F5 to analyse it.",
+            text = self.ui.tx(
+                "This replay has no unfinished analysis with {profile}: nothing to resume. Press F5 to analyse it.",
+                profile=profile,
             )
         self.message_bar.show_message(text, "info")
         self.status_label.setText(text)
@@ -1255,9 +1244,7 @@ class MainWindow(QMainWindow):
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
         self.progress.setFormat(f"{done}/{total}")
-        self.status_label.setText(
-            self.ui.t(f"分析中：{done}/{total} 个阶段完成", f"Analysing: {done}/{total} stages done")
-        )
+        self.status_label.setText(self.ui.tx("Analysing: {done}/{total} stages done", done=done, total=total))
 
     def _run_finished(self, outcome: str) -> None:
         texts = {
@@ -1316,7 +1303,7 @@ class MainWindow(QMainWindow):
             return
         self.library.set_folder(folder)
         self.restart_autosave()
-        self.status_label.setText(self.ui.t(f"录像文件夹：{folder}", f"Replay folder: {folder}"))
+        self.status_label.setText(self.ui.tx("Replay folder: {folder}", folder=folder))
 
     def _offer_dismissed(self) -> None:
         self._remember("replay_folder_offer", "dismissed")
@@ -1361,7 +1348,7 @@ class MainWindow(QMainWindow):
         if not copied:
             return
         names = ", ".join(copied)
-        self.status_label.setText(self.ui.t(f"已保留本局录像：{names}", f"Kept the last game's replay: {names}"))
+        self.status_label.setText(self.ui.tx("Kept the last game's replay: {names}", names=names))
         if rows:
             self.library.add_files([info_from_summary(h) for h in rows])
         if any(k.status == "copied" and k.target is not None and k.target.parent == self.library.folder for k in kept):
@@ -1385,7 +1372,7 @@ class MainWindow(QMainWindow):
             self.ctx.settings.set("ui_language", lang.value)
             self.ctx.settings.save()
         except (KnownError, OSError) as exc:  # the switch still happens; saying it is not kept is enough
-            self.show_error(self.ui.t(f"界面语言未能保存：{exc}", f"The interface language was not saved: {exc}"))
+            self.show_error(self.ui.tx("The interface language was not saved: {exc}", exc=exc))
         self.set_language(lang)
 
     def set_language(self, lang: Lang) -> None:

@@ -12,7 +12,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.knowledge.faction_names import faction_display
 from app.knowledge.names import knowledge_mod
 from ui.analysis_view import clock
@@ -266,12 +266,11 @@ class ReplayCard(QFrame):
 
 def apm_tooltip(lang: Lang) -> str:
     """Why our APM is lower than the one KW players know (KWReplayAutoSaver counts every command)."""
-    return pick(
+    return tr(
         lang,
-        "APM：玩家每分钟下达的指令数，不含游戏自动发送的消息（校验心跳、同步消息）。\n"
-        "全部指令/分：连同这些自动消息一起计数，即 KWReplayAutoSaver 显示的 APM。",
-        "APM: orders the player gave per minute, without the messages the game sends by itself (CRC heartbeats, "
-        "timing messages).\nAll cmds/min: those messages counted too: the APM KWReplayAutoSaver shows.",
+        "APM: orders the player gave per minute, without the messages the game sends by itself "
+        "(CRC heartbeats, timing messages).\nAll cmds/min: those messages counted too: the APM "
+        "KWReplayAutoSaver shows.",
     )
 
 

@@ -130,7 +130,7 @@ class SettingsDialog(QDialog):
         self.secrets = secrets
         self.ui = ui
         self.replay = replay
-        ui.bind(self, self.setWindowTitle, "设置", "Settings")
+        ui.bind_tr(self, self.setWindowTitle, "Settings")
         self.resize(980, 620)
         self._providers: dict[str, ProviderSettings] = {p.name: p for p in settings.providers}
         self._profiles: dict[str, ModelProfileSettings] = {
@@ -258,11 +258,11 @@ class SettingsDialog(QDialog):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(edit, 1)
         button = QPushButton()
-        self.ui.bind(self, button.setText, "浏览…", "Browse…")
+        self.ui.bind_tr(self, button.setText, "Browse…")
         lay.addWidget(button)
 
         def pick() -> None:
-            dlg = QFileDialog(self, self.ui.t("选择", "Choose"), edit.text() or str(Path.home()))
+            dlg = QFileDialog(self, self.ui.tx("Choose"), edit.text() or str(Path.home()))
             dlg.setFileMode(QFileDialog.FileMode.Directory if folder else QFileDialog.FileMode.ExistingFile)
             dlg.fileSelected.connect(edit.setText)
             dlg.open()
@@ -327,7 +327,7 @@ class SettingsDialog(QDialog):
         """The masked hint of the shown provider's stored (or typed) key."""
         name = self.p_name.text()
         stored = (self._keys.get(name) or self.secrets.get(name)) if name in self._providers else ""
-        self.p_key.setPlaceholderText(self.ui.t(f"已保存：{mask(stored)}", f"stored: {mask(stored)}") if stored else "")
+        self.p_key.setPlaceholderText(self.ui.tx("stored: {stored}", stored=mask(stored)) if stored else "")
 
     def _provider_from_form(self) -> ProviderSettings:
         prov = ProviderSettings.from_json(
@@ -335,9 +335,8 @@ class SettingsDialog(QDialog):
         )
         if prov.name == OFFLINE_PROFILE:
             raise KnownError(
-                self.ui.t(
-                    f"“{OFFLINE_PROFILE}”是内置离线分析器的保留名",
-                    f"{OFFLINE_PROFILE!r} is reserved for the built-in offline analyst",
+                self.ui.tx(
+                    "{offline_profile!r} is reserved for the built-in offline analyst", offline_profile=OFFLINE_PROFILE
                 )
             )
         return prov
@@ -538,7 +537,7 @@ class SettingsDialog(QDialog):
 
     def _preview(self) -> None:
         if self._refused_number() is not None:  # the preview would show numbers the form does not hold
-            self.budget_preview.set_refused(self.ui.t("先改正标红的数字", "Correct the number marked in red first"))
+            self.budget_preview.set_refused(self.ui.tx("Correct the number marked in red first"))
             return
         self.budget_preview.set_profile(self._form_numbers())
 
@@ -553,10 +552,10 @@ class SettingsDialog(QDialog):
         self.active.setCurrentIndex(max(0, self.active.findData(current)))
 
     def _detect_text(self) -> str:
-        return self.ui.t("自动识别", "detect from the replay")
+        return self.ui.tx("detect from the replay")
 
     def _offline_text(self) -> str:
-        return self.ui.t("offline（离线规则分析器）", "offline (rule-based analyst)")
+        return self.ui.tx("offline (rule-based analyst)")
 
     def _retranslate(self) -> None:
         """Texts built from state (not bound once): rebuilt after a language switch."""
@@ -633,17 +632,14 @@ class SettingsDialog(QDialog):
         )  # the numbers first: they are what a user most often has to change
         if problem is not None:
             name = self.m_name.text().strip()
-            raise KnownError(self.ui.t(f"模型 {name}：{problem.message}", f"model {name}: {problem.message}"))
+            raise KnownError(self.ui.tx("model {name}: {message}", name=name, message=problem.message))
         prof = ModelProfileSettings.from_json(data)
         self._check_budget(prof)
         if prof.name == OFFLINE_PROFILE:
-            raise KnownError(self.ui.t("“offline”是内置离线分析器，不能替换", "'offline' is the built-in analyst"))
+            raise KnownError(self.ui.tx("'offline' is the built-in analyst"))
         if prof.provider not in self._providers:
             raise KnownError(
-                self.ui.t(
-                    f"模型 {prof.name} 的服务商 {prof.provider!r} 不存在",
-                    f"model {prof.name}: unknown provider {prof.provider!r}",
-                )
+                self.ui.tx("model {name}: unknown provider {provider!r}", name=prof.name, provider=prof.provider)
             )
         return prof
 
@@ -653,11 +649,11 @@ class SettingsDialog(QDialog):
             prof.context_length, prof.context_budget, prof.max_tokens, self.ui.lang, reasoning=prof.reasoning
         )
         if problem is not None:
-            raise KnownError(self.ui.t(f"模型 {prof.name}：{problem.message}", f"model {prof.name}: {problem.message}"))
+            raise KnownError(self.ui.tx("model {name}: {message}", name=prof.name, message=problem.message))
         try:
             ModelProfile.from_mapping(prof.budget_mapping())
         except BudgetConfigError as exc:
-            raise KnownError(self.ui.t(f"模型 {prof.name}：{exc}", f"model {prof.name}: {exc}")) from exc
+            raise KnownError(self.ui.tx("model {name}: {exc}", name=prof.name, exc=exc)) from exc
 
     def model_form_pending(self) -> bool:
         """True when the model form holds a new or changed profile not yet taken."""

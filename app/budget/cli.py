@@ -94,45 +94,57 @@ def _model_settings(name: str) -> dict[str, Any]:
 def render_plan(data: dict[str, Any], lang: Any) -> str:
     """Human-readable plan (zh / en) from the JSON form."""
     from app.budget.prompt import format_game_time as t
-    from app.i18n import pick
+    from app.i18n import pick, tr
 
     p = data["profile"]
     est = data["estimator"]
     approx = "≈" if est["calibrated"] else ""
     out: list[str] = []
     out.append(
-        pick(
+        tr(
             lang,
-            f"模型：{p['provider'] or '-'}/{p['model'] or '-'}  上下文 {p['context_length']:,}（{p['tier']} 档）  "
-            f"预算 {p['budget']:,}  硬上限 {p['hard_limit']:,}  输出余量 {p['reserve']:,}",
-            f"Model: {p['provider'] or '-'}/{p['model'] or '-'}  context {p['context_length']:,} ({p['tier']} tier)  "
-            f"budget {p['budget']:,}  hard limit {p['hard_limit']:,}  output reserve {p['reserve']:,}",
+            "Model: {value}/{value_2}  context {context_length:,} ({tier} tier)  budget {budget:,}  "
+            "hard limit {hard_limit:,}  output reserve {reserve:,}",
+            value=p["provider"] or "-",
+            value_2=p["model"] or "-",
+            context_length=p["context_length"],
+            tier=p["tier"],
+            budget=p["budget"],
+            hard_limit=p["hard_limit"],
+            reserve=p["reserve"],
         )
     )
     out.append(
-        pick(
+        tr(
             lang,
-            f"估算：cl100k × 校准 {est['coefficient']:.3f}（{est['samples']} 个样本）× 安全系数 {est['safety']}；"
-            f"切片上限 {data['slice_max']:,}，固定开销 {data['fixed_overhead']:,}，已发现事实预留 "
-            f"{data['found_facts_budget']:,}",
-            f"Estimate: cl100k × calibration {est['coefficient']:.3f} ({est['samples']} samples) × safety "
-            f"{est['safety']}; slice limit {data['slice_max']:,}, fixed overhead {data['fixed_overhead']:,}, found "
-            f"facts reserve {data['found_facts_budget']:,}",
+            "Estimate: cl100k × calibration {coefficient:.3f} ({samples} samples) × safety {safety}; "
+            "slice limit {slice_max:,}, fixed overhead {fixed_overhead:,}, found facts reserve "
+            "{found_facts_budget:,}",
+            coefficient=est["coefficient"],
+            samples=est["samples"],
+            safety=est["safety"],
+            slice_max=data["slice_max"],
+            fixed_overhead=data["fixed_overhead"],
+            found_facts_budget=data["found_facts_budget"],
         )
     )
     for w in data["warnings"]:
-        out.append(pick(lang, "注意：", "Note: ") + w)
+        out.append(tr(lang, "Note: ") + w)
     out.append("")
     for s in data["segments"]:
         out.append(
-            pick(
+            tr(
                 lang,
-                f"第 {s['index'] + 1} 段  {t(s['start_seconds'])} 至 {t(s['end_seconds'])}  "
-                f"{approx}{s['tokens']:,} token  {s['event_count']} 事件  "
-                f"重叠 {s['overlap_tokens']:,} token / {s['overlap_events']} 事件",
-                f"Segment {s['index'] + 1}  {t(s['start_seconds'])} to {t(s['end_seconds'])}  {approx}{s['tokens']:,} "
-                f"tokens  {s['event_count']} events  overlap {s['overlap_tokens']:,} tokens / {s['overlap_events']} "
-                f"events",
+                "Segment {index}  {start_seconds} to {end_seconds}  {approx}{tokens:,} tokens  "
+                "{event_count} events  overlap {overlap_tokens:,} tokens / {overlap_events} events",
+                index=s["index"] + 1,
+                start_seconds=t(s["start_seconds"]),
+                end_seconds=t(s["end_seconds"]),
+                approx=approx,
+                tokens=s["tokens"],
+                event_count=s["event_count"],
+                overlap_tokens=s["overlap_tokens"],
+                overlap_events=s["overlap_events"],
             )
         )
         for k, w in enumerate(s["windows"]):
@@ -140,7 +152,7 @@ def render_plan(data: dict[str, Any], lang: Any) -> str:
             zh_line = f"    重点时间段 {k + 1}：{a} 至 {b}  {n} token"
             out.append(pick(lang, zh_line, f"    focus {k + 1}: {a} to {b}  {n} tokens"))
     out.append("")
-    head = pick(lang, "请求", "request")
+    head = tr(lang, "request")
     cols = ["system", "summary", "overview", "slice", "found_facts", "instruction", "reserve", "total"]
     out.append(f"{head:<16}" + "".join(f"{c:>12}" for c in cols) + f"{'cached':>12}  guard")
     for r in data["requests"]:
@@ -153,12 +165,15 @@ def render_plan(data: dict[str, Any], lang: Any) -> str:
     tot = data["totals"]
     out.append("")
     out.append(
-        pick(
+        tr(
             lang,
-            f"合计：{tot['requests']} 个请求，prompt {approx}{tot['prompt_tokens']:,} token（每轮全量日志方案 "
-            f"{tot['naive_prompt_tokens']:,}），可缓存前缀占 {tot['cacheable_share']:.1%}",
-            f"Total: {tot['requests']} requests, prompt {approx}{tot['prompt_tokens']:,} tokens (full log every round: "
-            f"{tot['naive_prompt_tokens']:,}), cacheable prefix share {tot['cacheable_share']:.1%}",
+            "Total: {requests} requests, prompt {approx}{prompt_tokens:,} tokens (full log every "
+            "round: {naive_prompt_tokens:,}), cacheable prefix share {cacheable_share:.1%}",
+            requests=tot["requests"],
+            approx=approx,
+            prompt_tokens=tot["prompt_tokens"],
+            naive_prompt_tokens=tot["naive_prompt_tokens"],
+            cacheable_share=tot["cacheable_share"],
         )
     )
     return "\n".join(out) + "\n"

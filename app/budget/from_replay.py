@@ -18,7 +18,7 @@ from app.budget.calibration import Calibration, CalibrationStore
 from app.budget.plan import RunPlan, plan_run
 from app.budget.profile import ModelProfile
 from app.budget.segment import LogBlock
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.tokens import TokenEstimator
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def fit_summary(summary: str, cap: int, estimator: TokenEstimator, lang: Lang) -
     if cap <= 0 or estimator.estimate_tokens(summary) <= cap:
         return summary
     sections = re.split(r"\n(?=## )", summary.rstrip("\n"))
-    note_room = estimator.estimate_tokens(pick(lang, "（摘要已缩短：略去 ", "(summary shortened: left out ") + "x" * 80)
+    note_room = estimator.estimate_tokens(tr(lang, "(summary shortened: left out ") + "x" * 80)
     kept = [sections[0]]
     left_out: list[str] = []
     used = estimator.estimate_tokens(sections[0]) + note_room
@@ -63,11 +63,7 @@ def fit_summary(summary: str, cap: int, estimator: TokenEstimator, lang: Lang) -
         else:
             left_out.append(section.split("\n", 1)[0].lstrip("# ").split("（")[0].split(" (")[0].strip())
     names = ("、" if lang is Lang.ZH else ", ").join(left_out)
-    note = pick(
-        lang,
-        f"（摘要已缩短以适应模型上下文：略去 {names}）",
-        f"(summary shortened for the model's context: left out {names})",
-    )
+    note = tr(lang, "(summary shortened for the model's context: left out {names})", names=names)
     return "\n".join(kept) + "\n\n" + note + "\n"
 
 

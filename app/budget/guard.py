@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 from app.budget.errors import ContextLimitError
 from app.budget.profile import ModelProfile
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, system_lang, tr
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,14 +129,17 @@ def check_request(
     where = f" ({stage})" if stage else ""
     if total > limit:
         raise ContextLimitError(
-            pick(
+            tr(
                 lang,
-                f"请求{where}估算 prompt {prompt:,} + 输出余量 {reserve:,} = {total:,} token，超过上下文长度 "
-                f"{profile.context_length:,} 的 90%（{limit:,}），已拒绝发送。请缩短分析范围、降低 max_tokens 或换用"
-                f"更长上下文的模型。",
-                f"request{where}: estimated prompt {prompt:,} + output reserve {reserve:,} = {total:,} tokens exceeds "
-                f"90% of the context length {profile.context_length:,} ({limit:,}); not sent. Shorten the range, lower "
-                f"max_tokens or use a model with a longer context.",
+                "request{where}: estimated prompt {prompt:,} + output reserve {reserve:,} = {total:,} "
+                "tokens exceeds 90% of the context length {context_length:,} ({limit:,}); not sent. "
+                "Shorten the range, lower max_tokens or use a model with a longer context.",
+                where=where,
+                prompt=prompt,
+                reserve=reserve,
+                total=total,
+                context_length=profile.context_length,
+                limit=limit,
             ),
             prompt_tokens=prompt,
             reserve=reserve,
@@ -150,12 +153,16 @@ def check_request(
             total,
             budget,
             limit,
-            pick(
+            tr(
                 lang,
-                f"请求{where}估算 {total:,} token（prompt {prompt:,} + 余量 {reserve:,}）超过上下文预算 {budget:,}；"
-                f"仍低于硬上限 {limit:,}。",
-                f"request{where}: estimated {total:,} tokens (prompt {prompt:,} + reserve {reserve:,}) is over the "
-                f"context budget {budget:,}; still under the hard limit {limit:,}.",
+                "request{where}: estimated {total:,} tokens (prompt {prompt:,} + reserve {reserve:,}) is "
+                "over the context budget {budget:,}; still under the hard limit {limit:,}.",
+                where=where,
+                total=total,
+                prompt=prompt,
+                reserve=reserve,
+                budget=budget,
+                limit=limit,
             ),
         )
     return GuardVerdict(GuardStatus.OK, total, budget, limit)

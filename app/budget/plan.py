@@ -27,7 +27,7 @@ from app.budget.focus import FocusPlanner
 from app.budget.guard import Breakdown, GuardStatus, check_request
 from app.budget.profile import ModelProfile
 from app.budget.segment import BlockSource, LogBlock, Segment, Segmentation, segment_log
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, system_lang, tr
 from app.tokens import TokenEstimator, count_tokens
 
 SYSTEM_REFERENCE_TOKENS = 20_000
@@ -297,12 +297,13 @@ def plan_run(
     over = [r for r in requests if r.guard is GuardStatus.OVER_BUDGET]
     if over:
         plan.warnings.append(
-            pick(
+            tr(
                 lang,
-                f"{len(over)} 个计划请求超过上下文预算 {profile.budget:,}"
-                f"（仍低于 90% 硬上限 {profile.hard_limit:,}）。",
-                f"{len(over)} planned request(s) exceed the context budget {profile.budget:,} (still under the 90% "
-                f"hard limit {profile.hard_limit:,}).",
+                "{count} planned request(s) exceed the context budget {budget:,} (still under the 90% "
+                "hard limit {hard_limit:,}).",
+                count=len(over),
+                budget=profile.budget,
+                hard_limit=profile.hard_limit,
             )
         )
     return plan
@@ -311,10 +312,11 @@ def plan_run(
 def quality_note(profile: ModelProfile, segments: int, lang: Lang) -> str:
     """The note of a long replay below 200K (plan §11: long replays are not guaranteed there): it still runs."""
     size = str(profile.tier.value).upper()
-    return pick(
+    return tr(
         lang,
-        f"{size} 模型上的长录像：{segments} 段，分析质量不保证（仍可分析）。",
-        f"long replay on a {size} model: {segments} segments, quality not guaranteed (it can still be analysed).",
+        "long replay on a {size} model: {segments} segments, quality not guaranteed (it can still be analysed).",
+        size=size,
+        segments=segments,
     )
 
 

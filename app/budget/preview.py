@@ -23,7 +23,7 @@ from app.budget.profile import (
     tier_for,
     tier_spec,
 )
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 
 TIER_NAMES = {
     "long": ("长", "long"),
@@ -76,39 +76,32 @@ def profile_problem(
     if context_length <= 0:
         return ProfileProblem(
             "context_length",
-            pick(
-                lang,
-                "请填写模型的上下文长度（ContextLength），例如 128000。",
-                "Enter the model's context length (ContextLength), e.g. 128000.",
-            ),
+            tr(lang, "Enter the model's context length (ContextLength), e.g. 128000."),
         )
     if max_tokens <= 0:
         return ProfileProblem(
             "max_tokens",
-            pick(lang, "max_tokens 必须大于 0（常用 8192）。", "max_tokens must be above 0 (8192 is common)."),
+            tr(lang, "max_tokens must be above 0 (8192 is common)."),
         )
     limit = hard_limit(context_length)
     tier_default = default_budget(context_length)
     if context_budget < 0:
         return ProfileProblem(
             "context_budget",
-            pick(
-                lang,
-                "ContextBudget 不能为负数；填 0 使用档位默认值。",
-                "ContextBudget cannot be negative; use 0 for the tier default.",
-            ),
+            tr(lang, "ContextBudget cannot be negative; use 0 for the tier default."),
         )
     if context_budget > limit:
         return ProfileProblem(
             "context_budget",
-            pick(
+            tr(
                 lang,
-                f"ContextBudget {context_budget:,} 超过此模型能接受的上限：最多 {limit:,}"
-                f"（上下文 {context_length:,} 的 90%）。"
-                f"请改为 {limit:,} 或更小，或填 0 使用档位默认值 {tier_default:,}。",
-                f"ContextBudget {context_budget:,} is more than this model can take: at most {limit:,} (90% of its "
-                f"ContextLength {context_length:,}). Change it to {limit:,} or less, or enter 0 for the tier default "
-                f"({tier_default:,}).",
+                "ContextBudget {context_budget:,} is more than this model can take: at most {limit:,} "
+                "(90% of its ContextLength {context_length:,}). Change it to {limit:,} or less, or enter "
+                "0 for the tier default ({tier_default:,}).",
+                context_budget=context_budget,
+                limit=limit,
+                context_length=context_length,
+                tier_default=tier_default,
             ),
         )
     reserve = output_reserve(max_tokens, context_length, reasoning=reasoning)
@@ -188,21 +181,25 @@ class ExpectedRun:
             return self.problem
         cost = ""
         if self.priced:
-            cost = pick(
+            cost = tr(
                 lang,
-                f" · 费用约 {self.input_cost:.4f} + 输出最多 {self.output_ceiling:.4f}",
-                f" · cost ≈ {self.input_cost:.4f} + output up to {self.output_ceiling:.4f}",
+                " · cost ≈ {input_cost:.4f} + output up to {output_ceiling:.4f}",
+                input_cost=self.input_cost,
+                output_ceiling=self.output_ceiling,
             )
-        line = pick(
+        line = tr(
             lang,
-            f"预计 {self.segments} 段 · {self.requests} 个请求 · 提示词约 {self.prompt_tokens:,} token{cost}",
-            f"Expected: {self.segments} segments · {self.requests} requests · ≈{self.prompt_tokens:,} prompt "
-            f"tokens{cost}",
+            "Expected: {segments} segments · {requests} requests · ≈{prompt_tokens:,} prompt tokens{cost}",
+            segments=self.segments,
+            requests=self.requests,
+            prompt_tokens=self.prompt_tokens,
+            cost=cost,
         )
         if self.size and self.segments > 1:
-            line += pick(
+            line += tr(
                 lang,
-                f" — {self.size} 模型上的长录像：{self.segments} 段，质量不保证",
-                f" — long replay on a {self.size} model: {self.segments} segments, quality not guaranteed",
+                " — long replay on a {size} model: {segments} segments, quality not guaranteed",
+                size=self.size,
+                segments=self.segments,
             )
         return line

@@ -415,14 +415,12 @@ class ProfileNumbers:
 
 def profile_numbers(profile: ModelProfile, lang: Any) -> ProfileNumbers:
     """Numbers and the tier note for a settings page (``lang`` is an ``app.i18n.Lang``)."""
-    from app.i18n import pick
+    from app.i18n import tr
 
     note = ""
     if not profile.quality_guaranteed:
-        note = pick(
-            lang,
-            "上下文不足 200K：长录像会被切成更多、更小的分段，分析质量不保证。",
-            "Context below 200K: long replays are cut into more, smaller segments; quality is not guaranteed.",
+        note = tr(
+            lang, "Context below 200K: long replays are cut into more, smaller segments; quality is not guaranteed."
         )
     return ProfileNumbers(
         tier=profile.tier,

@@ -21,7 +21,7 @@ from app.budget.errors import ContextLimitError
 from app.budget.guard import Breakdown, GuardVerdict, check_request
 from app.budget.profile import ModelProfile, PromptSize
 from app.budget.segment import Segment, Window
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.timefmt import format_time
 from app.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -43,23 +43,26 @@ def _section(header: str, body: str) -> str:
 
 def summary_section(lang: Lang, summary: str) -> str:
     """The match summary section."""
-    return _section(pick(lang, "[对局摘要]", "[Match summary]"), summary)
+    return _section(tr(lang, "[Match summary]"), summary)
 
 
 def overview_section(lang: Lang, overview: str) -> str:
     """The overview-round output section ("" when the overview round failed and was skipped, plan §5.4)."""
     if not overview.strip():
         return ""
-    return _section(pick(lang, "[总览]", "[Overview]"), overview)
+    return _section(tr(lang, "[Overview]"), overview)
 
 
 def slice_section(lang: Lang, segment: Segment, segment_count: int) -> str:
     """The slice section: a header naming the segment and its data range, then the log lines."""
     a, b = format_game_time(segment.start_seconds), format_game_time(segment.end_seconds)
-    header = pick(
+    header = tr(
         lang,
-        f"[操作日志：第 {segment.index + 1}/{segment_count} 段，{a} 至 {b}]",
-        f"[Order log: segment {segment.index + 1}/{segment_count}, {a} to {b}]",
+        "[Order log: segment {index}/{segment_count}, {a} to {b}]",
+        index=segment.index + 1,
+        segment_count=segment_count,
+        a=a,
+        b=b,
     )
     return _section(header, segment.text)
 
@@ -72,7 +75,7 @@ def types_section(lang: Lang, lines: Sequence[str], cap: int, estimator: TokenEs
     """
     if not lines or cap <= 0:
         return ""
-    head = pick(lang, "[本段出现的单位与建筑]\n", "[Types in this segment]\n")
+    head = tr(lang, "[Types in this segment]\n")
     counts = count_tokens_batch([head, *(line + "\n" for line in lines)])
     used = counts[0]
     kept: list[str] = []
@@ -91,7 +94,7 @@ def found_facts_section(lang: Lang, facts: Sequence[str]) -> str:
     if not facts:
         return ""
     lines = "".join("- " + " ".join(f.split("\n")).strip() + "\n" for f in facts)
-    return pick(lang, "[已发现事实]\n", "[Found facts]\n") + lines + "\n"
+    return tr(lang, "[Found facts]\n") + lines + "\n"
 
 
 def fit_lines(text: str, cap: int, estimator: TokenEstimator) -> str:
@@ -143,26 +146,27 @@ def window_instruction(lang: Lang, segment: Segment, window: Window, *, segment_
     """
     a, b = format_game_time(window.start_seconds), format_game_time(window.end_seconds)
     sa, sb = format_game_time(segment.start_seconds), format_game_time(segment.end_seconds)
-    parts = [pick(lang, f"请重点分析 {a} 至 {b} 时间段的操作数据。", f"Focus on the operations between {a} and {b}.")]
+    parts = [tr(lang, "Focus on the operations between {a} and {b}.", a=a, b=b)]
     parts.append(
-        pick(
+        tr(
             lang,
-            f"上面的操作日志是整段切片（{sa} 至 {sb}），请主动关联重点时间段以外、跨时间的相关事件。",
-            f"The order log above is the whole segment ({sa} to {sb}): relate events outside the focus period and "
-            f"across time where they matter.",
+            "The order log above is the whole segment ({sa} to {sb}): relate events outside the "
+            "focus period and across time where they matter.",
+            sa=sa,
+            sb=sb,
         )
     )
     if window.count > 1:
         parts.append(
-            pick(
+            tr(
                 lang,
-                f"本段已按时间划分为 {window.count} 个重点时间段，当前是第 {window.index + 1} 个。",
-                f"This segment has been divided into {window.count} focus periods by time; this is period "
-                f"{window.index + 1}.",
+                "This segment has been divided into {count} focus periods by time; this is period {index}.",
+                count=window.count,
+                index=window.index + 1,
             )
         )
     if segment_note.strip():
-        parts.append(pick(lang, "本段概述：", "Segment outline: ") + segment_note.strip())
+        parts.append(tr(lang, "Segment outline: ") + segment_note.strip())
     text = "\n".join(parts)
     if extra.strip():
         text += "\n\n" + extra.strip()
@@ -171,7 +175,7 @@ def window_instruction(lang: Lang, segment: Segment, window: Window, *, segment_
 
 def instruction_section(lang: Lang, instruction: str) -> str:
     """The closing task section (variable: always last)."""
-    return pick(lang, "[本轮任务]\n", "[Task]\n") + instruction.strip() + "\n"
+    return tr(lang, "[Task]\n") + instruction.strip() + "\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,10 +430,14 @@ def segments_metadata(lang: Lang, segments: Sequence[Segment]) -> str:
         windows = len(s.windows) or 1
         events = s.event_count - s.overlap_events
         lines.append(
-            pick(
+            tr(
                 lang,
-                f"第 {s.index + 1} 段：{a} 至 {b}，{events} 个事件，{windows} 个重点时间段",
-                f"Segment {s.index + 1}: {a} to {b}, {events} events, {windows} focus period(s)",
+                "Segment {index}: {a} to {b}, {events} events, {windows} focus period(s)",
+                index=s.index + 1,
+                a=a,
+                b=b,
+                events=events,
+                windows=windows,
             )
         )
     return "\n".join(lines)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from app.budget.errors import ReplayTooLongError
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, system_lang, tr
 from app.tokens import TokenEstimator, count_tokens_batch
 
 MAX_SLICES = 20
@@ -362,11 +362,11 @@ def segment_log(
     hard_slice_max = max(hard_slice_max, slice_max)
     if slice_max <= 0:
         raise ReplayTooLongError(
-            pick(
+            tr(
                 lang,
-                f"上下文预算不足以容纳任何日志切片（切片上限 {slice_max:,} token）：请提高预算或降低 max_tokens。",
-                f"the context budget leaves no room for a log slice (slice limit {slice_max:,} tokens): raise the "
-                f"budget or lower max_tokens.",
+                "the context budget leaves no room for a log slice (slice limit {slice_max:,} tokens): "
+                "raise the budget or lower max_tokens.",
+                slice_max=slice_max,
             )
         )
 
@@ -422,32 +422,33 @@ def segment_log(
             )
             if dropped:
                 result.warnings.append(
-                    pick(
+                    tr(
                         lang,
-                        f"日志超过 {allowed} 个切片的容量，已提高压缩力度（压缩步骤 {step}，丢弃纯选择/编队事件块）。",
-                        f"the log did not fit {allowed} slice(s); compaction raised (step {step}, pure selection/group "
-                        f"blocks dropped).",
+                        "the log did not fit {allowed} slice(s); compaction raised (step {step}, pure "
+                        "selection/group blocks dropped).",
+                        allowed=allowed,
+                        step=step,
                     )
                 )
             if relaxed:
                 result.warnings.append(
-                    pick(
+                    tr(
                         lang,
-                        f"压缩后仍超出，切片上限从预算值 {slice_max:,} 放宽到 {limit:,} token"
-                        f"（低于上下文 90% 硬上限），"
-                        f"请求将超过上下文预算。",
-                        f"still too long after compaction: slice limit relaxed from the budget's {slice_max:,} to "
-                        f"{limit:,} tokens (under the 90% hard limit); requests will exceed the context budget.",
+                        "still too long after compaction: slice limit relaxed from the budget's {slice_max:,} to "
+                        "{limit:,} tokens (under the 90% hard limit); requests will exceed the context budget.",
+                        slice_max=slice_max,
+                        limit=limit,
                     )
                 )
             return result
     total = est.from_raw(sum(b.tokens for b in last_candidate))
     raise ReplayTooLongError(
-        pick(
+        tr(
             lang,
-            f"录像过长：压缩后日志约 {total:,} token，即使按硬上限切片也需要 {needed} 段（上限 {max_slices} 段）。"
-            f"请换用更长上下文的模型。",
-            f"replay too long: the compacted log is about {total:,} tokens and needs {needed} slices even at the hard "
-            f"limit (at most {max_slices}). Use a model with a longer context.",
+            "replay too long: the compacted log is about {total:,} tokens and needs {needed} slices "
+            "even at the hard limit (at most {max_slices}). Use a model with a longer context.",
+            total=total,
+            needed=needed,
+            max_slices=max_slices,
         )
     )

@@ -19,7 +19,7 @@ from app.claims.parse import unit_id_of
 from app.claims.revision import KINDS, WindowCorrection
 from app.claims.timeparse import format_time, parse_time
 from app.claims.verdicts import PASSED
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 
 TypeOf = Callable[[str], str | None]
 """A claimed type name → its canonical internal name (a core → the structure it unpacks to), None if unknown."""
@@ -136,12 +136,16 @@ def _orders_before_first(stages: Sequence[StageClaims], type_of: TypeOf, lang: L
                     f"{st.label} {_label(lang, 'event', n)}",
                     f"{tst.label} {_label(lang, 'timeline', tn)}",
                 )
-                text = pick(
+                text = tr(
                     lang,
-                    f"{ev_label} 说 {player} 在 {c.get('time')} 下达了 {name}，而 {tl_label} 说 {player} 第一次下达"
-                    f" {name} 是在 {format_time(first)}：两者不能同时成立",
-                    f"{ev_label} has {player} order {name} at {c.get('time')}, but {tl_label} says {player} first "
-                    f"ordered {name} at {format_time(first)}: both cannot hold",
+                    "{ev_label} has {player} order {name} at {value}, but {tl_label} says {player} first "
+                    "ordered {name} at {first}: both cannot hold",
+                    ev_label=ev_label,
+                    player=player,
+                    name=name,
+                    value=c.get("time"),
+                    tl_label=tl_label,
+                    first=format_time(first),
                 )
                 for key, ref in ((st.key, f"event:{n}"), (tst.key, f"timeline:{tn}")):
                     out.append(
@@ -193,7 +197,7 @@ def corrected_sentence(text: str, correction: WindowCorrection) -> tuple[int, in
 def correction_mark(correction: WindowCorrection, lang: Lang) -> str:
     """The note placed after a corrected sentence."""
     _said, right = split_correction(correction.text)
-    return pick(lang, f"〔总结轮更正：{right}〕", f" [corrected in the summary: {right}]")
+    return tr(lang, " [corrected in the summary: {right}]", right=right)
 
 
 def mark_corrections(text: str, corrections: Sequence[WindowCorrection], lang: Lang) -> tuple[str, int]:
@@ -235,11 +239,14 @@ def claims_contradicted(
                     ValidationIssue(
                         Severity.WARNING,
                         "CorrectedInSummary",
-                        pick(
+                        tr(
                             lang,
-                            f"{_label(lang, kind, n)}：总结轮更正了 #{uid}（{right}），与这条声明的 {raw} 不一致",
-                            f"{_label(lang, kind, n)}: the summary round corrected #{uid} ({right}), which "
-                            f"contradicts this claim's {raw}",
+                            "{label}: the summary round corrected #{uid} ({right}), which contradicts this claim's "
+                            "{raw}",
+                            label=_label(lang, kind, n),
+                            uid=uid,
+                            right=right,
+                            raw=raw,
                         ),
                         time_seconds=correction.time_seconds,
                         unit_id=uid,

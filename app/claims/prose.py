@@ -24,7 +24,7 @@ from app.claims.issues import Severity, ValidationIssue
 from app.claims.timeparse import format_time, parse_time
 from app.facts import ReplayFactIndex
 from app.facts.model import TICKS_PER_SECOND
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.knowledge.model import Entry, Knowledge
 
 MAX_SENTENCES = 400
@@ -235,10 +235,14 @@ class ProseChecker:
         stamps = ", ".join(format_time(e.time_code / TICKS_PER_SECOND) for e in sorted(near, key=lambda e: e.time_code))
         who = self.index.player_name(player)
         ids = "/".join(sorted(name.ids))
-        fact = pick(
+        fact = tr(
             self.lang,
-            f"{who} 的 {ids} 指令在 {stamps}，{times[0]} 前后 {tolerance:g} 秒内没有",
-            f"{who}'s orders of {ids} are at {stamps}; none within {tolerance:g} s of {times[0]}",
+            "{who}'s orders of {ids} are at {stamps}; none within {tolerance:g} s of {times}",
+            who=who,
+            ids=ids,
+            stamps=stamps,
+            tolerance=tolerance,
+            times=times[0],
         )
         return [self._issue("ProseTime", sentence, times[0], fact, seconds)]
 
@@ -248,19 +252,19 @@ class ProseChecker:
 
     def _count_fact(self, name: _Name, ordered: dict[int, int], end: float) -> str:
         ids = "/".join(sorted(name.ids))
-        until = format_time(end) if end != float("inf") else pick(self.lang, "整局", "the whole match")
+        until = format_time(end) if end != float("inf") else tr(self.lang, "the whole match")
         parts = ", ".join(f"{self.index.player_name(p)} {n}" for p, n in ordered.items())
-        return pick(
-            self.lang,
-            f"截至 {until}，各玩家下达的 {ids} 数量（批量生产按 5 计）：{parts}",
-            f"{ids} ordered by {until} (a batch counting five): {parts}",
+        return tr(
+            self.lang, "{ids} ordered by {until} (a batch counting five): {parts}", ids=ids, until=until, parts=parts
         )
 
     def _issue(self, code: str, sentence: str, said: str, fact: str, t: float | None = None) -> ValidationIssue:
-        message = pick(
+        message = tr(
             self.lang,
-            f"正文数字与事实不符：“{sentence}”中的“{said}”；事实：{fact}",
-            f"a number in the text disagrees with the facts: '{said}' in \"{sentence}\"; fact: {fact}",
+            "a number in the text disagrees with the facts: '{said}' in \"{sentence}\"; fact: {fact}",
+            said=said,
+            sentence=sentence,
+            fact=fact,
         )
         return ValidationIssue(Severity.WARNING, code, message, time_seconds=t, fact=fact)
 

@@ -39,7 +39,7 @@ from app.facts.chains import UNPACK_POWER_HASHES
 from app.facts.index import POWER_LAYOUT_ROLES
 from app.facts.model import TICKS_PER_SECOND, FactEvent, FirstProduction, ProductionKind
 from app.facts.roles import role_of
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr, trc
 from app.knowledge.model import Entry, Knowledge
 from app.replay.commands import (
     PLACE_STRUCTURE,
@@ -204,8 +204,13 @@ class ClaimValidator:
         """
         return None if ev.command_index in self._roles_unread else roles_of(ev)
 
-    def _m(self, zh: str, en: str) -> str:
-        return pick(self.lang, zh, en)
+    def _m(self, text: str, en: str | None = None, /, **params: object) -> str:
+        """A message in the validator's language: a catalogue msgid (English) with its ``{placeholders}`` filled.
+
+        The two-text form ``_m(zh, en)`` remains for pairs the catalogue codemod cannot convert (their texts are
+        built from parts); ``tools/catalog_codemod.py`` lists them.
+        """
+        return pick(self.lang, text, en) if en is not None else tr(self.lang, text, **params)
 
     def _type_name(self, value: Any) -> str | None:
         """The internal name a claim's type refers to, when the replay's name table knows it."""
@@ -247,10 +252,18 @@ class ClaimValidator:
                 Severity.WARNING,
                 "UnknownType",
                 self._m(
-                    f"{where}：{value!r} 不是知识库或录像中的内部名称（请用日志中出现的内部名"
-                    + (f"，如 {example}）" if example else "）"),
-                    f"{where}: {value!r} is not an internal name of the knowledge or the replay (use the names "
-                    + (f"the log prints, e.g. {example})" if example else "the log prints)"),
+                    "{where}: {value!r} is not an internal name of the knowledge or the replay (use the names the "
+                    "log prints, e.g. {example})",
+                    where=where,
+                    value=value,
+                    example=example,
+                )
+                if example
+                else self._m(
+                    "{where}: {value!r} is not an internal name of the knowledge or the replay (use the names the "
+                    "log prints)",
+                    where=where,
+                    value=value,
                 ),
                 claim=ref,
             )
@@ -264,7 +277,7 @@ class ClaimValidator:
             Severity.CONTRADICTION,
             code,
             self._m(
-                f"{where}：#{uid} 不可能是 {type_name}：{fact}", f"{where}: #{uid} cannot be a {type_name}: {fact}"
+                "{where}: #{uid} cannot be a {type_name}: {fact}", where=where, uid=uid, type_name=type_name, fact=fact
             ),
             time_seconds=at,
             unit_id=uid,
@@ -281,7 +294,7 @@ class ClaimValidator:
                 ValidationIssue(
                     Severity.WARNING,
                     "UnknownPlayer",
-                    self._m(f"{where}：玩家 {value!r} 不在本局中", f"{where}: player {value!r} is not in this match"),
+                    self._m("{where}: player {value!r} is not in this match", where=where, value=value),
                     claim=ref,
                 )
             )
@@ -294,12 +307,10 @@ class ClaimValidator:
             ValidationIssue(
                 Severity.CONTRADICTION,
                 "NonexistentUnit",
-                self._m(
-                    f"{where}：对象 #{uid} 从未在录像中出现", f"{where}: object #{uid} never appears in the replay"
-                ),
+                self._m("{where}: object #{uid} never appears in the replay", where=where, uid=uid),
                 unit_id=uid,
                 claim=ref,
-                fact=self._m(f"录像中没有任何指令提到 #{uid}", f"no command of the replay names #{uid}"),
+                fact=self._m("no command of the replay names #{uid}", uid=uid),
             )
         )
         return False
@@ -362,14 +373,14 @@ class ClaimValidator:
         """
         issues: list[ValidationIssue] = list(parsed.issues)
         if not reply_text.strip():
-            issues.append(ValidationIssue(Severity.FATAL, "EmptyReply", self._m("回复为空", "the reply is empty")))
+            issues.append(ValidationIssue(Severity.FATAL, "EmptyReply", self._m("the reply is empty")))
             return issues
         if not parsed.marker_found:
             issues.append(
                 ValidationIssue(
                     Severity.FATAL if after_revision else Severity.WARNING,
                     "MissingClaims",
-                    self._m("回复没有 [机器可读声明]", "the reply has no [claims] block"),
+                    self._m("the reply has no [claims] block"),
                 )
             )
             return issues
@@ -378,7 +389,7 @@ class ClaimValidator:
                 ValidationIssue(
                     Severity.FATAL if after_revision else Severity.WARNING,
                     "NoParsableClaims",
-                    self._m("[机器可读声明] 中没有可解析的 JSON 块", "no claims block could be parsed"),
+                    self._m("no claims block could be parsed"),
                 )
             )
             return issues
@@ -412,7 +423,7 @@ class ClaimValidator:
         """
         if not issue.fact or issue.fact in issue.message:
             return issue
-        return replace(issue, message=issue.message + self._m("；事实：", "; fact: ") + issue.fact)
+        return replace(issue, message=issue.message + self._m("; fact: ") + issue.fact)
 
     # ------------------------------------------------------------------ unit claims (§7.1, §7.5, §7.6)
 
@@ -450,15 +461,11 @@ class ClaimValidator:
         issues[k] = replace(
             wrong,
             severity=Severity.WEAK_EVIDENCE,
-            message=wrong.message
-            + self._m(
-                "（声明本身与录像相符，只是这条证据引用错了）",
-                " (the claim itself checks out; only this citation is wrong)",
-            ),
+            message=wrong.message + self._m(" (the claim itself checks out; only this citation is wrong)"),
         )
 
     def _unit_claim(self, claim: dict[str, Any], n: int, issues: list[ValidationIssue]) -> None:
-        where = self._m(f"单位声明 {n + 1}", f"unit claim {n + 1}")
+        where = self._m("unit claim {n}", n=n + 1)
         ref = f"unit:{n}"
         uid = unit_id_of(claim.get("unitId"))
         if uid is None:
@@ -466,10 +473,7 @@ class ClaimValidator:
                 ValidationIssue(
                     Severity.INFO,
                     "UnitIdUnreadable",
-                    self._m(
-                        f"{where}：unitId {claim.get('unitId')!r} 不是对象编号",
-                        f"{where}: unitId {claim.get('unitId')!r} is not an object id",
-                    ),
+                    self._m("{where}: unitId {value!r} is not an object id", where=where, value=claim.get("unitId")),
                     claim=ref,
                 )
             )
@@ -489,9 +493,10 @@ class ClaimValidator:
                     Severity.WEAK_EVIDENCE,
                     "MoveOnlyEvidence",
                     self._m(
-                        f"{where}：#{uid} 的高置信结论只有 move 证据（move 不带单位 ID，无法核实）",
-                        f"{where}: the high-confidence claim on #{uid} rests on move evidence only "
-                        "(moves carry no unit id and cannot be verified)",
+                        "{where}: the high-confidence claim on #{uid} rests on move evidence only (moves carry "
+                        "no unit id and cannot be verified)",
+                        where=where,
+                        uid=uid,
                     ),
                     unit_id=uid,
                     claim=ref,
@@ -510,8 +515,10 @@ class ClaimValidator:
                     Severity.WARNING,
                     "TypeNotAUnit",
                     self._m(
-                        f"{where}：{type_name} 是{entry.kind}，不是单位或建筑的类型",
-                        f"{where}: {type_name} is a {entry.kind}, not a unit or structure type",
+                        "{where}: {type_name} is a {kind}, not a unit or structure type",
+                        where=where,
+                        type_name=type_name,
+                        kind=entry.kind,
                     ),
                     unit_id=uid,
                     claim=ref,
@@ -543,10 +550,10 @@ class ClaimValidator:
         owner = self.index.owner(uid)
         name = self.index.player_name(player)
         others = ", ".join(self.index.player_name(p) for p in owner.strong_players if p != player)
-        strong_fact = self._m(f"#{uid} 的强所有权证据来自 {others}", f"strong ownership evidence of #{uid}: {others}")
+        strong_fact = self._m("strong ownership evidence of #{uid}: {others}", uid=uid, others=others)
         lines = self._strong_lines(uid, player)
         if lines:  # the real lines, in the log's words (issue 28 §2)
-            strong_fact += self._m(f"（{lines}）", f" ({lines})")
+            strong_fact += self._m(" ({lines})", lines=lines)
         changes = self.index.ownership_changes(uid)
         if changes and verdict is OwnershipVerdict.CONTRADICTION:
             issues.append(self._owner_at_time(uid, player, times, changes, where=where, ref=ref))
@@ -557,9 +564,10 @@ class ClaimValidator:
                     Severity.CONTRADICTION,
                     "OwnershipConflict",
                     self._m(
-                        f"{where}：#{uid} 同时有多名玩家的强证据（{others}），无法判定归属",
-                        f"{where}: #{uid} has strong evidence from several players ({others}); ownership is "
-                        "undecidable",
+                        "{where}: #{uid} has strong evidence from several players ({others}); ownership is undecidable",
+                        where=where,
+                        uid=uid,
+                        others=others,
                     ),
                     unit_id=uid,
                     claim=ref,
@@ -572,8 +580,11 @@ class ClaimValidator:
                     Severity.CONTRADICTION,
                     "OwnershipContradiction",
                     self._m(
-                        f"{where}：声称 #{uid} 属于 {name}，但 {others} 有强所有权证据",
-                        f"{where}: #{uid} is claimed for {name} but {others} has strong ownership evidence",
+                        "{where}: #{uid} is claimed for {name} but {others} has strong ownership evidence",
+                        where=where,
+                        uid=uid,
+                        name=name,
+                        others=others,
                     ),
                     unit_id=uid,
                     claim=ref,
@@ -587,13 +598,16 @@ class ClaimValidator:
                     Severity.WARNING,
                     "OwnershipWeakOther",
                     self._m(
-                        f"{where}：#{uid} 只有 {weak} 的选择（弱证据），{name} 没有任何证据，建议降低置信度",
-                        f"{where}: #{uid} was only selected by {weak} (weak evidence) and {name} has none; "
-                        "lower the confidence",
+                        "{where}: #{uid} was only selected by {weak} (weak evidence) and {name} has none; lower "
+                        "the confidence",
+                        where=where,
+                        uid=uid,
+                        weak=weak,
+                        name=name,
                     ),
                     unit_id=uid,
                     claim=ref,
-                    fact=self._m(f"#{uid} 只被 {weak} 选择过", f"#{uid} was only ever selected by {weak}"),
+                    fact=self._m("#{uid} was only ever selected by {weak}", uid=uid, weak=weak),
                 )
             )
         elif verdict is OwnershipVerdict.NO_EVIDENCE and high:
@@ -602,13 +616,15 @@ class ClaimValidator:
                     Severity.WEAK_EVIDENCE,
                     "NoOwnershipEvidence",
                     self._m(
-                        f"{where}：#{uid} 被高置信地归于 {name}，但没有任何所有权证据",
-                        f"{where}: #{uid} is attributed to {name} with high confidence but there is no ownership "
+                        "{where}: #{uid} is attributed to {name} with high confidence but there is no ownership "
                         "evidence",
+                        where=where,
+                        uid=uid,
+                        name=name,
                     ),
                     unit_id=uid,
                     claim=ref,
-                    fact=self._m(f"#{uid} 没有任何所有权证据", f"#{uid} has no ownership evidence"),
+                    fact=self._m("#{uid} has no ownership evidence", uid=uid),
                 )
             )
 
@@ -640,28 +656,33 @@ class ClaimValidator:
         name = self.index.player_name(player)
         wrong = [t for t in times if player not in self.index.owners_at(uid, t)]
         at = ", ".join(format_time(t) for t in wrong[:3])
-        steps_zh, steps_en = [], []
+        steps = []
         for c in changes:
             a, b = self.index.player_name(c.from_player), self.index.player_name(c.to_player)
             since, by = (
                 format_time(c.since_time_code / TICKS_PER_SECOND),
                 format_time(c.by_time_code / TICKS_PER_SECOND),
             )
-            how_zh = f"（{b} 在 {since} 下令进入它）" if c.order_time_code is not None else ""
-            how_en = f" ({b} ordered to enter it at {since})" if c.order_time_code is not None else ""
-            steps_zh.append(f"{a} → {b}，在 {since}–{by} 之间{how_zh}")
-            steps_en.append(f"{a} → {b} between {since} and {by}{how_en}")
-        fact = self._m(f"#{uid} 易手：" + "；".join(steps_zh), f"#{uid} changed hands: " + "; ".join(steps_en))
+            how = (
+                self._m(" ({b} ordered to enter it at {since})", b=b, since=since)
+                if c.order_time_code is not None
+                else ""
+            )
+            steps.append(self._m("{a} → {b} between {since} and {by}{how}", a=a, b=b, since=since, by=by, how=how))
+        fact = self._m("#{uid} changed hands: {steps}", uid=uid, steps=self._m("; ").join(steps))
         if wrong:
             owners = ", ".join(self.index.player_name(p) for p in self.index.owners_at(uid, wrong[0])) or "?"
             message = self._m(
-                f"{where}：声称 #{uid} 在 {at} 属于 {name}，但那时它属于 {owners}",
-                f"{where}: #{uid} is claimed for {name} at {at}, but it was {owners}'s then",
+                "{where}: #{uid} is claimed for {name} at {at}, but it was {owners}'s then",
+                where=where,
+                uid=uid,
+                name=name,
+                at=at,
+                owners=owners,
             )
         else:
             message = self._m(
-                f"{where}：声称 #{uid} 属于 {name}，但 {name} 从未拥有它",
-                f"{where}: #{uid} is claimed for {name}, who never owned it",
+                "{where}: #{uid} is claimed for {name}, who never owned it", where=where, uid=uid, name=name
             )
         return ValidationIssue(
             Severity.CONTRADICTION, "OwnershipContradiction", message, unit_id=uid, claim=ref, fact=fact
@@ -680,16 +701,20 @@ class ClaimValidator:
             return
         who = self.index.player_name(player)
         others = [p.name for p in self.index.playing if p.slot != player and self._ordered(p.slot, type_name)]
-        fact = self._m(f"{who} 从未下达生产/建造 {type_name} 的指令", f"{who} never ordered {type_name}")
+        fact = self._m("{who} never ordered {type_name}", who=who, type_name=type_name)
         if others:
-            fact += self._m(f"；下过该指令的是 {', '.join(others)}", f"; {', '.join(others)} did")
+            fact += self._m("; {others} did", others=", ".join(others))
         issues.append(
             ValidationIssue(
                 Severity.CONTRADICTION if others else Severity.WARNING,
                 "TypeNeverProduced",
                 self._m(
-                    f"{where}：#{uid} 被说成 {who} 的 {type_name}，但{fact}",
-                    f"{where}: #{uid} is typed {type_name} for {who}, but {fact}",
+                    "{where}: #{uid} is typed {type_name} for {who}, but {fact}",
+                    where=where,
+                    uid=uid,
+                    type_name=type_name,
+                    who=who,
+                    fact=fact,
                 ),
                 unit_id=uid,
                 claim=ref,
@@ -712,10 +737,11 @@ class ClaimValidator:
                 continue
             if type_name not in entry.producers:
                 fact = self._m(
-                    f"#{uid} 在 {format_time(ev.seconds)} 单独施放了 {entry.id}，只有 "
-                    f"{', '.join(entry.producers)} 能用",
-                    f"#{uid} alone cast {entry.id} at {format_time(ev.seconds)}; only "
-                    f"{', '.join(entry.producers)} can use it",
+                    "#{uid} alone cast {id} at {seconds}; only {producers} can use it",
+                    uid=uid,
+                    id=entry.id,
+                    seconds=format_time(ev.seconds),
+                    producers=", ".join(entry.producers),
                 )
                 issues.append(
                     self._not_of_type("AbilityNotOfType", uid, type_name, fact, where=where, ref=ref, at=ev.seconds)
@@ -783,10 +809,14 @@ class ClaimValidator:
             return
         names = ", ".join(f"{self.index.name_of(e.type_hash or 0)} {format_time(e.seconds)}" for e in orders[k : k + 3])
         fact = self._m(
-            f"{self.index.player_name(player)} 有 {k} 个编号更小的核心已经展开，#{uid} 至少是第 {k + 1} 个造出的核心；"
-            f"{format_time(seen)} 之前的第 {k + 1} 条及以后的核心指令是：{names or '无'}",
-            f"{k} cores of {self.index.player_name(player)} with smaller ids deployed, so #{uid} is at least core "
-            f"number {k + 1}; the core orders from number {k + 1} on before {format_time(seen)} are: {names or 'none'}",
+            "{k} cores of {player} with smaller ids deployed, so #{uid} is at least core number {number}; the core "
+            "orders from number {number} on before {seen} are: {names}",
+            k=k,
+            player=self.index.player_name(player),
+            uid=uid,
+            number=k + 1,
+            seen=format_time(seen),
+            names=names or self._m("none"),
         )
         issues.append(self._not_of_type("CoreOrderMismatch", uid, type_name, fact, where=where, ref=ref))
 
@@ -810,8 +840,10 @@ class ClaimValidator:
             wrong = [e for e in made if type_name not in e.producers]
             if wrong:
                 fact = self._m(
-                    f"#{uid} 下达过 {wrong[0].id} 的生产/研发指令，只有 {', '.join(wrong[0].producers)} 能做",
-                    f"#{uid} ordered {wrong[0].id}, which only {', '.join(wrong[0].producers)} can make",
+                    "#{uid} ordered {id}, which only {producers} can make",
+                    uid=uid,
+                    id=wrong[0].id,
+                    producers=", ".join(wrong[0].producers),
                 )
                 issues.append(self._not_of_type("TypeNotOfProducts", uid, type_name, fact, where=where, ref=ref))
                 return False
@@ -826,10 +858,13 @@ class ClaimValidator:
         who = self.index.player_name(player)
         ordered = self.index.name_of(orders[0].type_hash or 0)
         fact = self._m(
-            f"#{uid} 在 {format_time(existed)} 已经存在（对象编号按创建顺序分配，那时已出现它或更新的编号），"
-            f"而 {who} 第一次下达 {ordered} 的指令是在 {format_time(orders[0].seconds)}",
-            f"#{uid} existed by {format_time(existed)} (ids are given out in creation order and it or a newer id "
-            f"was named then), but {who} first ordered {ordered} at {format_time(orders[0].seconds)}",
+            "#{uid} existed by {existed} (ids are given out in creation order and it or a newer id "
+            "was named then), but {who} first ordered {ordered} at {seconds}",
+            uid=uid,
+            existed=format_time(existed),
+            who=who,
+            ordered=ordered,
+            seconds=format_time(orders[0].seconds),
         )
         issues.append(self._not_of_type("ExistedBeforeOrdered", uid, type_name, fact, where=where, ref=ref, at=existed))
         return False
@@ -870,28 +905,33 @@ class ClaimValidator:
         hi = to_frames(existed) + PLACEMENT_SLACK_FRAMES
         inside = [e for e in placed if lo <= e.time_code <= hi]
         window = self._m(
-            f"#{uid} 创建于 {format_time(after[0])} 与 {format_time(existed)} 之间（对象编号按创建顺序分配；"
-            f"更小的 #{after[1]} 是 {after[2]}，最早在 {format_time(after[0])} 才下达）",
-            f"#{uid} was created between {format_time(after[0])} and {format_time(existed)} (ids are given out in "
-            f"creation order; the smaller #{after[1]} is a {after[2]}, first ordered at {format_time(after[0])})",
+            "#{uid} was created between {after} and {existed} (ids are given out in creation order; "
+            "the smaller #{after_2} is a {after_3}, first ordered at {after})",
+            uid=uid,
+            after=format_time(after[0]),
+            existed=format_time(existed),
+            after_2=after[1],
+            after_3=after[2],
         )
         if inside:
             times = ", ".join(f"{self.index.player_name(e.player)} {format_time(e.seconds)}" for e in inside)
             others = " ".join(f"#{o}" for o in proven)
             fact = window + self._m(
-                f"；这段时间的 {type_name} 放置（{times}）都已造出了其他已证实的 {type_name}（{others}，由它们的生产"
-                "或研发证实）",
-                f"; the placements of {type_name} in that time ({times}) all made other objects proven to be "
-                f"{type_name} ({others}, by what they built or researched)",
+                "; the placements of {type_name} in that time ({times}) all made other objects proven to "
+                "be {type_name} ({others}, by what they built or researched)",
+                type_name=type_name,
+                times=times,
+                others=others,
             )
         else:
             near = ", ".join(
                 f"{self.index.player_name(e.player)} {format_time(e.seconds)}"
                 for e in (*[e for e in placed if e.time_code < lo][-1:], *[e for e in placed if e.time_code > hi][:1])
-            ) or self._m("无", "none")
+            ) or self._m("none")
             fact = window + self._m(
-                f"，这段时间没有任何玩家放置 {type_name}；最近的放置：{near}",
-                f", and no player placed a {type_name} in that time; nearest placements: {near}",
+                ", and no player placed a {type_name} in that time; nearest placements: {near}",
+                type_name=type_name,
+                near=near,
             )
         issues.append(self._not_of_type("NotPlacedInWindow", uid, type_name, fact, where=where, ref=ref, at=existed))
         return False
@@ -1012,18 +1052,24 @@ class ClaimValidator:
         operated = min([*times, *([seen] if seen is not None else [])], default=None)
         if operated is not None and to_frames(operated) + FRAME_SLACK < first.time_code:
             fact = self._m(
-                f"{self.index.player_name(player)} 首次下达 {type_name} 是在 {format_time(first.seconds)}",
-                f"{self.index.player_name(player)} first ordered {type_name} at {format_time(first.seconds)}",
+                "{player} first ordered {type_name} at {seconds}",
+                player=self.index.player_name(player),
+                type_name=type_name,
+                seconds=format_time(first.seconds),
             )
             issues.append(
                 ValidationIssue(
                     Severity.CONTRADICTION,
                     "OperatedBeforeProduced",
                     self._m(
-                        f"{where}：#{uid} 在 {format_time(operated)} 就被操作，早于 {self.index.player_name(player)} "
-                        f"首次生产 {type_name}（{format_time(first.seconds)}）",
-                        f"{where}: #{uid} is operated at {format_time(operated)}, before "
-                        f"{self.index.player_name(player)} first produced {type_name} ({format_time(first.seconds)})",
+                        "{where}: #{uid} is operated at {operated}, before {player} first produced {type_name} "
+                        "({seconds})",
+                        where=where,
+                        uid=uid,
+                        operated=format_time(operated),
+                        player=self.index.player_name(player),
+                        type_name=type_name,
+                        seconds=format_time(first.seconds),
                     ),
                     time_seconds=operated,
                     unit_id=uid,
@@ -1057,10 +1103,7 @@ class ClaimValidator:
                     ValidationIssue(
                         Severity.INFO,
                         "EvidenceTimeUnreadable",
-                        self._m(
-                            f"{where}：证据 {e.text!r} 没有可读的时间",
-                            f"{where}: evidence {e.text!r} has no readable time",
-                        ),
+                        self._m("{where}: evidence {text!r} has no readable time", where=where, text=e.text),
                         unit_id=uid,
                         claim=ref,
                     )
@@ -1076,8 +1119,7 @@ class ClaimValidator:
                 else Severity.WARNING,
                 "EvidenceNotFound",
                 self._m(
-                    f"{where}：证据 {e.text!r} 在录像中不存在（{fact}）",
-                    f"{where}: evidence {e.text!r} is not in the replay ({fact})",
+                    "{where}: evidence {text!r} is not in the replay ({fact})", where=where, text=e.text, fact=fact
                 ),
                 time_seconds=e.seconds,
                 unit_id=uid,
@@ -1097,8 +1139,11 @@ class ClaimValidator:
                 return True, ""
             hint = self._group_hint(uid)
             return False, self._m(
-                f"{at} 时 #{uid} 不在{'编队 ' + str(group) if group is not None else '任何编队'}中{hint}",
-                f"#{uid} is not in {'group ' + str(group) if group is not None else 'any control group'} at {at}{hint}",
+                "#{uid} is not in {group} at {at}{hint}",
+                uid=uid,
+                group=self._m("group {group}", group=group) if group is not None else self._m("any control group"),
+                at=at,
+                hint=hint,
             )
         if e.kind in ORDER_EVIDENCE:
             named = self._detail_type(e.detail)
@@ -1110,17 +1155,20 @@ class ClaimValidator:
                     return True, ""  # the object is the factory / constructor of that order
                 if named and type_name and e.kind == "produce" and named != type_name:
                     return False, self._m(
-                        f"{at} 生产的是 {named}，而声明的类型是 {type_name}",
-                        f"the order at {at} is for {named}, but the claimed type is {type_name}",
+                        "the order at {at} is for {named}, but the claimed type is {type_name}",
+                        at=at,
+                        named=named,
+                        type_name=type_name,
                     )
                 seen = self.index.first_seen(uid)
                 if e.kind == "produce" and seen is not None and seen < t + MIN_BUILD_SECONDS:
                     return False, self._m(
-                        f"#{uid} 在 {format_time(seen)} 已经出现，只比这条生产指令晚 {max(0.0, seen - t):.1f} 秒；"
-                        f"没有单位能这么快造好（至少 {MIN_BUILD_SECONDS:.0f} 秒），它不是这条指令造出来的",
-                        f"#{uid} already appears at {format_time(seen)}, {max(0.0, seen - t):.1f} s after that order; "
-                        f"no unit is built that fast (at least {MIN_BUILD_SECONDS:.0f} s), so that order did not "
-                        "make it",
+                        "#{uid} already appears at {seen}, {max:.1f} s after that order; no unit is built that "
+                        "fast (at least {min_build_seconds:.0f} s), so that order did not make it",
+                        uid=uid,
+                        seen=format_time(seen),
+                        max=max(0.0, seen - t),
+                        min_build_seconds=MIN_BUILD_SECONDS,
                     )
                 return True, ""
             if any(
@@ -1130,9 +1178,8 @@ class ClaimValidator:
                 return True, ""  # the object is the factory / constructor of that order
             what = named or e.kind
             actual = self._times(hits, t) if hits else ""
-            return False, self._m(
-                f"{at} 附近没有 {what} 的{e.kind}指令" + (f"；实际时间 {actual}" if actual else ""),
-                f"no {e.kind} order of {what} near {at}" + (f"; orders at {actual}" if actual else ""),
+            return False, self._m("no {kind} order of {what} near {at}", kind=e.kind, what=what, at=at) + (
+                self._m("; orders at {actual}", actual=actual) if actual else ""
             )
         cats = EVIDENCE_CATEGORIES.get(e.kind)
         named = self._detail_type(e.detail) if e.kind == "power" else None
@@ -1146,9 +1193,7 @@ class ClaimValidator:
                     and (hashes is None or ev.type_hash in hashes)
                 ):
                     return True, ""
-        return False, self._m(
-            f"{at} 附近没有提到 #{uid} 的 {e.kind} 指令", f"no {e.kind} command names #{uid} near {at}"
-        )
+        return False, self._m("no {kind} command names #{uid} near {at}", kind=e.kind, uid=uid, at=at)
 
     def _detail_type(self, detail: str) -> str | None:
         """The first internal name an evidence detail mentions ("SpecialPower_X #626" → SpecialPower_X)."""
@@ -1181,9 +1226,9 @@ class ClaimValidator:
             if uid in s.members
         ]
         if not spans:
-            return self._m("；它从未被编入任何编队", "; it was never put in a control group")
+            return self._m("; it was never put in a control group")
         shown = ", ".join(f"{g}@{format_time(sec)}" for _p, g, sec in spans[:3])
-        return self._m(f"；它被编入编队 {shown}", f"; it was assigned to group {shown}")
+        return self._m("; it was assigned to group {shown}", shown=shown)
 
     # ------------------------------------------------------------------ protocols (§7.3)
 
@@ -1209,7 +1254,7 @@ class ClaimValidator:
             return
         picks = self.index.protocols if player is None else self.index.protocols_of(player)
         matches = [p for p in picks if p.name.lower() == wanted]
-        who = self.index.player_name(player) if player is not None else self._m("任何玩家", "any player")
+        who = self.index.player_name(player) if player is not None else self._m("any player")
         if not matches and self._power_as_protocol(player, name, seconds, where=where, ref=ref, issues=issues):
             return
         if not matches and event and player is not None:
@@ -1217,16 +1262,21 @@ class ClaimValidator:
             if theirs:
                 other = min(theirs, key=lambda p: abs(p.seconds - seconds) if seconds is not None else 0.0)
                 fact = self._m(
-                    f"{self.index.player_name(other.player)} 在 {format_time(other.seconds)} 选择了 {other.name}",
-                    f"{self.index.player_name(other.player)} picked {other.name} at {format_time(other.seconds)}",
+                    "{player} picked {name} at {seconds}",
+                    player=self.index.player_name(other.player),
+                    name=other.name,
+                    seconds=format_time(other.seconds),
                 )
                 issues.append(
                     ValidationIssue(
                         Severity.CONTRADICTION,
                         "PlayerMismatch",
                         self._m(
-                            f"{where}：玩家错了：{who} 从未选择协议 {name}；{fact}",
-                            f"{where}: wrong player: {who} never picked protocol {name}; {fact}",
+                            "{where}: wrong player: {who} never picked protocol {name}; {fact}",
+                            where=where,
+                            who=who,
+                            name=name,
+                            fact=fact,
                         ),
                         time_seconds=other.seconds,
                         claim=ref,
@@ -1235,14 +1285,14 @@ class ClaimValidator:
                 )
                 return
         if not matches:
-            fact = self._m(f"{who} 选择的协议：", f"protocols {who} picked: ") + (
-                ", ".join(f"{p.name} {format_time(p.seconds)}" for p in picks) or self._m("无", "none")
+            fact = self._m("protocols {who} picked: ", who=who) + (
+                ", ".join(f"{p.name} {format_time(p.seconds)}" for p in picks) or self._m("none")
             )
             issues.append(
                 ValidationIssue(
                     Severity.CONTRADICTION,
                     "ProtocolNotObserved",
-                    self._m(f"{where}：{who} 从未选择协议 {name}", f"{where}: {who} never picked protocol {name}"),
+                    self._m("{where}: {who} never picked protocol {name}", where=where, who=who, name=name),
                     time_seconds=seconds,
                     claim=ref,
                     fact=fact,
@@ -1256,12 +1306,15 @@ class ClaimValidator:
                     Severity.CONTRADICTION if event else Severity.WARNING,
                     "ProtocolTimeMismatch",
                     self._m(
-                        f"{where}：协议 {name} 的选择时间是 {actual}，不是 {format_time(seconds)}",
-                        f"{where}: protocol {name} was picked at {actual}, not {format_time(seconds)}",
+                        "{where}: protocol {name} was picked at {actual}, not {seconds}",
+                        where=where,
+                        name=name,
+                        actual=actual,
+                        seconds=format_time(seconds),
                     ),
                     time_seconds=matches[0].seconds,
                     claim=ref,
-                    fact=self._m(f"{who} 在 {actual} 选择 {name}", f"{who} picked {name} at {actual}"),
+                    fact=self._m("{who} picked {name} at {actual}", who=who, name=name, actual=actual),
                 )
             )
 
@@ -1283,8 +1336,8 @@ class ClaimValidator:
         if not casts and (entry is None or entry.kind != "power"):
             return False
         line = self._nearest_line(casts, seconds)
-        fact = self._m(f"{name} 是技能，不是协议", f"{name} is a special power, not a protocol") + (
-            self._m(f"；技能行：{line}", f"; its power line: {line}") if line else ""
+        fact = self._m("{name} is a special power, not a protocol", name=name) + (
+            self._m("; its power line: {line}", line=line) if line else ""
         )
         issues.append(
             ValidationIssue(
@@ -1301,7 +1354,7 @@ class ClaimValidator:
     # ------------------------------------------------------------------ event claims (§7.2, §7.3, issue 21)
 
     def _event_claim(self, claim: dict[str, Any], n: int, issues: list[ValidationIssue]) -> None:
-        where = self._m(f"事件声明 {n + 1}", f"event claim {n + 1}")
+        where = self._m("event claim {n}", n=n + 1)
         ref = f"event:{n}"
         raw_kind = str(claim.get("kind", "")).strip().lower()
         kind = KIND_ALIASES.get(raw_kind, raw_kind)
@@ -1320,9 +1373,10 @@ class ClaimValidator:
                     Severity.INFO,
                     "NameIsKind",
                     self._m(
-                        f"{where}：name {name!r} 只是事件类型，不是内部名称（日志没写类型时省略 name）",
-                        f"{where}: name {name!r} is the event kind, not an internal name (leave name out when the "
+                        "{where}: name {name!r} is the event kind, not an internal name (leave name out when the "
                         "log shows no type)",
+                        where=where,
+                        name=name,
                     ),
                     claim=ref,
                 )
@@ -1336,7 +1390,7 @@ class ClaimValidator:
                 ValidationIssue(
                     Severity.INFO,
                     "UnknownEventKind",
-                    self._m(f"{where}：未知的事件类型 {raw_kind!r}", f"{where}: unknown event kind {raw_kind!r}"),
+                    self._m("{where}: unknown event kind {raw_kind!r}", where=where, raw_kind=raw_kind),
                     claim=ref,
                 )
             )
@@ -1357,16 +1411,21 @@ class ClaimValidator:
             if acted and all(e.player != player for e in acted):
                 actual = self.index.player_name(acted[0].player)
                 fact = self._m(
-                    f"#{actor} 在 {self._times(acted, seconds)} 为 {actual} 施放技能",
-                    f"#{actor} cast powers for {actual} at {self._times(acted, seconds)}",
+                    "#{actor} cast powers for {actual} at {times}",
+                    actor=actor,
+                    actual=actual,
+                    times=self._times(acted, seconds),
                 )
                 issues.append(
                     ValidationIssue(
                         Severity.CONTRADICTION,
                         "CasterContradiction",
                         self._m(
-                            f"{where}：#{actor} 施放技能的是 {actual}，不是 {self.index.player_name(player)}",
-                            f"{where}: #{actor} cast powers for {actual}, not {self.index.player_name(player)}",
+                            "{where}: #{actor} cast powers for {actual}, not {player}",
+                            where=where,
+                            actor=actor,
+                            actual=actual,
+                            player=self.index.player_name(player),
                         ),
                         time_seconds=acted[0].seconds,
                         unit_id=actor,
@@ -1378,7 +1437,7 @@ class ClaimValidator:
         candidates = self._commands(EVENT_KINDS[kind], player, type_hashes)
         if kind in ("sell", "repair") and actor is not None:
             candidates = [e for e in candidates if actor in e.object_ids]
-        who = self.index.player_name(player) if player is not None else self._m("任何玩家", "any player")
+        who = self.index.player_name(player) if player is not None else self._m("any player")
         what = name or (f"#{actor}" if actor is not None else kind)
         near = (
             candidates
@@ -1405,17 +1464,20 @@ class ClaimValidator:
             if candidates:
                 assert seconds is not None
                 fact = self._m(
-                    f"{who} 的 {kind} {what} 指令在 {self._times(candidates, seconds)}",
-                    f"{who}'s {kind} orders for {what} are at {self._times(candidates, seconds)}",
+                    "{who}'s {kind} orders for {what} are at {times}",
+                    who=who,
+                    kind=kind,
+                    what=what,
+                    times=self._times(candidates, seconds),
                 )
                 code, at = "EventTimeMismatch", min(candidates, key=lambda e: abs(e.seconds - seconds)).seconds
-                wrong = self._m(f"{said}：2 秒内没有这一行；{fact}", f"{said}: no such line within 2 s; {fact}")
+                wrong = self._m("{said}: no such line within 2 s; {fact}", said=said, fact=fact)
             else:
-                fact = self._m(f"{who} 从未有 {kind} {what} 的指令", f"{who} never issued a {kind} order for {what}")
-                code, wrong = "EventNotObserved", self._m(f"{said}：{fact}", f"{said}: {fact}")
+                fact = self._m("{who} never issued a {kind} order for {what}", who=who, kind=kind, what=what)
+                code, wrong = "EventNotObserved", self._m("{said}: {fact}", said=said, fact=fact)
             if line:
-                fact += self._m(f"；该时刻的日志行：{line}", f"; the log at that time: {line}")
-                wrong += self._m(f"；该时刻的日志行：{line}", f"; the log at that time: {line}")
+                fact += self._m("; the log at that time: {line}", line=line)
+                wrong += self._m("; the log at that time: {line}", line=line)
             issues.append(
                 ValidationIssue(
                     Severity.CONTRADICTION,  # the prompt: more than 2 s off, or no such line, is an error
@@ -1475,22 +1537,23 @@ class ClaimValidator:
         at = seconds
         other = self.index.player_name(min(theirs, key=lambda e: abs(e.seconds - at)).player)
         who = self.index.player_name(player)
-        fact = self._m(f"该时刻的日志行：{line}", f"the log at that time: {line}")
+        fact = self._m("the log at that time: {line}", line=line)
         own = self._commands(EVENT_KINDS[kind], player, type_hashes)
         own = [e for e in own if actor is None or kind not in OBJECT_KINDS or actor in e.object_ids]
         if own:  # the claimed player's own orders of it elsewhere: the time may be what is wrong
-            fact += self._m(
-                f"；{who} 自己的这种指令在 {self._times(own, seconds)}",
-                f"; {who}'s own such orders are at {self._times(own, seconds)}",
-            )
+            fact += self._m("; {who}'s own such orders are at {times}", who=who, times=self._times(own, seconds))
         issues.append(
             ValidationIssue(
                 Severity.CONTRADICTION,
                 "PlayerMismatch",
                 self._m(
-                    f"{where}：玩家错了：{format_time(seconds)} 的这条 {kind} 指令是 {other} 的，不是 {who} 的；{fact}",
-                    f"{where}: wrong player: the {kind} order at {format_time(seconds)} is {other}'s, not {who}'s; "
-                    f"{fact}",
+                    "{where}: wrong player: the {kind} order at {seconds} is {other}'s, not {who}'s; {fact}",
+                    where=where,
+                    kind=kind,
+                    seconds=format_time(seconds),
+                    other=other,
+                    who=who,
+                    fact=fact,
                 ),
                 time_seconds=theirs[0].seconds,
                 unit_id=actor,
@@ -1522,14 +1585,11 @@ class ClaimValidator:
         at = format_time(first.seconds)
 
         def describe(r: Roles) -> str:
-            src = " ".join(f"#{i}" for i in (*r.actors, *r.either)) or self._m("玩家本身", "the player")
+            src = " ".join(f"#{i}" for i in (*r.actors, *r.either)) or self._m("the player")
             tgt = " ".join(f"#{i}" for i in r.targets)
-            return self._m(
-                f"来源（施放/执行者）{src}" + (f"，目标 {tgt}" if tgt else ""),
-                f"source (actor) {src}" + (f", target {tgt}" if tgt else ""),
-            )
+            return self._m("source (actor) {src}", src=src) + (self._m(", target {tgt}", tgt=tgt) if tgt else "")
 
-        fact = self._m(f"{at} 的记录：", f"the record at {at}: ") + describe(first_roles)
+        fact = self._m("the record at {at}: ", at=at) + describe(first_roles)
         if actor is not None and not any(r.acts(actor) for _e, r in roles):
             swapped = any(r.is_target(actor) for _e, r in roles)
             if swapped:
@@ -1538,10 +1598,11 @@ class ClaimValidator:
                         Severity.CONTRADICTION,
                         "CasterTargetConfusion",
                         self._m(
-                            f"{where}：#{actor} 是这次技能的目标，不是施放者"
-                            f"（actorId 填施放者，目标填 targetId）；{fact}",
-                            f"{where}: #{actor} is the target of this power, not its source (actorId is the one "
-                            f"that acts, the target goes in targetId); {fact}",
+                            "{where}: #{actor} is the target of this power, not its source (actorId is the one that "
+                            "acts, the target goes in targetId); {fact}",
+                            where=where,
+                            actor=actor,
+                            fact=fact,
                         ),
                         time_seconds=first.seconds,
                         unit_id=actor,
@@ -1555,9 +1616,11 @@ class ClaimValidator:
                         Severity.INFO,
                         "ActorAmbiguous",
                         self._m(
-                            f"{where}：#{actor} 不是这条指令的工厂/建造者（新单位的编号不在指令里）；{fact}",
-                            f"{where}: #{actor} is not the factory or constructor of this order (the new unit's "
-                            f"id is not in the command); {fact}",
+                            "{where}: #{actor} is not the factory or constructor of this order (the new unit's id is "
+                            "not in the command); {fact}",
+                            where=where,
+                            actor=actor,
+                            fact=fact,
                         ),
                         unit_id=actor,
                         claim=ref,
@@ -1570,10 +1633,13 @@ class ClaimValidator:
                         Severity.CONTRADICTION,  # a wrong actor for the order at that time
                         "ActorMismatch",
                         self._m(
-                            f"{where}：actorId 错了：{at} 的这条指令不是 #{actor} 下的"
-                            f"（它下这种指令是在 {times}）；{fact}",
-                            f"{where}: wrong actorId: #{actor} did not issue the order at {at} (it issued such "
-                            f"orders at {times}); {fact}",
+                            "{where}: wrong actorId: #{actor} did not issue the order at {at} (it issued such orders "
+                            "at {times}); {fact}",
+                            where=where,
+                            actor=actor,
+                            at=at,
+                            times=times,
+                            fact=fact,
                         ),
                         time_seconds=first.seconds,
                         unit_id=actor,
@@ -1587,8 +1653,10 @@ class ClaimValidator:
                         Severity.CONTRADICTION,
                         "ActorMismatch",
                         self._m(
-                            f"{where}：actorId 错了：#{actor} 从未执行过这条指令；{fact}",
-                            f"{where}: wrong actorId: #{actor} never issued this order; {fact}",
+                            "{where}: wrong actorId: #{actor} never issued this order; {fact}",
+                            where=where,
+                            actor=actor,
+                            fact=fact,
                         ),
                         time_seconds=first.seconds,
                         unit_id=actor,
@@ -1604,12 +1672,11 @@ class ClaimValidator:
                     Severity.CONTRADICTION,  # a wrong target, or source and target swapped
                     "CasterTargetConfusion" if swapped else "TargetMismatch",
                     self._m(
-                        f"{where}：targetId 错了：#{target} 不是这条指令的目标"
-                        + ("，它是施放者" if swapped else "")
-                        + f"；{fact}",
-                        f"{where}: wrong targetId: #{target} is not the target of this order"
-                        + (", it is the source" if swapped else "")
-                        + f"; {fact}",
+                        "{where}: wrong targetId: #{target} is not the target of this order{swapped}; {fact}",
+                        where=where,
+                        target=target,
+                        swapped=self._m(", it is the source") if swapped else "",
+                        fact=fact,
                     ),
                     time_seconds=first.seconds,
                     unit_id=target,
@@ -1621,7 +1688,7 @@ class ClaimValidator:
     # ------------------------------------------------------------------ timeline claims (§7.6)
 
     def _timeline_claim(self, claim: dict[str, Any], n: int, issues: list[ValidationIssue]) -> None:
-        where = self._m(f"时间线声明 {n + 1}", f"timeline claim {n + 1}")
+        where = self._m("timeline claim {n}", n=n + 1)
         ref = f"timeline:{n}"
         player = self._player(claim.get("player"), issues, where, ref)
         raw_type = claim.get("type")
@@ -1647,22 +1714,32 @@ class ClaimValidator:
                 ValidationIssue(
                     Severity.CONTRADICTION,
                     "TimelineNotObserved",
-                    self._m(f"{where}：{who} 从未生产 {type_name}", f"{where}: {who} never produced {type_name}"),
+                    self._m("{where}: {who} never produced {type_name}", where=where, who=who, type_name=type_name),
                     time_seconds=seconds,
                     claim=ref,
-                    fact=self._m(f"{who} 从未下达 {type_name} 的指令", f"{who} never ordered {type_name}"),
+                    fact=trc(
+                        self.lang,
+                        "app.claims.validate",
+                        "{who} never ordered {type_name}",
+                        who=who,
+                        type_name=type_name,
+                    ),
                 )
             )
         elif seconds is not None and not any(within(seconds, tc, TIMELINE_TOLERANCE_SECONDS) for tc in times):
             actual = format_time(times[0] / TICKS_PER_SECOND)
-            fact = self._m(f"{who} 首次下达 {type_name} 是在 {actual}", f"{who} first ordered {type_name} at {actual}")
+            fact = self._m("{who} first ordered {type_name} at {actual}", who=who, type_name=type_name, actual=actual)
             issues.append(
                 ValidationIssue(
                     Severity.WARNING,
                     "TimelineMismatch",
                     self._m(
-                        f"{where}：{who} 首次生产 {type_name} 是在 {actual}，不是 {format_time(seconds)}",
-                        f"{where}: {who} first produced {type_name} at {actual}, not {format_time(seconds)}",
+                        "{where}: {who} first produced {type_name} at {actual}, not {seconds}",
+                        where=where,
+                        who=who,
+                        type_name=type_name,
+                        actual=actual,
+                        seconds=format_time(seconds),
                     ),
                     time_seconds=times[0] / TICKS_PER_SECOND,
                     claim=ref,
@@ -1682,7 +1759,7 @@ class ClaimValidator:
                 continue
             seen.add(uid)
             if not self.index.id_exists(uid):
-                lines.append(self._m(f"#{uid}：录像中不存在", f"#{uid}: not in the replay"))
+                lines.append(self._m("#{uid}: not in the replay", uid=uid))
                 continue
             ev = self.index.evidence(uid)
             strong = sorted({self.index.player_name(e.player) for e in ev if e.strength.value == "strong"})
@@ -1690,10 +1767,11 @@ class ClaimValidator:
             first = self.index.first_seen(uid)
             lines.append(
                 self._m(
-                    f"#{uid}：首次出现 {format_time(first or 0)}；强证据 {', '.join(strong) or '无'}；弱证据 "
-                    f"{', '.join(weak) or '无'}",
-                    f"#{uid}: first seen {format_time(first or 0)}; strong evidence {', '.join(strong) or 'none'}; "
-                    f"weak evidence {', '.join(weak) or 'none'}",
+                    "#{uid}: first seen {first}; strong evidence {strong}; weak evidence {weak}",
+                    uid=uid,
+                    first=format_time(first or 0),
+                    strong=", ".join(strong) or self._m("none"),
+                    weak=", ".join(weak) or self._m("none"),
                 )
             )
         return "\n".join(lines[:limit])

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.facts.model import ProductionKind
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr, trc
 from app.timefmt import format_clock
 
 if TYPE_CHECKING:
@@ -348,12 +348,12 @@ def build_text(b: PlayerBuild, lang: Lang, limit: int = MAX_TEXT_ITEMS) -> str:
         if i.kind == "structure"  # the first units are in the report's openings already
     ]
     more = len(shown) - limit
-    text = "; ".join(shown[:limit]) or pick(lang, "无", "none")
+    text = "; ".join(shown[:limit]) or tr(lang, "none")
     if more > 0:
-        text += pick(lang, f"；另有 {more} 项", f"; {more} more")
+        text += tr(lang, "; {more} more", more=more)
     if b.tiers:
         reached = ", ".join(f"T{t} {format_clock(s)}" for t, s in b.tiers)
-        text += pick(lang, f"。科技等级：{reached}", f". Tiers reached: {reached}")
+        text += tr(lang, ". Tiers reached: {reached}", reached=reached)
     return text
 
 
@@ -373,7 +373,7 @@ def production_rows(charts: ReplayCharts, lang: Lang) -> list[list[str]]:
 def heat_text(h: PlayerHeat, bounds: tuple[float, float, float, float] | None, lang: Lang) -> str:
     """Where one player's orders went, as a sentence: how many, and the busiest ninth of the map."""
     if h.orders == 0 or bounds is None:
-        return pick(lang, f"{h.name}：没有带位置的指令", f"{h.name}: no orders with a position")
+        return tr(lang, "{name}: no orders with a position", name=h.name)
     thirds = [[0] * 3 for _ in range(3)]
     for r, row in enumerate(h.grid):
         for c, n in enumerate(row):
@@ -396,26 +396,26 @@ def chart_sections(
     out: list[tuple[str, list[str], list[tuple[list[str], list[list[str]]]]]] = []
     out.append(
         (
-            pick(lang, "图表：建造顺序时间线", "Chart: build-order timeline"),
+            tr(lang, "Chart: build-order timeline"),
             [f"{b.name}: {build_text(b, lang)}" for b in charts.builds],
             [],
         )
     )
     header = [
-        pick(lang, "玩家", "Player"),
+        trc(lang, "app.facts.charts", "Player"),
         *(pick(lang, *CATEGORY_LABELS[c]) for c in CATEGORIES),
-        pick(lang, "最多的一分钟", "Busiest minute"),
+        tr(lang, "Busiest minute"),
     ]
     out.append(
         (
-            pick(lang, "图表：各类生产", "Chart: production by category"),
-            [pick(lang, "全场合计（单位：未取消的排队数；建筑：放置数）", "Match totals (units queued and kept)")],
+            tr(lang, "Chart: production by category"),
+            [tr(lang, "Match totals (units queued and kept)")],
             [(header, production_rows(charts, lang))],
         )
     )
     out.append(
         (
-            pick(lang, "图表：指令位置热图", "Chart: where orders were given"),
+            tr(lang, "Chart: where orders were given"),
             [heat_text(h, charts.bounds, lang) for h in charts.heat],
             [],
         )
@@ -434,7 +434,7 @@ def charts_markdown(charts: ReplayCharts, lang: Lang) -> list[str]:
         for head, rows in tables:
             lines.append("")
             if not rows:
-                lines.append(markdown_escape(f"{head[0]}: ") + pick(lang, "（无）", "(none)"))
+                lines.append(markdown_escape(f"{head[0]}: ") + tr(lang, "(none)"))
                 continue
             lines.append("| " + " | ".join(markdown_escape(h) for h in head) + " |")
             lines.append("|" + " --- |" * len(head))
@@ -453,7 +453,7 @@ def charts_html(charts: ReplayCharts, lang: Lang) -> list[str]:
             parts.append("<ul>" + "".join(f"<li>{html.escape(s)}</li>" for s in sentences) + "</ul>")
         for head, rows in tables:
             if not rows:
-                parts.append(f"<p>{html.escape(head[0])}: {html.escape(pick(lang, '（无）', '(none)'))}</p>")
+                parts.append(f"<p>{html.escape(head[0])}: {html.escape(tr(lang, '(none)'))}</p>")
                 continue
             parts.append(
                 "<table><thead><tr>"

@@ -10,7 +10,7 @@ from typing import Any
 from app.facts.eventlog import format_time
 from app.facts.index import ReplayFactIndex
 from app.facts.model import TICKS_PER_SECOND
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 
 MAX_OBJECT_EVENTS = 40
 
@@ -155,52 +155,36 @@ def render_object(index: ReplayFactIndex, object_id: int, lang: Lang) -> str:
 
     z = lang is Lang.ZH
     if not index.id_exists(object_id):
-        return pick(lang, f"对象 #{object_id} 未出现在任何指令中。", f"Object #{object_id} appears in no command.")
+        return tr(lang, "Object #{object_id} appears in no command.", object_id=object_id)
     o = index.owner(object_id)
     first = index.first_seen(object_id) or 0.0
-    lines = [
-        pick(
-            lang,
-            f"对象 #{object_id}，首次出现 {format_time(first)}",
-            f"Object #{object_id}, first seen {format_time(first)}",
-        )
-    ]
+    lines = [tr(lang, "Object #{object_id}, first seen {first}", object_id=object_id, first=format_time(first))]
     if o.conflict:
         who = ", ".join(index.player_name(p) for p in o.strong_players)
-        lines.append(
-            pick(lang, f"归属：冲突（多名玩家有强证据：{who}）", f"Owner: conflict (strong evidence from {who})")
-        )
+        lines.append(tr(lang, "Owner: conflict (strong evidence from {who})", who=who))
     elif o.player is not None and o.strength is not None:
         strength = {"strong": "强", "weak": "弱"}[o.strength.value] if z else o.strength.value
         lines.append(
-            pick(
-                lang,
-                f"归属：{index.player_name(o.player)}（{strength}证据）",
-                f"Owner: {index.player_name(o.player)} ({strength} evidence)",
-            )
+            tr(lang, "Owner: {player} ({strength} evidence)", player=index.player_name(o.player), strength=strength)
         )
     else:
-        lines.append(pick(lang, "归属：无证据", "Owner: no evidence"))
+        lines.append(tr(lang, "Owner: no evidence"))
     ev = index.evidence(object_id)
     if ev:
-        lines.append(pick(lang, "证据：", "Evidence:"))
+        lines.append(tr(lang, "Evidence:"))
         for e in ev[:MAX_OBJECT_EVENTS]:
             name = command_info(index.replay.game, e.command_id).name(lang.value)
             lines.append(
                 f"  {format_time(e.seconds)}  {index.player_name(e.player)}  {e.strength.value}  {e.role.value}  {name}"
             )
         if len(ev) > MAX_OBJECT_EVENTS:
-            lines.append(
-                pick(lang, f"  …另 {len(ev) - MAX_OBJECT_EVENTS} 条", f"  … {len(ev) - MAX_OBJECT_EVENTS} more")
-            )
+            lines.append(tr(lang, "  … {value} more", value=len(ev) - MAX_OBJECT_EVENTS))
     events = index.events_for_object(object_id)
-    lines.append(pick(lang, f"涉及该对象的指令：{len(events)}", f"Commands involving it: {len(events)}"))
+    lines.append(tr(lang, "Commands involving it: {count}", count=len(events)))
     for fe in events[:MAX_OBJECT_EVENTS]:
         name = command_info(index.replay.game, fe.command_id).name(lang.value)
         what = f" {index.name_of(fe.type_hash)}" if fe.type_hash is not None else ""
         lines.append(f"  {format_time(fe.seconds)}  {index.player_name(fe.player)}  {name}{what}")
     if len(events) > MAX_OBJECT_EVENTS:
-        lines.append(
-            pick(lang, f"  …另 {len(events) - MAX_OBJECT_EVENTS} 条", f"  … {len(events) - MAX_OBJECT_EVENTS} more")
-        )
+        lines.append(tr(lang, "  … {value} more", value=len(events) - MAX_OBJECT_EVENTS))
     return "\n".join(lines)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 
 KINDS = ("unit", "structure", "upgrade", "power", "protocol")
 
@@ -105,11 +105,12 @@ class LoadReport:
     def render(self, lang: Lang) -> str:
         """Human-readable report."""
         if not self.issues:
-            return pick(lang, "知识加载：无问题。", "Knowledge load: no problems.")
-        head = pick(
+            return tr(lang, "Knowledge load: no problems.")
+        head = tr(
             lang,
-            f"知识加载：{len(self.errors)} 个错误，{len(self.warnings)} 个警告",
-            f"Knowledge load: {len(self.errors)} errors, {len(self.warnings)} warnings",
+            "Knowledge load: {count} errors, {count_2} warnings",
+            count=len(self.errors),
+            count_2=len(self.warnings),
         )
         return "\n".join([head, *(i.render() for i in self.issues)])
 

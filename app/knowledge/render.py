@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.knowledge.model import KINDS, Entry, Knowledge
 
 if TYPE_CHECKING:
@@ -89,15 +89,9 @@ def render_prompt(
     chosen = normalize_factions(knowledge, factions)
     out: list[str] = []
     labels = "、".join if lang is Lang.ZH else ", ".join
-    names = labels(knowledge.taxonomy.faction_label(f, lang) for f in chosen) or pick(lang, "（未知）", "(unknown)")
-    out.append(pick(lang, f"# 游戏知识：{knowledge.title(lang)}", f"# Game knowledge: {knowledge.title(lang)}"))
-    out.append(
-        pick(
-            lang,
-            f"参战阵营：{names}。以下只包含这些阵营的资料。",
-            f"Factions in this match: {names}. Only their material follows.",
-        )
-    )
+    names = labels(knowledge.taxonomy.faction_label(f, lang) for f in chosen) or tr(lang, "(unknown)")
+    out.append(tr(lang, "# Game knowledge: {lang_value}", lang_value=knowledge.title(lang)))
+    out.append(tr(lang, "Factions in this match: {names}. Only their material follows.", names=names))
     sections = knowledge.texts.get(lang) or knowledge.texts.get(Lang.EN if lang is Lang.ZH else Lang.ZH) or ()
     for key, wanted in (("general", general), ("workflow", workflow)):
         out.extend(s.body for s in sections if s.key == key and wanted)
@@ -109,15 +103,13 @@ def render_prompt(
 
 
 def _render_entries(knowledge: Knowledge, factions: list[str], lang: Lang) -> str:
-    lines = [pick(lang, "## 结构化条目", "## Structured entries")]
+    lines = [tr(lang, "## Structured entries")]
     lines.append(
-        pick(
+        tr(
             lang,
-            "每行：`内部名`（录像指令里的名字）名称 | 标签 | 造价/时间 | 生产者或使用者 | 层级。"
-            "标注“未确认”的内部名来自资料推断，其哈希尚未在录像语料中出现。",
-            "Each line: `internal name` (as in the replay's orders) display name | tags | cost/time | producer or user "
-            "| tier. Internal names marked 'unconfirmed' are informed guesses whose hash was not yet seen in the "
-            "corpus.",
+            "Each line: `internal name` (as in the replay's orders) display name | tags | cost/time "
+            "| producer or user | tier. Internal names marked 'unconfirmed' are informed guesses "
+            "whose hash was not yet seen in the corpus.",
         )
     )
     used_tags: set[str] = set()
@@ -136,7 +128,7 @@ def _render_entries(knowledge: Knowledge, factions: list[str], lang: Lang) -> st
                 lines.append(_entry_line(e, lang))
                 used_tags.update(e.tags)
     if used_tags:
-        lines.append(pick(lang, "### 标签说明", "### Tag legend"))
+        lines.append(tr(lang, "### Tag legend"))
         for tag in sorted(used_tags):
             info = knowledge.taxonomy.tags.get(tag, {})
             lines.append(f"- `{tag}`: {info.get(lang.value, tag)}")
@@ -176,22 +168,22 @@ def _entry_line(e: Entry, lang: Lang) -> str:
         parts.append(", ".join(e.tags))
     money = []
     if e.cost is not None:
-        money.append(pick(lang, f"造价 {e.cost}", f"cost {e.cost}"))
+        money.append(tr(lang, "cost {cost}", cost=e.cost))
     if e.build_time is not None:
-        money.append(pick(lang, f"{e.build_time:g} 秒", f"{e.build_time:g} s"))
+        money.append(tr(lang, "{build_time:g} s", build_time=e.build_time))
     if money:
         parts.append(" ".join(money))
     if e.producers:
-        verb = pick(lang, "使用者", "used by") if e.kind == "power" else pick(lang, "生产", "from")
+        verb = tr(lang, "used by") if e.kind == "power" else tr(lang, "from")
         parts.append(f"{verb} {' / '.join(e.producers)}")
     if e.unpacks_to:
-        parts.append(pick(lang, f"展开为 {e.unpacks_to}", f"unpacks to {e.unpacks_to}"))
+        parts.append(tr(lang, "unpacks to {unpacks_to}", unpacks_to=e.unpacks_to))
     if e.replaces:
-        parts.append(pick(lang, f"取代原版 {e.replaces}", f"replaces vanilla {e.replaces}"))
+        parts.append(tr(lang, "replaces vanilla {replaces}", replaces=e.replaces))
     if e.tier is not None:
-        parts.append(pick(lang, f"层级 {e.tier}", f"tier {e.tier}"))
+        parts.append(tr(lang, "tier {tier}", tier=e.tier))
     if not e.confirmed:
-        parts.append(pick(lang, "未确认", "unconfirmed"))
+        parts.append(tr(lang, "unconfirmed"))
     return " | ".join(parts)
 
 

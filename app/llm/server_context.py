@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 
 GetJson = Callable[[str], Awaitable[Any]]
 """GET a URL, return its parsed JSON (None when it is missing, not JSON or an error)."""
@@ -179,23 +179,24 @@ def context_warning(server: ServerContext | None, profile_context: int | None, l
         return ""
     if server.ollama_default:
         known = f" ({server.trained_length:,})" if server.trained_length else ""
-        return pick(
+        return tr(
             lang,
-            f"Ollama 没有为该模型设置 num_ctx：它会用默认的几千 token 上下文运行（不是配置的 {profile_context:,}）。"
-            f"请在 Modelfile 中设置 PARAMETER num_ctx（模型最大值{known}），或用 OLLAMA_CONTEXT_LENGTH 启动 Ollama，"
-            "再把配置的 context_length 设成同一个数。",
-            f"Ollama sets no num_ctx for this model: it runs with its default of a few thousand tokens, not the "
-            f"profile's {profile_context:,}. Set PARAMETER num_ctx in the Modelfile (the model's maximum{known}) or "
-            f"start Ollama with OLLAMA_CONTEXT_LENGTH, and set the profile's context_length to the same number.",
+            "Ollama sets no num_ctx for this model: it runs with its default of a few thousand "
+            "tokens, not the profile's {profile_context:,}. Set PARAMETER num_ctx in the Modelfile "
+            "(the model's maximum{known}) or start Ollama with OLLAMA_CONTEXT_LENGTH, and set the "
+            "profile's context_length to the same number.",
+            profile_context=profile_context,
+            known=known,
         )
     if server.context_length is not None and server.context_length < profile_context:
         n = server.context_length
-        return pick(
+        return tr(
             lang,
-            f"服务器报告的上下文是 {n:,} token（{server.source}），低于配置的 context_length {profile_context:,}："
-            f"超过 {n:,} 的请求会被拒绝。请把 context_length 改为 {n:,}，或在服务器上调大上下文。",
-            f"the server reports a context of {n:,} tokens ({server.source}), below the profile's context_length "
-            f"{profile_context:,}: requests above {n:,} will be refused. Set context_length to {n:,}, or give the "
-            f"server a larger context.",
+            "the server reports a context of {n:,} tokens ({source}), below the profile's "
+            "context_length {profile_context:,}: requests above {n:,} will be refused. Set "
+            "context_length to {n:,}, or give the server a larger context.",
+            n=n,
+            source=server.source,
+            profile_context=profile_context,
         )
     return ""

@@ -148,7 +148,7 @@ def _facts(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from app.i18n import pick
+    from app.i18n import tr
 
     store = _store()
     f = store.fact(args.id)
@@ -158,9 +158,9 @@ def _show(args: argparse.Namespace) -> int:
     else:
         lang = _lang()
         print(_line(f, lang))
-        print(pick(lang, "范围", "scope") + f": {json.dumps(f.scope, ensure_ascii=False)}")
+        print(tr(lang, "scope") + f": {json.dumps(f.scope, ensure_ascii=False)}")
         print(
-            pick(lang, "方法/管线", "method/pipeline")
+            tr(lang, "method/pipeline")
             + f": {f.method} / {f.produced_by}"
             + (f" / {f.approved_by}" if f.approved_by else "")
         )
@@ -168,7 +168,7 @@ def _show(args: argparse.Namespace) -> int:
             sign = "+" if src.polarity > 0 else "-"
             print(f"  {sign} episode {src.episode_id} {src.kind}: {src.quote}")
         if len(chain) > 1:
-            print(pick(lang, "替代链", "chain") + ": " + " → ".join(f"#{x.id}({x.status})" for x in chain))
+            print(tr(lang, "chain") + ": " + " → ".join(f"#{x.id}({x.status})" for x in chain))
     store.db.close()
     return 0
 
@@ -286,13 +286,13 @@ def _when(value: Any) -> str:
 
 
 def _item_text(q: Any, lang: Any) -> str:
-    from app.i18n import pick
+    from app.i18n import tr
 
     head = f"[{q.id}] {q.kind}" + (f" — {q.resolution} by {q.reviewer}" if q.resolved_at else "")
-    lines = [head, "  " + pick(lang, "提议：", "proposed: ") + _line(q.fact, lang)]
+    lines = [head, "  " + tr(lang, "proposed: ") + _line(q.fact, lang)]
     if q.other is not None:
-        lines.append("  " + pick(lang, "现有：", "current:  ") + _line(q.other, lang))
-    lines.append("  " + pick(lang, "原因：", "reason: ") + q.reason)
+        lines.append("  " + tr(lang, "current:  ") + _line(q.other, lang))
+    lines.append("  " + tr(lang, "reason: ") + q.reason)
     return "\n".join(lines)
 
 

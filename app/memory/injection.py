@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import select
 
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.memory import ledger
 from app.memory.candidates import SPLIT_KEYS
 from app.memory.model import FactStatus, FactType
@@ -49,11 +49,7 @@ def boundary_hint(contexts: Sequence[dict[str, str]], scope: dict[str, str], lan
         if len(values) == 1:
             value = values.pop()
             if value:
-                return pick(
-                    lang,
-                    f"（该经验来自 {key}={value} 场景，跨场景慎用）",
-                    f" (learned only where {key}={value}; use with care elsewhere)",
-                )
+                return tr(lang, " (learned only where {key}={value}; use with care elsewhere)", key=key, value=value)
     return ""
 
 
@@ -67,11 +63,7 @@ def shift_note(trail: Sequence[tuple[float, int]], lang: Lang) -> str:
     if shift is None:
         return ""
     day = datetime.fromtimestamp(shift, tz=UTC).strftime("%Y-%m-%d")
-    return pick(
-        lang,
-        f"（轨迹：{len(ordered)} 条证据，于 {day} 发生方向翻转）",
-        f" (trail: {len(ordered)} pieces of evidence, direction changed on {day})",
-    )
+    return tr(lang, " (trail: {count} pieces of evidence, direction changed on {day})", count=len(ordered), day=day)
 
 
 def is_stale(f: MemFact, now: float) -> bool:
@@ -139,20 +131,12 @@ def injection_for(
             text += shift_note(trail.get(f.id, []), lang)
             if f.chain_depth + 1 >= UNSTABLE_CHAIN:
                 n = f.chain_depth + 1
-                text += pick(
-                    lang,
-                    f"（注意：该偏好已摇摆 {n} 次，请每次会话确认）",
-                    f" (unstable: changed {n} times, confirm each session)",
-                )
+                text += tr(lang, " (unstable: changed {n} times, confirm each session)", n=n)
             lines.append(f"- {one_line(text)}")  # facts may quote replay names: one line each
             ids.append(f.id)
     if not lines:
         return Injection("", ())
-    head = pick(
-        lang,
-        "【记忆】以往分析沉淀的事实（与本录像事实冲突时以录像为准）：",
-        "[Memory] Facts distilled from earlier analyses (this replay's facts take precedence):",
-    )
+    head = tr(lang, "[Memory] Facts distilled from earlier analyses (this replay's facts take precedence):")
     return Injection(head + "\n" + "\n".join(lines), tuple(ids))
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.memory.model import FactType, MemoryStateError
 from app.memory.tables import MemFact, MemQueueItem, MemSupersede, MemVerdict
 
@@ -87,13 +87,13 @@ class Scorecard:
 
     def render(self, lang: Lang) -> str:
         """A text table for the CLI."""
-        lines = [pick(lang, f"蒸馏记分卡 {self.month}", f"Distillation scorecard {self.month}")]
+        lines = [tr(lang, "Distillation scorecard {month}", month=self.month)]
         for m in METRICS:
             v = self.metrics[m]
             lo, hi = HEALTHY[m]
             label = LABELS[m][0] if lang is Lang.ZH else LABELS[m][1]
             ok = self.healthy(m)
-            mark = "—" if ok is None else ("OK" if ok else pick(lang, "越线", "ALERT"))
+            mark = "—" if ok is None else ("OK" if ok else tr(lang, "ALERT"))
             shown = "—" if v is None else f"{v:.3f}"
             lines.append(f"  {label:<28} {shown:>8}  [{lo:g}, {hi:g}]  {mark}  (n={self.samples[m]})")
         return "\n".join(lines)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.errors import KnownError
-from app.i18n import pick
+from app.i18n import tr
 
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Event
@@ -219,11 +219,11 @@ def plan_batch(
         try:
             sha = file_sha256(path)
         except OSError as exc:
-            text = pick(ui, f"无法读取文件：{exc.strerror}", f"cannot read the file: {exc.strerror}")
+            text = tr(ui, "cannot read the file: {strerror}", strerror=exc.strerror)
             plan.settled.append(ReplayResult(str(path), ERROR, message=text))
             continue
         if not force and sha in seen:
-            text = pick(ui, f"与 {seen[sha]} 是同一录像", f"same replay as {seen[sha]}")
+            text = tr(ui, "same replay as {seen}", seen=seen[sha])
             plan.settled.append(ReplayResult(str(path), DUPLICATE, message=text))
             continue
         seen[sha] = path
@@ -252,7 +252,7 @@ def _skipped(
     rec = repo.load(analysis_id)
     row = summarise(path, rec)
     row.status = SKIPPED
-    row.message = pick(ui, f"已分析过（#{analysis_id}）", f"analysed before as #{analysis_id}")
+    row.message = tr(ui, "analysed before as #{analysis_id}", analysis_id=analysis_id)
     if report is not None:
         _write(rec, report, settings)
         row.report = report
@@ -338,21 +338,17 @@ def analyse_one(job: BatchJob) -> ReplayResult:
     started = time.monotonic()
     ui = job.settings.ui_lang()
     if _stop is not None and _stop.is_set():
-        return ReplayResult(job.path, INTERRUPTED, message=pick(ui, "未开始", "not started"))
+        return ReplayResult(job.path, INTERRUPTED, message=tr(ui, "not started"))
     try:
         result = _analyse_leased(job, _database(job.db_path))
     except asyncio.CancelledError:
-        result = ReplayResult(
-            job.path, INTERRUPTED, message=pick(ui, "已停止；再次运行即可继续", "stopped; rerun to resume")
-        )
+        result = ReplayResult(job.path, INTERRUPTED, message=tr(ui, "stopped; rerun to resume"))
     except KnownError as exc:
         result = ReplayResult(job.path, ERROR, message=str(exc))
     except Exception as exc:  # a bug, but one replay's: the batch goes on and the log keeps the traceback
         log.exception("batch: analysing %s failed", job.path)
         what = f"{type(exc).__name__}: {exc}"
-        result = ReplayResult(
-            job.path, ERROR, message=pick(ui, f"内部错误（{what}），详见日志", f"internal error ({what}); see the log")
-        )
+        result = ReplayResult(job.path, ERROR, message=tr(ui, "internal error ({what}); see the log", what=what))
     result.seconds = round(time.monotonic() - started, 3)
     return result
 
@@ -370,7 +366,7 @@ def _analyse_leased(job: BatchJob, db: Database) -> ReplayResult:
     holder = take_lease(db, key, owner)
     if holder is not None:
         pid = holder.split(":")[1] if holder.count(":") >= 2 else "?"
-        text = pick(ui, f"另一个进程（pid {pid}）正在分析它", f"another process (pid {pid}) is analysing it")
+        text = tr(ui, "another process (pid {pid}) is analysing it", pid=pid)
         return ReplayResult(job.path, BUSY, message=text)
     try:
         done = None if job.force else repo.finished(*key)
@@ -402,11 +398,11 @@ def _note_truncation(result: ReplayResult, path: Path, settings: Settings) -> No
         ui = settings.ui_lang()
         end = format_clock(replay.duration_seconds)
         result.status = TRUNCATED
-        result.message = pick(
+        result.message = tr(
             ui,
-            f"录像不完整，只分析到 {end}（{replay.truncation_reason}）；`replaysage repair` 可修复",
-            f"the replay is cut off: analysed up to {end} ({replay.truncation_reason}); "
-            "`replaysage repair` makes it playable",
+            "the replay is cut off: analysed up to {end} ({truncation_reason}); `replaysage repair` makes it playable",
+            end=end,
+            truncation_reason=replay.truncation_reason,
         )
 
 

@@ -183,21 +183,21 @@ def _report_completed(db: Database, analysis_id: int, out: str | None, lang: Any
     """``analyze --resume`` found the analysis complete: say so, write its report when asked, run nothing."""
     from pathlib import Path
 
-    from app.i18n import pick
+    from app.i18n import tr
     from app.pipeline.export import export_report
 
     print(
-        pick(
+        tr(
             lang,
-            f"分析 #{analysis_id} 已经完成，没有可继续的部分：本次未运行分析，也未发送任何请求。",
-            f"analysis #{analysis_id} is already complete: nothing to resume, so nothing was run and no request "
-            "was sent.",
+            "analysis #{analysis_id} is already complete: nothing to resume, so nothing was run and "
+            "no request was sent.",
+            analysis_id=analysis_id,
         ),
         file=sys.stderr,
     )
     if out:
         export_report(db, analysis_id, Path(out), lang)
-        print(pick(lang, f"报告已写入 {out}", f"report written to {out}"), file=sys.stderr)
+        print(tr(lang, "report written to {out}", out=out), file=sys.stderr)
     print(f"analysis #{analysis_id}: complete")
     return 0
 

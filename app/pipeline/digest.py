@@ -20,7 +20,7 @@ from typing import Any
 from app.claims.issues import ValidationIssue
 from app.claims.parse import ParsedClaims, unit_id_of
 from app.claims.revision import claim_key, passed_claims
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.tokens import TokenEstimator
 
 TypeOf = Callable[[str], str | None]
@@ -48,25 +48,25 @@ class WindowDigest:
 
     def render(self, lang: Lang) -> str:
         """One line: label, summary, then per player its validated claims, corrections and withdrawn claims."""
-        out = self.label + pick(lang, "：", ": ") + self.summary
+        out = self.label + tr(lang, ": ") + self.summary
         players = list(dict.fromkeys(c.player for c in self.claims))
         for p in players:
             mine = [c for c in self.claims if c.player == p]
             parts = []
             for title, picked in (
-                (pick(lang, "已验证", "validated"), [c for c in mine if not c.corrected and not c.contradicted]),
+                (tr(lang, "validated"), [c for c in mine if not c.corrected and not c.contradicted]),
                 (
-                    pick(lang, "修订更正", "corrected in revision"),
+                    tr(lang, "corrected in revision"),
                     [c for c in mine if c.corrected and not c.contradicted],
                 ),
                 (
-                    pick(lang, "后来被推翻（未验证）", "contradicted later (not validated)"),
+                    tr(lang, "contradicted later (not validated)"),
                     [c for c in mine if c.contradicted],
                 ),
             ):
                 if picked:
-                    parts.append(title + pick(lang, "：", ": ") + "; ".join(c.text for c in picked))
-            out += f" [{p or pick(lang, '未注明玩家', 'no player')}] " + " | ".join(parts)
+                    parts.append(title + tr(lang, ": ") + "; ".join(c.text for c in picked))
+            out += f" [{p or tr(lang, 'no player')}] " + " | ".join(parts)
         return out
 
 
@@ -153,7 +153,7 @@ def _some(texts: list[str], shown: int, lang: Lang) -> str:
     out = "; ".join(texts[:shown])
     more = len(texts) - shown
     if more > 0:
-        out += pick(lang, f"；另 {more} 条", f"; +{more} more")
+        out += tr(lang, "; +{more} more", more=more)
     return out
 
 
@@ -171,7 +171,7 @@ def render_level(d: WindowDigest, lang: Lang, level: int) -> str:
     """
     if level <= 0:
         return d.render(lang)
-    sep = pick(lang, "：", ": ")
+    sep = tr(lang, ": ")
     out = d.label + sep
     if level in _SUMMARY_CHARS and d.summary:
         out += _shorten(d.summary, _SUMMARY_CHARS[level])
@@ -183,25 +183,25 @@ def render_level(d: WindowDigest, lang: Lang, level: int) -> str:
         parts: list[str] = []
         if level >= 5:
             counts = [
-                (len(valid), pick(lang, "已验证", "validated")),
-                (len(fixed), pick(lang, "修订更正", "corrected")),
-                (len(withdrawn), pick(lang, "后来被推翻", "contradicted later")),
+                (len(valid), tr(lang, "validated")),
+                (len(fixed), tr(lang, "corrected")),
+                (len(withdrawn), tr(lang, "contradicted later")),
             ]
             parts = [f"{title} {n}" for n, title in counts if n]
         else:
             if valid:
                 shown = _VALIDATED_SHOWN.get(level, 0)
-                body = _some(valid, shown, lang) if shown else pick(lang, f"{len(valid)} 条", f"{len(valid)} claims")
-                parts.append(pick(lang, "已验证", "validated") + sep + body)
+                body = _some(valid, shown, lang) if shown else tr(lang, "{count} claims", count=len(valid))
+                parts.append(tr(lang, "validated") + sep + body)
             if fixed:
                 shown = _CORRECTED_SHOWN_AT_4 if level >= 4 else len(fixed)
-                parts.append(pick(lang, "修订更正", "corrected in revision") + sep + _some(fixed, shown, lang))
+                parts.append(tr(lang, "corrected in revision") + sep + _some(fixed, shown, lang))
             if withdrawn:
-                title = pick(lang, "后来被推翻（未验证）", "contradicted later (not validated)")
+                title = tr(lang, "contradicted later (not validated)")
                 parts.append(
                     title + sep + _some(withdrawn, _CORRECTED_SHOWN_AT_4 if level >= 4 else len(withdrawn), lang)
                 )
-        out += f" [{p or pick(lang, '未注明玩家', 'no player')}] " + " | ".join(parts)
+        out += f" [{p or tr(lang, 'no player')}] " + " | ".join(parts)
     return out
 
 

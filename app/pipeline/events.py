@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from app.claims.issues import ValidationIssue
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 
 
 class StageKind(enum.StrEnum):
@@ -164,7 +164,7 @@ class RetryScheduled:
         """``retry 2/5 in 8 s: HTTP 503`` — the attempt about to be made, of how many, after what wait, why."""
         n = f"{self.attempt + 1}/{self.max_attempts}" if self.max_attempts else str(self.attempt + 1)
         wait = f"{self.delay_s:.0f}" if self.delay_s >= 1 else f"{self.delay_s:.1f}"
-        return pick(lang, f"第 {n} 次重试，{wait} 秒后：{self.reason}", f"retry {n} in {wait} s: {self.reason}")
+        return tr(lang, "retry {n} in {wait} s: {reason}", n=n, wait=wait, reason=self.reason)
 
 
 @dataclass(frozen=True, slots=True)

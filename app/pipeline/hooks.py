@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.claims.issues import Severity, ValidationIssue
 from app.errors import KnownError
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 from app.pipeline import events as ev
 from app.pipeline.streaming import RequestOutcome
 from app.store.db import Database
@@ -77,9 +77,7 @@ class WisdomHooks:
         lines = self.gate.pitfalls_for(self.model, self.mod, stage.kind.value, self.lang, trace_id=self.trace_id)
         if not lines:
             return ""
-        head = pick(
-            self.lang, "已知易错点（来自以往的验证结果）：", "Known pitfalls (from earlier validation results):"
-        )
+        head = tr(self.lang, "Known pitfalls (from earlier validation results):")
         return head + "\n" + "\n".join(f"- {x}" for x in lines)
 
     def before_request(self, stage: ev.StageRef, params: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from app.budget.prompt import AssembledRequest
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.lookback import find_lookbacks
 from app.claims.timeparse import format_time
-from app.i18n import pick
+from app.i18n import tr
 from app.llm.base import ChatMessage
 from app.llm.events import Outcome
 from app.pipeline import events as ev
@@ -83,10 +83,10 @@ class LookbackRounds(RunCore):
                         state,
                         start,
                         end,
-                        reason=pick(
+                        reason=tr(
                             self.lang,
-                            f"超过每段 {MAX_LOOKBACKS_PER_SEGMENT} 次回查上限",
-                            f"more than {MAX_LOOKBACKS_PER_SEGMENT} lookbacks in this segment",
+                            "more than {max_lookbacks_per_segment} lookbacks in this segment",
+                            max_lookbacks_per_segment=MAX_LOOKBACKS_PER_SEGMENT,
                         ),
                     )
                     continue
@@ -96,7 +96,7 @@ class LookbackRounds(RunCore):
                         state,
                         start,
                         end,
-                        reason=pick(self.lang, "区间超出录像时长", "the range lies beyond the end of the replay"),
+                        reason=tr(self.lang, "the range lies beyond the end of the replay"),
                     )
                     continue
                 body = "\n".join(ln.text for ln in self.p.log.lines_between(start, end))
@@ -109,10 +109,11 @@ class LookbackRounds(RunCore):
                         state,
                         start,
                         end,
-                        reason=pick(
+                        reason=tr(
                             self.lang,
-                            f"区间约 {tokens:,} token，超过单次 {label} 上限",
-                            f"the range is about {tokens:,} tokens, over the {label} limit",
+                            "the range is about {tokens:,} tokens, over the {label} limit",
+                            tokens=tokens,
+                            label=label,
                         ),
                         tokens=tokens,
                     )
@@ -121,7 +122,7 @@ class LookbackRounds(RunCore):
                     self.lang,
                     format_time(start),
                     format_time(end),
-                    body or pick(self.lang, "（无操作）", "(no orders)"),
+                    body or tr(self.lang, "(no orders)"),
                 )
                 try:  # every served range must still fit (plan §5.7: all lookbacks within budget)
                     self._guard_followup(
@@ -182,10 +183,12 @@ class LookbackRounds(RunCore):
                 ValidationIssue(
                     Severity.INFO,
                     "LookbackRefused",
-                    pick(
+                    tr(
                         self.lang,
-                        f"回查 {format_time(start)}~{format_time(end)} 未执行：{reason}",
-                        f"lookback {format_time(start)}~{format_time(end)} not served: {reason}",
+                        "lookback {start}~{end} not served: {reason}",
+                        start=format_time(start),
+                        end=format_time(end),
+                        reason=reason,
                     ),
                     start,
                 )

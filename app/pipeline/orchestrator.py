@@ -24,7 +24,7 @@ from app.budget.prompt import segments_metadata
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.parse import parse_claims
 from app.errors import KnownError
-from app.i18n import pick
+from app.i18n import tr
 from app.llm.events import Outcome, UsageReport
 from app.pipeline import events as ev
 from app.pipeline import prompts
@@ -86,11 +86,11 @@ class AnalysisRun(WindowStage, SummaryRound):
             stored_keys = [s.key for s in rec.stages]
             if stored_keys != [s.key for s in stages]:
                 raise ResumeMismatchError(
-                    pick(
+                    tr(
                         self.lang,
-                        f"分析 #{resume_id} 的分段与现在的计划不同（知识、记忆或模型设置已改变），无法续跑；请重新分析",
-                        f"analysis #{resume_id} was planned with other segments (knowledge, memory or model settings "
-                        "changed since); it cannot be resumed, start a new analysis",
+                        "analysis #{resume_id} was planned with other segments (knowledge, memory or model "
+                        "settings changed since); it cannot be resumed, start a new analysis",
+                        resume_id=resume_id,
                     )
                 )
             done = {s.key: s for s in rec.stages if s.status in SETTLED}
@@ -169,11 +169,7 @@ class AnalysisRun(WindowStage, SummaryRound):
             self._current = None
             self._fail(
                 stage,
-                pick(
-                    self.lang,
-                    f"超过本次分析的时限（{deadline_s:g} 秒），已停止",
-                    f"the run's deadline of {deadline_s:g} s passed; stopped",
-                ),
+                tr(self.lang, "the run's deadline of {deadline_s:g} s passed; stopped", deadline_s=deadline_s),
                 "".join(parts),
                 [],
                 outcome=Outcome.CANCELLED,
@@ -187,11 +183,7 @@ class AnalysisRun(WindowStage, SummaryRound):
         msg = (
             str(exc)
             if isinstance(exc, KnownError)
-            else pick(
-                self.lang,
-                f"内部错误（{type(exc).__name__}），已停止；可续跑",
-                f"internal error ({type(exc).__name__}); stopped, resumable",
-            )
+            else tr(self.lang, "internal error ({name}); stopped, resumable", name=type(exc).__name__)
         )
         try:
             if self._current is not None:
@@ -205,7 +197,7 @@ class AnalysisRun(WindowStage, SummaryRound):
     def _cancelled(self) -> None:
         if self._current is not None:
             stage, parts = self._current
-            msg = pick(self.lang, "已取消", "cancelled")
+            msg = tr(self.lang, "cancelled")
             self.repo.stage_failed(self.analysis_id, stage, msg, "".join(parts), outcome=Outcome.CANCELLED)
             self.emit(ev.StageFailed(stage, msg, "".join(parts), Outcome.CANCELLED))
         self.repo.finish(self.analysis_id, "cancelled", self.totals.as_dict())
@@ -297,11 +289,7 @@ class AnalysisRun(WindowStage, SummaryRound):
             reason = incomplete_message(self.lang, outcome)
             self._fail(
                 stage,
-                pick(
-                    self.lang,
-                    f"总览轮失败，继续分析（无总览）：{reason}",
-                    f"overview failed, continuing without it: {reason}",
-                ),
+                tr(self.lang, "overview failed, continuing without it: {reason}", reason=reason),
                 outcome.text,
                 logs,
                 status=SKIPPED,
@@ -320,9 +308,8 @@ class AnalysisRun(WindowStage, SummaryRound):
                     ValidationIssue(
                         Severity.INFO,
                         "OverviewClaimsStripped",
-                        pick(
+                        tr(
                             self.lang,
-                            "总览轮不带声明：回复中的 [机器可读声明] 已删除，未传给后续轮次",
                             "the overview carries no claims: its [claims] block was removed and not passed on",
                         ),
                     )

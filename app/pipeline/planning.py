@@ -21,7 +21,7 @@ from app.budget.plan import RunPlan
 from app.budget.preview import ExpectedRun, output_cost_ceiling, profile_problem
 from app.budget.profile import ModelProfile, default_max_tokens
 from app.errors import KnownError
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.pipeline.prepare import PreparedReplay, prepare_replay
 from app.replay import Replay
 
@@ -151,12 +151,13 @@ def preview_plan(
         if profile.budget >= profile.hard_limit:
             raise
         raise KnownError(
-            pick(
+            tr(
                 lang,
-                f"{exc} 当前预算 {profile.budget:,} 低于此模型的硬上限 {profile.hard_limit:,}："
-                "可以调高 ContextBudget。",
-                f"{exc} The budget ({profile.budget:,}) is below this model's hard limit ({profile.hard_limit:,}): a "
-                f"larger ContextBudget gives each slice more room.",
+                "{exc} The budget ({budget:,}) is below this model's hard limit ({hard_limit:,}): a "
+                "larger ContextBudget gives each slice more room.",
+                exc=exc,
+                budget=profile.budget,
+                hard_limit=profile.hard_limit,
             )
         ) from exc
     return plan.to_json()

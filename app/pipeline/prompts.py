@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from app.budget.limits import MAX_LOOKBACKS_PER_SEGMENT, lookback_tokens_label
 from app.claims.kinds import event_kinds_choice, event_kinds_line, evidence_kinds_line
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 
 ROLE_ZH = """你是《红色警戒3》录像分析师。你会收到程序从录像中提取的确定性对局摘要和压缩后的操作日志（时间 m:ss.cc、玩家、操作、单位类型、对象编号 #1234、坐标）。
 分析流程：先是总览轮（只看摘要和分段信息），然后按机械分段逐个“重点时间段”分析（数据是整段切片，重点是指定时间段），最后是总结轮。
@@ -190,22 +190,14 @@ def overview_instruction(lang: Lang, segments_text: str, *, lookbacks: bool = Tr
 
 def lookback_reply(lang: Lang, start: str, end: str, log_text: str) -> str:
     """The user message that serves a lookback range (raw log; never enters found facts)."""
-    head = pick(lang, f"[回查结果] {start} 至 {end} 的原始操作记录：", f"[Lookback] raw orders from {start} to {end}:")
-    tail = pick(
-        lang,
-        "请结合这些数据完成本窗口的分析，并在末尾给出 `[机器可读声明]`。",
-        "Use this data to finish the analysis of this window, ending with `[claims]`.",
-    )
+    head = tr(lang, "[Lookback] raw orders from {start} to {end}:", start=start, end=end)
+    tail = tr(lang, "Use this data to finish the analysis of this window, ending with `[claims]`.")
     return f"{head}\n{log_text}\n\n{tail}"
 
 
 def lookback_refused(lang: Lang, reason: str) -> str:
     """Tell the model a lookback was not served and why."""
-    return pick(
-        lang,
-        f"[回查未执行] {reason}。请根据已有数据完成分析。",
-        f"[Lookback not served] {reason}. Finish the analysis with the data you have.",
-    )
+    return tr(lang, "[Lookback not served] {reason}. Finish the analysis with the data you have.", reason=reason)
 
 
 def revision_instruction(lang: Lang, flagged_text: str, kept: int) -> str:
@@ -268,9 +260,9 @@ def summary_round_instruction(lang: Lang, analyses_text: str, *, lookbacks: bool
 def fatal_after_revision_warning(lang: Lang, codes: Sequence[str]) -> str:
     """The line above a window's original text when its revision was still Fatal (plan §10, §7.7)."""
     listed = ", ".join(dict.fromkeys(codes))
-    return pick(
+    return tr(
         lang,
-        f"> ⚠ 修订后仍有致命问题（{listed}）：以下是未经修订的原始分析，其中的结论未能与录像事实核对。",
-        f"> ⚠ Still fatal after the revision ({listed}): below is the original, unrevised analysis; its "
-        "conclusions could not be checked against the replay's facts.",
+        "> ⚠ Still fatal after the revision ({listed}): below is the original, unrevised "
+        "analysis; its conclusions could not be checked against the replay's facts.",
+        listed=listed,
     )

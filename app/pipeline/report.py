@@ -12,7 +12,7 @@ from app.claims.issues import Severity
 from app.claims.kinds import CLAIM_LISTS
 from app.claims.timeparse import format_time
 from app.errors import KnownError
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 from app.pipeline.records import AnalysisRecord, StageRecord
 from app.safetext import json_text, markdown_escape, markdown_fence, markdown_prose, markdown_source, terminal_text
 
@@ -118,11 +118,11 @@ def issue_text(issue: dict[str, Any], lang: Lang) -> str:
     """An issue's message, with the model's dispute when it disputed it (issue 28 §3)."""
     if not issue.get("disputed"):
         return str(issue["message"])
-    return str(issue["message"]) + pick(
+    return str(issue["message"]) + tr(
         lang,
-        f"（模型提出异议：{issue['disputed']}；复核后不再成立，待人工裁定，不计入学习）",
-        f" (the model disputes it: {issue['disputed']}; the check no longer confirms it: awaiting a person's "
-        "ruling, not learned from)",
+        " (the model disputes it: {disputed}; the check no longer confirms it: awaiting a "
+        "person's ruling, not learned from)",
+        disputed=issue["disputed"],
     )
 
 
@@ -130,15 +130,17 @@ def _title(stage: dict[str, Any], lang: Lang) -> str:
     kind = stage["kind"]
     span = f"{format_time(stage['start_seconds'])}–{format_time(stage['end_seconds'])}"
     if kind == "summary":
-        return pick(lang, "对局摘要", "Match summary")
+        return tr(lang, "Match summary")
     if kind == "overview":
-        return pick(lang, "总览", "Overview")
+        return tr(lang, "Overview")
     if kind == "summary_round":
-        return pick(lang, "总结", "Summary")
-    return pick(
+        return tr(lang, "Summary")
+    return tr(
         lang,
-        f"段 {stage['segment'] + 1} · 窗口 {stage['window'] + 1}（{span}）",
-        f"Segment {stage['segment'] + 1} · window {stage['window'] + 1} ({span})",
+        "Segment {segment} · window {window} ({span})",
+        segment=stage["segment"] + 1,
+        window=stage["window"] + 1,
+        span=span,
     )
 
 
@@ -223,10 +225,8 @@ def revision_tally(stage: dict[str, Any], lang: Lang) -> str:
         return ""
     found = sum(1 for i in stage["issues"] if not i["after_revision"] and i["severity"] != "Info")
     left = sum(1 for i in stage["issues"] if i["after_revision"] and i["severity"] != "Info")
-    return pick(
-        lang,
-        f"验证：发现 {found} · 修正 {max(0, found - left)} · 剩余 {left}",
-        f"Validation: found {found} · fixed {max(0, found - left)} · {left} left",
+    return tr(
+        lang, "Validation: found {found} · fixed {max} · {left} left", found=found, max=max(0, found - left), left=left
     )
 
 
@@ -267,28 +267,24 @@ def report_markdown(data: dict[str, Any], lang: Lang, charts: ReplayCharts | Non
     writes every name through ``markdown_escape``.)
     """
     out = [
-        f"# {pick(lang, 'ReplaySage 分析报告', 'ReplaySage analysis report')}: {markdown_escape(data['replay'])}",
+        f"# {tr(lang, 'ReplaySage analysis report')}: {markdown_escape(data['replay'])}",
         "",
-        f"- {pick(lang, '模型', 'Model')}: {markdown_escape(data['model'])}",
-        f"- {pick(lang, '状态', 'Status')}: {data['status']}",
+        f"- {tr(lang, 'Model')}: {markdown_escape(data['model'])}",
+        f"- {tr(lang, 'Status')}: {data['status']}",
     ]
     t = data["totals"]
     if t:
         out.append(
-            f"- {pick(lang, 'Token 用量', 'Token usage')}: prompt {t.get('prompt_tokens', 0):,}, "
+            f"- {tr(lang, 'Token usage')}: prompt {t.get('prompt_tokens', 0):,}, "
             f"cached {t.get('cached_prompt_tokens', 0):,}, completion {t.get('completion_tokens', 0):,}, "
-            f"reasoning {t.get('reasoning_tokens', 0):,}; {pick(lang, '费用', 'cost')} {t.get('cost', 0)}"
+            f"reasoning {t.get('reasoning_tokens', 0):,}; {tr(lang, 'cost')} {t.get('cost', 0)}"
         )
     types = {uid: markdown_escape(name) for uid, name in object_types(data, lang).items()}
     for st in ordered_stages(data):
         out += ["", f"## {_title(st, lang)}", ""]
         if st["status"] != "done" and st["outcome"]:
             out += [
-                pick(
-                    lang,
-                    f"*未完成：{_outcome_label(st['outcome'], lang)}*",
-                    f"*Not finished: {_outcome_label(st['outcome'], lang)}*",
-                ),
+                tr(lang, "*Not finished: {outcome_label}*", outcome_label=_outcome_label(st["outcome"], lang)),
                 "",
             ]
         tally = revision_tally(st, lang)
@@ -298,26 +294,18 @@ def report_markdown(data: dict[str, Any], lang: Lang, charts: ReplayCharts | Non
         if st["kind"] == "summary" and st["text"]:
             out.append(markdown_fence(st["text"]))
         else:
-            body = (
-                markdown_prose(st["text"])
-                if st["text"]
-                else pick(lang, f"（未完成：{message}）", f"(not finished: {message})")
-            )
+            body = markdown_prose(st["text"]) if st["text"] else tr(lang, "(not finished: {message})", message=message)
             out.append(with_types(body, types))
         if st["partial_text"]:  # kept, but marked: it is not a finished answer
             out += [
                 "",
-                pick(
-                    lang,
-                    f"**部分文本（{_outcome_label(st['outcome'], lang)}）：**",
-                    f"**Partial text ({_outcome_label(st['outcome'], lang)}):**",
-                ),
+                tr(lang, "**Partial text ({outcome_label}):**", outcome_label=_outcome_label(st["outcome"], lang)),
                 "",
             ]
             out += ["> " + line for line in markdown_prose(st["partial_text"]).splitlines()]
         shown = shown_issues(st)
         if shown:
-            out += ["", f"**{pick(lang, '验证问题', 'Validation issues')}**", ""]
+            out += ["", f"**{tr(lang, 'Validation issues')}**", ""]
             out += [f"- [{i['severity']}] {i['code']}: {markdown_escape(issue_text(i, lang))}" for i in shown]
     charts = charts if charts is not None else _data_charts(data)
     if charts is not None:  # each chart of the analysis view as text, before the appendix
@@ -329,13 +317,11 @@ def report_markdown(data: dict[str, Any], lang: Lang, charts: ReplayCharts | Non
         passed = sum(1 for r in rows if r[3] == "passed")
         out += [
             "",
-            f"## {pick(lang, '附录：声明与核对结果', 'Appendix: claims and verdicts')}",
+            f"## {tr(lang, 'Appendix: claims and verdicts')}",
             "",
-            pick(lang, f"{len(rows)} 条声明，{passed} 条通过核对。", f"{len(rows)} claims, {passed} passed."),
+            tr(lang, "{count} claims, {passed} passed.", count=len(rows), passed=passed),
             "",
-            f"| {pick(lang, '段.窗口', 'Seg.window')} | {pick(lang, '类别', 'Kind')} | "
-            f"{pick(lang, '声明', 'Claim')} | "
-            f"{pick(lang, '核对', 'Verdict')} |",
+            f"| {tr(lang, 'Seg.window')} | {tr(lang, 'Kind')} | {tr(lang, 'Claim')} | {tr(lang, 'Verdict')} |",
             "| --- | --- | --- | --- |",
         ]
         out += [f"| {w} | {k} | {markdown_escape(c).replace('|', '/')} | {v} |" for w, k, c, v in rows]
@@ -351,8 +337,8 @@ def report_html(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = 
         f"<title>ReplaySage — {esc(data['replay'])}</title>",
         "<style>body{font-family:sans-serif;max-width:60em;margin:auto;padding:1em}pre{white-space:pre-wrap}"
         ".Contradiction,.Fatal{color:#b00}.Warning,.WeakEvidence{color:#a60}.Info{color:#666}</style></head><body>",
-        f"<h1>{esc(pick(lang, 'ReplaySage 分析报告', 'ReplaySage analysis report'))}: {esc(data['replay'])}</h1>",
-        f"<p>{esc(pick(lang, '模型', 'Model'))}: {esc(data['model'])} · {esc(data['status'])}</p>",
+        f"<h1>{esc(tr(lang, 'ReplaySage analysis report'))}: {esc(data['replay'])}</h1>",
+        f"<p>{esc(tr(lang, 'Model'))}: {esc(data['model'])} · {esc(data['status'])}</p>",
     ]
     types = object_types(data, lang)
     for st in ordered_stages(data):
@@ -364,7 +350,7 @@ def report_html(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = 
         shown = markdown_source(with_types(body, types)) if st["kind"] != "summary" else body
         parts.append(f"<pre>{esc(shown)}</pre>")
         if st["partial_text"]:
-            label = pick(lang, "部分文本", "Partial text") + f" ({_outcome_label(st['outcome'], lang)})"
+            label = tr(lang, "Partial text") + f" ({_outcome_label(st['outcome'], lang)})"
             parts.append(
                 f'<p class="Warning">{esc(label)}</p><blockquote><pre>{esc(st["partial_text"])}</pre></blockquote>'
             )
@@ -386,7 +372,7 @@ def report_html(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = 
         parts += charts_html(charts, lang)
     rows = claim_rows(data, lang)
     if rows:
-        parts.append(f"<h2>{esc(pick(lang, '附录：声明与核对结果', 'Appendix: claims and verdicts'))}</h2><table>")
+        parts.append(f"<h2>{esc(tr(lang, 'Appendix: claims and verdicts'))}</h2><table>")
         parts += [
             f"<tr><td>{esc(w)}</td><td>{esc(k)}</td><td>{esc(c)}</td><td>{esc(v)}</td></tr>" for w, k, c, v in rows
         ]

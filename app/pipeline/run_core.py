@@ -17,7 +17,7 @@ from app.claims.issues import ValidationIssue
 from app.claims.timeparse import format_time
 from app.claims.validate import ClaimValidator
 from app.errors import KnownError
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.llm.base import ChatMessage, ChatProvider
 from app.llm.errors import ContextOverflowError
 from app.llm.events import Outcome, UsageReport
@@ -240,11 +240,7 @@ class RunCore:
         """``窗口 N（段 S，a~b）`` / ``Window N (segment S, a~b)``: one name per unit of work (issue 21)."""
         n = self._window_number(stage)
         span = f"{format_time(stage.start_seconds)}~{format_time(stage.end_seconds)}"
-        return pick(
-            self.lang,
-            f"窗口 {n}（段 {stage.segment + 1}，{span}）",
-            f"Window {n} (segment {stage.segment + 1}, {span})",
-        )
+        return tr(self.lang, "Window {n} (segment {segment}, {span})", n=n, segment=stage.segment + 1, span=span)
 
     @property
     def _lookbacks_offered(self) -> bool:

@@ -15,7 +15,7 @@ from app.budget.profile import ModelProfile
 from app.budget.prompt import AssembledRequest
 from app.claims.issues import ValidationIssue
 from app.errors import KnownError
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 from app.llm.base import ChatMessage
 from app.llm.errors import ContextOverflowError
 from app.llm.events import Outcome, UsageReport
@@ -100,23 +100,13 @@ def incomplete_message(lang: Lang, outcome: RequestOutcome) -> str:
     n = len(outcome.text)
     match outcome.outcome:
         case Outcome.CUT:
-            return pick(
-                lang,
-                f"回复在 {n} 个字符后中断（已保留部分文本）：{cause}",
-                f"the reply was cut after {n} characters (partial text kept): {cause}",
-            )
+            return tr(lang, "the reply was cut after {n} characters (partial text kept): {cause}", n=n, cause=cause)
         case Outcome.STALLED:
-            return pick(
-                lang, f"回复停滞（已保留 {n} 个字符）：{cause}", f"the reply stalled ({n} characters kept): {cause}"
-            )
+            return tr(lang, "the reply stalled ({n} characters kept): {cause}", n=n, cause=cause)
         case Outcome.LENGTH:
-            return pick(
-                lang,
-                f"回复达到输出上限被截断（已保留 {n} 个字符）",
-                f"the reply hit the output limit ({n} characters kept)",
-            )
+            return tr(lang, "the reply hit the output limit ({n} characters kept)", n=n)
         case _:
-            return cause or pick(lang, "回复为空", "empty reply")
+            return cause or tr(lang, "empty reply")
 
 
 class RunHooks(Protocol):

@@ -17,7 +17,7 @@ from app.claims.revision import (
     window_corrections,
 )
 from app.claims.verdicts import annotated_claims
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.pipeline import events as ev
 from app.pipeline import prompts
 from app.pipeline.lookback_rounds import LookbackRounds
@@ -72,7 +72,7 @@ class SummaryRound(LookbackRounds):
                 for head, (_s, text) in zip(heads, self.window_texts, strict=True)
             )
             instruction = prompts.summary_round_instruction(
-                self.lang, analyses or pick(self.lang, "（无）", "(none)"), lookbacks=self._lookbacks_offered
+                self.lang, analyses or tr(self.lang, "(none)"), lookbacks=self._lookbacks_offered
             )
             try:
                 req = self.assembler.final(self._facts_within_budget(), instruction)
@@ -151,7 +151,7 @@ class SummaryRound(LookbackRounds):
                     ValidationIssue(
                         Severity.WARNING,
                         "SummaryCorrection",
-                        pick(self.lang, f"总结轮更正：{c.text}", f"Summary round correction: {c.text}"),
+                        tr(self.lang, "Summary round correction: {text}", text=c.text),
                         time_seconds=c.time_seconds,
                         unit_id=c.unit_id,
                     )
@@ -161,17 +161,18 @@ class SummaryRound(LookbackRounds):
                 ValidationIssue(
                     Severity.INFO,
                     "SummaryCorrectionsCut",
-                    pick(
+                    tr(
                         self.lang,
-                        f"总结轮对本窗口还有 {more} 条更正，超过每窗口 {MAX_CORRECTIONS_PER_WINDOW} 条的上限，已忽略",
-                        f"{more} more summary-round correction(s) of this window beyond "
-                        f"{MAX_CORRECTIONS_PER_WINDOW} were ignored",
+                        "{more} more summary-round correction(s) of this window beyond "
+                        "{max_corrections_per_window} were ignored",
+                        more=more,
+                        max_corrections_per_window=MAX_CORRECTIONS_PER_WINDOW,
                     ),
                 )
             )
         record = {st.key: st for st in self.repo.load(self.analysis_id).stages}
         label = {s.key: self._window_label(s) for s, _t in self.window_texts}
-        label[ev.StageKind.SUMMARY_ROUND.value] = pick(self.lang, "总结轮", "Summary round")
+        label[ev.StageKind.SUMMARY_ROUND.value] = tr(self.lang, "Summary round")
         checked = [
             StageClaims(key, label[key], dict(record[key].claims or {}))
             for key in label

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.budget.profile import PromptSize
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.pipeline.prompts import claims_format, role
 from app.replay import Replay, SlotKind
 
@@ -102,7 +102,7 @@ def build_system_prompt(
     parts = [role(lang, game), claims_format(lang, game)]
     know = knowledge_text(replay, lang, user_knowledge, size)
     if know:
-        parts.append(pick(lang, "[游戏知识]\n", "[Game knowledge]\n") + know.strip())
+        parts.append(tr(lang, "[Game knowledge]\n") + know.strip())
     if extra.strip():
         parts.append(extra.strip())
     return "\n\n".join(parts) + "\n"

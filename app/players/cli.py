@@ -51,25 +51,21 @@ def _lang(args: argparse.Namespace) -> Any:
 
 
 def _reviewer(args: argparse.Namespace, lang: Any) -> str:
-    from app.i18n import pick
+    from app.i18n import tr
     from app.players.names import PlayerNameError
     from app.settings import Settings
 
     name = (args.reviewer or str(Settings.load().get("reviewer_name") or "")).strip()
     if not name:
         raise PlayerNameError(
-            pick(
-                lang,
-                "合并名字需要审核人：传 --reviewer NAME 或在设置中填写 reviewer_name",
-                "a merge needs a reviewer: pass --reviewer NAME or set reviewer_name in the settings",
-            )
+            tr(lang, "a merge needs a reviewer: pass --reviewer NAME or set reviewer_name in the settings")
         )
     return name
 
 
 def _player(args: argparse.Namespace) -> int:
     from app.errors import KnownError
-    from app.i18n import pick
+    from app.i18n import tr
     from app.players.names import PlayerNames
     from app.store import open_database
 
@@ -78,11 +74,7 @@ def _player(args: argparse.Namespace) -> int:
     action = words[0] if words and ACTIONS.get(words[0]) == len(words) and args.name is None else None
     if action is None and args.name is None and len(words) != 1:
         raise KnownError(
-            pick(
-                lang,
-                "用法：player NAME | player merge PLAYER ALIAS | player unmerge ALIAS | player names",
-                "usage: player NAME | player merge PLAYER ALIAS | player unmerge ALIAS | player names",
-            )
+            tr(lang, "usage: player NAME | player merge PLAYER ALIAS | player unmerge ALIAS | player names")
         )
     db = open_database()
     try:
@@ -106,13 +98,13 @@ def _player(args: argparse.Namespace) -> int:
 def _show_merges(merges: list[Any], as_json: bool, lang: Any) -> None:
     from dataclasses import asdict
 
-    from app.i18n import pick
+    from app.i18n import tr
 
     if as_json:
         _print_json([asdict(m) for m in merges])
         return
     for m in merges:
-        state = pick(lang, "已撤销", "undone") if m.undone_at is not None else pick(lang, "生效", "in force")
+        state = tr(lang, "undone") if m.undone_at is not None else tr(lang, "in force")
         print(f"#{m.id} {m.alias} → {m.player} ({state}; {m.merged_by})")
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from app.errors import KnownError
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, system_lang, tr
 from app.players.tables import PlayerAliasRow
 from app.store import Database
 
@@ -46,9 +46,7 @@ def _clean(name: str, lang: Lang) -> str:
     """``name`` as it is (a replay's name is data, spaces included), refused when blank or over-long."""
     text = name
     if not text.strip() or len(text) > NAME_MAX:
-        raise PlayerNameError(
-            pick(lang, f"玩家名必须是 1 到 {NAME_MAX} 个字符", f"a player name must be 1 to {NAME_MAX} characters")
-        )
+        raise PlayerNameError(tr(lang, "a player name must be 1 to {name_max} characters", name_max=NAME_MAX))
     return text
 
 
@@ -119,11 +117,7 @@ class PlayerNames:
             )
             if target == source:
                 raise PlayerNameError(
-                    pick(
-                        self.lang,
-                        f"{alias} 已经是 {target} 的名字",
-                        f"{alias} is already a name of {target}",
-                    )
+                    tr(self.lang, "{alias} is already a name of {target}", alias=alias, target=target)
                 )
             moved = s.scalars(
                 select(PlayerAliasRow).where(PlayerAliasRow.player == source, PlayerAliasRow.undone_at.is_(None))
@@ -149,9 +143,7 @@ class PlayerNames:
                 select(PlayerAliasRow).where(PlayerAliasRow.alias == alias, PlayerAliasRow.undone_at.is_(None))
             ).first()
             if row is None:
-                raise PlayerNameError(
-                    pick(self.lang, f"{alias} 没有被合并到任何玩家", f"{alias} is not merged into any player")
-                )
+                raise PlayerNameError(tr(self.lang, "{alias} is not merged into any player", alias=alias))
             row.undone_at, row.undone_by = self.clock(), reviewer
             s.flush()
             return _merge(row)

@@ -203,7 +203,7 @@ def build_profile(db: Database, name: str) -> dict[str, Any]:
     Raises:
         PlayerNameError: for an empty or over-long name, or a player the library and the memory do not know.
     """
-    from app.i18n import pick
+    from app.i18n import tr
     from app.players.names import PlayerNameError, _clean
 
     names_repo = PlayerNames(db)
@@ -220,11 +220,12 @@ def build_profile(db: Database, name: str) -> dict[str, Any]:
     facts, reviews = _facts(db, names)
     if not mine and not facts and not reviews:
         raise PlayerNameError(
-            pick(
+            tr(
                 names_repo.lang,
-                f"资料库的 {replays} 局录像和记忆中都没有玩家 {player}（名字区分大小写）",
-                f"no games of {player} among the library's {replays} replays, and "
-                "no memory facts about the player (names are case-sensitive)",
+                "no games of {player} among the library's {replays} replays, and no memory facts about "
+                "the player (names are case-sensitive)",
+                player=player,
+                replays=replays,
             )
         )
     return {

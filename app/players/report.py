@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.errors import KnownError
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr, trc
 from app.players.charts import profile_charts
 from app.safetext import markdown_escape, one_line
 from app.timefmt import format_clock
@@ -47,15 +47,16 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
     out: list[tuple[str, list[str], Table | None]] = []
     names = ", ".join(profile["names"])
     intro = [
-        L(f"名字：{names}", f"Names: {names}"),
-        L(
-            f"资料库中 {profile['library_replays']} 局录像，其中此玩家 {len(profile['games'])} 局；"
-            f"{profile['unreadable_replays']} 局无法读取。",
-            f"{len(profile['games'])} of the library's {profile['library_replays']} replays; "
-            f"{profile['unreadable_replays']} could not be read.",
+        tr(lang, "Names: {names}", names=names),
+        tr(
+            lang,
+            "{count} of the library's {library_replays} replays; {unreadable_replays} could not be read.",
+            count=len(profile["games"]),
+            library_replays=profile["library_replays"],
+            unreadable_replays=profile["unreadable_replays"],
         ),
     ]
-    out.append((L("概况", "Overview"), intro, None))
+    out.append((trc(lang, "app.players.report", "Overview"), intro, None))
     games = [
         [
             _date(g["played_at"]),
@@ -71,32 +72,34 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
     ]
     out.append(
         (
-            L("对局", "Games"),
+            tr(lang, "Games"),
             [],
             (
                 [
-                    L("日期", "Date"),
-                    L("地图", "Map"),
-                    L("名字", "Name"),
-                    L("阵营", "Faction"),
-                    L("对手", "Opponents"),
-                    L("时长", "Length"),
-                    L("先退出者", "Left first"),
-                    L("录像", "Replay"),
+                    tr(lang, "Date"),
+                    tr(lang, "Map"),
+                    tr(lang, "Name"),
+                    tr(lang, "Faction"),
+                    tr(lang, "Opponents"),
+                    tr(lang, "Length"),
+                    tr(lang, "Left first"),
+                    tr(lang, "Replay"),
                 ],
                 games,
             ),
         )
     )
-    for key, title in (("structures", L("开局建筑", "Opening structures")), ("units", L("首批单位", "First units"))):
+    for key, title in (("structures", tr(lang, "Opening structures")), ("units", tr(lang, "First units"))):
         groups = [
             *profile["openings"][key]["by_matchup"].items(),
-            (L("全部", "all"), profile["openings"][key]["overall"]),
+            (tr(lang, "all"), profile["openings"][key]["overall"]),
         ]
         rows = [
             [matchup, " → ".join(o["sequence"]), f"{o['count']}/{o['games']}"] for matchup, ops in groups for o in ops
         ]
-        out.append((title, [], ([L("对阵", "Matchup"), L("顺序", "Sequence"), L("次数", "Games")], rows)))
+        out.append(
+            (title, [], ([tr(lang, "Matchup"), tr(lang, "Sequence"), trc(lang, "app.players.report", "Games")], rows))
+        )
     bench = [
         [
             L(*BENCHMARK_LABELS[name]),
@@ -109,14 +112,14 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
     ]
     out.append(
         (
-            L("时间基准（中位数，对比资料库其余对局）", "Timing benchmarks (medians, against the rest of the library)"),
+            tr(lang, "Timing benchmarks (medians, against the rest of the library)"),
             [],
             (
                 [
-                    L("项目", "Benchmark"),
-                    L("此玩家", "Player"),
+                    tr(lang, "Benchmark"),
+                    tr(lang, "Player"),
                     L("局数", "Games"),
-                    L("资料库", "Library"),
+                    tr(lang, "Library"),
                     L("局数", "Games"),
                 ],
                 bench,
@@ -138,16 +141,16 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
         )
     out.append(
         (
-            L("时间分布（此玩家各局，图表的文字版）", "Timing spread (the player's games; the chart as text)"),
+            tr(lang, "Timing spread (the player's games; the chart as text)"),
             [],
             (
                 [
-                    L("项目", "Benchmark"),
+                    tr(lang, "Benchmark"),
                     L("局数", "Games"),
-                    L("最早", "Earliest"),
-                    L("中位数", "Median"),
-                    L("最晚", "Latest"),
-                    L("资料库中位数", "Library median"),
+                    tr(lang, "Earliest"),
+                    tr(lang, "Median"),
+                    tr(lang, "Latest"),
+                    tr(lang, "Library median"),
                 ],
                 spread,
             ),
@@ -164,9 +167,9 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
     ]
     out.append(
         (
-            L("记忆中的事实（生效）", "Memory facts (active)"),
+            tr(lang, "Memory facts (active)"),
             [],
-            ([L("事实", "Fact"), L("置信度", "Confidence"), L("证据", "Evidence"), L("支持的录像", "Replays")], facts),
+            ([tr(lang, "Fact"), tr(lang, "Confidence"), tr(lang, "Evidence"), tr(lang, "Replays")], facts),
         )
     )
     reviews = [
@@ -175,9 +178,9 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
     ]
     out.append(
         (
-            L("待审项", "Pending review items"),
+            tr(lang, "Pending review items"),
             [],
-            (["#", L("类型", "Kind"), L("事实", "Fact"), L("原因", "Reason")], reviews),
+            (["#", trc(lang, "app.players.report", "Kind"), tr(lang, "Fact"), tr(lang, "Reason")], reviews),
         )
     )
     return out
@@ -191,7 +194,7 @@ def _fmt(name: str, value: float | None) -> str:
 
 def render_markdown(profile: dict[str, Any], lang: Lang) -> str:
     """The profile as Markdown; every replay-derived cell is escaped."""
-    title = pick(lang, "玩家档案", "Player profile")
+    title = tr(lang, "Player profile")
     lines = [f"# {title}: {markdown_escape(profile['player'])}", ""]
     for heading, paragraphs, table in _sections(profile, lang):
         lines += [f"## {heading}", ""]
@@ -206,7 +209,7 @@ def render_markdown(profile: dict[str, Any], lang: Lang) -> str:
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], lang: Lang) -> list[str]:
     if not rows:
-        return [pick(lang, "（无）", "(none)")]
+        return [tr(lang, "(none)")]
 
     cell = markdown_escape  # escapes "|" too, so a name cannot split a cell
     return [
@@ -222,7 +225,7 @@ def render_html(profile: dict[str, Any], lang: Lang) -> str:
     def esc(text: object) -> str:
         return html.escape(one_line(str(text)))
 
-    title = f"{pick(lang, '玩家档案', 'Player profile')}: {esc(profile['player'])}"
+    title = f"{tr(lang, 'Player profile')}: {esc(profile['player'])}"
     parts = [
         "<!DOCTYPE html>",
         f'<html lang="{lang.value}"><head><meta charset="utf-8"><title>{title}</title></head><body>',
@@ -235,7 +238,7 @@ def render_html(profile: dict[str, Any], lang: Lang) -> str:
             continue
         header, rows = table
         if not rows:
-            parts.append(f"<p>{esc(pick(lang, '（无）', '(none)'))}</p>")
+            parts.append(f"<p>{esc(tr(lang, '(none)'))}</p>")
             continue
         parts.append("<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr></thead><tbody>")
         parts += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows]
@@ -260,16 +263,8 @@ def write_profile(profile: dict[str, Any], path: Path, lang: Lang) -> None:
 
         text = json_text(profile) + "\n"
     else:
-        raise KnownError(
-            pick(
-                lang,
-                f"不支持的档案格式 {suffix!r}：用 .md、.html 或 .json",
-                f"unsupported profile format {suffix!r}: use .md, .html or .json",
-            )
-        )
+        raise KnownError(tr(lang, "unsupported profile format {suffix!r}: use .md, .html or .json", suffix=suffix))
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise KnownError(
-            pick(lang, f"无法写入 {path}：{exc.strerror}", f"cannot write {path}: {exc.strerror}")
-        ) from exc
+        raise KnownError(tr(lang, "cannot write {path}: {strerror}", path=path, strerror=exc.strerror)) from exc

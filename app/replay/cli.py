@@ -60,7 +60,7 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _repair(args: argparse.Namespace) -> int:
-    from app.i18n import pick, system_lang
+    from app.i18n import system_lang, tr
     from app.replay.reader import read_replay
     from app.replay.writer import repair_replay
     from app.safetext import json_text
@@ -82,12 +82,15 @@ def _repair(args: argparse.Namespace) -> int:
     else:
         lang = system_lang()
         print(
-            pick(
+            tr(
                 lang,
-                f"已修复：{out}（{info['chunks']} 个完整数据块，{info['commands']} 条指令，"
-                f"时长 {info['duration_seconds']} 秒）；原因：{info['reason']}",
-                f"Repaired: {out} ({info['chunks']} complete chunks, {info['commands']} commands, "
-                f"{info['duration_seconds']} s); cause: {info['reason']}",
+                "Repaired: {out} ({chunks} complete chunks, {commands} commands, {duration_seconds} s); "
+                "cause: {reason}",
+                out=out,
+                chunks=info["chunks"],
+                commands=info["commands"],
+                duration_seconds=info["duration_seconds"],
+                reason=info["reason"],
             )
         )
     return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 from app.mods import faction_names
 from app.replay.commands import command_info
 from app.replay.model import ArgKind, Command, Replay, SlotKind, StringArg
@@ -145,27 +145,28 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
 
     dur = rep["duration_seconds"]
     lines = [
-        f"{L('文件', 'File')}: {rep['file']}",
-        f"{L('游戏', 'Game')}: {rep['game'].upper()} {rep['version']}   "
-        f"{L('模组', 'Mod')}: {rep['mod']['name']} {rep['mod']['version']}".rstrip(),
-        f"{L('地图', 'Map')}: {one_line(rep['map']['name'])} ({one_line(rep['map']['path'])})",
-        f"{L('时长', 'Duration')}: {format_clock(dur)}   "
-        f"{L('指令', 'Commands')}: {rep['commands']}   {L('开始', 'Started')}: {rep['start_utc']}",
+        f"{tr(lang, 'File')}: {rep['file']}",
+        f"{tr(lang, 'Game')}: {rep['game'].upper()} {rep['version']}   "
+        f"{tr(lang, 'Mod')}: {rep['mod']['name']} {rep['mod']['version']}".rstrip(),
+        f"{tr(lang, 'Map')}: {one_line(rep['map']['name'])} ({one_line(rep['map']['path'])})",
+        f"{tr(lang, 'Duration')}: {format_clock(dur)}   "
+        f"{tr(lang, 'Commands')}: {rep['commands']}   {tr(lang, 'Started')}: {rep['start_utc']}",
     ]
     if rep["truncated"]:
         lines.append(
-            L(
-                f"录像不完整（已保留完整部分）：{rep['truncation_reason']}",
-                f"Truncated replay (complete part kept): {rep['truncation_reason']}",
+            tr(
+                lang,
+                "Truncated replay (complete part kept): {truncation_reason}",
+                truncation_reason=rep["truncation_reason"],
             )
         )
     lines.append("")
     factions = [_faction_cell(p, lang) for p in rep["players"]]
     fw = max([12, *(_width(f) for f in factions)])  # the column fits every faction ("Marked of Kane (rnd)")
     head = (
-        f"{_rjust(L('位', 'Slot'), 4)}  {_ljust(L('名称', 'Name'), 20)} {_ljust(L('阵营', 'Faction'), fw)} "
-        f"{_rjust(L('队', 'Team'), 4)} {_ljust(L('颜色', 'Colour'), 7)} {_ljust(L('类型', 'Kind'), 11)} "
-        f"{'APM':>6} {_rjust(L('操作', 'Actions'), 7)} {_rjust(L('指令', 'Cmds'), 6)}"
+        f"{_rjust(tr(lang, 'Slot'), 4)}  {_ljust(L('名称', 'Name'), 20)} {_ljust(tr(lang, 'Faction'), fw)} "
+        f"{_rjust(tr(lang, 'Team'), 4)} {_ljust(tr(lang, 'Colour'), 7)} {_ljust(L('类型', 'Kind'), 11)} "
+        f"{'APM':>6} {_rjust(tr(lang, 'Actions'), 7)} {_rjust(tr(lang, 'Cmds'), 6)}"
     )
     lines.append(head)
     for p, faction in zip(rep["players"], factions, strict=True):
@@ -185,7 +186,7 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
         lines.append(f"  {one_line(p['name'])}: {cats}")
         if p["faction_resolved"] and p["faction_evidence"]:
             ev = "; ".join(f"{clock(e['seconds'])} {e['name']}" for e in p["faction_evidence"][:3])
-            lines.append(f"    {L('随机阵营判定依据', 'Random faction evidence')}: {ev}")
+            lines.append(f"    {tr(lang, 'Random faction evidence')}: {ev}")
     return "\n".join(lines)
 
 

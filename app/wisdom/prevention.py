@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, pick, system_lang, tr
 from app.wisdom.entry import PreventionRule, WisdomEntry, iso, now_utc
 
 LOOKBACK_RE = re.compile(r"^\s*(\d{1,3}):([0-5]\d)\s*[~～-]\s*(\d{1,3}):([0-5]\d)\s*$")
@@ -310,8 +310,8 @@ class PreventionEngine:
                         res,
                         "builtin_required",
                         "critical",
-                        self._say(f"缺少必需参数 {name}", f"required parameter {name} is missing"),
-                        self._say(f"请提供 {name}", f"provide {name}"),
+                        tr(self.lang, "required parameter {name} is missing", name=name),
+                        tr(self.lang, "provide {name}", name=name),
                     )
                 continue
             v = p[name]
@@ -320,9 +320,12 @@ class PreventionEngine:
                     res,
                     "builtin_type",
                     "high",
-                    self._say(
-                        f"参数 {name} 类型应为 {spec.type}，实际为 {type(v).__name__}",
-                        f"parameter {name} must be {spec.type}, got {type(v).__name__}",
+                    tr(
+                        self.lang,
+                        "parameter {name} must be {type}, got {name_2}",
+                        name=name,
+                        type=spec.type,
+                        name_2=type(v).__name__,
                     ),
                 )
                 continue
@@ -336,9 +339,12 @@ class PreventionEngine:
                         name,
                         v,
                         best,
-                        self._say(
-                            f"参数 {name} 的值 {v!r} 不在允许范围内，已自动改为 {best!r}",
-                            f"{name}={v!r} is not an allowed value; auto-fixed to {best!r}",
+                        tr(
+                            self.lang,
+                            "{name}={v!r} is not an allowed value; auto-fixed to {best!r}",
+                            name=name,
+                            v=v,
+                            best=best,
                         ),
                     )
                 else:
@@ -346,10 +352,8 @@ class PreventionEngine:
                         res,
                         "builtin_enum",
                         "high",
-                        self._say(f"参数 {name} 的值 {v!r} 不在允许范围内", f"{name}={v!r} is not allowed"),
-                        self._say(
-                            f"可用值：{', '.join(map(str, allowed))}", f"allowed values: {', '.join(map(str, allowed))}"
-                        ),
+                        tr(self.lang, "{name}={v!r} is not allowed", name=name, v=v),
+                        tr(self.lang, "allowed values: {map}", map=", ".join(map(str, allowed))),
                     )
                 continue
             if spec.type in ("int", "float"):
@@ -367,11 +371,8 @@ class PreventionEngine:
                         res,
                         "builtin_format",
                         "low",
-                        self._say(f"参数 {name} 格式不符：{bad}", f"parameter {name} is malformed: {bad}"),
-                        self._say(
-                            "回查区间格式为 mm:ss~mm:ss，且起点早于终点",
-                            "lookback ranges are mm:ss~mm:ss with start before end",
-                        ),
+                        tr(self.lang, "parameter {name} is malformed: {bad}", name=name, bad=bad),
+                        tr(self.lang, "lookback ranges are mm:ss~mm:ss with start before end"),
                     )
 
     def _range(self, name: str, spec: ParamSpec, v: float, res: PreCheckResult) -> None:
@@ -395,9 +396,14 @@ class PreventionEngine:
                 name,
                 v,
                 new,
-                self._say(
-                    f"参数 {name}={v} 超出范围 [{lo}, {hi}]，已自动约束为 {new}",
-                    f"{name}={v} is outside [{lo}, {hi}]; auto-clamped to {new}",
+                tr(
+                    self.lang,
+                    "{name}={v} is outside [{lo}, {hi}]; auto-clamped to {new}",
+                    name=name,
+                    v=v,
+                    lo=lo,
+                    hi=hi,
+                    new=new,
                 ),
             )
             return
@@ -406,19 +412,20 @@ class PreventionEngine:
                 res,
                 "builtin_range",
                 spec.range_priority,
-                self._say(
-                    f"估算提示 {int(v)} token 超过上下文长度的 90%（{int(hi or 0)}），拒绝发起请求",
-                    f"estimated prompt {int(v)} tokens exceeds 90% of the context length ({int(hi or 0)}); "
-                    "request refused",
+                tr(
+                    self.lang,
+                    "estimated prompt {v} tokens exceeds 90% of the context length ({value}); request refused",
+                    v=int(v),
+                    value=int(hi or 0),
                 ),
-                self._say("收缩切片或减少已发现事实后重试", "shrink the slice or the found facts and retry"),
+                tr(self.lang, "shrink the slice or the found facts and retry"),
             )
             return
         self._fail(
             res,
             "builtin_range",
             spec.range_priority,
-            self._say(f"参数 {name}={v} 超出范围 [{lo}, {hi}]", f"{name}={v} is outside [{lo}, {hi}]"),
+            tr(self.lang, "{name}={v} is outside [{lo}, {hi}]", name=name, v=v, lo=lo, hi=hi),
         )
 
     def _learned(self, tool_name: str, res: PreCheckResult) -> None:
@@ -483,11 +490,11 @@ class PreventionEngine:
             return
         zh, en, fixed = finding
         if r.status == "observation":
-            res.suggestions.append(self._say("（观察中）", "(observation) ") + self._say(zh, en))
+            res.suggestions.append(tr(self.lang, "(observation) ") + self._say(zh, en))
             res.shadow.append(r.rule_id)
             return
         if r.status == "deprecated":
-            res.suggestions.append(self._say("（仅供参考）", "(advice only) ") + self._say(zh, en))
+            res.suggestions.append(tr(self.lang, "(advice only) ") + self._say(zh, en))
             return
         if fixed is not None and r.action.get("auto_fixable", True):
             old = p.get(name)
@@ -505,7 +512,7 @@ class PreventionEngine:
                 r.rule_id,
                 "critical" if r.template == "token_limit" else r.priority,
                 self._say(zh + "，拒绝发起请求", en + "; request refused"),
-                self._say("收缩切片/提示后重试", "shrink the slice/prompt and retry"),
+                tr(self.lang, "shrink the slice/prompt and retry"),
             )
 
 

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from app.i18n import Lang, pick
+from app.i18n import Lang, tr
 from app.store import Database
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import PreventionRule, Verification, WisdomEntry, WisdomFormatError, iso, now_utc, parse_iso
@@ -336,16 +336,20 @@ def format_audit_report(report: dict[str, Any], lang: Lang) -> str:
     """A short human-readable audit report in ``lang``."""
     d = report["状态分布"]
     lines = [
-        pick(lang, f"时效性审计 {report['审计时间']}", f"Timeliness audit {report['审计时间']}"),
-        pick(
+        tr(lang, "Timeliness audit {report}", report=report["审计时间"]),
+        tr(
             lang,
-            f"审计条目 {report['审计条目数']}/{report['总条目数']}（覆盖率 {report['覆盖率']:.0%}）",
-            f"Audited {report['审计条目数']}/{report['总条目数']} entries (coverage {report['覆盖率']:.0%})",
+            "Audited {report}/{report_2} entries (coverage {report_3:.0%})",
+            report=report["审计条目数"],
+            report_2=report["总条目数"],
+            report_3=report["覆盖率"],
         ),
-        pick(
+        tr(
             lang,
-            f"有效 {d['active']} · 降级 {d['deprecated']} · 存档 {d['archived']}",
-            f"active {d['active']} · deprecated {d['deprecated']} · archived {d['archived']}",
+            "active {active} · deprecated {deprecated} · archived {archived}",
+            active=d["active"],
+            deprecated=d["deprecated"],
+            archived=d["archived"],
         ),
     ]
     for ch in report["状态变化"][:50]:

@@ -14,7 +14,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from app.i18n import Lang, pick
+from app.i18n import Lang, pick, tr
 from ui.charts.base import ChartHost, caption, chart_colors, labels_item, swatch
 
 if TYPE_CHECKING:
@@ -30,9 +30,7 @@ LIBRARY_MEDIAN_COLOR = "#8e44ad"
 
 class _ProfileChart(ChartHost):
     def __init__(self, lang: Callable[[], Lang], parent: QWidget | None = None) -> None:
-        super().__init__(
-            lambda: pick(lang(), "查看一个玩家的档案后显示图表", "Show a player's profile to see charts"), parent
-        )
+        super().__init__(lambda: tr(lang(), "Show a player's profile to see charts"), parent)
         self._lang = lang
         self.data: ProfileCharts | None = None
 
@@ -191,8 +189,8 @@ class ProfileChartTabs(QTabWidget):
 
     def retranslate(self) -> None:
         """Tab titles in the view's language."""
-        self.setTabText(0, pick(self._lang(), "开局频率", "Opening frequencies"))
-        self.setTabText(1, pick(self._lang(), "时间分布", "Timing distributions"))
+        self.setTabText(0, tr(self._lang(), "Opening frequencies"))
+        self.setTabText(1, tr(self._lang(), "Timing distributions"))
 
     def set_data(self, data: ProfileCharts | None) -> None:
         """Draw both charts of one profile."""

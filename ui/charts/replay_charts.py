@@ -68,7 +68,7 @@ class _ReplayChart(ChartHost):
 
     def __init__(self, panel: ChartPanel) -> None:
         ui = panel.ui
-        super().__init__(lambda: ui.t("打开录像后显示图表", "Open a replay to see its charts"), panel)
+        super().__init__(lambda: ui.tx("Open a replay to see its charts"), panel)
         self.panel = panel
         self.ui = ui
 
@@ -224,7 +224,7 @@ class ProductionChart(_ReplayChart):
         slot = self.panel.picked_slot()
         chosen = [p for p in data.production if slot is None or p.slot == slot] or list(data.production)
         counts = {c: [sum(v) for v in zip(*(p.counts[c] for p in chosen), strict=True)] for c in CATEGORIES}
-        who = chosen[0].name if len(chosen) == 1 else self.ui.t("全部玩家", "all players")
+        who = chosen[0].name if len(chosen) == 1 else self.ui.tx("all players")
         self.counts = counts
         plot = self.fresh_plot()
         item = plot.getPlotItem()
@@ -248,7 +248,7 @@ class ProductionChart(_ReplayChart):
             entries.append(swatch(CATEGORY_COLORS[category], self.ui.t(*CATEGORY_LABELS[category])))
             self.bars[category] = bars
             bottom = [a + b for a, b in zip(bottom, heights, strict=True)]
-        self.title = self.ui.t(f"{who}：每分钟生产（单位与建筑）", f"{who}: produced per minute (units and structures)")
+        self.title = self.ui.tx("{who}: produced per minute (units and structures)", who=who)
         self.caption_html = caption(self.title, entries)
         item.setXRange(0, buckets * BUCKET_SECONDS, padding=0.01)
         item.setYRange(0, max(max(bottom, default=1.0), 1.0) * 1.1, padding=0)
@@ -297,15 +297,15 @@ class OrderHeatMap(_ReplayChart):
         for name in ("left", "bottom"):
             item.getAxis(name).setStyle(showValues=False)
             item.getAxis(name).setTicks([[]])
-        who = self.ui.t("全部玩家", "all players") if slot is None or len(heats) != 1 else heats[0].name
+        who = self.ui.tx("all players") if slot is None or len(heats) != 1 else heats[0].name
         self.caption_html = caption(
-            self.ui.t(f"{who}：{orders} 条带位置的指令", f"{who}: {orders} orders with a position"),
+            self.ui.tx("{who}: {orders} orders with a position", who=who, orders=orders),
             [
                 html.escape(
-                    self.ui.t(
-                        f"范围为指令覆盖的区域（录像不含地图尺寸）；颜色越亮越多，最多 {int(peak)}/格",
-                        f"over the area the orders span (a replay has no map size); brighter is more, up to "
-                        f"{int(peak)} a cell",
+                    self.ui.tx(
+                        "over the area the orders span (a replay has no map size); brighter is more, up to "
+                        "{peak} a cell",
+                        peak=int(peak),
                     )
                 )
             ],
@@ -375,7 +375,7 @@ class ChartPanel(QTabWidget):
         picked = self.player_picker.currentData()
         self.player_picker.blockSignals(True)
         self.player_picker.clear()
-        self.player_picker.addItem(self.ui.t("全部玩家", "All players"), None)
+        self.player_picker.addItem(self.ui.tx("All players"), None)
         for p in self.data.production if self.data is not None else ():
             self.player_picker.addItem(p.name, p.slot)
         index = self.player_picker.findData(picked)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, system_lang, tr
 from app.memory import FactView, MemoryStore
 from ui.tabs.loading import Actions, Loader, batches
 from ui.tabs.memory_words import MessageBar, cancel_all, fact_text, settle_all, shown_content
@@ -29,10 +29,10 @@ def query_chains(store: MemoryStore, lang: Lang) -> tuple[list[list[FactView]], 
     chains = store.chains()
     lines = []
     for chain in chains:
-        current = pick(lang, "当前", "current")
+        current = tr(lang, "current")
         text = " → ".join(f"【{current} #{f.id}】" if f.status == "active" else f"#{f.id}" for f in chain)
         if len(chain) >= 3:
-            text += pick(lang, "  （不稳定）", "  (unstable)")
+            text += tr(lang, "  (unstable)")
         lines.append(f"{text}  {shown_content(chain[-1], lang)}")
     return chains, lines
 
@@ -57,15 +57,14 @@ class ChainsTab(QWidget):
         self.detail = QPlainTextEdit()
         self.empty = EmptyHint(
             self.list,
-            pick(
+            tr(
                 self.lang,
-                "还没有替代链。当新的证据让一条事实取代旧事实时，两者会在这里连成一条链，可以翻回。",
-                "No supersede chains yet. When new evidence replaces a fact, the old and the new one form a chain "
-                "here, and you can flip back.",
+                "No supersede chains yet. When new evidence replaces a fact, the old and the new one "
+                "form a chain here, and you can flip back.",
             ),
         )
         self.detail.setReadOnly(True)
-        self.flip_button = QPushButton(pick(self.lang, "翻回上一版", "Flip back"))
+        self.flip_button = QPushButton(tr(self.lang, "Flip back"))
         self.message = MessageBar()
         layout = QVBoxLayout(self)
         split = QSplitter()
@@ -118,7 +117,7 @@ class ChainsTab(QWidget):
         if not current:
             from app.memory import MemoryStateError
 
-            self._show_error(MemoryStateError(pick(self.lang, "该链没有当前事实", "this chain has no current fact")))
+            self._show_error(MemoryStateError(tr(self.lang, "this chain has no current fact")))
             return None
 
         def done(restored: FactView) -> None:

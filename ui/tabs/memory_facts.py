@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, system_lang, tr
 from app.memory import FactView, MemoryStore, SourceView
 from app.numbers import NumberSpec
 from ui.number_field import NumberField
@@ -141,18 +141,16 @@ class FactsTab(QWidget):
         self.detail_loader = Loader(self, self._show_error)
         self._actions = Actions(self, self._show_error)
         self.type_box = QComboBox()
-        self.type_box.addItem(pick(self.lang, "全部类型", "all types"), "")
+        self.type_box.addItem(tr(self.lang, "all types"), "")
         for t in TYPES:
             self.type_box.addItem(words(TYPE_WORDS, t, self.lang), t)
         self.status_box = QComboBox()
-        self.status_box.addItem(pick(self.lang, "全部状态", "all statuses"), "")
+        self.status_box.addItem(tr(self.lang, "all statuses"), "")
         for st in STATUSES:
             self.status_box.addItem(words(STATUS_LABELS, st, self.lang), st)
-        self.min_conf = NumberField(
-            CONFIDENCE_SPEC, self.lang, 0, step=0.05, prefix=pick(self.lang, "置信度 ≥", "confidence ≥")
-        )
+        self.min_conf = NumberField(CONFIDENCE_SPEC, self.lang, 0, step=0.05, prefix=tr(self.lang, "confidence ≥"))
         self.min_conf.edit.setMaximumWidth(64)
-        self.batch_button = QPushButton(pick(self.lang, "立即蒸馏", "Distil now"))
+        self.batch_button = QPushButton(tr(self.lang, "Distil now"))
         self.message = MessageBar()
         filters = FlowLayout()  # reflows in a narrow side panel
         for w in (self.type_box, self.status_box, self.min_conf, self.batch_button, self.message):
@@ -162,10 +160,10 @@ class FactsTab(QWidget):
             self,
             [
                 "#",
-                pick(self.lang, "类型", "type"),
-                pick(self.lang, "状态", "status"),
-                pick(self.lang, "置信度", "confidence"),
-                pick(self.lang, "内容", "content"),
+                tr(self.lang, "type"),
+                tr(self.lang, "status"),
+                tr(self.lang, "confidence"),
+                tr(self.lang, "content"),
             ],
             FACT_SORT_KEYS,
             self._show_error,
@@ -173,21 +171,16 @@ class FactsTab(QWidget):
         paged_table(self.table, self.model)
         self.empty = EmptyHint(
             self.table,
-            pick(
+            tr(
                 self.lang,
-                "还没有事实。每次分析完成后，系统会从录像中记下玩家习惯等事实；你的反馈也会记在这里。",
-                "No facts yet. Each finished analysis records what it learns from the replay (players' habits, for "
-                "example), and your feedback is kept here too.",
+                "No facts yet. Each finished analysis records what it learns from the replay (players' "
+                "habits, for example), and your feedback is kept here too.",
             ),
         )
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
         self.detail.setPlaceholderText(
-            pick(
-                self.lang,
-                "选中一条事实，这里显示它的范围、来源和每条证据。",
-                "Select a fact to see its scope, where it came from and each piece of evidence.",
-            )
+            tr(self.lang, "Select a fact to see its scope, where it came from and each piece of evidence.")
         )
         self.timeline = PolarityTimeline()
         right = QWidget()
@@ -243,9 +236,9 @@ class FactsTab(QWidget):
         def done(committed: int) -> None:
             self.message.setStyleSheet("")
             self.message.setText(
-                pick(self.lang, "另一台机器正在蒸馏，稍后刷新", "another machine is distilling; refresh in a moment")
+                tr(self.lang, "another machine is distilling; refresh in a moment")
                 if committed < 0
-                else pick(self.lang, f"批量蒸馏：{committed} 条候选已处理", f"batch: {committed} candidates committed")
+                else tr(self.lang, "batch: {committed} candidates committed", committed=committed)
             )
             self.refresh()
             self.batch_finished.emit(committed)

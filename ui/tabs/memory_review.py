@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, pick, system_lang, tr
 from app.knowledge.faction_names import faction_display
 from app.memory import EpisodeView, FactView, MemoryStore, QueueView
 from app.memory.diff import Span, changed_spans, differing_fields
@@ -80,7 +80,7 @@ def resolution_words(resolution: str, lang: Lang) -> str:
     """A decided item's resolution in words (``closed with #N``: closed together with item N's ruling)."""
     closed = re.fullmatch(r"closed with #(\d+)", resolution)
     if closed:
-        return pick(lang, f"随 #{closed.group(1)} 一起关闭", f"closed with #{closed.group(1)}")
+        return tr(lang, "closed with #{value}", value=closed.group(1))
     return words(RESOLUTION_WORDS, resolution, lang)
 
 
@@ -170,29 +170,29 @@ def differs_words(differs: tuple[str, ...], lang: Lang) -> str:
     """The line over the two sides that names what differs (empty when the item has no current side)."""
     if not differs:
         return ""
-    names = pick(lang, "、", ", ").join(words(FIELD_WORDS, d, lang) for d in differs)
-    return pick(lang, f"两边不同之处（已标出）：{names}", f"What differs (marked on both sides): {names}")
+    names = tr(lang, ", ").join(words(FIELD_WORDS, d, lang) for d in differs)
+    return tr(lang, "What differs (marked on both sides): {names}", names=names)
 
 
 def _episode_words(ep: EpisodeView | None, episode_id: int | None, lang: Lang) -> str:
     if ep is None:
-        return (
-            pick(lang, "（来源记录不可用）", "(source record not available)")
-            if episode_id
-            else pick(lang, "（无对局来源）", "(no game behind it)")
-        )
+        return tr(lang, "(source record not available)") if episode_id else tr(lang, "(no game behind it)")
     if ep.kind == "feedback":
-        who = ep.analyst or pick(lang, "用户", "a user")
-        return pick(lang, f"{who} 的反馈（{day_words(ep.ts)}）", f"feedback from {who} ({day_words(ep.ts)})")
-    name = Path(ep.replay_path).name if ep.replay_path else pick(lang, "录像", "a replay")
+        who = ep.analyst or tr(lang, "a user")
+        return tr(lang, "feedback from {who} ({ts})", who=who, ts=day_words(ep.ts))
+    name = Path(ep.replay_path).name if ep.replay_path else tr(lang, "a replay")
     played = day_words(ep.played_at) if ep.played_at else "?"
-    vs = pick(lang, " 对 ", " vs ")
+    vs = tr(lang, " vs ")
     players = vs.join(f"{n} ({faction_display(f, lang)})" for n, f in ep.players)
-    model = pick(lang, f"，分析模型 {ep.model}", f", analysed by {ep.model}") if ep.model else ""
-    return pick(
+    model = tr(lang, ", analysed by {model}", model=ep.model) if ep.model else ""
+    return tr(
         lang,
-        f"{name}，{played} 对局，{ep.map_name}，{players}{model}",
-        f"{name}, played {played} on {ep.map_name}, {players}{model}",
+        "{name}, played {played} on {map_name}, {players}{model}",
+        name=name,
+        played=played,
+        map_name=ep.map_name,
+        players=players,
+        model=model,
     )
 
 
@@ -203,27 +203,30 @@ def _fact_words(f: FactView, episodes: dict[int, EpisodeView], lang: Lang) -> st
     lines = [
         shown_content(f, lang),
         "",
-        pick(
+        tr(
             lang,
-            f"状态：{status} · 置信度 {f.confidence:.2f} · 证据 {f.evidence_count} 条",
-            f"Status: {status} · confidence {f.confidence:.2f} · {f.evidence_count} piece(s) of evidence",
+            "Status: {status} · confidence {confidence:.2f} · {evidence_count} piece(s) of evidence",
+            status=status,
+            confidence=f.confidence,
+            evidence_count=f.evidence_count,
         ),
-        pick(lang, f"适用范围：{scope_words(f.scope, lang)}", f"Applies to: {scope_words(f.scope, lang)}"),
-        pick(
+        tr(lang, "Applies to: {scope_words}", scope_words=scope_words(f.scope, lang)),
+        tr(
             lang,
-            f"得出方式：{method}（{pipeline_words(f.produced_by, lang)}）",
-            f"How it was learnt: {method} ({pipeline_words(f.produced_by, lang)})",
+            "How it was learnt: {method} ({pipeline_words})",
+            method=method,
+            pipeline_words=pipeline_words(f.produced_by, lang),
         ),
     ]
     if f.approved_by:
-        lines.append(pick(lang, f"审阅人：{f.approved_by}", f"Approved by: {f.approved_by}"))
+        lines.append(tr(lang, "Approved by: {approved_by}", approved_by=f.approved_by))
     if f.mechanism:
         why = mechanism_words(f.mechanism, lang)
-        lines.append(pick(lang, f"为什么成立：{why}", f"Why it holds: {why}"))
+        lines.append(tr(lang, "Why it holds: {why}", why=why))
     if f.sources:
-        lines.append(pick(lang, "证据：", "Evidence:"))
+        lines.append(tr(lang, "Evidence:"))
     for src in f.sources:
-        sign = pick(lang, "支持", "supports") if src.polarity > 0 else pick(lang, "反例", "counterexample")
+        sign = tr(lang, "supports") if src.polarity > 0 else tr(lang, "counterexample")
         lines.append(f"  • {sign}: {_episode_words(episodes.get(src.episode_id or -1), src.episode_id, lang)}")
         if src.quote:
             lines.append(f"    “{quote_words(src.quote, lang)}”")
@@ -519,9 +522,7 @@ class ReviewQueueTab(QWidget):
         lang = self.lang
 
         def show(pair: QueuePair) -> None:
-            self.left.setPlainText(
-                pair.current or self._t("（无：采纳后这是一条新事实）", "(none: approving adds a new fact)")
-            )
+            self.left.setPlainText(pair.current or tr(self.lang, "(none: approving adds a new fact)"))
             self.right.setPlainText(pair.proposed)
             mark_spans(self.left, pair.current_marks, CURRENT_MARK)
             mark_spans(self.right, pair.proposed_marks, PROPOSED_MARK)
@@ -541,12 +542,7 @@ class ReviewQueueTab(QWidget):
             return None
         who = self.reviewer.text().strip()
         if not who:  # asked once: the window keeps the name in the settings
-            self.message.setText(
-                self._t(
-                    "请先填写审阅人姓名（会记住，只问一次）。",
-                    "Enter your name as the reviewer first (it is remembered).",
-                )
-            )
+            self.message.setText(tr(self.lang, "Enter your name as the reviewer first (it is remembered)."))
             styled(self.reviewer, "invalid", True)
             self.reviewer.setFocus()
             return None
@@ -601,9 +597,10 @@ class ReviewQueueTab(QWidget):
 
         def done(undone: int) -> None:
             self.message.setText(
-                self._t(
-                    f"已撤销对项目 #{undone} 的裁决：两条事实恢复原样，它回到了待审队列。",
-                    f"The ruling on item #{undone} is undone: both facts are as before and it is back in the queue.",
+                tr(
+                    self.lang,
+                    "The ruling on item #{undone} is undone: both facts are as before and it is back in the queue.",
+                    undone=undone,
                 )
             )
             self.refresh()

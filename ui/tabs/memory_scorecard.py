@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, pick, system_lang, tr
 from app.memory import HEALTHY, METRICS, MemoryStore, Scorecard
 from app.memory.scorecard import LABELS
 from app.numbers import NumberSpec
@@ -116,11 +116,7 @@ class TrendChart(QWidget):
             p.drawText(QPointF(4, y + 4), f"{mult:g}×")
         p.drawText(
             QPointF(area.left(), 12),
-            pick(
-                self.lang,
-                "相对健康上限的倍数（绿色带内为健康）",
-                "times the healthy limit (inside the green band is healthy)",
-            ),
+            tr(self.lang, "times the healthy limit (inside the green band is healthy)"),
         )
         limit_y = area.bottom() - area.height() * (1.0 / top)
         dash = QPen(QColor("#444444"), 1, Qt.PenStyle.DashLine)
@@ -175,7 +171,7 @@ class ScorecardTab(QWidget):
         super().__init__(parent)
         self.store = store
         self.lang = lang or system_lang()
-        self.months = NumberField(MONTHS_SPEC, self.lang, months, prefix=pick(self.lang, "月数", "months"))
+        self.months = NumberField(MONTHS_SPEC, self.lang, months, prefix=tr(self.lang, "months"))
         self.months.edit.setMaximumWidth(64)
         self.table = QTableWidget(len(METRICS), 0)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -210,7 +206,7 @@ class ScorecardTab(QWidget):
         self.cards = cards
         self.table.setColumnCount(len(self.cards) + 1)
         shown = self.shown_cards()  # the current month first
-        self.table.setHorizontalHeaderLabels([pick(self.lang, "健康范围", "healthy"), *(c.month for c in shown)])
+        self.table.setHorizontalHeaderLabels([tr(self.lang, "healthy"), *(c.month for c in shown)])
         self.table.setVerticalHeaderLabels([LABELS[m][0] if self.lang is Lang.ZH else LABELS[m][1] for m in METRICS])
         for r, m in enumerate(METRICS):
             lo, hi = HEALTHY[m]

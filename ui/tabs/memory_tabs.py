@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, system_lang, tr
 from app.memory import MemoryStore
 from ui.tabs.memory_chains import ChainsTab
 from ui.tabs.memory_facts import FactsTab
@@ -52,15 +52,15 @@ class MemoryTabs(StagedTabs):
         super().__init__(parent)
         lang = lang or system_lang()
         self.lang = lang
-        self.add_page("facts", pick(lang, "事实", "Facts"), lambda: FactsTab(store, lang))
-        self.add_page("chains", pick(lang, "替代链", "Supersede chains"), lambda: self._made_chains(store))
+        self.add_page("facts", tr(lang, "Facts"), lambda: FactsTab(store, lang))
+        self.add_page("chains", tr(lang, "Supersede chains"), lambda: self._made_chains(store))
         queue_index = self.add_page(
-            "queue", pick(lang, "审阅队列", "Review queue"), lambda: self._made_queue(store, reviewer, on_reviewer)
+            "queue", tr(lang, "Review queue"), lambda: self._made_queue(store, reviewer, on_reviewer)
         )
         self.queue_count_changed.connect(
-            lambda n: self.setTabText(queue_index, pick(lang, "审阅队列", "Review queue") + (f" ({n})" if n else ""))
+            lambda n: self.setTabText(queue_index, tr(lang, "Review queue") + (f" ({n})" if n else ""))
         )
-        self.add_page("scorecard", pick(lang, "记分卡", "Scorecard"), lambda: ScorecardTab(store, lang))
+        self.add_page("scorecard", tr(lang, "Scorecard"), lambda: ScorecardTab(store, lang))
         self.start()
 
     def _made_chains(self, store: MemoryStore) -> ChainsTab:

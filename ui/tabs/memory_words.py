@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QLabel,
 )
 
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, pick, system_lang, tr, trc
 from app.knowledge.display import display_names
 from app.knowledge.faction_names import faction_display
 from app.memory import FactView
@@ -32,19 +32,19 @@ def fact_text(f: FactView, lang: Lang) -> str:
     """A fact with its ledger and every source, as the facts tab's detail pane shows it."""
     lines = [
         f"#{f.id}  {words(TYPE_WORDS, f.type, lang)}  {words(STATUS_LABELS, f.status, lang)}  "
-        f"{pick(lang, '置信度', 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
+        f"{tr(lang, 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
         shown_content(f, lang),
-        f"{pick(lang, '范围', 'scope')}: {scope_words(f.scope, lang)}",
-        f"{pick(lang, '方法', 'method')}: {words(METHOD_WORDS, f.method, lang)}  "
-        f"{pick(lang, '来自', 'made by')}: {pipeline_words(f.produced_by, lang)}"
-        + (f"  {pick(lang, '审批', 'approved by')}: {f.approved_by}" if f.approved_by else ""),
+        f"{tr(lang, 'scope')}: {scope_words(f.scope, lang)}",
+        f"{tr(lang, 'method')}: {words(METHOD_WORDS, f.method, lang)}  "
+        f"{tr(lang, 'made by')}: {pipeline_words(f.produced_by, lang)}"
+        + (f"  {tr(lang, 'approved by')}: {f.approved_by}" if f.approved_by else ""),
     ]
     if f.mechanism:
-        lines.append(f"{pick(lang, '机制', 'mechanism')}: {mechanism_words(f.mechanism, lang)}")
+        lines.append(f"{tr(lang, 'mechanism')}: {mechanism_words(f.mechanism, lang)}")
     for s in f.sources:
         sign = "+" if s.polarity > 0 else "−"
         kind, quote = words(METHOD_WORDS, s.kind, lang), quote_words(s.quote, lang)
-        lines.append(f"  {sign} {day_words(s.ts)} {pick(lang, '对局记录', 'episode')} {s.episode_id} [{kind}] {quote}")
+        lines.append(f"  {sign} {day_words(s.ts)} {tr(lang, 'episode')} {s.episode_id} [{kind}] {quote}")
     return "\n".join(lines)
 
 
@@ -57,7 +57,7 @@ def quote_words(quote: str, lang: Lang) -> str:
     if m is None:
         return quote
     name, faction = m.group("name"), faction_display(m.group("faction"), lang)
-    return pick(lang, f"录像头的玩家栏：{name}，{faction}", f"the replay header's player slot: {name}, {faction}")
+    return tr(lang, "the replay header's player slot: {name}, {faction}", name=name, faction=faction)
 
 
 def shown_content(f: FactView, lang: Lang) -> str:
@@ -73,16 +73,16 @@ def internal_names_hover(lang: Lang, *facts: FactView | None) -> str:
             names += [
                 n for n in display_names(f.content(lang.value), f.scope.get("mod", ""), lang)[1] if n not in names
             ]
-    return pick(lang, "内部名：", "Internal names: ") + ", ".join(names) if names else ""
+    return tr(lang, "Internal names: ") + ", ".join(names) if names else ""
 
 
 def pipeline_words(produced_by: str, lang: Lang) -> str:
     """Which pipeline made a fact: the rules over replays or a language model ("memory-rules/1" showed as is)."""
     if produced_by.startswith("memory-rules"):
-        return pick(lang, "对局规则提取", "rules over the replays")
+        return tr(lang, "rules over the replays")
     if produced_by.startswith("memory-llm"):
         model = produced_by.split(":", 1)[1] if ":" in produced_by else ""
-        return pick(lang, "语言模型提取", "a language model") + (f" ({model})" if model else "")
+        return tr(lang, "a language model") + (f" ({model})" if model else "")
     return produced_by
 
 
@@ -143,8 +143,8 @@ STATUS_WORDS = {
 def scope_words(scope: dict[str, str], lang: Lang) -> str:
     """Where a fact applies, in words (no scope: everywhere)."""
     if not scope:
-        return pick(lang, "不限（任何对局）", "everywhere (no limits)")
-    return pick(lang, "，", ", ").join(
+        return tr(lang, "everywhere (no limits)")
+    return trc(lang, "ui.tabs.memory_words", ", ").join(
         f"{words(SCOPE_KEY_WORDS, k, lang)} = {_scope_value(k, v, lang)}" for k, v in scope.items()
     )
 
@@ -153,7 +153,7 @@ def _scope_value(key: str, value: str, lang: Lang) -> str:
     if key == "faction":
         return faction_display(value, lang)
     if key == "opponents":
-        return pick(lang, "、", ",").join(faction_display(v, lang) for v in value.split(","))
+        return tr(lang, ",").join(faction_display(v, lang) for v in value.split(","))
     return value
 
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, pick, system_lang, tr
 from ui.charts.profile_charts import ProfileChartTabs
 from ui.services import Database
 from ui.tabs.loading import Actions, Loader, error_text
@@ -133,7 +133,7 @@ class PlayersTab(QWidget):
         """Build the profile of ``name`` (the name field when None) in the worker thread, then show it."""
         wanted = (name if isinstance(name, str) else self.name.text()).strip()
         if not wanted:
-            self.message.setText(self._t("请输入玩家名字", "Type a player's name"))
+            self.message.setText(tr(self.lang, "Type a player's name"))
             return None
         db, lang = self.db, self.lang
 
@@ -174,15 +174,11 @@ class PlayersTab(QWidget):
     def _names_action(self, act: Callable[[Any, str, str], Any]) -> asyncio.Future[Any] | None:
         alias = self.alias.text().strip()
         if not self.player or not alias:
-            self.message.setText(
-                self._t("先查看一个玩家，再输入另一个名字", "Show a player first, then type the other name")
-            )
+            self.message.setText(tr(self.lang, "Show a player first, then type the other name"))
             return None
         who = self.reviewer
         if not who:
-            self.message.setText(
-                self._t("合并名字需要审核人：在设置中填写审核人名字", "A merge needs a reviewer: set the reviewer name")
-            )
+            self.message.setText(tr(self.lang, "A merge needs a reviewer: set the reviewer name"))
             return None
         db, lang = self.db, self.lang
 

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang
+from app.i18n import Lang, pick, system_lang, tr
 from app.wisdom import EntryFilter, ErrorWisdomManager
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import WisdomEntry
@@ -138,8 +138,8 @@ def query_metrics(service: Lazy[ErrorWisdomManager], store: WisdomStore, lang: L
     """The metrics table's rows (worker thread): value against the spec's target."""
     m = wisdom_metrics(flushed(service, store))
     rows: list[tuple[str, str, str]] = [
-        (pick(lang, "条目数", "Entries"), str(m["entries"]), ""),
-        (pick(lang, "规则数（启用）", "Rules (active)"), f"{m['rules']} ({m['active_rules']})", ""),
+        (tr(lang, "Entries"), str(m["entries"]), ""),
+        (tr(lang, "Rules (active)"), f"{m['rules']} ({m['active_rules']})", ""),
     ]
     for key, (zh, en) in METRIC_LABELS.items():
         v = m[key]
@@ -246,7 +246,7 @@ def query_entry(store: WisdomStore, entry_id: str, lang: Lang) -> str:
     """The detail view's text (worker thread): the whole entry, readable, with its current confidence."""
     e = store.get_entry(entry_id)
     conf = entry_confidence(e)
-    head = pick(lang, f"当前置信度（含时间衰减）：{conf:.3f}", f"Current confidence (with time decay): {conf:.3f}")
+    head = tr(lang, "Current confidence (with time decay): {conf:.3f}", conf=conf)
     return head + "\n\n" + "\n".join(readable(e.to_spec(), lang))
 
 
@@ -663,11 +663,12 @@ class WisdomTab(QWidget):
     def _scene_registered(self, out: dict[str, Any]) -> None:
         self.refresh()
         self.report.setPlainText(
-            self._t(
-                f"已登记场景变化 #{out['change_id']}：影响 {len(out['affected_entries'])} 条条目、"
-                f"{len(out['affected_rules'])} 条规则（置信度 ×0.65）",
-                f"Scene change #{out['change_id']} registered: {len(out['affected_entries'])} entries and "
-                f"{len(out['affected_rules'])} rules affected (confidence ×0.65)",
+            tr(
+                self.lang,
+                "Scene change #{change_id} registered: {count} entries and {count_2} rules affected (confidence ×0.65)",
+                change_id=out["change_id"],
+                count=len(out["affected_entries"]),
+                count_2=len(out["affected_rules"]),
             )
         )
         self.scene_change_registered.emit(out)
