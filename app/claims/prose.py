@@ -262,7 +262,7 @@ class ProseChecker:
             f"正文数字与事实不符：“{sentence}”中的“{said}”；事实：{fact}",
             f"a number in the text disagrees with the facts: '{said}' in \"{sentence}\"; fact: {fact}",
         )
-        return ValidationIssue(Severity.WARNING, code, message, time_seconds=t, fact=fact)
+        return ValidationIssue(Severity.WARNING, code, message, time_seconds=t, fact=fact, quote=sentence)
 
 
 def _has_word(text: str, word: str) -> bool:
