@@ -88,6 +88,24 @@ def _overlaps(a: str, b: str) -> bool:
     return bool(x) and bool(y) and (x in y or y in x)
 
 
+_SAID = (re.compile(r"中的“(.*?)”；事实"), re.compile(r": '(.*?)' in \""))
+
+
+def _about(issue: ValidationIssue, sentence: str) -> bool:
+    """True when ``issue`` quotes a sentence overlapping ``sentence`` and the words it disputes are in ``sentence``.
+
+    Why the second test: the checker's sentence may hold two labelled ones (a reply's "；" or a list item), and an
+    issue about one of them says nothing about the other.
+    """
+    if not _overlaps(issue.quote, sentence):
+        return False
+    for rx in _SAID:
+        m = rx.search(issue.message)
+        if m:
+            return _norm(m.group(1)) in _norm(sentence)
+    return True
+
+
 def exchange_prose_issues(case: Path, exchange: str, corpus: Path) -> list[ValidationIssue]:
     """The prose issues the pipeline's validation raises on one reply, in its window."""
     meta = json.loads((case / "case.json").read_text(encoding="utf-8"))
@@ -117,14 +135,14 @@ def case_prose_verdicts(case: Path, corpus: Path) -> tuple[list[ProseVerdict], l
                 _kind(row),
                 _planted(row),
                 str(row.get("why", "")),
-                [i for i in by_exchange[ex] if _overlaps(i.quote, sentence)],
+                [i for i in by_exchange[ex] if _about(i, sentence)],
             )
         )
     unlabelled = [
         i
         for ex, issues in by_exchange.items()
         for i in issues
-        if not any(v.exchange == ex and _overlaps(i.quote, v.sentence) for v in out)
+        if not any(v.exchange == ex and _about(i, v.sentence) for v in out)
     ]
     return out, unlabelled
 
