@@ -104,10 +104,4 @@ KNOWN_MISSES |= {
     ("ra3_1v1_7m_en", "005", "unit", 17),
     ("ra3_1v1_7m_en", "006", "unit", 17),
 }
-KNOWN_FALSE_ALARMS: set[tuple[str, str, str, int]] = {
-    # the construction yards of Tiberium Wars, which the knowledge does not name ("UnknownType")
-    ("tw_1v1_10m_en", "002", "unit", 0),
-    ("tw_1v1_10m_en", "003", "unit", 0),
-    ("tw_1v1_10m_en", "005", "unit", 0),
-    ("tw_1v1_10m_en", "006", "unit", 5),
-}
+KNOWN_FALSE_ALARMS: set[tuple[str, str, str, int]] = set()
