@@ -1712,7 +1712,9 @@ class ClaimValidator:
             fact = self._m(f"{who} 首次下达 {type_name} 是在 {actual}", f"{who} first ordered {type_name} at {actual}")
             issues.append(
                 ValidationIssue(
-                    Severity.WARNING,
+                    # a firstTime names the player's first Queue unit / Start structure line (the prompt); no line
+                    # within 2 s supports it: the prompt's "more than 2 s away, or no such line, is an error"
+                    Severity.CONTRADICTION,
                     "TimelineMismatch",
                     self._m(
                         f"{where}：{who} 首次生产 {type_name} 是在 {actual}，不是 {format_time(seconds)}",
