@@ -66,8 +66,26 @@ _EN_WORDS = (
 EN_NUMBERS = {w: n for n, w in enumerate(_EN_WORDS.split())}
 EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-ZH_MEASURES = "个辆架艘名只台座支队次"
-ZH_NOT_COUNTS = ("第", "前", "后", "每", "最后", "各", "约", "近", "超过", "至少", "大约", "~")
+ZH_MEASURES = "个辆架艘名只台座支次"
+ZH_NOT_COUNTS = (
+    "第",
+    "前",
+    "后",
+    "每",
+    "最后",
+    "各",
+    "约",
+    "近",
+    "超过",
+    "至少",
+    "大约",
+    "~",
+    "编队",
+    "队伍",
+    "段",
+    "窗口",
+    "编号",
+)
 EN_NOT_COUNTS = (
     "first",
     "last",
@@ -89,19 +107,30 @@ EN_NOT_COUNTS = (
     "some",
     "approximately",
     "up to",
+    "group",
+    "team",
+    "period",
+    "window",
+    "segment",
+    "tier",
+    "rank",
+    "level",
+    "wave",
+    "slot",
+    "player",
 )
 
 VERBS: dict[str, tuple[str, str]] = {
     "cancel": (r"cancel\w*|hold\w*|held", r"取消|暂停"),
     "queue": (
         r"re-?queue[sd]|queued|queues|queueing|queuing|produced|produces|trained|trains|ordered|made|makes",
-        r"下单|下了|连下|生产|训练|出了|连点|造了",
+        r"下单|下了|连下|生产|训练|出了|连点|造了|改产|改为|改成|改(?=\s*\d)",
     ),
     "place": (
         r"placed|places|planted|plants|dropped|drops|put down",
-        r"放下|放置|摆放|连放|放了|放在|落地|放(?![弃大])",
+        r"放下|放置|摆放|摆下|摆在|摆了|连放|放了|放在|落地|放(?![弃大])",
     ),
-    "start": (r"started|starts|begins|began", r"开始建造|开始造|开工|开始"),
+    "start": (r"started|starts|begins|began", r"开始建造|开始造|开工|开始(?!维修|修理|升级|研究|选)"),
     "build": (r"built|builds|constructed|constructs", r"建造|建了|造"),
     "sell": (r"sold|sells|selling", r"出售|卖掉|卖了|连卖|卖"),
     "repair": (r"repairs|repaired|repairing", r"维修|修理"),
@@ -109,8 +138,13 @@ VERBS: dict[str, tuple[str, str]] = {
     "pack": (r"pack\w*", r"打包|收起"),
     "transform": (r"transform\w*", r"变形"),
     "power": (r"cast|casts|fired|fires|activated|activates|used|uses", r"施放|释放|发动|使用"),
-    "protocol": (r"pick\w*|chose|chooses|selected|selects", r"选择|选了|点了|选"),
+    "protocol": (r"picks|picked|chose|chooses", r"选了|点了|选择了"),
     "upgrade": (r"upgraded|researched|research\w*", r"升级|研究"),
+    "other": (
+        r"attack\w*|force-fires?|moved?|moves|enter\w*|captur\w*|garrison\w*|kill\w*|destroy\w*|gets|got|goes|went|"
+        r"tries|tried|hits?|guards?|lost|loses",
+        r"攻击|集火|进入|占领|移动|摧毁|击杀|击毁|打掉|被",
+    ),
 }
 """Verbs that say a player gave an order of that kind (the English ones whole words; 建造场 is a yard, not a verb)."""
 ROLE_SETS: dict[str, frozenset[int]] = {
@@ -127,11 +161,19 @@ ROLE_SETS: dict[str, frozenset[int]] = {
     "power": POWERS,
     "protocol": frozenset({PROTOCOL}),
     "upgrade": frozenset({START_UPGRADE}),
+    "other": frozenset(),
 }
 POWER_WORDS = {"unpack": ("unpack",), "pack": ("pack",), "transform": ("transform",)}
 """Powers a verb means, by a word of their internal name (pack excludes unpack: see :func:`_power_matches`)."""
 TYPED_VERBS = frozenset({"cancel", "queue", "place", "start", "build", "power", "protocol", "upgrade"})
 """Verbs whose orders carry a type (sell, repair, pack and the like name an object, not a type)."""
+FACTION_WORDS_ZH: dict[str, tuple[str, ...]] = {
+    "Allies": ("盟军",),
+    "Soviets": ("苏军", "苏联"),
+    "Empire": ("帝国", "旭日帝国"),
+    "Scrin": ("外星人",),
+}
+"""How a Chinese text names a faction (a player's, when only one player plays it)."""
 GENERIC_NOUNS: dict[str, str] = {
     "起重机": "crane",
     "吊车": "crane",
@@ -299,7 +341,8 @@ class ProseChecker:
         factions: dict[str, list[int]] = {}
         for p in playing:
             for f in {p.played_faction, p.faction} - {"", "Random", "random"}:
-                factions.setdefault(f.lower(), []).append(p.slot)
+                for word in (f, *FACTION_WORDS_ZH.get(f, ())):
+                    factions.setdefault(word.lower(), []).append(p.slot)
         prefixes: dict[str, list[int]] = {}
         for p in playing:
             head = re.split(r"[-_ .|]", p.name, maxsplit=1)[0]
@@ -410,6 +453,11 @@ class ProseChecker:
 
         before = [x for x in items if lo <= x.start and x.end <= span.start and outside(x)]
         after = [x for x in items if span.end <= x.start < hi and outside(x)]
+        if cjk and items and items[0].value.isdigit():  # ids: the nearest ("#647（编队 2，0:44.13 施放…）和 #650")
+            if after and re.fullmatch(r"\s*\S{1,3}\s*", clause[span.end : after[0].start]):
+                return after[0]  # "7:01.07 出售 #445": the verb's own object
+            near = [(span.start - x.end, x) for x in before[-1:]] + [(x.start - span.end, x) for x in after[:1]]
+            return min(near, key=lambda d: d[0])[1] if near else None
         if cjk:
             return after[0] if after else (before[-1] if before else None)
         if before and span.start - before[-1].end <= 40:
@@ -443,7 +491,7 @@ class ProseChecker:
             # 8:49.53–8:50.40"); a list of structures continues "built" loosely (started or placed)
             inherit = (
                 None
-                if verbs or types or _CONJ.match(clause)
+                if verbs or types or not ids or _CONJ.match(clause)
                 else ("build" if carried in ("start", "place") else carried)
             )
             out += self._counts(
@@ -508,14 +556,14 @@ class ProseChecker:
             rest = clause[m.end() :]
             orders = False
             if cjk:
-                tail = re.match(r"\s*([个辆架艘名只台座支队次])?", rest)
+                tail = re.match(r"\s*([个辆架艘名只台座支次])?", rest)
                 measure = tail.group(1) if tail else None
                 orders = measure == "次"
                 if not measure and re.match(r"\s*[A-Za-z]", rest) is None:
                     continue  # a bare numeral (a time unit, an id, a coordinate) is no count
                 after = m.end() + (tail.end() if tail else 0)
                 rest2 = clause[after:]
-                skip = re.match(r"\s*[“\"]?×\s*5[”\"]?\s*(?:下单|下了)?\s*", rest2)
+                skip = re.match(r"\s*(?:[“\"]?×\s*5[”\"]?\s*)?(?:下单|下了|取消|暂停|生产|训练)?\s*", rest2)
                 name_at = after + (skip.end() if skip else 0)
             else:
                 more = re.match(r"\s+(?:more\s+|different\s+|new\s+|extra\s+|further\s+)*", rest)
@@ -589,7 +637,7 @@ class ProseChecker:
                 issue = self._id_list_count(sentence=sentence, said=said, n=n, span=span, clause=clause, player=player)
             elif listed and span is not None and kind in ("sell", "repair", "pack", "unpack"):
                 issue = self._listed_count(sentence=sentence, said=said, n=n, kind=kind, listed=listed, span=span)
-            elif kind is None:
+            elif kind is None or kind == "other":
                 continue
             elif span is not None:
                 issue = self._span_count(
@@ -647,7 +695,10 @@ class ProseChecker:
         return kinds.pop() if len(kinds) == 1 else ""
 
     def _hashes(self, ids: frozenset[str]) -> set[int]:
+        """The hashes of the types and of their variants the replay names (``…_Ground``: an amphibious unit on land)."""
         out = {self.index.hash_of(i) for i in ids} | {self.entries[i].hash for i in ids if i in self.entries}
+        prefixes = tuple(f"{i.lower()}_" for i in ids)
+        out |= {h for h, n in self.index.names.items() if n.lower().startswith(prefixes)}
         return {h for h in out if h is not None}
 
     def _orders(self, kind: str, player: int | None, hashes: set[int] | None) -> list[FactEvent]:
@@ -702,6 +753,10 @@ class ProseChecker:
     ) -> ValidationIssue | None:
         if kind in TYPED_VERBS and name is None and not orders_only:
             return None  # "three factories queue seven …": a count needs its type
+        if name is None and (kind not in ("cancel", "sell") or not span.exact):
+            return None  # "三次施放" of no named power, "连取消 5 次" in a heading's period: not one order kind
+        if not span.exact and not span.point:
+            return None  # "4:44–4:52": a period of the match, not the bounds of a burst
         hashes = self._hashes(name[1]) if name is not None and kind in TYPED_VERBS else None
         if kind in ("place", "start", "build") and span.point:
             return None  # structures are placed as they finish: no burst
@@ -836,8 +891,22 @@ class ProseChecker:
                 continue  # "7:00–8:10", "(2:30–8:30)": a period of the match
             verb = self._pick(verbs, span, cjk=cjk, lo=lo, hi=hi, clause=clause)
             kind = verb.value if verb else carried
-            if kind is None:
+            if kind is None or kind == "other":
                 continue
+            if (
+                cjk
+                and verb is not None
+                and verb.start >= span.end
+                and re.search(r"被|后", clause[span.end : verb.start])
+            ):
+                continue  # "12:17.80–12:19.40 被…集火后卖掉": the time is of what came before the verb
+            if (
+                cjk
+                and verb is not None
+                and verb.end <= span.start
+                and any(verb.end <= t[0].start and t[0].end <= span.start for t in types)
+            ):
+                continue  # "取消防空部队、12:57.27 改…": the verb before has its own object
             oid = self._pick(ids, span, cjk=cjk, lo=lo, hi=hi, clause=clause)
             # a list of times for a list of ids ("#2911、#3252、#3277 三座建筑（1:42.93、1:56.73、2:06.00）")
             uids = {int(i.value) for i in ids if lo <= i.start < hi} if not span.point else set()
@@ -849,6 +918,8 @@ class ProseChecker:
                 after = [t for t in types if span.end <= t[0].start < hi]
                 if cjk and verb is not None and verb.start >= span.end:  # "在 1:02 放下战车工厂", "（0:16.80 放置）"
                     after = [t for t in after if 0 <= t[0].start - verb.end <= 3]
+                    if not after and re.match(r"\s*[\w\u4e00-\u9fff]", clause[verb.end :]):
+                        continue  # "下单激流 ACV…": the object right after the verb is no type the knowledge names
                 typed = (after or before) if cjk else before
                 if (
                     not typed
@@ -875,7 +946,7 @@ class ProseChecker:
                     kind = "upgrade"  # "开始 ScrinPowerPlantUpgrade", "starts Upgrade_…"
                 elif kinds == {"power"} and kind in ("start", "build", "place"):
                     kind = "power"
-            if not uids and not typed and kind not in ("pack", "unpack", "sell", "protocol", "transform"):
+            if not uids and not typed and kind not in ("pack", "unpack", "sell", "transform"):
                 continue
             if player is None and (not span.exact or (not uids and not typed)):
                 continue  # "at 9:59" of one of two players: which one? (a copied m:ss.cc line time is anyone's)
