@@ -12,6 +12,12 @@ Blind history (issue 28): a case whose case.json says ``"blind": true`` and that
 the commit), before any rule is changed for it; lines already there are never rewritten. The per-case table shows
 that first score beside the current one. ``--no-record`` scores without appending.
 
+Prose checks (issue 28 §2): the sentences of ``<case>/prose.jsonl`` (wrong counts, times and durations, most of them
+planted, and true sentences with numbers) are checked as the pipeline checks a reply, in the exchange's window
+(``tests/support/prose_eval.py``); precision and recall per kind are printed after the claims numbers, with the
+first score (``prose_history.jsonl``: appended once, before any prose rule was changed, never rewritten). Target: at
+least 90% of the planted wrong counts and times flagged, no true sentence flagged.
+
 Targets (issue 14): no true claim flagged; recall ≥ 95% per kind; no validated claim weakened.
 
 Usage: ``.venv/bin/python benchmarks/claims_eval.py [--data DIR] [--corpus DIR] [--no-record]``
@@ -32,8 +38,10 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.claims_eval import Verdict, Weakening, all_verdicts, case_dirs, case_weakening  # noqa: E402
 from tests.support.claims_history import KIND_ORDER, append_first, first_scores, fmt_pr, score, scores_by_kind  # noqa: E402
+from tests.support.prose_eval import PROSE_KINDS, ProseVerdict, all_prose_verdicts, prose_score  # noqa: E402
 
 HISTORY = "blind_history.jsonl"
+PROSE_HISTORY = "prose_history.jsonl"
 
 
 def _git(*args: str) -> str:
@@ -84,6 +92,45 @@ def print_cases(data: Path, verdicts: list[Verdict]) -> None:
             print(f"{case.name:<24} {kind:<9} {then:>11} {fmt_pr(now):>11} {now['undecidable']:>11}  {when}")
 
 
+def record_prose_first(data: Path, verdicts: list[ProseVerdict]) -> list[dict[str, Any]]:
+    """Append the prose checker's first score on the evaluation set (one line, key "prose"); never rewritten."""
+    row = {
+        "case": "prose",
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%MZ"),
+        "commit": _git("rev-parse", "HEAD"),
+        "app_changes": bool(_git("status", "--porcelain", "--", "app")),
+        "method": "benchmarks/claims_eval.py: app.claims.prose as committed, every prose.jsonl sentence in its "
+        "exchange's reply and window, before any prose rule was changed",
+        "cases": sorted({v.source for v in verdicts}),
+        "kinds": {k: prose_score(verdicts, k) for k in (*PROSE_KINDS, "all")},
+    }
+    return append_first(data / PROSE_HISTORY, [row])
+
+
+def print_prose(data: Path, verdicts: list[ProseVerdict], unlabelled: int) -> None:
+    """Per kind: planted wrong sentences caught, false alarms, precision/recall now and at the first score."""
+    first = first_scores(data / PROSE_HISTORY).get("prose")
+    print(
+        f"\n{'prose':<9} {'sentences':>9} {'true':>5} {'wrong':>5} {'planted':>7} {'caught':>6} "
+        f"{'false alarms':>12} {'precision':>9} {'recall':>7} {'planted recall':>14} {'first P/R':>10}"
+    )
+    for kind in (*PROSE_KINDS, "all"):
+        s = prose_score(verdicts, kind)
+        if not s["sentences"]:
+            continue
+        precision = f"{s['precision']:.1%}" if s["precision"] is not None else "n/a"
+        recall = f"{s['recall']:.1%}" if s["recall"] is not None else "n/a"
+        planted = f"{s['planted_caught']}/{s['planted']}"
+        then = fmt_pr(first["kinds"].get(kind)) if first else "n/a"
+        print(
+            f"{kind:<9} {s['sentences']:>9} {s['true']:>5} {s['wrong']:>5} {s['planted']:>7} {s['caught']:>6} "
+            f"{s['false_alarms']:>12} {precision:>9} {recall:>7} {planted:>14} {then:>10}"
+        )
+    if first:
+        print(f"prose first scored {first['date']} @ {str(first['commit'])[:9]}")
+    print(f"prose issues on sentences no label names: {unlabelled}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT / "tests" / "data" / "claims_eval")
@@ -112,6 +159,11 @@ def main() -> int:
                 f"{s['flagged']:>7} {s['false_alarms']:>12} {precision:>9} {recall:>7}"
             )
     print_cases(args.data, verdicts)
+    prose, unlabelled = all_prose_verdicts(args.data, args.corpus)
+    if not args.no_record:
+        for _row in record_prose_first(args.data, prose):
+            print("prose history: first score recorded")
+    print_prose(args.data, prose, len(unlabelled))
     total = Weakening()
     for case in case_dirs(args.data):
         w = case_weakening(case, args.corpus)

@@ -30,23 +30,35 @@ def _git(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
 
 
-def test_history_only_ever_grew_in_git() -> None:
+@pytest.mark.parametrize("history", [HISTORY, DATA / "prose_history.jsonl"], ids=["blind", "prose"])
+def test_history_only_ever_grew_in_git(history: Path) -> None:
     """Every committed version's lines are in the file now, unchanged and in their order (append-only).
 
     Two branches may each append a first score; once merged, each branch's lines are a subsequence of the file,
-    so "a prefix of the next version" would fail a correct merge while this still catches a rewritten line.
+    so "a prefix of the next version" would fail a correct merge while this still catches a rewritten line. The
+    prose checker's first score (``prose_history.jsonl``) is kept the same way.
     """
     if shutil.which("git") is None or _git("rev-parse", "--git-dir").returncode != 0:
         pytest.skip("not a git checkout")
-    rel = HISTORY.relative_to(REPO).as_posix()
+    rel = history.relative_to(REPO).as_posix()
     commits = _git("log", "--format=%H", "--", rel).stdout.split()
-    now = HISTORY.read_text(encoding="utf-8").splitlines()
+    now = history.read_text(encoding="utf-8").splitlines()
     for commit in commits:
         lines = iter(now)
         kept = _git("show", f"{commit}:{rel}").stdout.splitlines()
         assert all(line in lines for line in kept), (
-            f"blind_history.jsonl as of {commit[:9]} lost or changed a line: it may only be appended to"
+            f"{history.name} as of {commit[:9]} lost or changed a line: it may only be appended to"
         )
+
+
+def test_the_prose_first_score_is_the_checker_before_any_prose_rule() -> None:
+    """The first prose score: no planted wrong sentence flagged, scored on a commit with no uncommitted app change."""
+    [row] = read_history(DATA / "prose_history.jsonl")
+    assert row["case"] == "prose"
+    assert len(row["commit"]) == 40
+    assert row["app_changes"] is False
+    assert row["kinds"]["all"]["planted_caught"] == 0
+    assert row["kinds"]["all"]["planted"] == 51
 
 
 def test_every_blind_case_has_exactly_one_first_score() -> None:

@@ -118,6 +118,8 @@ class ValidationIssue:
         disputed: the model's reason when it disputed this issue in its revision and the revision's check no
             longer confirms it ("" otherwise): such an issue teaches the learning loops nothing until a person
             rules on it (issue 28 §3).
+        quote: the sentence of the reply's text the issue is about (the prose checks of :mod:`app.claims.prose`;
+            "" for claims and reply-level issues).
     """
 
     severity: Severity
@@ -128,6 +130,7 @@ class ValidationIssue:
     claim: str | None = None
     fact: str = ""
     disputed: str = ""
+    quote: str = ""
 
     @property
     def needs_revision(self) -> bool:

@@ -1,17 +1,32 @@
 """Numbers in the prose checked where the facts can check them (issue 28 §2), precision first.
 
-Claims blocks are checked claim by claim; the sentences around them were not. Two kinds of numbers are checked:
+Claims blocks are checked claim by claim; the sentences around them are read here, clause by clause (a clause ends at
+``,`` ``;`` ``，`` ``；`` outside brackets). A clause's parts are found by what they look like: times (``5:46``,
+``5:46.20``, ranges ``a–b`` / ``between a and b`` / ``a 至 b``, and lists of times in one bracket as one span), counts
+(numerals and number words in English and Chinese, ``N 次`` for orders), type names (the knowledge's names in both
+languages, a name without its faction's word, "Nod Flame Tank" → "flame tank", a few generic words of the games such
+as 起重机 = crane), object ids (``#123``) and order verbs (queue, cancel, place, start, sell, repair, pack, unpack,
+transform, cast, pick). Each number is then compared with the orders of the player the sentence (or its heading, or
+the bold name that opens its paragraph) names, in the window the reply analyses:
 
-* a count of a type ("three Twinblades", "两辆天启坦克"): nobody can have more of a type than were ordered by the end
-  of the window (a shift-click batch counting five); a count above what every player ordered, or above what the
-  one player the sentence names ordered when nobody else ordered that type, is wrong;
-* a time of an order ("built a refinery at 5:46", "5:46 时放置了矿场"): the sentence names one player, one type and
-  an order verb of that type's kind; when the player ordered that type but never within the tolerance of that time,
-  it is wrong.
+* a count with a time span counts that player's orders of the verb and type in the span ("eight militant squads
+  between 0:14.87 and 0:17.33"); a count at one time counts the burst of clicks that starts there (orders of one type
+  less than a second apart: a player queues a batch in one burst). A queue order is one order and, when it carries
+  the shift-click flag, five units: either number is right;
+* a count followed by a list of ids ("group of nine Tengus (#947 #974 …)") counts the ids of the order at that time
+  that names them;
+* a count with no time is bounded by what was ordered by the end of the window (the whole match for "in total",
+  "全场": then it must be equal);
+* a time of an order ("placed at 2:14.80", "在 1:02 放下战车工厂") must lie within the tolerance of an order of that
+  verb by the object or of the type the clause names: a time written with hundredths is copied from a log line (1 s),
+  a time in ``m:ss`` may be rounded (3 s);
+* a duration between two times ("sixty-two seconds before Trebla (8:52.13)") is the difference of the times the
+  sentence gives, or of two players' first orders of a type (第一次 … 比 X 早了一分钟).
 
-A sentence that does not parse that way (no player or two players, two times, an adjective between number and name,
-"two more", an ordinal "第三辆") is left alone: it is never guessed at. Each finding quotes the sentence and the
-fact. :class:`app.claims.validate.ClaimValidator` runs this on the reply's text (its ``validate``).
+A number whose clause does not parse that way (no verb the facts know, no type, several players for one count, an
+ordinal "第三辆", "two more" without a type, a span with no order of that kind at all) is left alone: it is never
+guessed at. Each finding quotes the sentence and the fact. :class:`app.claims.validate.ClaimValidator` runs this on
+the reply's text (its ``validate``).
 """
 
 from __future__ import annotations
@@ -23,7 +38,8 @@ from dataclasses import dataclass
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.timeparse import format_time, parse_time
 from app.facts import ReplayFactIndex
-from app.facts.model import TICKS_PER_SECOND
+from app.facts.model import FactEvent
+from app.facts.roles import role_of
 from app.i18n import Lang, tr
 from app.knowledge.model import Entry, Knowledge
 
@@ -31,66 +47,198 @@ MAX_SENTENCES = 400
 """Sentences checked per text (a reply is model output of any size; the first ones are the analysis)."""
 TIME_TOLERANCE_SECONDS = 3.0
 """A time written ``m:ss`` in prose may be 2 s off its line (the claims rule) plus the second it was rounded to."""
-EXACT_TIME_TOLERANCE_SECONDS = 2.0
-"""A time written with hundredths (``m:ss.cc``) is a copied log time: the claims rule's 2 s."""
+EXACT_TIME_TOLERANCE_SECONDS = 1.0
+"""A time written with hundredths (``m:ss.cc``) is copied from a log line, which prints each order at its frame:
+a copy is exact; one second covers a neighbouring line of the same burst."""
+BURST_GAP_SECONDS = 1.0
+"""Clicks of one burst (a player queueing or cancelling several of a type) are frames apart; a longer pause ends it."""
+BATCH = 5
+"""Units a shift-click queue order asks for (RA3, Kane's Wrath and Tiberium Wars alike)."""
 
-EN_NUMBERS = {
-    w: n
-    for n, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-}
+QUEUE, CANCEL_UNIT, START, CANCEL_STRUCTURE, PLACE = 0x205, 0x206, 0x207, 0x208, 0x209
+START_UPGRADE, SELL, REPAIR, PROTOCOL = 0x203, 0x20A, 0x228, 0x24E
+POWERS = frozenset({0x1FE, 0x1FF, 0x200, 0x201, 0x232})
+
+_EN_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen"
+)
+EN_NUMBERS = {w: n for n, w in enumerate(_EN_WORDS.split())}
+EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-ZH_MEASURES = "个辆架艘名只台座支"
-ZH_NOT_COUNTS = ("第", "前", "后", "每", "最后")
-ORDER_VERBS = {
-    "unit": (
-        r"\b(?:built|builds|build|queued|queues|queue|produced|produces|produce|trained|trains|train|made|makes)\b",
-        r"造|建造|生产|训练|出了|下达",
+ZH_MEASURES = "个辆架艘名只台座支次"
+ZH_NOT_COUNTS = (
+    "第",
+    "前",
+    "后",
+    "每",
+    "最后",
+    "各",
+    "约",
+    "近",
+    "超过",
+    "至少",
+    "大约",
+    "~",
+    "编队",
+    "队伍",
+    "段",
+    "窗口",
+    "编号",
+)
+EN_NOT_COUNTS = (
+    "first",
+    "last",
+    "the",
+    "every",
+    "each",
+    "per",
+    "top",
+    "#",
+    "~",
+    "about",
+    "around",
+    "roughly",
+    "over",
+    "than",
+    "least",
+    "nearly",
+    "almost",
+    "some",
+    "approximately",
+    "up to",
+    "group",
+    "team",
+    "period",
+    "window",
+    "segment",
+    "tier",
+    "rank",
+    "level",
+    "wave",
+    "slot",
+    "player",
+)
+
+VERBS: dict[str, tuple[str, str]] = {
+    "cancel": (r"cancel\w*|hold\w*|held", r"取消|暂停"),
+    "queue": (
+        r"re-?queue[sd]|queued|queues|queueing|queuing|produced|produces|trained|trains|ordered|made|makes",
+        r"下单|下了|连下|生产|训练|出了|连点|造了|改产|改为|改成|改(?=\s*\d)",
     ),
-    "structure": (
-        r"\b(?:built|builds|build|placed|places|place|started|starts|constructed|constructs)\b",
-        r"造|建造|建了|放置|放下|开始建造|下达",
+    "place": (
+        r"placed|places|planted|plants|dropped|drops|put down",
+        r"放下|放置|摆放|摆下|摆在|摆了|连放|放了|放在|落地|放(?![弃大])",
     ),
-    "upgrade": (r"\b(?:upgraded|researched|started)\b", r"升级|研究"),
-    "power": (r"\b(?:cast|casts|fired|fires|activated|activates)\b", r"施放|释放|发动"),
-    "protocol": (r"\b(?:picked|picks|chose|chooses|selected|selects|took|takes)\b", r"选择|选了|点了"),
+    "start": (r"started|starts|begins|began", r"开始建造|开始造|开工|开始(?!维修|修理|升级|研究|选)"),
+    "build": (r"built|builds|constructed|constructs", r"建造|建了|造"),
+    "sell": (r"sold|sells|selling", r"出售|卖掉|卖了|连卖|卖"),
+    "repair": (r"repairs|repaired|repairing", r"维修|修理"),
+    "unpack": (r"unpack\w*|redeploy\w*|deploy\w*", r"展开|部署"),
+    "pack": (r"pack\w*", r"打包|收起"),
+    "transform": (r"transform\w*", r"变形"),
+    "power": (r"cast|casts|fired|fires|activated|activates|used|uses", r"施放|释放|发动|使用"),
+    "protocol": (r"picks|picked|chose|chooses", r"选了|点了|选择了"),
+    "upgrade": (r"upgraded|researched|research\w*", r"升级|研究"),
+    "other": (
+        r"attack\w*|force-fires?|moved?|moves|enter\w*|captur\w*|garrison\w*|kill\w*|destroy\w*|gets|got|goes|went|"
+        r"tries|tried|hits?|guards?|lost|loses",
+        r"攻击|集火|进入|占领|移动|摧毁|击杀|击毁|打掉|被",
+    ),
 }
-"""Verbs that say a player gave the order of that kind (not that a unit of the type did something)."""
-_TIME = re.compile(r"(?<![\d:.])(\d{1,2}:\d{2}(?:\.\d{1,2})?)(?![\d:])")
+"""Verbs that say a player gave an order of that kind (the English ones whole words; 建造场 is a yard, not a verb)."""
+ROLE_SETS: dict[str, frozenset[int]] = {
+    "cancel": frozenset({CANCEL_UNIT, CANCEL_STRUCTURE, 0x204}),
+    "queue": frozenset({QUEUE}),
+    "place": frozenset({PLACE}),
+    "start": frozenset({START}),
+    "build": frozenset({START, PLACE, QUEUE}),
+    "sell": frozenset({SELL}),
+    "repair": frozenset({REPAIR}),
+    "unpack": POWERS,
+    "pack": POWERS,
+    "transform": POWERS,
+    "power": POWERS,
+    "protocol": frozenset({PROTOCOL}),
+    "upgrade": frozenset({START_UPGRADE}),
+    "other": frozenset(),
+}
+POWER_WORDS = {"unpack": ("unpack",), "pack": ("pack",), "transform": ("transform",)}
+"""Powers a verb means, by a word of their internal name (pack excludes unpack: see :func:`_power_matches`)."""
+TYPED_VERBS = frozenset({"cancel", "queue", "place", "start", "build", "power", "protocol", "upgrade"})
+"""Verbs whose orders carry a type (sell, repair, pack and the like name an object, not a type)."""
+FACTION_WORDS_ZH: dict[str, tuple[str, ...]] = {
+    "Allies": ("盟军",),
+    "Soviets": ("苏军", "苏联"),
+    "Empire": ("帝国", "旭日帝国"),
+    "Scrin": ("外星人",),
+}
+"""How a Chinese text names a faction (a player's, when only one player plays it)."""
+GENERIC_NOUNS: dict[str, str] = {
+    "起重机": "crane",
+    "吊车": "crane",
+    "战车工厂": "factory",
+    "兵营": "barracks",
+    "精炼厂": "refinery",
+    "矿场": "refinery",
+    "电厂": "power plant",
+    "发电厂": "power plant",
+    "六足": "hexapod",
+    "三脚机甲": "tripod",
+    "三足": "tripod",
+    "采矿车": "harvester",
+    "矿车": "harvester",
+}
+"""Chinese words players use for a type of every faction, as the English head noun of the knowledge's names."""
+TOTAL_WORDS = re.compile(
+    r"总共|一共|全场|全局|整局|累计|over the (?:whole )?(?:game|match)|in total|in all|all game", re.I
+)
+_TIME = r"\d{1,2}:\d{2}(?:\.\d{1,2})?"
+_TIME_RE = re.compile(rf"(?<![\d:.])({_TIME})(?![\d:])")
+_RANGE_JOIN = re.compile(r"^\s*(?:–|—|-|~|～|to|and|至|到|和|与|/|、|,|，)\s*$", re.I)
+_BETWEEN = re.compile(r"between\s*$", re.I)
 _SENTENCE = re.compile(r"[^。！？!?\n]+?(?:[。！？!?]|\.(?=\s|$)|(?=\n)|$)")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*\s*$)")
+_LEAD = re.compile(r"^\s*(?:[-*]\s+)?\*\*([^*]{1,40})\*\*\s*[:：]?")
+_ID = re.compile(r"#(\d{1,6})\b")
+_IDENT = re.compile(r"\b[A-Za-z]+(?:_[A-Za-z0-9]+|[a-z][A-Z][A-Za-z0-9]*)[A-Za-z0-9_]*\b")
+_QUOTED = re.compile(r"“[^”]{15,}”|\"[^\"]{15,}\"")
+_BOUND_BEFORE = re.compile(r"(?:by|until|till|before|after|up to|截至|截止|到|直到)\s*$", re.I)
+_CONJ = re.compile(r"^\W*(?:and|then|while|so|but|which|after|before|when|同时|然后|随后|但|而|之后)", re.I)
+_BOUND_AFTER = re.compile(r"^\s*(?:起|前|后|以后|之后|之前|以前|以来|为止)")
+_ID_LIST = re.compile(r"^\s*[(（]\s*#\d+(?:\s*[,，、]?\s*#\d+)+")
+_AROUND = re.compile(r"^\s*(?:左右|前后|上下)|^\s*$|about|around|~", re.I)
+_DURATION_EN = re.compile(
+    r"(?P<n>\d{1,3}|[a-z]+(?:-[a-z]+)?)\s+(?P<unit>seconds?|s|minutes?|mins?)\s+"
+    r"(?P<dir>before|after|earlier|later|ahead of|behind|sooner)",
+    re.I,
+)
+_DURATION_ZH = re.compile(
+    r"(?P<dir>早|晚|快|慢)了?\s*(?P<full>整整)?\s*(?P<n>\d{1,3}|[一二两三四五六七八九十半]{1,3})\s*(?P<unit>秒|分钟|分)"
+)
 
 
 @dataclass(frozen=True, slots=True)
-class _Name:
-    """A display name or alias and the entries it may mean."""
+class _Span:
+    """A time or a span of times in a clause (``exact``: written with hundredths)."""
 
-    text: str
-    ids: frozenset[str]
-    kind: str
+    start: int
+    end: int
+    a: float
+    b: float
+    exact: bool
+    around: bool = False
+
+    @property
+    def point(self) -> bool:
+        return self.a == self.b
+
+
+@dataclass(frozen=True, slots=True)
+class _Mention:
+    start: int
+    end: int
+    value: str
 
 
 def _zh_number(text: str) -> int | None:
@@ -105,42 +253,110 @@ def _zh_number(text: str) -> int | None:
     return ZH_DIGITS.get(text) if len(text) == 1 else None
 
 
+def _en_number(text: str) -> int | None:
+    """``7``, ``seven``, ``twenty``, ``twenty-four`` as a number; None for anything else."""
+    w = text.lower()
+    if w.isdigit():
+        return int(w)
+    if w in EN_NUMBERS:
+        return EN_NUMBERS[w]
+    if w in EN_TENS:
+        return EN_TENS[w]
+    tens, _, ones = w.partition("-")
+    if tens in EN_TENS and ones in EN_NUMBERS and 0 < EN_NUMBERS[ones] < 10:
+        return EN_TENS[tens] + EN_NUMBERS[ones]
+    return None
+
+
+def _clauses(sentence: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause: split at , ; ， ； outside brackets."""
+    out: list[tuple[int, int]] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(sentence):
+        if ch in "(（[【":
+            depth += 1
+        elif ch in ")）]】":
+            depth = max(0, depth - 1)
+        elif ch in ",;，；—" and depth == 0 and not (ch == "," and sentence[i + 1 : i + 2].isdigit()):
+            out.append((start, i))
+            start = i + 1
+    out.append((start, len(sentence)))
+    return out
+
+
+def _is_cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
 class ProseChecker:
-    """Counts and times in an analysis text, against the fact index (see the module docstring)."""
+    """Counts, times and durations in an analysis text, against the fact index (see the module docstring)."""
 
     def __init__(self, index: ReplayFactIndex, knowledge: Knowledge | None, lang: Lang) -> None:
         self.index = index
         self.lang = lang
-        names: dict[str, tuple[set[str], str]] = {}
-        for e in knowledge or ():
-            if e.kind not in ORDER_VERBS:
-                continue
-            for n in {e.id, e.name_en, e.name_zh, *e.aliases}:
-                if n and len(n) >= 2:
-                    ids, _kind = names.setdefault(n.lower(), (set(), e.kind))
-                    ids.add(e.id)
-        self.names = [_Name(n, frozenset(ids), kind) for n, (ids, kind) in names.items()]
         self.entries: dict[str, Entry] = {e.id: e for e in knowledge or ()}
-        alternatives = "|".join(re.escape(n.text) for n in sorted(self.names, key=lambda n: -len(n.text)))
-        self._by_text = {n.text: n for n in self.names}
-        en_num = r"\d{1,3}|" + "|".join(EN_NUMBERS)
-        self._en_count = (
-            re.compile(rf"(?<![\w#:.-])(?P<n>{en_num})\s+(?P<name>{alternatives})(?:e?s)?\b", re.IGNORECASE)
+        names: dict[str, set[str]] = {}
+
+        def add(text: str, entry_id: str) -> None:
+            t = text.strip().lower()
+            if len(t) >= 2 and not t.isdigit():
+                names.setdefault(t, set()).add(entry_id)
+
+        heads: dict[str, set[str]] = {}
+        for e in knowledge or ():
+            for n in {e.id, e.name_en, e.name_zh, *e.aliases}:
+                if not n:
+                    continue
+                add(n, e.id)
+                if e.faction and n.lower().startswith(e.faction.lower() + " "):
+                    add(n[len(e.faction) + 1 :], e.id)  # "Nod Flame Tank" is a flame tank in prose
+            if e.name_en:
+                heads.setdefault(e.name_en.lower().split()[-1], set()).add(e.id)
+        for word, head in GENERIC_NOUNS.items():
+            ids = {i for h, s in heads.items() if h == head.split()[-1] for i in s}
+            ids = {i for i in ids if self.entries[i].name_en.lower().endswith(head)}
+            if ids:
+                names.setdefault(word, set()).update(ids)
+        for n in index.names.values():  # internal names the log prints (KW/TW maps, MG_ types)
+            if n and not n.startswith("0x"):
+                names.setdefault(n.lower(), set()).add(n)
+        verb_words = [re.compile(rf"(?:{en})(?:e?s)?", re.I) for en, _zh in VERBS.values()]
+        for word in [w for w in names if any(rx.fullmatch(w) for rx in verb_words)]:
+            del names[word]  # an alias that is a verb ("Unpack") is read as the verb in prose
+        self.names = names
+        alternatives = "|".join(re.escape(n) for n in sorted(names, key=lambda n: -len(n)))
+        self._names_re = (
+            re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?:e?s)?(?![A-Za-z0-9_])", re.IGNORECASE)
             if alternatives
             else None
         )
-        self._zh_count = (
-            re.compile(
-                rf"(?<![\d.:#-])(?P<n>\d{{1,3}}|[一二两三四五六七八九十]{{1,3}})\s*[{ZH_MEASURES}]?(?P<name>{alternatives})",
-                re.IGNORECASE,
-            )
-            if alternatives
-            else None
-        )
-        self._names_re = re.compile(alternatives, re.IGNORECASE) if alternatives else None
-        self._players = [
-            (p.slot, [n for n in {p.name, p.label} if n and len(n) >= 2]) for p in index.players if p.is_player
+        self._verbs = [
+            (kind, re.compile(rf"(?<![A-Za-z-])(?:{en})(?![A-Za-z])|(?:{zh})(?![场厂])", re.IGNORECASE))
+            for kind, (en, zh) in VERBS.items()
         ]
+        en_num = r"\d{1,3}|(?:" + "|".join(EN_TENS) + r")(?:-[a-z]+)?|" + "|".join(EN_NUMBERS)
+        self._en_count = re.compile(rf"(?<![\w#:.×x-])(?P<n>{en_num})(?![\w:.])", re.IGNORECASE)
+        self._zh_count = re.compile(r"(?<![\d.:#×x])(?P<n>\d{1,3}|[一二两三四五六七八九十]{1,3})(?![\d:.])")
+        playing = [p for p in index.players if p.is_player]
+        factions: dict[str, list[int]] = {}
+        for p in playing:
+            for f in {p.played_faction, p.faction} - {"", "Random", "random"}:
+                for word in (f, *FACTION_WORDS_ZH.get(f, ())):
+                    factions.setdefault(word.lower(), []).append(p.slot)
+        prefixes: dict[str, list[int]] = {}
+        for p in playing:
+            head = re.split(r"[-_ .|]", p.name, maxsplit=1)[0]
+            if len(head) >= 3 and head != p.name:
+                prefixes.setdefault(head.lower(), []).append(p.slot)
+        self._players: list[tuple[int, list[str]]] = []
+        for p in playing:
+            words = {n.lower() for n in (p.name, p.label) if n and len(n) >= 2}
+            words |= {f for f, slots in factions.items() if slots == [p.slot]}
+            words |= {h for h, slots in prefixes.items() if slots == [p.slot]}
+            self._players.append((p.slot, sorted(words)))
+        self._events = [e for e in index.events if not e.automatic]
+        game = index.replay.game
+        self._roles = {e.command_index: role_of(game, e.command_id)[0] for e in self._events}
 
     # ------------------------------------------------------------------ entry point
 
@@ -149,113 +365,705 @@ class ProseChecker:
         end = span[1] if span is not None else float("inf")
         out: list[ValidationIssue] = []
         heading_player: int | None = None
-        for line in text.splitlines():
-            if _HEADING.match(line):
-                who = self._players_in(line)
+        n = 0
+        for raw in text.splitlines():
+            if _HEADING.match(raw):
+                who = self._players_in(raw)
                 heading_player = who[0] if len(who) == 1 else None
                 continue
-            for m in list(_SENTENCE.finditer(line))[:MAX_SENTENCES]:
+            # a correction "what it said → what is right": only the right side is asserted; a quotation is not
+            line = _QUOTED.sub(lambda q: " " * len(q.group()), raw.rsplit("→", 1)[-1])
+            lead = _LEAD.match(line)
+            line_player = heading_player
+            if lead:
+                who = self._players_in(lead.group(1))
+                line_player = who[0] if len(who) == 1 else heading_player
+            for m in _SENTENCE.finditer(line):
                 sentence = m.group().strip()
                 if not sentence:
                     continue
-                who = self._players_in(sentence)
-                player = who[0] if len(who) == 1 else (heading_player if not who else None)
-                out += self._counts(sentence, player, end)
-                out += self._times(sentence, player)
-                if len(out) >= MAX_SENTENCES:
+                n += 1
+                if n > MAX_SENTENCES:
                     return out
+                out += self._sentence(sentence, line_player, end)
         return out
 
-    # ------------------------------------------------------------------ parts
+    # ------------------------------------------------------------------ parsing
 
     def _players_in(self, text: str) -> list[int]:
-        low = text.lower()
-        return [slot for slot, names in self._players if any(_has_word(low, n.lower()) for n in names)]
+        low = self._names_re.sub(" ", text).lower() if self._names_re is not None else text.lower()
+        return [slot for slot, names in self._players if any(_has_word(low, n) for n in names)]
 
-    def _name(self, text: str) -> _Name | None:
-        return self._by_text.get(text.lower())
-
-    def _counts(self, sentence: str, player: int | None, end: float) -> list[ValidationIssue]:
-        found: dict[int, tuple[int, _Name, str]] = {}  # by where the name starts: both patterns may read it
-        if self._en_count is not None:  # both languages: a reply may mix them
-            for m in self._en_count.finditer(sentence):
-                word = m.group("n").lower()
-                n = int(word) if word.isdigit() else EN_NUMBERS.get(word)
-                name = self._name(m.group("name"))
-                if n is not None and name is not None:
-                    found.setdefault(m.start("name"), (n, name, m.group()))
-        if self._zh_count is not None:
-            for m in self._zh_count.finditer(sentence):
-                if sentence[: m.start("n")].rstrip().endswith(ZH_NOT_COUNTS):
-                    continue  # 第 6 个 (an ordinal), 前两辆 (the first two of more), 每 3 个 (each)
-                n = _zh_number(m.group("n"))
-                name = self._name(m.group("name"))
-                if n is not None and name is not None:
-                    found.setdefault(m.start("name"), (n, name, m.group()))
-        out: list[ValidationIssue] = []
-        for n, name, said in found.values():
-            if name.kind != "unit" or n < 2 or any(self._starts_with(i) for i in name.ids):
-                continue  # one of a type says nothing checkable; start units are nobody's order
-            ordered = {
-                p.slot: sum(self.index.units_ordered(p.slot, 0.0, end)[i] for i in name.ids)
-                for p in self.index.players
-                if p.is_player
-            }
-            total = sum(ordered.values())
-            mine = ordered.get(player, 0) if player is not None else 0
-            others = total - mine
-            if n > total or (player is not None and 0 < mine < n and others == 0):
-                fact = self._count_fact(name, ordered, end)
-                out.append(self._issue("ProseCount", sentence, said, fact))
+    def _types(self, text: str, offset: int = 0) -> list[tuple[_Mention, frozenset[str]]]:
+        if self._names_re is None:
+            return []
+        out = []
+        for m in self._names_re.finditer(text):
+            word = m.group().lower()
+            ids = self.names.get(word) or self.names.get(re.sub(r"e?s$", "", word)) or self.names.get(word[:-1])
+            if ids:
+                out.append((_Mention(offset + m.start(), offset + m.end(), m.group()), frozenset(ids)))
         return out
 
-    def _times(self, sentence: str, player: int | None) -> list[ValidationIssue]:
-        times = _TIME.findall(sentence)
-        if player is None or len(times) != 1 or self._names_re is None:
-            return []
-        names = {m.group().lower() for m in self._names_re.finditer(sentence)}
-        meant = [n for n in (self._name(x) for x in names) if n is not None]
-        if len({frozenset(n.ids) for n in meant}) != 1:
-            return []
-        name = meant[0]
-        zh_verbs = ORDER_VERBS[name.kind][1]
-        en_verbs = re.compile(ORDER_VERBS[name.kind][0], re.IGNORECASE)
-        bare = self._names_re.sub(" ", sentence)  # a verb inside a name (建造场) is no verb
-        if not en_verbs.search(bare) and not re.search(f"(?:{zh_verbs})(?![场厂])", bare):  # 建造场 is a yard
-            return []
-        seconds = parse_time(times[0])
-        hashes = {self.index.hash_of(i) for i in name.ids} - {None}
-        orders = [e for e in self.index.events if e.player == player and e.type_hash in hashes and not e.automatic]
-        if seconds is None or not orders:
-            return []  # the player never ordered it: the sentence may be about another's unit
-        tolerance = EXACT_TIME_TOLERANCE_SECONDS if "." in times[0] else TIME_TOLERANCE_SECONDS
-        if any(abs(e.time_code / TICKS_PER_SECOND - seconds) <= tolerance for e in orders):
-            return []
-        near = sorted(orders, key=lambda e: abs(e.time_code - seconds * TICKS_PER_SECOND))[:3]
-        stamps = ", ".join(format_time(e.time_code / TICKS_PER_SECOND) for e in sorted(near, key=lambda e: e.time_code))
-        who = self.index.player_name(player)
-        ids = "/".join(sorted(name.ids))
+    def _spans(self, text: str) -> list[_Span]:
+        """Times and spans of a clause; consecutive times joined by a dash, "and", 至 or a list are one span."""
+        times = [(m.start(), m.end(), m.group(1)) for m in _TIME_RE.finditer(text)]
+        out: list[_Span] = []
+        i = 0
+        while i < len(times):
+            j = i
+            dashed = False
+            while j + 1 < len(times) and _RANGE_JOIN.match(join := text[times[j][1] : times[j + 1][0]]):
+                dash = bool(re.match(r"^\s*(?:–|—|-|~|～|to|至|到)\s*$", join))
+                if dashed or (dash and j > i):
+                    break  # "a–b 与 c–d" are two spans
+                dashed = dashed or dash
+                j += 1
+            values = [parse_time(t[2]) for t in times[i : j + 1]]
+            if all(v is not None for v in values):
+                vs = [float(v) for v in values if v is not None]
+                s, e = times[i][0], times[j][1]
+                if _BETWEEN.search(text[max(0, s - 9) : s]):
+                    s = max(0, s - 9)
+                around = bool(_AROUND.search(text[e : e + 3])) and "." not in times[i][2]
+                out.append(_Span(s, e, min(vs), max(vs), "." in times[i][2], around))
+            i = j + 1
+        return out
+
+    def _verbs_in(self, text: str) -> list[_Mention]:
+        bare = self._names_re.sub(lambda m: " " * len(m.group()), text) if self._names_re is not None else text
+        out = [_Mention(m.start(), m.end(), kind) for kind, rx in self._verbs for m in rx.finditer(bare)]
+        out.sort(key=lambda v: (v.start, -(v.end - v.start)))
+        kept: list[_Mention] = []
+        for v in out:  # the longest verb at a place (开始建造 over 建造)
+            if not kept or v.start >= kept[-1].end:
+                kept.append(v)
+        return kept
+
+    @staticmethod
+    def _pick(items: Sequence[_Mention], span: _Span, *, cjk: bool, lo: int, hi: int, clause: str) -> _Mention | None:
+        """The verb or id a time belongs to.
+
+        In Chinese the one after it ("在 1:02 放下"), else the one before; in English the one before ("placed at
+        2:14.80"), else one right after it ("from 5:56.93 starts").
+        """
+
+        def outside(x: _Mention) -> bool:  # "(cancelled)" says nothing of the time after the bracket; "(#888)" does
+            return x.value.isdigit() or all(a <= span.start < b for a, b in _brackets(clause) if a <= x.start < b)
+
+        before = [x for x in items if lo <= x.start and x.end <= span.start and outside(x)]
+        after = [x for x in items if span.end <= x.start < hi and outside(x)]
+        if cjk and items and items[0].value.isdigit():  # ids: the nearest ("#647（编队 2，0:44.13 施放…）和 #650")
+            if after and re.fullmatch(r"\s*\S{1,3}\s*", clause[span.end : after[0].start]):
+                return after[0]  # "7:01.07 出售 #445": the verb's own object
+            near = [(span.start - x.end, x) for x in before[-1:]] + [(x.start - span.end, x) for x in after[:1]]
+            return min(near, key=lambda d: d[0])[1] if near else None
+        if cjk:
+            return after[0] if after else (before[-1] if before else None)
+        if before and span.start - before[-1].end <= 40:
+            return before[-1]
+        if after and not clause[span.end : after[0].start].strip():
+            return after[0]
+        return before[-1] if before else None
+
+    # ------------------------------------------------------------------ one sentence
+
+    def _sentence(self, sentence: str, line_player: int | None, end: float) -> list[ValidationIssue]:
+        who = self._players_in(sentence)
+        # the player the sentence names, unless its heading names another (then "attacks Trebla's Tengu" under
+        # SFT's heading is no sentence about Trebla's orders); a heading alone decides nothing
+        player = who[0] if len(who) == 1 and line_player in (None, who[0]) else None
+        out: list[ValidationIssue] = []
+        carried: str | None = None
+        for lo, hi in _clauses(sentence):
+            clause = sentence[lo:hi]
+            spans = self._spans(clause)
+            verbs = self._verbs_in(clause)
+            types = self._types(clause)
+            ids = [_Mention(m.start(), m.end(), m.group(1)) for m in _ID.finditer(clause)]
+            clause_who = self._players_in(clause)
+            here = (  # "…；맥주 总共下单了 3 台六足；…": the clause's own player
+                clause_who[0] if len(clause_who) == 1 and line_player in (None, clause_who[0]) else player
+            )
+            units = any(self._kind_of(i) == "unit" for _t, i in types)
+            # a clause without a verb continues the last one ("sells #1840 at 7:13.20, the gateway #1377 at 7:35.00")
+            # when it names no type; a count of a unit type without a verb is of its orders ("seven attack bikes at
+            # 8:49.53–8:50.40"); a list of structures continues "built" loosely (started or placed)
+            inherit = (
+                None
+                if verbs or types or not ids or _CONJ.match(clause)
+                else ("build" if carried in ("start", "place") else carried)
+            )
+            out += self._counts(
+                sentence=sentence,
+                clause=clause,
+                spans=spans,
+                verbs=verbs,
+                types=types,
+                ids=ids,
+                player=here,
+                carried="queue" if units and not verbs else inherit,
+                end=end,
+                clause_who=clause_who,
+            )
+            out += self._times(
+                sentence=sentence,
+                clause=clause,
+                spans=spans,
+                verbs=verbs,
+                types=types,
+                ids=ids,
+                player=here,
+                carried=inherit,
+            )
+            if verbs:
+                carried = verbs[-1].value
+        for part in re.split(r"[;；]", sentence):
+            out += self._durations(part, sentence, self._players_in(part))
+        return out
+
+    # ------------------------------------------------------------------ counts
+
+    def _counts(
+        self,
+        *,
+        sentence: str,
+        clause: str,
+        spans: list[_Span],
+        verbs: list[_Mention],
+        types: list[tuple[_Mention, frozenset[str]]],
+        ids: list[_Mention],
+        player: int | None,
+        carried: str | None,
+        end: float,
+        clause_who: list[int],
+    ) -> list[ValidationIssue]:
+        out: list[ValidationIssue] = []
+        cjk = _is_cjk(clause)
+        taken = [(s.start, s.end) for s in spans] + [(i.start, i.end) for i in ids]
+        found = self._zh_count.finditer(clause) if cjk else self._en_count.finditer(clause)
+        for m in found:
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            n = _zh_number(m.group("n")) if cjk else _en_number(m.group("n"))
+            if n is None or n < 2:
+                continue
+            before = clause[: m.start()].rstrip()
+            if cjk and before.endswith(ZH_NOT_COUNTS):
+                continue  # 第 6 个 (an ordinal), 前两辆 (the first two of more), 每 3 个 (each)
+            if not cjk and before.lower().endswith(EN_NOT_COUNTS):
+                continue
+            rest = clause[m.end() :]
+            orders = False
+            if cjk:
+                tail = re.match(r"\s*([个辆架艘名只台座支次])?", rest)
+                measure = tail.group(1) if tail else None
+                orders = measure == "次"
+                if not measure and re.match(r"\s*[A-Za-z]", rest) is None:
+                    continue  # a bare numeral (a time unit, an id, a coordinate) is no count
+                after = m.end() + (tail.end() if tail else 0)
+                rest2 = clause[after:]
+                skip = re.match(r"\s*(?:[“\"]?×\s*5[”\"]?\s*)?(?:下单|下了|取消|暂停|生产|训练)?\s*", rest2)
+                name_at = after + (skip.end() if skip else 0)
+            else:
+                more = re.match(r"\s+(?:more\s+|different\s+|new\s+|extra\s+|further\s+)*", rest)
+                name_at = m.end() + (more.end() if more else 0)
+                if re.match(r"\s*(?:of|times|seconds?|minutes?|s\b|min\b|%|x|×)", rest, re.I):
+                    continue
+            name = next(((t, i) for t, i in types if t.start == name_at), None)
+            if cjk and name is None and not orders:
+                name = next(((t, i) for t, i in types if 0 <= t.start - name_at <= 3), None)
+            id_list = _ID_LIST.match(clause[(name[0].end if name else name_at) :]) or _ID_LIST.match(
+                re.sub(r"^[\w -]{0,40}?(?=\s*[(（])", "", clause[name_at:])
+            )
+            noun_end = name[0].end if name else m.end()
+            if cjk:
+                verb = next((v for v in verbs if v.start >= m.start()), None) or next(
+                    (v for v in reversed(verbs) if v.end <= m.start()), None
+                )
+                span = next((x for x in reversed(spans) if x.end <= m.start()), None) or next(
+                    (x for x in spans if x.start >= m.start()), None
+                )
+            else:
+                # the verb right after the noun ("four seeker cancels at"), else the one before it with no time
+                # between them ("it cancels eight disintegrators")
+                verb = next(
+                    (v for v in verbs if v.start >= noun_end and not clause[noun_end : v.start].strip()), None
+                ) or next(
+                    (
+                        v
+                        for v in reversed(verbs)
+                        if v.end <= m.start() and not any(v.end <= x.start < m.start() for x in spans)
+                    ),
+                    None,
+                )
+                later = next((x for x in spans if x.start >= noun_end), None)
+                between = re.sub(r"[(（][^)）]*[)）]", "", clause[noun_end : later.start]) if later else ""
+                # a time after the count is its time when "at" it ("four more Tengus at 4:40.67"), not "by" it or
+                # after a colon ("nine Tengu orders: 5:11.60 (×4), …"); no other object or verb stands between
+                linked = later is not None and (
+                    re.fullmatch(r"\s*(?:[\w-]+\s+){0,2}(?:at|around|about)\s*", between) is not None
+                    or (
+                        not later.point
+                        and len(between.split()) <= 3
+                        and not set(between.lower().split()) & {"by", "until", "till", "before", "after", "since"}
+                    )
+                )
+                if (
+                    linked
+                    and later is not None
+                    and not _ID.search(between)
+                    and not any(noun_end < v.start < later.start and v is not verb for v in verbs)
+                ):
+                    span = later
+                else:
+                    span = next((x for x in reversed(spans) if x.end <= m.start()), None)
+                if id_list is not None and later is not None and (linked or span is None):
+                    span = later  # the ids of one order: the order at that time names them (or not)
+            kind = verb.value if verb else carried
+            if name is not None and kind is None and self._kind_of(name[1]) == "unit":
+                kind = "queue"  # "seven attack bikes at 8:49.53–8:50.40": a count of a unit type is of its orders
+            said = clause[m.start() : noun_end].strip()
+            listed = _listed_ids(clause[noun_end:])
+            if (
+                cjk
+                and span is not None
+                and span.point
+                and re.match(r"\s*起", clause[span.end :])
+                and "连" not in clause
+            ):
+                continue  # "4:28.53 起下单 3 辆": from then on, not one burst ("4:45.87 起连下" is)
+            if id_list is not None and span is not None and span.point:
+                issue = self._id_list_count(sentence=sentence, said=said, n=n, span=span, clause=clause, player=player)
+            elif listed and span is not None and kind in ("sell", "repair", "pack", "unpack"):
+                issue = self._listed_count(sentence=sentence, said=said, n=n, kind=kind, listed=listed, span=span)
+            elif kind is None or kind == "other":
+                continue
+            elif span is not None:
+                issue = self._span_count(
+                    sentence=sentence,
+                    said=said,
+                    n=n,
+                    kind=kind,
+                    name=name,
+                    span=span,
+                    player=player,
+                    ids=ids,
+                    at=m.start(),
+                    orders_only=orders,
+                )
+            elif name is not None and kind in ("queue", "build") and not orders and not re.match(r"\s+more\b", rest):
+                # "ten more Cryocopters (than …)" without a time may be a difference: only a total is checked
+                whole = bool(TOTAL_WORDS.search(sentence))
+                issue = self._total_count(
+                    sentence=sentence,
+                    said=said,
+                    n=n,
+                    ids=name[1],
+                    player=player,
+                    end=end,
+                    whole=whole,
+                    clause_who=clause_who,
+                )
+            else:
+                continue
+            if issue is not None:
+                out.append(issue)
+        return out
+
+    def _listed_count(
+        self, *, sentence: str, said: str, n: int, kind: str, listed: set[int], span: _Span
+    ) -> ValidationIssue | None:
+        """Sold six wall pieces (#890–#896) between …": the orders of the kind on the ids the text lists."""
+        window = self._window(
+            [e for e in self._orders(kind, None, None) if listed & set(e.object_ids)], span, bursts=False
+        )
+        objects = {i for e in window for i in e.object_ids if i in listed}
+        if not window or n in (len(window), len(objects)):
+            return None
+        stamps = ", ".join(format_time(e.seconds) for e in window[:8])
         fact = tr(
             self.lang,
-            "{who}'s orders of {ids} are at {stamps}; none within {tolerance:g} s of {times}",
-            who=who,
-            ids=ids,
+            "{count} {kind} orders on the listed objects ({count_2} objects) in that span: {stamps}",
+            count=len(window),
+            kind=kind,
+            count_2=len(objects),
             stamps=stamps,
-            tolerance=tolerance,
-            times=times[0],
         )
-        return [self._issue("ProseTime", sentence, times[0], fact, seconds)]
+        return self._issue("ProseCount", sentence, said, fact, span.a)
+
+    def _kind_of(self, ids: frozenset[str]) -> str:
+        kinds = {self.entries[i].kind if i in self.entries else _kind_of_name(i) for i in ids}
+        kinds.discard("")
+        return kinds.pop() if len(kinds) == 1 else ""
+
+    def _hashes(self, ids: frozenset[str]) -> set[int]:
+        """The hashes of the types and of their variants the replay names (``…_Ground``: an amphibious unit on land)."""
+        out = {self.index.hash_of(i) for i in ids} | {self.entries[i].hash for i in ids if i in self.entries}
+        prefixes = tuple(f"{i.lower()}_" for i in ids)
+        out |= {h for h, n in self.index.names.items() if n.lower().startswith(prefixes)}
+        return {h for h in out if h is not None}
+
+    def _orders(self, kind: str, player: int | None, hashes: set[int] | None) -> list[FactEvent]:
+        roles = ROLE_SETS[kind]
+        words = POWER_WORDS.get(kind)
+        out = []
+        for e in self._events:
+            if self._roles[e.command_index] not in roles or (player is not None and e.player != player):
+                continue
+            if hashes is not None and e.type_hash not in hashes:
+                continue
+            if words is not None and not _power_matches(self.index.name_of(e.type_hash or 0), kind):
+                continue
+            out.append(e)
+        return out
+
+    def _window(self, orders: list[FactEvent], span: _Span, bursts: bool) -> list[FactEvent]:
+        """The orders a span means: all in a span of two times; at one time, the burst that starts there."""
+        slack = 0.05 if span.exact else 0.0
+        if not span.point:
+            hi = span.b + (slack if span.exact else 1.0)
+            return [e for e in orders if span.a - slack <= e.seconds <= hi]
+        if not bursts:
+            return []
+        lo, hi = (span.a - slack, span.a + slack) if span.exact else (span.a, span.a + 1.0)
+        if span.around:
+            lo, hi = span.a - TIME_TOLERANCE_SECONDS, span.a + TIME_TOLERANCE_SECONDS
+        ordered = sorted(orders, key=lambda e: e.time_code)
+        start = next((k for k, e in enumerate(ordered) if lo <= e.seconds <= hi), None)
+        if start is None:
+            return []
+        burst = [ordered[start]]
+        for e in ordered[start + 1 :]:
+            if e.seconds - burst[-1].seconds > BURST_GAP_SECONDS and e.seconds > hi:
+                break
+            burst.append(e)
+        return burst
+
+    def _span_count(
+        self,
+        *,
+        sentence: str,
+        said: str,
+        n: int,
+        kind: str,
+        name: tuple[_Mention, frozenset[str]] | None,
+        span: _Span,
+        player: int | None,
+        ids: list[_Mention],
+        at: int,
+        orders_only: bool,
+    ) -> ValidationIssue | None:
+        if kind in TYPED_VERBS and name is None and not orders_only:
+            return None  # "three factories queue seven …": a count needs its type
+        if name is None and (kind not in ("cancel", "sell") or not span.exact):
+            return None  # "三次施放" of no named power, "连取消 5 次" in a heading's period: not one order kind
+        if not span.exact and not span.point:
+            return None  # "4:44–4:52": a period of the match, not the bounds of a burst
+        hashes = self._hashes(name[1]) if name is not None and kind in TYPED_VERBS else None
+        if kind in ("place", "start", "build") and span.point:
+            return None  # structures are placed as they finish: no burst
+        actor = next((int(i.value) for i in reversed(ids) if i.end <= at), None)
+        players = [player] if player is not None else [p for p, _w in self._players]
+        accepted: set[int] = set()
+        seen = 0
+        facts: list[str] = []
+        for p in players:
+            for restrict in ((actor,) if actor is not None else ()) + (None,):
+                window = self._window(
+                    [e for e in self._orders(kind, p, hashes) if restrict is None or restrict in e.object_ids],
+                    span,
+                    bursts=kind in ("queue", "cancel", "sell"),
+                )
+                if not window:
+                    continue
+                seen += len(window)
+                lines = len(window)
+                units = sum(self.index.batch(e.command_index) for e in window) if kind == "queue" else lines
+                accepted |= {lines} if orders_only else {lines, units}
+                if kind == "cancel":
+                    accepted.add(lines * BATCH)
+                if kind == "sell" and name is not None:
+                    accepted |= set(range(1, lines + 1))  # "two refineries" among more sells
+                if restrict is None:
+                    facts.append(self._burst_fact(p, kind, window, units))
+        if not seen or n in accepted:
+            return None
+        return self._issue("ProseCount", sentence, said, "; ".join(facts), span.a)
+
+    def _burst_fact(self, player: int, kind: str, window: list[FactEvent], units: int) -> str:
+        times = [format_time(e.seconds) for e in window]
+        stamps = ", ".join(times) if len(times) <= 6 else f"{times[0]} … {times[-1]}"
+        types = sorted({self.index.name_of(e.type_hash) for e in window if e.type_hash is not None})
+        what = "/".join(types[:3])
+        who = self.index.player_name(player)
+        extra = tr(self.lang, " ({units} units, a batch counting five)", units=units)
+        return tr(
+            self.lang,
+            "{who} has {count} {kind} orders {what}: {stamps}",
+            who=who,
+            count=len(window),
+            kind=kind,
+            what=what,
+            stamps=stamps,
+        ) + (extra if units != len(window) else "")
+
+    def _id_list_count(
+        self, *, sentence: str, said: str, n: int, span: _Span, clause: str, player: int | None
+    ) -> ValidationIssue | None:
+        listed = [int(x) for x in _ID.findall(clause)]
+        if not listed:
+            return None
+        first = listed[0]
+        lines = [
+            e
+            for e in self._events
+            if abs(e.seconds - span.a) <= (0.05 if span.exact else 1.0)
+            and (player is None or e.player == player)
+            and first in (*e.object_ids, *e.affected_ids, *e.actor_ids)
+        ]
+        if not lines:
+            return None
+        sizes = {
+            size
+            for e in lines
+            for size in (
+                len(e.actor_ids),
+                len(e.affected_ids),
+                len([i for i in e.object_ids if i and i not in e.target_ids]),
+            )
+        } - {0}
+        if n in sizes:
+            return None
+        e = lines[0]
+        counted = "/".join(map(str, sorted(sizes)))
+        fact = tr(
+            self.lang,
+            "the order at {seconds} names {counted} acting objects (#{first}…)",
+            seconds=format_time(e.seconds),
+            counted=counted,
+            first=first,
+        )
+        return self._issue("ProseCount", sentence, said, fact, span.a)
+
+    def _total_count(
+        self,
+        *,
+        sentence: str,
+        said: str,
+        n: int,
+        ids: frozenset[str],
+        player: int | None,
+        end: float,
+        whole: bool,
+        clause_who: list[int],
+    ) -> ValidationIssue | None:
+        if self._kind_of(ids) != "unit" or any(self._starts_with(i) for i in ids):
+            return None  # one of a type says nothing checkable; start units are nobody's order
+        names = {self.index.name_of(h) for h in self._hashes(ids)}
+        until = float("inf") if whole else end
+        ordered = {p: sum(self.index.units_ordered(p, 0.0, until)[x] for x in names) for p, _w in self._players}
+        lines = {p: len([e for e in self._orders("queue", p, self._hashes(ids)) if e.seconds < until]) for p in ordered}
+        total = sum(ordered.values())
+        mine = ordered.get(player, 0) if player is not None else 0
+        named = player is not None and player in clause_who  # "Trebla queued two …": the subject's own orders
+        wrong = n > total or (player is not None and 0 < mine < n and (total == mine or named))
+        if whole and player is not None and mine and n not in (mine, lines[player]):
+            wrong = True
+        if not wrong:
+            return None
+        return self._issue("ProseCount", sentence, said, self._count_fact(ids, ordered, until))
+
+    # ------------------------------------------------------------------ times
+
+    def _times(
+        self,
+        *,
+        sentence: str,
+        clause: str,
+        spans: list[_Span],
+        verbs: list[_Mention],
+        types: list[tuple[_Mention, frozenset[str]]],
+        ids: list[_Mention],
+        player: int | None,
+        carried: str | None,
+    ) -> list[ValidationIssue]:
+        out: list[ValidationIssue] = []
+        cjk = _is_cjk(clause)
+        bounds = [0] + [s.end for s in spans]
+        for k, span in enumerate(spans):
+            lo = bounds[k]
+            hi = spans[k + 1].start if k + 1 < len(spans) else len(clause)
+            if _BOUND_BEFORE.search(clause[lo : span.start]) or _BOUND_AFTER.match(clause[span.end : hi]):
+                continue  # "from 5:56.93", "by 8:32.73", "4:45.87 起": a bound, not the time of an order
+            if not span.exact and not span.point:
+                continue  # "7:00–8:10", "(2:30–8:30)": a period of the match
+            verb = self._pick(verbs, span, cjk=cjk, lo=lo, hi=hi, clause=clause)
+            kind = verb.value if verb else carried
+            if kind is None or kind == "other":
+                continue
+            if (
+                cjk
+                and verb is not None
+                and verb.start >= span.end
+                and re.search(r"被|后", clause[span.end : verb.start])
+            ):
+                continue  # "12:17.80–12:19.40 被…集火后卖掉": the time is of what came before the verb
+            if (
+                cjk
+                and verb is not None
+                and verb.end <= span.start
+                and any(verb.end <= t[0].start and t[0].end <= span.start for t in types)
+            ):
+                continue  # "取消防空部队、12:57.27 改…": the verb before has its own object
+            oid = self._pick(ids, span, cjk=cjk, lo=lo, hi=hi, clause=clause)
+            # a list of times for a list of ids ("#2911、#3252、#3277 三座建筑（1:42.93、1:56.73、2:06.00）")
+            uids = {int(i.value) for i in ids if lo <= i.start < hi} if not span.point else set()
+            if oid is not None:
+                uids.add(int(oid.value))
+            typed: list[tuple[_Mention, frozenset[str]]] = []
+            if kind in TYPED_VERBS:
+                before = [t for t in types if lo <= t[0].start and t[0].end <= span.start]
+                after = [t for t in types if span.end <= t[0].start < hi]
+                if cjk and verb is not None and verb.start >= span.end:  # "在 1:02 放下战车工厂", "（0:16.80 放置）"
+                    after = [t for t in after if 0 <= t[0].start - verb.end <= 3]
+                    if not after and re.match(r"\s*[\w\u4e00-\u9fff]", clause[verb.end :]):
+                        continue  # "下单激流 ACV…": the object right after the verb is no type the knowledge names
+                typed = (after or before) if cjk else before
+                if (
+                    not typed
+                    and not cjk
+                    and re.fullmatch(
+                        r"\W*(?:and\s+|then\s+)?(?:is\s+|was\s+)?\w+\s+(?:at\s+)?", clause[lo : span.start]
+                    )
+                ):
+                    subject = [t for t in types if t[0].end <= lo][-1:]  # "the factory (X) is started at 1:29.47 and
+                    # placed at …": the clause's subject, when nothing named in capitals stands between
+                    if subject and not re.search(r"\b[A-Z][a-z]", clause[subject[0][0].end : span.start]):
+                        typed = subject
+                unknown = [
+                    w
+                    for w in _IDENT.findall(clause[lo:hi])
+                    if w.lower() not in self.names
+                    and not any(w.lower() in words for _p, words in self._players)
+                    and not any(t[0].start <= clause.find(w, lo) < t[0].end for t in types)
+                ]
+                if unknown:
+                    continue  # an internal name neither the knowledge nor the replay knows: not checkable
+                kinds = {self._kind_of(i) for _t, i in typed}
+                if kinds == {"upgrade"} and kind in ("start", "build", "place"):
+                    kind = "upgrade"  # "开始 ScrinPowerPlantUpgrade", "starts Upgrade_…"
+                elif kinds == {"power"} and kind in ("start", "build", "place"):
+                    kind = "power"
+            if not uids and not typed and kind not in ("pack", "unpack", "sell", "transform"):
+                continue
+            if player is None and (not span.exact or (not uids and not typed)):
+                continue  # "at 9:59" of one of two players: which one? (a copied m:ss.cc line time is anyone's)
+            hashes = {h for _t, i in typed for h in self._hashes(i)} or None
+            orders = self._orders(kind, None if uids else player, hashes)
+            if uids:
+                orders = [e for e in orders if uids & set(e.object_ids) or uids & set(e.actor_ids)]
+            if not orders:
+                continue  # nothing of that kind at all: the clause may mean something else
+            tolerance = EXACT_TIME_TOLERANCE_SECONDS if span.exact else TIME_TOLERANCE_SECONDS
+            if not span.point and any(span.a - tolerance <= e.seconds <= span.b + tolerance for e in orders):
+                continue  # a span of orders: some order of the kind within it
+            for t in {span.a, span.b}:
+                if any(abs(e.seconds - t) <= tolerance + 1e-6 for e in orders):
+                    continue
+                near = sorted(orders, key=lambda e: abs(e.seconds - t))[:3]
+                stamps = ", ".join(format_time(e.seconds) for e in sorted(near, key=lambda e: e.time_code))
+                what = (
+                    " ".join(f"#{u}" for u in sorted(uids))
+                    if uids
+                    else "/".join(sorted({self.index.name_of(e.type_hash) for e in near if e.type_hash is not None}))
+                )
+                who = self.index.player_name(near[0].player)
+                fact = tr(
+                    self.lang,
+                    "{who}'s {kind} orders of {what} are at {stamps}; none within {tolerance:g} s of {t}",
+                    who=who,
+                    kind=kind,
+                    what=what,
+                    stamps=stamps,
+                    tolerance=tolerance,
+                    t=format_time(t),
+                )
+                out.append(self._issue("ProseTime", sentence, clause[span.start : span.end], fact, t))
+                break
+        return out
+
+    # ------------------------------------------------------------------ durations
+
+    def _durations(self, part: str, sentence: str, who: list[int]) -> list[ValidationIssue]:
+        """A duration in one part of a sentence (up to a semicolon) against the times or first orders it names."""
+        m = _DURATION_EN.search(part)
+        zh = _DURATION_ZH.search(part)
+        if m is not None:
+            n = _en_number(m.group("n"))
+            seconds = n * (60 if m.group("unit").lower().startswith("m") else 1) if n is not None else None
+            full = False
+        elif zh is not None:
+            word = zh.group("n")
+            n = 0 if word == "半" else _zh_number(word)
+            seconds = (30 if word == "半" else n * (60 if zh.group("unit") != "秒" else 1)) if n is not None else None
+            full = bool(zh.group("full"))
+        else:
+            return []
+        if seconds is None:
+            return []
+        times = [parse_time(t) for t in _TIME_RE.findall(part)]
+        actual: float | None = None
+        if len(times) == 2 and all(t is not None for t in times) and len(who) == 2:
+            actual = abs(float(times[1] or 0) - float(times[0] or 0))
+        elif len(who) == 2 and re.search(r"第一次|首次|first", part, re.I):
+            types = self._types(part)
+            kinds = {i for _t, i in types}
+            if len(kinds) != 1:
+                return []
+            hashes = self._hashes(next(iter(kinds)))
+            firsts = []
+            for p in who:
+                orders = [e for e in self._events if e.player == p and e.type_hash in hashes]
+                orders = [e for e in orders if self._roles[e.command_index] in (QUEUE, START)]
+                if not orders:
+                    return []
+                firsts.append(min(e.seconds for e in orders))
+            actual = abs(firsts[1] - firsts[0])
+        if actual is None:
+            return []
+        minutes = seconds >= 60 and seconds % 60 == 0
+        if minutes and not full:
+            wrong = round(actual / 60) != seconds // 60
+        elif minutes:
+            wrong = actual < seconds - 5
+        else:
+            wrong = abs(actual - seconds) > 3
+        if not wrong:
+            return []
+        found = m or zh
+        said = found.group() if found is not None else ""
+        fact = tr(self.lang, "the two are {actual:.1f} s apart", actual=actual)
+        return [self._issue("ProseDuration", sentence, said, fact)]
+
+    # ------------------------------------------------------------------ helpers
 
     def _starts_with(self, entry_id: str) -> bool:
         e = self.entries.get(entry_id)
-        return e is not None and any(e.has_tag(t) for t in ("mcv", "mcv_class", "construction_yard"))
+        if e is None or e.has_tag("core"):  # an Empire core is MCV-class but always ordered
+            return False
+        return any(e.has_tag(t) for t in ("mcv", "mcv_class", "construction_yard"))
 
-    def _count_fact(self, name: _Name, ordered: dict[int, int], end: float) -> str:
-        ids = "/".join(sorted(name.ids))
+    def _count_fact(self, ids: frozenset[str], ordered: dict[int, int], end: float) -> str:
+        names = "/".join(sorted({self.index.name_of(h) for h in self._hashes(ids)}))
         until = format_time(end) if end != float("inf") else tr(self.lang, "the whole match")
         parts = ", ".join(f"{self.index.player_name(p)} {n}" for p, n in ordered.items())
         return tr(
-            self.lang, "{ids} ordered by {until} (a batch counting five): {parts}", ids=ids, until=until, parts=parts
+            self.lang,
+            "{names} ordered by {until} (a batch counting five): {parts}",
+            names=names,
+            until=until,
+            parts=parts,
         )
 
     def _issue(self, code: str, sentence: str, said: str, fact: str, t: float | None = None) -> ValidationIssue:
@@ -266,7 +1074,41 @@ class ProseChecker:
             sentence=sentence,
             fact=fact,
         )
-        return ValidationIssue(Severity.WARNING, code, message, time_seconds=t, fact=fact)
+        return ValidationIssue(Severity.WARNING, code, message, time_seconds=t, fact=fact, quote=sentence)
+
+
+def _brackets(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each bracketed part of ``text``, outermost and nested alike."""
+    out, stack = [], []
+    for i, ch in enumerate(text):
+        if ch in "(（":
+            stack.append(i)
+        elif ch in ")）" and stack:
+            out.append((stack.pop(), i + 1))
+    return out
+
+
+def _kind_of_name(name: str) -> str:
+    """The kind an internal name the knowledge lacks says of itself (``…Upgrade…``, ``SpecialPower…``)."""
+    low = name.lower()
+    return "upgrade" if "upgrade" in low else "power" if low.startswith("specialpower") else ""
+
+
+def _listed_ids(text: str) -> set[int]:
+    """The ids a bracket right after a count lists: ``(#890–#896)`` (a range of ids) or ``(#1, #2, #3)``."""
+    m = re.match(r"^[\w -]{0,30}?[(（]\s*#(\d+)\s*[–—-]\s*#?(\d+)\s*[)）]", text)
+    if m:
+        a, b = int(m.group(1)), int(m.group(2))
+        return set(range(a, b + 1)) if 0 < b - a <= 50 else set()
+    m = re.match(r"^[\w -]{0,30}?[(（]((?:\s*#\d+\s*[,，、]?)+)[)）]", text)
+    return {int(x) for x in re.findall(r"#(\d+)", m.group(1))} if m else set()
+
+
+def _power_matches(name: str, kind: str) -> bool:
+    low = name.lower()
+    if kind == "pack":
+        return "pack" in low and "unpack" not in low
+    return any(w in low for w in POWER_WORDS.get(kind, ()))
 
 
 def _has_word(text: str, word: str) -> bool:

@@ -101,10 +101,11 @@ KNOWN_MISSES |= {
     ("kw_1v1_10m_32k_en", "014", "unit", 2),  # the vehicle factory typed as a Hand of Nod
     ("ra3_1v1_24m_128k_zh", "010", "unit", 1),  # a miner (it takes harvest orders) typed as infantry
 }
-KNOWN_FALSE_ALARMS: set[tuple[str, str, str, int]] = {
-    # the construction yards of Tiberium Wars, which the knowledge does not name ("UnknownType")
-    ("tw_1v1_10m_en", "002", "unit", 0),
-    ("tw_1v1_10m_en", "003", "unit", 0),
-    ("tw_1v1_10m_en", "005", "unit", 0),
-    ("tw_1v1_10m_en", "006", "unit", 5),
+# Decided before by one build time for every unit (3 s); now by the type's build time in the knowledge, which does not
+# give the Vindicator's (issue 28 §4: an unknown time is said and not flagged). #1227 appears 2.53 s after the cited
+# 4:47.80 order; with the Vindicator's build time in knowledge/ra3/objects.json these leave the list.
+KNOWN_MISSES |= {
+    ("ra3_1v1_7m_en", "005", "unit", 17),
+    ("ra3_1v1_7m_en", "006", "unit", 17),
 }
+KNOWN_FALSE_ALARMS: set[tuple[str, str, str, int]] = set()

@@ -69,7 +69,8 @@ def test_a_count_above_what_was_ordered_is_flagged_and_a_true_one_is_not() -> No
     assert f"'{n + 1} {en}s'" in message
     assert f"{internal} ordered by the whole match (a batch counting five): 0010 {n}, nickname 0" in message
     # number words and Chinese numerals with a measure word
-    assert _issues(f"0010 built twenty-one {en}s.", Lang.EN) == []  # "twenty-one" is not parsed: left alone
+    expected = ["ProseCount"] if n < 21 else []  # compound number words are read too (twenty-one)
+    assert [c for c, _m in _issues(f"0010 built twenty-one {en}s.", Lang.EN)] == expected
     if n + 1 <= 20:
         words = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
         word = (words + " seventeen eighteen nineteen twenty").split()[n + 1]
@@ -124,3 +125,15 @@ def test_sentences_that_do_not_parse_are_left_alone() -> None:
     ):
         codes = [c for c, _m in _issues(text, Lang.EN)]
         assert codes == (["ProseCount"] if text.startswith("0010 and") else []), text
+
+
+def test_a_duration_between_two_written_times_is_their_difference() -> None:
+    # 7:59.80 to 8:52.13 is 52.33 s: "fifty-two seconds" holds, "sixty-two" does not (both players named)
+    ok = "0010 started the upgrade at 7:59.80, fifty-two seconds before nickname (8:52.13)."
+    wrong = "0010 started the upgrade at 7:59.80, sixty-two seconds before nickname (8:52.13)."
+    assert [c for c, _m in _issues(ok, Lang.EN)] == []
+    [(code, message)] = _issues(wrong, Lang.EN)
+    assert code == "ProseDuration"
+    assert "52.3 s apart" in message
+    # one player only: the two times need not be the two compared events, so nothing is said
+    assert _issues("It holds at 8:51.67 and starts at 8:52.13, 52 seconds after nickname.", Lang.EN) == []

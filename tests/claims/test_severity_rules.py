@@ -209,3 +209,41 @@ def test_a_unit_claimed_for_the_wrong_player_names_the_owners_line() -> None:
         if c.player == 1 and c.command_id in (0x1FA, 0x207, 0x209) and builder in ints(c.values(ArgKind.OBJECT))
     )
     assert f"{_t(first_strong)} {_players()[1]} " in issues[0].message
+
+
+def test_a_timeline_entry_no_line_supports_is_a_contradiction() -> None:
+    """A firstTime names the player's first Queue unit line (the prompt); 2 s off it, no line supports the entry."""
+    players = _players()
+    _tc, slot, h = _queue_orders()[0]
+    first = min(t for t, p, hh in _queue_orders() if p == slot and hh == h)  # that player's first order of the type
+    ok = _check("timeline", {"player": players[slot], "type": _name(h), "firstTime": _t(first + 15)})  # 1 s off
+    assert [i for i in ok if i.needs_revision] == []
+    off = _check("timeline", {"player": players[slot], "type": _name(h), "firstTime": _t(first + 60)})  # 4 s off
+    assert _worst(off) == (Severity.CONTRADICTION, "TimelineMismatch")
+    assert f"first ordered {_name(h)} at {_t(first)}" in off[0].fact
+
+
+def test_a_wrong_actor_and_an_order_never_given_are_contradictions() -> None:
+    players = _players()
+    queues = [c for c in _replay().commands if c.command_id == QUEUE]
+    first = queues[0]
+    factory = ints(first.values(ArgKind.OBJECT))[0]
+    h = ints(first.values(ArgKind.INT))[0]
+    # another object id of the same player that never queued anything within 2 s (30 frames) of that order
+    other = next(
+        ints(c.values(ArgKind.OBJECT))[0]
+        for c in queues
+        if c.player == first.player
+        and ints(c.values(ArgKind.OBJECT))[0] != factory
+        and not any(
+            abs(q.time_code - first.time_code) <= 30
+            and ints(q.values(ArgKind.OBJECT))[0] == ints(c.values(ArgKind.OBJECT))[0]
+            for q in queues
+        )
+    )
+    claim = {"time": _t(first.time_code), "player": players[first.player], "kind": "produce", "name": _name(h)}
+    assert _worst(_check("event", {**claim, "actorId": other})) == (Severity.CONTRADICTION, "ActorMismatch")
+    queued = {ints(c.values(ArgKind.INT))[0] for c in queues if c.player == first.player}
+    never = next(hh for hh in {ints(c.values(ArgKind.INT))[0] for c in queues} if hh not in queued)
+    issues = _check("event", {**claim, "name": _name(never)})
+    assert _worst(issues) == (Severity.CONTRADICTION, "EventNotObserved")

@@ -156,7 +156,7 @@ def test_timeline_claims_checked_against_first_production() -> None:
     assert _check({"timelineClaims": [{"player": name_a, "type": unit, "firstTime": exact}]}) == []
     late = f"{int(m) + 3}:{s:05.2f}"
     assert _check({"timelineClaims": [{"player": name_a, "type": unit, "firstTime": late}]}) == [
-        (Severity.WARNING, "TimelineMismatch")
+        (Severity.CONTRADICTION, "TimelineMismatch")  # no line supports it (issue 28 §2)
     ]
     never = sorted(_types_queued(b) - _types_queued(a) - {""})[0]
     assert _check({"timelineClaims": [{"player": name_a, "type": never, "firstTime": "5:00"}]}) == [
