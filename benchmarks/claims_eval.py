@@ -93,18 +93,37 @@ def print_cases(data: Path, verdicts: list[Verdict]) -> None:
 
 
 def record_prose_first(data: Path, verdicts: list[ProseVerdict]) -> list[dict[str, Any]]:
-    """Append the prose checker's first score on the evaluation set (one line, key "prose"); never rewritten."""
-    row = {
-        "case": "prose",
-        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%MZ"),
-        "commit": _git("rev-parse", "HEAD"),
-        "app_changes": bool(_git("status", "--porcelain", "--", "app")),
-        "method": "benchmarks/claims_eval.py: app.claims.prose as committed, every prose.jsonl sentence in its "
-        "exchange's reply and window, before any prose rule was changed",
-        "cases": sorted({v.source for v in verdicts}),
-        "kinds": {k: prose_score(verdicts, k) for k in (*PROSE_KINDS, "all")},
-    }
-    return append_first(data / PROSE_HISTORY, [row])
+    """Append the prose checker's first score: once for the set (key "prose"), then once per case added later.
+
+    A case whose prose.jsonl came after the first line gets its own line (key ``prose:<case>``), scored by the
+    checker as committed before any prose rule is changed for it; lines already there are never rewritten.
+    """
+    path = data / PROSE_HISTORY
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    covered = {c for line in lines if line.strip() for c in json.loads(line).get("cases", [])}
+    method = (
+        "benchmarks/claims_eval.py: app.claims.prose as committed, every prose.jsonl sentence in its "
+        "exchange's reply and window, before any prose rule was changed"
+    )
+    groups: list[tuple[str, list[ProseVerdict]]] = []
+    if not lines:
+        groups.append(("prose", verdicts))
+    else:
+        for case in sorted({v.source for v in verdicts} - covered):
+            groups.append((f"prose:{case}", [v for v in verdicts if v.source == case]))
+    rows = [
+        {
+            "case": key,
+            "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%MZ"),
+            "commit": _git("rev-parse", "HEAD"),
+            "app_changes": bool(_git("status", "--porcelain", "--", "app")),
+            "method": method if key == "prose" else method + " for this case",
+            "cases": sorted({v.source for v in vs}),
+            "kinds": {k: prose_score(vs, k) for k in (*PROSE_KINDS, "all")},
+        }
+        for key, vs in groups
+    ]
+    return append_first(path, rows)
 
 
 def print_prose(data: Path, verdicts: list[ProseVerdict], unlabelled: int) -> None:
