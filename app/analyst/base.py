@@ -59,6 +59,7 @@ IDLE_GAP_S = 25.0
 """A pause in a player's orders longer than this (after the opening) is worth pointing out."""
 
 CAST_IDS = (POWER, POWER_WITH_FACING)
+"""RA3 roles of the casts whose caster the index reads; compare a KW/TW id through ``app.facts.roles.role_of``."""
 _ATTR_OF_KEY = {c.key: c.attr for c in CLAIM_LISTS}
 """Claims-block key → :class:`app.claims.parse.ParsedClaims` attribute, in the block's order."""
 
@@ -262,10 +263,10 @@ class AnalystBase:
         cached = self._activity.get(key)
         if cached is not None:
             return cached
-        from app.facts.roles import role_of
+        from app.facts.roles import RoleIds
         from app.replay.commands import Category
 
-        game = self.ix.replay.game
+        roles = RoleIds(self.ix.replay.game)
         playing = {p.slot for p in self.players}
         out: dict[int, Activity] = {p.slot: Activity(p.slot) for p in self.players}
         for ev in self.ix.events_between(a, b):
@@ -278,8 +279,9 @@ class AnalystBase:
             act.last_t = max(act.last_t, t)
             cat = ev.category
             cid = ev.command_id
+            role = roles[cid]  # the RA3 id with the same meaning: KW 0x247 / TW 0x23D attack-move is 0x215
             if cat is Category.ORDER_MOVE:
-                if cid == ATTACK_MOVE:
+                if role == ATTACK_MOVE:
                     act.attack_moves += 1
                     kind = "amove"
                 else:
@@ -291,13 +293,13 @@ class AnalystBase:
                 act.attacks += 1
                 if ev.position is not None:
                     act.points.append((t, "attack", ev.position[0], ev.position[1]))
-                if role_of(game, cid)[0] == ATTACK and ev.object_ids:  # RA3 0x20D, KW 0x23C, TW 0x232
+                if role == ATTACK and ev.object_ids:  # RA3 0x20D, KW 0x23C, TW 0x232
                     target_owner = self.owner_of(ev.object_ids[0])
                     if target_owner is not None and self.team(target_owner) != self.team(ev.player):
                         act.attacks_on[target_owner] += 1
             elif cat is Category.HARVEST:
                 act.harvest += 1
-                if cid == HARVEST_FROM_NODE:
+                if role == HARVEST_FROM_NODE:  # KW 0x245 (KW's own 0x248 is a force-move)
                     act.nodes.update(o for o in ev.object_ids if o)
             elif cat is Category.SELL:
                 act.sells += 1
@@ -308,7 +310,7 @@ class AnalystBase:
             elif cat is Category.PRODUCTION and cid == self.queue_id and ev.type_hash is not None:
                 if ev.type_hash not in self._structures:
                     act.queued[self.ix.name_of(ev.type_hash)] += self.ix.batch(ev.command_index)  # shift-click: 5
-            elif cat is Category.UPGRADE and cid == START_UPGRADE and ev.type_hash is not None:
+            elif cat is Category.UPGRADE and role == START_UPGRADE and ev.type_hash is not None:
                 act.upgrades.append((t, self.ix.name_of(ev.type_hash)))
             elif cat is Category.POWER and ev.type_hash is not None:
                 act.powers.append((t, self.ix.name_of(ev.type_hash)))
@@ -425,8 +427,10 @@ class AnalystBase:
 
     def attack_peaks(self, n: int) -> list[tuple[int, int]]:
         """The ``n`` minutes with the most attack orders of all players, in time order: (minute, orders)."""
+        from app.facts.roles import RoleIds
         from app.replay.commands import Category
 
+        roles = RoleIds(self.ix.replay.game)
         playing = {p.slot for p in self.players}
         per_minute: Counter[int] = Counter()
         for ev in self.ix.events_between(
@@ -435,7 +439,7 @@ class AnalystBase:
             if (
                 ev.player in playing
                 and not ev.automatic
-                and (ev.category is Category.ORDER_ATTACK or ev.command_id == ATTACK_MOVE)
+                and (ev.category is Category.ORDER_ATTACK or roles[ev.command_id] == ATTACK_MOVE)
             ):
                 per_minute[int(ev.seconds // 60)] += 1
         top = sorted(per_minute.items(), key=lambda kv: (-kv[1], kv[0]))[:n]

@@ -136,10 +136,13 @@ class WindowEvidence(AnalystBase):
 
     def casts_in(self, slot: int, a: float, b: float) -> list[tuple[float, int, str]]:
         """Casts (0x1FE/0x200) by ``slot`` in [a, b) whose caster has caster evidence of this player only."""
+        from app.facts.roles import RoleIds
+
+        roles = RoleIds(self.ix.replay.game)  # KW 0x226 / TW 0x21C cast as RA3's 0x1FE does
         out: list[tuple[float, int, str]] = []
         done: set[int] = set()
         for ev in self.ix.events_between(a, b, player=slot):
-            if ev.command_id not in CAST_IDS or ev.type_hash is None:
+            if roles[ev.command_id] not in CAST_IDS or ev.type_hash is None:
                 continue
             for uid in ev.object_ids:
                 if not uid or uid in done:

@@ -224,8 +224,10 @@ def _category(e: Entry | None) -> str:
 
 
 def _builds(index: ReplayFactIndex) -> tuple[PlayerBuild, ...]:
+    from app.facts.roles import RoleIds
     from app.replay.commands import START_UPGRADE
 
+    roles = RoleIds(index.replay.game)  # KW 0x22B / TW 0x221 start an upgrade as RA3's 0x203 does
     k = index.knowledge
     out: list[PlayerBuild] = []
     for p in index.playing:
@@ -246,7 +248,7 @@ def _builds(index: ReplayFactIndex) -> tuple[PlayerBuild, ...]:
             if it.tier > 1 and it.tier not in reached:
                 reached[it.tier] = it.seconds
         for ev in index.events:
-            if ev.player != p.slot or ev.command_id != START_UPGRADE or ev.type_hash is None:
+            if ev.player != p.slot or roles[ev.command_id] != START_UPGRADE or ev.type_hash is None:
                 continue
             e = _entry(k, ev.type_hash)
             if e is None or "tech_level" not in e.tags:

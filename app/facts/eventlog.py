@@ -37,14 +37,19 @@ from typing import NamedTuple
 
 from app.facts.index import KEY_CATEGORIES, POWER_LAYOUT_ROLES, ReplayFactIndex
 from app.facts.model import TICKS_PER_SECOND, FactEvent
-from app.facts.roles import player_left_id, role_of
+from app.facts.roles import RoleIds, player_left_id, role_of
 from app.i18n import Lang
 from app.replay.commands import (
+    ADD_GROUP,
     ATTACK_MOVE,
     FORCE_MOVE,
     FORMATION_MOVE,
     MOVE,
+    REMOVE_FROM_SELECTION,
     REVERSE_MOVE,
+    SELECT,
+    SELECT_GROUP,
+    SELECT_NO_SOUND,
     Category,
     command_info,
 )
@@ -60,7 +65,9 @@ BURST_GAP_SECONDS = 3.0
 MAX_IDS_SHOWN = 6
 
 _SELECTION_CATEGORIES = frozenset({Category.SELECTION, Category.GROUP})
-_MOVE_IDS_RA3 = frozenset({MOVE, ATTACK_MOVE, FORCE_MOVE, FORMATION_MOVE, REVERSE_MOVE})
+_MOVE_ROLES = frozenset({MOVE, ATTACK_MOVE, FORCE_MOVE, FORMATION_MOVE, REVERSE_MOVE})
+"""RA3 ids of the moves a level merges into bursts; KW/TW moves reach them through their role (app.facts.roles)."""
+_SELECTION_KEY_ROLES = frozenset({SELECT, SELECT_NO_SOUND, REMOVE_FROM_SELECTION, SELECT_GROUP, ADD_GROUP})
 _SECONDS = re.compile(r"\d+(\.\d+)?")
 _CAMERA_LABEL = {Lang.ZH: "镜头", Lang.EN: "Camera"}
 _ROLE_WORDS = {
@@ -327,7 +334,7 @@ class _Renderer:
             # a collapsed run of selections: what matters is the selection it leaves
             if ev.affected_ids:
                 parts.append(self.ids(ev.affected_ids))
-            elif ev.command_id != _Q_SELECT:  # after a Q-select the selection is unknown, not empty
+            elif role_of(self.game, ev.command_id)[0] != _Q_SELECT:  # after a Q-select: unknown, not empty
                 parts.append("∅")
         elif ids:
             parts.append(self.ids(ids))
@@ -368,9 +375,12 @@ def _ids(ids: Sequence[int]) -> str:
     return shown
 
 
-def _selection_key(ev: FactEvent) -> tuple[int, ...] | None:
-    """The selection an event leaves (for "did it change anything"), None when not a plain selection."""
-    if ev.command_id in (0x1F5, 0x1F6, 0x1F9, 0x1FB, 0x1FC):
+def _selection_key(ev: FactEvent, role: int) -> tuple[int, ...] | None:
+    """The selection an event leaves (for "did it change anything"), None when not a plain selection.
+
+    ``role`` is the command's RA3 role (app.facts.roles): KW/TW's 0x1FB / 0x1FC create groups 1 and 2.
+    """
+    if role in _SELECTION_KEY_ROLES:
         return ev.affected_ids
     return None
 
@@ -382,6 +392,7 @@ def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[Fac
     pending_sel: dict[int, int] = {}  # player -> position in ``out`` of its open selection run
     last_sel: dict[int, tuple[int, ...] | None] = {}
     burst: dict[int, int] = {}  # player -> position in ``out`` of its open move burst
+    roles = RoleIds(index.replay.game)  # every comparison with an RA3 id goes through the command's role
     no_automatic = level >= CompactLevel.NO_AUTOMATIC
     collapse = level >= CompactLevel.COLLAPSE_SELECTION
     merge = level >= CompactLevel.MERGE_BURSTS
@@ -399,12 +410,13 @@ def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[Fac
         if no_automatic and not counts_as_event(ev, players):
             continue
         p = ev.player
+        role = roles[ev.command_id]
         if collapse and not key:
-            if cat in _SELECTION_CATEGORIES and ev.command_id != _CREATE_GROUP:
-                if ev.command_id == _DESELECT:
+            if cat in _SELECTION_CATEGORIES and role != _CREATE_GROUP:
+                if role == _DESELECT:
                     last_sel[p] = ()
                     continue
-                sel = _selection_key(ev)
+                sel = _selection_key(ev, role)
                 if sel is not None and p in last_sel and last_sel[p] == sel:
                     continue
                 last_sel[p] = sel
@@ -417,10 +429,10 @@ def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[Fac
                 burst.pop(p, None)
                 out.append((ev, count, None))
                 continue
-            if ev.command_id == _CREATE_GROUP:
+            if role == _CREATE_GROUP:
                 last_sel[p] = ev.object_ids
         pending_sel.pop(p, None)
-        if merge and not key and ev.command_id in _MOVE_IDS_RA3:
+        if merge and not key and role in _MOVE_ROLES:
             pos = burst.get(p)
             if pos is not None and out[pos] is not None:
                 first, count, last = out[pos]  # type: ignore[misc]

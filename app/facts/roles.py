@@ -15,6 +15,10 @@ of growing per-game branches. The layouts are checked on the KW/TW corpus (``doc
 * KW 0x23C / 0x23D ``O P`` attack / force-fire on an object = 0x20D / 0x20E: the object is the target, the actors are
   the player's selection, P is the click point;
 * KW 0x244 ``O`` return to refinery = 0x212, 0x245 ``P O`` harvest a field = 0x248, 0x272 repair, 0x277 Q select;
+* KW 0x246 / 0x247 / 0x248 ``P`` move / attack-move / force-move = 0x214 / 0x215 / 0x216, 0x27A ``P F I B B``
+  formation move = 0x22C, 0x28E ``P`` reverse move = 0x236 (the same layouts as RA3's on ``kw_test`` and TW's
+  0x23C / 0x23D / 0x270 / 0x284; note KW's raw 0x248 is RA3's harvest-a-node id and KW's 0x215 is "add group 7",
+  so a raw comparison with an RA3 id reads them wrongly);
 * KW 0x291 ``I B`` player left: sent by a remaining client with the leaver's slot (see :data:`PLAYER_LEFT`).
 
 TW numbering equals KW below 0x218 and is KW − 10 above it (``app.replay.commands``).
@@ -47,6 +51,11 @@ _KW_ROLES: dict[int, int] = {
     0x23D: 0x20E,
     0x244: 0x212,
     0x245: 0x248,
+    0x246: 0x214,
+    0x247: 0x215,
+    0x248: 0x216,
+    0x27A: 0x22C,
+    0x28E: 0x236,
     0x272: 0x228,
     0x277: 0x22A,
     PLAYER_LEFT: PLAYER_LEFT,
