@@ -328,7 +328,7 @@ class ClaimValidator:
 
     def _line(self, e: FactEvent) -> str:
         """One order as the log shows it: time, player, action, type and the ids it names."""
-        zh, en = _ACTION_WORDS.get(e.command_id, ("技能", "power"))
+        zh, en = _ACTION_WORDS.get(role_of(self.index.replay.game, e.command_id)[0], ("技能", "power"))  # KW/TW ids
         parts = [format_time(e.seconds), self.index.player_name(e.player), self._m(zh, en)]
         if e.type_hash is not None:
             parts.append(self.index.name_of(e.type_hash))

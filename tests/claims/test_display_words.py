@@ -39,3 +39,27 @@ def test_severity_words(severity: Severity, zh: str, en: str) -> None:
 def test_confidence_words(value: str, zh: str, en: str) -> None:
     assert confidence_display(value, Lang.ZH) == zh
     assert confidence_display(value, Lang.EN) == en
+
+
+def test_a_kw_order_in_a_message_is_named_as_the_log_names_it() -> None:
+    # kw_test: BoolBada's yard #241 starts NODRefinery at 3:35.67 (KW 0x231, RA3 role Start structure); a message
+    # quoting that line called it "power" (the blind 32K run, 2026-12-03), so a model could not find it in the log
+    import json as _json
+
+    from app.claims.parse import parse_claims
+    from app.claims.validate import ClaimValidator
+    from app.facts import build_fact_index
+    from app.knowledge.names import hash_names
+    from app.replay import read_replay
+    from tests.conftest import REPO_ROOT
+
+    replay = read_replay(REPO_ROOT / "tests" / "data" / "replays" / "kw" / "kw_test.KWReplay")
+    index = build_fact_index(replay, hash_names(replay.header.mod_name))
+    claim = {"time": "3:35.67", "player": "BoolBada", "kind": "build", "name": "NODPowerPlant", "actorId": 241}
+    text = "[claims]\n```json\n" + _json.dumps({"eventClaims": [claim]}) + "\n```"
+    for lang, line in (
+        (Lang.EN, "3:35.67 BoolBada Start structure NODRefinery #241"),
+        (Lang.ZH, "3:35.67 BoolBada 开始建造建筑 NODRefinery #241"),
+    ):
+        messages = [i.message for i in ClaimValidator(index, lang).validate(parse_claims(text), text)]
+        assert any(line in m for m in messages), messages
