@@ -228,7 +228,8 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
             "startup_target_ms": STARTUP_TARGET_MS,
         }
         result["stall_ok"] = (
-            result["stall_max_ms"] < STALL_TARGET_MS and result["charts_open_stall_max_ms"] < STALL_TARGET_MS
+            result["stall_max_ms"] < STALL_TARGET_MS
+            and max(result["chart_phases_stall_max_ms"].values(), default=0.0) < STALL_TARGET_MS
         )
         result["startup_ok"] = startup_ms <= STARTUP_TARGET_MS
         window.close()
