@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app import deadline
+from app.claims.factories import Deed, deeds, misfit
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.kinds import (  # the one definition of the kinds (issue 32)
     EVENT_KINDS,
@@ -178,6 +179,7 @@ class ClaimValidator:
         self._made: dict[int, list[Entry]] | None = None
         self._prose: ProseChecker | None = None
         self._base: dict[int, list[Proof]] | None = None
+        self._deeds: dict[int, list[Deed]] | None = None
         # keyed by the RA3 role of each command (app.facts.roles: KW/TW ids map to the RA3 id with the same
         # meaning); a power whose source layout is not verified for its game (POWER_LAYOUT_ROLES) is indexed as an
         # order of its player, name and time, but who cast it on whom is not read from it (see _known_roles)
@@ -524,6 +526,7 @@ class ClaimValidator:
         if type_name:
             self._abilities_fit(uid, type_name, where, ref, issues)
             self._base_class_fits(uid, type_name, where=where, ref=ref, issues=issues)
+            self._deeds_fit(uid, type_name, where=where, ref=ref, issues=issues)
         if type_name and player is not None:
             self._core_in_order(uid, player, type_name, where=where, ref=ref, issues=issues)
         if player is not None and type_name:
@@ -764,6 +767,20 @@ class ClaimValidator:
             fact = self._m(proof.zh, proof.en)
             issues.append(
                 self._not_of_type("BaseClassMismatch", uid, type_name, fact, where=where, ref=ref, at=proof.seconds)
+            )
+
+    def _deeds_fit(self, uid: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]) -> None:
+        """A type that cannot do what the object's orders show it doing (app.claims.factories)."""
+        entry = self._entry(type_name)
+        if entry is None or self.knowledge is None:
+            return
+        if self._deeds is None:
+            self._deeds = deeds(self.index, self.knowledge)
+        deed = misfit(entry, self._deeds.get(uid, []))
+        if deed is not None:
+            fact = self._m(deed.zh, deed.en)
+            issues.append(
+                self._not_of_type("TypeCannotDo", uid, type_name, fact, where=where, ref=ref, at=deed.seconds)
             )
 
     def _core_in_order(

@@ -86,20 +86,7 @@ KNOWN_MISSES |= {
     ("ra3_1v1_battlebase_15m_en", "006", "unit", 8),  # Defender core typed as a refinery core
     ("ra3_1v1_battlebase_15m_en", "006", "event", 2),  # a core's Queue unit claimed as kind "build"
     ("ra3_1v1_battlebase_15m_en", "014", "unit", 1),  # refinery core typed as a Generator core
-    ("kw_3v3_12m_zh", "002", "unit", 7),  # a vehicle factory typed as another faction's
-    ("kw_3v3_12m_zh", "004", "unit", 1),  # a vehicle factory typed as another
-    ("kw_3v3_12m_zh", "006", "unit", 8),  # an infantry factory typed as another
     ("kw_3v3_12m_zh", "006", "event", 6),  # a Place line claimed as kind build
-    ("kw_3v3_12m_zh", "008", "unit", 8),  # the war factory typed as another structure
-    ("kw_3v3_12m_zh", "008", "unit", 9),  # the airfield typed as another structure
-    ("kw_3v3_12m_zh", "010", "unit", 1),  # a power plant typed as a refinery
-    ("kw_3v3_12m_zh", "016", "unit", 7),  # a second owner for a Warp Chasm
-    ("kw_3v3_12m_zh", "018", "unit", 5),  # a second type for one vehicle factory
-    ("tw_1v1_10m_en", "008", "unit", 4),  # an infantry portal typed as a gateway
-    ("kw_1v1_10m_32k_en", "008", "unit", 3),  # a power plant (it takes the power plant upgrade) typed as a refinery
-    ("kw_1v1_10m_32k_en", "010", "unit", 4),  # the vehicle factory typed as a Hand of Nod
-    ("kw_1v1_10m_32k_en", "014", "unit", 2),  # the vehicle factory typed as a Hand of Nod
-    ("ra3_1v1_24m_128k_zh", "010", "unit", 1),  # a miner (it takes harvest orders) typed as infantry
 }
 # Decided before by one build time for every unit (3 s); now by the type's build time in the knowledge, which does not
 # give the Vindicator's (issue 28 §4: an unknown time is said and not flagged). #1227 appears 2.53 s after the cited

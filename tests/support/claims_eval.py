@@ -174,6 +174,7 @@ def case_verdicts(case: Path, corpus: Path) -> list[Verdict]:
             parsed_of[ex] = parsed
             per_exchange[ex] = _issues_by_claim(validator.validate(parsed, text))
         kind, index = row["kind"], int(row["index"])
+        key = _claim_key(parsed_of[ex], kind, index, row.get("claim", {}))
         out.append(
             Verdict(
                 case.name,
@@ -183,10 +184,31 @@ def case_verdicts(case: Path, corpus: Path) -> list[Verdict]:
                 row.get("claim", {}),
                 _truth(row),
                 row.get("why", ""),
-                per_exchange[ex].get(f"{kind}:{index}", []),
+                per_exchange[ex].get(key, []) if key else [],
             )
         )
     return out
+
+
+def _claim_key(parsed: ParsedClaims, kind: str, index: int, claim: dict[str, Any]) -> str | None:
+    """The validator's reference of a labelled claim: where the parse put it.
+
+    The parse merges claims blocks and a later claim wins per unitId, in the first one's place; so a reply that types
+    one object twice moves the later claim up and drops the earlier one, which the validator then never saw (None).
+    """
+    claims: list[dict[str, Any]] = {
+        "unit": parsed.unit_claims,
+        "event": parsed.event_claims,
+        "timeline": parsed.timeline_claims,
+    }[kind]
+    if index < len(claims) and claims[index] == claim:
+        return f"{kind}:{index}"
+    found = next((n for n, c in enumerate(claims) if c == claim), None)
+    if found is not None:
+        return f"{kind}:{found}"
+    if kind == "unit" and any(c.get("unitId") == claim.get("unitId") for c in claims):
+        return None  # replaced by a later claim on the same object
+    return f"{kind}:{index}"
 
 
 def case_weakening(case: Path, corpus: Path) -> Weakening:
