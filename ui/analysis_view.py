@@ -220,20 +220,20 @@ class AnalysisView(QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.expected_label)
         lay.addWidget(self.body_split, 1)
-        ui.bind(self, self.analyze_button.setText, "分析 (F5)", "Analyze (F5)")
-        ui.bind(self, self.cancel_button.setText, "取消 (Esc)", "Cancel (Esc)")
-        ui.bind(self, self.resume_button.setText, "继续", "Resume")
-        ui.bind(self, self.history_label.setText, "历史分析：", "Past analyses:")
-        ui.bind(self, self.model_label.setText, "模型：", "Model:")
+        ui.bind_tr(self, self.analyze_button.setText, "Analyze (F5)")
+        ui.bind_tr(self, self.cancel_button.setText, "Cancel (Esc)")
+        ui.bind_tr(self, self.resume_button.setText, "Resume")
+        ui.bind_tr(self, self.history_label.setText, "Past analyses:")
+        ui.bind_tr(self, self.model_label.setText, "Model:")
         self._empty_for: tuple[str, bool] | None = None  # (replay name, is the bundled sample) the placeholder names
         self._word_placeholder()
         ui.changed.connect(lambda _code: self._word_placeholder())
         ui.changed.connect(lambda _code: self._relabel_totals())
-        ui.bind(self, self.summary_button.setText, "总结 ↑", "Summary ↑")
-        ui.bind(self, self.copy_summary_button.setText, "复制总结", "Copy summary")
-        ui.bind(self, self.follow_box.setText, "跟随进行中的阶段", "Follow the running stage")
+        ui.bind_tr(self, self.summary_button.setText, "Summary ↑")
+        ui.bind_tr(self, self.copy_summary_button.setText, "Copy summary")
+        ui.bind_tr(self, self.follow_box.setText, "Follow the running stage")
         ui.changed.connect(lambda _c: self._show_expected())
-        ui.bind(self, self.outline.setToolTip, "点击跳到该阶段", "Click to jump to the stage")
+        ui.bind_tr(self, self.outline.setToolTip, "Click to jump to the stage")
 
     def set_expected(self, zh: str, en: str) -> None:
         """What Analyze will take with the picked model, in both languages ("" hides the line)."""
@@ -300,7 +300,7 @@ class AnalysisView(QWidget):
             outcome = "error"
             log.exception("analysis run failed")
             if gen == self._generation:
-                self.error.emit(self.ui.t(f"分析出错：{exc!r}", f"The analysis failed: {exc!r}"))
+                self.error.emit(self.ui.tx("The analysis failed: {exc!r}", exc=exc))
                 self._interrupt_all()
         finally:
             if gen == self._generation:
@@ -364,7 +364,7 @@ class AnalysisView(QWidget):
                 if 0 <= seg < len(self.segments):
                     a, b = self.segments[seg]
                     span = f"  {clock(a)}–{clock(b)}"
-                self.ui.bind(group, group.set_title, f"第 {seg + 1} 段{span}", f"Segment {seg + 1}{span}")
+                self.ui.bind_tr(group, group.set_title, "Segment {seg}{span}", seg=seg + 1, span=span)
                 self.groups[seg] = group
                 self._insert(group)
             panel = StagePanel(stage, f"窗口 {stage.window + 1}", f"Window {stage.window + 1}", self.ui)
@@ -388,7 +388,7 @@ class AnalysisView(QWidget):
         from ui.feedback import FeedbackTarget
 
         if self.analysis_id is None:
-            self.error.emit(self.ui.t("这次分析尚未保存，无法反馈。", "This analysis is not stored yet: no feedback."))
+            self.error.emit(self.ui.tx("This analysis is not stored yet: no feedback."))
             return
         title = panel.ui.t(panel.title_zh, panel.title_en)
         if panel.stage.kind is ev.StageKind.WINDOW:
@@ -570,7 +570,7 @@ class AnalysisView(QWidget):
         """Put the summary's text on the clipboard (None, and a message, while there is no finished summary)."""
         panel = self._summary_panel()
         if panel is None or panel.final_text is None:
-            self.error.emit(self.ui.t("还没有完成的总结可以复制。", "There is no finished summary to copy yet."))
+            self.error.emit(self.ui.tx("There is no finished summary to copy yet."))
             return None
         return panel.copy_text()
 
@@ -593,10 +593,14 @@ class AnalysisView(QWidget):
         prompt, cached, out, reasoning = (int(tot[k] or 0) for k in ("prompt", "cached", "completion", "reasoning"))
         cost = f"{tot['cost']:.4f}" if tot["cost"] is not None else "–"
         self.totals_label.setText(
-            self.ui.t(
-                f"整次分析：提示 {prompt:,}（缓存 {cached:,}）· 输出 {out:,} · 推理 {reasoning:,} · 费用 {cost}",
-                f"Whole run: prompt {prompt:,} (cached {cached:,}) · completion {out:,} · reasoning {reasoning:,} · "
-                f"cost {cost}",
+            self.ui.tx(
+                "Whole run: prompt {prompt:,} (cached {cached:,}) · completion {out:,} · reasoning "
+                "{reasoning:,} · cost {cost}",
+                prompt=prompt,
+                cached=cached,
+                out=out,
+                reasoning=reasoning,
+                cost=cost,
             )
         )
 

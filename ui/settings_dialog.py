@@ -81,7 +81,7 @@ class SettingsDialog(GeneralPage, ProvidersPage, ModelsPage):
         self.secrets = secrets
         self.ui = ui
         self.replay = replay
-        ui.bind(self, self.setWindowTitle, "设置", "Settings")
+        ui.bind_tr(self, self.setWindowTitle, "Settings")
         self.resize(980, 620)
         self._providers: dict[str, ProviderSettings] = {p.name: p for p in settings.providers}
         self._profiles: dict[str, ModelProfileSettings] = {

@@ -138,7 +138,7 @@ class BudgetBar(QWidget):
 
     def set_breakdown(self, breakdown: Mapping[str, int], lang: object = None) -> None:
         """Show a request's breakdown (keys of :class:`app.pipeline.events.StageStarted`)."""
-        from app.i18n import Lang, pick
+        from app.i18n import Lang, pick, tr
 
         self.values = {k: int(v) for k, v in breakdown.items()}
         lg = lang if isinstance(lang, Lang) else Lang.EN
@@ -149,12 +149,13 @@ class BudgetBar(QWidget):
         )
         v = self.values
         self.setToolTip(
-            pick(lg, "这次请求的词元构成（估算）", "Tokens of this request (estimated)")
+            tr(lg, "Tokens of this request (estimated)")
             + f"<table>{rows}</table>"
-            + pick(
+            + tr(
                 lg,
-                f"虚线 = 预算 {v.get('budget', 0):,}；整条 = 上下文 {v.get('context_length', 0):,}",
-                f"dashed line = budget {v.get('budget', 0):,}; full width = context {v.get('context_length', 0):,}",
+                "dashed line = budget {get:,}; full width = context {get_2:,}",
+                get=v.get("budget", 0),
+                get_2=v.get("context_length", 0),
             )
         )
         self.update()
@@ -386,7 +387,7 @@ class StagePanel(Collapsible):
 
     def _retitle_reasoning(self) -> None:
         if self._reason_start is None:
-            self.reasoning_section.set_title(self.ui.t("思考", "Thinking"))
+            self.reasoning_section.set_title(self.ui.tx("Thinking"))
             return
         end = self._reason_end if self._reason_end is not None else time.monotonic()
         n = int(end - self._reason_start)
@@ -401,38 +402,35 @@ class StagePanel(Collapsible):
         if self.draft_issues is not None:  # after a revision: "found N · fixed M · K left" (issue 14)
             found, fixed, left = self.revision_tally()
             self.issues_section.set_title(
-                self.ui.t(
-                    f"校验：发现 {found} · 修正 {fixed} · 剩余 {left}",
-                    f"Validation: found {found} · fixed {fixed} · {left} left",
+                self.ui.tx(
+                    "Validation: found {found} · fixed {fixed} · {left} left", found=found, fixed=fixed, left=left
                 )
             )
             return
         if not self.issues:
-            self.issues_section.set_title(self.ui.t("校验问题（0）", "Validation issues (0)"))
+            self.issues_section.set_title(self.ui.tx("Validation issues (0)"))
             return
         worst = max(i.severity for i in self.issues).display(self.ui.lang)
         self.issues_section.set_title(
-            self.ui.t(
-                f"校验问题（{len(self.issues)}，最严重 {worst}）",
-                f"Validation issues ({len(self.issues)}, worst {worst})",
-            )
+            self.ui.tx("Validation issues ({count}, worst {worst})", count=len(self.issues), worst=worst)
         )
 
     def _relabel_budget(self) -> None:
         v = self.budget_bar.values
         if not v:
-            self.budget_label.setText(self.ui.t("预算：尚未发送请求", "Budget: no request sent yet"))
+            self.budget_label.setText(self.ui.tx("Budget: no request sent yet"))
             return
         # the numbers double as the bar's legend: each part with its colour
         parts = " · ".join(
             f"<span style='color:{c}'>■</span> {self.ui.t(zh, en)} {v.get(k, 0):,}" for k, zh, en, c in BUDGET_PARTS
         )
         self.budget_label.setText(
-            self.ui.t(
-                f"{parts}  ｜ 合计 {v.get('total', 0):,} / 预算 {v.get('budget', 0):,} / "
-                f"上下文 {v.get('context_length', 0):,}",
-                f"{parts}  | total {v.get('total', 0):,} / budget {v.get('budget', 0):,} / "
-                f"context {v.get('context_length', 0):,}",
+            self.ui.tx(
+                "{parts}  | total {get:,} / budget {get_2:,} / context {get_3:,}",
+                parts=parts,
+                get=v.get("total", 0),
+                get_2=v.get("budget", 0),
+                get_3=v.get("context_length", 0),
             )
         )
 
@@ -446,12 +444,16 @@ class StagePanel(Collapsible):
         tps = f"{u['tps']:.1f}" if u.get("tps") is not None and not offline else "–"
         cost = f"{u['cost']:.4f}" if u.get("cost") is not None and not offline else "–"
         self.usage_label.setText(
-            self.ui.t(
-                f"用量：提示 {int(u['prompt']):,}（缓存 {int(u['cached']):,}） · 输出 {int(u['completion']):,} · "
-                f"推理 {int(u['reasoning']):,} · 首字 {ttft} · {tps} 词元/秒 · 费用 {cost}",
-                f"Usage: prompt {int(u['prompt']):,} (cached {int(u['cached']):,}) · "
-                f"completion {int(u['completion']):,}"
-                f" · reasoning {int(u['reasoning']):,} · TTFT {ttft} · {tps} tok/s · cost {cost}",
+            self.ui.tx(
+                "Usage: prompt {prompt:,} (cached {cached:,}) · completion {completion:,} · reasoning "
+                "{reasoning:,} · TTFT {ttft} · {tps} tok/s · cost {cost}",
+                prompt=int(u["prompt"]),
+                cached=int(u["cached"]),
+                completion=int(u["completion"]),
+                reasoning=int(u["reasoning"]),
+                ttft=ttft,
+                tps=tps,
+                cost=cost,
             )
         )
 
@@ -459,7 +461,7 @@ class StagePanel(Collapsible):
         if not self.lookbacks:
             return
         items = ", ".join(f"{clock(a)}–{clock(b)} ({n:,})" for a, b, n in self.lookbacks)
-        self.lookback_label.setText(self.ui.t(f"回查：{items}", f"Lookbacks: {items}"))
+        self.lookback_label.setText(self.ui.tx("Lookbacks: {items}", items=items))
 
     # -- events -----------------------------------------------------------------------------------------------
 
@@ -542,9 +544,7 @@ class StagePanel(Collapsible):
         self.claims = dict(e.claims)
         self.claims_table.fill(self.claims, self.issues)
         self.claims_section.show()
-        self.claims_section.set_title(
-            self.ui.t(f"结构化断言（{self.claims_table.rowCount()}）", f"Claims ({self.claims_table.rowCount()})")
-        )
+        self.claims_section.set_title(self.ui.tx("Claims ({rowcount})", rowcount=self.claims_table.rowCount()))
 
     def issues_found(self, e: ev.IssuesFound) -> None:
         """Replace the issue list (after a revision the new list is the one that counts; the title keeps the tally)."""

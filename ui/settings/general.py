@@ -104,11 +104,11 @@ class GeneralPage(SettingsForm):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(edit, 1)
         button = QPushButton()
-        self.ui.bind(self, button.setText, "浏览…", "Browse…")
+        self.ui.bind_tr(self, button.setText, "Browse…")
         lay.addWidget(button)
 
         def pick() -> None:
-            dlg = QFileDialog(self, self.ui.t("选择", "Choose"), edit.text() or str(Path.home()))
+            dlg = QFileDialog(self, self.ui.tx("Choose"), edit.text() or str(Path.home()))
             dlg.setFileMode(QFileDialog.FileMode.Directory if folder else QFileDialog.FileMode.ExistingFile)
             dlg.fileSelected.connect(edit.setText)
             dlg.open()
@@ -117,4 +117,4 @@ class GeneralPage(SettingsForm):
         return row
 
     def _detect_text(self) -> str:
-        return self.ui.t("自动识别", "detect from the replay")
+        return self.ui.tx("detect from the replay")

@@ -140,7 +140,7 @@ class ModelsPage(SettingsForm):
 
     def _preview(self) -> None:
         if self._refused_number() is not None:  # the preview would show numbers the form does not hold
-            self.budget_preview.set_refused(self.ui.t("先改正标红的数字", "Correct the number marked in red first"))
+            self.budget_preview.set_refused(self.ui.tx("Correct the number marked in red first"))
             return
         self.budget_preview.set_profile(self._form_numbers())
 
@@ -155,7 +155,7 @@ class ModelsPage(SettingsForm):
         self.active.setCurrentIndex(max(0, self.active.findData(current)))
 
     def _offline_text(self) -> str:
-        return self.ui.t("offline（离线规则分析器）", "offline (rule-based analyst)")
+        return self.ui.tx("offline (rule-based analyst)")
 
     def _show_test_result(self, zh: str | None = None, en: str | None = None) -> None:
         """Show a connection test line (or re-show the last one in the current language)."""
@@ -214,17 +214,14 @@ class ModelsPage(SettingsForm):
         )  # the numbers first: they are what a user most often has to change
         if problem is not None:
             name = self.m_name.text().strip()
-            raise KnownError(self.ui.t(f"模型 {name}：{problem.message}", f"model {name}: {problem.message}"))
+            raise KnownError(self.ui.tx("model {name}: {message}", name=name, message=problem.message))
         prof = ModelProfileSettings.from_json(data)
         self._check_budget(prof)
         if prof.name == OFFLINE_PROFILE:
-            raise KnownError(self.ui.t("“offline”是内置离线分析器，不能替换", "'offline' is the built-in analyst"))
+            raise KnownError(self.ui.tx("'offline' is the built-in analyst"))
         if prof.provider not in self._providers:
             raise KnownError(
-                self.ui.t(
-                    f"模型 {prof.name} 的服务商 {prof.provider!r} 不存在",
-                    f"model {prof.name}: unknown provider {prof.provider!r}",
-                )
+                self.ui.tx("model {name}: unknown provider {provider!r}", name=prof.name, provider=prof.provider)
             )
         return prof
 
@@ -234,11 +231,11 @@ class ModelsPage(SettingsForm):
             prof.context_length, prof.context_budget, prof.max_tokens, self.ui.lang, reasoning=prof.reasoning
         )
         if problem is not None:
-            raise KnownError(self.ui.t(f"模型 {prof.name}：{problem.message}", f"model {prof.name}: {problem.message}"))
+            raise KnownError(self.ui.tx("model {name}: {message}", name=prof.name, message=problem.message))
         try:
             ModelProfile.from_mapping(prof.budget_mapping())
         except BudgetConfigError as exc:
-            raise KnownError(self.ui.t(f"模型 {prof.name}：{exc}", f"model {prof.name}: {exc}")) from exc
+            raise KnownError(self.ui.tx("model {name}: {exc}", name=prof.name, exc=exc)) from exc
 
     def model_form_pending(self) -> bool:
         """True when the model form holds a new or changed profile not yet taken."""

@@ -78,7 +78,7 @@ class ProvidersPage(SettingsForm):
         """The masked hint of the shown provider's stored (or typed) key."""
         name = self.p_name.text()
         stored = (self._keys.get(name) or self.secrets.get(name)) if name in self._providers else ""
-        self.p_key.setPlaceholderText(self.ui.t(f"已保存：{mask(stored)}", f"stored: {mask(stored)}") if stored else "")
+        self.p_key.setPlaceholderText(self.ui.tx("stored: {stored}", stored=mask(stored)) if stored else "")
 
     def _provider_from_form(self) -> ProviderSettings:
         prov = ProviderSettings.from_json(
@@ -86,9 +86,8 @@ class ProvidersPage(SettingsForm):
         )
         if prov.name == OFFLINE_PROFILE:
             raise KnownError(
-                self.ui.t(
-                    f"“{OFFLINE_PROFILE}”是内置离线分析器的保留名",
-                    f"{OFFLINE_PROFILE!r} is reserved for the built-in offline analyst",
+                self.ui.tx(
+                    "{offline_profile!r} is reserved for the built-in offline analyst", offline_profile=OFFLINE_PROFILE
                 )
             )
         return prov
