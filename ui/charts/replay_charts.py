@@ -350,16 +350,13 @@ class ChartPanel(QTabWidget):
         self.currentChanged.connect(self._tab_changed)
 
     def _retitle(self) -> None:
-        t = self.ui.t
-        self.setTabText(1, t("建造顺序", "Build order"))
-        self.setTabText(2, t("各类生产", "Production"))
-        self.setTabText(3, t("指令位置", "Orders map"))
-        self.setTabToolTip(
-            1, t("建筑与首个单位的时间线，标出科技等级", "Structures and first units over time, tiers marked")
-        )
-        self.setTabToolTip(2, t("每分钟生产，按类别", "Production per minute by category"))
-        self.setTabToolTip(3, t("带位置的指令落在地图何处", "Where the orders with a position went on the map"))
-        self.player_picker.setToolTip(t("生产图与位置图显示的玩家", "The player the production and map charts show"))
+        self.setTabText(1, self.ui.tx("Build order"))
+        self.setTabText(2, self.ui.tx("Production"))
+        self.setTabText(3, self.ui.tx("Orders map"))
+        self.setTabToolTip(1, self.ui.tx("Structures and first units over time, tiers marked"))
+        self.setTabToolTip(2, self.ui.tx("Production per minute by category"))
+        self.setTabToolTip(3, self.ui.tx("Where the orders with a position went on the map"))
+        self.player_picker.setToolTip(self.ui.tx("The player the production and map charts show"))
 
     def _relanguage(self) -> None:
         self._retitle()
