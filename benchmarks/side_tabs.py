@@ -406,6 +406,7 @@ def main() -> int:
                     f"{w['late_ms']} ({w['gui_cpu_ms']}/{w['process_cpu_ms']}/{w['cpu_wait_ms']})"
                     for w in result[f"{phase}_worst"]
                 )
+                + ("none over 25 ms" if not result[f"{phase}_worst"] else "")
                 for phase in ("charts_open", "profile")
             )
         )
