@@ -227,6 +227,7 @@ async def bench(app: Any) -> dict[str, Any]:
     await asyncio.sleep(0.1)
     monitor.stop()
     charts_stall, charts_busy = monitor.max_ms, monitor.busy_max_ms
+    charts_worst = [w.as_dict() for w in monitor.worst(3)]
 
     monitor = await _idle_monitor()
     t0 = time.perf_counter()
@@ -282,6 +283,7 @@ async def bench(app: Any) -> dict[str, Any]:
     profile_wall = time.perf_counter() - t0
     monitor.stop()
     profile_stall, profile_busy = monitor.max_ms, monitor.busy_max_ms
+    profile_worst = [w.as_dict() for w in monitor.worst(3)]
     shown = {
         "wisdom_entry_rows": window.wisdom_tab.model.rowCount(),
         "fact_rows": window.memory_tabs.facts.model.rowCount(),
@@ -310,6 +312,8 @@ async def bench(app: Any) -> dict[str, Any]:
         "charts_open_stall_max_ms": round(charts_stall, 1),
         "profile_stall_max_ms": round(profile_stall, 1),
         "profile_until_drawn_s": round(profile_wall, 2),
+        "charts_open_worst": charts_worst,
+        "profile_worst": profile_worst,
         "gui_cpu_per_tick_max_ms": {
             "first_build": round(first_busy, 1),
             "rebuild": round(rebuild_busy, 1),
@@ -393,6 +397,18 @@ def main() -> int:
         print(
             f"  charts: opening a replay with its charts {result['charts_open_stall_max_ms']} ms; a profile with its "
             f"charts {result['profile_stall_max_ms']} ms (drawn after {result['profile_until_drawn_s']} s)"
+        )
+        print(
+            "  their longest stalls, what the process did meanwhile (GUI CPU, process CPU, CPU wait, ms): "
+            + "; ".join(
+                f"{phase} "
+                + ", ".join(
+                    f"{w['late_ms']} ({w['gui_cpu_ms']}/{w['process_cpu_ms']}/{w['cpu_wait_ms']})"
+                    for w in result[f"{phase}_worst"]
+                )
+                + ("none over 25 ms" if not result[f"{phase}_worst"] else "")
+                for phase in ("charts_open", "profile")
+            )
         )
         print(
             "  most GUI-thread CPU between two ticks (the stall without other load or GIL waits): "

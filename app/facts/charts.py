@@ -333,10 +333,11 @@ def charts_of_file(path: str) -> ReplayCharts:
     from pathlib import Path
 
     from app.facts.index import build_fact_index
-    from app.replay.reader import parse_replay, read_replay_bytes
+    from app.replay.reader import gc_paused, parse_replay, read_replay_bytes
 
     p = Path(path)
-    return replay_charts(build_fact_index(parse_replay(read_replay_bytes(p), str(p))))
+    with gc_paused():  # no full collection holding the GIL in the middle (the analysis view's worker thread)
+        return replay_charts(build_fact_index(parse_replay(read_replay_bytes(p), str(p))))
 
 
 # -- text alternatives ------------------------------------------------------------------------------------------

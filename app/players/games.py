@@ -103,14 +103,15 @@ def games_of_replay(path: str | Path, sha256: str = "") -> list[PlayerGame]:
     """
     from app.facts.index import build_fact_index
     from app.pipeline.prepare import file_sha256
-    from app.replay.reader import parse_replay, read_replay_bytes
+    from app.replay.reader import gc_paused, parse_replay, read_replay_bytes
     from app.replay.stats import player_stats
 
     p = Path(path)
-    replay = parse_replay(read_replay_bytes(p), str(p))
-    index = build_fact_index(replay)
-    apm = {st.slot.index: st.apm for st in player_stats(replay)}
-    return games_of_index(index, str(p), sha256 or file_sha256(p), apm)
+    with gc_paused():  # no full collection holding the GIL in the middle (the Players view's worker thread)
+        replay = parse_replay(read_replay_bytes(p), str(p))
+        index = build_fact_index(replay)
+        apm = {st.slot.index: st.apm for st in player_stats(replay)}
+        return games_of_index(index, str(p), sha256 or file_sha256(p), apm)
 
 
 def games_of_index(index: ReplayFactIndex, path: str, sha256: str, apm: dict[int, float]) -> list[PlayerGame]:

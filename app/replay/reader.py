@@ -20,9 +20,11 @@ from here: :mod:`app.replay.layout` (the format's constants and tables), :mod:`a
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from app.errors import KnownError
@@ -196,13 +198,25 @@ def parse_replay(data: bytes, path: str = "<bytes>") -> Replay:
     The garbage collector pauses meanwhile: a 3v3 makes ~20,000 commands of small tuples that form no reference
     cycles, and the collections their allocations trigger would only re-scan them (a tenth of the parse).
     """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         header = parse_header(data, path)
         replay = Replay(path=path, header=header, footer=None, file_size=len(data))
         _walk_chunks(data, replay)
+    return replay
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many small, acyclic, long-lived objects.
+
+    In the GUI's worker thread this matters twice: the collections the allocations trigger would only re-scan them,
+    and a full (generation 2) one holds the GIL for 50–100 ms in one go (the heap of a window with its side tabs
+    filled), a stall of the event loop that no switch interval can shorten (issue 34: a profile's fact indexes).
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
     finally:
         if collecting:
             gc.enable()
-    return replay

@@ -197,7 +197,7 @@ def new_plot(host: QWidget, *, clock_x: bool = True) -> pg.PlotWidget:
     import pyqtgraph as pg
 
     axes = {"bottom": clock_axis()} if clock_x else {}
-    plot = pg.PlotWidget(parent=host, axisItems=axes)
+    plot = pg.PlotWidget(parent=host, axisItems=axes, enableMenu=False)  # no view-box menu built (a third of it)
     item = plot.getPlotItem()
     # pyqtgraph makes its context menus (English only, with its own plot options) without a parent: deleted here,
     # on the GUI thread, never left to the garbage collector (setMenuEnabled(False) would only drop them to it);

@@ -50,6 +50,7 @@ def _charts_of(path: Path) -> ReplayCharts:
     imported("pyqtgraph")
     from app.facts.charts import charts_of_file
 
+    _heat_lut()  # read once, here: pyqtgraph reads the colour map from a file (milliseconds of the GUI thread's turn)
     return charts_of_file(str(path))
 
 

@@ -144,9 +144,11 @@ class PlayersTab(QWidget):
             from app.players.charts import profile_charts
             from app.players.profile import build_profile
             from app.players.report import render_markdown
+            from app.replay.reader import gc_paused
 
-            profile = build_profile(db, wanted)
-            return str(profile["player"]), render_markdown(profile, lang), profile_charts(profile)
+            with gc_paused():  # a full collection here would hold the GIL (the GUI thread) 50-90 ms in one go
+                profile = build_profile(db, wanted)
+                return str(profile["player"]), render_markdown(profile, lang), profile_charts(profile)
 
         def apply(result: tuple[str, str, ProfileCharts]) -> Iterator[None]:
             self.player, text, charts = result
