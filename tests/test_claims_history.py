@@ -53,12 +53,21 @@ def test_history_only_ever_grew_in_git(history: Path) -> None:
 
 def test_the_prose_first_score_is_the_checker_before_any_prose_rule() -> None:
     """The first prose score: no planted wrong sentence flagged, scored on a commit with no uncommitted app change."""
-    [row] = read_history(DATA / "prose_history.jsonl")
+    row, *later = read_history(DATA / "prose_history.jsonl")
     assert row["case"] == "prose"
     assert len(row["commit"]) == 40
     assert row["app_changes"] is False
     assert row["kinds"]["all"]["planted_caught"] == 0
     assert row["kinds"]["all"]["planted"] == 51
+    # a case whose prose labels came later has one line of its own, scored before any rule was changed for it
+    covered = set(row["cases"])
+    for r in later:
+        assert r["case"] == f"prose:{r['cases'][0]}"
+        assert len(r["cases"]) == 1
+        assert r["app_changes"] is False
+        assert len(r["commit"]) == 40
+        assert not covered & set(r["cases"])
+        covered |= set(r["cases"])
 
 
 def test_every_blind_case_has_exactly_one_first_score() -> None:

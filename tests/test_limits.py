@@ -15,9 +15,9 @@ limits.MAX_LOOKBACKS_PER_SEGMENT = 7
 limits.MAX_LOOKBACK_TOKENS = 25_000
 from app.i18n import Lang
 from app.pipeline import prompts
-from app.wisdom import gate
+from app.wisdom import error_kinds
 texts = [prompts.lookback_hint(Lang.ZH), prompts.lookback_hint(Lang.EN)]
-texts += [t for row in gate._ISSUES for t in row[4:] if "mm:ss~mm:ss" in t]
+texts += [t for row in error_kinds.ISSUES for t in row[4:] if "mm:ss~mm:ss" in t]
 print(json.dumps(texts, ensure_ascii=False))
 """
 

@@ -30,7 +30,7 @@ from app.facts import ReplayFactIndex
 from app.facts.model import FactEvent
 from app.facts.roles import role_of
 from app.knowledge.model import Entry, Knowledge
-from app.replay.commands import QUEUE_UNIT, START_UPGRADE
+from app.replay.commands import HARVEST_FROM_NODE, HARVESTER_ORDER, QUEUE_UNIT, START_UPGRADE
 
 PRODUCED_AT: Mapping[str, str] = {
     "infantry": "infantry_production",
@@ -42,7 +42,7 @@ PRODUCED_AT: Mapping[str, str] = {
 RESEARCHED_AT: Mapping[str, str] = {"power_plant_upgrade": "power_plant"}
 """An upgrade's tag → the tag of the structure it is researched at."""
 
-HARVEST_ROLES = frozenset({0x248, 0x212})
+HARVEST_ROLES = frozenset({HARVEST_FROM_NODE, HARVESTER_ORDER})
 """Harvest a node / field, and return to the refinery (RA3 role ids; :mod:`app.facts.roles` maps KW/TW's)."""
 
 

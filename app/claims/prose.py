@@ -42,6 +42,22 @@ from app.facts.model import FactEvent
 from app.facts.roles import role_of
 from app.i18n import Lang, tr
 from app.knowledge.model import Entry, Knowledge
+from app.replay.commands import (  # RA3 ids (app.facts.roles maps KW/TW's onto them)
+    CANCEL_STRUCTURE,
+    CANCEL_UNIT,
+    PLACE_STRUCTURE,
+    POWER,
+    POWER_AT_LOCATION,
+    POWER_ON_OBJECT,
+    POWER_TWO_TARGETS,
+    POWER_WITH_FACING,
+    QUEUE_UNIT,
+    SELECT_PROTOCOL,
+    SELL,
+    START_REPAIR,
+    START_STRUCTURE,
+    START_UPGRADE,
+)
 
 MAX_SENTENCES = 400
 """Sentences checked per text (a reply is model output of any size; the first ones are the analysis)."""
@@ -55,9 +71,9 @@ BURST_GAP_SECONDS = 1.0
 BATCH = 5
 """Units a shift-click queue order asks for (RA3, Kane's Wrath and Tiberium Wars alike)."""
 
-QUEUE, CANCEL_UNIT, START, CANCEL_STRUCTURE, PLACE = 0x205, 0x206, 0x207, 0x208, 0x209
-START_UPGRADE, SELL, REPAIR, PROTOCOL = 0x203, 0x20A, 0x228, 0x24E
-POWERS = frozenset({0x1FE, 0x1FF, 0x200, 0x201, 0x232})
+QUEUE, START, PLACE = QUEUE_UNIT, START_STRUCTURE, PLACE_STRUCTURE
+REPAIR, PROTOCOL = START_REPAIR, SELECT_PROTOCOL
+POWERS = frozenset({POWER, POWER_AT_LOCATION, POWER_WITH_FACING, POWER_ON_OBJECT, POWER_TWO_TARGETS})
 
 _EN_WORDS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
