@@ -22,6 +22,7 @@ from app.i18n import Lang
 from app.knowledge.names import hash_names
 from app.llm.openai_compat import OpenAICompatProvider
 from app.pipeline.prepare import PreparedReplay, prepare_replay
+from app.pipeline.records import AnalysisRecord
 from app.pipeline.repository import AnalysisRepository
 from app.pipeline.service import ModelChoice, run_analysis
 from app.replay import ArgKind
@@ -52,6 +53,34 @@ def _is_revision(body: Mapping[str, Any]) -> bool:
     return _last(body).startswith("[验证结果]")
 
 
+def run_scripted(
+    replay: str, prepared: PreparedReplay, profile: ModelProfile, server: ScriptedServer, db_path: Path
+) -> AnalysisRecord:
+    """One real analysis of ``replay`` in Chinese against the scripted server, loaded back from a new store."""
+    db = open_database(db_path)
+
+    async def main() -> int:
+        provider = OpenAICompatProvider("scripted", server.base_url, "scripted-model", api_key="k")
+        try:
+            return await run_analysis(
+                corpus_file(replay),
+                db=db,
+                provider=provider,
+                choice=ModelChoice("scripted", profile),
+                lang=Lang.ZH,
+                emit=lambda _e: None,
+                prepared=prepared,
+                learn=False,
+            )
+        finally:
+            await provider.aclose()
+
+    try:
+        return AnalysisRepository(db).load(asyncio.run(main()))
+    finally:
+        db.close()
+
+
 def test_the_digest_keeps_players_corrections_and_withdraws_a_contradicted_claim(tmp_path: Path) -> None:
     p = _prepared()
     segments = p.plan.segments
@@ -77,28 +106,7 @@ def test_the_digest_keeps_players_corrections_and_withdraws_a_contradicted_claim
         server.enqueue(Reply.chat(one, piece_chars=200), match=_window(segments[0].windows[0].start_seconds))
         server.enqueue(Reply.chat(fixed, piece_chars=200), match=_is_revision)
         server.enqueue(Reply.chat(three, piece_chars=200), match=_window(segments[1].windows[0].start_seconds))
-        db = open_database(db_path)
-
-        async def main() -> int:
-            provider = OpenAICompatProvider("scripted", server.base_url, "scripted-model", api_key="k")
-            try:
-                return await run_analysis(
-                    corpus_file(REPLAY),
-                    db=db,
-                    provider=provider,
-                    choice=ModelChoice("scripted", PROFILE),
-                    lang=Lang.ZH,
-                    emit=lambda _e: None,
-                    prepared=p,
-                    learn=False,
-                )
-            finally:
-                await provider.aclose()
-
-        try:
-            rec = AnalysisRepository(db).load(asyncio.run(main()))
-        finally:
-            db.close()
+        rec = run_scripted(REPLAY, p, PROFILE, server, db_path)
         asked = _last(
             next(r.json for r in server.requests if r.json and _window(segments[4].windows[0].start_seconds)(r.json))
         )

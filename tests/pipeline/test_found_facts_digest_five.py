@@ -12,24 +12,18 @@ and the found-facts section must fit the plan's found-facts budget.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from app.budget.profile import ModelProfile
 from app.claims.timeparse import format_time
 from app.i18n import Lang
 from app.knowledge.names import hash_names
-from app.llm.openai_compat import OpenAICompatProvider
 from app.pipeline.prepare import PreparedReplay, prepare_replay
-from app.pipeline.repository import AnalysisRepository
-from app.pipeline.service import ModelChoice, run_analysis
 from app.replay import ArgKind
-from app.store import open_database
 from app.tokens import count_tokens_batch
 from tests.conftest import corpus_file
+from tests.pipeline.test_found_facts_digest import _is_revision, _last, _window, run_scripted
 from tests.pipeline.test_scripted_runs import CLEAN, _claims
 from tests.support.scripted_server import Reply, ScriptedServer
 from tests.support.typed import ints
@@ -41,18 +35,6 @@ PROFILE = ModelProfile(context_length=128_000, max_tokens=8000, provider="script
 @cache
 def _prepared() -> PreparedReplay:
     return prepare_replay(corpus_file(REPLAY), PROFILE, Lang.ZH)
-
-
-def _last(body: Mapping[str, Any]) -> str:
-    return str(body["messages"][-1]["content"])
-
-
-def _window(start: float) -> Any:
-    return lambda body: f"请重点分析 {format_time(start)} 至" in _last(body)
-
-
-def _is_revision(body: Mapping[str, Any]) -> bool:
-    return _last(body).startswith("[验证结果]")
 
 
 def test_a_five_segment_run_carries_labels_corrections_and_every_validated_claim_within_budget(tmp_path: Path) -> None:
@@ -86,28 +68,7 @@ def test_a_five_segment_run_carries_labels_corrections_and_every_validated_claim
     try:
         server.enqueue(Reply.chat(one, piece_chars=200), match=_window(segments[0].windows[0].start_seconds))
         server.enqueue(Reply.chat(fixed, piece_chars=200), match=_is_revision)
-        db = open_database(db_path)
-
-        async def main() -> int:
-            provider = OpenAICompatProvider("scripted", server.base_url, "scripted-model", api_key="k")
-            try:
-                return await run_analysis(
-                    corpus_file(REPLAY),
-                    db=db,
-                    provider=provider,
-                    choice=ModelChoice("scripted", PROFILE),
-                    lang=Lang.ZH,
-                    emit=lambda _e: None,
-                    prepared=p,
-                    learn=False,
-                )
-            finally:
-                await provider.aclose()
-
-        try:
-            rec = AnalysisRepository(db).load(asyncio.run(main()))
-        finally:
-            db.close()
+        rec = run_scripted(REPLAY, p, PROFILE, server, db_path)
         asked = _last(
             next(r.json for r in server.requests if r.json and _window(segments[4].windows[0].start_seconds)(r.json))
         )
