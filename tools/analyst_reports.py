@@ -71,10 +71,15 @@ def write(out: Path, corpus: Path, source: Path, jobs: int, match: str = "") -> 
 
 def compare(before: Path, after: Path) -> int:
     """Print each report that differs (a unified diff of the first lines); 1 when any does."""
-    names = sorted({p.name for p in before.glob("*.json")} | {p.name for p in before.glob("*.md")}
-                   | {p.name for p in after.glob("*.json")} | {p.name for p in after.glob("*.md")})  # fmt: skip
+    names = {p.name for d in (before, after) for pattern in ("*.json", "*.md") for p in d.glob(pattern)}
+    return compare_files(before, after, names, "report files")
+
+
+def compare_files(before: Path, after: Path, names: set[str], noun: str = "files") -> int:
+    """Print each of ``names`` that differs between the two folders (a unified diff of its first lines); 1 when any
+    does. Also used by ``tools/report_snapshot.py``."""
     differ = 0
-    for name in names:
+    for name in sorted(names):
         a, b = before / name, after / name
         if not (a.is_file() and b.is_file()):
             print(f"{name}: only in {'before' if a.is_file() else 'after'}")
@@ -89,7 +94,7 @@ def compare(before: Path, after: Path) -> int:
                 lineterm="",
             )
             print(f"{name}: differs\n" + "\n".join(list(diff)[:40]))
-    print(f"{len(names)} report files compared, {differ} differ")
+    print(f"{len(names)} {noun} compared, {differ} differ")
     return 1 if differ else 0
 
 

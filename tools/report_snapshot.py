@@ -22,7 +22,6 @@ file that differs or exists on one side only and exits 1 if any does.
 from __future__ import annotations
 
 import argparse
-import difflib
 import hashlib
 import json
 import os
@@ -108,28 +107,10 @@ def write(out: Path, source: Path, jobs: int, match: str = "") -> int:
 
 def compare(before: Path, after: Path) -> int:
     """Print each snapshot file that differs (a unified diff of its first lines); 1 when any does."""
-    names = sorted(
-        {p.name for p in before.iterdir() if not p.name.endswith(".log")}
-        | {p.name for p in after.iterdir() if not p.name.endswith(".log")}
-    )
-    differ = 0
-    for name in names:
-        a, b = before / name, after / name
-        if not (a.is_file() and b.is_file()):
-            print(f"{name}: only in {'before' if a.is_file() else 'after'}")
-            differ += 1
-        elif a.read_bytes() != b.read_bytes():
-            differ += 1
-            diff = difflib.unified_diff(
-                a.read_text(encoding="utf-8").splitlines(),
-                b.read_text(encoding="utf-8").splitlines(),
-                "before",
-                "after",
-                lineterm="",
-            )
-            print(f"{name}: differs\n" + "\n".join(list(diff)[:40]))
-    print(f"{len(names)} files compared, {differ} differ")
-    return 1 if differ else 0
+    from analyst_reports import compare_files  # the sibling tool (tools/ is on sys.path when a tool runs)
+
+    names = {p.name for d in (before, after) for p in d.iterdir() if not p.name.endswith(".log")}
+    return compare_files(before, after, names)
 
 
 def main(argv: list[str] | None = None) -> int:
