@@ -36,12 +36,14 @@ def _texts(db: Database, lang: Lang) -> list[tuple[str, str]]:
     return texts
 
 
-@pytest.mark.xfail(
+ENGLISH_GAP = pytest.mark.xfail(
     strict=True,
-    reason="the wisdom detail still dumps the spec: stored Chinese values (root cause, fix, strategy, impact, the "
-    "extension's keys) in English, raw keys, codes, ISO times and True in 中文 (listed in the failure)",
+    reason="the gate stores its texts in Chinese (root cause, fix, strategy, impact, detection method, the parse "
+    "error's description prefix), so the English detail shows them (listed in the failure)",
 )
-@pytest.mark.parametrize("lang", [Lang.ZH, Lang.EN])
+
+
+@pytest.mark.parametrize("lang", [Lang.ZH, pytest.param(Lang.EN, marks=ENGLISH_GAP)])
 def test_error_wisdom_entries_speak_the_interface_language(db: Database, lang: Lang) -> None:
     lines = [(where, line.strip()) for where, text in _texts(db, lang) for line in text.splitlines()]
     found = sorted(
