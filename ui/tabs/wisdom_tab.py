@@ -10,6 +10,7 @@ GUI thread; the newest refresh wins and errors show in the tab's message label.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -196,8 +197,60 @@ SPEC_KEYS_EN = {
     "时效性标记": "Status",
     "认知性错误标记": "Cognitive error",
     "扩展": "Extension",
+    "工具名": "Tool",
+    "模型": "Model",
+    "阶段": "Stage",
+    "基础置信度": "Base confidence",
+    "根因类别": "Root-cause categories",
+    "触发模式": "Trigger patterns",
+    "参数": "Parameters",
+    "id": "ID",
+    "timestamp": "Recorded",
+    "trace_id": "Trace ID",
+    "version": "Version",
+    "mod": "Mod",
+    "claim": "Claim",
 }
 """English names of the spec's Chinese keys (the stored JSON keeps the spec's keys; only the view translates)."""
+SPEC_KEYS_ZH = {
+    "id": "编号",
+    "timestamp": "记录时间",
+    "trace_id": "追踪编号",
+    "version": "版本",
+    "mod": "模组",
+    "claim": "论断",
+}
+"""Chinese names of the keys the spec spells in English."""
+HIDDEN_SPEC_KEYS = frozenset({"去重键"})
+"""Internal keys the detail leaves out (the dedupe key is the store's, not a reader's)."""
+_WINDOW_STAGE = re.compile(r"^window:(\d+):(\d+)$")
+_SCENE = re.compile(r"^(?P<stage>\S*) (?P<what>验证|模型请求)$")
+
+
+def stage_words(stage: str, lang: Lang) -> str:
+    """A stage key (``overview``, ``summary_round``, ``window:0:1``) as the report names the stage."""
+    if stage == "overview":
+        return tr(lang, "Overview")
+    if stage in ("summary_round", "summary"):
+        return tr(lang, "Summary")
+    if m := _WINDOW_STAGE.match(stage):
+        segment, window = int(m.group(1)) + 1, int(m.group(2)) + 1
+        return tr(lang, "segment {segment} · window {window}", segment=segment, window=window)
+    return stage
+
+
+def scene_words(scene: str, lang: Lang) -> str:
+    """The trigger scene the gate records ("overview 验证", "请求 模型请求") with its stage named in ``lang``."""
+    m = _SCENE.match(scene)
+    if m is None:
+        return scene
+    stage = stage_words(m.group("stage"), lang) if m.group("stage") not in ("", "请求") else ""
+    if m.group("what") == "验证":
+        return tr(lang, "validating {stage}", stage=stage).strip()
+    return tr(lang, "model request {stage}", stage=stage).strip()
+
+
+_ISO_TIME = re.compile(r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.\d+)?Z$")
 
 
 def value_words(value: Any, lang: Lang) -> str:
@@ -206,7 +259,12 @@ def value_words(value: Any, lang: Lang) -> str:
     The detail was a raw field dump: "severe/high/neutral" in the Chinese interface and the Chinese type names in the
     English one (issue 30). Free text (a description, a message) is shown as written.
     """
+    if isinstance(value, bool):
+        return tr(lang, "yes") if value else tr(lang, "no")
     text = str(value)
+    if m := _ISO_TIME.match(text):  # the spec's times are UTC
+        day, time = m.group(1), m.group(2)
+        return tr(lang, "{day} {time} UTC", day=day, time=time)
     if text in tx.CODE_WORDS:
         return tx.code_word(text, lang)
     for code, zh in tx.TYPE_LABELS.items():
@@ -224,12 +282,21 @@ def readable(value: Any, lang: Lang, indent: int = 0) -> list[str]:
     lines: list[str] = []
     if isinstance(value, dict):
         for key, item in value.items():
-            name = SPEC_KEYS_EN.get(str(key), str(key)) if lang is Lang.EN else str(key)
+            if key in HIDDEN_SPEC_KEYS:
+                continue
+            name = (SPEC_KEYS_EN if lang is Lang.EN else SPEC_KEYS_ZH).get(str(key), str(key))
             if isinstance(item, dict | list) and item:
                 lines.append(f"{pad}{name}:")
                 lines += readable(item, lang, indent + 1)
             elif item not in (None, "", [], {}):
-                lines.append(f"{pad}{name}: {value_words(item, lang)}")
+                shown = (
+                    stage_words(str(item), lang)
+                    if key == "阶段"
+                    else scene_words(str(item), lang)
+                    if key == "触发场景"
+                    else value_words(item, lang)
+                )
+                lines.append(f"{pad}{name}: {shown}")
     elif isinstance(value, list):
         for item in value:
             if isinstance(item, dict | list):
