@@ -202,18 +202,25 @@ def unordered_mcv(
     created_after: tuple[float, int, str] | None,
     ordered: Callable[[int, str], bool],
     explained: Iterable[int],
+    knowledge: Knowledge,
 ) -> Origin | None:
-    """Rule 3: an MCV made during the game that no order of its player and no pack chain accounts for."""
+    """Rule 3: an MCV made during the game that no order of its player and no pack chain accounts for.
+
+    Any MCV order counts, not only one of the claimed name: an MCV built at a naval yard has a name of its own
+    (``SovietMCV_Naval``), and a claim that calls it by the land name still names an MCV.
+    """
     if entry.kind != "unit" or not entry.has_tag(MCV_TAG) or entry.has_tag("harvester") or created_after is None:
         return None
-    if ordered(player, entry.id) or uid in set(explained) or index.ownership_changes(uid) != ():
+    if uid in set(explained) or index.ownership_changes(uid) != ():
+        return None
+    if any(ordered(player, e.id) for e in knowledge if e.kind == "unit" and e.has_tag(MCV_TAG)):
         return None
     who = index.player_name(player)
     after = format_time(created_after[0])
     return Origin(
         None,
         f"#{uid} 造于 {after} 之后（编号按创建顺序分配，更小的 #{created_after[1]} 是 {created_after[2]}），"
-        f"不是开局的基地车；{who} 从未下令生产 {entry.id}，也没有哪次打包产生 #{uid}",
+        f"不是开局的基地车；{who} 从未下令生产基地车，也没有哪次打包产生 #{uid}",
         f"#{uid} was created after {after} (ids are given out in creation order; the smaller #{created_after[1]} is "
-        f"a {created_after[2]}), so it is no starting vehicle; {who} never ordered {entry.id} and no pack made #{uid}",
+        f"a {created_after[2]}), so it is no starting vehicle; {who} never ordered an MCV and no pack made #{uid}",
     )

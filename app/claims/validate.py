@@ -801,7 +801,14 @@ class ClaimValidator:
         if found[-1][1] is None:
             explained = pack_vehicles(self.index)
             mcv = unordered_mcv(
-                self.index, uid, player, entry=entry, created_after=after, ordered=self._ordered, explained=explained
+                self.index,
+                uid,
+                player,
+                entry=entry,
+                created_after=after,
+                ordered=self._ordered,
+                explained=explained,
+                knowledge=self.knowledge,
             )
             found.append(("UnorderedMcv", mcv))
         code, origin = found[-1]

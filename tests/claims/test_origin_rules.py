@@ -86,6 +86,6 @@ def test_an_mcv_made_in_the_game_was_ordered_or_packed() -> None:
     assert [i.code for i in found] == ["UnorderedMcv"]
     assert found[0].severity is Severity.CONTRADICTION
     assert "created after 5:07.07" in found[0].message
-    assert "never ordered AlliedMCV and no pack made #1154" in found[0].message
+    assert "never ordered an MCV and no pack made #1154" in found[0].message
     assert not _origin(OBSERVERS, 1154, H2O, "AlliedMiner")
     assert not _origin(OBSERVERS, 408, H2O, "AlliedMCV")  # the vehicle the 1:50.73 pack made
