@@ -194,7 +194,7 @@ class BuildOrderChart(_ReplayChart):
         )
         self.drawn = plot
 
-    def draw(self) -> pg.PlotWidget | None:
+    def draw(self) -> pg.GraphicsView | None:
         """The whole chart in one go (:meth:`draw_steps` is how it is drawn)."""
         for _ in self.draw_steps():
             pass
@@ -212,7 +212,7 @@ class ProductionChart(_ReplayChart):
         """The drawn counts per category and minute (the picked player's, or every player's summed)."""
         self.title = ""
 
-    def draw(self) -> pg.PlotWidget | None:
+    def draw(self) -> pg.GraphicsView | None:
         """The stacked bars of the picked player (every player's summed when the picker says "all")."""
         import pyqtgraph as pg
 
@@ -268,7 +268,7 @@ class OrderHeatMap(_ReplayChart):
         self.grid: list[list[int]] = []
         """The drawn grid (``grid[row][col]``, row 0 at the low y): tests read it."""
 
-    def draw(self) -> pg.PlotWidget | None:
+    def draw(self) -> pg.GraphicsView | None:
         """The heat grid as an image over the bounds; empty cells let the background show."""
         import numpy as np
         import pyqtgraph as pg
@@ -440,6 +440,7 @@ class ChartPanel(QTabWidget):
             if data is not None and chart.prepare():  # the first plot widget in a turn of its own
                 yield
             yield from chart.redraw_steps()
+            yield  # the chart is shown and painted before the next one is made
         if path is not None:
             self.charts_shown.emit(str(path))
 

@@ -36,6 +36,11 @@ VIEW_READ_THREADS = 1
 tab ran seven queries at once, which on a 2-core machine left the GUI thread waiting for a core and for the GIL
 (59 ms stalls with 13 ms of its own work in ``benchmarks/side_tabs.py``). One thread keeps a core and the GIL
 mostly free for the GUI; the reads run one after another, in the order they were asked for."""
+STEP_GAP_S = 0.002
+"""Pause between two steps of an ``apply`` iterator. qasync runs ``call_soon`` as a zero-delay Qt timer, which Qt
+may fire right after the step that scheduled it, before other due timers and the posted paint events: two or three
+10-15 ms steps then ran back to back as one 30-45 ms stall (``benchmarks/side_tabs.py``: the charts' steps, issue
+34). A 2 ms timer lets the loop's other work and the repaint in between."""
 
 
 def read_in_worker(loop: asyncio.AbstractEventLoop, owner: QWidget, read: Callable[[], T]) -> asyncio.Future[T]:
@@ -211,7 +216,7 @@ class Loader:
             self._finish()
             return
         assert self._loop is not None
-        self._loop.call_soon(self._step, steps)
+        self._loop.call_later(STEP_GAP_S, self._step, steps)
 
     def _report(self, exc: BaseException) -> None:
         if not isinstance(exc, Exception):
