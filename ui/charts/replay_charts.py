@@ -39,6 +39,10 @@ if TYPE_CHECKING:
     from app.facts.charts import ReplayCharts
     from ui.replay_info import ReplayInfo
 
+SETTLE_S = 0.1
+"""How long the charts' query waits after a replay is shown: the worker's parse and the pyqtgraph import hold the
+GIL, and started at once they made the GUI thread wait for it while it laid out and painted the opened replay (a
+23 ms turn became an 80 ms stall in ``benchmarks/side_tabs.py``, issue 34)."""
 LABEL_ROWS = 3
 """Rows the structure names of a build-order lane are staggered over, so neighbours do not overlap."""
 
@@ -421,7 +425,7 @@ class ChartPanel(QTabWidget):
         path, self._pending = self._pending, None
         if path is None:
             return None
-        return self.loader.start(lambda: _charts_of(path), lambda data: self._show_steps(path, data))
+        return self.loader.start(lambda: _charts_of(path), lambda data: self._show_steps(path, data), delay_s=SETTLE_S)
 
     def _tab_changed(self, index: int) -> None:
         self._picker_visibility()

@@ -109,13 +109,18 @@ class Loader:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.superseded = 0  # query results dropped because a newer request came in (exposed for tests)
 
-    def start(self, query: Callable[[], T], apply: Callable[[T], Iterator[None] | None]) -> asyncio.Future[None] | None:
+    def start(
+        self, query: Callable[[], T], apply: Callable[[T], Iterator[None] | None], *, delay_s: float = 0.0
+    ) -> asyncio.Future[None] | None:
         """Run ``query`` in a worker thread, then ``apply`` its result on the GUI thread.
 
         ``apply`` may return an iterator: it is advanced one step per event-loop turn (fill big tables in
         slices), and dropped when a newer request comes in. Returns a future resolved once the newest request
         has been applied (or failed). Without an asyncio loop yet (a view built before the qasync loop is set),
         the request waits for the Qt event loop's next turn and None is returned.
+
+        ``delay_s`` holds the query back that long (the loader counts as busy meanwhile): a long query that
+        would otherwise hold the GIL while the GUI lays out and paints what the caller just changed.
         """
         self._pending = (query, apply)
         if self.busy():
@@ -124,7 +129,7 @@ class Loader:
         if loop is None:
             QTimer.singleShot(0, self.owner, self._start_later)
             return None
-        self._begin(loop)
+        self._begin(loop, delay_s)
         return self._idle
 
     def _start_later(self) -> None:
@@ -135,10 +140,14 @@ class Loader:
                 return
             self._begin(loop)
 
-    def _begin(self, loop: asyncio.AbstractEventLoop) -> None:
+    def _begin(self, loop: asyncio.AbstractEventLoop, delay_s: float = 0.0) -> None:
         self._loop = loop
         self._idle = loop.create_future()
-        self._launch()
+        if delay_s > 0:  # then the newest request; nothing if this one was cancelled (or replaced) meanwhile
+            idle = self._idle
+            loop.call_later(delay_s, lambda: self._launch() if self._idle is idle else None)
+        else:
+            self._launch()
 
     def busy(self) -> bool:
         """A request is running or waiting."""
