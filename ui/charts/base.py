@@ -43,6 +43,27 @@ CATEGORY_COLORS = {
 }
 
 
+def import_chart_library() -> None:
+    """Worker thread: pyqtgraph imported on the import thread; the first time, kept out of later collections.
+
+    Its import adds some 40,000 objects (modules, classes, functions) that live as long as the process. Left in the
+    collector's generations, every full collection walked them again: 38 ms of the GUI thread holding the GIL in
+    one go, the longest stall of the table sorts that follow the charts in ``benchmarks/side_tabs.py`` (issue 34).
+    Frozen as the side libraries are (``MainWindow._side_modules_imported``), a collection walks only newer objects.
+    """
+    from ui.imports import imported
+
+    imported("pyqtgraph")
+    _freeze_once()
+
+
+@functools.cache
+def _freeze_once() -> None:
+    import gc
+
+    gc.freeze()
+
+
 def chart_colors(widget: QWidget) -> tuple[QColor, QColor, QColor]:
     """Background, text and grid colours of ``widget``'s palette (light or dark, whichever the window has)."""
     pal = widget.palette()

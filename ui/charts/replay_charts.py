@@ -27,6 +27,7 @@ from ui.charts.base import (
     ChartHost,
     caption,
     chart_colors,
+    import_chart_library,
     labels_item,
     swatch,
 )
@@ -49,9 +50,7 @@ LABEL_ROWS = 3
 
 def _charts_of(path: Path) -> ReplayCharts:
     """Worker thread: pyqtgraph imported on the import thread (a second of imports), then the replay's charts."""
-    from ui.imports import imported
-
-    imported("pyqtgraph")
+    import_chart_library()
     from app.facts.charts import charts_of_file
 
     _heat_lut()  # read once, here: pyqtgraph reads the colour map from a file (milliseconds of the GUI thread's turn)
