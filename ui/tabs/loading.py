@@ -37,10 +37,11 @@ tab ran seven queries at once, which on a 2-core machine left the GUI thread wai
 (59 ms stalls with 13 ms of its own work in ``benchmarks/side_tabs.py``). One thread keeps a core and the GIL
 mostly free for the GUI; the reads run one after another, in the order they were asked for."""
 STEP_GAP_S = 0.002
-"""Pause between two steps of an ``apply`` iterator. qasync runs ``call_soon`` as a zero-delay Qt timer, which Qt
-may fire right after the step that scheduled it, before other due timers and the posted paint events: two or three
-10-15 ms steps then ran back to back as one 30-45 ms stall (``benchmarks/side_tabs.py``: the charts' steps, issue
-34). A 2 ms timer lets the loop's other work and the repaint in between."""
+"""Pause between two steps of an ``apply`` iterator. qasync runs ``call_soon`` as a zero-delay Qt timer, so a
+step's successor was already due at Qt's next timer pass and ran in it, beside the other due timers and before the
+posted paint events: 10 ms steps chained that way measured 21 ms of GUI work per stall-monitor tick (10.6 ms with
+this gap), and the charts' steps ran as one 30-45 ms stall in ``benchmarks/side_tabs.py`` (issue 34). A 2 ms timer
+lets the repaint and the loop's other callbacks in between."""
 
 
 def read_in_worker(loop: asyncio.AbstractEventLoop, owner: QWidget, read: Callable[[], T]) -> asyncio.Future[T]:
