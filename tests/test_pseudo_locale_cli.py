@@ -36,6 +36,7 @@ _NOT_TEXT = re.compile(
     r"|\b[A-Z][A-Z0-9_]{1,}\b"  # metavariables, constants
     r"|\{[\w,.-]+\}"  # choices
     r"|\breplaysage\b"
+    r"|`{3,}\w*"  # a Markdown code fence and its language tag
 )
 
 

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from app.i18n import N_
+from app.i18n import N_, tr
 
 if TYPE_CHECKING:
     from app.llm.base import ChatProvider
@@ -172,7 +172,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         rec = AnalysisRepository(db).load(analysis_id)
         if args.out:
             write_report(rec, Path(args.out), lang)
-            print(f"report written to {args.out}", file=sys.stderr)
+            print(tr(lang, "report written to {out}", out=args.out), file=sys.stderr)
         data = report_dict(rec)
     finally:
         db.close()
@@ -180,9 +180,16 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     not_done = [s for s in data["stages"] if s["status"] != FINISHED]
     how = ", ".join(f"{s['key']} {s['outcome'] or s['status']}" for s in not_done)
     print(
-        f"analysis #{analysis_id}: {len(data['stages']) - len(not_done)}/{len(data['stages'])} stages done"
-        f"{f' ({how})' if how else ''}, {sum(len(s['issues']) for s in data['stages'])} issue(s), "
-        f"{len(fatal)} fatal"
+        tr(
+            lang,
+            "analysis #{analysis_id}: {done}/{total} stages done{how}, {issues} issue(s), {fatal} fatal",
+            analysis_id=analysis_id,
+            done=len(data["stages"]) - len(not_done),
+            total=len(data["stages"]),
+            how=f" ({how})" if how else "",
+            issues=sum(len(s["issues"]) for s in data["stages"]),
+            fatal=len(fatal),
+        )
     )
     return 0 if not not_done else 1
 
@@ -191,7 +198,6 @@ def _report_completed(db: Database, analysis_id: int, out: str | None, lang: Any
     """``analyze --resume`` found the analysis complete: say so, write its report when asked, run nothing."""
     from pathlib import Path
 
-    from app.i18n import tr
     from app.pipeline.export import export_report
 
     print(
