@@ -24,6 +24,10 @@ from app.cli import COMMANDS, build_parser, main
 from tests.support.pseudo import pseudo_english, untranslated
 
 REPLAY = Path(__file__).resolve().parent / "data" / "replays" / "kw" / "kw_bh.KWReplay"
+RA3_REPLAY = (
+    Path(__file__).resolve().parent / "data" / "replays" / "ra3" / "ra3_1v1_snow_plow_soviets_vs_allies_14m.RA3Replay"
+)
+"""A second game: RA3's own words (protocol-less Allies/Soviets, its colours, its command names) in the log."""
 
 _NOT_TEXT = re.compile(
     r"(?<![\w⟧])--?[a-z][\w-]*(?:[ =][A-Z]\b)?"  # option names (with a one-letter metavariable: --budget N)
@@ -31,6 +35,7 @@ _NOT_TEXT = re.compile(
     r"|\{[\w,.-]+\}"  # choices
     r"|\breplaysage\b"
     r"|`{3,}\w*"  # a Markdown code fence and its language tag
+    r"|\b0x[0-9A-Fa-f]+\b"  # a type hash the knowledge does not name
 )
 
 
@@ -68,10 +73,13 @@ def _knowledge_names() -> list[str]:
 def _replay_names() -> list[str]:
     from app.replay.reader import read_replay
 
-    h = read_replay(REPLAY).header
-    names = [REPLAY.name, REPLAY.stem, h.map_name, h.map_path, h.mod_name, h.title, h.replay_saver]
-    names += [str(getattr(s, "name", "")) for s in h.slots]
-    return [str(n) for n in names if n]
+    names: list[object] = []
+    for replay in (REPLAY, RA3_REPLAY):
+        h = read_replay(replay).header
+        names += [replay.name, replay.stem, h.map_name, h.map_path, h.mod_name, h.title, h.replay_saver]
+        names += [str(getattr(s, "name", "")) for s in h.slots]
+    shown = [str(n) for n in names if n]
+    return shown + [n.replace("_", "\\_") for n in shown]  # as Markdown escapes them
 
 
 def _cli_lines(capsys: Any, tmp_path: Path) -> list[tuple[str, str]]:
@@ -86,6 +94,9 @@ def _cli_lines(capsys: Any, tmp_path: Path) -> list[tuple[str, str]]:
         ["facts", str(REPLAY), "--lang", "en", "--log"],
         ["analyze", str(REPLAY), "--lang", "en", "--quiet", "--out", str(out)],
         ["report", "1", "--lang", "en"],
+        ["inspect", str(RA3_REPLAY), "--lang", "en"],
+        ["facts", str(RA3_REPLAY), "--lang", "en"],
+        ["facts", str(RA3_REPLAY), "--lang", "en", "--log"],
     ]
     for argv in runs:
         capsys.readouterr()

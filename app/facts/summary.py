@@ -18,7 +18,7 @@ from app.facts.eventlog import counts_as_event, format_time, power_role_parts
 from app.facts.index import POWER_LAYOUT_ROLES, ReplayFactIndex, command_queue_id
 from app.facts.model import TICKS_PER_SECOND, BuildStep, FactEvent, OwnerChange, PackAction, ProductionKind, Strength
 from app.facts.roles import role_of
-from app.i18n import N_, NC_, Lang, tr_marked
+from app.i18n import N_, NC_, Lang, tr, tr_marked
 from app.knowledge.faction_names import faction_display
 from app.knowledge.terms import GameTerms, game_terms
 from app.replay.commands import CATEGORY_WORDS, Category, command_info
@@ -217,21 +217,12 @@ def _departures_and_knowledge(ctx: _Ctx) -> list[str]:
     from app.knowledge.names import knowledge_mod
 
     ix = ctx.index
-    zh = ctx.lang is Lang.ZH
     out = [
-        (
-            f"- 离开：{ix.player_name(d.player)} 于 {format_time(d.seconds)}"
-            if zh
-            else f"- Left: {ix.player_name(d.player)} at {format_time(d.seconds)}"
-        )
+        tr(ctx.lang, "- Left: {player} at {time}", player=ix.player_name(d.player), time=format_time(d.seconds))
         for d in ix.departures
     ]
     if not knowledge_mod(ix.replay.header.mod_name):
-        out.append(
-            "- 注意：没有此游戏/模组的知识库，类型只能显示为哈希。"
-            if zh
-            else "- Note: no game knowledge for this game/mod; types can only be shown as hashes."
-        )
+        out.append(tr(ctx.lang, "- Note: no game knowledge for this game/mod; types can only be shown as hashes."))
     return out
 
 
