@@ -104,3 +104,52 @@ def trc(lang: Lang, context: str | None, msgid: str, /, **params: object) -> str
 def tr(lang: Lang, msgid: str, /, **params: object) -> str:
     """The text of ``msgid`` in ``lang`` (see :func:`trc`; no context)."""
     return trc(lang, None, msgid, **params)
+
+
+# ------------------------------------------------------------------------------------ texts translated where shown
+
+
+class Marked(str):
+    """A text marked for the catalogue (:func:`NC_`, :func:`with_params`): the English msgid.
+
+    It carries its context and the values of its ``{placeholders}`` for :func:`tr_marked`.
+    """
+
+    context: str | None
+    params: dict[str, object]
+
+    def __new__(cls, text: str, context: str | None = None, params: dict[str, object] | None = None) -> Marked:  # noqa: D102
+        self = super().__new__(cls, text)
+        self.context = context
+        self.params = dict(params or {})
+        return self
+
+
+def N_(msgid: str, /) -> str:  # noqa: N802 (gettext's name for it)
+    """Mark ``msgid`` for the catalogue without translating it (gettext's ``gettext_noop``).
+
+    For texts written where no language is known yet and translated where they are shown with :func:`tr_marked`:
+    the command line's help texts (translated by its help formatter) and the entries of word tables. The codemod's
+    extraction finds the call, so the text is a catalogue message like any other.
+    """
+    return msgid
+
+
+def NC_(context: str, msgid: str, /) -> str:  # noqa: N802
+    """:func:`N_` under a gettext context: for one English word of a table that means another 中文 word elsewhere."""
+    return Marked(msgid, context)
+
+
+def with_params(text: str, /, **params: object) -> str:
+    """A marked text (:func:`N_`, :func:`NC_`) that carries the values of its placeholders.
+
+    For a place that translates texts without knowing their values (the command line's help formatter).
+    """
+    return Marked(text, getattr(text, "context", None), {**getattr(text, "params", {}), **params})
+
+
+def tr_marked(lang: Lang, text: str, /, **params: object) -> str:
+    """The text of a message marked with :func:`N_` or :func:`NC_` in ``lang`` (see :func:`trc`)."""
+    context: str | None = getattr(text, "context", None)
+    msgid = str(text)
+    return trc(lang, context, msgid, **{**getattr(text, "params", {}), **params})

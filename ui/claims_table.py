@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from app.claims.issues import ValidationIssue, confidence_display
 from app.claims.kinds import CLAIM_LIST, CLAIM_LISTS, event_words
-from app.i18n import Lang
+from app.i18n import Lang, tr_marked
 from ui.lang import UiLanguage
 
 KINDS: tuple[tuple[str, str, str], ...] = tuple((c.key, c.letter, c.kind) for c in CLAIM_LISTS)
@@ -142,7 +142,7 @@ class ClaimsTable(QTableWidget):
                 worst[index] = issue
         self.setRowCount(len(self.rows))
         for r, row in enumerate(self.rows):
-            ident = f"{row.key} · {self.ui.t(*CLAIM_LIST[row.kind].word)}" + (
+            ident = f"{row.key} · {tr_marked(self.ui.lang, CLAIM_LIST[row.kind].word)}" + (
                 f" #{row.unit_id}" if row.unit_id is not None else ""
             )
             confidence = confidence_display(row.confidence, self.ui.lang) if row.confidence else "–"

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from app.claims.roles import POWER_COMMANDS
-from app.i18n import Lang, pick
+from app.i18n import NC_, Lang, pick, tr_marked
 from app.replay.commands import (
     PLACE_STRUCTURE,
     QUEUE_UNIT,
@@ -42,27 +42,34 @@ class ClaimList:
         key: the JSON key of the claims block (``unitClaims``).
         attr: the attribute of :class:`app.claims.parse.ParsedClaims` (``unit_claims``).
         letter: the claims table's id prefix (``U1``).
-        one: how a message names one claim of the list, zh and en (``单位声明 2`` / ``unit claim 2``).
-        word: the list's short word, zh and en (``单位`` / ``unit``).
+        one: how a message names one claim of the list, a catalogue message (``unit claim`` → ``unit claim 2``).
+        word: the list's short word, a catalogue message (``unit``).
     """
 
     kind: str
     key: str
     attr: str
     letter: str
-    one: tuple[str, str]
-    word: tuple[str, str]
+    one: str
+    word: str
 
     def label(self, lang: Lang, index: int) -> str:
         """``unit claim 2`` for the claim at 0-based ``index``."""
-        return f"{pick(lang, *self.one)} {index + 1}"
+        return f"{tr_marked(lang, self.one)} {index + 1}"
 
 
 CLAIM_LISTS: tuple[ClaimList, ...] = (
-    ClaimList("unit", "unitClaims", "unit_claims", "U", ("单位声明", "unit claim"), ("单位", "unit")),
-    ClaimList("event", "eventClaims", "event_claims", "E", ("事件声明", "event claim"), ("事件", "event")),
+    ClaimList("unit", "unitClaims", "unit_claims", "U", NC_("claim list", "unit claim"), NC_("claim list", "unit")),
     ClaimList(
-        "timeline", "timelineClaims", "timeline_claims", "T", ("时间线声明", "timeline claim"), ("时间线", "timeline")
+        "event", "eventClaims", "event_claims", "E", NC_("claim list", "event claim"), NC_("claim list", "event")
+    ),
+    ClaimList(
+        "timeline",
+        "timelineClaims",
+        "timeline_claims",
+        "T",
+        NC_("claim list", "timeline claim"),
+        NC_("claim list", "timeline"),
     ),
 )
 """The claim lists in the block's (and the report's, and the table's) order."""

@@ -220,6 +220,7 @@ class ProductionChart(_ReplayChart):
         import pyqtgraph as pg
 
         from app.facts.charts import BUCKET_SECONDS, CATEGORIES, CATEGORY_LABELS
+        from app.i18n import tr_marked
 
         data = self.data
         self.bars = {}
@@ -249,7 +250,7 @@ class ProductionChart(_ReplayChart):
                 pen=pg.mkPen(None),
             )
             item.addItem(bars)
-            entries.append(swatch(CATEGORY_COLORS[category], self.ui.t(*CATEGORY_LABELS[category])))
+            entries.append(swatch(CATEGORY_COLORS[category], tr_marked(self.ui.lang, CATEGORY_LABELS[category])))
             self.bars[category] = bars
             bottom = [a + b for a, b in zip(bottom, heights, strict=True)]
         self.title = self.ui.tx("{who}: produced per minute (units and structures)", who=who)
