@@ -6,13 +6,23 @@ reductions in the profile cache (``player_games``): the reductions of the real R
 player "target" on one side of G of them. The memory gets a few facts about the player. We measure:
 
 * ``profile_s``: :func:`app.players.profile.build_profile` of "target" (every path checked against the cache,
-  the cached rows read, openings, benchmarks against the rest of the library, memory facts and review items);
+  the player's cached sides read, openings, benchmarks against the rest of the library, memory facts and review
+  items), and ``profile_cpu_s``, the process's CPU time over the same call (what the profile costs whatever the
+  machine's load; the wall time on a shared machine is mostly waiting);
 * ``index_one_s``: reducing one replay that is not cached yet (what the first profile pays per new replay; the
   GUI pays it in the views' worker thread).
 
 Target (issue 34): a profile of a player with 200 games opens in under 1 s on the 5,000-replay library.
 
-Usage: .venv/bin/python benchmarks/player_profile.py [--replays 5000] [--games 200] [--json]
+Measured (5,000 replays, 200 games, ``nice -n 15`` on the 2-core machine shared with a full-suite stress run,
+load average about 10), with ``player_games`` holding one JSON list of sides per replay, decoded whole for every
+profile (``json.loads`` was 55% of the profile under cProfile): 3.67 s and 3.79 s, 0.556 s and 0.652 s of CPU
+(3.92 s and 1.6-1.8 s in earlier runs). With one ``player_sides`` row per side (players_0002: the name indexed,
+only the player's sides decoded, the rest's mod, APM and timings read as columns): 1.03 s and 0.82 s, 0.137 s and
+0.132 s of CPU (about a fifth of the CPU; the rest is the 5,000 paths' store rows and stat calls). The profiles are
+byte-identical (``--dump``), as are ``replaysage player NAME --json``'s on a 32-replay store before and after.
+
+Usage: .venv/bin/python benchmarks/player_profile.py [--replays 5000] [--games 200] [--json] [--dump FILE]
 """
 
 from __future__ import annotations
