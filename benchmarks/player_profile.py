@@ -2,8 +2,8 @@
 
 A temporary ``REPLAYSAGE_HOME`` gets a real SQLite store with N analysed replays (bulk-inserted analysis rows whose
 files are hard links of one corpus replay, so each path exists and has a size and a time) and their per-player
-reductions in the profile cache (``player_games``): the reductions of the real RA3 corpus games, cycled, with the
-player "target" on one side of G of them. The memory gets a few facts about the player. We measure:
+reductions in the profile cache (``player_games``, ``player_sides``): the reductions of the real RA3 corpus games,
+cycled, with the player "target" on one side of G of them. The memory gets a few facts about the player. We measure:
 
 * ``profile_s``: :func:`app.players.profile.build_profile` of "target" (every path checked against the cache,
   the player's cached sides read, openings, benchmarks against the rest of the library, memory facts and review
