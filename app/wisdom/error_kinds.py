@@ -195,10 +195,42 @@ def parse_limit(message: str) -> int | None:
     return None
 
 
+DEFAULT_ISSUE: tuple[str, str] = ("结论与事实不符", "下结论前核对事实")
+"""Root cause and strategy (中文) of a validator issue no row of :data:`ISSUES` matches."""
+
+ROOT_CAUSE_EN: dict[str, str] = {
+    "提示加输出超过了模型实际的上下文长度（估算偏低或配置的 ContextLength 偏大）": (
+        "prompt plus output exceeded the model's real context length (estimate too low or ContextLength set too high)"
+    ),
+    "请求频率超过服务商限额": "requests came faster than the provider allows",
+    "网络中断或超时": "the network dropped or timed out",
+    "服务端错误 (5xx)": "server error (5xx)",
+    "API 密钥缺失、错误或无权限": "the API key is missing, wrong or not allowed",
+    "服务商不认识该模型 id": "the provider does not know this model id",
+    "流式响应中断或格式异常": "the streamed reply broke off or was malformed",
+    "请求参数不被服务商接受": "the provider refused the request's parameters",
+    "声明了回放中不存在的 UnitId": "claimed a unit id that is not in the replay",
+    "仅凭移动类证据给出高置信度结论": "a confident conclusion from move evidence alone",
+    "单位归属与所有权证据矛盾（可能把选中的敌方单位当成己方）": (
+        "unit ownership contradicts the ownership evidence (perhaps a selected enemy unit taken for one's own)"
+    ),
+    "技能施法者与事实矛盾": "the caster of a power contradicts the facts",
+    "声称了回放中没有选择过的协议": "claimed a protocol the replay never shows being chosen",
+    "单位在首次生产前就被操作，时间线矛盾": (
+        "a unit was commanded before it was first produced: the timeline contradicts"
+    ),
+    "结论缺少足够证据": "the conclusion lacks enough evidence",
+    "回查请求格式或范围不合法": "a lookback request had an invalid form or range",
+    "机器可读声明缺失或无法解析": "the machine-readable claims are missing or could not be parsed",
+    DEFAULT_ISSUE[0]: "the conclusion disagrees with the facts",
+}
+"""English versions of the root causes above (entries store the 中文; :mod:`app.wisdom.wording` renders them)."""
+
 EN_STRATEGY: dict[str, str] = {
     **{f[4]: f[5] for f in FAILURES.values()},
     **{i[4]: i[5] for i in ISSUES},
     **STRATEGY_EN,
+    DEFAULT_ISSUE[1]: "check the facts before concluding",
 }
 """English variants of the strategies this library writes (entries store the Chinese text)."""
 

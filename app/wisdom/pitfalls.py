@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from app.i18n import Lang, pick
 from app.wisdom import taxonomy as tx
-from app.wisdom.error_kinds import EN_STRATEGY
 from app.wisdom.manager import ErrorWisdomManager
 from app.wisdom.prevention import stage_kind
 from app.wisdom.store import EntryNotFoundError
+from app.wisdom.wording import entry_text
 
 
 def _key(trace_id: str, stage: str | None) -> str:
@@ -75,9 +75,7 @@ class PitfallTracker:
         ):
             if ie.status != "active" or ie.type_code != tx.COGNITIVE:
                 continue
-            text = ie.strategy
-            if lang is Lang.EN:
-                text = EN_STRATEGY.get(text, text)
+            text = entry_text(ie.strategy, lang)  # the stored 中文, or its English for an English prompt
             if text and text not in lines:
                 lines.append(text)
                 injected.append(ie.id)
