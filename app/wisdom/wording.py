@@ -151,4 +151,27 @@ def entry_text(text: str, lang: Lang) -> str:
     return text
 
 
-__all__ = ["FIXED_EN", "PATTERNS", "entry_text"]
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def rule_message(zh: str, en: str, lang: Lang) -> str:
+    """A rule's message (for the rules table and for prompts) in ``lang``.
+
+    Rules generated before their English used :func:`entry_text` stored the 中文 strategy in ``en`` too
+    ("Hallucination: 只引用…"): that strategy is rendered in English here, so old databases read the same.
+    """
+    if lang is Lang.ZH:
+        return zh
+    text = en or zh
+    if not _HAN.search(text):
+        return text
+    whole = entry_text(text, lang)
+    if whole != text:
+        return whole
+    head, sep, rest = text.partition(": ")
+    if sep and rest in FIXED_EN:
+        return f"{head}: {FIXED_EN[rest]}"
+    return text
+
+
+__all__ = ["FIXED_EN", "PATTERNS", "entry_text", "rule_message"]

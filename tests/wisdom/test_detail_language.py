@@ -15,7 +15,7 @@ from app.i18n import Lang
 from app.store import Database
 from app.wisdom.gate import WisdomGate
 from app.wisdom.objectivity import EvidenceContext
-from app.wisdom.wording import PATTERNS, entry_text
+from app.wisdom.wording import PATTERNS, entry_text, rule_message
 from tests.support.ui_words import foreign_words
 from ui.tabs.wisdom_tab import entry_row, query_entry
 
@@ -173,3 +173,18 @@ def test_english_prompts_get_english_strategies_and_chinese_prompts_the_stored_t
     en = gate.pitfalls_for("m1", "RA3", "window:1:0", Lang.EN)
     assert set(zh) == {"只引用事实中出现过的 UnitId", "下结论前核对事实"}
     assert set(en) == {"cite only unit ids that occur in the facts", "check the facts before concluding"}
+
+
+def test_generated_rules_carry_english_and_old_rules_read_in_english(db: Database) -> None:
+    """A pitfall rule learned from 中文 entries has an English message (the rules table and English prompts show
+    it); a rule an older version stored with the 中文 strategy inside its English message is rendered in English."""
+    gate = WisdomGate(db, Lang.ZH)
+    for k in range(3):
+        gate.record_validation_issue("NonexistentUnit", "contradiction", "m1", "RA3", "window:0:0", f"unit {k}")
+    rules = [r for r in gate.manager.store.list_rules() if r.template == "pitfall"]
+    assert [r.message_en for r in rules] == ["Hallucination: cite only unit ids that occur in the facts"]
+    assert rules[0].message_zh == "幻觉倾向类：只引用事实中出现过的 UnitId"
+    old = "Hallucination: 只引用事实中出现过的 UnitId"
+    assert rule_message("幻觉倾向类：只引用事实中出现过的 UnitId", old, Lang.EN) == rules[0].message_en
+    assert rule_message(rules[0].message_zh, old, Lang.ZH) == rules[0].message_zh
+    assert rule_message("", "Hallucination: 用户写的策略", Lang.EN) == "Hallucination: 用户写的策略"  # user data

@@ -38,7 +38,7 @@ from app.wisdom.entry import WisdomEntry
 from app.wisdom.manager import ensure_builtin_rules, wisdom_metrics
 from app.wisdom.store import WisdomStore
 from app.wisdom.timeliness import entry_confidence, format_audit_report
-from app.wisdom.wording import entry_text
+from app.wisdom.wording import entry_text, rule_message
 from ui.tabs.loading import Actions, Lazy, Loader, batches, error_text
 from ui.tabs.paging import PagedTableModel, PageQuery, Sort, paged_table
 from ui.tabs.staged import StagedTabs
@@ -116,7 +116,7 @@ def query_rules(service: Lazy[ErrorWisdomManager], store: WisdomStore, lang: Lan
             )
             or "*"
         )
-        name = rule.rule_name if lang is Lang.ZH else (rule.message_en or rule.rule_name)
+        name = rule.rule_name if lang is Lang.ZH or not rule.message_en else rule_message("", rule.message_en, lang)
         rows.append(
             (
                 rule.rule_id,
