@@ -22,8 +22,7 @@ from collections.abc import Callable
 from typing import Final
 
 from app.i18n import Lang, tr
-from app.wisdom.error_kinds import DEFAULT_ISSUE, EN_STRATEGY, FAILURES, ISSUES, ROOT_CAUSE_EN
-from app.wisdom.objectivity import OBJECTIVITY_EN
+from app.wisdom.error_kinds import DEFAULT_ISSUE, EN_STRATEGY, FAILURES, ISSUES, OBJECTIVITY_EN, ROOT_CAUSE_EN
 
 FIXED_EN: Final[dict[str, str]] = {
     **EN_STRATEGY,

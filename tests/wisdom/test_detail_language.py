@@ -188,3 +188,14 @@ def test_generated_rules_carry_english_and_old_rules_read_in_english(db: Databas
     assert rule_message("幻觉倾向类：只引用事实中出现过的 UnitId", old, Lang.EN) == rules[0].message_en
     assert rule_message(rules[0].message_zh, old, Lang.ZH) == rules[0].message_zh
     assert rule_message("", "Hallucination: 用户写的策略", Lang.EN) == "Hallucination: 用户写的策略"  # user data
+
+
+def test_every_text_of_the_objectivity_profiles_has_english() -> None:
+    """The objectivity entry's fixed texts (each class's root cause, strategy, label and dimension analysis)."""
+    from app.wisdom.objectivity import _CLASS_LABEL, _CLASS_PROFILE
+
+    texts = {
+        t for cog, _codes, root, strategy in _CLASS_PROFILE.values() for t in (root, strategy, *cog, *cog.values())
+    }
+    texts |= set(_CLASS_LABEL.values())
+    assert sorted(t for t in texts if entry_text(t, Lang.EN) == t) == []
