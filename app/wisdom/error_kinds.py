@@ -13,7 +13,6 @@ from typing import Any
 from app.budget.limits import MAX_LOOKBACKS_PER_SEGMENT
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import WisdomEntry
-from app.wisdom.objectivity import STRATEGY_EN
 
 _LIMIT_RES = (
     re.compile(r"maximum context length is (\d+)", re.I),
@@ -195,10 +194,110 @@ def parse_limit(message: str) -> int | None:
     return None
 
 
+STRATEGY_EN = {
+    "提及任何数字、单位或 UnitId 前先在已给事实中核对，事实中没有的不写": (
+        "check every number, unit and unit id against the given facts; leave out what the facts do not show"
+    ),
+    "每个结论给出时间点与证据；仅有移动/选择类证据时降低置信度": (
+        "give a game time and evidence for every conclusion; lower confidence when only move/select evidence exists"
+    ),
+    "知识不足时明确说明边界，不臆测": "say where knowledge ends instead of guessing",
+    "归因时同时考察双方的操作与多种原因": "weigh both players' actions and several causes before attributing",
+}
+"""English variants of the objectivity entries' strategies (:mod:`app.wisdom.objectivity`; entries store the Chinese
+text, the prompt language picks)."""
+OBJECTIVITY_EN = {
+    # root causes
+    "模型写出了事实中不存在的数字、单位或 UnitId，未与事实核对": (
+        "the model wrote numbers, units or unit ids the facts do not contain, without checking them"
+    ),
+    "结论的确定性高于证据所能支撑的程度，缺少推理前提": (
+        "the conclusions are more certain than the evidence supports; premises are missing"
+    ),
+    "知识库中缺少回答所需的信息": "the knowledge base lacks what the answer needs",
+    "把结果归因于单一原因或单一玩家，忽略了其他因素": (
+        "the outcome was put down to one cause or one player, ignoring other factors"
+    ),
+    # the dimension analyses (keys and values)
+    "知识缺陷": "Knowledge defect",
+    "推理偏差": "Reasoning bias",
+    "注意力分配": "Attention",
+    "知道但不完整：事实中没有该数字/单位": "known but incomplete: the facts lack this number or unit",
+    "过度推断": "over-inference",
+    "忽略了事实中没有此项的事实": "ignored that the facts do not contain it",
+    "无": "none",
+    "遗漏前提、逻辑跳跃": "missing premises, logical jumps",
+    "过度关注次要信息": "too much attention to minor details",
+    "完全不知道": "not known at all",
+    "选择性注意": "selective attention",
+    "任务复杂性": "Task complexity",
+    "信息完整性": "Information completeness",
+    "时间压力": "Time pressure",
+    "高": "high",
+    "中等": "medium",
+    "低": "low",
+    "事实不完整": "facts incomplete",
+    "事实完整": "facts complete",
+    "预算紧张": "tight budget",
+    "人格特质影响": "Personality",
+    "学习阶段": "Learning stage",
+    "资源约束影响": "Resource constraints",
+    "倾向确定性表述": "tends to state things as certain",
+    "早期": "early",
+    "成熟": "mature",
+    "上下文预算受限": "limited context budget",
+    # the entry's other texts
+    "客观性评估器检测到高主观性分数": "the objectivity evaluator found a high subjectivity score",
+    "修订该窗口文本，删除或降级无证据的断言": "revise the window's text: remove or soften claims without evidence",
+    "待验证": "to be verified",
+    "在报告中标注已修正的结论": "mark the corrected conclusions in the report",
+    "生成窗口分析前": "before a window's analysis is generated",
+    "窗口指令包含已知陷阱提示": "the window instruction carries the known pitfalls",
+    "注入预防提示": "inject a prevention hint",
+    "低（提示词中增加一行）": "low (one more line in the prompt)",
+    "幻觉倾向": "Hallucination",
+    "推理跳跃": "Reasoning jump",
+    "知识缺失": "Knowledge gap",
+    "偏见影响": "Bias",
+}
+"""English versions of the other 中文 texts an objectivity entry stores (:mod:`app.wisdom.objectivity`;
+:mod:`app.wisdom.wording` renders them)."""
+DEFAULT_ISSUE: tuple[str, str] = ("结论与事实不符", "下结论前核对事实")
+"""Root cause and strategy (中文) of a validator issue no row of :data:`ISSUES` matches."""
+
+ROOT_CAUSE_EN: dict[str, str] = {
+    "提示加输出超过了模型实际的上下文长度（估算偏低或配置的 ContextLength 偏大）": (
+        "prompt plus output exceeded the model's real context length (estimate too low or ContextLength set too high)"
+    ),
+    "请求频率超过服务商限额": "requests came faster than the provider allows",
+    "网络中断或超时": "the network dropped or timed out",
+    "服务端错误 (5xx)": "server error (5xx)",
+    "API 密钥缺失、错误或无权限": "the API key is missing, wrong or not allowed",
+    "服务商不认识该模型 id": "the provider does not know this model id",
+    "流式响应中断或格式异常": "the streamed reply broke off or was malformed",
+    "请求参数不被服务商接受": "the provider refused the request's parameters",
+    "声明了回放中不存在的 UnitId": "claimed a unit id that is not in the replay",
+    "仅凭移动类证据给出高置信度结论": "a confident conclusion from move evidence alone",
+    "单位归属与所有权证据矛盾（可能把选中的敌方单位当成己方）": (
+        "unit ownership contradicts the ownership evidence (perhaps a selected enemy unit taken for one's own)"
+    ),
+    "技能施法者与事实矛盾": "the caster of a power contradicts the facts",
+    "声称了回放中没有选择过的协议": "claimed a protocol the replay never shows being chosen",
+    "单位在首次生产前就被操作，时间线矛盾": (
+        "a unit was commanded before it was first produced: the timeline contradicts"
+    ),
+    "结论缺少足够证据": "the conclusion lacks enough evidence",
+    "回查请求格式或范围不合法": "a lookback request had an invalid form or range",
+    "机器可读声明缺失或无法解析": "the machine-readable claims are missing or could not be parsed",
+    DEFAULT_ISSUE[0]: "the conclusion disagrees with the facts",
+}
+"""English versions of the root causes above (entries store the 中文; :mod:`app.wisdom.wording` renders them)."""
+
 EN_STRATEGY: dict[str, str] = {
     **{f[4]: f[5] for f in FAILURES.values()},
     **{i[4]: i[5] for i in ISSUES},
     **STRATEGY_EN,
+    DEFAULT_ISSUE[1]: "check the facts before concluding",
 }
 """English variants of the strategies this library writes (entries store the Chinese text)."""
 

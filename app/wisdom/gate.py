@@ -34,7 +34,16 @@ from app import deadline
 from app.i18n import Lang
 from app.store import Database
 from app.wisdom import taxonomy as tx
-from app.wisdom.error_kinds import EN_STRATEGY, FAILURES, ISSUES, claim_key, detection_only, parse_limit, severity_of
+from app.wisdom.error_kinds import (
+    DEFAULT_ISSUE,
+    EN_STRATEGY,
+    FAILURES,
+    ISSUES,
+    claim_key,
+    detection_only,
+    parse_limit,
+    severity_of,
+)
 from app.wisdom.manager import ErrorWisdomManager
 from app.wisdom.objectivity import EvidenceContext, ObjectivityEvaluator, ObjectivityMetric
 from app.wisdom.pitfalls import PitfallTracker
@@ -283,8 +292,7 @@ class WisdomGate:
         sub, roots, root_zh, strat_zh = (
             "reasoning_jump",
             ["reasoning_bias/missing_premise"],
-            "结论与事实不符",
-            "下结论前核对事实",
+            *DEFAULT_ISSUE,
         )
         for keys, s, r, rz, sz, _se in ISSUES:
             if any(k in low for k in keys):

@@ -27,6 +27,7 @@ from app.wisdom.prevention import PreCheckResult, PreventionEngine, builtin_rule
 from app.wisdom.rules import RuleGenerationManager
 from app.wisdom.store import EntryFilter, WisdomStore
 from app.wisdom.timeliness import TimelinessManager, as_store, entry_confidence, state_of
+from app.wisdom.wording import rule_message
 
 log = logging.getLogger("replaysage.wisdom")
 
@@ -375,7 +376,7 @@ class ErrorWisdomManager:
                     "来源": "rule",
                     "id": r.rule_id,
                     "rule_name": r.rule_name,
-                    "预防策略": r.message_zh if self.lang is Lang.ZH else r.message_en,
+                    "预防策略": rule_message(r.message_zh, r.message_en, self.lang),
                     "置信度": r.confidence,
                     "时效性标记": r.status,
                     "可自动执行": r.status == "active",

@@ -332,7 +332,8 @@ class CognitiveAnalysis:
 
 
 _CLASS_PROFILE: dict[str, tuple[dict[str, str], list[str], str, str]] = {
-    # class: (cognitive dimension analysis, root-cause codes, root cause zh, prevention strategy zh)
+    # class: (cognitive dimension analysis, root-cause codes, root cause zh, prevention strategy zh); their English
+    # is in app.wisdom.error_kinds (STRATEGY_EN, OBJECTIVITY_EN), read by app.wisdom.wording
     "hallucination": (
         {
             "知识缺陷": "知道但不完整：事实中没有该数字/单位",
@@ -362,17 +363,6 @@ _CLASS_PROFILE: dict[str, tuple[dict[str, str], list[str], str, str]] = {
         "归因时同时考察双方的操作与多种原因",
     ),
 }
-STRATEGY_EN = {
-    "提及任何数字、单位或 UnitId 前先在已给事实中核对，事实中没有的不写": (
-        "check every number, unit and unit id against the given facts; leave out what the facts do not show"
-    ),
-    "每个结论给出时间点与证据；仅有移动/选择类证据时降低置信度": (
-        "give a game time and evidence for every conclusion; lower confidence when only move/select evidence exists"
-    ),
-    "知识不足时明确说明边界，不臆测": "say where knowledge ends instead of guessing",
-    "归因时同时考察双方的操作与多种原因": "weigh both players' actions and several causes before attributing",
-}
-"""English variants of the strategies above (entries store the Chinese text; the prompt language picks)."""
 _CLASS_LABEL = {
     "hallucination": "幻觉倾向",
     "reasoning_jump": "推理跳跃",

@@ -6,12 +6,12 @@ did not contradict gets a verification ("成功预防").
 
 from __future__ import annotations
 
-from app.i18n import Lang, pick
+from app.i18n import Lang
 from app.wisdom import taxonomy as tx
-from app.wisdom.error_kinds import EN_STRATEGY
 from app.wisdom.manager import ErrorWisdomManager
 from app.wisdom.prevention import stage_kind
 from app.wisdom.store import EntryNotFoundError
+from app.wisdom.wording import entry_text, rule_message
 
 
 def _key(trace_id: str, stage: str | None) -> str:
@@ -56,7 +56,7 @@ class PitfallTracker:
                 continue
             if r.template in ("token_limit", "rate_limit"):
                 continue  # enforced by pre_check, not something the model can act on
-            lines.append(pick(lang, r.message_zh, r.message_en or r.message_zh))
+            lines.append(rule_message(r.message_zh, r.message_en, lang))
         injected: list[str] = []
         for ie, _score in self.manager.engine.query_index.query(
             {
@@ -75,9 +75,7 @@ class PitfallTracker:
         ):
             if ie.status != "active" or ie.type_code != tx.COGNITIVE:
                 continue
-            text = ie.strategy
-            if lang is Lang.EN:
-                text = EN_STRATEGY.get(text, text)
+            text = entry_text(ie.strategy, lang)  # the stored 中文, or its English for an English prompt
             if text and text not in lines:
                 lines.append(text)
                 injected.append(ie.id)

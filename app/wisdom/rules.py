@@ -24,11 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.i18n import Lang
 from app.store import Database
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import PreventionRule, WisdomEntry, iso, now_utc
 from app.wisdom.store import WisdomStore
 from app.wisdom.timeliness import TimelinessManager, as_store, state_of
+from app.wisdom.wording import entry_text
 
 W_TYPE, W_SUBTYPE, W_TRIGGER, W_ROOT = 0.25, 0.20, 0.25, 0.30
 SIMILARITY_THRESHOLD = 0.60
@@ -212,14 +214,14 @@ def rule_from_cluster(members: Sequence[WisdomEntry], shared: dict[str, Any]) ->
         zh = f"{label}：{shared['strategy'] or members[0].description}"
         en = (
             f"{tx.SUBTYPES.get(shared['subtype'], ('', '', shared['subtype']))[2]}: "
-            f"{shared['strategy'] or members[0].description}"
+            f"{entry_text(shared['strategy'] or members[0].description, Lang.EN)}"
         )
         name = f"{label}防范规则"
         priority = "medium"
     else:
         template = "advice"
         zh = shared["strategy"] or members[0].prevention_strategy or members[0].description
-        en = zh
+        en = entry_text(zh, Lang.EN)
         name = f"{tx.subtype_label(shared['subtype'])}建议规则"
         priority = "medium"
     key = code or shared["subtype"]

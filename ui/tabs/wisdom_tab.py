@@ -38,6 +38,7 @@ from app.wisdom.entry import WisdomEntry
 from app.wisdom.manager import ensure_builtin_rules, wisdom_metrics
 from app.wisdom.store import WisdomStore
 from app.wisdom.timeliness import entry_confidence, format_audit_report
+from app.wisdom.wording import entry_text, rule_message
 from ui.tabs.loading import Actions, Lazy, Loader, batches, error_text
 from ui.tabs.paging import PagedTableModel, PageQuery, Sort, paged_table
 from ui.tabs.staged import StagedTabs
@@ -75,7 +76,7 @@ def entry_row(e: WisdomEntry, lang: Lang) -> Row:
             kind,
             e.error_code or "",
             e.model or "",
-            e.description,
+            entry_text(e.description, lang),
         ),
     )
 
@@ -115,7 +116,7 @@ def query_rules(service: Lazy[ErrorWisdomManager], store: WisdomStore, lang: Lan
             )
             or "*"
         )
-        name = rule.rule_name if lang is Lang.ZH else (rule.message_en or rule.rule_name)
+        name = rule.rule_name if lang is Lang.ZH or not rule.message_en else rule_message("", rule.message_en, lang)
         rows.append(
             (
                 rule.rule_id,
@@ -201,6 +202,10 @@ SPEC_KEYS_EN = {
     "模型": "Model",
     "阶段": "Stage",
     "基础置信度": "Base confidence",
+    "出现次数": "Occurrences",
+    "反例次数": "Counterexamples",
+    "场景变化次数": "Scene changes",
+    "识别正确": "Recognised correctly",
     "根因类别": "Root-cause categories",
     "触发模式": "Trigger patterns",
     "参数": "Parameters",
@@ -243,7 +248,7 @@ def scene_words(scene: str, lang: Lang) -> str:
     """The trigger scene the gate records ("overview 验证", "请求 模型请求") with its stage named in ``lang``."""
     m = _SCENE.match(scene)
     if m is None:
-        return scene
+        return entry_text(scene, lang)
     stage = stage_words(m.group("stage"), lang) if m.group("stage") not in ("", "请求") else ""
     if m.group("what") == "验证":
         return tr(lang, "validating {stage}", stage=stage).strip()
@@ -257,7 +262,8 @@ def value_words(value: Any, lang: Lang) -> str:
     """A spec value as people read it: a severity, priority, state or tone code and the error types in ``lang``.
 
     The detail was a raw field dump: "severe/high/neutral" in the Chinese interface and the Chinese type names in the
-    English one (issue 30). Free text (a description, a message) is shown as written.
+    English one (issue 30). The library's own 中文 texts are rendered in ``lang`` (:func:`entry_text`); other free
+    text (a message, an imported entry's words) is shown as written.
     """
     if isinstance(value, bool):
         return tr(lang, "yes") if value else tr(lang, "no")
@@ -273,7 +279,7 @@ def value_words(value: Any, lang: Lang) -> str:
     for code, (_type, zh, en) in tx.SUBTYPES.items():
         if text in (zh, code, en):
             return pick(lang, zh, en)
-    return text
+    return entry_text(text, lang)
 
 
 def readable(value: Any, lang: Lang, indent: int = 0) -> list[str]:
@@ -284,7 +290,7 @@ def readable(value: Any, lang: Lang, indent: int = 0) -> list[str]:
         for key, item in value.items():
             if key in HIDDEN_SPEC_KEYS:
                 continue
-            name = (SPEC_KEYS_EN if lang is Lang.EN else SPEC_KEYS_ZH).get(str(key), str(key))
+            name = (SPEC_KEYS_EN if lang is Lang.EN else SPEC_KEYS_ZH).get(str(key)) or entry_text(str(key), lang)
             if isinstance(item, dict | list) and item:
                 lines.append(f"{pad}{name}:")
                 lines += readable(item, lang, indent + 1)
