@@ -9,10 +9,10 @@ from __future__ import annotations
 import enum
 import struct
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 
 class Game(enum.StrEnum):
@@ -257,6 +257,67 @@ class Command(NamedTuple):
         return [a for a, k in zip(self.args, self.kinds, strict=True) if k is kind]
 
 
+class CommandList(Sequence[Command]):
+    """A parsed replay's commands, kept as columns over the file's bytes instead of one object per command.
+
+    Each command is its offset in ``data`` plus three small columns (time code, slot, command id): 11 bytes a command,
+    where a :class:`Command` tuple costs about 120. Indexing or iterating decodes the command again from the bytes
+    (``decode``, the reader's splitter, which validated it once while reading), so a file of many tiny commands
+    costs memory in proportion to its size (issue 29: 3-byte commands made 112x the file size). The columns serve
+    the passes that need no arguments (counting, time lines, automatic commands) without decoding anything; see
+    :func:`command_columns`.
+    """
+
+    __slots__ = ("_decode", "data", "ids", "offsets", "players", "time_codes")
+
+    def __init__(self, data: bytes, decode: Callable[[bytes, int, int], Command]) -> None:
+        self.data = data
+        self.offsets: array[int] = array("I")  # the command's first byte (its id word) in ``data``
+        self.time_codes: array[int] = array("I")
+        self.players: array[int] = array("b")  # index into the ``S=`` slot list, -1 for none
+        self.ids: array[int] = array("H")  # 11-bit command ids
+        self._decode = decode
+
+    def add(self, offset: int, time_code: int, player: int, command_id: int) -> None:
+        """Record one command that the reader has split and checked."""
+        self.offsets.append(offset)
+        self.time_codes.append(time_code)
+        self.players.append(player)
+        self.ids.append(command_id)
+
+    def truncate(self, n: int) -> None:
+        """Forget every command from the ``n``-th on (a chunk that failed half way)."""
+        for column in (self.offsets, self.time_codes, self.players, self.ids):
+            del column[n:]
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    @overload
+    def __getitem__(self, i: int) -> Command: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Command]: ...
+
+    def __getitem__(self, i: int | slice) -> Command | list[Command]:
+        if isinstance(i, slice):
+            decode, data = self._decode, self.data
+            return [decode(data, p, tc) for p, tc in zip(self.offsets[i], self.time_codes[i], strict=True)]
+        return self._decode(self.data, self.offsets[i], self.time_codes[i])
+
+    def __iter__(self) -> Iterator[Command]:
+        decode, data = self._decode, self.data
+        for p, tc in zip(self.offsets, self.time_codes, strict=True):
+            yield decode(data, p, tc)
+
+
+def command_columns(commands: Sequence[Command]) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
+    """``(time codes, slots, command ids)`` of every command, without decoding any (see :class:`CommandList`)."""
+    if isinstance(commands, CommandList):
+        return commands.time_codes, commands.players, commands.ids
+    return [c.time_code for c in commands], [c.player for c in commands], [c.command_id for c in commands]
+
+
 @dataclass(frozen=True, slots=True)
 class Camera:
     """A decoded type-2 (camera) chunk."""
@@ -342,7 +403,7 @@ class Replay:
     path: str
     header: Header
     footer: Footer | None
-    commands: list[Command] = field(default_factory=list)
+    commands: Sequence[Command] = field(default_factory=list)  # a :class:`CommandList` when read from a file
     truncated: bool = False
     truncation_reason: str = ""
     file_size: int = 0
@@ -389,7 +450,7 @@ class Replay:
             chunk = Chunk(time_code=tc, chunk_type=ctype, data=payload, trailing=trailing, offset=off)
             if ctype == 1:
                 stop = starts[i + 1] if i + 1 < n else len(self.commands)
-                chunk.commands = self.commands[starts[i] : stop]
+                chunk.commands = list(self.commands[starts[i] : stop])
             elif ctype == 2:
                 chunk.camera = decode_camera(payload)
             yield chunk
