@@ -532,7 +532,7 @@ def build_compact_log(
     if level == CompactLevel.FULL:
         lines = _merge_cameras(index, lines, r)
         return CompactLog(level, lang, lines, _blocks(lines, count_tokens))
-    return CompactLog(level, lang, lines, _blocks(lines, count_tokens, counted_times(index)))
+    return CompactLog(level, lang, lines, _blocks(lines, count_tokens, _CountedEvents(index)))
 
 
 def _merge_cameras(index: ReplayFactIndex, lines: list[LogLine], r: _Renderer) -> list[LogLine]:
@@ -572,7 +572,43 @@ def counted_times(index: ReplayFactIndex) -> array[int]:
     return out
 
 
-def _blocks(lines: Sequence[LogLine], count_tokens: bool, event_times: Sequence[int] | None = None) -> list[EventBlock]:
+class _CountedEvents:
+    """The events :func:`counts_as_event` counts, per time range, in one forward pass over the index's columns.
+
+    What :func:`counted_times` gives, without an array of every counted event's time code (issue 29: 4 bytes an
+    event of a file of tiny commands); the ranges must be asked in order, each starting where the last ended.
+    """
+
+    def __init__(self, index: ReplayFactIndex) -> None:
+        players = frozenset(p.slot for p in index.players if p.is_player)
+        events = index.events
+        key = [r[0] in KEY_CATEGORIES for r in events.rests]
+        order = [not r[1] for r in events.rests]
+        self._events = iter(
+            (tc, key[r] or (order[r] and p in players))
+            for tc, p, r in zip(events.time_codes, events.players, events.rest, strict=True)
+        )
+        self._held: tuple[int, bool] | None = None  # an event read past the end of the last range
+
+    def between(self, start: int, end: int | None) -> int:
+        """How many counted events have ``start <= time code < end`` (``end`` None: to the last event)."""
+        n = 0
+        while True:
+            item = self._held if self._held is not None else next(self._events, None)
+            self._held = None
+            if item is None:
+                return n
+            tc, counted = item
+            if end is not None and tc >= end:
+                self._held = item
+                return n
+            if counted and tc >= start:
+                n += 1
+
+
+def _blocks(
+    lines: Sequence[LogLine], count_tokens: bool, event_times: Sequence[int] | _CountedEvents | None = None
+) -> list[EventBlock]:
     """Cut lines into blocks; with ``event_times`` a block counts the events of its whole time range.
 
     A block's range runs from its first line to the next block's first line (the last block to the end), so the
@@ -600,6 +636,8 @@ def _blocks(lines: Sequence[LogLine], count_tokens: bool, event_times: Sequence[
         end_tc = lines[b].time_code if b < len(lines) else seg[-1].time_code + 1
         if event_times is None:
             events = sum(ln.event_count for ln in seg)
+        elif isinstance(event_times, _CountedEvents):
+            events = event_times.between(seg[0].time_code, lines[b].time_code if b < len(lines) else None)
         else:
             lo = bisect.bisect_left(event_times, seg[0].time_code)
             hi = bisect.bisect_left(event_times, lines[b].time_code) if b < len(lines) else len(event_times)

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -352,34 +352,32 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         rests: list[EventRest] = []
         automatic: dict[int, int] = {}  # command id -> its part
         previous: dict[int, int] = {}  # player -> the part of the player's last order
-        rest = array("I")
-        pending = array("I")  # the events of orders (not automatic): the ones _ingest reads
+        rest = array("H")  # 2 bytes an event until there are more than 65,535 parts
         game = replay.game
         add_rest = rest.append
-        add_pending = pending.append
-        for i, cid in enumerate(ids):
+        for i, (cid, player) in enumerate(zip(ids, slots, strict=True)):
             info = infos.get(cid)
             if info is None:
                 info = infos[cid] = command_info(game, cid)
             if info.automatic:  # about half of all commands (heartbeats, timing): nothing to resolve, nothing decoded
-                r = automatic.get(cid)
-                if r is None:
+                r = automatic.get(cid, -1)
+                if r < 0:
                     r = automatic[cid] = len(rests)
                     rests.append((info.category, True, *_AUTOMATIC_REST))
-                add_rest(r)
-                continue
-            player = slots[i]
-            resolved = _resolve(commands[i], info, states[player], game)
-            add_pending(i)
-            r = previous.get(player, -1)
-            if r < 0 or rests[r] != resolved:
-                r = previous[player] = len(rests)
-                rests.append(resolved)
+            else:
+                resolved = _resolve(commands[i], info, states[player], game)
+                r = previous.get(player, -1)
+                if r < 0 or rests[r] != resolved:
+                    r = previous[player] = len(rests)
+                    rests.append(resolved)
+            if r > 0xFFFF and rest.typecode == "H":
+                rest = array("I", rest)
+                add_rest = rest.append
             add_rest(r)
         events = EventList(time_codes, slots, ids, rest, rests)
         index = cls(replay, names, players, events)
         index.knowledge = _knowledge_of(replay)
-        index._ingest(pending)
+        index._ingest()
         index._resolve_factions()
         return index
 
@@ -405,8 +403,16 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
     def _is_player(self, slot: int) -> bool:
         return 0 <= slot < len(self.players) and self.players[slot].is_player
 
-    def _ingest(self, pending: Sequence[int]) -> None:
-        """Evidence, groups, orders and chains from the events of orders (``pending``: their indexes)."""
+    def _orders(self) -> Iterator[int]:
+        """Indexes of the events that are not automatic (players' orders), in order."""
+        automatic = [r[1] for r in self.events.rests]
+        for i, r in enumerate(self.events.rest):
+            if not automatic[r]:
+                yield i
+
+    def _ingest(self) -> None:
+        """Evidence, groups, orders and chains from the events of orders (:meth:`_orders`)."""
+        pending = self._orders
         events = self.events
         commands = self.replay.commands
         groups: dict[int, dict[int, tuple[int, ...]]] = defaultdict(dict)
@@ -419,16 +425,16 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         roles = RoleIds(game)
         ids = events.ids
         builds = {cid for cid in set(ids) if roles[cid] in (START_STRUCTURE, PLACE_STRUCTURE)}
-        for ev in events.select(i for i in pending if ids[i] in builds):
-            if ev.type_hash is not None:
+        for ev in events.select(i for i, cid in enumerate(ids) if cid in builds):
+            if ev.type_hash is not None and not ev.automatic:
                 structure_hashes.add(ev.type_hash)
                 if ev.object_ids:
                     yards.add(ev.object_ids[0])
-        known_types = self._known_types(pending, roles)
+        known_types = self._known_types(None, roles)
         orders = _OrderBook()
         player_slots = {p.slot for p in self.players if p.is_player}
         attacked: set[tuple[int, int]] = set()  # (player, object) pairs of 0x20D attack orders
-        for ev in events.select(pending):
+        for ev in events.select(pending()):
             i = ev.command_index
             for oid in ev.object_ids:
                 if oid and oid not in seen:
@@ -561,7 +567,7 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
                 )
         self._build_steps = [s for s in self._build_steps if s.command_index not in self._cancelled]
 
-    def _known_types(self, pending: Sequence[int], roles: RoleIds | None = None) -> dict[int, str]:
+    def _known_types(self, pending: Iterable[int] | None, roles: RoleIds | None = None) -> dict[int, str]:
         """Object types the orders prove (kept only when every proof of an object agrees).
 
         Structures produce, build, upgrade, are sold or get a rally point; the single source of an ability that the
@@ -573,7 +579,14 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         events = self.events
         ids = events.ids
         proving = {cid for cid in set(ids) if roles[cid] in _OWNER_ROLES or roles[cid] in (HARVESTER_ORDER, *POWER_IDS)}
-        for ev in events.select(i for i in pending if ids[i] in proving):
+        picked = (
+            (i for i, cid in enumerate(ids) if cid in proving)
+            if pending is None
+            else (i for i in pending if ids[i] in proving)
+        )
+        for ev in events.select(picked):
+            if ev.automatic:
+                continue
             cid = roles[ev.command_id]
             if cid in _OWNER_ROLES or cid == HARVESTER_ORDER:  # all of them name a structure
                 for oid in ev.actor_ids or ev.object_ids:

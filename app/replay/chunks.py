@@ -91,7 +91,7 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
     replay.index = ChunkIndex(data=data, offsets=offsets, command_starts=starts)
     add_offset = offsets.append
     add_start = starts.append
-    commands = CommandList(data, splitter.command_at)
+    commands = CommandList(data, splitter.command_at, splitter.players)
     replay.commands = commands
     head = _CHUNK_HEAD.unpack_from
     pos = header.chunk_offset

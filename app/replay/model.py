@@ -258,37 +258,30 @@ class Command(NamedTuple):
 
 
 class CommandList(Sequence[Command]):
-    """A parsed replay's commands, kept as columns over the file's bytes instead of one object per command.
+    """A parsed replay's commands, kept as two columns over the file's bytes instead of one object per command.
 
-    Each command is its offset in ``data`` plus three small columns (time code, slot, command id): 11 bytes a command,
-    where a :class:`Command` tuple costs about 120. Indexing or iterating decodes the command again from the bytes
-    (``decode``, the reader's splitter, which validated it once while reading), so a file of many tiny commands
-    costs memory in proportion to its size (issue 29: 3-byte commands made 112x the file size). The columns serve
-    the passes that need no arguments (counting, time lines, automatic commands) without decoding anything; see
-    :func:`command_columns`.
+    Each command is its offset in ``data`` and its chunk's time code: 8 bytes a command, where a :class:`Command`
+    tuple costs about 120. Indexing or iterating decodes the command again from the bytes (``decode``, the reader's
+    splitter, which checked it once while reading), so a file of many tiny commands costs memory in proportion to
+    its size (issue 29: 3-byte commands made 112x the file size). ``players`` and ``ids`` read the slot and the
+    command id from each command's id word without decoding the rest; see :func:`command_columns`.
     """
 
     __slots__ = ("_decode", "data", "ids", "offsets", "players", "time_codes")
 
-    def __init__(self, data: bytes, decode: Callable[[bytes, int, int], Command]) -> None:
+    def __init__(self, data: bytes, decode: Callable[[bytes, int, int], Command], slot_of: Sequence[int]) -> None:
+        """``slot_of`` maps each of the 32 player fields (the id word's top 5 bits) to its ``S=`` slot, or -1."""
         self.data = data
         self.offsets: array[int] = array("I")  # the command's first byte (its id word) in ``data``
         self.time_codes: array[int] = array("I")
-        self.players: array[int] = array("b")  # index into the ``S=`` slot list, -1 for none
-        self.ids: array[int] = array("H")  # 11-bit command ids
+        self.players = _IdWordField(data, self.offsets, tuple(slot_of))
+        self.ids = _IdWordField(data, self.offsets, None)
         self._decode = decode
-
-    def add(self, offset: int, time_code: int, player: int, command_id: int) -> None:
-        """Record one command that the reader has split and checked."""
-        self.offsets.append(offset)
-        self.time_codes.append(time_code)
-        self.players.append(player)
-        self.ids.append(command_id)
 
     def truncate(self, n: int) -> None:
         """Forget every command from the ``n``-th on (a chunk that failed half way)."""
-        for column in (self.offsets, self.time_codes, self.players, self.ids):
-            del column[n:]
+        del self.offsets[n:]
+        del self.time_codes[n:]
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -309,6 +302,44 @@ class CommandList(Sequence[Command]):
         decode, data = self._decode, self.data
         for p, tc in zip(self.offsets, self.time_codes, strict=True):
             yield decode(data, p, tc)
+
+
+class _IdWordField(Sequence[int]):
+    """The slot (``slot_of`` given) or the command id of each command, read from its id word (notes §4.1)."""
+
+    __slots__ = ("_data", "_offsets", "_slot_of")
+
+    def __init__(self, data: bytes, offsets: array[int], slot_of: tuple[int, ...] | None) -> None:
+        self._data = data
+        self._offsets = offsets
+        self._slot_of = slot_of
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+
+    def __getitem__(self, i: int | slice) -> int | list[int]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._offsets)))]
+        p = self._offsets[i]
+        if self._slot_of is not None:
+            return self._slot_of[self._data[p + 1] >> 3]
+        return self._data[p] | (self._data[p + 1] & 7) << 8
+
+    def __iter__(self) -> Iterator[int]:
+        data = self._data
+        if self._slot_of is not None:
+            slot_of = self._slot_of
+            for p in self._offsets:
+                yield slot_of[data[p + 1] >> 3]
+        else:
+            for p in self._offsets:
+                yield data[p] | (data[p + 1] & 7) << 8
 
 
 def command_columns(commands: Sequence[Command]) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:

@@ -91,16 +91,12 @@ class _CommandSplitter:
         gsize = self.group_size
         long_key = _LONG_LAYOUT_KEY
         decoders = self.decoders
-        players = self.players
         add_offset = out.offsets.append
         add_tc = out.time_codes.append
-        add_player = out.players.append
-        add_id = out.ids.append
         p = body + 5
         for _ in range(n):
             if p + 3 > end:
                 raise self.fail(p, "command runs past the end of its chunk")
-            w = data[p] | data[p + 1] << 8
             q = p + 2
             key = 0
             slow = False
@@ -128,8 +124,6 @@ class _CommandSplitter:
                 self._decoder(data, p + 2, key)  # checks the argument count once per layout
             add_offset(p)
             add_tc(tc)
-            add_player(players[w >> 11])
-            add_id(w & 0x7FF)
             p = q + 1
         if p != end:
             raise self.fail(p, f"{n} commands end at byte {p - body} of a {size}-byte chunk")
