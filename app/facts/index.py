@@ -374,7 +374,9 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
                 rest = array("I", rest)
                 add_rest = rest.append
             add_rest(r)
-        events = EventList(time_codes, slots, ids, rest, rests)
+        # the events keep their own slot and id columns (3 bytes an event): every pass over them reads both, and an
+        # array iterates in C where the command list reads them from the id words
+        events = EventList(time_codes, array("b", slots), array("H", ids), rest, rests)
         index = cls(replay, names, players, events)
         index.knowledge = _knowledge_of(replay)
         index._ingest()

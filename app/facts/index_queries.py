@@ -64,16 +64,16 @@ class EventQueries(IndexData):
         hi = bisect.bisect_left(self._times, end_seconds * TICKS_PER_SECOND - 1e-9)
         events = self.events
         if player is None and categories is None:
-            for i in range(lo, hi):
-                yield events[i]
+            yield from events.select(range(lo, hi))
             return
         cats = frozenset(categories) if categories is not None else None
-        slots, rest = events.players, events.rest
-        # the category is a resolved part shared by many events: test it once per distinct part
-        wanted = [cats is None or r[0] in cats for r in events.rests]
-        for i in range(lo, hi):
-            if (player is None or slots[i] == player) and wanted[rest[i]]:
-                yield events[i]
+        slots, rest, rests = events.players, events.rest, events.rests
+        # filtered on the columns: only the events that pass are built
+        yield from events.select(
+            i
+            for i in range(lo, hi)
+            if (player is None or slots[i] == player) and (cats is None or rests[rest[i]][0] in cats)
+        )
 
     def events_for_object(self, object_id: int) -> tuple[FactEvent, ...]:
         """Events that name ``object_id`` or whose order affected it (through the tracked selection), in time order.
