@@ -40,6 +40,23 @@ the reader, the index and the log to stream commands instead of keeping them (th
 ``Replay.commands`` and ``ReplayFactIndex.events`` whole). Real replays (13 corpus files over 200 KB, 9.6 MB):
 0.246 -> 0.206 CPU s/MB, worst 0.341 -> 0.290 s/MB.
 
+Second pass (issue 29, 2026-12-03, load average 10-11): ``Replay.commands`` is a ``CommandList`` (an offset and a
+time code per command, 8 bytes; a ``Command`` is decoded again on access), ``ReplayFactIndex.events`` an
+``EventList`` (slot, id and a 2-byte index into resolved parts that a player's equal consecutive orders share: 5
+bytes an event), and from level 1 on the log folds an order a player sends again in the same time code into one
+``×n`` line (key events only when they name nothing; the tiny-command file made a line per command). The
+tiny-command family: 168,700 / 211,700 commands (the rows say 0.69 / 0.77 MB), Python allocation peak 111x / 111x
+its size -> 6.1x / 5.0x (4.2 of 5.2 MB and 3.8 of 5.0 MB allowed), resident growth 112x / 118x -> 2.6x / 2.5x (1.8
+and 1.9 MB; 3.4 MB allowed for the RA3 file), CPU apart from the benchmark 1.9 / 2.5 s -> 1.5 / 1.9 s at that load,
+1.9 / 1.9 s in the benchmark's workers (wall 6.9 / 6.4 s). Every family now holds the memory bound; the 2 s target
+is still missed on wall time only, which the load sets (worst CPU 1.9 s). A real 24-minute
+1v1 (ra3_1v1_infinity_isle_allies_vs_empire_24m, 0.78 MB, 10,145 commands), parse + index + summary + facts JSON,
+best of 5 CPU: parse 45 -> 27 ms, with the facts 170 -> 190 ms, with the level-2 log 233 -> 287 ms; Python
+allocation peak 8.8 -> 6.7 MB. The 2.1 MB 3v3 (19,903 commands): 247 -> 317 ms with the facts, 15.5 -> 11.0 MB (the
+events are built again on each pass over them: about 1 µs an event and pass). Reports, timelines, statistics,
+facts JSON and events of the 19 corpus files are unchanged; their logs differ only where a player double-sent an
+order ("Deselect ×2").
+
 Usage: ``.venv/bin/python benchmarks/bad_input.py [--cases N] [--seed S] [--workers W] [--sources NAME ...]
 [--families-only]``
 """

@@ -15,7 +15,11 @@ Compaction levels (the plan's ``CompactLevel``, §5.1):
   :data:`BURST_GAP_SECONDS` apart into one line ``×n`` with the last target.
 
 Every level keeps every build, production, placement, sale, repair, power, protocol and upgrade event (the
-:data:`app.facts.index.KEY_CATEGORIES`): they are what the analysis is about and what the validator checks. A
+:data:`app.facts.index.KEY_CATEGORIES`): they are what the analysis is about and what the validator checks.
+From level 1 on, an order that a player sends again in the same time code, with no other line of that player in
+between, folds into the first one's line, marked ``×n`` (a double-sent "Deselect ×2"; issue 29: a forged file of
+100 equal commands per time code made a line each). Key events fold only when they name nothing (no type, object
+or point; no real replay has one): two equal queue orders are two units. A
 queue order made with a shift-click reads ``Queue unit ×5 <type>``: one order, five units
 (:meth:`app.facts.index.ReplayFactIndex.batch`).
 
@@ -30,6 +34,7 @@ from __future__ import annotations
 import bisect
 import enum
 import re
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -377,6 +382,14 @@ def _ids(ids: Sequence[int]) -> str:
     return shown
 
 
+def _names_nothing(ev: FactEvent) -> bool:
+    """A key event without a type, an object or a point: copies of it cannot be told apart, so they may fold.
+
+    No corpus file has one (8,424 key events); a forged file of argument-less build orders does (issue 29).
+    """
+    return ev.type_hash is None and ev.position is None and not any(ev.object_ids)
+
+
 def _selection_key(ev: FactEvent, role: int) -> tuple[int, ...] | None:
     """The selection an event leaves (for "did it change anything"), None when not a plain selection.
 
@@ -399,11 +412,33 @@ def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[Fac
     collapse = level >= CompactLevel.COLLAPSE_SELECTION
     merge = level >= CompactLevel.MERGE_BURSTS
     append = out.append
-    if not collapse:  # levels 0 and 1 keep every event they count, one line each
+    rest = index.events.rest
+    # the same order again by the same player in the same time code, with no other line of that player in between,
+    # folds into one ``×n`` line from level 1 on (issue 29: a file of 100 equal commands per time code)
+    repeats: dict[int, tuple[int, int, int, int]] = {}  # player -> (time code, id, resolved part, position in out)
+
+    def folded(ev: FactEvent, prev: tuple[int, int, int, int] | None) -> bool:
+        """Fold ``ev`` into its player's previous line (``prev``) when it repeats it; else it is to be appended."""
+        mark = (ev.time_code, ev.command_id, rest[ev.command_index])
+        if prev is not None and prev[:3] == mark:
+            entry = out[prev[3]]
+            if entry is not None:
+                out[prev[3]] = (entry[0], entry[1] + 1, entry[2])
+                repeats[ev.player] = prev
+                return True
+        repeats[ev.player] = (*mark, len(out))
+        return False
+
+    if not collapse:  # levels 0 and 1 keep every event they count, one line each (level 1: repeats folded)
         for ev in index.events:
             # counts_as_event, inline: a long log has a hundred thousand events
-            if no_automatic and ev.category not in KEY_CATEGORIES and (ev.automatic or ev.player not in players):
-                continue
+            if no_automatic:
+                key = ev.category in KEY_CATEGORIES
+                if not key and (ev.automatic or ev.player not in players):
+                    continue
+                earlier = repeats.pop(ev.player, None)
+                if (not key or _names_nothing(ev)) and folded(ev, earlier):
+                    continue
             append((ev, 1, None))
         return out  # type: ignore[return-value]  # no None entries: nothing was collapsed
     for ev in index.events:
@@ -412,6 +447,7 @@ def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[Fac
         if no_automatic and not counts_as_event(ev, players):
             continue
         p = ev.player
+        earlier = repeats.pop(p, None)
         role = roles[ev.command_id]
         if collapse and not key:
             if cat in _SELECTION_CATEGORIES and role != _CREATE_GROUP:
@@ -450,6 +486,8 @@ def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[Fac
             out.append((ev, 1, None))
             continue
         burst.pop(p, None)
+        if (not key or _names_nothing(ev)) and folded(ev, earlier):
+            continue
         out.append((ev, 1, None))
     return [x for x in out if x is not None]
 
@@ -496,7 +534,7 @@ def build_compact_log(
     if level == CompactLevel.FULL:
         lines = _merge_cameras(index, lines, r)
         return CompactLog(level, lang, lines, _blocks(lines, count_tokens))
-    return CompactLog(level, lang, lines, _blocks(lines, count_tokens, counted_times(index)))
+    return CompactLog(level, lang, lines, _blocks(lines, count_tokens, _CountedEvents(index)))
 
 
 def _merge_cameras(index: ReplayFactIndex, lines: list[LogLine], r: _Renderer) -> list[LogLine]:
@@ -520,15 +558,59 @@ def counts_as_event(ev: FactEvent, players: frozenset[int] | set[int]) -> bool:
     return ev.category in KEY_CATEGORIES or (not ev.automatic and ev.player in players)
 
 
-def counted_times(index: ReplayFactIndex) -> list[int]:
-    """Time codes of every event :func:`counts_as_event` counts, in order."""
+def counted_times(index: ReplayFactIndex) -> array[int]:
+    """Time codes of every event :func:`counts_as_event` counts, in order (4 bytes each)."""
     players = frozenset(p.slot for p in index.players if p.is_player)
     key = KEY_CATEGORIES
-    # counts_as_event, inline: a long log has a hundred thousand events
-    return [ev.time_code for ev in index.events if ev.category in key or (not ev.automatic and ev.player in players)]
+    events = index.events
+    # counts_as_event on the columns: the category and the automatic flag are parts many events share
+    counted = [r[0] in key for r in events.rests]
+    automatic = [r[1] for r in events.rests]
+    out = array("I")
+    add = out.append
+    for tc, p, r in zip(events.time_codes, events.players, events.rest, strict=True):
+        if counted[r] or (not automatic[r] and p in players):
+            add(tc)
+    return out
 
 
-def _blocks(lines: Sequence[LogLine], count_tokens: bool, event_times: Sequence[int] | None = None) -> list[EventBlock]:
+class _CountedEvents:
+    """The events :func:`counts_as_event` counts, per time range, in one forward pass over the index's columns.
+
+    What :func:`counted_times` gives, without an array of every counted event's time code (issue 29: 4 bytes an
+    event of a file of tiny commands); the ranges must be asked in order, each starting where the last ended.
+    """
+
+    def __init__(self, index: ReplayFactIndex) -> None:
+        players = frozenset(p.slot for p in index.players if p.is_player)
+        events = index.events
+        key = [r[0] in KEY_CATEGORIES for r in events.rests]
+        order = [not r[1] for r in events.rests]
+        self._events = iter(
+            (tc, key[r] or (order[r] and p in players))
+            for tc, p, r in zip(events.time_codes, events.players, events.rest, strict=True)
+        )
+        self._held: tuple[int, bool] | None = None  # an event read past the end of the last range
+
+    def between(self, start: int, end: int | None) -> int:
+        """How many counted events have ``start <= time code < end`` (``end`` None: to the last event)."""
+        n = 0
+        while True:
+            item = self._held if self._held is not None else next(self._events, None)
+            self._held = None
+            if item is None:
+                return n
+            tc, counted = item
+            if end is not None and tc >= end:
+                self._held = item
+                return n
+            if counted and tc >= start:
+                n += 1
+
+
+def _blocks(
+    lines: Sequence[LogLine], count_tokens: bool, event_times: Sequence[int] | _CountedEvents | None = None
+) -> list[EventBlock]:
     """Cut lines into blocks; with ``event_times`` a block counts the events of its whole time range.
 
     A block's range runs from its first line to the next block's first line (the last block to the end), so the
@@ -556,6 +638,8 @@ def _blocks(lines: Sequence[LogLine], count_tokens: bool, event_times: Sequence[
         end_tc = lines[b].time_code if b < len(lines) else seg[-1].time_code + 1
         if event_times is None:
             events = sum(ln.event_count for ln in seg)
+        elif isinstance(event_times, _CountedEvents):
+            events = event_times.between(seg[0].time_code, lines[b].time_code if b < len(lines) else None)
         else:
             lo = bisect.bisect_left(event_times, seg[0].time_code)
             hi = bisect.bisect_left(event_times, lines[b].time_code) if b < len(lines) else len(event_times)

@@ -40,8 +40,9 @@ layouts are not verified there and stay RA3-only: cancels (0x206 / 0x208 and the
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,8 @@ from app.facts.index_queries import GroupQueries, OwnershipQueries, ProductionQu
 from app.facts.model import (
     TICKS_PER_SECOND,
     BuildStep,
+    EventList,
+    EventRest,
     Evidence,
     FactEvent,
     FirstProduction,
@@ -96,7 +99,7 @@ from app.replay.commands import (  # RA3 command ids with a meaning for the inde
     CommandInfo,
     command_info,
 )
-from app.replay.model import ArgKind, Command, Game, Replay
+from app.replay.model import ArgKind, Command, Game, Replay, command_columns
 from app.replay.names import HASH_ARGS
 
 if TYPE_CHECKING:
@@ -341,26 +344,42 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         )
         infos: dict[int, CommandInfo] = {}
         states: dict[int, _PlayerState] = defaultdict(_PlayerState)
-        events: list[FactEvent] = []
-        pending: list[tuple[Command, FactEvent]] = []
+        commands = replay.commands
+        time_codes, slots, ids = command_columns(commands)
+        # each event is its command's columns plus an index into the resolved parts (see EventList); an automatic
+        # command's part depends on its id only, and a player's order equal to that player's previous one (the same
+        # order again, or one more order to an unchanged selection) shares its part
+        rests: list[EventRest] = []
+        automatic: dict[int, int] = {}  # command id -> its part
+        previous: dict[int, int] = {}  # player -> the part of the player's last order
+        rest = array("H")  # 2 bytes an event until there are more than 65,535 parts
         game = replay.game
-        append_event = events.append
-        append_pending = pending.append
-        for i, cmd in enumerate(replay.commands):
-            cid = cmd.command_id
+        add_rest = rest.append
+        for i, (cid, player) in enumerate(zip(ids, slots, strict=True)):
             info = infos.get(cid)
             if info is None:
                 info = infos[cid] = command_info(game, cid)
-            if info.automatic:  # about half of all commands (heartbeats, timing): nothing to resolve
-                cat = info.category
-                append_event(_new_event(FactEvent, (i, cmd.time_code, cmd.player, cid, cat, True, *_AUTOMATIC_REST)))
-                continue
-            ev = _make_event(i, cmd, info, states[cmd.player], game)
-            append_event(ev)
-            append_pending((cmd, ev))
-        index = cls(replay, names, players, tuple(events))
+            if info.automatic:  # about half of all commands (heartbeats, timing): nothing to resolve, nothing decoded
+                r = automatic.get(cid, -1)
+                if r < 0:
+                    r = automatic[cid] = len(rests)
+                    rests.append((info.category, True, *_AUTOMATIC_REST))
+            else:
+                resolved = _resolve(commands[i], info, states[player], game)
+                r = previous.get(player, -1)
+                if r < 0 or rests[r] != resolved:
+                    r = previous[player] = len(rests)
+                    rests.append(resolved)
+            if r > 0xFFFF and rest.typecode == "H":
+                rest = array("I", rest)
+                add_rest = rest.append
+            add_rest(r)
+        # the events keep their own slot and id columns (3 bytes an event): every pass over them reads both, and an
+        # array iterates in C where the command list reads them from the id words
+        events = EventList(time_codes, array("b", slots), array("H", ids), rest, rests)
+        index = cls(replay, names, players, events)
         index.knowledge = _knowledge_of(replay)
-        index._ingest(pending)
+        index._ingest()
         index._resolve_factions()
         return index
 
@@ -386,7 +405,18 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
     def _is_player(self, slot: int) -> bool:
         return 0 <= slot < len(self.players) and self.players[slot].is_player
 
-    def _ingest(self, pending: Sequence[tuple[Command, FactEvent]]) -> None:
+    def _orders(self) -> Iterator[int]:
+        """Indexes of the events that are not automatic (players' orders), in order."""
+        automatic = [r[1] for r in self.events.rests]
+        for i, r in enumerate(self.events.rest):
+            if not automatic[r]:
+                yield i
+
+    def _ingest(self) -> None:
+        """Evidence, groups, orders and chains from the events of orders (:meth:`_orders`)."""
+        pending = self._orders
+        events = self.events
+        commands = self.replay.commands
         groups: dict[int, dict[int, tuple[int, ...]]] = defaultdict(dict)
         seen = self._seen
         evidence = self._evidence
@@ -395,23 +425,24 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         structure_hashes: set[int] = set()
         yards: set[int] = set()  # constructor-class objects: they built structures with 0x207/0x209
         roles = RoleIds(game)
-        for _cmd, ev in pending:
-            if roles[ev.command_id] in (START_STRUCTURE, PLACE_STRUCTURE) and ev.type_hash is not None:
+        ids = events.ids
+        builds = {cid for cid in set(ids) if roles[cid] in (START_STRUCTURE, PLACE_STRUCTURE)}
+        for ev in events.select(i for i, cid in enumerate(ids) if cid in builds):
+            if ev.type_hash is not None and not ev.automatic:
                 structure_hashes.add(ev.type_hash)
                 if ev.object_ids:
                     yards.add(ev.object_ids[0])
-        known_types = self._known_types(pending, roles)
+        known_types = self._known_types(None, roles)
         orders = _OrderBook()
         player_slots = {p.slot for p in self.players if p.is_player}
         attacked: set[tuple[int, int]] = set()  # (player, object) pairs of 0x20D attack orders
-        for cmd, ev in pending:
-            if ev.automatic:
-                continue
+        for ev in events.select(pending()):
+            i = ev.command_index
             for oid in ev.object_ids:
                 if oid and oid not in seen:
                     seen[oid] = ev.time_code
             if ev.command_id == left_id:
-                self._note_departure(ev, cmd)
+                self._note_departure(ev, commands[i])
                 continue
             cid = ev.command_id
             role = roles[cid]
@@ -447,7 +478,7 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
                 if owner:
                     for oid in ev.actor_ids:
                         add(oid, Strength.STRONG, _OWNER_ROLES[role])
-                self._note_order(cmd, ev, orders, yards, structure_hashes)
+                self._note_order(commands[i], ev, orders, yards, structure_hashes)
             elif role == HARVESTER_ORDER:
                 if owner:
                     for oid in ev.object_ids:  # the dock (a refinery, docs/replay-format.md §4.3e)
@@ -538,9 +569,7 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
                 )
         self._build_steps = [s for s in self._build_steps if s.command_index not in self._cancelled]
 
-    def _known_types(
-        self, pending: Sequence[tuple[Command, FactEvent]], roles: RoleIds | None = None
-    ) -> dict[int, str]:
+    def _known_types(self, pending: Iterable[int] | None, roles: RoleIds | None = None) -> dict[int, str]:
         """Object types the orders prove (kept only when every proof of an object agrees).
 
         Structures produce, build, upgrade, are sold or get a rally point; the single source of an ability that the
@@ -549,7 +578,17 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         found: dict[int, set[str]] = defaultdict(set)
         if roles is None:
             roles = RoleIds(self.replay.game)
-        for _cmd, ev in pending:
+        events = self.events
+        ids = events.ids
+        proving = {cid for cid in set(ids) if roles[cid] in _OWNER_ROLES or roles[cid] in (HARVESTER_ORDER, *POWER_IDS)}
+        picked = (
+            (i for i, cid in enumerate(ids) if cid in proving)
+            if pending is None
+            else (i for i in pending if ids[i] in proving)
+        )
+        for ev in events.select(picked):
+            if ev.automatic:
+                continue
             cid = roles[ev.command_id]
             if cid in _OWNER_ROLES or cid == HARVESTER_ORDER:  # all of them name a structure
                 for oid in ev.actor_ids or ev.object_ids:
@@ -669,18 +708,16 @@ def _specific_faction(knowledge: Knowledge, type_hash: int | None) -> str:
     return faction if faction and faction != "Neutral" else ""
 
 
-_new_event = tuple.__new__
 _AUTOMATIC_REST = (None, (), (), None, None, (), ())
 """An automatic command's fields after ``automatic``: no type, ids, position, group, actors or targets."""
 
 
-def _make_event(i: int, cmd: Command, info: CommandInfo, state: _PlayerState | None, game: Game) -> FactEvent:
-    """Resolve one command and advance the player's selection / group state (any game, through its roles)."""
+def _resolve(cmd: Command, info: CommandInfo, state: _PlayerState | None, game: Game) -> EventRest:
+    """Resolve one player command: its event's fields after ``command_id`` (an :data:`EventRest`).
+
+    Advances the player's selection / group state; any game, through its roles.
+    """
     cid, id_group = role_of(game, cmd.command_id)
-    if info.automatic:
-        return _new_event(
-            FactEvent, (i, cmd.time_code, cmd.player, cmd.command_id, info.category, True, *_AUTOMATIC_REST)
-        )
     objects = _objects(cmd) if ArgKind.OBJECT in cmd.kinds else ()
     type_hash: int | None = None
     group: int | None = None
@@ -748,24 +785,16 @@ def _make_event(i: int, cmd: Command, info: CommandInfo, state: _PlayerState | N
             affected = sel
         if targets and cid in _TARGET_ORDERS:
             actors = affected
-    # tuple.__new__ skips the named tuple's keyword __new__ (a Python function): one call per command
-    return _new_event(
-        FactEvent,
-        (
-            i,  # command_index
-            cmd.time_code,
-            cmd.player,
-            cmd.command_id,
-            cat,  # category
-            info.automatic,
-            type_hash,
-            objects,  # object_ids
-            affected,  # affected_ids
-            _position(cmd) if ArgKind.POSITION in cmd.kinds else None,
-            group,
-            actors,  # actor_ids
-            targets,  # target_ids
-        ),
+    return (
+        cat,  # category
+        info.automatic,
+        type_hash,
+        objects,  # object_ids
+        affected,  # affected_ids
+        _position(cmd) if ArgKind.POSITION in cmd.kinds else None,
+        group,
+        actors,  # actor_ids
+        targets,  # target_ids
     )
 
 

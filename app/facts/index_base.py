@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from app.facts.model import (
     BuildStep,
+    EventList,
     Evidence,
     FactEvent,
     FirstProduction,
@@ -58,13 +59,13 @@ class IndexData:
         replay: Replay,
         names: Mapping[int, str],
         players: tuple[PlayerInfo, ...],
-        events: tuple[FactEvent, ...],
+        events: EventList,
     ) -> None:
         self.replay = replay
         self.names = names
         self.players = players
         self.events = events
-        self._times = [e.time_code for e in events]
+        self._times = events.time_codes  # in order: the time queries bisect it
         self._evidence: dict[int, list[Evidence]] = defaultdict(list)
         self._seen: dict[int, int] = {}
         self._group_history: dict[tuple[int, int], list[GroupState]] = defaultdict(list)

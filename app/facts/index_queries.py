@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from app.facts.index_base import _ORDER_CATEGORIES, IndexData, _selection_after
 from app.facts.model import (
@@ -50,13 +50,29 @@ class EventQueries(IndexData):
         categories: Iterable[Category] | None = None,
     ) -> tuple[FactEvent, ...]:
         """Events with ``start <= t < end`` (bisect on time), optionally of one player and some categories."""
+        return tuple(self.iter_events_between(start_seconds, end_seconds, player, categories))
+
+    def iter_events_between(
+        self,
+        start_seconds: float,
+        end_seconds: float,
+        player: int | None = None,
+        categories: Iterable[Category] | None = None,
+    ) -> Iterator[FactEvent]:
+        """:meth:`events_between` one event at a time: only the events that pass are built (see ``EventList``)."""
         lo = bisect.bisect_left(self._times, start_seconds * TICKS_PER_SECOND - 1e-9)
         hi = bisect.bisect_left(self._times, end_seconds * TICKS_PER_SECOND - 1e-9)
+        events = self.events
+        if player is None and categories is None:
+            yield from events.select(range(lo, hi))
+            return
         cats = frozenset(categories) if categories is not None else None
-        return tuple(
-            e
-            for e in self.events[lo:hi]
-            if (player is None or e.player == player) and (cats is None or e.category in cats)
+        slots, rest, rests = events.players, events.rest, events.rests
+        # filtered on the columns: only the events that pass are built
+        yield from events.select(
+            i
+            for i in range(lo, hi)
+            if (player is None or slots[i] == player) and (cats is None or rests[rest[i]][0] in cats)
         )
 
     def events_for_object(self, object_id: int) -> tuple[FactEvent, ...]:

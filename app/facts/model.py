@@ -7,8 +7,10 @@ compact log all read the same objects) without anyone being able to change a fac
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from itertools import count
+from typing import NamedTuple, overload
 
 from app.replay.commands import Category
 
@@ -132,6 +134,82 @@ class FactEvent(NamedTuple):
     def seconds(self) -> float:
         """Game time in seconds."""
         return self.time_code / TICKS_PER_SECOND
+
+
+EventRest = tuple[
+    Category,
+    bool,
+    "int | None",
+    "tuple[int, ...]",
+    "tuple[int, ...]",
+    "tuple[float, float] | None",
+    "int | None",
+    "tuple[int, ...]",
+    "tuple[int, ...]",
+]
+"""A :class:`FactEvent`'s fields after ``command_id``: what the index resolved (category … target_ids)."""
+
+_new = tuple.__new__
+
+
+class EventList(Sequence[FactEvent]):
+    """The index's events without one object per event: columns, and each event's resolved fields shared.
+
+    ``time_codes``, ``players`` and ``ids`` are the command columns (shared with the replay's
+    :class:`app.replay.model.CommandList`); ``rest[i]`` indexes ``rests``, the distinct resolved parts, which events
+    with equal ones share (every heartbeat, every order without ids to a player's unchanged selection). A
+    :class:`FactEvent` is built on access, so a file of many tiny commands costs a few bytes an event (issue 29)
+    while readers see the same sequence of events.
+    """
+
+    __slots__ = ("ids", "players", "rest", "rests", "time_codes")
+
+    def __init__(
+        self,
+        time_codes: Sequence[int],
+        players: Sequence[int],
+        ids: Sequence[int],
+        rest: Sequence[int],
+        rests: Sequence[EventRest],
+    ) -> None:
+        self.time_codes = time_codes
+        self.players = players
+        self.ids = ids
+        self.rest = rest
+        self.rests = rests
+
+    def __len__(self) -> int:
+        return len(self.rest)
+
+    @overload
+    def __getitem__(self, i: int) -> FactEvent: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[FactEvent, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> FactEvent | tuple[FactEvent, ...]:
+        if isinstance(i, slice):
+            return tuple(self._at(j) for j in range(*i.indices(len(self.rest))))
+        n = len(self.rest)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("event index out of range")
+        return self._at(i)
+
+    def _at(self, i: int) -> FactEvent:
+        return _new(FactEvent, (i, self.time_codes[i], self.players[i], self.ids[i], *self.rests[self.rest[i]]))  # type: ignore[no-any-return]
+
+    def select(self, indexes: Iterable[int]) -> Iterator[FactEvent]:
+        """The events at ``indexes`` (in range), built one at a time."""
+        tcs, slots, ids, rest, rests = self.time_codes, self.players, self.ids, self.rest, self.rests
+        for i in indexes:
+            yield _new(FactEvent, (i, tcs[i], slots[i], ids[i], *rests[rest[i]]))
+
+    def __iter__(self) -> Iterator[FactEvent]:
+        rests = self.rests
+        for i, tc, p, cid, r in zip(count(), self.time_codes, self.players, self.ids, self.rest):
+            yield _new(FactEvent, (i, tc, p, cid, *rests[r]))
 
 
 class Evidence(NamedTuple):

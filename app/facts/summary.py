@@ -408,7 +408,7 @@ def _support_powers(ctx: _Ctx) -> str:
     lines = [ctx.t("support_powers")]
     for p in ix.playing:
         used: dict[str, list[float]] = {}
-        for ev in ix.events_between(0.0, math.inf, categories=[Category.POWER], player=p.slot):
+        for ev in ix.iter_events_between(0.0, math.inf, categories=[Category.POWER], player=p.slot):
             if ev.type_hash is not None and k is not None and k.has_tag(ev.type_hash, "player_power"):
                 used.setdefault(ix.name_of(ev.type_hash), []).append(ev.seconds)
         shown = "; ".join(
@@ -440,7 +440,7 @@ def sample_key_events(
     players = {p.slot for p in index.playing}
     cands: list[FactEvent] = []
     last: dict[int, FactEvent] = {}
-    for ev in index.events_between(start_seconds, end_seconds, categories=_SAMPLE_CATEGORIES):
+    for ev in index.iter_events_between(start_seconds, end_seconds, categories=_SAMPLE_CATEGORIES):
         if ev.player not in players:
             continue
         if not _is_repeat(ev, last.get(ev.player)):
@@ -468,9 +468,14 @@ def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
     queue_id = command_queue_id(ix.replay.game)
     for n, (start, end) in enumerate(segs, 1):
         # the same events the log's blocks and the segment metadata count (the last segment runs to the end)
-        evs = [e for e in ix.events_between(start, end if n < len(segs) else math.inf) if counts_as_event(e, players)]
-        cats = Counter(e.category for e in evs)
-        units = sum(ix.batch(e.command_index) for e in evs if e.command_id == queue_id)
+        cats: Counter[Category] = Counter()
+        units = 0
+        for e in ix.iter_events_between(start, end if n < len(segs) else math.inf):  # counted, not kept
+            if counts_as_event(e, players):
+                cats[e.category] += 1
+                if e.command_id == queue_id:
+                    units += ix.batch(e.command_index)
+        total = cats.total()
         counts = ", ".join(
             f"{_category(ctx.lang, c)} {cats[c]}"
             + (f" ({ctx.t('units_n').format(n=units)})" if c is Category.PRODUCTION and units != cats[c] else "")
@@ -479,7 +484,7 @@ def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
         )
         lines.append(
             f"### {ctx.t('segment')} {n}: {format_time(start)}–{format_time(end)} — "
-            f"{ctx.t('events')} {len(evs)}" + (f" ({counts})" if counts else "")
+            f"{ctx.t('events')} {total}" + (f" ({counts})" if counts else "")
         )
         for ev in sample_key_events(ix, start, end, SAMPLES_PER_SEGMENT):
             what = ctx.label(ev.command_id)

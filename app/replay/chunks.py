@@ -31,6 +31,7 @@ from app.replay.layout import (
 )
 from app.replay.model import (
     ChunkIndex,
+    CommandList,
     Footer,
     Game,
     Header,
@@ -90,7 +91,8 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
     replay.index = ChunkIndex(data=data, offsets=offsets, command_starts=starts)
     add_offset = offsets.append
     add_start = starts.append
-    commands = replay.commands
+    commands = CommandList(data, splitter.command_at, splitter.players)
+    replay.commands = commands
     head = _CHUNK_HEAD.unpack_from
     pos = header.chunk_offset
     end = len(data) if footer_at is None else footer_at
@@ -181,7 +183,7 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
             try:
                 split(data, pos + 9, size, tc, commands)
             except ReplayFormatError as exc:
-                del commands[n0:]
+                commands.truncate(n0)
                 if isinstance(exc, ReplayDamagedError):
                     raise
                 raise ReplayDamagedError(path, exc.offset, "command chunk", f"at byte {pos}: {exc.reason}") from exc

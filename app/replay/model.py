@@ -9,10 +9,10 @@ from __future__ import annotations
 import enum
 import struct
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 
 class Game(enum.StrEnum):
@@ -257,6 +257,98 @@ class Command(NamedTuple):
         return [a for a, k in zip(self.args, self.kinds, strict=True) if k is kind]
 
 
+class CommandList(Sequence[Command]):
+    """A parsed replay's commands, kept as two columns over the file's bytes instead of one object per command.
+
+    Each command is its offset in ``data`` and its chunk's time code: 8 bytes a command, where a :class:`Command`
+    tuple costs about 120. Indexing or iterating decodes the command again from the bytes (``decode``, the reader's
+    splitter, which checked it once while reading), so a file of many tiny commands costs memory in proportion to
+    its size (issue 29: 3-byte commands made 112x the file size). ``players`` and ``ids`` read the slot and the
+    command id from each command's id word without decoding the rest; see :func:`command_columns`.
+    """
+
+    __slots__ = ("_decode", "data", "ids", "offsets", "players", "time_codes")
+
+    def __init__(self, data: bytes, decode: Callable[[bytes, int, int], Command], slot_of: Sequence[int]) -> None:
+        """``slot_of`` maps each of the 32 player fields (the id word's top 5 bits) to its ``S=`` slot, or -1."""
+        self.data = data
+        self.offsets: array[int] = array("I")  # the command's first byte (its id word) in ``data``
+        self.time_codes: array[int] = array("I")
+        self.players = _IdWordField(data, self.offsets, tuple(slot_of))
+        self.ids = _IdWordField(data, self.offsets, None)
+        self._decode = decode
+
+    def truncate(self, n: int) -> None:
+        """Forget every command from the ``n``-th on (a chunk that failed half way)."""
+        del self.offsets[n:]
+        del self.time_codes[n:]
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    @overload
+    def __getitem__(self, i: int) -> Command: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Command]: ...
+
+    def __getitem__(self, i: int | slice) -> Command | list[Command]:
+        if isinstance(i, slice):
+            decode, data = self._decode, self.data
+            return [decode(data, p, tc) for p, tc in zip(self.offsets[i], self.time_codes[i], strict=True)]
+        return self._decode(self.data, self.offsets[i], self.time_codes[i])
+
+    def __iter__(self) -> Iterator[Command]:
+        decode, data = self._decode, self.data
+        for p, tc in zip(self.offsets, self.time_codes, strict=True):
+            yield decode(data, p, tc)
+
+
+class _IdWordField(Sequence[int]):
+    """The slot (``slot_of`` given) or the command id of each command, read from its id word (notes §4.1)."""
+
+    __slots__ = ("_data", "_offsets", "_slot_of")
+
+    def __init__(self, data: bytes, offsets: array[int], slot_of: tuple[int, ...] | None) -> None:
+        self._data = data
+        self._offsets = offsets
+        self._slot_of = slot_of
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+
+    def __getitem__(self, i: int | slice) -> int | list[int]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._offsets)))]
+        p = self._offsets[i]
+        if self._slot_of is not None:
+            return self._slot_of[self._data[p + 1] >> 3]
+        return self._data[p] | (self._data[p + 1] & 7) << 8
+
+    def __iter__(self) -> Iterator[int]:
+        data = self._data
+        if self._slot_of is not None:
+            slot_of = self._slot_of
+            for p in self._offsets:
+                yield slot_of[data[p + 1] >> 3]
+        else:
+            for p in self._offsets:
+                yield data[p] | (data[p + 1] & 7) << 8
+
+
+def command_columns(commands: Sequence[Command]) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
+    """``(time codes, slots, command ids)`` of every command, without decoding any (see :class:`CommandList`)."""
+    if isinstance(commands, CommandList):
+        return commands.time_codes, commands.players, commands.ids
+    return [c.time_code for c in commands], [c.player for c in commands], [c.command_id for c in commands]
+
+
 @dataclass(frozen=True, slots=True)
 class Camera:
     """A decoded type-2 (camera) chunk."""
@@ -342,7 +434,7 @@ class Replay:
     path: str
     header: Header
     footer: Footer | None
-    commands: list[Command] = field(default_factory=list)
+    commands: Sequence[Command] = field(default_factory=list)  # a :class:`CommandList` when read from a file
     truncated: bool = False
     truncation_reason: str = ""
     file_size: int = 0
@@ -389,7 +481,7 @@ class Replay:
             chunk = Chunk(time_code=tc, chunk_type=ctype, data=payload, trailing=trailing, offset=off)
             if ctype == 1:
                 stop = starts[i + 1] if i + 1 < n else len(self.commands)
-                chunk.commands = self.commands[starts[i] : stop]
+                chunk.commands = list(self.commands[starts[i] : stop])
             elif ctype == 2:
                 chunk.camera = decode_camera(payload)
             yield chunk

@@ -195,8 +195,9 @@ def read_replay_bytes(path: str | Path, *, max_bytes: int | None = None) -> byte
 def parse_replay(data: bytes, path: str = "<bytes>") -> Replay:
     """Parse replay bytes (see :func:`read_replay`).
 
-    The garbage collector pauses meanwhile: a 3v3 makes ~20,000 commands of small tuples that form no reference
-    cycles, and the collections their allocations trigger would only re-scan them (a tenth of the parse).
+    The commands are kept as a :class:`app.replay.model.CommandList` (offsets and columns over ``data``, decoded on
+    access), so the parse allocates little per command; the garbage collector still pauses meanwhile, as the
+    decoders, strings and long commands it checks are small acyclic objects a collection would only re-scan.
     """
     with gc_paused():
         header = parse_header(data, path)

@@ -15,6 +15,7 @@ from app.replay.layout import (
 from app.replay.model import (
     ArgKind,
     Command,
+    CommandList,
     StringArg,
 )
 
@@ -35,6 +36,7 @@ MAX_COMMAND_ARGS = 255
 split into several). A string counts as one argument here. The corpus' longest command has 41."""
 _TOO_MANY_ARGS = f"command has more than {MAX_COMMAND_ARGS} arguments (a game message holds at most {MAX_COMMAND_ARGS})"
 _DECODER_CACHE_LIMIT = 4096
+_new = tuple.__new__
 _Decoder = tuple[struct.Struct, tuple[ArgKind, ...], "Callable[[tuple[object, ...]], tuple[object, ...]] | None", bytes]
 
 
@@ -69,8 +71,12 @@ class _CommandSplitter:
     def fail(self, offset: int, reason: str) -> ReplayFormatError:
         return ReplayFormatError(self.path, offset, reason)
 
-    def split_into(self, data: bytes, body: int, size: int, tc: int, out: list[Command]) -> None:
-        """Append the commands of the chunk payload ``data[body:body+size]`` to ``out``."""
+    def split_into(self, data: bytes, body: int, size: int, tc: int, out: CommandList) -> None:
+        """Check the commands of the chunk payload ``data[body:body+size]`` and record each in ``out``.
+
+        Every command is walked and its layout checked (a decoder compiled, strings and long commands decoded once),
+        but no :class:`Command` is kept: ``out`` holds offsets and :meth:`command_at` decodes them on demand.
+        """
         end = body + size
         if size < 5:
             raise self.fail(body, f"command chunk of {size} bytes is too short")
@@ -85,15 +91,12 @@ class _CommandSplitter:
         gsize = self.group_size
         long_key = _LONG_LAYOUT_KEY
         decoders = self.decoders
-        players = self.players
-        ids = _ID_INTS
-        new = tuple.__new__
-        append = out.append
+        add_offset = out.offsets.append
+        add_tc = out.time_codes.append
         p = body + 5
         for _ in range(n):
             if p + 3 > end:
                 raise self.fail(p, "command runs past the end of its chunk")
-            w = data[p] | data[p + 1] << 8
             q = p + 2
             key = 0
             slow = False
@@ -116,21 +119,48 @@ class _CommandSplitter:
                 else:
                     raise self.fail(q, f"unknown argument type code {d & 0xF}")
             if slow:
-                groups, args, kinds, q = self._decode_general(data, p + 2, end)
-            else:
-                dec = decoders.get(key)
-                if dec is None:
-                    dec = self._decoder(data, p + 2, key)
-                values = dec[0].unpack_from(data, p + 2)
-                regroup = dec[2]
-                args = regroup(values) if regroup is not None else values
-                kinds = dec[1]
-                groups = dec[3]
-            pf = w >> 11
-            append(new(Command, (tc, pf, ids[w & 0x7FF], groups, args, kinds, players[pf])))
+                q = self._decode_general(data, p + 2, end)[3]
+            elif key not in decoders:
+                self._decoder(data, p + 2, key)  # checks the argument count once per layout
+            add_offset(p)
+            add_tc(tc)
             p = q + 1
         if p != end:
             raise self.fail(p, f"{n} commands end at byte {p - body} of a {size}-byte chunk")
+
+    def command_at(self, data: bytes, p: int, tc: int) -> Command:
+        """The command at ``data[p]`` (its id word) of a chunk at time code ``tc``, which :meth:`split_into` checked."""
+        w = data[p] | data[p + 1] << 8
+        gsize = self.group_size
+        q = p + 2
+        key = 0
+        slow = False
+        while True:
+            d = data[q]
+            if d == 0xFF:
+                break
+            s = gsize[d]
+            if s <= 0:  # a string (split_into refused unknown codes)
+                slow = True
+                break
+            q += s
+            key = key << 8 | (d + 1)
+            if key >= _LONG_LAYOUT_KEY:
+                slow = True
+                break
+        if slow:
+            groups, args, kinds, _q = self._decode_general(data, p + 2, len(data))
+        else:
+            dec = self.decoders.get(key)
+            if dec is None:
+                dec = self._decoder(data, p + 2, key)
+            values = dec[0].unpack_from(data, p + 2)
+            regroup = dec[2]
+            args = regroup(values) if regroup is not None else values
+            kinds = dec[1]
+            groups = dec[3]
+        pf = w >> 11
+        return _new(Command, (tc, pf, _ID_INTS[w & 0x7FF], groups, args, kinds, self.players[pf]))
 
     def _decoder(self, data: bytes, p: int, key: int) -> _Decoder:
         fmt = ["<"]

@@ -7,21 +7,20 @@ chunks are not commands at all and never enter these numbers.
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter
 
 from app.mods import type_prefixes
 from app.replay.commands import Category, CommandInfo, command_table
-from app.replay.model import Command, Game, Replay, Slot, SlotKind
+from app.replay.model import Command, Game, Replay, Slot, SlotKind, command_columns
 from app.replay.names import HASH_ARGS, HashKind, NameResolver, command_hash, load_factions
 
 DEFAULT_BUCKET_SECONDS = 60
 RANDOM_FACTION = {Game.RA3: 7, Game.KW: 1, Game.TW: 1}
 EVIDENCE_LIMIT = 5
 MAX_BUCKETS = 600  # a damaged time code can claim years of play; later actions go into the last bucket
-_PLAYER_AND_ID = attrgetter("player", "command_id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,31 +101,31 @@ def player_stats(
     hash_ids = HASH_ARGS[game]
     automatic = frozenset(cid for cid, info in table.items() if info.automatic)
     commands = replay.commands
-    # counting runs in C (map, attrgetter, Counter); only actions of the players' slots enter the Python loop below
-    for (player, cid), n in Counter(map(_PLAYER_AND_ID, commands)).items():
+    time_codes, players, ids = command_columns(commands)  # no command decoded for counting and times
+    # counting runs in C (zip, Counter); only actions of the players' slots enter the Python loop below
+    for (player, cid), n in Counter(zip(players, ids, strict=True)).items():
         if player in stats:
             counts[player][cid] = n
-    times: dict[int, list[int]] = {i: [] for i in slots}
+    times: dict[int, array[int]] = {i: array("I") for i in slots}  # action time codes, 4 bytes each
     # RA3 names carry their faction as a prefix; KW/TW types get theirs from the knowledge (empty without one)
     factions = None if game is Game.RA3 else load_factions(replay.header.mod_name)
     resolve_factions = game is Game.RA3 or bool(factions)
-    for cmd in commands:
-        cid = cmd.command_id
+    for i, (tc, player, cid) in enumerate(zip(time_codes, players, ids, strict=True)):
         if cid in automatic:
             continue
-        player_times = times.get(cmd.player)
+        player_times = times.get(player)
         if player_times is None:
             continue
-        player_times.append(cmd.time_code)
+        player_times.append(tc)
         if resolve_factions and cid in hash_ids:
             _vote(
                 game,
-                cmd,
+                commands[i],
                 names,
                 factions=factions,
                 table=table,
-                votes=faction_votes[cmd.player],
-                evidence=evidence[cmd.player],
+                votes=faction_votes[player],
+                evidence=evidence[player],
             )
     minutes = duration / 60.0
     for i, st in stats.items():

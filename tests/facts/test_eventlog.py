@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -11,8 +12,10 @@ from app.facts import CompactLevel, ReplayFactIndex, build_compact_log, build_fa
 from app.i18n import Lang
 from app.replay import read_replay
 from app.replay.commands import Category, command_info
+from app.replay.reader import parse_replay
+from app.replay.writer import write_replay_bytes
 from app.tokens import count_tokens, count_tokens_batch
-from tests.conftest import corpus_file
+from tests.conftest import REPO_ROOT, corpus_file
 
 SNOW = "ra3_1v1_snow_plow_soviets_vs_allies_14m.RA3Replay"
 KEY = {
@@ -156,3 +159,58 @@ def test_every_short_digit_run_is_one_token() -> None:
     runs = [f"{i:0{n}d}" for n in (1, 2, 3) for i in range(10**n)]
     assert len(runs) == 1110
     assert count_tokens_batch(runs) == [1] * len(runs)
+
+
+def _repeated_orders(path: Path, runs: list[list[int]]) -> tuple[ReplayFactIndex, list[int]]:
+    """The replay with the command lists of a few time codes replaced: ``runs`` picks, per list, commands by their
+    position in ``[move, selection]`` (one playing slot's first move order and first selection), so a run can repeat
+    an order or put a selection between two of them. Returns the index of the rewritten file and the time codes."""
+    replay = read_replay(path)
+    game = replay.game
+    playing = {s.index for s in replay.header.slots if s.is_player}
+    move = next(
+        c
+        for c in replay.commands
+        if c.player in playing and command_info(game, c.command_id).category is Category.ORDER_MOVE
+    )
+    select = next(
+        c
+        for c in replay.commands
+        if c.player == move.player and command_info(game, c.command_id).category is Category.SELECTION
+    )
+    picks = [move, select]
+    chunks = replay.chunks
+    lists = [ch for ch in chunks if ch.commands and ch.time_code > move.time_code][: len(runs)]
+    for ch, run in zip(lists, runs, strict=True):
+        ch.commands = [picks[k]._replace(time_code=ch.time_code) for k in run]
+    data = write_replay_bytes(replay.header, chunks, replay.footer)
+    return build_fact_index(parse_replay(data, "repeated")), [ch.time_code for ch in lists]
+
+
+def test_a_repeated_order_in_one_time_code_is_one_line() -> None:
+    """Issue 29: a file of 100 equal commands per time code made a log line each (112x its size in memory).
+
+    The same order sent again by the same player in the same time code, with no other line of that player between,
+    is one line ``×n`` that counts n events; a selection between two equal orders keeps them apart, and a key event
+    (here: none) is never folded. The facts keep every event.
+    """
+    index, (tc1, tc2) = _repeated_orders(
+        REPO_ROOT / "tests" / "data" / "replays" / "kw" / "kw_test.KWReplay",
+        [
+            [0, 0, 0, 0, 0],
+            [0, 1, 0],
+        ],
+    )
+    assert sum(1 for ev in index.events if ev.time_code == tc1) == 5
+    for level in (1, 2):
+        log = build_compact_log(index, level, Lang.EN, count_tokens=False)
+        first = [ln for ln in log.lines if ln.time_code == tc1]
+        assert [ln.event_count for ln in first] == [5]
+        assert "×5" in first[0].text
+        second = [ln for ln in log.lines if ln.time_code == tc2]
+        assert [ln.event_count for ln in second] == [1, 1, 1]
+        assert not any("×" in ln.text for ln in second)
+    # level 0 shows everything, one line per event
+    full = build_compact_log(index, 0, Lang.EN, count_tokens=False)
+    moves = [ln for ln in full.lines if ln.time_code == tc1 and ln.category is Category.ORDER_MOVE]
+    assert [ln.event_count for ln in moves] == [1] * 5

@@ -142,7 +142,7 @@ def test_group_members_of_a_type_the_knowledge_excludes_do_not_count() -> None:
     index = _index(MIRROR)
     members = (1022, 1130, 1142, 1143, 1138, 1127, 1164)
     assert all(any(e.time_code == 8749 and e.role is Role.ABILITY_GROUP for e in index.evidence(o)) for o in members)
-    proven = index._known_types([(None, e) for e in index.events if not e.automatic])  # type: ignore[misc]
+    proven = index._known_types([e.command_index for e in index.events if not e.automatic])
     assert {o: proven.get(o) for o in (1022, 1127, 1143)} == dict.fromkeys(
         (1022, 1127, 1143), "AlliedAntiVehicleInfantry"
     )
