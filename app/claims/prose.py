@@ -82,7 +82,11 @@ _EN_WORDS = (
 EN_NUMBERS = {w: n for n, w in enumerate(_EN_WORDS.split())}
 EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-ZH_MEASURES = "个辆架艘名只台座支次"
+ZH_MEASURES = "个辆架艘名只台座支次批"
+ZH_ORDER_MEASURES = "次批"
+"""Measure words that count orders, not units: 次 (times), 批 (batches: "三批 ×5" is three orders of five)."""
+BATCH_NOUNS = r"(?:shift-?clicks?|shift-?queues?|batch(?:es)?|rounds?|lots?)"
+"""English nouns for one queue order of several units ("two shift-clicks of five attack bikes": two orders)."""
 ZH_NOT_COUNTS = (
     "第",
     "前",
@@ -206,6 +210,15 @@ GENERIC_NOUNS: dict[str, str] = {
     "矿车": "harvester",
 }
 """Chinese words players use for a type of every faction, as the English head noun of the knowledge's names."""
+GENERIC_ROLES: dict[str, str] = {
+    "兵营": "infantry_production",
+    "战车工厂": "vehicle_production",
+    "车厂": "vehicle_production",
+    "电厂": "power_plant",
+    "发电厂": "power_plant",
+}
+"""Chinese words for a structure by what it does, whatever its faction calls it (the Allied boot camp and the Empire's
+dojo are 兵营 as much as the Soviet barracks): every structure the knowledge tags with that role."""
 TOTAL_WORDS = re.compile(
     r"总共|一共|全场|全局|整局|累计|over the (?:whole )?(?:game|match)|in total|in all|all game", re.I
 )
@@ -333,12 +346,16 @@ class ProseChecker:
             ids = {i for i in ids if self.entries[i].name_en.lower().endswith(head)}
             if ids:
                 names.setdefault(word, set()).update(ids)
+        for word, tag in GENERIC_ROLES.items():
+            by_role = {e.id for e in knowledge or () if e.kind == "structure" and e.has_tag(tag)}
+            if by_role:
+                names.setdefault(word, set()).update(by_role)
         for n in index.names.values():  # internal names the log prints (KW/TW maps, MG_ types)
             if n and not n.startswith("0x"):
                 names.setdefault(n.lower(), set()).add(n)
-        verb_words = [re.compile(rf"(?:{en})(?:e?s)?", re.I) for en, _zh in VERBS.values()]
+        verb_words = [re.compile(rf"(?:{en})(?:e?s)?|(?:{zh})", re.I) for en, zh in VERBS.values()]
         for word in [w for w in names if any(rx.fullmatch(w) for rx in verb_words)]:
-            del names[word]  # an alias that is a verb ("Unpack") is read as the verb in prose
+            del names[word]  # an alias that is a verb ("Unpack", 打包) is read as the verb in prose
         self.names = names
         alternatives = "|".join(re.escape(n) for n in sorted(names, key=lambda n: -len(n)))
         self._names_re = (
@@ -387,8 +404,10 @@ class ProseChecker:
                 who = self._players_in(raw)
                 heading_player = who[0] if len(who) == 1 else None
                 continue
-            # a correction "what it said → what is right": only the right side is asserted; a quotation is not
-            line = _QUOTED.sub(lambda q: " " * len(q.group()), raw.rsplit("→", 1)[-1])
+            # a correction "what it said → what is right": only the right side is asserted; a quotation is not.
+            # One arrow outside brackets makes a correction; a chain "兵营→电厂→双精炼厂" is a sequence, and
+            # "(#242 → #964)" maps ids: neither drops what stands before it
+            line = _QUOTED.sub(lambda q: " " * len(q.group()), _correction_side(raw))
             lead = _LEAD.match(line)
             line_player = heading_player
             if lead:
@@ -470,8 +489,8 @@ class ProseChecker:
         before = [x for x in items if lo <= x.start and x.end <= span.start and outside(x)]
         after = [x for x in items if span.end <= x.start < hi and outside(x)]
         if cjk and items and items[0].value.isdigit():  # ids: the nearest ("#647（编队 2，0:44.13 施放…）和 #650")
-            if after and re.fullmatch(r"\s*\S{1,3}\s*", clause[span.end : after[0].start]):
-                return after[0]  # "7:01.07 出售 #445": the verb's own object
+            if after and re.fullmatch(r"\s*[^\W\d_]{1,3}\s*", clause[span.end : after[0].start]):
+                return after[0]  # "7:01.07 出售 #445": the verb's own object ("#241（0:06.47）、#244": no verb)
             near = [(span.start - x.end, x) for x in before[-1:]] + [(x.start - span.end, x) for x in after[:1]]
             return min(near, key=lambda d: d[0])[1] if near else None
         if cjk:
@@ -569,30 +588,50 @@ class ProseChecker:
                 continue  # 第 6 个 (an ordinal), 前两辆 (the first two of more), 每 3 个 (each)
             if not cjk and before.lower().endswith(EN_NOT_COUNTS):
                 continue
+            if not cjk and re.search(rf"{BATCH_NOUNS}\s+of\s*$", before, re.I):
+                continue  # "two shift-clicks of five": five per order, the orders are counted by "two"
             rest = clause[m.end() :]
             orders = False
+            name_before: tuple[_Mention, frozenset[str]] | None = None
             if cjk:
-                tail = re.match(r"\s*([个辆架艘名只台座支次])?", rest)
+                tail = re.match(rf"\s*([{ZH_MEASURES}])?", rest)
                 measure = tail.group(1) if tail else None
-                orders = measure == "次"
+                orders = measure is not None and measure in ZH_ORDER_MEASURES
                 if not measure and re.match(r"\s*[A-Za-z]", rest) is None:
                     continue  # a bare numeral (a time unit, an id, a coordinate) is no count
                 after = m.end() + (tail.end() if tail else 0)
                 rest2 = clause[after:]
                 skip = re.match(r"\s*(?:[“\"]?×\s*5[”\"]?\s*)?(?:下单|下了|取消|暂停|生产|训练)?\s*", rest2)
                 name_at = after + (skip.end() if skip else 0)
+                # "帝国武士 226 个、坦克杀手 106 个": a count after its noun, closed by a list mark or the clause end
+                if measure and re.match(r"\s*(?:[、，,；;。)）]|$)", rest2):
+                    name_before = next(
+                        ((t, i) for t, i in types if t.end <= m.start() and not clause[t.end : m.start()].strip()), None
+                    )
             else:
                 more = re.match(r"\s+(?:more\s+|different\s+|new\s+|extra\s+|further\s+)*", rest)
                 name_at = m.end() + (more.end() if more else 0)
-                if re.match(r"\s*(?:of|times|seconds?|minutes?|s\b|min\b|%|x|×)", rest, re.I):
+                batches = re.match(rf"\s*{BATCH_NOUNS}\s+of\s+\S+\s+", rest, re.I)
+                times = re.match(r"\s*times\b", rest, re.I)
+                if batches:  # "two shift-clicks of five attack bikes": two orders of attack bikes
+                    orders, name_at = True, m.end() + batches.end()
+                elif times:  # "queues harvesters six times", "packed his yard three times": orders
+                    orders = True
+                    name_before = next(
+                        ((t, i) for t, i in types if t.end <= m.start() and not clause[t.end : m.start()].strip()), None
+                    )
+                    name_at = m.end() + times.end()
+                elif re.match(r"\s*(?:of|seconds?|minutes?|s\b|min\b|%|x|×)", rest, re.I):
                     continue
-            name = next(((t, i) for t, i in types if t.start == name_at), None)
+            name = name_before or next(((t, i) for t, i in types if t.start == name_at), None)
             if cjk and name is None and not orders:
                 name = next(((t, i) for t, i in types if 0 <= t.start - name_at <= 3), None)
             id_list = _ID_LIST.match(clause[(name[0].end if name else name_at) :]) or _ID_LIST.match(
                 re.sub(r"^[\w -]{0,40}?(?=\s*[(（])", "", clause[name_at:])
             )
-            noun_end = name[0].end if name else m.end()
+            noun_end = max(name[0].end, m.end()) if name else m.end()
+            if not cjk and orders and name is None:
+                noun_end = name_at  # "three times": the words that follow are no noun of the count
             if cjk:
                 verb = next((v for v in verbs if v.start >= m.start()), None) or next(
                     (v for v in reversed(verbs) if v.end <= m.start()), None
@@ -639,7 +678,7 @@ class ProseChecker:
             kind = verb.value if verb else carried
             if name is not None and kind is None and self._kind_of(name[1]) == "unit":
                 kind = "queue"  # "seven attack bikes at 8:49.53–8:50.40": a count of a unit type is of its orders
-            said = clause[m.start() : noun_end].strip()
+            said = clause[min(m.start(), name_before[0].start) if name_before else m.start() : noun_end].strip()
             listed = _listed_ids(clause[noun_end:])
             if (
                 cjk
@@ -772,10 +811,9 @@ class ProseChecker:
     ) -> ValidationIssue | None:
         if kind in TYPED_VERBS and name is None and not orders_only:
             return None  # "three factories queue seven …": a count needs its type
-        if name is None and (kind not in ("cancel", "sell") or not span.exact):
+        untyped = kind in ("pack", "unpack") and orders_only  # "packed his yard three times (2:50.80, 4:11.13)"
+        if name is None and not untyped and (kind not in ("cancel", "sell") or not (span.exact or orders_only)):
             return None  # "三次施放" of no named power, "连取消 5 次" in a heading's period: not one order kind
-        if not span.exact and not span.point:
-            return None  # "4:44–4:52": a period of the match, not the bounds of a burst
         hashes = self._hashes(name[1]) if name is not None and kind in TYPED_VERBS else None
         if kind in ("place", "start", "build") and span.point:
             return None  # structures are placed as they finish: no burst
@@ -797,6 +835,20 @@ class ProseChecker:
                 lines = len(window)
                 units = sum(self.index.batch(e.command_index) for e in window) if kind == "queue" else lines
                 accepted |= {lines} if orders_only else {lines, units}
+                if not span.exact and not span.point:
+                    # "6:54–6:55": times rounded to the second bound the period within a second either way; every
+                    # count between the orders surely inside (a + 0.5 … b) and those possibly inside is right
+                    inner = [e for e in window if span.a + 0.5 <= e.seconds <= span.b]
+                    outer = self._window(
+                        [e for e in self._orders(kind, p, hashes) if restrict is None or restrict in e.object_ids],
+                        _Span(span.start, span.end, span.a - 1.0, span.b, False),
+                        bursts=False,
+                    )
+                    for part in (inner, outer):
+                        accepted.add(len(part))
+                        if kind == "queue" and not orders_only:
+                            accepted.add(sum(self.index.batch(e.command_index) for e in part))
+                    accepted |= set(range(len(inner), len(outer) + 1))
                 if kind == "cancel":
                     accepted.add(lines * BATCH)
                 if kind == "sell" and name is not None:
@@ -1091,6 +1143,13 @@ class ProseChecker:
             fact=fact,
         )
         return ValidationIssue(Severity.WARNING, code, message, time_seconds=t, fact=fact, quote=sentence)
+
+
+def _correction_side(line: str) -> str:
+    """What a line asserts: the right side of a correction "said → right" (one arrow outside brackets), else all."""
+    inside = _brackets(line)
+    arrows = [i for i, ch in enumerate(line) if ch == "→" and not any(a <= i < b for a, b in inside)]
+    return line[arrows[0] + 1 :] if len(arrows) == 1 else line
 
 
 def _brackets(text: str) -> list[tuple[int, int]]:
