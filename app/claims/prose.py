@@ -40,7 +40,7 @@ from app.claims.timeparse import format_time, parse_time
 from app.facts import ReplayFactIndex
 from app.facts.model import FactEvent
 from app.facts.roles import role_of
-from app.i18n import Lang, tr
+from app.i18n import Lang, pick, tr
 from app.knowledge.model import Entry, Knowledge
 from app.replay.commands import (  # RA3 ids (app.facts.roles maps KW/TW's onto them)
     CANCEL_STRUCTURE,
@@ -144,7 +144,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "cancel": (r"cancel\w*|hold\w*|held", r"取消|暂停"),
     "queue": (
         r"re-?queue[sd]|queued|queues|queueing|queuing|produced|produces|trained|trains|ordered|made|makes",
-        r"下单|下了|连下|生产|训练|出了|连点|造了|改产|改为|改成|改(?=\s*\d)",
+        r"下单|下了|连下|生产|训练|出了|连点|造了|改产|改为|改成|改(?=\s*\d)|下(?=\s*[\d一二两三四五六七八九十])",
     ),
     "place": (
         r"placed|places|planted|plants|dropped|drops|put down",
@@ -158,7 +158,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "pack": (r"pack\w*", r"打包|收起"),
     "transform": (r"transform\w*", r"变形"),
     "power": (r"cast|casts|fired|fires|activated|activates|used|uses", r"施放|释放|发动|使用"),
-    "protocol": (r"picks|picked|chose|chooses", r"选了|点了|选择了"),
+    "protocol": (r"picks|picked|chose|chooses", r"选了|点了|选择了|选择|选(?![手项])"),
     "upgrade": (r"upgraded|researched|research\w*", r"升级|研究"),
     "other": (
         r"attack\w*|force-fires?|moved?|moves|enter\w*|captur\w*|garrison\w*|kill\w*|destroy\w*|gets|got|goes|went|"
@@ -257,6 +257,8 @@ class _Span:
     b: float
     exact: bool
     around: bool = False
+    parts: tuple[tuple[float, float], ...] = ()
+    """Several spans summed by 共/一共 ("a–b 与 c–d 共取消八批"): only the orders inside one of them count."""
 
     @property
     def point(self) -> bool:
@@ -510,6 +512,8 @@ class ProseChecker:
         player = who[0] if len(who) == 1 and line_player in (None, who[0]) else None
         out: list[ValidationIssue] = []
         carried: str | None = None
+        last_span: _Span | None = None
+        topic: tuple[_Mention, frozenset[str]] | None = None
         for lo, hi in _clauses(sentence):
             clause = sentence[lo:hi]
             spans = self._spans(clause)
@@ -540,6 +544,7 @@ class ProseChecker:
                 carried="queue" if units and not verbs else inherit,
                 end=end,
                 clause_who=clause_who,
+                prev_span=last_span,
             )
             out += self._times(
                 sentence=sentence,
@@ -550,9 +555,17 @@ class ProseChecker:
                 ids=ids,
                 player=here,
                 carried=inherit,
+                topic=topic if not types and not ids and not clause_who else None,
             )
             if verbs:
                 carried = verbs[-1].value
+            if spans:
+                last_span = spans[-1]
+            # a Chinese clause that opens with its type is about it ("装甲工厂 7:22.20 开工，7:48.20 放下"): the
+            # clauses after it with no subject of their own continue that topic
+            if types or ids or clause_who:
+                lead = types[0] if types and not clause[: types[0][0].start].strip(" *") else None
+                topic = lead if lead is not None and _is_cjk(clause) else None
         for part in re.split(r"[;；]", sentence):
             out += self._durations(part, sentence, self._players_in(part))
         return out
@@ -572,6 +585,7 @@ class ProseChecker:
         carried: str | None,
         end: float,
         clause_who: list[int],
+        prev_span: _Span | None = None,
     ) -> list[ValidationIssue]:
         out: list[ValidationIssue] = []
         cjk = _is_cjk(clause)
@@ -639,6 +653,21 @@ class ProseChecker:
                 span = next((x for x in reversed(spans) if x.end <= m.start()), None) or next(
                     (x for x in spans if x.start >= m.start()), None
                 )
+                # 共 sums what came before: every span before the count ("a–b 与 c–d 共取消八批"), or the span of
+                # the clause before when this one has none ("a–b 两个兵营各三批 ×5，共 35 个标枪兵")
+                if re.search(r"(?:共|合计)[^\d，,；;。]{0,4}$", clause[: m.start()]):
+                    earlier = [x for x in spans if x.end <= m.start()]
+                    if len(earlier) >= 2 and all(x.exact for x in earlier):
+                        span = _Span(
+                            earlier[0].start,
+                            earlier[-1].end,
+                            min(x.a for x in earlier),
+                            max(x.b for x in earlier),
+                            True,
+                            parts=tuple((x.a, x.b) for x in earlier),
+                        )
+                    elif not spans and prev_span is not None and not prev_span.point:
+                        span = prev_span
             else:
                 # the verb right after the noun ("four seeker cancels at"), else the one before it with no time
                 # between them ("it cancels eight disintegrators")
@@ -676,8 +705,10 @@ class ProseChecker:
                 if id_list is not None and later is not None and (linked or span is None):
                     span = later  # the ids of one order: the order at that time names them (or not)
             kind = verb.value if verb else carried
-            if name is not None and kind is None and self._kind_of(name[1]) == "unit":
-                kind = "queue"  # "seven attack bikes at 8:49.53–8:50.40": a count of a unit type is of its orders
+            if name is not None and kind in (None, "protocol") and self._kind_of(name[1]) == "unit":
+                # "seven attack bikes at 8:49.53–8:50.40": a count of a unit type is of its orders;
+                # "点了十二个帝国武士": a unit is clicked into a queue, only a protocol is picked
+                kind = "queue"
             said = clause[min(m.start(), name_before[0].start) if name_before else m.start() : noun_end].strip()
             listed = _listed_ids(clause[noun_end:])
             if (
@@ -707,6 +738,16 @@ class ProseChecker:
                     at=m.start(),
                     orders_only=orders,
                 )
+            elif orders and kind in ("pack", "unpack", "sell") and player is not None and player in clause_who:
+                issue = self._total_orders(
+                    sentence=sentence,
+                    said=said,
+                    n=n,
+                    kind=kind,
+                    player=player,
+                    end=end,
+                    whole=bool(TOTAL_WORDS.search(clause)),
+                )
             elif name is not None and kind in ("queue", "build") and not orders and not re.match(r"\s+more\b", rest):
                 # "ten more Cryocopters (than …)" without a time may be a difference: only a total is checked
                 whole = bool(TOTAL_WORDS.search(sentence))
@@ -725,6 +766,29 @@ class ProseChecker:
             if issue is not None:
                 out.append(issue)
         return out
+
+    def _total_orders(
+        self, *, sentence: str, said: str, n: int, kind: str, player: int, end: float, whole: bool
+    ) -> ValidationIssue | None:
+        """A player's orders of one kind, not of a type ("Kimi 整局打包了两次", "he packed his yard three times").
+
+        With a word of the whole match the count must equal them; else it is bounded by those given by the window's
+        end (the text may count a part of them).
+        """
+        until = float("inf") if whole else end
+        orders = [e for e in self._orders(kind, player, None) if e.seconds < until]
+        if (n == len(orders)) if whole else (n <= len(orders)):
+            return None
+        stamps = ", ".join(format_time(e.seconds) for e in orders[:8]) or "-"
+        who = self.index.player_name(player)
+        count = len(orders)
+        by = format_time(until) if until != float("inf") else tr(self.lang, "the whole match")
+        fact = pick(
+            self.lang,
+            f"截至 {by}，{who} 的 {kind} 指令共 {count} 条：{stamps}",
+            f"{who} gave {count} {kind} orders by {by}: {stamps}",
+        )
+        return self._issue("ProseCount", sentence, said, fact)
 
     def _listed_count(
         self, *, sentence: str, said: str, n: int, kind: str, listed: set[int], span: _Span
@@ -778,7 +842,11 @@ class ProseChecker:
         slack = 0.05 if span.exact else 0.0
         if not span.point:
             hi = span.b + (slack if span.exact else 1.0)
-            return [e for e in orders if span.a - slack <= e.seconds <= hi]
+            inside = [e for e in orders if span.a - slack <= e.seconds <= hi]
+            if span.parts:
+                pad = slack if span.exact else 1.0
+                inside = [e for e in inside if any(a - slack <= e.seconds <= b + pad for a, b in span.parts)]
+            return inside
         if not bursts:
             return []
         lo, hi = (span.a - slack, span.a + slack) if span.exact else (span.a, span.a + 1.0)
@@ -809,7 +877,8 @@ class ProseChecker:
         at: int,
         orders_only: bool,
     ) -> ValidationIssue | None:
-        if kind in TYPED_VERBS and name is None and not orders_only:
+        one_type = kind == "cancel" and name is None and span.exact and not orders_only
+        if kind in TYPED_VERBS and name is None and not orders_only and not one_type:
             return None  # "three factories queue seven …": a count needs its type
         untyped = kind in ("pack", "unpack") and orders_only  # "packed his yard three times (2:50.80, 4:11.13)"
         if name is None and not untyped and (kind not in ("cancel", "sell") or not (span.exact or orders_only)):
@@ -831,6 +900,8 @@ class ProseChecker:
                 )
                 if not window:
                     continue
+                if one_type and len({e.type_hash for e in window}) > 1:
+                    return None  # "取消五辆三级装甲" among cancels of several types: which ones it counts is unknown
                 seen += len(window)
                 lines = len(window)
                 units = sum(self.index.batch(e.command_index) for e in window) if kind == "queue" else lines
@@ -955,6 +1026,7 @@ class ProseChecker:
         ids: list[_Mention],
         player: int | None,
         carried: str | None,
+        topic: tuple[_Mention, frozenset[str]] | None = None,
     ) -> list[ValidationIssue]:
         out: list[ValidationIssue] = []
         cjk = _is_cjk(clause)
@@ -998,6 +1070,8 @@ class ProseChecker:
                     if not after and re.match(r"\s*[\w\u4e00-\u9fff]", clause[verb.end :]):
                         continue  # "下单激流 ACV…": the object right after the verb is no type the knowledge names
                 typed = (after or before) if cjk else before
+                if not typed and cjk and topic is not None:
+                    typed = [topic]  # "装甲工厂 7:22.20 开工，7:48.20 放下": the topic of the clause before
                 if (
                     not typed
                     and not cjk
@@ -1019,6 +1093,8 @@ class ProseChecker:
                 if unknown:
                     continue  # an internal name neither the knowledge nor the replay knows: not checkable
                 kinds = {self._kind_of(i) for _t, i in typed}
+                if kinds == {"unit"} and kind == "protocol":
+                    kind = "queue"  # a unit is clicked into a queue ("点了"), only a protocol is picked
                 if kinds == {"upgrade"} and kind in ("start", "build", "place"):
                     kind = "upgrade"  # "开始 ScrinPowerPlantUpgrade", "starts Upgrade_…"
                 elif kinds == {"power"} and kind in ("start", "build", "place"):
