@@ -84,6 +84,8 @@ EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "s
 ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 ZH_MEASURES = "个辆架艘名只台座支次批"
 ZH_ORDER_MEASURES = "次批"
+ZH_AMOUNT_OF = r"\s*(?:多达|达到|达|共有|共|总共|一共|合计|有)?\s*"
+"""What may stand between a noun and its count written after it ("道场核心多达 22 个", "帝国武士 226 个")."""
 """Measure words that count orders, not units: 次 (times), 批 (batches: "三批 ×5" is three orders of five)."""
 BATCH_NOUNS = r"(?:shift-?clicks?|shift-?queues?|batch(?:es)?|rounds?|lots?)"
 """English nouns for one queue order of several units ("two shift-clicks of five attack bikes": two orders)."""
@@ -259,6 +261,8 @@ class _Span:
     around: bool = False
     parts: tuple[tuple[float, float], ...] = ()
     """Several spans summed by 共/一共 ("a–b 与 c–d 共取消八批"): only the orders inside one of them count."""
+    listed: tuple[float, ...] = ()
+    """The times of a list ("9:32.60 与 10:11.47", "(2:50.80, 4:11.13)"): occasions, where a dash gives bounds."""
 
     @property
     def point(self) -> bool:
@@ -392,6 +396,8 @@ class ProseChecker:
         self._events = [e for e in index.events if not e.automatic]
         game = index.replay.game
         self._roles = {e.command_index: role_of(game, e.command_id)[0] for e in self._events}
+        self._counted: dict[str, tuple[_Mention, frozenset[str]]] = {}
+        """The type each Chinese measure word last counted in the sentence being read (see :meth:`_counts`)."""
 
     # ------------------------------------------------------------------ entry point
 
@@ -463,7 +469,8 @@ class ProseChecker:
                 if _BETWEEN.search(text[max(0, s - 9) : s]):
                     s = max(0, s - 9)
                 around = bool(_AROUND.search(text[e : e + 3])) and "." not in times[i][2]
-                out.append(_Span(s, e, min(vs), max(vs), "." in times[i][2], around))
+                listed = tuple(vs) if len(vs) > 1 and not dashed else ()
+                out.append(_Span(s, e, min(vs), max(vs), "." in times[i][2], around, listed=listed))
             i = j + 1
         return out
 
@@ -491,7 +498,7 @@ class ProseChecker:
         before = [x for x in items if lo <= x.start and x.end <= span.start and outside(x)]
         after = [x for x in items if span.end <= x.start < hi and outside(x)]
         if cjk and items and items[0].value.isdigit():  # ids: the nearest ("#647（编队 2，0:44.13 施放…）和 #650")
-            if after and re.fullmatch(r"\s*[^\W\d_]{1,3}\s*", clause[span.end : after[0].start]):
+            if after and re.fullmatch(r"\s*(?:[^\W\d_]{1,3})?\s*", clause[span.end : after[0].start]):
                 return after[0]  # "7:01.07 出售 #445": the verb's own object ("#241（0:06.47）、#244": no verb)
             near = [(span.start - x.end, x) for x in before[-1:]] + [(x.start - span.end, x) for x in after[:1]]
             return min(near, key=lambda d: d[0])[1] if near else None
@@ -506,6 +513,7 @@ class ProseChecker:
     # ------------------------------------------------------------------ one sentence
 
     def _sentence(self, sentence: str, line_player: int | None, end: float) -> list[ValidationIssue]:
+        self._counted = {}
         who = self._players_in(sentence)
         # the player the sentence names, unless its heading names another (then "attacks Trebla's Tengu" under
         # SFT's heading is no sentence about Trebla's orders); a heading alone decides nothing
@@ -620,7 +628,12 @@ class ProseChecker:
                 # "帝国武士 226 个、坦克杀手 106 个": a count after its noun, closed by a list mark or the clause end
                 if measure and re.match(r"\s*(?:[、，,；;。)）]|$)", rest2):
                     name_before = next(
-                        ((t, i) for t, i in types if t.end <= m.start() and not clause[t.end : m.start()].strip()), None
+                        (
+                            (t, i)
+                            for t, i in types
+                            if t.end <= m.start() and re.fullmatch(ZH_AMOUNT_OF, clause[t.end : m.start()])
+                        ),
+                        None,
                     )
             else:
                 more = re.match(r"\s+(?:more\s+|different\s+|new\s+|extra\s+|further\s+)*", rest)
@@ -640,6 +653,14 @@ class ProseChecker:
             name = name_before or next(((t, i) for t, i in types if t.start == name_at), None)
             if cjk and name is None and not orders:
                 name = next(((t, i) for t, i in types if 0 <= t.start - name_at <= 3), None)
+            if cjk and measure and not orders:
+                # "10 架天狗，5:51.40 再下 15 架": a count whose measure word ends it leaves its noun out, which is
+                # the noun the same measure word last counted in the sentence
+                no_noun = not any(t.start < m.start() for t, _i in types)
+                if name is None and no_noun and re.match(r"\s*(?:[、，,；;。)）]|$)", clause[after:]):
+                    name = self._counted.get(measure)
+                elif name is not None:
+                    self._counted[measure] = name
             id_list = _ID_LIST.match(clause[(name[0].end if name else name_at) :]) or _ID_LIST.match(
                 re.sub(r"^[\w -]{0,40}?(?=\s*[(（])", "", clause[name_at:])
             )
@@ -922,6 +943,9 @@ class ProseChecker:
                     accepted |= set(range(len(inner), len(outer) + 1))
                 if kind == "cancel":
                     accepted.add(lines * BATCH)
+                tolerance = EXACT_TIME_TOLERANCE_SECONDS if span.exact else TIME_TOLERANCE_SECONDS
+                if orders_only and all(any(abs(e.seconds - t) <= tolerance for e in window) for t in span.listed):
+                    accepted.add(len(span.listed))  # "9:32.60 与 10:11.47 两次取消": the occasions the list names
                 if kind == "sell" and name is not None:
                     accepted |= set(range(1, lines + 1))  # "two refineries" among more sells
                 if restrict is None:
@@ -1092,6 +1116,15 @@ class ProseChecker:
                 ]
                 if unknown:
                     continue  # an internal name neither the knowledge nor the replay knows: not checkable
+                if (
+                    kind in ("start", "build")
+                    and verb is not None
+                    and any(v.value == "upgrade" and v.start > verb.start for v in verbs)
+                ):
+                    # "开始机甲工厂三级升级（Upgrade_…）", "starts the Tech3 upgrade": the start of an upgrade
+                    upgrades = [t for t in types if lo <= t[0].start < hi and self._kind_of(t[1]) == "upgrade"]
+                    if upgrades:
+                        kind, typed = "upgrade", upgrades
                 kinds = {self._kind_of(i) for _t, i in typed}
                 if kinds == {"unit"} and kind == "protocol":
                     kind = "queue"  # a unit is clicked into a queue ("点了"), only a protocol is picked
