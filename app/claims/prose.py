@@ -161,7 +161,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "transform": (r"transform\w*", r"变形"),
     "power": (r"cast|casts|fired|fires|activated|activates|used|uses", r"施放|释放|发动|使用"),
     "protocol": (r"picks|picked|chose|chooses", r"选了|点了|选择了|选择|选(?![手项])"),
-    "upgrade": (r"upgraded|researched|research\w*", r"升级|研究"),
+    "upgrade": (r"upgrades|upgraded|upgrading|researched|research\w*", r"升级|研究"),
     "other": (
         r"attack\w*|force-fires?|moved?|moves|enter\w*|captur\w*|garrison\w*|kill\w*|destroy\w*|gets|got|goes|went|"
         r"tries|tried|hits?|guards?|lost|loses",
@@ -228,6 +228,7 @@ _TIME = r"\d{1,2}:\d{2}(?:\.\d{1,2})?"
 _TIME_RE = re.compile(rf"(?<![\d:.])({_TIME})(?![\d:])")
 _RANGE_JOIN = re.compile(r"^\s*(?:–|—|-|~|～|to|and|至|到|和|与|/|、|,|，)\s*$", re.I)
 _BETWEEN = re.compile(r"between\s*$", re.I)
+_TIME_ONLY = re.compile(rf"\s*(?:at|around|about)\s+{_TIME}\s*[.。]?\s*", re.I)
 _SENTENCE = re.compile(r"[^。！？!?\n]+?(?:[。！？!?]|\.(?=\s|$)|(?=\n)|$)")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*\s*$)")
 _LEAD = re.compile(r"^\s*(?:[-*]\s+)?\*\*([^*]{1,40})\*\*\s*[:：]?")
@@ -466,10 +467,11 @@ class ProseChecker:
             if all(v is not None for v in values):
                 vs = [float(v) for v in values if v is not None]
                 s, e = times[i][0], times[j][1]
-                if _BETWEEN.search(text[max(0, s - 9) : s]):
+                between = bool(_BETWEEN.search(text[max(0, s - 9) : s]))
+                if between:
                     s = max(0, s - 9)
                 around = bool(_AROUND.search(text[e : e + 3])) and "." not in times[i][2]
-                listed = tuple(vs) if len(vs) > 1 and not dashed else ()
+                listed = tuple(vs) if len(vs) > 1 and not dashed and not between else ()  # "between a and b": bounds
                 out.append(_Span(s, e, min(vs), max(vs), "." in times[i][2], around, listed=listed))
             i = j + 1
         return out
@@ -512,6 +514,23 @@ class ProseChecker:
 
     # ------------------------------------------------------------------ one sentence
 
+    def _merged_clauses(self, sentence: str) -> list[tuple[int, int]]:
+        """:func:`_clauses`, a clause that is only a time joined to the clause of its verb.
+
+        "…sells #241, his construction yard, at 5:48": the time says when that verb's order was given (an apposition
+        stands between).
+        """
+        out: list[tuple[int, int]] = []
+        for lo, hi in _clauses(sentence):
+            if out and _TIME_ONLY.fullmatch(sentence[lo:hi]):
+                k = len(out) - 1
+                if k > 0 and not self._verbs_in(sentence[out[k][0] : out[k][1]]):
+                    k -= 1  # the apposition
+                out[k:] = [(out[k][0], hi)]
+            else:
+                out.append((lo, hi))
+        return out
+
     def _sentence(self, sentence: str, line_player: int | None, end: float) -> list[ValidationIssue]:
         self._counted = {}
         who = self._players_in(sentence)
@@ -522,7 +541,7 @@ class ProseChecker:
         carried: str | None = None
         last_span: _Span | None = None
         topic: tuple[_Mention, frozenset[str]] | None = None
-        for lo, hi in _clauses(sentence):
+        for lo, hi in self._merged_clauses(sentence):
             clause = sentence[lo:hi]
             spans = self._spans(clause)
             verbs = self._verbs_in(clause)
@@ -742,7 +761,7 @@ class ProseChecker:
                 continue  # "4:28.53 起下单 3 辆": from then on, not one burst ("4:45.87 起连下" is)
             if id_list is not None and span is not None and span.point:
                 issue = self._id_list_count(sentence=sentence, said=said, n=n, span=span, clause=clause, player=player)
-            elif listed and span is not None and kind in ("sell", "repair", "pack", "unpack"):
+            elif listed and span is not None and kind in ("sell", "repair", "pack", "unpack", "upgrade"):
                 issue = self._listed_count(sentence=sentence, said=said, n=n, kind=kind, listed=listed, span=span)
             elif kind is None or kind == "other":
                 continue
@@ -1284,7 +1303,8 @@ def _listed_ids(text: str) -> set[int]:
     if m:
         a, b = int(m.group(1)), int(m.group(2))
         return set(range(a, b + 1)) if 0 < b - a <= 50 else set()
-    m = re.match(r"^[\w -]{0,30}?[(（]((?:\s*#\d+\s*[,，、]?)+)[)）]", text)
+    item = rf"\s*#\d+(?:\s+(?:at\s+)?{_TIME})?\s*[,，、]?"  # "(#1243 at 5:46.07, #956 at 5:55.33)"
+    m = re.match(rf"^[\w :.–-]{{0,40}}?[(（]((?:{item})+)[)）]", text)
     return {int(x) for x in re.findall(r"#(\d+)", m.group(1))} if m else set()
 
 
