@@ -45,6 +45,7 @@ from app.knowledge.model import Entry, Knowledge
 from app.replay.commands import (  # RA3 ids (app.facts.roles maps KW/TW's onto them)
     CANCEL_STRUCTURE,
     CANCEL_UNIT,
+    CREATE_GROUP,
     PLACE_STRUCTURE,
     POWER,
     POWER_AT_LOCATION,
@@ -376,6 +377,17 @@ class ProseChecker:
         ]
         en_num = r"\d{1,3}|(?:" + "|".join(EN_TENS) + r")(?:-[a-z]+)?|" + "|".join(EN_NUMBERS)
         self._en_count = re.compile(rf"(?<![\w#:.×x-])(?P<n>{en_num})(?![\w:.])", re.IGNORECASE)
+        units = r"(?:units|members|vehicles|tanks|soldiers|squads)"
+        self._group_sizes = (
+            re.compile(  # "the group grows to eight units by 4:25.73"
+                rf"\bgroup\b(?:\s+\d)?[^.;]{{0,40}}?(?<![\w#:.])(?P<n>{en_num})\s+{units}\b\s*(?:by|at)\s+(?P<t>{_TIME})",
+                re.I,
+            ),
+            re.compile(  # "4:25.73 编队 1 扩到 8 个单位"
+                rf"(?P<t>{_TIME})[^，。；]{{0,12}}?编队\s*\d?[^，。；\d]{{0,8}}?"
+                r"(?P<n>\d{1,3}|[一二两三四五六七八九十]{1,3})\s*[个名辆]?(?:单位|成员)"
+            ),
+        )
         self._zh_count = re.compile(r"(?<![\d.:#×x])(?P<n>\d{1,3}|[一二两三四五六七八九十]{1,3})(?![\d:.])")
         playing = [p for p in index.players if p.is_player]
         factions: dict[str, list[int]] = {}
@@ -595,6 +607,40 @@ class ProseChecker:
                 topic = lead if lead is not None and _is_cjk(clause) else None
         for part in re.split(r"[;；]", sentence):
             out += self._durations(part, sentence, self._players_in(part))
+        out += self._group_size(sentence, player)
+        return out
+
+    def _group_size(self, sentence: str, player: int | None) -> list[ValidationIssue]:
+        """The size of a control group the text gives at the time it was made: the ids its create-group order names.
+
+        Only a time copied from a log line (``m:ss.cc``) is read: the order is the one at that frame.
+        """
+        out: list[ValidationIssue] = []
+        for rx in self._group_sizes:
+            for m in rx.finditer(sentence):
+                t = parse_time(m.group("t"))
+                word = m.group("n")
+                n = _zh_number(word) if _is_cjk(word) else _en_number(word)
+                if t is None or n is None or "." not in m.group("t"):
+                    continue
+                made = [
+                    e
+                    for e in self._events
+                    if self._roles[e.command_index] == CREATE_GROUP
+                    and abs(e.seconds - t) <= 0.05
+                    and (player is None or e.player == player)
+                ]
+                sizes = {len([i for i in e.object_ids if i]) for e in made}
+                if not made or n in sizes:
+                    continue
+                e = made[0]
+                members = " ".join(f"#{i}" for i in e.object_ids if i)
+                fact = pick(
+                    self.lang,
+                    f"{format_time(e.seconds)} 的编队指令含 {len(e.object_ids)} 个对象：{members}",
+                    f"the create-group order at {format_time(e.seconds)} names {len(e.object_ids)} objects: {members}",
+                )
+                out.append(self._issue("ProseCount", sentence, m.group("n"), fact, t))
         return out
 
     # ------------------------------------------------------------------ counts
