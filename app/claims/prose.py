@@ -40,7 +40,7 @@ from app.claims.timeparse import format_time, parse_time
 from app.facts import ReplayFactIndex
 from app.facts.model import FactEvent
 from app.facts.roles import role_of
-from app.i18n import Lang, pick, tr
+from app.i18n import Lang, tr
 from app.knowledge.model import Entry, Knowledge
 from app.replay.commands import (  # RA3 ids (app.facts.roles maps KW/TW's onto them)
     CANCEL_STRUCTURE,
@@ -635,10 +635,12 @@ class ProseChecker:
                     continue
                 e = made[0]
                 members = " ".join(f"#{i}" for i in e.object_ids if i)
-                fact = pick(
+                fact = tr(
                     self.lang,
-                    f"{format_time(e.seconds)} 的编队指令含 {len(e.object_ids)} 个对象：{members}",
-                    f"the create-group order at {format_time(e.seconds)} names {len(e.object_ids)} objects: {members}",
+                    "the create-group order at {seconds} names {count} objects: {members}",
+                    seconds=format_time(e.seconds),
+                    count=len(members.split()),
+                    members=members,
                 )
                 out.append(self._issue("ProseCount", sentence, m.group("n"), fact, t))
         return out
@@ -869,10 +871,14 @@ class ProseChecker:
         who = self.index.player_name(player)
         count = len(orders)
         by = format_time(until) if until != float("inf") else tr(self.lang, "the whole match")
-        fact = pick(
+        fact = tr(
             self.lang,
-            f"截至 {by}，{who} 的 {kind} 指令共 {count} 条：{stamps}",
-            f"{who} gave {count} {kind} orders by {by}: {stamps}",
+            "{who} gave {count} {kind} orders by {by}: {stamps}",
+            who=who,
+            count=count,
+            kind=kind,
+            by=by,
+            stamps=stamps,
         )
         return self._issue("ProseCount", sentence, said, fact)
 
