@@ -246,6 +246,16 @@ _DURATION_EN = re.compile(
     r"(?P<dir>before|after|earlier|later|ahead of|behind|sooner)",
     re.I,
 )
+_ELAPSED_EN = re.compile(
+    r"\b(?:takes?|took|taking|lasted|lasts|lasting|spent|spends)\s+"
+    r"(?P<q>about|around|roughly|nearly|almost|under|less than|only|just)?\s*"
+    r"(?P<n>\d{1,3}|half an?|an?|[a-z]+(?:-[a-z]+)?)\s+(?P<unit>seconds?|minutes?)\b",
+    re.I,
+)
+_ELAPSED_ZH = re.compile(
+    r"(?:只|仅)?(?:用了|用时|耗时|历时|持续了?|隔了|相隔|间隔|花了)\s*(?P<q>约|大约|将近|近|不到|只有)?\s*"
+    r"(?P<n>\d{1,3}|[一二两三四五六七八九十半]{1,3})\s*(?P<unit>秒|分钟|分)"
+)
 _DURATION_ZH = re.compile(
     r"(?P<dir>早|晚|快|慢)了?\s*(?P<full>整整)?\s*(?P<n>\d{1,3}|[一二两三四五六七八九十半]{1,3})\s*(?P<unit>秒|分钟|分)"
 )
@@ -607,6 +617,7 @@ class ProseChecker:
                 topic = lead if lead is not None and _is_cjk(clause) else None
         for part in re.split(r"[;；]", sentence):
             out += self._durations(part, sentence, self._players_in(part))
+            out += self._elapsed(part, sentence)
         out += self._group_size(sentence, player)
         return out
 
@@ -1242,6 +1253,44 @@ class ProseChecker:
         return out
 
     # ------------------------------------------------------------------ durations
+
+    def _elapsed(self, part: str, sentence: str) -> list[ValidationIssue]:
+        """A time that passed between the two times written just before it ("从 a 打包到 b 展开只用了约 6 秒").
+
+        A number said to be approximate is read at its own precision: "about 40 seconds" is 40 to the nearest ten
+        (±5 s), "约 6 秒" to the second, "N minutes" to the minute; "nearly"/"将近" N is at most N and more than N less
+        one step; "under"/"不到" N is below N. The times may each be rounded by a second. A part with fewer than two
+        times before the words is left alone.
+        """
+        out: list[ValidationIssue] = []
+        for rx in (_ELAPSED_EN, _ELAPSED_ZH):
+            for m in rx.finditer(part):
+                word = m.group("n").lower()
+                number = _zh_number(word) if rx is _ELAPSED_ZH else _en_number(word)
+                n = 0.5 if word in ("半", "half a", "half an") else 1.0 if word in ("a", "an") else number
+                if n is None or n <= 0:
+                    continue
+                minutes = m.group("unit").lower().startswith(("m", "分"))
+                said = n * 60.0 if minutes else float(n)
+                times = [parse_time(t) for t in _TIME_RE.findall(part[: m.start()])]
+                if len(times) < 2 or times[-1] is None or times[-2] is None:
+                    continue
+                actual = abs(float(times[-1]) - float(times[-2]))
+                step = 60.0 if minutes else 10.0 if said % 10 == 0 else 5.0 if said % 5 == 0 else 1.0
+                q = (m.group("q") or "").lower()
+                slack = 1.0  # each time may be rounded
+                if q in ("nearly", "almost", "将近", "近"):
+                    wrong = actual > said + slack or actual < said - step - slack
+                elif q in ("under", "less than", "不到"):
+                    wrong = actual >= said + slack
+                elif q:
+                    wrong = abs(actual - said) > step / 2 + slack
+                else:
+                    wrong = abs(actual - said) > (step / 2 if minutes else 0) + slack
+                if wrong:
+                    fact = tr(self.lang, "the two are {actual:.1f} s apart", actual=actual)
+                    out.append(self._issue("ProseDuration", sentence, m.group().strip(), fact))
+        return out
 
     def _durations(self, part: str, sentence: str, who: list[int]) -> list[ValidationIssue]:
         """A duration in one part of a sentence (up to a semicolon) against the times or first orders it names."""

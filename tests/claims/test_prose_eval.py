@@ -58,11 +58,6 @@ KNOWN_MISSES |= {
     ): "a duration whose start the sentence does not give (the pack at 2:50.80 is in another sentence)",
     (
         "kw_1v1_10m_32k_en",
-        "012",
-        "The new yard #2229 starts a refinery at ",
-    ): "a duration between two times of the sentence told in a dash aside ('takes about 40 seconds'): not read",
-    (
-        "kw_1v1_10m_32k_en",
         "014",
         "After selling his yard, BoolBada put a s",
     ): "'from 5:58 queued nothing but Raider tanks': 'from T' is read as a bound, not as the time the orders began",
@@ -82,16 +77,6 @@ KNOWN_MISSES |= {
         "004",
         "基地车 #370 于 2:52.47 在 (3446,1264) 展开，#370",
     ): "a duration from a pack the sentence does not time ('从打包到展开用了约 45 秒'): not read",
-    (
-        "ra3_1v1_24m_128k_zh",
-        "014",
-        "从 10:15.13 选 2 级到 13:01.73 首次施放，隔了将近四分钟。",
-    ): "a duration of one player between two times ('从 a … 到 b …，隔了将近四分钟'): only two players' times are read",
-    (
-        "ra3_1v1_24m_128k_zh",
-        "022",
-        "YuiYui 19:18.67 打包建造场 #391（变为 #1679），19:",
-    ): "a duration of one player between two times ('从 a 打包到 b 展开只用了约 6 秒'): not read",
     (
         "ra3_1v1_24m_128k_zh",
         "024",

@@ -267,3 +267,25 @@ def test_a_time_alone_after_an_apposition_is_the_verbs() -> None:
     """ "sells #241, his construction yard, at 5:48": the time of the sell (5:51.87; 3 s for a time in m:ss)."""
     assert _flags(KW, "BoolBada sells #241, his construction yard, at 5:51.", Lang.EN) == []
     assert _flags(KW, "BoolBada sells #241, his construction yard, at 5:48.", Lang.EN) == ["ProseTime"]
+
+
+# ---------------------------------------------------------------- durations
+
+
+def test_a_time_that_passed_between_the_two_times_before_it() -> None:
+    """ "从 a 打包到 b 展开只用了约 N 秒" and "… at a and … at b – takes about N seconds": b − a at N's precision.
+
+    YuiYui packed #391 at 19:18.67 and unpacked at 19:29.73 (11.06 s); joohan's packs are 2:50.80 and 4:11.13
+    (80.33 s apart). The sentences' own times are right, so only the duration decides.
+    """
+    zh = "YuiYui 建造场从 19:18.67 打包到 19:29.73 展开只用了约 {} 秒。"
+    assert _flags(RA3, zh.format(11), Lang.ZH) == []
+    assert _flags(RA3, zh.format(6), Lang.ZH) == ["ProseDuration"]
+    en = "joohan packs his yard at 2:50.80 and again at 4:11.13 – the base is on the move for {} in between."
+    assert _flags(KW, en.format("eighty seconds"), Lang.EN) == []  # no verb of elapsed time: nothing is read
+    en = "joohan packs his yard at 2:50.80 and again at 4:11.13, which took about {} seconds."
+    assert _flags(KW, en.format(80), Lang.EN) == []
+    assert _flags(KW, en.format(40), Lang.EN) == ["ProseDuration"]
+    nearly = "YuiYui 从 2:17.60 第一次打包到 19:18.67 第二次打包，隔了将近{}分钟。"  # 17 min 1 s
+    assert _flags(RA3, nearly.format("十八"), Lang.ZH) == []  # nearly 18: more than 17, at most 18
+    assert _flags(RA3, nearly.format("二十"), Lang.ZH) == ["ProseDuration"]
