@@ -31,6 +31,7 @@ from app.facts.model import FactEvent
 from app.facts.roles import role_of
 from app.knowledge.model import Entry, Knowledge
 from app.replay.commands import HARVEST_FROM_NODE, HARVESTER_ORDER, QUEUE_UNIT, START_UPGRADE
+from app.replay.model import Game
 
 PRODUCED_AT: Mapping[str, str] = {
     "infantry": "infantry_production",
@@ -102,7 +103,7 @@ def deeds(index: ReplayFactIndex, knowledge: Knowledge) -> dict[int, list[Deed]]
                     f"#{factory[0]} {verb[1]} {entry.id} at {t} ({who(ev.player)}); only {makers} can",
                 ),
             )
-        elif role in HARVEST_ROLES and _alone(ev):
+        elif role in HARVEST_ROLES and _alone(ev, game):
             oid = ev.actor_ids[0]
             add(
                 oid,
@@ -116,8 +117,8 @@ def deeds(index: ReplayFactIndex, knowledge: Knowledge) -> dict[int, list[Deed]]
     return out
 
 
-def _alone(ev: FactEvent) -> bool:
-    return len(ev.actor_ids) == 1 and roles_of(ev).actors == ev.actor_ids
+def _alone(ev: FactEvent, game: Game) -> bool:
+    return len(ev.actor_ids) == 1 and roles_of(ev, game).actors == ev.actor_ids
 
 
 def misfit(entry: Entry, proofs: Iterable[Deed]) -> Deed | None:

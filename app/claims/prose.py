@@ -45,6 +45,7 @@ from app.knowledge.model import Entry, Knowledge
 from app.replay.commands import (  # RA3 ids (app.facts.roles maps KW/TW's onto them)
     CANCEL_STRUCTURE,
     CANCEL_UNIT,
+    CREATE_GROUP,
     PLACE_STRUCTURE,
     POWER,
     POWER_AT_LOCATION,
@@ -82,7 +83,13 @@ _EN_WORDS = (
 EN_NUMBERS = {w: n for n, w in enumerate(_EN_WORDS.split())}
 EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-ZH_MEASURES = "个辆架艘名只台座支次"
+ZH_MEASURES = "个辆架艘名只台座支次批"
+ZH_ORDER_MEASURES = "次批"
+ZH_AMOUNT_OF = r"\s*(?:多达|达到|达|共有|共|总共|一共|合计|有)?\s*"
+"""What may stand between a noun and its count written after it ("道场核心多达 22 个", "帝国武士 226 个")."""
+"""Measure words that count orders, not units: 次 (times), 批 (batches: "三批 ×5" is three orders of five)."""
+BATCH_NOUNS = r"(?:shift-?clicks?|shift-?queues?|batch(?:es)?|rounds?|lots?)"
+"""English nouns for one queue order of several units ("two shift-clicks of five attack bikes": two orders)."""
 ZH_NOT_COUNTS = (
     "第",
     "前",
@@ -140,7 +147,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "cancel": (r"cancel\w*|hold\w*|held", r"取消|暂停"),
     "queue": (
         r"re-?queue[sd]|queued|queues|queueing|queuing|produced|produces|trained|trains|ordered|made|makes",
-        r"下单|下了|连下|生产|训练|出了|连点|造了|改产|改为|改成|改(?=\s*\d)",
+        r"下单|下了|连下|生产|训练|出了|连点|造了|改产|改为|改成|改(?=\s*\d)|下(?=\s*[\d一二两三四五六七八九十])",
     ),
     "place": (
         r"placed|places|planted|plants|dropped|drops|put down",
@@ -154,8 +161,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "pack": (r"pack\w*", r"打包|收起"),
     "transform": (r"transform\w*", r"变形"),
     "power": (r"cast|casts|fired|fires|activated|activates|used|uses", r"施放|释放|发动|使用"),
-    "protocol": (r"picks|picked|chose|chooses", r"选了|点了|选择了"),
-    "upgrade": (r"upgraded|researched|research\w*", r"升级|研究"),
+    "protocol": (r"picks|picked|chose|chooses", r"选了|点了|选择了|选择|选(?![手项])"),
+    "upgrade": (r"upgrades|upgraded|upgrading|researched|research\w*", r"升级|研究"),
     "other": (
         r"attack\w*|force-fires?|moved?|moves|enter\w*|captur\w*|garrison\w*|kill\w*|destroy\w*|gets|got|goes|went|"
         r"tries|tried|hits?|guards?|lost|loses",
@@ -206,6 +213,15 @@ GENERIC_NOUNS: dict[str, str] = {
     "矿车": "harvester",
 }
 """Chinese words players use for a type of every faction, as the English head noun of the knowledge's names."""
+GENERIC_ROLES: dict[str, str] = {
+    "兵营": "infantry_production",
+    "战车工厂": "vehicle_production",
+    "车厂": "vehicle_production",
+    "电厂": "power_plant",
+    "发电厂": "power_plant",
+}
+"""Chinese words for a structure by what it does, whatever its faction calls it (the Allied boot camp and the Empire's
+dojo are 兵营 as much as the Soviet barracks): every structure the knowledge tags with that role."""
 TOTAL_WORDS = re.compile(
     r"总共|一共|全场|全局|整局|累计|over the (?:whole )?(?:game|match)|in total|in all|all game", re.I
 )
@@ -213,6 +229,7 @@ _TIME = r"\d{1,2}:\d{2}(?:\.\d{1,2})?"
 _TIME_RE = re.compile(rf"(?<![\d:.])({_TIME})(?![\d:])")
 _RANGE_JOIN = re.compile(r"^\s*(?:–|—|-|~|～|to|and|至|到|和|与|/|、|,|，)\s*$", re.I)
 _BETWEEN = re.compile(r"between\s*$", re.I)
+_TIME_ONLY = re.compile(rf"\s*(?:at|around|about)\s+{_TIME}\s*[.。]?\s*", re.I)
 _SENTENCE = re.compile(r"[^。！？!?\n]+?(?:[。！？!?]|\.(?=\s|$)|(?=\n)|$)")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*\s*$)")
 _LEAD = re.compile(r"^\s*(?:[-*]\s+)?\*\*([^*]{1,40})\*\*\s*[:：]?")
@@ -229,6 +246,16 @@ _DURATION_EN = re.compile(
     r"(?P<dir>before|after|earlier|later|ahead of|behind|sooner)",
     re.I,
 )
+_ELAPSED_EN = re.compile(
+    r"\b(?:takes?|took|taking|lasted|lasts|lasting|spent|spends)\s+"
+    r"(?P<q>about|around|roughly|nearly|almost|under|less than|only|just)?\s*"
+    r"(?P<n>\d{1,3}|half an?|an?|[a-z]+(?:-[a-z]+)?)\s+(?P<unit>seconds?|minutes?)\b",
+    re.I,
+)
+_ELAPSED_ZH = re.compile(
+    r"(?:只|仅)?(?:用了|用时|耗时|历时|持续了?|隔了|相隔|间隔|花了)\s*(?P<q>约|大约|将近|近|不到|只有)?\s*"
+    r"(?P<n>\d{1,3}|[一二两三四五六七八九十半]{1,3})\s*(?P<unit>秒|分钟|分)"
+)
 _DURATION_ZH = re.compile(
     r"(?P<dir>早|晚|快|慢)了?\s*(?P<full>整整)?\s*(?P<n>\d{1,3}|[一二两三四五六七八九十半]{1,3})\s*(?P<unit>秒|分钟|分)"
 )
@@ -244,6 +271,10 @@ class _Span:
     b: float
     exact: bool
     around: bool = False
+    parts: tuple[tuple[float, float], ...] = ()
+    """Several spans summed by 共/一共 ("a–b 与 c–d 共取消八批"): only the orders inside one of them count."""
+    listed: tuple[float, ...] = ()
+    """The times of a list ("9:32.60 与 10:11.47", "(2:50.80, 4:11.13)"): occasions, where a dash gives bounds."""
 
     @property
     def point(self) -> bool:
@@ -333,12 +364,16 @@ class ProseChecker:
             ids = {i for i in ids if self.entries[i].name_en.lower().endswith(head)}
             if ids:
                 names.setdefault(word, set()).update(ids)
+        for word, tag in GENERIC_ROLES.items():
+            by_role = {e.id for e in knowledge or () if e.kind == "structure" and e.has_tag(tag)}
+            if by_role:
+                names.setdefault(word, set()).update(by_role)
         for n in index.names.values():  # internal names the log prints (KW/TW maps, MG_ types)
             if n and not n.startswith("0x"):
                 names.setdefault(n.lower(), set()).add(n)
-        verb_words = [re.compile(rf"(?:{en})(?:e?s)?", re.I) for en, _zh in VERBS.values()]
+        verb_words = [re.compile(rf"(?:{en})(?:e?s)?|(?:{zh})", re.I) for en, zh in VERBS.values()]
         for word in [w for w in names if any(rx.fullmatch(w) for rx in verb_words)]:
-            del names[word]  # an alias that is a verb ("Unpack") is read as the verb in prose
+            del names[word]  # an alias that is a verb ("Unpack", 打包) is read as the verb in prose
         self.names = names
         alternatives = "|".join(re.escape(n) for n in sorted(names, key=lambda n: -len(n)))
         self._names_re = (
@@ -352,7 +387,19 @@ class ProseChecker:
         ]
         en_num = r"\d{1,3}|(?:" + "|".join(EN_TENS) + r")(?:-[a-z]+)?|" + "|".join(EN_NUMBERS)
         self._en_count = re.compile(rf"(?<![\w#:.×x-])(?P<n>{en_num})(?![\w:.])", re.IGNORECASE)
-        self._zh_count = re.compile(r"(?<![\d.:#×x])(?P<n>\d{1,3}|[一二两三四五六七八九十]{1,3})(?![\d:.])")
+        units = r"(?:units|members|vehicles|tanks|soldiers|squads)"
+        self._group_sizes = (
+            re.compile(  # "the group grows to eight units by 4:25.73"
+                rf"\bgroup\b(?:\s+\d)?[^.;]{{0,40}}?(?<![\w#:.])(?P<n>{en_num})\s+{units}\b\s*(?:by|at)\s+(?P<t>{_TIME})",
+                re.I,
+            ),
+            re.compile(  # "4:25.73 编队 1 扩到 8 个单位"
+                rf"(?P<t>{_TIME})[^，。；]{{0,12}}?编队\s*\d?[^，。；\d]{{0,8}}?"
+                r"(?P<n>\d{1,3}|[一二两三四五六七八九十]{1,3})\s*[个名辆]?(?:单位|成员)"
+            ),
+        )
+        # a digit glued to Latin letters is part of a word (a player name such as H2O, a tier such as T2), not a count
+        self._zh_count = re.compile(r"(?<![\d.:#×A-Za-z])(?P<n>\d{1,3}|[一二两三四五六七八九十]{1,3})(?![\d:.A-Za-z])")
         playing = [p for p in index.players if p.is_player]
         factions: dict[str, list[int]] = {}
         for p in playing:
@@ -373,6 +420,8 @@ class ProseChecker:
         self._events = [e for e in index.events if not e.automatic]
         game = index.replay.game
         self._roles = {e.command_index: role_of(game, e.command_id)[0] for e in self._events}
+        self._counted: dict[str, tuple[_Mention, frozenset[str]]] = {}
+        """The type each Chinese measure word last counted in the sentence being read (see :meth:`_counts`)."""
 
     # ------------------------------------------------------------------ entry point
 
@@ -387,8 +436,10 @@ class ProseChecker:
                 who = self._players_in(raw)
                 heading_player = who[0] if len(who) == 1 else None
                 continue
-            # a correction "what it said → what is right": only the right side is asserted; a quotation is not
-            line = _QUOTED.sub(lambda q: " " * len(q.group()), raw.rsplit("→", 1)[-1])
+            # a correction "what it said → what is right": only the right side is asserted; a quotation is not.
+            # One arrow outside brackets makes a correction; a chain "兵营→电厂→双精炼厂" is a sequence, and
+            # "(#242 → #964)" maps ids: neither drops what stands before it
+            line = _QUOTED.sub(lambda q: " " * len(q.group()), _correction_side(raw))
             lead = _LEAD.match(line)
             line_player = heading_player
             if lead:
@@ -439,10 +490,12 @@ class ProseChecker:
             if all(v is not None for v in values):
                 vs = [float(v) for v in values if v is not None]
                 s, e = times[i][0], times[j][1]
-                if _BETWEEN.search(text[max(0, s - 9) : s]):
+                between = bool(_BETWEEN.search(text[max(0, s - 9) : s]))
+                if between:
                     s = max(0, s - 9)
                 around = bool(_AROUND.search(text[e : e + 3])) and "." not in times[i][2]
-                out.append(_Span(s, e, min(vs), max(vs), "." in times[i][2], around))
+                listed = tuple(vs) if len(vs) > 1 and not dashed and not between else ()  # "between a and b": bounds
+                out.append(_Span(s, e, min(vs), max(vs), "." in times[i][2], around, listed=listed))
             i = j + 1
         return out
 
@@ -470,8 +523,8 @@ class ProseChecker:
         before = [x for x in items if lo <= x.start and x.end <= span.start and outside(x)]
         after = [x for x in items if span.end <= x.start < hi and outside(x)]
         if cjk and items and items[0].value.isdigit():  # ids: the nearest ("#647（编队 2，0:44.13 施放…）和 #650")
-            if after and re.fullmatch(r"\s*\S{1,3}\s*", clause[span.end : after[0].start]):
-                return after[0]  # "7:01.07 出售 #445": the verb's own object
+            if after and re.fullmatch(r"\s*(?:[^\W\d_]{1,3})?\s*", clause[span.end : after[0].start]):
+                return after[0]  # "7:01.07 出售 #445": the verb's own object ("#241（0:06.47）、#244": no verb)
             near = [(span.start - x.end, x) for x in before[-1:]] + [(x.start - span.end, x) for x in after[:1]]
             return min(near, key=lambda d: d[0])[1] if near else None
         if cjk:
@@ -484,14 +537,34 @@ class ProseChecker:
 
     # ------------------------------------------------------------------ one sentence
 
+    def _merged_clauses(self, sentence: str) -> list[tuple[int, int]]:
+        """:func:`_clauses`, a clause that is only a time joined to the clause of its verb.
+
+        "…sells #241, his construction yard, at 5:48": the time says when that verb's order was given (an apposition
+        stands between).
+        """
+        out: list[tuple[int, int]] = []
+        for lo, hi in _clauses(sentence):
+            if out and _TIME_ONLY.fullmatch(sentence[lo:hi]):
+                k = len(out) - 1
+                if k > 0 and not self._verbs_in(sentence[out[k][0] : out[k][1]]):
+                    k -= 1  # the apposition
+                out[k:] = [(out[k][0], hi)]
+            else:
+                out.append((lo, hi))
+        return out
+
     def _sentence(self, sentence: str, line_player: int | None, end: float) -> list[ValidationIssue]:
+        self._counted = {}
         who = self._players_in(sentence)
         # the player the sentence names, unless its heading names another (then "attacks Trebla's Tengu" under
         # SFT's heading is no sentence about Trebla's orders); a heading alone decides nothing
         player = who[0] if len(who) == 1 and line_player in (None, who[0]) else None
         out: list[ValidationIssue] = []
         carried: str | None = None
-        for lo, hi in _clauses(sentence):
+        last_span: _Span | None = None
+        topic: tuple[_Mention, frozenset[str]] | None = None
+        for lo, hi in self._merged_clauses(sentence):
             clause = sentence[lo:hi]
             spans = self._spans(clause)
             verbs = self._verbs_in(clause)
@@ -521,6 +594,7 @@ class ProseChecker:
                 carried="queue" if units and not verbs else inherit,
                 end=end,
                 clause_who=clause_who,
+                prev_span=last_span,
             )
             out += self._times(
                 sentence=sentence,
@@ -531,11 +605,56 @@ class ProseChecker:
                 ids=ids,
                 player=here,
                 carried=inherit,
+                topic=topic if not types and not ids and not clause_who else None,
             )
             if verbs:
                 carried = verbs[-1].value
+            if spans:
+                last_span = spans[-1]
+            # a Chinese clause that opens with its type is about it ("装甲工厂 7:22.20 开工，7:48.20 放下"): the
+            # clauses after it with no subject of their own continue that topic
+            if types or ids or clause_who:
+                lead = types[0] if types and not clause[: types[0][0].start].strip(" *") else None
+                topic = lead if lead is not None and _is_cjk(clause) else None
         for part in re.split(r"[;；]", sentence):
             out += self._durations(part, sentence, self._players_in(part))
+            out += self._elapsed(part, sentence)
+        out += self._group_size(sentence, player)
+        return out
+
+    def _group_size(self, sentence: str, player: int | None) -> list[ValidationIssue]:
+        """The size of a control group the text gives at the time it was made: the ids its create-group order names.
+
+        Only a time copied from a log line (``m:ss.cc``) is read: the order is the one at that frame.
+        """
+        out: list[ValidationIssue] = []
+        for rx in self._group_sizes:
+            for m in rx.finditer(sentence):
+                t = parse_time(m.group("t"))
+                word = m.group("n")
+                n = _zh_number(word) if _is_cjk(word) else _en_number(word)
+                if t is None or n is None or "." not in m.group("t"):
+                    continue
+                made = [
+                    e
+                    for e in self._events
+                    if self._roles[e.command_index] == CREATE_GROUP
+                    and abs(e.seconds - t) <= 0.05
+                    and (player is None or e.player == player)
+                ]
+                sizes = {len([i for i in e.object_ids if i]) for e in made}
+                if not made or n in sizes:
+                    continue
+                e = made[0]
+                members = " ".join(f"#{i}" for i in e.object_ids if i)
+                fact = tr(
+                    self.lang,
+                    "the create-group order at {seconds} names {count} objects: {members}",
+                    seconds=format_time(e.seconds),
+                    count=len(members.split()),
+                    members=members,
+                )
+                out.append(self._issue("ProseCount", sentence, m.group("n"), fact, t))
         return out
 
     # ------------------------------------------------------------------ counts
@@ -553,6 +672,7 @@ class ProseChecker:
         carried: str | None,
         end: float,
         clause_who: list[int],
+        prev_span: _Span | None = None,
     ) -> list[ValidationIssue]:
         out: list[ValidationIssue] = []
         cjk = _is_cjk(clause)
@@ -569,30 +689,63 @@ class ProseChecker:
                 continue  # 第 6 个 (an ordinal), 前两辆 (the first two of more), 每 3 个 (each)
             if not cjk and before.lower().endswith(EN_NOT_COUNTS):
                 continue
+            if not cjk and re.search(rf"{BATCH_NOUNS}\s+of\s*$", before, re.I):
+                continue  # "two shift-clicks of five": five per order, the orders are counted by "two"
             rest = clause[m.end() :]
             orders = False
+            name_before: tuple[_Mention, frozenset[str]] | None = None
             if cjk:
-                tail = re.match(r"\s*([个辆架艘名只台座支次])?", rest)
+                tail = re.match(rf"\s*([{ZH_MEASURES}])?", rest)
                 measure = tail.group(1) if tail else None
-                orders = measure == "次"
+                orders = measure is not None and measure in ZH_ORDER_MEASURES
                 if not measure and re.match(r"\s*[A-Za-z]", rest) is None:
                     continue  # a bare numeral (a time unit, an id, a coordinate) is no count
                 after = m.end() + (tail.end() if tail else 0)
                 rest2 = clause[after:]
                 skip = re.match(r"\s*(?:[“\"]?×\s*5[”\"]?\s*)?(?:下单|下了|取消|暂停|生产|训练)?\s*", rest2)
                 name_at = after + (skip.end() if skip else 0)
+                # "帝国武士 226 个、坦克杀手 106 个": a count after its noun, closed by a list mark or the clause end
+                if measure and re.match(r"\s*(?:[、，,；;。)）]|$)", rest2):
+                    name_before = next(
+                        (
+                            (t, i)
+                            for t, i in types
+                            if t.end <= m.start() and re.fullmatch(ZH_AMOUNT_OF, clause[t.end : m.start()])
+                        ),
+                        None,
+                    )
             else:
                 more = re.match(r"\s+(?:more\s+|different\s+|new\s+|extra\s+|further\s+)*", rest)
                 name_at = m.end() + (more.end() if more else 0)
-                if re.match(r"\s*(?:of|times|seconds?|minutes?|s\b|min\b|%|x|×)", rest, re.I):
+                batches = re.match(rf"\s*{BATCH_NOUNS}\s+of\s+\S+\s+", rest, re.I)
+                times = re.match(r"\s*times\b", rest, re.I)
+                if batches:  # "two shift-clicks of five attack bikes": two orders of attack bikes
+                    orders, name_at = True, m.end() + batches.end()
+                elif times:  # "queues harvesters six times", "packed his yard three times": orders
+                    orders = True
+                    name_before = next(
+                        ((t, i) for t, i in types if t.end <= m.start() and not clause[t.end : m.start()].strip()), None
+                    )
+                    name_at = m.end() + times.end()
+                elif re.match(r"\s*(?:of|seconds?|minutes?|s\b|min\b|%|x|×)", rest, re.I):
                     continue
-            name = next(((t, i) for t, i in types if t.start == name_at), None)
+            name = name_before or next(((t, i) for t, i in types if t.start == name_at), None)
             if cjk and name is None and not orders:
                 name = next(((t, i) for t, i in types if 0 <= t.start - name_at <= 3), None)
+            if cjk and measure and not orders:
+                # "10 架天狗，5:51.40 再下 15 架": a count whose measure word ends it leaves its noun out, which is
+                # the noun the same measure word last counted in the sentence
+                no_noun = not any(t.start < m.start() for t, _i in types)
+                if name is None and no_noun and re.match(r"\s*(?:[、，,；;。)）]|$)", clause[after:]):
+                    name = self._counted.get(measure)
+                elif name is not None:
+                    self._counted[measure] = name
             id_list = _ID_LIST.match(clause[(name[0].end if name else name_at) :]) or _ID_LIST.match(
                 re.sub(r"^[\w -]{0,40}?(?=\s*[(（])", "", clause[name_at:])
             )
-            noun_end = name[0].end if name else m.end()
+            noun_end = max(name[0].end, m.end()) if name else m.end()
+            if not cjk and orders and name is None:
+                noun_end = name_at  # "three times": the words that follow are no noun of the count
             if cjk:
                 verb = next((v for v in verbs if v.start >= m.start()), None) or next(
                     (v for v in reversed(verbs) if v.end <= m.start()), None
@@ -600,6 +753,21 @@ class ProseChecker:
                 span = next((x for x in reversed(spans) if x.end <= m.start()), None) or next(
                     (x for x in spans if x.start >= m.start()), None
                 )
+                # 共 sums what came before: every span before the count ("a–b 与 c–d 共取消八批"), or the span of
+                # the clause before when this one has none ("a–b 两个兵营各三批 ×5，共 35 个标枪兵")
+                if re.search(r"(?:共|合计)[^\d，,；;。]{0,4}$", clause[: m.start()]):
+                    earlier = [x for x in spans if x.end <= m.start()]
+                    if len(earlier) >= 2 and all(x.exact for x in earlier):
+                        span = _Span(
+                            earlier[0].start,
+                            earlier[-1].end,
+                            min(x.a for x in earlier),
+                            max(x.b for x in earlier),
+                            True,
+                            parts=tuple((x.a, x.b) for x in earlier),
+                        )
+                    elif not spans and prev_span is not None and not prev_span.point:
+                        span = prev_span
             else:
                 # the verb right after the noun ("four seeker cancels at"), else the one before it with no time
                 # between them ("it cancels eight disintegrators")
@@ -637,9 +805,11 @@ class ProseChecker:
                 if id_list is not None and later is not None and (linked or span is None):
                     span = later  # the ids of one order: the order at that time names them (or not)
             kind = verb.value if verb else carried
-            if name is not None and kind is None and self._kind_of(name[1]) == "unit":
-                kind = "queue"  # "seven attack bikes at 8:49.53–8:50.40": a count of a unit type is of its orders
-            said = clause[m.start() : noun_end].strip()
+            if name is not None and kind in (None, "protocol") and self._kind_of(name[1]) == "unit":
+                # "seven attack bikes at 8:49.53–8:50.40": a count of a unit type is of its orders;
+                # "点了十二个帝国武士": a unit is clicked into a queue, only a protocol is picked
+                kind = "queue"
+            said = clause[min(m.start(), name_before[0].start) if name_before else m.start() : noun_end].strip()
             listed = _listed_ids(clause[noun_end:])
             if (
                 cjk
@@ -651,7 +821,7 @@ class ProseChecker:
                 continue  # "4:28.53 起下单 3 辆": from then on, not one burst ("4:45.87 起连下" is)
             if id_list is not None and span is not None and span.point:
                 issue = self._id_list_count(sentence=sentence, said=said, n=n, span=span, clause=clause, player=player)
-            elif listed and span is not None and kind in ("sell", "repair", "pack", "unpack"):
+            elif listed and span is not None and kind in ("sell", "repair", "pack", "unpack", "upgrade"):
                 issue = self._listed_count(sentence=sentence, said=said, n=n, kind=kind, listed=listed, span=span)
             elif kind is None or kind == "other":
                 continue
@@ -667,6 +837,16 @@ class ProseChecker:
                     ids=ids,
                     at=m.start(),
                     orders_only=orders,
+                )
+            elif orders and kind in ("pack", "unpack", "sell") and player is not None and player in clause_who:
+                issue = self._total_orders(
+                    sentence=sentence,
+                    said=said,
+                    n=n,
+                    kind=kind,
+                    player=player,
+                    end=end,
+                    whole=bool(TOTAL_WORDS.search(clause)),
                 )
             elif name is not None and kind in ("queue", "build") and not orders and not re.match(r"\s+more\b", rest):
                 # "ten more Cryocopters (than …)" without a time may be a difference: only a total is checked
@@ -686,6 +866,33 @@ class ProseChecker:
             if issue is not None:
                 out.append(issue)
         return out
+
+    def _total_orders(
+        self, *, sentence: str, said: str, n: int, kind: str, player: int, end: float, whole: bool
+    ) -> ValidationIssue | None:
+        """A player's orders of one kind, not of a type ("Kimi 整局打包了两次", "he packed his yard three times").
+
+        With a word of the whole match the count must equal them; else it is bounded by those given by the window's
+        end (the text may count a part of them).
+        """
+        until = float("inf") if whole else end
+        orders = [e for e in self._orders(kind, player, None) if e.seconds < until]
+        if (n == len(orders)) if whole else (n <= len(orders)):
+            return None
+        stamps = ", ".join(format_time(e.seconds) for e in orders[:8]) or "-"
+        who = self.index.player_name(player)
+        count = len(orders)
+        by = format_time(until) if until != float("inf") else tr(self.lang, "the whole match")
+        fact = tr(
+            self.lang,
+            "{who} gave {count} {kind} orders by {by}: {stamps}",
+            who=who,
+            count=count,
+            kind=kind,
+            by=by,
+            stamps=stamps,
+        )
+        return self._issue("ProseCount", sentence, said, fact)
 
     def _listed_count(
         self, *, sentence: str, said: str, n: int, kind: str, listed: set[int], span: _Span
@@ -739,7 +946,11 @@ class ProseChecker:
         slack = 0.05 if span.exact else 0.0
         if not span.point:
             hi = span.b + (slack if span.exact else 1.0)
-            return [e for e in orders if span.a - slack <= e.seconds <= hi]
+            inside = [e for e in orders if span.a - slack <= e.seconds <= hi]
+            if span.parts:
+                pad = slack if span.exact else 1.0
+                inside = [e for e in inside if any(a - slack <= e.seconds <= b + pad for a, b in span.parts)]
+            return inside
         if not bursts:
             return []
         lo, hi = (span.a - slack, span.a + slack) if span.exact else (span.a, span.a + 1.0)
@@ -770,12 +981,12 @@ class ProseChecker:
         at: int,
         orders_only: bool,
     ) -> ValidationIssue | None:
-        if kind in TYPED_VERBS and name is None and not orders_only:
+        one_type = kind == "cancel" and name is None and span.exact and not orders_only
+        if kind in TYPED_VERBS and name is None and not orders_only and not one_type:
             return None  # "three factories queue seven …": a count needs its type
-        if name is None and (kind not in ("cancel", "sell") or not span.exact):
+        untyped = kind in ("pack", "unpack") and orders_only  # "packed his yard three times (2:50.80, 4:11.13)"
+        if name is None and not untyped and (kind not in ("cancel", "sell") or not (span.exact or orders_only)):
             return None  # "三次施放" of no named power, "连取消 5 次" in a heading's period: not one order kind
-        if not span.exact and not span.point:
-            return None  # "4:44–4:52": a period of the match, not the bounds of a burst
         hashes = self._hashes(name[1]) if name is not None and kind in TYPED_VERBS else None
         if kind in ("place", "start", "build") and span.point:
             return None  # structures are placed as they finish: no burst
@@ -793,12 +1004,31 @@ class ProseChecker:
                 )
                 if not window:
                     continue
+                if one_type and len({e.type_hash for e in window}) > 1:
+                    return None  # "取消五辆三级装甲" among cancels of several types: which ones it counts is unknown
                 seen += len(window)
                 lines = len(window)
                 units = sum(self.index.batch(e.command_index) for e in window) if kind == "queue" else lines
                 accepted |= {lines} if orders_only else {lines, units}
+                if not span.exact and not span.point:
+                    # "6:54–6:55": times rounded to the second bound the period within a second either way; every
+                    # count between the orders surely inside (a + 0.5 … b) and those possibly inside is right
+                    inner = [e for e in window if span.a + 0.5 <= e.seconds <= span.b]
+                    outer = self._window(
+                        [e for e in self._orders(kind, p, hashes) if restrict is None or restrict in e.object_ids],
+                        _Span(span.start, span.end, span.a - 1.0, span.b, False),
+                        bursts=False,
+                    )
+                    for part in (inner, outer):
+                        accepted.add(len(part))
+                        if kind == "queue" and not orders_only:
+                            accepted.add(sum(self.index.batch(e.command_index) for e in part))
+                    accepted |= set(range(len(inner), len(outer) + 1))
                 if kind == "cancel":
                     accepted.add(lines * BATCH)
+                tolerance = EXACT_TIME_TOLERANCE_SECONDS if span.exact else TIME_TOLERANCE_SECONDS
+                if orders_only and all(any(abs(e.seconds - t) <= tolerance for e in window) for t in span.listed):
+                    accepted.add(len(span.listed))  # "9:32.60 与 10:11.47 两次取消": the occasions the list names
                 if kind == "sell" and name is not None:
                     accepted |= set(range(1, lines + 1))  # "two refineries" among more sells
                 if restrict is None:
@@ -903,6 +1133,7 @@ class ProseChecker:
         ids: list[_Mention],
         player: int | None,
         carried: str | None,
+        topic: tuple[_Mention, frozenset[str]] | None = None,
     ) -> list[ValidationIssue]:
         out: list[ValidationIssue] = []
         cjk = _is_cjk(clause)
@@ -946,6 +1177,8 @@ class ProseChecker:
                     if not after and re.match(r"\s*[\w\u4e00-\u9fff]", clause[verb.end :]):
                         continue  # "下单激流 ACV…": the object right after the verb is no type the knowledge names
                 typed = (after or before) if cjk else before
+                if not typed and cjk and topic is not None:
+                    typed = [topic]  # "装甲工厂 7:22.20 开工，7:48.20 放下": the topic of the clause before
                 if (
                     not typed
                     and not cjk
@@ -966,7 +1199,18 @@ class ProseChecker:
                 ]
                 if unknown:
                     continue  # an internal name neither the knowledge nor the replay knows: not checkable
+                if (
+                    kind in ("start", "build")
+                    and verb is not None
+                    and any(v.value == "upgrade" and v.start > verb.start for v in verbs)
+                ):
+                    # "开始机甲工厂三级升级（Upgrade_…）", "starts the Tech3 upgrade": the start of an upgrade
+                    upgrades = [t for t in types if lo <= t[0].start < hi and self._kind_of(t[1]) == "upgrade"]
+                    if upgrades:
+                        kind, typed = "upgrade", upgrades
                 kinds = {self._kind_of(i) for _t, i in typed}
+                if kinds == {"unit"} and kind == "protocol":
+                    kind = "queue"  # a unit is clicked into a queue ("点了"), only a protocol is picked
                 if kinds == {"upgrade"} and kind in ("start", "build", "place"):
                     kind = "upgrade"  # "开始 ScrinPowerPlantUpgrade", "starts Upgrade_…"
                 elif kinds == {"power"} and kind in ("start", "build", "place"):
@@ -1010,6 +1254,44 @@ class ProseChecker:
         return out
 
     # ------------------------------------------------------------------ durations
+
+    def _elapsed(self, part: str, sentence: str) -> list[ValidationIssue]:
+        """A time that passed between the two times written just before it ("从 a 打包到 b 展开只用了约 6 秒").
+
+        A number said to be approximate is read at its own precision: "about 40 seconds" is 40 to the nearest ten
+        (±5 s), "约 6 秒" to the second, "N minutes" to the minute; "nearly"/"将近" N is at most N and more than N less
+        one step; "under"/"不到" N is below N. The times may each be rounded by a second. A part with fewer than two
+        times before the words is left alone.
+        """
+        out: list[ValidationIssue] = []
+        for rx in (_ELAPSED_EN, _ELAPSED_ZH):
+            for m in rx.finditer(part):
+                word = m.group("n").lower()
+                number = _zh_number(word) if rx is _ELAPSED_ZH else _en_number(word)
+                n = 0.5 if word in ("半", "half a", "half an") else 1.0 if word in ("a", "an") else number
+                if n is None or n <= 0:
+                    continue
+                minutes = m.group("unit").lower().startswith(("m", "分"))
+                said = n * 60.0 if minutes else float(n)
+                times = [parse_time(t) for t in _TIME_RE.findall(part[: m.start()])]
+                if len(times) < 2 or times[-1] is None or times[-2] is None:
+                    continue
+                actual = abs(float(times[-1]) - float(times[-2]))
+                step = 60.0 if minutes else 10.0 if said % 10 == 0 else 5.0 if said % 5 == 0 else 1.0
+                q = (m.group("q") or "").lower()
+                slack = 1.0  # each time may be rounded
+                if q in ("nearly", "almost", "将近", "近"):
+                    wrong = actual > said + slack or actual < said - step - slack
+                elif q in ("under", "less than", "不到"):
+                    wrong = actual >= said + slack
+                elif q:
+                    wrong = abs(actual - said) > step / 2 + slack
+                else:
+                    wrong = abs(actual - said) > (step / 2 if minutes else 0) + slack
+                if wrong:
+                    fact = tr(self.lang, "the two are {actual:.1f} s apart", actual=actual)
+                    out.append(self._issue("ProseDuration", sentence, m.group().strip(), fact))
+        return out
 
     def _durations(self, part: str, sentence: str, who: list[int]) -> list[ValidationIssue]:
         """A duration in one part of a sentence (up to a semicolon) against the times or first orders it names."""
@@ -1093,6 +1375,13 @@ class ProseChecker:
         return ValidationIssue(Severity.WARNING, code, message, time_seconds=t, fact=fact, quote=sentence)
 
 
+def _correction_side(line: str) -> str:
+    """What a line asserts: the right side of a correction "said → right" (one arrow outside brackets), else all."""
+    inside = _brackets(line)
+    arrows = [i for i, ch in enumerate(line) if ch == "→" and not any(a <= i < b for a, b in inside)]
+    return line[arrows[0] + 1 :] if len(arrows) == 1 else line
+
+
 def _brackets(text: str) -> list[tuple[int, int]]:
     """(start, end) of each bracketed part of ``text``, outermost and nested alike."""
     out, stack = [], []
@@ -1116,7 +1405,8 @@ def _listed_ids(text: str) -> set[int]:
     if m:
         a, b = int(m.group(1)), int(m.group(2))
         return set(range(a, b + 1)) if 0 < b - a <= 50 else set()
-    m = re.match(r"^[\w -]{0,30}?[(（]((?:\s*#\d+\s*[,，、]?)+)[)）]", text)
+    item = rf"\s*#\d+(?:\s+(?:at\s+)?{_TIME})?\s*[,，、]?"  # "(#1243 at 5:46.07, #956 at 5:55.33)"
+    m = re.match(rf"^[\w :.–-]{{0,40}}?[(（]((?:{item})+)[)）]", text)
     return {int(x) for x in re.findall(r"#(\d+)", m.group(1))} if m else set()
 
 

@@ -16,6 +16,10 @@ bytes (``sage-replay-format.md`` §4.3 plus the ownership of each id):
 
 Sources with tiny ids (1, 2, 6, 58…) are the player's own "player object" (science powers cast by the player, not
 by a unit).
+
+The layouts are keyed by the command's RA3 *role* (:func:`app.facts.roles.role_of`), never by its raw id: Kane's Wrath
+and Tiberium Wars number the same messages otherwise, and a raw id of theirs may equal an RA3 id of another meaning
+(TW's attack on an object is 0x232, RA3's two-point power; KW's targetless power is 0x226, no RA3 power at all).
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.facts.model import FactEvent
+from app.facts.roles import role_of
 from app.replay.commands import POWER, POWER_AT_LOCATION, POWER_ON_OBJECT, POWER_TWO_TARGETS, POWER_WITH_FACING
+from app.replay.model import Game
 
 POWER_COMMANDS = frozenset({POWER, POWER_AT_LOCATION, POWER_WITH_FACING, POWER_ON_OBJECT, POWER_TWO_TARGETS})
 
@@ -45,14 +51,14 @@ class Roles:
         return uid in self.targets or uid in self.either
 
 
-def roles_of(ev: FactEvent) -> Roles:
-    """The roles of the ids of one event: the fact index's when it records them, else the layouts above."""
+def roles_of(ev: FactEvent, game: Game) -> Roles:
+    """The roles of the ids of one event of ``game``: the fact index's when it records them, else the layouts above."""
+    cid = role_of(game, ev.command_id)[0]
     actors: tuple[int, ...] = getattr(ev, "actor_ids", ())
     targets: tuple[int, ...] = getattr(ev, "target_ids", ())
-    if (actors or targets) and ev.command_id != POWER_TWO_TARGETS:
+    if (actors or targets) and cid != POWER_TWO_TARGETS:
         return Roles(tuple(i for i in actors if i), tuple(i for i in targets if i))
     ids = ev.object_ids
-    cid = ev.command_id
     if cid in (POWER_AT_LOCATION, POWER_ON_OBJECT):
         target = tuple(i for i in ids[:1] if i)
         return Roles(tuple(i for i in ids[1:] if i), target)

@@ -203,7 +203,7 @@ class ClaimValidator:
         Why: Tiberium Wars writes its located and on-object powers in more than one form (one without sources), so
         which id cast the power is not known there; a claim about it is undecidable, never a contradiction.
         """
-        return None if ev.command_index in self._roles_unread else roles_of(ev)
+        return None if ev.command_index in self._roles_unread else roles_of(ev, self.index.replay.game)
 
     def _m(self, zh: str, en: str) -> str:
         return pick(self.lang, zh, en)
@@ -735,8 +735,12 @@ class ClaimValidator:
         """
         if self.knowledge is None:
             return
+        game = self.index.replay.game
         for ev in self.index.events_for_object(uid):
-            if ev.command_id not in POWER_COMMANDS or ev.type_hash is None or roles_of(ev).actors != (uid,):
+            if role_of(game, ev.command_id)[0] not in POWER_COMMANDS or ev.type_hash is None:
+                continue
+            roles = self._known_roles(ev)  # by the order's role in its game; None where its layout is not read
+            if roles is None or roles.actors != (uid,):
                 continue
             entry = self.knowledge.lookup(ev.type_hash)
             if entry is None or not entry.has_tag("unit_ability") or not entry.producers:
@@ -865,7 +869,7 @@ class ClaimValidator:
             if ev.player == player
             and ev.type_hash in UNPACK_POWER_HASHES
             and ev.command_index not in self._roles_unread
-            for oid in roles_of(ev).actors
+            for oid in roles_of(ev, self.index.replay.game).actors
             if oid > yards[0] and oid not in chained
         }
         k = sum(1 for oid in deployed if oid < uid)
@@ -1732,8 +1736,10 @@ class ClaimValidator:
                         claim=ref,
                     )
                 )
-            elif any(roles_of(e).acts(actor) for e in candidates):
-                times = self._times([e for e in candidates if roles_of(e).acts(actor)], first.seconds)
+            elif any(roles_of(e, self.index.replay.game).acts(actor) for e in candidates):
+                times = self._times(
+                    [e for e in candidates if roles_of(e, self.index.replay.game).acts(actor)], first.seconds
+                )
                 issues.append(
                     ValidationIssue(
                         Severity.CONTRADICTION,  # a wrong actor for the order at that time
