@@ -33,7 +33,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -234,10 +234,21 @@ def configured_database() -> str:
 
 
 class Database:
-    """The store: an engine plus session factories. The only object that writes the database."""
+    """The store: an engine plus session factories. The only object that writes the database.
 
-    def __init__(self, engine: Engine, path: Path | None) -> None:
+    ``prepare``, when given, runs once before the store's first session, read or fresh read, on whichever thread
+    gets there first, under a lock: every other first use waits for it. A process that imports its table modules on
+    a background thread passes the step that makes the mapping complete (the GUI: :func:`ui.services.open_store`).
+    SQLAlchemy configures every mapper of the one registry at the first query anywhere in the process; run while
+    another thread is half-way through a table module, it finds a relationship's target class not defined yet,
+    fails, and that failure sticks to the mapper, so every later query of the process fails too. ``prepare`` must
+    not use this store itself.
+    """
+
+    def __init__(self, engine: Engine, path: Path | None, *, prepare: Callable[[], None] | None = None) -> None:
         self.engine = engine
+        self._prepare = prepare  # None once it has run
+        self._prepare_lock = threading.Lock()
         self.path = path
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._read_sessions = sessionmaker(engine.execution_options(**{_READ_OPTION: True}), expire_on_commit=False)
@@ -249,6 +260,16 @@ class Database:
         self._writer = _writer_lock(key)
         self._local = threading.local()
         self._damage: list[str] = []  # set once a check found the file damaged: nothing more is written
+
+    def _ready(self) -> None:
+        """Run ``prepare`` if no use has run it yet (the others wait for the one that runs it)."""
+        if self._prepare is None:
+            return
+        with self._prepare_lock:
+            prepare = self._prepare
+            if prepare is not None:
+                prepare()
+                self._prepare = None  # only once it succeeded: a failed step is tried again by the next use
 
     def _joined(self) -> Session | None:
         """The session this thread already holds (to join), else None after refusing a file known to be damaged."""
@@ -293,6 +314,7 @@ class Database:
         short. A session opened while this thread already holds one joins it (one writer per process: a second
         connection of the same thread would wait for the first one forever).
         """
+        self._ready()
         outer = self._joined()
         if outer is not None:
             yield outer
@@ -315,6 +337,7 @@ class Database:
     @contextmanager
     def read(self) -> Iterator[Session]:
         """A read-only session (a deferred ``BEGIN``: it never waits for a writer, nor holds one up)."""
+        self._ready()
         outer = self._joined()
         if outer is not None:
             yield outer
@@ -355,6 +378,7 @@ class Database:
         fails. Driver errors come through as they are: the caller says what they mean for its data. An in-memory
         store has no second connection: there it is an ordinary read.
         """
+        self._ready()
         if not self.server and self.path is None:
             with self.read() as s:
                 yield s
@@ -372,15 +396,16 @@ class Database:
         self.engine.dispose()
 
 
-def open_database(path: Path | str | None = None) -> Database:
+def open_database(path: Path | str | None = None, *, prepare: Callable[[], None] | None = None) -> Database:
     """Open (creating and migrating as needed) the store at ``path``.
 
     ``path`` is a SQLite file (or ``sqlite:///`` URL), a PostgreSQL URL, or ``None`` for :func:`configured_database`.
+    ``prepare`` runs before the store's first use (:class:`Database`); the migrations need no mapped class.
     """
     if path is None:
         path = configured_database()
     if is_server_url(path):
-        return _open_server(str(path))
+        return _open_server(str(path), prepare)
     if isinstance(path, str) and path.startswith("sqlite:///"):
         path = path.removeprefix("sqlite:///")
     p = None if str(path) == ":memory:" else Path(path)
@@ -413,10 +438,10 @@ def open_database(path: Path | str | None = None) -> Database:
             daily_backup(p)
         except (sqlite3.Error, OSError) as exc:  # a failed backup must not stop the app; say so in the log
             log.warning("daily backup of %s failed: %s", p, exc)
-    return Database(engine, p)
+    return Database(engine, p, prepare=prepare)
 
 
-def _open_server(url: str) -> Database:
+def _open_server(url: str, prepare: Callable[[], None] | None = None) -> Database:
     """Open and migrate a team database on a PostgreSQL server."""
     engine = _make_engine(server_url(url))
     try:
@@ -427,7 +452,7 @@ def _open_server(url: str) -> Database:
     except (SQLAlchemyError, OSError) as exc:
         engine.dispose()
         raise DatabaseError(f"cannot open team database {public_url(url)}: {_reason(exc)}") from exc
-    return Database(engine, None)
+    return Database(engine, None, prepare=prepare)
 
 
 def _reason(exc: BaseException) -> str:
