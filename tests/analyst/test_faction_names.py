@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -24,8 +23,8 @@ from app.knowledge.loader import load_knowledge
 from app.replay import read_replay
 from app.replay.reader import SEAT_NAMES_ZH
 from app.safetext import markdown_escape, name_label
-from tests.analyst.test_game_terms import _report
 from tests.conftest import IN_REPO_CORPUS, corpus_file, corpus_files
+from tests.support.offline_reports import OfflineReports
 
 MODS = ("RA3", "corona", "KW", "TW")
 IN_REPO = {p.name for p in IN_REPO_CORPUS.glob("*/*") if p.is_file()}
@@ -73,16 +72,6 @@ def _data_taken_out(text: str, replay: str) -> str:
     return _without(_without(text, sorted((q for q in quoted if q), key=len, reverse=True)), object_names())
 
 
-@cache
-def report(replay: str, lang: Lang, db_dir: Path) -> str:
-    return _report(corpus_file(replay), lang, db_dir / f"{Path(replay).stem}.{lang.value}.db")
-
-
-@pytest.fixture(scope="module")
-def db_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("faction_reports")
-
-
 @pytest.fixture(autouse=True)
 def _home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REPLAYSAGE_HOME", str(tmp_path_factory.mktemp("home")))
@@ -101,20 +90,20 @@ def test_every_faction_has_a_chinese_name() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("replay", CASES)
-def test_chinese_report_names_factions_in_chinese(replay: str, db_dir: Path) -> None:
-    text = _data_taken_out(report(replay, Lang.ZH, db_dir), replay)
+def test_chinese_report_names_factions_in_chinese(replay: str, offline_reports: OfflineReports) -> None:
+    text = _data_taken_out(offline_reports(corpus_file(replay), Lang.ZH), replay)
     text = _without(text, sorted(chinese_faction_names().values(), key=len, reverse=True))
     found = []
     for name in english_faction_names():
         for m in re.finditer(rf"(?<![A-Za-z0-9_\-]){re.escape(name)}(?![A-Za-z0-9_\-])", text):
             found.append(text[max(0, m.start() - 60) : m.end() + 20])
     assert not found, found[:10]
-    assert any(v in report(replay, Lang.ZH, db_dir) for v in chinese_faction_names().values())
+    assert any(v in offline_reports(corpus_file(replay), Lang.ZH) for v in chinese_faction_names().values())
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("replay", CASES)
-def test_english_report_has_no_chinese(replay: str, db_dir: Path) -> None:
-    text = _data_taken_out(report(replay, Lang.EN, db_dir), replay)
+def test_english_report_has_no_chinese(replay: str, offline_reports: OfflineReports) -> None:
+    text = _data_taken_out(offline_reports(corpus_file(replay), Lang.EN), replay)
     found = [text[max(0, m.start() - 60) : m.end() + 20] for m in CJK.finditer(text)]
     assert not found, found[:10]

@@ -9,31 +9,23 @@ checked against the orders' bytes.
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from app.analyst.provider import OfflineAnalyst
 from app.i18n import Lang
 from app.knowledge.loader import load_knowledge
 from app.knowledge.names import ensure_registered
 from app.knowledge.terms import RA3_WORDS, game_terms
 from app.pipeline import prompts
-from app.pipeline.prepare import prepare_replay
-from app.pipeline.report import report_dict, report_markdown
-from app.pipeline.repository import AnalysisRepository
-from app.pipeline.service import ModelChoice, run_analysis
 from app.replay import read_replay
 from app.replay.asset_hash import asset_hash
 from app.replay.model import Game
 from app.replay.stats import player_stats
 from app.safetext import markdown_escape
-from app.settings import BUILTIN_OFFLINE
-from app.store import open_database
 from tests.conftest import corpus_file, corpus_files
+from tests.support.offline_reports import OfflineReports
 
 FORBIDDEN: dict[str, dict[Lang, tuple[str, ...]]] = {
     game: {
@@ -64,37 +56,10 @@ def _cnc3_files() -> list[Path]:
     return corpus_files("kw") + corpus_files("tw")
 
 
-def _report(path: Path, lang: Lang, db_path: Path) -> str:
-    choice = ModelChoice.from_settings(BUILTIN_OFFLINE)
-    prepared = prepare_replay(path, choice.profile, lang)
-    db = open_database(db_path)
-
-    async def main() -> int:
-        provider = OfflineAnalyst()
-        try:
-            return await run_analysis(
-                path, db=db, provider=provider, choice=choice, lang=lang, emit=lambda _e: None, prepared=prepared
-            )
-        finally:
-            await provider.aclose()
-
-    try:
-        record = AnalysisRepository(db).load(asyncio.run(main()))
-        return report_markdown(report_dict(record), lang)
-    finally:
-        db.close()
-
-
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, Lang], str]]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("REPLAYSAGE_HOME", str(tmp_path_factory.mktemp("home")))
-        base = tmp_path_factory.mktemp("reports")
-        yield {
-            (p.name, lang): _report(p, lang, base / f"{p.stem}.{lang.value}.db")
-            for p in _cnc3_files()
-            for lang in (Lang.ZH, Lang.EN)
-        }
+def reports(offline_reports: OfflineReports) -> dict[tuple[str, Lang], str]:
+    """The report of every KW/TW corpus replay in both languages (shared with the other report tests)."""
+    return {(p.name, lang): offline_reports(p, lang) for p in _cnc3_files() for lang in (Lang.ZH, Lang.EN)}
 
 
 @pytest.mark.corpus

@@ -1,8 +1,9 @@
 """The learning loops closed, driven only through the command line over a real store (issue 17), on both backends.
 
-Each step runs ``python -m app.cli`` in its own process against one user data folder, as a user's shell would:
-analyses feed memory with no manual ``distil``, feedback becomes a preference that the next analysis injects, a
-review ruling makes a fact injectable, and the error-wisdom audit runs on its own.
+Each step that acts (an analysis, feedback, a review ruling, an audit verdict) runs ``python -m app.cli`` in its own
+process against one user data folder, as a user's shell would; what they stored is read back through the CLI's
+``main`` in this process: analyses feed memory with no manual ``distil``, feedback becomes a preference that the next
+analysis injects, a review ruling makes a fact injectable, and the error-wisdom audit runs on its own.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from app.cli import main
 from app.pipeline.repository import AnalysisRepository
 from app.store import open_database
 from app.store.db import ENV_DATABASE_URL, is_server_url
@@ -42,6 +44,23 @@ def _json(home: Path, *args: str) -> Any:
     return json.loads(_cli(home, *args, "--json"))
 
 
+def _read(home: Path, capsys: pytest.CaptureFixture[str], *args: str) -> Any:
+    """A read-only query (``--json``) through the CLI's own ``main`` in this process, with the CLI's environment.
+
+    The analyses, the feedback, the rulings and the audit run in their own processes; what they stored is then
+    only read back, and a process per read cost about a second of interpreter start and imports each.
+    """
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("REPLAYSAGE_HOME", str(home))
+        mp.setenv("REPLAYSAGE_LANG", "zh")
+        code = main([*args, "--json"])
+    done = capsys.readouterr()
+    assert code == 0, done.err
+    assert "Traceback" not in done.err
+    return json.loads(done.out)
+
+
 def _system_prompts(store: str, analysis_id: int) -> list[str]:
     """The system messages as sent in every request of one analysis (read back from the store, hash-checked)."""
     db = open_database(store)
@@ -64,30 +83,32 @@ def _analysis_ids(store: str) -> list[int]:
 
 
 @pytest.mark.slow
-def test_learning_loops_from_the_command_line(tmp_path: Path, store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_learning_loops_from_the_command_line(
+    tmp_path: Path, store_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     home = tmp_path / "home"
     if not is_server_url(store_url):  # (a server's URL is set by the fixture, with its password)
         monkeypatch.setenv(ENV_DATABASE_URL, store_url)
     # 1. two analyses sharing the player "nickname": player facts appear with no manual distil
     _cli(home, "analyze", str(corpus_file(MIRROR)), "--quiet")
-    facts = _json(home, "memory", "facts", "--subject", "player:nickname")
+    facts = _read(home, capsys, "memory", "facts", "--subject", "player:nickname")
     assert facts, "the batch track did not run after the analysis"
     assert all(f["produced_by"] for f in facts)
-    status = _json(home, "memory", "status")
+    status = _read(home, capsys, "memory", "status")
     assert status["last_batch"] is not None
     assert status["batch_due"] is False
     _cli(home, "analyze", str(corpus_file(SNOW_PLOW)), "--quiet")
     first, second = _analysis_ids(store_url)
 
     # 4. (checked early: it ran with the first analysis) the wisdom audit ran on its own
-    wisdom = _json(home, "wisdom", "status")
+    wisdom = _read(home, capsys, "wisdom", "status")
     assert wisdom["last_audit"] is not None
     assert wisdom["audit_due"] is False
 
     # 2. an explicit statement becomes a preference at 0.9 and the next analysis injects it
     out = _json(home, "feedback", str(first), "--text", "请简洁", "--analyst", "ana")
     assert out["facts"]
-    [pref] = _json(home, "memory", "facts", "--subject", "analyst:ana")
+    [pref] = _read(home, capsys, "memory", "facts", "--subject", "analyst:ana")
     assert (pref["content_zh"], pref["confidence"], pref["status"]) == (CONCISE_ZH, 0.9, "active")
     assert not any(CONCISE_ZH in p for p in _system_prompts(store_url, second))  # not there before the feedback
     settings = home / "settings.json"
@@ -103,14 +124,14 @@ def test_learning_loops_from_the_command_line(tmp_path: Path, store_url: str, mo
     # 3. a complaint ("太简略了": behavioural evidence, 0.4) against the explicit preference (0.9): the authority
     # gap 0.5 > 0.3 sends the weaker side to a reviewer; approving it makes it the injected preference
     _json(home, "feedback", str(third), "--disagree", "--text", "太简略了", "--analyst", "ana")
-    queue = _json(home, "memory", "review", "list")
+    queue = _read(home, capsys, "memory", "review", "list")
     [item] = [q for q in queue if q["fact"]["subject"] == "analyst:ana"]
     assert (item["fact"]["content_zh"], item["fact"]["confidence"]) == (DETAILED_ZH, 0.4)
     assert item["other"]["content_zh"] == CONCISE_ZH
     decided = _json(home, "memory", "review", "approve", str(item["id"]), "--reviewer", "lead")
     assert (decided["resolution"], decided["reviewer"]) == ("approved", "lead")
     approved = decided["fact"]["id"]
-    [fact] = [f for f in _json(home, "memory", "facts", "--subject", "analyst:ana") if f["id"] == approved]
+    [fact] = [f for f in _read(home, capsys, "memory", "facts", "--subject", "analyst:ana") if f["id"] == approved]
     assert fact["status"] == "active"
     assert fact["confidence"] == 0.94  # a human ruling is explicit evidence: 0.4 + 0.6 × 0.9
     assert fact["approved_by"] == "lead"
@@ -134,7 +155,7 @@ def test_learning_loops_from_the_command_line(tmp_path: Path, store_url: str, mo
     assert sample
     for fact in sample:
         _cli(home, "memory", "audit", "verdict", str(fact["id"]), "--correct", "--reviewer", "lead")
-    card = _json(home, "memory", "scorecard")
+    card = _read(home, capsys, "memory", "scorecard")
     assert card["metrics"], card
     assert {k: v for k, v in card["metrics"].items() if v is None} == {}
     assert len(card["metrics"]) == 5

@@ -133,6 +133,12 @@ def test_a_slow_replay_opened_first_never_replaces_the_one_opened_after_it(
 def test_a_history_refresh_of_the_previous_replay_is_dropped(
     qtbot: Any, run: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A's history, asked for while B's opening is on its way, arrives after B is shown and is dropped.
+
+    The window's reads run in one worker thread in the order they were asked for (``ui.tabs.loading``), so B's
+    opening, asked for first, is shown before A's refresh comes back. The test records when A's refresh arrives,
+    so a change of that order fails here instead of leaving the drop untested.
+    """
     from app.i18n import Lang
 
     slow_a, fast_b = corpus_file(SLOW_A), corpus_file(FAST_B)
@@ -142,35 +148,34 @@ def test_a_history_refresh_of_the_previous_replay_is_dropped(
     win = MainWindow(ctx, UiLanguage(Lang.EN))
     qtbot.addWidget(win)
     win.show()
-    b_shown, refresh_started = threading.Event(), threading.Event()
-    win.replay_opened.connect(lambda path: b_shown.set() if path == str(fast_b) else None)
-    real_analyses_of = main_window._analyses_of
+    shown: list[str] = []
+    win.replay_opened.connect(shown.append)
+    arrived: list[tuple[Path, list[str]]] = []  # each history that came back, with the replays shown by then
+    real_show_history = win._show_history
 
-    def held_analyses_of(db: Database, path: Path) -> list[Any]:
-        records = real_analyses_of(db, path)
-        if path == slow_a and a_shown:  # the refresh of A, not its opening: answer once B is shown
-            refresh_started.set()
-            b_shown.wait(60)  # a guard against a hung test only
-        return records
+    def recorded_show_history(history: Any) -> None:
+        arrived.append((history.path, list(shown)))
+        real_show_history(history)
 
-    a_shown: list[bool] = []
-    monkeypatch.setattr(main_window, "_analyses_of", held_analyses_of)
+    monkeypatch.setattr(win, "_show_history", recorded_show_history)
 
     async def scenario() -> None:
         await win.open_replay(slow_a)
-        a_shown.append(True)
         assert win.analysis.history.itemData(0) == a_id
-        refresh = win.refresh_history()  # A's history, still on its way when B opens
+        second = win.open_replay(fast_b)
+        refresh = win.refresh_history()  # A is still the open replay: A's history, on its way while B opens
         assert refresh is not None
-        await until(refresh_started.is_set, what="A's history refresh to start")
-        await win.open_replay(fast_b)
-        await refresh
+        await asyncio.wait([second, refresh])
+        await until(lambda: not win.history_loader.busy(), what="the history refresh to settle")
+
+        assert arrived == [(slow_a, [str(slow_a), str(fast_b)])]  # A's history came back once B was shown...
         view = win.analysis
-        assert [view.history.itemData(i) for i in range(view.history.count())] == [b_id]
+        assert win.info is not None
+        assert win.info.path == fast_b
+        assert [view.history.itemData(i) for i in range(view.history.count())] == [b_id]  # ...and was dropped
 
     try:
         run(scenario())
     finally:
-        b_shown.set()
         win.close()
         ctx.db.close()
