@@ -9,6 +9,7 @@ import locale
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 
 class Lang(enum.StrEnum):
@@ -104,3 +105,33 @@ def trc(lang: Lang, context: str | None, msgid: str, /, **params: object) -> str
 def tr(lang: Lang, msgid: str, /, **params: object) -> str:
     """The text of ``msgid`` in ``lang`` (see :func:`trc`; no context)."""
     return trc(lang, None, msgid, **params)
+
+
+# ------------------------------------------------------------------------------------------- marked, shown later
+
+
+class Msg(NamedTuple):
+    """A catalogue message named where it is defined and translated where it is shown.
+
+    Word tables, settings titles and other texts declared before a language is known hold a :class:`Msg` made by
+    :func:`N_` (or :func:`NC_` when the same English text reads differently elsewhere); the extraction
+    (``tools/catalog_codemod.py``) finds the marker calls as it finds :func:`tr`, so the table's words are in the
+    catalogue, and the view calls the message with its language.
+    """
+
+    msgid: str
+    context: str | None = None
+
+    def __call__(self, lang: Lang, /, **params: object) -> str:
+        """The text in ``lang`` (see :func:`trc`)."""
+        return trc(lang, self.context, self.msgid, **params)
+
+
+def N_(msgid: str, /) -> Msg:  # noqa: N802 - gettext's name for a marker ("gettext_noop")
+    """Mark ``msgid`` (a string literal, the English text) for the catalogue; translate it later by calling it."""
+    return Msg(msgid)
+
+
+def NC_(context: str, msgid: str, /) -> Msg:  # noqa: N802 - :func:`N_` with a context, as ``pgettext`` is
+    """:func:`N_` under ``context``: the same English text that means another 中文 text elsewhere."""
+    return Msg(msgid, context)

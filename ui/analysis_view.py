@@ -646,22 +646,18 @@ class AnalysisView(QWidget):
         self.placeholder.show()
 
     def _word_placeholder(self) -> None:
-        t = self.ui.t
         if self._empty_for is None:
-            text = t("打开一个录像（Ctrl+O）后按“分析”（F5）开始。", "Open a replay (Ctrl+O), then press Analyze (F5).")
+            text = self.ui.tx("Open a replay (Ctrl+O), then press Analyze (F5).")
         elif self._empty_for[1]:
             name = self._empty_for[0]
-            text = t(
-                f"这是自带的示例录像（{name}），供试用：按“分析”（F5）试一次分析，或打开你自己的录像（Ctrl+O）。",
-                f"This is the bundled sample replay ({name}), here to try the app: press Analyze (F5) to try an "
-                "analysis, or open your own replay (Ctrl+O).",
+            text = self.ui.tx(
+                "This is the bundled sample replay ({name}), here to try the app: press Analyze (F5) to "
+                "try an analysis, or open your own replay (Ctrl+O).",
+                name=name,
             )
         else:
             name = self._empty_for[0]
-            text = t(
-                f"{name} 还没有分析。按“分析”（F5）开始。",
-                f"{name} has not been analysed yet. Press Analyze (F5) to start.",
-            )
+            text = self.ui.tx("{name} has not been analysed yet. Press Analyze (F5) to start.", name=name)
         self.placeholder.setText(text)
 
     def _history_picked(self, index: int) -> None:

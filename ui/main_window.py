@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import KnownError
-from app.i18n import Lang
+from app.i18n import N_, Lang, Msg
 from app.library import HeaderSummary, scan_folder
 from app.library.autosave import AutoSaver, Kept
 from app.library.folders import FoundFolder, find_replay_folders
@@ -413,13 +413,13 @@ class MainWindow(QMainWindow):
 
         def action(
             menu: Any,
-            zh: str,
-            en: str,
+            text: Msg,
             shortcut: QKeySequence | QKeySequence.StandardKey | str,
             slot: Callable[[], object],
+            **params: object,
         ) -> QAction:
             act = QAction(self)
-            ui.bind(act, act.setText, zh, en)
+            ui.bind_msg(act, act.setText, text, **params)
             act.setShortcut(QKeySequence(shortcut))
             act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             act.triggered.connect(lambda _checked=False: slot())
@@ -427,17 +427,13 @@ class MainWindow(QMainWindow):
             self.addAction(act)
             return act
 
-        self.open_action = action(
-            file_menu, "打开录像…", "Open replay…", QKeySequence.StandardKey.Open, self.open_dialog
-        )
-        self.export_action = action(file_menu, "导出分析…", "Export analysis…", "Ctrl+E", self.export_dialog)
-        self.copy_summary_action = action(
-            file_menu, "复制总结", "Copy summary", "Ctrl+Shift+Y", self.analysis.copy_summary
-        )
-        self.settings_action = action(file_menu, "设置…", "Settings…", "Ctrl+,", self.open_settings)
-        self.quit_action = action(file_menu, "退出", "Quit", "Ctrl+Q", self.close)
-        self.analyze_action = action(analysis_menu, "分析", "Analyze", "F5", self.request_analyze)
-        self.cancel_action = action(analysis_menu, "取消", "Cancel", "Esc", self.request_cancel)
+        self.open_action = action(file_menu, N_("Open replay…"), QKeySequence.StandardKey.Open, self.open_dialog)
+        self.export_action = action(file_menu, N_("Export analysis…"), "Ctrl+E", self.export_dialog)
+        self.copy_summary_action = action(file_menu, N_("Copy summary"), "Ctrl+Shift+Y", self.analysis.copy_summary)
+        self.settings_action = action(file_menu, N_("Settings…"), "Ctrl+,", self.open_settings)
+        self.quit_action = action(file_menu, N_("Quit"), "Ctrl+Q", self.close)
+        self.analyze_action = action(analysis_menu, N_("Analyze"), "F5", self.request_analyze)
+        self.cancel_action = action(analysis_menu, N_("Cancel"), "Esc", self.request_cancel)
         # Esc cancels only from the analysis area: in the library's search box or a side tab it clears or closes
         # what has focus there, never a run that may have cost money
         self.removeAction(self.cancel_action)
@@ -445,8 +441,7 @@ class MainWindow(QMainWindow):
         self.analysis.addAction(self.cancel_action)
         self.resume_action = action(
             analysis_menu,
-            "继续未完成的分析",
-            "Resume unfinished analysis",
+            N_("Resume unfinished analysis"),
             "Shift+F5",
             lambda: self.request_analyze(resume=True),
         )
@@ -460,10 +455,18 @@ class MainWindow(QMainWindow):
         ):
             act.setIcon(icon(name))
         self.zh_action = action(
-            view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C", lambda: self.choose_language(Lang.ZH)
+            view_menu,
+            N_("Interface: {language}"),
+            "Ctrl+Shift+C",
+            lambda: self.choose_language(Lang.ZH),
+            language="中文",
         )
         self.en_action = action(
-            view_menu, "界面：English", "Interface: English", "Ctrl+Shift+E", lambda: self.choose_language(Lang.EN)
+            view_menu,
+            N_("Interface: {language}"),
+            "Ctrl+Shift+E",
+            lambda: self.choose_language(Lang.EN),
+            language="English",
         )
         languages = QActionGroup(self)  # the menu shows which one is chosen
         for act, lang in ((self.zh_action, Lang.ZH), (self.en_action, Lang.EN)):
@@ -472,23 +475,19 @@ class MainWindow(QMainWindow):
             languages.addAction(act)
         self.side_action = action(
             view_menu,
-            "显示/隐藏侧栏",
-            "Show/hide side tabs",
+            N_("Show/hide side tabs"),
             "Ctrl+B",
             lambda: self.side_dock.setVisible(not self.side_dock.isVisible()),
         )
-        self.library_action = action(
-            view_menu, "显示/隐藏录像库", "Show/hide replay library", "Ctrl+L", self.toggle_library
-        )
+        self.library_action = action(view_menu, N_("Show/hide replay library"), "Ctrl+L", self.toggle_library)
         self.review_action = action(
             view_menu,
-            "审阅模式（记忆审阅队列）",
-            "Review mode (memory review queue)",
+            N_("Review mode (memory review queue)"),
             "Ctrl+Shift+R",
             lambda: self.set_review_mode(not self.review_mode),
         )
         self.review_action.setCheckable(True)
-        self.shortcuts_action = action(help_menu, "键盘快捷键", "Keyboard shortcuts", "F1", self.show_shortcuts)
+        self.shortcuts_action = action(help_menu, N_("Keyboard shortcuts"), "F1", self.show_shortcuts)
         self.shortcut_actions = [
             self.open_action,
             self.export_action,
@@ -647,14 +646,13 @@ class MainWindow(QMainWindow):
 
     def _make_review_page(self) -> QWidget:
         """The review mode's page: a title line with the way back, and the queue laid out wide."""
-        t = self.ui.t
         page = QWidget()
         lay = QVBoxLayout(page)
         lay.setContentsMargins(0, 0, 0, 0)
         head = QHBoxLayout()
-        title = QLabel(t("审阅模式：记忆审阅队列", "Review mode: memory review queue"))
+        title = QLabel(self.ui.tx("Review mode: memory review queue"))
         title.setStyleSheet("font-weight: 600; font-size: 11pt;")
-        back = QPushButton(t("返回分析（Ctrl+Shift+R）", "Back to the analysis (Ctrl+Shift+R)"))
+        back = QPushButton(self.ui.tx("Back to the analysis (Ctrl+Shift+R)"))
         back.clicked.connect(lambda: self.set_review_mode(False))
         head.addWidget(title, 1)
         head.addWidget(back)
@@ -673,7 +671,7 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # a missing or broken memory view must not take the window down
             log.warning("review mode unavailable: %r", exc)
             self._review_queue = None
-            lay.addWidget(self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc), 1)
+            lay.addWidget(self._placeholder(self.ui.tx("Memory is not available"), exc), 1)
         return page
 
     def _drop_review_page(self) -> None:
@@ -841,7 +839,7 @@ class MainWindow(QMainWindow):
             self._wisdom_tab: QWidget = WisdomTab(wisdom_manager, lang, store=WisdomStore(db))
         except Exception as exc:  # a missing or broken side view must not take the window down
             log.warning("error-wisdom tab unavailable: %r", exc)
-            self._wisdom_tab = self._placeholder(t("错误智慧库暂不可用", "Error wisdom is not available"), exc)
+            self._wisdom_tab = self._placeholder(self.ui.tx("Error wisdom is not available"), exc)
         return self._wisdom_tab, t(*SIDE_TABS[0])
 
     def _make_memory_tabs(self) -> tuple[QWidget, str]:
@@ -862,12 +860,12 @@ class MainWindow(QMainWindow):
             memory.review_mode_requested.connect(lambda: self.set_review_mode(True))
             memory.queue_count_changed.connect(
                 lambda n: self.side_tabs.setTabText(
-                    self.side_tabs.indexOf(memory), title + (f" · {t('待审', 'review')} {n}" if n else "")
+                    self.side_tabs.indexOf(memory), title + (f" · {self.ui.tx('review')} {n}" if n else "")
                 )
             )
         except Exception as exc:  # see above
             log.warning("memory tabs unavailable: %r", exc)
-            self._memory_tabs = self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc)
+            self._memory_tabs = self._placeholder(self.ui.tx("Memory is not available"), exc)
         return self._memory_tabs, title
 
     def _make_players_tab(self) -> tuple[QWidget, str]:
@@ -880,7 +878,7 @@ class MainWindow(QMainWindow):
             )
         except Exception as exc:  # see _make_wisdom_tab
             log.warning("players tab unavailable: %r", exc)
-            self._players_tab = self._placeholder(t("玩家档案暂不可用", "Players are not available"), exc)
+            self._players_tab = self._placeholder(self.ui.tx("Players are not available"), exc)
         return self._players_tab, t(*SIDE_TABS[2])
 
     def run_settings(self) -> Settings:

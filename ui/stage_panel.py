@@ -346,14 +346,14 @@ class StagePanel(Collapsible):
         self.retitled.emit()
         if not self._built:
             return
-        self.prompt_section.set_title(t("发送的提示词", "Prompt sent"))
-        self.feedback_button.setText(t("对这个阶段反馈…", "Feedback on this stage…"))
-        self.copy_button.setText(t("复制本阶段文字", "Copy this stage's text"))
-        self.claim_feedback_button.setText(t("对选中的断言反馈…", "Feedback on the selected claim…"))
+        self.prompt_section.set_title(self.ui.tx("Prompt sent"))
+        self.feedback_button.setText(self.ui.tx("Feedback on this stage…"))
+        self.copy_button.setText(self.ui.tx("Copy this stage's text"))
+        self.claim_feedback_button.setText(self.ui.tx("Feedback on the selected claim…"))
         n = len(self.drafts)
-        self.drafts_section.set_title(t(f"修订前草稿（{n}）", f"Drafts before revision ({n})"))
+        self.drafts_section.set_title(self.ui.tx("Drafts before revision ({n})", n=n))
         n_claims = self.claims_table.rowCount()
-        self.claims_section.set_title(t(f"结构化断言（{n_claims}）", f"Claims ({n_claims})"))
+        self.claims_section.set_title(self.ui.tx("Claims ({n_claims})", n_claims=n_claims))
         self._retitle_issues()
         self._retitle_reasoning()
         self._relabel_budget()
@@ -373,7 +373,7 @@ class StagePanel(Collapsible):
         t = self.ui.t
         if self.draft_issues is not None:
             found, fixed, left = self.revision_tally()
-            return t(f" · 发现 {found} · 修正 {fixed} · 剩 {left}", f" · found {found} · fixed {fixed} · {left} left")
+            return self.ui.tx(" · found {found} · fixed {fixed} · {left} left", found=found, fixed=fixed, left=left)
         if self.issues:
             n = len(self.issues)
             return t(f" · {n} 个问题", f" · {n} issue{'s' if n != 1 else ''}")

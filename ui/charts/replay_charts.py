@@ -179,17 +179,16 @@ class BuildOrderChart(_ReplayChart):
         item.getAxis("left").setTicks([[(-lane, b.name) for lane, b in enumerate(data.builds)]])
         item.setXRange(0, data.duration, padding=0.01)
         item.setYRange(-(lanes - 1) - 0.55, 0.6, padding=0)
-        t = self.ui.t
         self.caption_html = caption(
             "",
             [
                 swatch(TIER_COLORS[1], "T1"),
                 swatch(TIER_COLORS[2], "T2"),
                 swatch(TIER_COLORS[3], "T3"),
-                swatch(text.name(), t("建筑", "structure"), "□"),
-                swatch(text.name(), t("单位（首次下单）", "unit (first order)"), "△"),
-                swatch(TIER_COLORS[3], t("虚线：首次达到该科技等级", "dashed: a tier first reached"), "┆"),
-                html.escape(t("悬停标记可见名称与时间", "hover a mark for its name and time")),
+                swatch(text.name(), self.ui.tx("structure"), "□"),
+                swatch(text.name(), self.ui.tx("unit (first order)"), "△"),
+                swatch(TIER_COLORS[3], self.ui.tx("dashed: a tier first reached"), "┆"),
+                html.escape(self.ui.tx("hover a mark for its name and time")),
             ],
         )
         self.drawn = plot

@@ -21,6 +21,7 @@ from app.budget.errors import BudgetConfigError
 from app.budget.preview import profile_problem
 from app.budget.profile import ModelProfile
 from app.errors import KnownError
+from app.i18n import N_, NC_
 from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings
 from ui.budget_preview import BudgetPreview
 from ui.number_field import NumberField
@@ -32,7 +33,6 @@ class ModelsPage(SettingsForm):
     """The models page: show, check, take and remove a model profile, preview its budget, test its connection."""
 
     def _models_tab(self) -> QWidget:
-        bind = self.ui.bind
         page = QWidget()
         self.model_list = QListWidget()
         self.model_list.currentTextChanged.connect(self._show_model)
@@ -46,11 +46,11 @@ class ModelsPage(SettingsForm):
         self.m_budget_hint = QLabel()
         self.m_max_tokens = NumberField(MAX_TOKENS_SPEC, self.ui, 8192, step=1_024)
         self.m_reasoning = QCheckBox()
-        bind(self, self.m_reasoning.setText, "推理模型（输出思考）", "Reasoning model (emits thinking)")
+        self.ui.bind_tr(self, self.m_reasoning.setText, "Reasoning model (emits thinking)")
         self.m_stream = QComboBox()
-        for code, zh, en in ((None, "跟随服务商", "as provider"), (True, "开", "on"), (False, "关", "off")):
+        for code, name in ((None, N_("as provider")), (True, NC_("switch", "on")), (False, NC_("switch", "off"))):
             self.m_stream.addItem("", code)
-            self._item(self.m_stream, self.m_stream.count() - 1, zh, en)
+            self._item(self.m_stream, self.m_stream.count() - 1, name)
         self.m_prices = [NumberField(PRICE_SPEC, self.ui, 0, step=0.01) for _ in range(3)]
         self.budget_preview = BudgetPreview(self.ui, plan_lang=self.analysis_lang)
         for lang_box in (self.ui_language, self.analysis_language):  # they decide the language it plans in
@@ -67,35 +67,35 @@ class ModelsPage(SettingsForm):
         self._budget_hint()
         self.active = QComboBox()
         self.save_model_button = save = QPushButton()
-        bind(self, save.setText, "保存模型", "Save model")
+        self.ui.bind_tr(self, save.setText, "Save model")
         save.clicked.connect(self.save_model)
         remove = QPushButton()
-        bind(self, remove.setText, "删除", "Remove")
+        self.ui.bind_tr(self, remove.setText, "Remove")
         remove.clicked.connect(self._remove_model)
         self.test_button = QPushButton()
-        bind(self, self.test_button.setText, "测试连接", "Test connection")
+        self.ui.bind_tr(self, self.test_button.setText, "Test connection")
         self.test_button.clicked.connect(self.test_connection)
         self.test_label = QLabel()
         self.test_label.setWordWrap(True)
         form = QFormLayout()
-        self._row(form, "名称", "Name", self.m_name)
-        self._row(form, "服务商", "Provider", self.m_provider)
-        self._row(form, "模型 ID", "Model id", self.m_model)
+        self._row(form, NC_("settings form", "Name"), self.m_name)
+        self._row(form, N_("Provider"), self.m_provider)
+        self._row(form, N_("Model id"), self.m_model)
         form.addRow("ContextLength", self.m_context)
         form.addRow("ContextBudget", self.m_budget)
         form.addRow("", self.m_budget_hint)
         form.addRow("max_tokens", self.m_max_tokens)
         form.addRow("", self.m_reasoning)
-        self._row(form, "流式", "Streaming", self.m_stream)
-        self._row(form, "输入价格 / 百万", "Input price / M", self.m_prices[0])
-        self._row(form, "缓存输入价格 / 百万", "Cached input price / M", self.m_prices[1])
-        self._row(form, "输出价格 / 百万", "Output price / M", self.m_prices[2])
+        self._row(form, N_("Streaming"), self.m_stream)
+        self._row(form, N_("Input price / M"), self.m_prices[0])
+        self._row(form, N_("Cached input price / M"), self.m_prices[1])
+        self._row(form, N_("Output price / M"), self.m_prices[2])
         buttons = QHBoxLayout()
         for b in (save, remove, self.test_button):
             buttons.addWidget(b)
         form.addRow(buttons)
         form.addRow(self.test_label)
-        self._row(form, OPTIONS["active_profile"].title_zh, OPTIONS["active_profile"].title_en, self.active)
+        self._row(form, OPTIONS["active_profile"].label, self.active)
         lay = QHBoxLayout(page)
         lay.addWidget(self.model_list, 1)
         lay.addLayout(form, 3)

@@ -323,7 +323,6 @@ class ReviewQueueTab(QWidget):
         self.store = store
         self.wide = wide
         self.lang = lang or system_lang()
-        t = self._t
         self._items: list[QueueView] = []
         self.ruled: list[int] = []  # the items ruled on here, oldest first: Undo takes back the last one
         self.loader = Loader(self, self._show_error)
@@ -335,10 +334,10 @@ class ReviewQueueTab(QWidget):
         self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.empty = QLabel(
-            t(
-                "没有待审阅的项目。当一次分析得出的事实与已有事实冲突、又无法自动裁决时，它会出现在这里。",
-                "Nothing to review. An item appears here when an analysis learns a fact that "
-                "contradicts a current one and no rule can decide between them.",
+            tr(
+                self.lang,
+                "Nothing to review. An item appears here when an analysis learns a fact that contradicts "
+                "a current one and no rule can decide between them.",
             )
         )
         self.empty.setWordWrap(True)
@@ -347,63 +346,54 @@ class ReviewQueueTab(QWidget):
         self.left.setReadOnly(True)
         self.right = QPlainTextEdit()  # the proposed fact
         self.right.setReadOnly(True)
-        self.left_title = QLabel(t("当前（正在使用）", "Current (in use now)"))
-        self.right_title = QLabel(t("提议（来自较新的对局）", "Proposed (from the newer game)"))
+        self.left_title = QLabel(tr(self.lang, "Current (in use now)"))
+        self.right_title = QLabel(tr(self.lang, "Proposed (from the newer game)"))
         for lab in (self.left_title, self.right_title):
             lab.setStyleSheet("font-weight: 600;")
         self.differs = QLabel()  # which fields differ; the words themselves are marked in the two texts
         self.differs.setWordWrap(True)
         self.differs.hide()
         self.reviewer = QLineEdit(reviewer)
-        self.reviewer.setPlaceholderText(t("你的名字（只问一次）", "your name (asked once)"))
-        self.approve_button = QPushButton(t("采纳提议", "Approve proposed"))
+        self.reviewer.setPlaceholderText(tr(self.lang, "your name (asked once)"))
+        self.approve_button = QPushButton(tr(self.lang, "Approve proposed"))
         styled(self.approve_button, "primary")
         self.approve_button.setToolTip(
-            t(
-                "提议的事实成为当前事实；原事实保留为“已替代”。可撤销。",
+            tr(
+                self.lang,
                 "The proposed fact becomes current; the current one is kept as superseded. Undo takes it back.",
             )
         )
-        self.reject_button = QPushButton(t("驳回提议", "Reject proposed"))
+        self.reject_button = QPushButton(tr(self.lang, "Reject proposed"))
         self.reject_button.setToolTip(
-            t(
-                "提议的事实只保留为观察记录；当前事实不变。",
-                "The proposed fact is kept only as an observation; the current one stays.",
-            )
+            tr(self.lang, "The proposed fact is kept only as an observation; the current one stays.")
         )
         self.split_key = QLineEdit("map")
         self.split_left = QLineEdit()  # the proposed side's value
         self.split_right = QLineEdit()  # the current side's value
-        self.split_button = QPushButton(t("按范围拆分", "Split by scope"))
+        self.split_button = QPushButton(tr(self.lang, "Split by scope"))
         self.split_button.setToolTip(
-            t(
-                "两条都保留，各自只适用于下面填写的范围值。",
-                "Both are kept, each valid only where the scope attribute has its value.",
-            )
+            tr(self.lang, "Both are kept, each valid only where the scope attribute has its value.")
         )
-        self.show_decided = QCheckBox(t("也显示已裁决的项目", "Show decided items too"))
+        self.show_decided = QCheckBox(tr(self.lang, "Show decided items too"))
         self.show_decided.setToolTip(
-            t(
-                "选中一个已裁决的项目，可以撤销对它的裁决（包括以前或在命令行里做的裁决）。",
-                "Select a decided item to undo its ruling (also one made earlier or on the command line).",
-            )
+            tr(self.lang, "Select a decided item to undo its ruling (also one made earlier or on the command line).")
         )
         self.show_decided.toggled.connect(lambda _on: self.refresh())
-        self.undo_selected_button = QPushButton(t("撤销此项的裁决", "Undo this item's ruling"))
+        self.undo_selected_button = QPushButton(tr(self.lang, "Undo this item's ruling"))
         self.undo_selected_button.setEnabled(False)
         self.undo_selected_button.clicked.connect(self.undo_selected)
-        self.undo_button = QPushButton(t("撤销上次裁决", "Undo last ruling"))
+        self.undo_button = QPushButton(tr(self.lang, "Undo last ruling"))
         self.undo_button.setEnabled(False)
         self.undo_button.setToolTip(
-            t(
-                "撤销在这里做的最近一次采纳、驳回或拆分：两条事实恢复原样，该项目回到待审队列。可连续撤销。",
-                "Takes back the latest approve, reject or split made here: both facts are as before and the "
-                "item is back in the queue. Press again for the one before.",
+            tr(
+                self.lang,
+                "Takes back the latest approve, reject or split made here: both facts are as before and "
+                "the item is back in the queue. Press again for the one before.",
             )
         )
         self.explain = QLabel(
-            t(
-                "采纳：提议成为当前事实。驳回：提议只作观察记录。拆分：两条都保留，各管一个范围。每一项裁决都可撤销。",
+            tr(
+                self.lang,
                 "Approve: the proposed fact becomes current. Reject: it is kept only as an observation. "
                 "Split: both stay, each for its own scope value. Every ruling can be undone.",
             )
@@ -424,10 +414,10 @@ class ReviewQueueTab(QWidget):
         sides.addWidget(right_box)
         self.sides = sides
         form = QFormLayout()
-        form.addRow(t("审阅人", "Reviewer"), self.reviewer)
-        form.addRow(t("拆分依据的范围属性", "Scope attribute to split on"), self.split_key)
-        form.addRow(t("提议适用于", "Proposed applies where it is"), self.split_left)
-        form.addRow(t("当前适用于", "Current applies where it is"), self.split_right)
+        form.addRow(tr(self.lang, "Reviewer"), self.reviewer)
+        form.addRow(tr(self.lang, "Scope attribute to split on"), self.split_key)
+        form.addRow(tr(self.lang, "Proposed applies where it is"), self.split_left)
+        form.addRow(tr(self.lang, "Current applies where it is"), self.split_right)
         actions = FlowLayout()
         for w in (self.approve_button, self.reject_button, self.split_button, self.undo_button):
             actions.addWidget(w)
@@ -437,10 +427,10 @@ class ReviewQueueTab(QWidget):
         queue_lay.setContentsMargins(0, 0, 0, 0)
         self.wide_button: QPushButton | None = None
         if not wide:  # the side panel is narrow: the way to the room the sides need
-            self.wide_button = QPushButton(t("在审阅模式中打开（Ctrl+Shift+R）", "Open in review mode (Ctrl+Shift+R)"))
+            self.wide_button = QPushButton(tr(self.lang, "Open in review mode (Ctrl+Shift+R)"))
             self.wide_button.setToolTip(
-                t(
-                    "审阅队列占据主区域，两边并排、各有足够宽度，分析视图暂时让开。",
+                tr(
+                    self.lang,
                     "The review queue takes the main area, its two sides next to each other; the analysis "
                     "comes back when you leave.",
                 )

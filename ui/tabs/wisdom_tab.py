@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang, tr
+from app.i18n import Lang, pick, system_lang, tr, trc
 from app.wisdom import EntryFilter, ErrorWisdomManager
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import WisdomEntry
@@ -312,25 +312,24 @@ class WisdomTab(QWidget):
         self._metrics = Loader(self, self._show_error)
         self._detail = Loader(self, self._show_error)
         self._actions = Actions(self, self._show_error)
-        t = self._t
-        self.setWindowTitle(t("错误智慧", "Error wisdom"))
+        self.setWindowTitle(tr(self.lang, "Error wisdom"))
 
         self.message = QLabel("")
         self.type_box = self._combo(
-            [(t("全部类型", "All types"), None)]
+            [(tr(self.lang, "All types"), None)]
             + [(pick(self.lang, tx.TYPE_LABELS[c], tx.TYPE_LABELS_EN[c]), c) for c in (tx.TOOL, tx.COGNITIVE)]
         )
         self.subtype_box = self._combo(
-            [(t("全部子类型", "All subtypes"), None)]
+            [(tr(self.lang, "All subtypes"), None)]
             + [(pick(self.lang, zh, en), code) for code, (_tc, zh, en) in tx.SUBTYPES.items()]
         )
         self.severity_box = self._combo(
-            [(t("全部严重程度", "All severities"), None)] + [(tx.code_word(s, self.lang), s) for s in tx.SEVERITIES]
+            [(tr(self.lang, "All severities"), None)] + [(tx.code_word(s, self.lang), s) for s in tx.SEVERITIES]
         )
         self.status_box = self._combo(
-            [(t("全部状态", "All states"), None)] + [(tx.code_word(s, self.lang), s) for s in tx.STATUSES]
+            [(tr(self.lang, "All states"), None)] + [(tx.code_word(s, self.lang), s) for s in tx.STATUSES]
         )
-        self.refresh_button = QPushButton(t("刷新", "Refresh"))
+        self.refresh_button = QPushButton(tr(self.lang, "Refresh"))
         self.refresh_button.clicked.connect(self.refresh)
         filters = FlowLayout()  # reflows onto more rows in a narrow side panel
         for w in (self.type_box, self.subtype_box, self.severity_box, self.status_box, self.refresh_button):
@@ -340,14 +339,14 @@ class WisdomTab(QWidget):
         self.model = PagedTableModel(
             self,
             [
-                t("编号", "ID"),
-                t("状态", "State"),
-                t("置信度", "Confidence"),
-                t("严重程度", "Severity"),
-                t("类型", "Type"),
-                t("错误码", "Code"),
-                t("模型", "Model"),
-                t("描述", "Description"),
+                tr(self.lang, "ID"),
+                tr(self.lang, "State"),
+                tr(self.lang, "Confidence"),
+                tr(self.lang, "Severity"),
+                tr(self.lang, "Type"),
+                tr(self.lang, "Code"),
+                tr(self.lang, "Model"),
+                tr(self.lang, "Description"),
             ],
             ENTRY_SORT_KEYS,
             self._show_error,
@@ -355,10 +354,10 @@ class WisdomTab(QWidget):
         paged_table(self.table, self.model)
         self.empty = EmptyHint(
             self.table,
-            t(
-                "还没有错误智慧条目。分析中被校验发现并确认的错误会记录在这里，用来在以后的分析中预防同类错误。",
-                "No error-wisdom entries yet. Mistakes that validation finds in analyses are recorded here and used "
-                "to prevent the same kind of mistake in later analyses.",
+            tr(
+                self.lang,
+                "No error-wisdom entries yet. Mistakes that validation finds in analyses are recorded "
+                "here and used to prevent the same kind of mistake in later analyses.",
             ),
         )
         self.table.selectionModel().selectionChanged.connect(self._on_select)
@@ -375,10 +374,10 @@ class WisdomTab(QWidget):
         ev.addWidget(split, 1)
 
         self.pages = StagedTabs()  # the rules and audit pages are built in later event-loop turns, or when asked
-        self.pages.add_page("entries", t("条目", "Entries"), lambda: entries_page)
-        self.pages.add_page("rules", t("规则", "Rules"), self._make_rules_page)
+        self.pages.add_page("entries", trc(self.lang, "ui.tabs.wisdom_tab", "Entries"), lambda: entries_page)
+        self.pages.add_page("rules", tr(self.lang, "Rules"), self._make_rules_page)
         # "&&": a lone & would be a mnemonic
-        self.pages.add_page("upkeep", t("审计与指标", "Audit && metrics"), self._make_upkeep_page)
+        self.pages.add_page("upkeep", tr(self.lang, "Audit && metrics"), self._make_upkeep_page)
         self.pages.start()
         root = QVBoxLayout(self)
         root.addWidget(self.pages)
@@ -390,34 +389,33 @@ class WisdomTab(QWidget):
 
     # ---- pages built later (StagedTabs) ---------------------------------------------------------------------
     def _make_rules_page(self) -> QWidget:
-        t = self._t
         self._rules_table = QTableWidget(0, 9)
         EmptyHint(
             self._rules_table,
-            t(
-                "还没有规则。相似的条目积累多了，会归纳成规则，等你在这里验证启用。",
-                "No rules yet. When similar entries pile up they are generalised into a "
-                "rule that waits here for you to validate.",
+            tr(
+                self.lang,
+                "No rules yet. When similar entries pile up they are generalised into a rule that waits "
+                "here for you to validate.",
             ),
         )
         self._rules_table.setHorizontalHeaderLabels(
             [
                 "rule_id",
-                t("名称", "Name"),
-                t("状态", "State"),
-                t("置信度", "Confidence"),
-                t("应用次数", "Applied"),
-                t("成功预防", "Prevented"),
-                t("失败", "Failed"),
-                t("成功率", "Success rate"),
-                t("范围", "Scope"),
+                trc(self.lang, "ui.tabs.wisdom_tab", "Name"),
+                tr(self.lang, "State"),
+                tr(self.lang, "Confidence"),
+                tr(self.lang, "Applied"),
+                tr(self.lang, "Prevented"),
+                tr(self.lang, "Failed"),
+                tr(self.lang, "Success rate"),
+                tr(self.lang, "Scope"),
             ]
         )
         self._rules_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self._rules_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self._rules_table.horizontalHeader().setStretchLastSection(True)
-        self._validate_button = QPushButton(t("验证启用", "Validate"))
-        self._reject_button = QPushButton(t("驳回", "Reject"))
+        self._validate_button = QPushButton(tr(self.lang, "Validate"))
+        self._reject_button = QPushButton(tr(self.lang, "Reject"))
         self._validate_button.clicked.connect(lambda: self._decide_rule(True))
         self._reject_button.clicked.connect(lambda: self._decide_rule(False))
         rules_page = QWidget()
@@ -431,22 +429,21 @@ class WisdomTab(QWidget):
         return rules_page
 
     def _make_upkeep_page(self) -> QWidget:
-        t = self._t
-        self._audit_button = QPushButton(t("时效性审计", "Run audit"))
+        self._audit_button = QPushButton(tr(self.lang, "Run audit"))
         self._audit_button.clicked.connect(self.run_audit)
         self._scene_type = self._combo([(s, s) for s in SCENE_TYPES])
         self._scene_scope = QLineEdit()
-        self._scene_scope.setPlaceholderText(
-            t("范围：model:ID / mod:名称，留空=全部", "scope: model:ID / mod:NAME, empty = everything")
-        )
+        self._scene_scope.setPlaceholderText(tr(self.lang, "scope: model:ID / mod:NAME, empty = everything"))
         self._scene_description = QLineEdit()
-        self._scene_description.setPlaceholderText(t("变化说明", "what changed"))
-        self._scene_button = QPushButton(t("登记场景变化", "Register scene change"))
+        self._scene_description.setPlaceholderText(tr(self.lang, "what changed"))
+        self._scene_button = QPushButton(tr(self.lang, "Register scene change"))
         self._scene_button.clicked.connect(self.register_scene_change)
         self._report = QPlainTextEdit()
         self._report.setReadOnly(True)
         self._metrics_table = QTableWidget(0, 3)
-        self._metrics_table.setHorizontalHeaderLabels([t("指标", "Metric"), t("当前", "Value"), t("目标", "Target")])
+        self._metrics_table.setHorizontalHeaderLabels(
+            [tr(self.lang, "Metric"), tr(self.lang, "Value"), tr(self.lang, "Target")]
+        )
         self._metrics_table.horizontalHeader().setStretchLastSection(True)
         upkeep_page = QWidget()
         uv = QVBoxLayout(upkeep_page)
@@ -458,9 +455,9 @@ class WisdomTab(QWidget):
             row2.addWidget(widget)
         uv.addLayout(row1)
         uv.addLayout(row2)
-        uv.addWidget(QLabel(t("指标", "Metrics")))
+        uv.addWidget(QLabel(tr(self.lang, "Metrics")))
         uv.addWidget(self._metrics_table)
-        uv.addWidget(QLabel(t("报告", "Report")))
+        uv.addWidget(QLabel(tr(self.lang, "Report")))
         uv.addWidget(self._report)
         return upkeep_page
 
