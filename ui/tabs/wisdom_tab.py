@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang, tr, trc
+from app.i18n import N_, NC_, Lang, Msg, pick, system_lang, tr, trc
 from app.wisdom import EntryFilter, ErrorWisdomManager
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import WisdomEntry
@@ -44,13 +44,13 @@ from ui.widgets import EmptyHint, FlowLayout
 
 SCENE_TYPES = ("model_upgrade", "model_change", "provider_change", "knowledge_update", "mod_version_change")
 METRIC_LABELS = {
-    "prevention_success_rate": ("预防策略有效性", "Prevention success rate"),
-    "pre_intercept_rate": ("预防前置拦截率", "Pre-intercept rate"),
-    "rule_auto_generation_rate": ("规则自动生成率", "Rule auto-generation rate"),
-    "audit_coverage": ("时效性审计覆盖率", "Audit coverage"),
-    "recognition_rate": ("认知性错误识别率", "Cognitive recognition rate"),
-    "cluster_accuracy": ("聚类准确性", "Cluster accuracy"),
-    "hallucination_reduction_rate": ("幻觉倾向降低率", "Hallucination reduction"),
+    "prevention_success_rate": N_("Prevention success rate"),
+    "pre_intercept_rate": N_("Pre-intercept rate"),
+    "rule_auto_generation_rate": N_("Rule auto-generation rate"),
+    "audit_coverage": N_("Audit coverage"),
+    "recognition_rate": N_("Cognitive recognition rate"),
+    "cluster_accuracy": N_("Cluster accuracy"),
+    "hallucination_reduction_rate": N_("Hallucination reduction"),
 }
 
 
@@ -63,7 +63,7 @@ ENTRY_SORT_KEYS = {0: "id", 1: "status", 2: "confidence", 3: "severity", 4: "sub
 
 def entry_row(e: WisdomEntry, lang: Lang) -> Row:
     """One entry as a row of the entries table."""
-    kind = pick(lang, tx.subtype_label(e.subtype_code), tx.SUBTYPES.get(e.subtype_code, ("", "", e.subtype_code))[2])
+    kind = tx.subtype_name(e.subtype_code, lang)
     return (
         e.id,
         (
@@ -141,63 +141,64 @@ def query_metrics(service: Lazy[ErrorWisdomManager], store: WisdomStore, lang: L
         (tr(lang, "Entries"), str(m["entries"]), ""),
         (tr(lang, "Rules (active)"), f"{m['rules']} ({m['active_rules']})", ""),
     ]
-    for key, (zh, en) in METRIC_LABELS.items():
+    for key, label in METRIC_LABELS.items():
         v = m[key]
-        rows.append((pick(lang, zh, en), "-" if v is None else f"{v:.1%}", f"{m['targets'][key]:.0%}"))
+        rows.append((label(lang), "-" if v is None else f"{v:.1%}", f"{m['targets'][key]:.0%}"))
     return rows
 
 
-SPEC_KEYS_EN = {
-    "错误发现": "Finding",
-    "错误类型": "Error type",
-    "子类型": "Subtype",
-    "错误码": "Code",
-    "错误描述": "Description",
-    "严重程度": "Severity",
-    "触发场景": "Trigger scene",
-    "影响范围": "Impact",
-    "检测方法": "Detected by",
-    "原因分析": "Cause",
-    "根本原因": "Root cause",
-    "认知偏差": "Cognitive bias",
-    "环境因素": "Environment",
-    "责任归属": "Responsibility",
-    "认知维度分析": "Cognitive dimensions",
-    "情境维度分析": "Situational dimensions",
-    "系统维度分析": "System dimensions",
-    "可预防性": "Preventability",
-    "解决方案": "Fix",
-    "即时纠错": "Immediate fix",
-    "纠错成本": "Fix cost",
-    "有效性": "Effectiveness",
-    "用户体验补偿": "User compensation",
-    "预防知识": "Prevention",
-    "预防策略": "Strategy",
-    "前置检查规则": "Pre-check rule",
-    "适用场景": "Applies to",
-    "不适用场景": "Does not apply to",
-    "预防优先级": "Priority",
-    "预防成本": "Cost",
-    "验证历史": "Verification history",
-    "场景": "Scene",
-    "效果": "Effect",
-    "预防触发": "Prevention triggered",
-    "用户反馈": "User feedback",
-    "关联错误": "Related errors",
-    "相似错误ID": "Similar errors",
-    "共性模式": "Common pattern",
-    "抽象规则ID": "Abstract rule",
-    "元数据": "Metadata",
-    "创建时间": "Created",
-    "最后更新": "Updated",
-    "验证次数": "Verifications",
-    "成功预防次数": "Prevented",
-    "置信度": "Confidence",
-    "时效性标记": "Status",
-    "认知性错误标记": "Cognitive error",
-    "扩展": "Extension",
+SPEC_KEYS: dict[str, Msg] = {
+    "错误发现": NC_("wisdom spec key", "Finding"),
+    "错误类型": NC_("wisdom spec key", "Error type"),
+    "子类型": NC_("wisdom spec key", "Subtype"),
+    "错误码": NC_("wisdom spec key", "Code"),
+    "错误描述": NC_("wisdom spec key", "Description"),
+    "严重程度": NC_("wisdom spec key", "Severity"),
+    "触发场景": NC_("wisdom spec key", "Trigger scene"),
+    "影响范围": NC_("wisdom spec key", "Impact"),
+    "检测方法": NC_("wisdom spec key", "Detected by"),
+    "原因分析": NC_("wisdom spec key", "Cause"),
+    "根本原因": NC_("wisdom spec key", "Root cause"),
+    "认知偏差": NC_("wisdom spec key", "Cognitive bias"),
+    "环境因素": NC_("wisdom spec key", "Environment"),
+    "责任归属": NC_("wisdom spec key", "Responsibility"),
+    "认知维度分析": NC_("wisdom spec key", "Cognitive dimensions"),
+    "情境维度分析": NC_("wisdom spec key", "Situational dimensions"),
+    "系统维度分析": NC_("wisdom spec key", "System dimensions"),
+    "可预防性": NC_("wisdom spec key", "Preventability"),
+    "解决方案": NC_("wisdom spec key", "Fix"),
+    "即时纠错": NC_("wisdom spec key", "Immediate fix"),
+    "纠错成本": NC_("wisdom spec key", "Fix cost"),
+    "有效性": NC_("wisdom spec key", "Effectiveness"),
+    "用户体验补偿": NC_("wisdom spec key", "User compensation"),
+    "预防知识": NC_("wisdom spec key", "Prevention"),
+    "预防策略": NC_("wisdom spec key", "Strategy"),
+    "前置检查规则": NC_("wisdom spec key", "Pre-check rule"),
+    "适用场景": NC_("wisdom spec key", "Applies to"),
+    "不适用场景": NC_("wisdom spec key", "Does not apply to"),
+    "预防优先级": NC_("wisdom spec key", "Priority"),
+    "预防成本": NC_("wisdom spec key", "Cost"),
+    "验证历史": NC_("wisdom spec key", "Verification history"),
+    "场景": NC_("wisdom spec key", "Scene"),
+    "效果": NC_("wisdom spec key", "Effect"),
+    "预防触发": NC_("wisdom spec key", "Prevention triggered"),
+    "用户反馈": NC_("wisdom spec key", "User feedback"),
+    "关联错误": NC_("wisdom spec key", "Related errors"),
+    "相似错误ID": NC_("wisdom spec key", "Similar errors"),
+    "共性模式": NC_("wisdom spec key", "Common pattern"),
+    "抽象规则ID": NC_("wisdom spec key", "Abstract rule"),
+    "元数据": NC_("wisdom spec key", "Metadata"),
+    "创建时间": NC_("wisdom spec key", "Created"),
+    "最后更新": NC_("wisdom spec key", "Updated"),
+    "验证次数": NC_("wisdom spec key", "Verifications"),
+    "成功预防次数": NC_("wisdom spec key", "Prevented"),
+    "置信度": NC_("wisdom spec key", "Confidence"),
+    "时效性标记": NC_("wisdom spec key", "Status"),
+    "认知性错误标记": NC_("wisdom spec key", "Cognitive error"),
+    "扩展": NC_("wisdom spec key", "Extension"),
 }
-"""English names of the spec's Chinese keys (the stored JSON keeps the spec's keys; only the view translates)."""
+"""The spec's Chinese keys as the interface names them (the stored JSON keeps the spec's keys; only the view
+translates)."""
 
 
 def value_words(value: Any, lang: Lang) -> str:
@@ -210,11 +211,11 @@ def value_words(value: Any, lang: Lang) -> str:
     if text in tx.CODE_WORDS:
         return tx.code_word(text, lang)
     for code, zh in tx.TYPE_LABELS.items():
-        if text in (zh, code, tx.TYPE_LABELS_EN[code]):
-            return pick(lang, zh, tx.TYPE_LABELS_EN[code])
-    for code, (_type, zh, en) in tx.SUBTYPES.items():
-        if text in (zh, code, en):
-            return pick(lang, zh, en)
+        if text in (zh, code, tx.TYPE_NAMES[code].msgid):
+            return tx.type_name(code, lang)
+    for code, (_type, zh, name) in tx.SUBTYPES.items():
+        if text in (zh, code, name.msgid):
+            return name(lang)
     return text
 
 
@@ -224,7 +225,8 @@ def readable(value: Any, lang: Lang, indent: int = 0) -> list[str]:
     lines: list[str] = []
     if isinstance(value, dict):
         for key, item in value.items():
-            name = SPEC_KEYS_EN.get(str(key), str(key)) if lang is Lang.EN else str(key)
+            spec_key = SPEC_KEYS.get(str(key))
+            name = spec_key(lang) if spec_key is not None else str(key)
             if isinstance(item, dict | list) and item:
                 lines.append(f"{pad}{name}:")
                 lines += readable(item, lang, indent + 1)
@@ -316,12 +318,11 @@ class WisdomTab(QWidget):
 
         self.message = QLabel("")
         self.type_box = self._combo(
-            [(tr(self.lang, "All types"), None)]
-            + [(pick(self.lang, tx.TYPE_LABELS[c], tx.TYPE_LABELS_EN[c]), c) for c in (tx.TOOL, tx.COGNITIVE)]
+            [(tr(self.lang, "All types"), None)] + [(tx.type_name(c, self.lang), c) for c in (tx.TOOL, tx.COGNITIVE)]
         )
         self.subtype_box = self._combo(
             [(tr(self.lang, "All subtypes"), None)]
-            + [(pick(self.lang, zh, en), code) for code, (_tc, zh, en) in tx.SUBTYPES.items()]
+            + [(name(self.lang), code) for code, (_tc, _zh, name) in tx.SUBTYPES.items()]
         )
         self.severity_box = self._combo(
             [(tr(self.lang, "All severities"), None)] + [(tx.code_word(s, self.lang), s) for s in tx.SEVERITIES]
