@@ -78,7 +78,11 @@ def _translations(lang: Lang) -> gettext.NullTranslations:
 
 
 def use_catalog(lang: Lang, messages: Messages | None) -> None:
-    """Replace ``lang``'s catalogue by ``messages`` (None restores the shipped one): the pseudo-locale test."""
+    """Put ``messages`` before ``lang``'s shipped catalogue (None removes them).
+
+    The pseudo-locale test installs one, and a test its translation of a message it adds; a message ``messages``
+    lacks reads from the shipped catalogue.
+    """
     if messages is None:
         _overrides.pop(lang, None)
     else:
@@ -93,12 +97,10 @@ def trc(lang: Lang, context: str | None, msgid: str, /, **params: object) -> str
     from the catalogue falls back to its English text (the completeness test keeps that from happening).
     """
     table = _overrides.get(lang)
-    if table is not None:
-        text = table.get((context, msgid)) or msgid
-    elif context is None:
-        text = _translations(lang).gettext(msgid)
-    else:
-        text = _translations(lang).pgettext(context, msgid)
+    text = table.get((context, msgid)) if table is not None else None
+    if not text:
+        shipped = _translations(lang)
+        text = shipped.gettext(msgid) if context is None else shipped.pgettext(context, msgid)
     return text.format(**params) if params else text
 
 
