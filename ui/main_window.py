@@ -120,9 +120,9 @@ FIRST_PAINT_WAIT_MS = 300
 """The side libraries load after the window first paints, or this long after it is shown if no paint came."""
 
 SIDE_TABS = (
-    ("错误智慧", "Error wisdom"),
-    ("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"),
-    ("玩家", "Players"),
+    N_("Error wisdom"),
+    N_("Memory / facts / scorecard"),
+    N_("Players"),
 )
 """The side tabs' titles, in their order."""
 SIDE_MODULES = ("app.memory.store", "app.wisdom.manager", "ui.tabs.memory_tabs", "ui.tabs.wisdom_tab")
@@ -823,7 +823,6 @@ class MainWindow(QMainWindow):
 
     def _make_wisdom_tab(self) -> tuple[QWidget, str]:
         lang = self.ui.lang
-        t = self.ui.t
         try:
             from ui.tabs.wisdom_tab import WisdomTab
 
@@ -840,12 +839,11 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # a missing or broken side view must not take the window down
             log.warning("error-wisdom tab unavailable: %r", exc)
             self._wisdom_tab = self._placeholder(self.ui.tx("Error wisdom is not available"), exc)
-        return self._wisdom_tab, t(*SIDE_TABS[0])
+        return self._wisdom_tab, SIDE_TABS[0](self.ui.lang)
 
     def _make_memory_tabs(self) -> tuple[QWidget, str]:
         lang = self.ui.lang
-        t = self.ui.t
-        title = t(*SIDE_TABS[1])
+        title = SIDE_TABS[1](self.ui.lang)
         try:
             from app.memory.store import MemoryStore
             from ui.tabs.memory_tabs import MemoryTabs
@@ -869,7 +867,6 @@ class MainWindow(QMainWindow):
         return self._memory_tabs, title
 
     def _make_players_tab(self) -> tuple[QWidget, str]:
-        t = self.ui.t
         try:
             from ui.tabs.players_tab import PlayersTab
 
@@ -879,7 +876,7 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # see _make_wisdom_tab
             log.warning("players tab unavailable: %r", exc)
             self._players_tab = self._placeholder(self.ui.tx("Players are not available"), exc)
-        return self._players_tab, t(*SIDE_TABS[2])
+        return self._players_tab, SIDE_TABS[2](self.ui.lang)
 
     def run_settings(self) -> Settings:
         """The settings an analysis runs with: the analysis language follows the interface language.
@@ -1088,9 +1085,8 @@ class MainWindow(QMainWindow):
             self.analysis.set_expected("", "")
             return None
         if prof.rule_based:
-            self.analysis.set_expected(
-                "离线规则分析器：不调用模型，不花费 token。", "Offline rule-based analyst: no model calls, no tokens."
-            )
+            offline = N_("Offline rule-based analyst: no model calls, no tokens.")
+            self.analysis.set_expected(offline(Lang.ZH), offline(Lang.EN))
             return None
         path, data = self.info.path, prof.budget_mapping()
         settings, db = self.ctx.settings, self.ctx.db
@@ -1246,14 +1242,14 @@ class MainWindow(QMainWindow):
 
     def _run_finished(self, outcome: str) -> None:
         texts = {
-            "completed": ("分析完成", "Analysis complete"),
-            "partial": ("分析未全部完成（可继续）", "Analysis partly done (resumable)"),
-            "cancelled": ("分析已取消（可继续）", "Analysis cancelled (resumable)"),
-            "failed": ("分析失败", "Analysis failed"),
-            "error": ("分析出错", "Analysis error"),
+            "completed": N_("Analysis complete"),
+            "partial": N_("Analysis partly done (resumable)"),
+            "cancelled": N_("Analysis cancelled (resumable)"),
+            "failed": N_("Analysis failed"),
+            "error": N_("Analysis error"),
         }
-        zh, en = texts.get(outcome, (outcome, outcome))
-        self.status_label.setText(self.ui.t(zh, en))
+        text = texts.get(outcome)
+        self.status_label.setText(text(self.ui.lang) if text is not None else outcome)
         if outcome == "completed":  # full, whatever stage count the last progress event gave (it may come later)
             self.progress.setValue(self.progress.maximum())
         else:

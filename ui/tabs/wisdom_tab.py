@@ -35,6 +35,7 @@ from app.wisdom import EntryFilter, ErrorWisdomManager
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import WisdomEntry
 from app.wisdom.manager import ensure_builtin_rules, wisdom_metrics
+from app.wisdom.prevention import BUILTIN_RULES
 from app.wisdom.store import WisdomStore
 from app.wisdom.timeliness import entry_confidence, format_audit_report
 from ui.tabs.loading import Actions, Lazy, Loader, batches, error_text
@@ -114,7 +115,11 @@ def query_rules(service: Lazy[ErrorWisdomManager], store: WisdomStore, lang: Lan
             )
             or "*"
         )
-        name = rule.rule_name if lang is Lang.ZH else (rule.message_en or rule.rule_name)
+        builtin = BUILTIN_RULES.get(rule.rule_id)
+        if builtin is not None:
+            name = builtin[4](lang)  # the spec's five rules are the program's words
+        else:
+            name = rule.rule_name if lang is Lang.ZH else (rule.message_en or rule.rule_name)
         rows.append(
             (
                 rule.rule_id,
