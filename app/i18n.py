@@ -137,3 +137,9 @@ def N_(msgid: str, /) -> Msg:  # noqa: N802 - gettext's name for a marker ("gett
 def NC_(context: str, msgid: str, /) -> Msg:  # noqa: N802 - :func:`N_` with a context, as ``pgettext`` is
     """:func:`N_` under ``context``: the same English text that means another 中文 text elsewhere."""
     return Msg(msgid, context)
+
+
+def table_word(table: Mapping[str, Msg], key: str, lang: Lang) -> str:
+    """``key`` as a word table of marked messages names it in ``lang``; a key the table lacks is shown as stored."""
+    word = table.get(key)
+    return word(lang) if word is not None else key

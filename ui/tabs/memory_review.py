@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang, tr
+from app.i18n import N_, NC_, Lang, Msg, pick, system_lang, table_word, tr
 from app.knowledge.faction_names import faction_display
 from app.memory import EpisodeView, FactView, MemoryStore, QueueView
 from app.memory.diff import Span, changed_spans, differing_fields
@@ -59,7 +59,7 @@ def query_queue(store: MemoryStore, lang: Lang, decided: bool = False) -> tuple[
     items = [q for q in items if q.resolved_at is None] + [q for q in items if q.resolved_at is not None]
     lines = []
     for q in items:
-        kind, reason = words(QUEUE_KIND_WORDS, q.kind, lang), reason_words(q.reason, lang)
+        kind, reason = table_word(QUEUE_KIND_WORDS, q.kind, lang), reason_words(q.reason, lang)
         line = f"[{q.id}] {kind}: {shown_content(q.fact, lang)} — {reason}"
         if q.resolved_at is not None:
             line = f"{resolution_words(q.resolution, lang)} · {q.reviewer or '—'}  {line}"
@@ -67,11 +67,11 @@ def query_queue(store: MemoryStore, lang: Lang, decided: bool = False) -> tuple[
     return items, lines
 
 
-RESOLUTION_WORDS = {
-    "approved": ("已采纳", "approved"),
-    "rejected": ("已驳回", "rejected"),
-    "split": ("已按范围拆分", "split by scope"),
-    "auto_superseded": ("已自动替代", "superseded automatically"),
+RESOLUTION_WORDS: dict[str, Msg] = {
+    "approved": NC_("review resolution", "approved"),
+    "rejected": NC_("review resolution", "rejected"),
+    "split": NC_("review resolution", "split by scope"),
+    "auto_superseded": NC_("review resolution", "superseded automatically"),
 }
 """How a decided review item was decided (``memory_queue.resolution``), in words."""
 
@@ -81,42 +81,48 @@ def resolution_words(resolution: str, lang: Lang) -> str:
     closed = re.fullmatch(r"closed with #(\d+)", resolution)
     if closed:
         return tr(lang, "closed with #{value}", value=closed.group(1))
-    return words(RESOLUTION_WORDS, resolution, lang)
+    return table_word(RESOLUTION_WORDS, resolution, lang)
 
 
-QUEUE_KIND_WORDS = {
-    "conflict": ("冲突", "conflict"),
-    "review": ("待复核", "review"),
-    "counterexample": ("反例", "counterexample"),
-    "team_proposal": ("提交团队库", "team proposal"),
+QUEUE_KIND_WORDS: dict[str, Msg] = {
+    "conflict": NC_("review kind", "conflict"),
+    "review": NC_("review kind", "review"),
+    "counterexample": NC_("review kind", "counterexample"),
+    "team_proposal": NC_("review kind", "team proposal"),
 }
 """Review-item kinds (``mem_queue.kind``) in words."""
 
-_REASONS_ZH: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"no ruling applies: a human decides"), "没有可用的裁决规则：由人来决定"),
+_REASONS: tuple[tuple[re.Pattern[str], Msg], ...] = (
+    (re.compile(r"no ruling applies: a human decides"), N_("no ruling applies: a human decides")),
     (
-        re.compile(r"authority gap (\S+) vs (\S+): review the weaker \(new\) side"),
-        r"权威度差距 \1 对 \2：请复核较弱的（新）一方",
+        re.compile(r"authority gap (?P<old>\S+) vs (?P<new>\S+): review the weaker \(new\) side"),
+        N_("authority gap {old} vs {new}: review the weaker (new) side"),
     ),
     (
-        re.compile(r"authority gap (\S+) vs (\S+): review the weaker \(old\) side"),
-        r"权威度差距 \1 对 \2：请复核较弱的（旧）一方",
+        re.compile(r"authority gap (?P<old>\S+) vs (?P<new>\S+): review the weaker \(old\) side"),
+        N_("authority gap {old} vs {new}: review the weaker (old) side"),
     ),
-    (re.compile(r"episode (\d+) shows (\S+) = (.*)"), r"对局记录 \1 显示 \2 = \3"),
     (
-        re.compile(r"confidence (\S+) with (\d+) pieces of evidence: propose for the team library"),
-        r"置信度 \1，证据 \2 条：建议提交团队库",
+        re.compile(r"episode (?P<episode>\d+) shows (?P<key>\S+) = (?P<value>.*)"),
+        N_("episode {episode} shows {key} = {value}"),
+    ),
+    (
+        re.compile(
+            r"confidence (?P<confidence>\S+) with (?P<count>\d+) pieces of evidence: propose for the team library"
+        ),
+        N_("confidence {confidence} with {count} pieces of evidence: propose for the team library"),
     ),
 )
-"""The store writes a review item's reason in fixed English templates; these give their Chinese wording."""
+"""The store writes a review item's reason in fixed English templates (``app.memory``): each pattern's message is
+the template in the catalogue, its fields the pattern's groups."""
 
 
 def reason_words(reason: str, lang: Lang) -> str:
     """A review item's stored reason in the interface language (an unknown reason is shown as stored)."""
-    if lang is Lang.ZH:
-        for pattern, zh in _REASONS_ZH:
-            if pattern.fullmatch(reason):
-                return pattern.sub(zh, reason)
+    for pattern, message in _REASONS:
+        m = pattern.fullmatch(reason)
+        if m is not None:
+            return message(lang, **m.groupdict())
     return reason
 
 
@@ -145,15 +151,15 @@ class QueuePair:
     differs: tuple[str, ...] = ()
 
 
-FIELD_WORDS = {
-    "value": ("内容", "what it says"),
-    "scope": ("适用范围", "where it applies"),
-    "status": ("状态", "status"),
-    "confidence": ("置信度", "confidence"),
-    "evidence": ("证据数", "amount of evidence"),
-    "method": ("得出方式", "how it was learnt"),
-    "mechanism": ("为什么成立", "why it holds"),
-    "approved_by": ("审阅人", "reviewer"),
+FIELD_WORDS: dict[str, Msg] = {
+    "value": NC_("fact field", "what it says"),
+    "scope": NC_("fact field", "where it applies"),
+    "status": NC_("fact field", "status"),
+    "confidence": NC_("fact field", "confidence"),
+    "evidence": NC_("fact field", "amount of evidence"),
+    "method": NC_("fact field", "how it was learnt"),
+    "mechanism": NC_("fact field", "why it holds"),
+    "approved_by": NC_("fact field", "reviewer"),
 }
 """The compared fields of two facts (:data:`app.memory.diff.FIELDS`) in words."""
 
@@ -170,7 +176,7 @@ def differs_words(differs: tuple[str, ...], lang: Lang) -> str:
     """The line over the two sides that names what differs (empty when the item has no current side)."""
     if not differs:
         return ""
-    names = tr(lang, ", ").join(words(FIELD_WORDS, d, lang) for d in differs)
+    names = tr(lang, ", ").join(table_word(FIELD_WORDS, d, lang) for d in differs)
     return tr(lang, "What differs (marked on both sides): {names}", names=names)
 
 
