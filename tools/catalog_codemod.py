@@ -328,8 +328,8 @@ def _convert_call(call: ast.Call, form: str, in_fstring: str | None, module: str
         expr = helper.lang
         if isinstance(expr, ast.Name) and expr.id in given:
             lang = ast.unparse(given[expr.id])
-        elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
-            lang = ast.unparse(expr)  # a method called on self: the same self at the call
+        elif helper.method and {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} == {"self"}:
+            lang = ast.unparse(expr)  # a method called on self (self.lang, self._lang()): the same self at the call
         elif isinstance(expr, ast.Name):
             lang = expr.id  # a local helper's closure: the call is in the same function
         else:

@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import KnownError
-from app.i18n import N_, Lang, Msg
+from app.i18n import N_, NC_, Lang, Msg
 from app.library import HeaderSummary, scan_folder
 from app.library.autosave import AutoSaver, Kept
 from app.library.folders import FoundFolder, find_replay_folders
@@ -129,17 +129,17 @@ SIDE_MODULES = ("app.memory.store", "app.wisdom.manager", "ui.tabs.memory_tabs",
 """What the side tabs import: loaded in a worker thread after the window shows (see ``showEvent``)."""
 
 
-EXPORT_FORMATS: tuple[tuple[str, str, str], ...] = (
-    (".md", "Markdown", "Markdown"),
-    (".html", "HTML 网页", "HTML page"),
-    (".json", "JSON（供脚本使用）", "JSON (for scripts)"),
+EXPORT_FORMATS: tuple[tuple[str, Msg], ...] = (
+    (".md", N_("Markdown")),
+    (".html", N_("HTML page")),
+    (".json", N_("JSON (for scripts)")),
 )
-"""File types of File → Export analysis: suffix, 中文, English (``replaysage report --out`` takes the same)."""
+"""File types of File → Export analysis: suffix, name (``replaysage report --out`` takes the same)."""
 
 
 def with_export_suffix(path: Path, suffix: str) -> Path:
     """A typed file name with the picked file type's suffix when the name has no report suffix of its own."""
-    known = {s for s, _zh, _en in EXPORT_FORMATS} | {".markdown", ".htm"}
+    known = {s for s, _name in EXPORT_FORMATS} | {".markdown", ".htm"}
     return path if path.suffix.lower() in known else path.with_name(path.name + suffix)
 
 
@@ -550,12 +550,10 @@ class MainWindow(QMainWindow):
         dlg.open()
         return dlg
 
-    def _confirm(self, zh_title: str, en_title: str, zh: str, en: str, on_yes: Callable[[], object]) -> QMessageBox:
+    def _confirm(self, title: str, text: str, on_yes: Callable[[], object]) -> QMessageBox:
         """Ask a yes/no question without a nested event loop (``open()``); ``on_yes`` runs on Yes only."""
         std = QMessageBox.StandardButton
-        box = QMessageBox(
-            QMessageBox.Icon.Question, self.ui.t(zh_title, en_title), self.ui.t(zh, en), std.Yes | std.No, self
-        )
+        box = QMessageBox(QMessageBox.Icon.Question, title, text, std.Yes | std.No, self)
         box.setDefaultButton(std.No)
         box.button(std.Yes).setText(self.ui.tx("Yes"))
         box.button(std.No).setText(self.ui.tx("No"))
@@ -580,11 +578,11 @@ class MainWindow(QMainWindow):
             self.analysis.cancel()
             return
         self._confirm(
-            "取消分析？",
-            "Cancel the analysis?",
-            "已完成的阶段会保留，之后可以“继续”。正在进行的阶段已花费的词元不会退回。",
-            "Finished stages are kept and the run can be resumed later. Tokens already spent on the "
-            "running stage are not refunded.",
+            self.ui.tx("Cancel the analysis?"),
+            self.ui.tx(
+                "Finished stages are kept and the run can be resumed later. Tokens already spent on the "
+                "running stage are not refunded."
+            ),
             self.analysis.cancel,
         )
 
@@ -593,11 +591,11 @@ class MainWindow(QMainWindow):
         if not self.analysis.running:
             return self.analyze(resume=resume)
         self._confirm(
-            "重新开始分析？",
-            "Restart the analysis?",
-            "一个分析正在进行。重新开始会取消它（已完成的阶段会保留），再按当前模型从头分析。",
-            "An analysis is running. Restarting cancels it (finished stages are kept) and analyses the "
-            "replay again with the picked model.",
+            self.ui.tx("Restart the analysis?"),
+            self.ui.tx(
+                "An analysis is running. Restarting cancels it (finished stages are kept) and analyses the "
+                "replay again with the picked model."
+            ),
             lambda: self.analyze(resume=resume),
         )
         return None
@@ -996,7 +994,7 @@ class MainWindow(QMainWindow):
             return None
         stem = self.info.path.stem if self.info is not None else "replaysage"
         folder = Path(self.ctx.settings.get("replay_folder") or Path.home())
-        filters = [f"{self.ui.t(zh, en)} (*{suffix})" for suffix, zh, en in EXPORT_FORMATS]
+        filters = [f"{name(self.ui.lang)} (*{suffix})" for suffix, name in EXPORT_FORMATS]
         dlg = QFileDialog(
             self,
             self.ui.tx("Export analysis"),
@@ -1118,7 +1116,7 @@ class MainWindow(QMainWindow):
         )
 
     def _load_failed(self, exc: Exception) -> None:
-        self.show_error(error_text(exc, self.ui.t))
+        self.show_error(error_text(exc, self.ui.lang))
 
     def refresh_history(self) -> asyncio.Future[None] | None:
         """Reload the past analyses of the open replay (dropped if another replay is open by the time they come)."""
@@ -1156,16 +1154,15 @@ class MainWindow(QMainWindow):
         self.analysis.select_history(rec.id)
         self.progress.hide()
         states = {
-            "completed": ("完成", "completed"),
-            "partial": ("未全部完成，可继续", "partly done, resumable"),
-            "cancelled": ("已取消，可继续", "cancelled, resumable"),
-            "failed": ("失败", "failed"),
-            "running": ("未结束", "unfinished"),
+            "completed": NC_("stored run", "completed"),
+            "partial": NC_("stored run", "partly done, resumable"),
+            "cancelled": NC_("stored run", "cancelled, resumable"),
+            "failed": NC_("stored run", "failed"),
+            "running": NC_("stored run", "unfinished"),
         }
-        zh, en = states.get(rec.status, (rec.status, rec.status))
-        self.status_label.setText(
-            self.ui.t(f"显示已保存的分析 #{rec.id}（{zh}）", f"Showing stored analysis #{rec.id} ({en})")
-        )
+        state = states.get(rec.status)
+        shown = state(self.ui.lang) if state is not None else rec.status
+        self.status_label.setText(self.ui.tx("Showing stored analysis #{id} ({state})", id=rec.id, state=shown))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
         """Accept dragged replay files."""

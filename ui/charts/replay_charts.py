@@ -445,7 +445,7 @@ class ChartPanel(QTabWidget):
     def _failed(self, exc: Exception) -> None:
         self._show(None, None)
         for chart in self.charts():
-            chart.message.setText(error_text(exc, self.ui.t))
+            chart.message.setText(error_text(exc, self.ui.lang))
 
     async def loaded(self) -> None:
         """Return once the charts asked for so far are drawn (tests and the screenshot tool)."""

@@ -21,7 +21,7 @@ from app.budget.errors import BudgetConfigError
 from app.budget.preview import profile_problem
 from app.budget.profile import ModelProfile
 from app.errors import KnownError
-from app.i18n import N_, NC_
+from app.i18n import N_, NC_, Msg
 from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings
 from ui.budget_preview import BudgetPreview
 from ui.number_field import NumberField
@@ -122,15 +122,15 @@ class ModelsPage(SettingsForm):
         """The model form's number fields, in form order."""
         return [self.m_context, self.m_budget, self.m_max_tokens, *self.m_prices]
 
-    def _number_labels(self) -> dict[NumberField, tuple[str, str]]:
-        """Each number field's name in the form (for a refusal that names it)."""
-        names = [
-            ("ContextLength", "ContextLength"),
-            ("ContextBudget", "ContextBudget"),
-            ("max_tokens", "max_tokens"),
-            ("输入价格", "input price"),
-            ("缓存输入价格", "cached input price"),
-            ("输出价格", "output price"),
+    def _number_labels(self) -> dict[NumberField, Msg | str]:
+        """Each number field's name in the form (for a refusal that names it; a setting's own name as it is)."""
+        names: list[Msg | str] = [
+            "ContextLength",
+            "ContextBudget",
+            "max_tokens",
+            N_("input price"),
+            N_("cached input price"),
+            N_("output price"),
         ]
         return dict(zip(self.number_fields(), names, strict=True))
 
@@ -187,10 +187,11 @@ class ModelsPage(SettingsForm):
     def _model_from_form(self) -> ModelProfileSettings:
         refused = self._refused_number()
         if refused is not None:  # a typed text is never replaced by the value before it
-            zh, en = self._number_labels()[refused]
+            label = self._number_labels()[refused]
+            field = label if isinstance(label, str) else label(self.ui.lang)
             name = self.m_name.text().strip()
             raise KnownError(
-                self.ui.t(f"模型 {name}：{zh}：{refused.problem()}", f"model {name}: {en}: {refused.problem()}")
+                self.ui.tx("model {name}: {field}: {problem}", name=name, field=field, problem=refused.problem())
             )
         data: dict[str, Any] = {
             "name": self.m_name.text(),

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import N_, NC_, Lang, Msg, pick, system_lang, table_word, tr
+from app.i18n import N_, NC_, Lang, Msg, system_lang, table_word, tr
 from app.knowledge.faction_names import faction_display
 from app.memory import EpisodeView, FactView, MemoryStore, QueueView
 from app.memory.diff import Span, changed_spans, differing_fields
@@ -472,9 +472,6 @@ class ReviewQueueTab(QWidget):
         self.split_button.clicked.connect(lambda: self._decide("split"))
         self.undo_button.clicked.connect(self.undo)
         self.refresh()
-
-    def _t(self, zh: str, en: str) -> str:
-        return pick(self.lang, zh, en)
 
     def _show_error(self, exc: Exception) -> None:
         self.message.show_error(exc, self.lang)

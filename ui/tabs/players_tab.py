@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang, tr
+from app.i18n import Lang, system_lang, tr
 from ui.charts.profile_charts import ProfileChartTabs
 from ui.services import Database
 from ui.tabs.loading import Actions, Loader, error_text
@@ -111,11 +111,8 @@ class PlayersTab(QWidget):
         """Who merges now ("" when nobody is set)."""
         return (self._reviewer() if callable(self._reviewer) else self._reviewer).strip()
 
-    def _t(self, zh: str, en: str) -> str:
-        return pick(self.lang, zh, en)
-
     def _show_error(self, exc: Exception) -> None:
-        self.message.setText(error_text(exc, self._t))
+        self.message.setText(error_text(exc, self.lang))
 
     async def refreshed(self) -> None:
         """Return once every load and action started so far has finished (for tests and callers)."""

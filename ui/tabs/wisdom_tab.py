@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import N_, NC_, Lang, Msg, pick, system_lang, tr, trc
+from app.i18n import N_, NC_, Lang, Msg, system_lang, tr, trc
 from app.wisdom import EntryFilter, ErrorWisdomManager
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import WisdomEntry
@@ -528,9 +528,6 @@ class WisdomTab(QWidget):
         return self._metrics_table
 
     # ---- helpers ---------------------------------------------------------------------------------------------
-    def _t(self, zh: str, en: str) -> str:
-        return pick(self.lang, zh, en)
-
     def _combo(self, items: list[tuple[str, Any]]) -> QComboBox:
         box = QComboBox()
         box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -540,7 +537,7 @@ class WisdomTab(QWidget):
         return box
 
     def _show_error(self, exc: Exception) -> None:
-        self.message.setText(error_text(exc, self._t))
+        self.message.setText(error_text(exc, self.lang))
         self.message.setStyleSheet("color: #b00020;")
 
     @property
