@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.facts.model import ProductionKind
-from app.i18n import Lang, pick, tr, trc
+from app.i18n import NC_, Lang, Msg, pick, tr, trc
 from app.timefmt import format_clock
 
 if TYPE_CHECKING:
@@ -34,13 +34,13 @@ HEAT_CELLS = 32
 """Cells per side of the order heat map."""
 CATEGORIES: tuple[str, ...] = ("infantry", "vehicle", "aircraft", "naval", "other", "structure")
 """Production categories, in the order the chart stacks them (structures are placements, the rest units)."""
-CATEGORY_LABELS: dict[str, tuple[str, str]] = {
-    "infantry": ("步兵", "infantry"),
-    "vehicle": ("载具", "vehicles"),
-    "aircraft": ("飞行器", "aircraft"),
-    "naval": ("舰船", "naval"),
-    "other": ("其他单位", "other units"),
-    "structure": ("建筑", "structures"),
+CATEGORY_LABELS: dict[str, Msg] = {
+    "infantry": NC_("unit category", "infantry"),
+    "vehicle": NC_("unit category", "vehicles"),
+    "aircraft": NC_("unit category", "aircraft"),
+    "naval": NC_("unit category", "naval"),
+    "other": NC_("unit category", "other units"),
+    "structure": NC_("unit category", "structures"),
 }
 MAX_TEXT_ITEMS = 8
 """Structures per player in the build order's text alternative (the chart shows them all, and the units)."""
@@ -406,7 +406,7 @@ def chart_sections(
     )
     header = [
         trc(lang, "app.facts.charts", "Player"),
-        *(pick(lang, *CATEGORY_LABELS[c]) for c in CATEGORIES),
+        *(CATEGORY_LABELS[c](lang) for c in CATEGORIES),
         tr(lang, "Busiest minute"),
     ]
     out.append(

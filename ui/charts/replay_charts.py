@@ -245,7 +245,7 @@ class ProductionChart(_ReplayChart):
                 pen=pg.mkPen(None),
             )
             item.addItem(bars)
-            entries.append(swatch(CATEGORY_COLORS[category], self.ui.t(*CATEGORY_LABELS[category])))
+            entries.append(swatch(CATEGORY_COLORS[category], CATEGORY_LABELS[category](self.ui.lang)))
             self.bars[category] = bars
             bottom = [a + b for a, b in zip(bottom, heights, strict=True)]
         self.title = self.ui.tx("{who}: produced per minute (units and structures)", who=who)

@@ -21,7 +21,7 @@ from app.budget.errors import BudgetConfigError
 from app.budget.preview import profile_problem
 from app.budget.profile import ModelProfile
 from app.errors import KnownError
-from app.i18n import N_, NC_, Msg
+from app.i18n import N_, NC_, Lang, Msg
 from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings
 from ui.budget_preview import BudgetPreview
 from ui.number_field import NumberField
@@ -158,7 +158,7 @@ class ModelsPage(SettingsForm):
         return self.ui.tx("offline (rule-based analyst)")
 
     def _show_test_result(self, zh: str | None = None, en: str | None = None) -> None:
-        """Show a connection test line (or re-show the last one in the current language)."""
+        """Show a connection test line, kept in both languages (or re-show the last one in the current language)."""
         if zh is not None and en is not None:
             self._test_text = (zh, en)
         self.test_label.setText(self.ui.t(*self._test_text))
@@ -306,13 +306,13 @@ class ModelsPage(SettingsForm):
             return None
         if self._test_task is not None and not self._test_task.done():
             self._test_task.cancel()
-        self._show_test_result("正在测试…", "Testing…")
+        testing = N_("Testing…")
+        self._show_test_result(testing(Lang.ZH), testing(Lang.EN))
         self._test_task = asyncio.get_event_loop().create_task(self._probe(prof))
         return self._test_task
 
     async def _probe(self, prof: ModelProfileSettings) -> None:
         """The same check as ``replaysage provider test`` (``app.llm.probe.check_connection``), server context too."""
-        from app.i18n import Lang
         from app.llm.openai_compat import OpenAICompatProvider, make_http_client
         from app.llm.probe import check_connection
         from app.llm.server_context import context_warning
@@ -348,11 +348,8 @@ class ModelsPage(SettingsForm):
         finally:
             await provider.aclose()
             await client.aclose()
-        zh, en = (
-            (f"连接正常：{text}", f"Connection OK: {text}")
-            if ok
-            else (f"连接失败：{text}", f"Connection failed: {text}")
-        )
+        line = N_("Connection OK: {text}") if ok else N_("Connection failed: {text}")
+        zh, en = line(Lang.ZH, text=text), line(Lang.EN, text=text)
         if warn_zh:  # the server runs with less context than the profile says (issue 31)
             zh, en = f"{zh}\n⚠ {warn_zh}", f"{en}\n⚠ {warn_en}"
         self._show_test_result(zh, en)
