@@ -31,6 +31,7 @@ from app.claims.kinds import (  # the one definition of the kinds (issue 32)
 )
 from app.claims.kinds import INDEXED_COMMANDS as _INDEXED_COMMANDS
 from app.claims.parse import ParsedClaims, unit_id_of
+from app.claims.producers import deployed_not_building, no_producer_held, pack_vehicles, unordered_mcv
 from app.claims.prose import ProseChecker
 from app.claims.roles import POWER_COMMANDS, Roles, roles_of
 from app.claims.timeparse import format_time, parse_time
@@ -528,6 +529,7 @@ class ClaimValidator:
             self._base_class_fits(uid, type_name, where=where, ref=ref, issues=issues)
             self._deeds_fit(uid, type_name, where=where, ref=ref, issues=issues)
         if type_name and player is not None:
+            self._origin_fits(uid, player, type_name, where=where, ref=ref, issues=issues)
             self._core_in_order(uid, player, type_name, where=where, ref=ref, issues=issues)
         if player is not None and type_name:
             self._type_produced(uid, player, type_name, where=where, ref=ref, issues=issues)
@@ -782,6 +784,50 @@ class ClaimValidator:
             issues.append(
                 self._not_of_type("TypeCannotDo", uid, type_name, fact, where=where, ref=ref, at=deed.seconds)
             )
+
+    def _origin_fits(
+        self, uid: int, player: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]
+    ) -> None:
+        """Where the object came from, against the claimed type (app.claims.producers): the first rule that decides."""
+        entry = self._entry(type_name)
+        if entry is None or self.knowledge is None:
+            return
+        after = self._created_after(uid)
+        found = [("DeployedNotBuilding", deployed_not_building(self.index, uid, entry, self._unread))]
+        if found[-1][1] is None:
+            proven = self._proven_types()
+            held = no_producer_held(self.index, self.knowledge, uid, player, entry, created_after=after, proven=proven)
+            found.append(("NoProducerHeld", held))
+        if found[-1][1] is None:
+            explained = pack_vehicles(self.index)
+            mcv = unordered_mcv(
+                self.index,
+                uid,
+                player,
+                entry=entry,
+                created_after=after,
+                ordered=self._ordered,
+                explained=explained,
+                knowledge=self.knowledge,
+            )
+            found.append(("UnorderedMcv", mcv))
+        code, origin = found[-1]
+        if origin is not None:
+            fact = self._m(origin.zh, origin.en)
+            issues.append(self._not_of_type(code, uid, type_name, fact, where=where, ref=ref, at=origin.seconds))
+
+    def _unread(self, ev: FactEvent) -> bool:
+        """True for an order whose game's source layout is not read (who cast it is unknown)."""
+        return ev.command_index in self._roles_unread
+
+    def _proven_types(self) -> dict[int, str]:
+        """Per object id, the one type its own queue and research orders prove (those that prove one)."""
+        out: dict[int, str] = {}
+        for oid, made in self._products().items():
+            proven = self._proven_type(made)
+            if proven:
+                out[oid] = proven
+        return out
 
     def _core_in_order(
         self, uid: int, player: int, type_name: str, *, where: str, ref: str, issues: list[ValidationIssue]

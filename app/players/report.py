@@ -15,6 +15,7 @@ from typing import Any
 
 from app.errors import KnownError
 from app.i18n import Lang, pick, tr, trc
+from app.knowledge.faction_names import faction_display
 from app.players.charts import profile_charts
 from app.safetext import markdown_escape, one_line
 from app.timefmt import format_clock
@@ -36,6 +37,15 @@ def _clock(seconds: float | None) -> str:
 
 def _date(ts: float) -> str:
     return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d %H:%M") if ts > 0 else "—"
+
+
+def _matchup_words(matchup: str, lang: Lang) -> str:
+    """A matchup key (``Soviets vs Allies,Empire``, :attr:`app.players.games.PlayerGame.matchup`) in ``lang``."""
+    faction, sep, opponents = matchup.partition(" vs ")
+    if not sep:
+        return matchup
+    them = tr(lang, ",").join(faction_display(o, lang) if o != "-" else "—" for o in opponents.split(","))
+    return faction_display(faction, lang) + tr(lang, " vs ") + them
 
 
 def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str], Table | None]]:
@@ -62,8 +72,8 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
             _date(g["played_at"]),
             g["map"],
             g["name"],
-            g["faction"],
-            ", ".join(f"{o['name']} ({o['faction']})" for o in g["opponents"]) or "—",
+            faction_display(g["faction"], lang),
+            ", ".join(f"{o['name']} ({faction_display(o['faction'], lang)})" for o in g["opponents"]) or "—",
             _clock(g["duration"]),
             g["left_first"] or "—",
             Path(g["replay_path"]).name,
@@ -95,7 +105,9 @@ def _sections(profile: dict[str, Any], lang: Lang) -> list[tuple[str, list[str],
             (tr(lang, "all"), profile["openings"][key]["overall"]),
         ]
         rows = [
-            [matchup, " → ".join(o["sequence"]), f"{o['count']}/{o['games']}"] for matchup, ops in groups for o in ops
+            [_matchup_words(matchup, lang), " → ".join(o["sequence"]), f"{o['count']}/{o['games']}"]
+            for matchup, ops in groups
+            for o in ops
         ]
         out.append(
             (title, [], ([tr(lang, "Matchup"), tr(lang, "Sequence"), trc(lang, "app.players.report", "Games")], rows))

@@ -192,7 +192,146 @@ KNOWN_MISSES |= {
     ): "blind case, not flagged at its first score (count)",
 }
 
+# ra3_1v1_observers_12m_64k_zh (blind, zh, first prose score P 0.96 / R 0.46 on 2026-12-03).
+KNOWN_MISSES |= {
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "001",
+        "在 0:09.80 选择了光荣自爆协议",
+    ): "blind case, not flagged at its first score (planted) (time)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "001",
+        "帝国在 2:45.93 才放下机甲工厂核心",
+    ): "blind case, not flagged at its first score (planted) (time)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "001",
+        "18 名标枪兵",
+    ): "blind case, not flagged at its first score (planted) (count)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "001",
+        "帝国武士下单 98 个",
+    ): "blind case, not flagged at its first score (planted) (count)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "001",
+        "约 45 秒后才在 2:16.27 展开",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "002",
+        "盟军初始兵营从 0:00.93 开始建造到 0:11.47 放下，用了约 20 ",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "002",
+        "LostLamb 0:24.67 起三次 ×5 下单，共 20 名帝国武士",
+    ): "blind case, not flagged at its first score (planted) (count)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "004",
+        "海港从 1:07.20 开建到 1:27.87 放下，持续了约 35 秒",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "006",
+        "机甲工厂核心从 2:15.93 下单到 2:43.27 展开，只用了约 15 秒",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "008",
+        "兵营从 3:39.07 开建到 3:53.47 放下，持续了约 25 秒",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "010",
+        "LostLamb 在 5:37.13 选择单点防御无人载具协议",
+    ): "blind case, not flagged at its first score (planted) (time)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "010",
+        "装甲工厂从 5:07.07 开建到 5:32.60 放下，持续了约 40 秒",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "012",
+        "冰冻卫星从 5:52.40 选择到 6:45.80 第一次使用，隔了约 70 秒",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "014",
+        "盟军 7:31.53 点兵营、7:32.20 全部取消，犹豫了约 10 秒",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "014",
+        "H2O 在 7:21.07 补了一辆探矿车",
+    ): "blind case, not flagged at its first score (planted) (time)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "016",
+        "电厂从 7:32.47 开建到 7:57.00 放下，用了约 40 秒",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "018",
+        "LostLamb 的工兵在 9:11.07 进入盟军建造场 #439",
+    ): "blind case, not flagged at its first score (planted) (time)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "018",
+        "#439 被占领后约 15 秒就被 LostLamb 卖掉",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "020",
+        "天狗编队从 10:12.87 到 10:28.40 反复变形，持续了约 30 秒",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "022",
+        "盟军从 10:47.60 到 11:02.87 三次全军攻击移动，持续了约 45",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "022",
+        "#926 在 11:24.93 开纳米偏转装置",
+    ): "blind case, not flagged at its first score (planted) (time)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "024",
+        "H2O 在 5:55.40 选冰冻卫星一级",
+    ): "blind case, not flagged at its first score (planted) (time)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "024",
+        "盟军下单幻影坦克 20 辆",
+    ): "blind case, not flagged at its first score (planted) (count)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "024",
+        "帝国全场下单天狗 112 台",
+    ): "blind case, not flagged at its first score (planted) (count)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "024",
+        "9:08.07 工兵进入建造场，9:17.27 卖掉",
+    ): "blind case, not flagged at its first score (planted) (time)",
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "024",
+        "盟军从 5:53.80 开始升级最高许可到 7:30.33 下单幻影坦克，隔了约",
+    ): "blind case, not flagged at its first score (planted) (duration)",
+}
+
 KNOWN_FALSE_ALARMS: dict[tuple[str, str, str], str] = {
+    (
+        "ra3_1v1_observers_12m_64k_zh",
+        "010",
+        "H2O 在 5:33.53 卖掉了刚造的兵营 #473",
+    ): "blind, first score: the digit in the player name 'H2O' is read as a count",
     (
         "kw_1v1_10m_32k_en",
         "004",
@@ -241,8 +380,8 @@ def test_ninety_percent_of_planted_wrong_counts_and_times_are_flagged_and_no_tru
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 28: 64/93 (69%) planted wrong sentences flagged on the whole set with "
-    "the blind cases of 2026-12-03, and one true sentence flagged; the bar is 90% and none",
+    reason="issue 28: 83/119 (70%) planted wrong counts and times flagged on the whole set with "
+    "the three blind cases of 2026-12-03, and two true sentences flagged; the bar is 90% and none",
 )
 def test_the_bar_holds_on_the_whole_set_blind_cases_included() -> None:
     verdicts = _verdicts()

@@ -170,6 +170,36 @@ def test_fact_detail_words_are_in_the_interface_language() -> None:
     assert pipeline_words("memory-llm/1:deepseek-chat", Lang.EN) == "a language model (deepseek-chat)"
 
 
+def test_the_rules_quotes_and_a_facts_ledger_read_as_words() -> None:
+    """The quotes the memory's rules write (taken from the rules, so a changed shape fails here) and the count and
+    section of a fact's ledger, in the interface language (issue 30: "n=1", "(by 10s)", "header:", "report")."""
+    from app.memory import PlayerInput, RunEpisodeInput, TimedItem
+    from app.memory.candidates import run_candidates
+    from ui.tabs.memory_words import evidence_words, quote_words, scope_words
+
+    ep = RunEpisodeInput(
+        replay_hash="r1",
+        replay_path="/replays/r1.RA3Replay",
+        map_name="Infinity Isle",
+        mod="RA3",
+        players=(PlayerInput("Kirov", "Soviets"), PlayerInput("Rival", "Allies")),
+        openings={"Kirov": (TimedItem("Barracks", 5.0), TimedItem("Refinery", 10.0))},
+        played_at=1767225600.0,
+    )
+    quotes = {c.attribute: c.quote for c in run_candidates(ep)}
+    assert quote_words(quotes["lineup"], Lang.ZH) == "录像头：Kirov（苏联） 对 Rival（盟军），地图 Infinity Isle"
+    assert (
+        quote_words(quotes["lineup"], Lang.EN)
+        == "the replay header: Kirov (Soviets) vs Rival (Allies), map Infinity Isle"
+    )
+    assert quote_words(quotes["opening"], Lang.ZH) == "Barracks@5s, Refinery@10s（10 秒内完成）"
+    assert quote_words(quotes["opening"], Lang.EN) == "Barracks@5s, Refinery@10s (done by 10 s)"
+    assert evidence_words(1, Lang.ZH) == "证据 1 条"
+    assert evidence_words(3, Lang.EN) == "3 pieces of evidence"
+    assert scope_words({"analyst": "ana", "section": "report"}, Lang.ZH) == "分析师 = ana，报告章节 = 整份报告"
+    assert scope_words({"section": "claim"}, Lang.EN) == "section = one claim"
+
+
 def test_facts_show_display_names_with_internal_names_on_hover() -> None:
     from app.memory.views import FactView
     from ui.tabs.memory_words import internal_names_hover, shown_content

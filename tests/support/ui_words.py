@@ -34,7 +34,7 @@ _ALLOWED = (
     # the model profile's field names (as the providers' documentation spells them) and keys
     "ContextLength ContextBudget max_tokens Esc F1 F5 Ctrl Shift Alt Enter Tab Del "
     # units of measure
-    "K M MB KB GB ms s min h tok token x APM ID"
+    "K M MB KB GB ms s min h tok token x APM ID UTC"
 )
 ALLOWED_LATIN = frozenset(w.lower() for w in _ALLOWED.split(" "))
 """Latin words a Chinese screen may show: product and format names, documented field names, keys and units."""
@@ -119,8 +119,10 @@ _NOT_WORDS = re.compile(
     r"|https?://\S+|[\w.-]+\.(?:com|org|net|io|cn)\S*"  # addresses
     r"|(?:[\w.-]+/)+[\w.-]*|[\w.-]+\.(?:RA3Replay|KWReplay|CNC3Replay|json|md|html|ttc|db|sqlite3)\b"  # paths, files
     r"|#\d+|\b[A-Za-z]\d+\b|\b[0-9a-f]*\d[0-9a-f]*\b"  # ids: #12, a claim's U1, a replay's r1, hashes
+    r"|\b[a-z]{1,4}_\d{8}_\d+\b"  # an error-wisdom entry's id: ew_20261203_001
     r"|\b(?:Ctrl|Shift|Alt)(?:\+\w+)+|\bF\d{1,2}\b"  # keys: Ctrl+O, F5
     r"|\b(?:model|mod|player|faction):"  # a scope's typed syntax (model:ID)
+    r"|\b(?:code|stage|tool|issue|claim):\S+"  # an error-wisdom trigger pattern (code:PARSE_ERROR, stage:overview)
 )
 
 

@@ -10,7 +10,7 @@ import asyncio
 import gc
 import time
 from collections.abc import Callable, Coroutine, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -70,6 +70,27 @@ async def until(pred: Callable[[], object], timeout: float = 30.0, what: str = "
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.01)
+
+
+T = TypeVar("T")
+
+
+async def settled(read: Callable[[], T], interval: float = 0.25, timeout: float = 10.0) -> T:
+    """``read()`` again every ``interval`` seconds (serving the loop) until two reads in a row agree; that read.
+
+    The side tabs fill from worker threads after they are built, so one read of a screen may miss the text that comes
+    a moment later. Fails the test if the reads still change after ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    last = read()
+    while True:
+        await asyncio.sleep(interval)
+        again = read()
+        if again == last:
+            return again
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the screen still changed after {timeout} s")
+        last = again
 
 
 @pytest.fixture

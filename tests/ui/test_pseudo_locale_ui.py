@@ -9,7 +9,6 @@ the count from rising, so progress is measured.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import re
 from typing import Any
@@ -18,7 +17,7 @@ import pytest
 
 from app.paths import sample_replay
 from tests.support.pseudo import pseudo_english, untranslated
-from tests.ui.conftest import until
+from tests.ui.conftest import settled, until
 from tests.ui.test_ui_language_walk import SEEDED_NAMES, _texts
 from tests.ui.test_window_flows import close_window, make_window
 from ui.settings_dialog import bundled_mods
@@ -91,13 +90,7 @@ def _remaining(qtbot: Any, run: Any) -> list[str]:
                 *(f"{mod_id} {title}" for mod_id, title in bundled_mods(win.ui)),
             ]
             # the side tabs fill from worker threads after they are built: read the screens until two reads agree
-            texts = _texts(win) + _texts(dlg)
-            for _ in range(20):
-                await asyncio.sleep(0.25)
-                again = _texts(win) + _texts(dlg)
-                if again == texts:
-                    break
-                texts = again
+            texts = await settled(lambda: _texts(win) + _texts(dlg))
             stored = _stored_contents(win.ctx.db)
             keyed = [(f"{where}\t{text}", _without(text, stored)) for where, text in texts]
             found = [(k.split("\t", 1)[0], k.split("\t", 1)[1]) for k, _w in untranslated(keyed, names)]

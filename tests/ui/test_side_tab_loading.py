@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -71,5 +73,43 @@ def test_errors_go_to_the_view(qtbot: Any, run: Any) -> None:
         loader.start(bug, lambda _d: None)
         await loader.wait()
         assert label.text() == "Internal error: ValueError('boom')"
+
+    run(scenario())
+
+
+def test_a_delayed_request_waits_and_a_cancelled_one_leaves_the_next_alone(qtbot: Any, run: Any) -> None:
+    label = QLabel()
+    qtbot.addWidget(label)
+    loader = Loader(label, lambda exc: label.setText(str(exc)))
+    applied: list[str] = []
+    started: list[float] = []
+
+    def query(value: str) -> Any:
+        def read() -> str:
+            started.append(time.monotonic())
+            return value
+
+        return read
+
+    async def scenario() -> None:
+        asked = time.monotonic()
+        loader.start(query("late"), applied.append, delay_s=0.3)
+        assert loader.busy()  # busy while it waits: callers awaiting wait() see it
+        await loader.wait()
+        assert applied == ["late"]
+        assert started[0] - asked >= 0.3
+
+        # cancelled while it waits, then asked again: the first timer must not launch (or finish) the second request
+        loader.start(query("dropped"), applied.append, delay_s=0.2)
+        loader.cancel()
+        assert not loader.busy()
+        await asyncio.sleep(0.1)
+        loader.start(query("kept"), applied.append, delay_s=0.3)
+        await asyncio.sleep(0.15)  # the cancelled request's timer has fired by now
+        assert loader.busy()
+        assert len(started) == 1  # nothing launched early
+        await loader.wait()
+        assert applied == ["late", "kept"]
+        assert len(started) == 2
 
     run(scenario())

@@ -43,6 +43,27 @@ CATEGORY_COLORS = {
 }
 
 
+def import_chart_library() -> None:
+    """Worker thread: pyqtgraph imported on the import thread; the first time, kept out of later collections.
+
+    Its import adds some 40,000 objects (modules, classes, functions) that live as long as the process. Left in the
+    collector's generations, every full collection walked them again: 38 ms of the GUI thread holding the GIL in
+    one go, the longest stall of the table sorts that follow the charts in ``benchmarks/side_tabs.py`` (issue 34).
+    Frozen as the side libraries are (``MainWindow._side_modules_imported``), a collection walks only newer objects.
+    """
+    from ui.imports import imported
+
+    imported("pyqtgraph")
+    _freeze_once()
+
+
+@functools.cache
+def _freeze_once() -> None:
+    import gc
+
+    gc.freeze()
+
+
 def chart_colors(widget: QWidget) -> tuple[QColor, QColor, QColor]:
     """Background, text and grid colours of ``widget``'s palette (light or dark, whichever the window has)."""
     pal = widget.palette()
@@ -76,14 +97,14 @@ def clock_axis(orientation: str = "bottom") -> pg.AxisItem:
     return ClockAxis(orientation)
 
 
-def theme_plot(plot: pg.PlotWidget, host: QWidget) -> None:
+def theme_plot(plot: pg.GraphicsView, host: QWidget) -> None:
     """Colour ``plot``'s background, axes and legend from ``host``'s palette."""
     import pyqtgraph as pg
 
     base, text, grid = chart_colors(host)
     plot.setBackground(base)
     item = plot.getPlotItem()
-    for name in ("left", "bottom", "right", "top"):
+    for name in ("left", "bottom"):
         axis = item.getAxis(name)
         axis.setPen(pg.mkPen(text))
         axis.setTextPen(pg.mkPen(text))
@@ -124,14 +145,15 @@ class ChartHost(QWidget):
         self._layout.addWidget(self.caption)
         self.message.setText(empty_text())
 
-    def draw(self) -> pg.PlotWidget | None:
+    def draw(self) -> pg.GraphicsView | None:
         """The plot of the current data (None: show the empty message)."""
         raise NotImplementedError
 
     def prepare(self) -> bool:
         """Make the (hidden) plot widget now if there is none yet; whether one was made.
 
-        The first plot costs tens of milliseconds: a view that draws several charts makes them in turns of their own.
+        A plot widget costs a few milliseconds (the first one more): a view that draws several charts makes them in
+        turns of their own.
         """
         if self.plot is not None and shiboken6.isValid(self.plot):
             return False
@@ -140,7 +162,7 @@ class ChartHost(QWidget):
         self._layout.insertWidget(1, self.plot, 1)
         return True
 
-    def fresh_plot(self) -> pg.PlotWidget:
+    def fresh_plot(self) -> pg.GraphicsView:
         """The host's plot, emptied (made on first use; the same widget is reused for every redraw).
 
         A new ``PlotWidget`` costs more GUI-thread time than everything drawn in it; the items of the last drawing
@@ -192,26 +214,105 @@ class ChartHost(QWidget):
             self.redraw()
 
 
-def new_plot(host: QWidget, *, clock_x: bool = True) -> pg.PlotWidget:
-    """A plot widget (parented to ``host``) with a clock x axis, no mouse menu, no auto-range button."""
-    import pyqtgraph as pg
+def new_plot(host: QWidget, *, clock_x: bool = True) -> pg.GraphicsView:
+    """A plot widget (parented to ``host``): a view box with a left and a bottom (clock) axis, no menus.
 
-    axes = {"bottom": clock_axis()} if clock_x else {}
-    plot = pg.PlotWidget(parent=host, axisItems=axes, enableMenu=False)  # no view-box menu built (a third of it)
-    item = plot.getPlotItem()
-    # pyqtgraph makes its context menus (English only, with its own plot options) without a parent: deleted here,
-    # on the GUI thread, never left to the garbage collector (setMenuEnabled(False) would only drop them to it);
-    # pyqtgraph treats a None menu as "no menu", and no right click asks for one
-    for menu in (item.ctrlMenu, item.vb.menu):
-        if menu is not None and shiboken6.isValid(menu):
-            shiboken6.delete(menu)
-    item.ctrlMenu = None
-    item.vb.menu = None
-    item.vb.state["enableMenu"] = False
-    item._menuEnabled = False
-    plot.hideButtons()
-    plot.setMouseEnabled(x=True, y=False)
-    return plot
+    Not pyqtgraph's ``PlotWidget``: its ``PlotItem`` builds, on every construction, a form of plot options (a
+    dozen Qt widgets read into a widget group) and two context menus, which the charts never show. That was most
+    of a chart's first turn (10-20 ms of GUI-thread CPU on a quiet machine, three to four times that while a
+    worker thread held the GIL). :class:`PlotArea` keeps the part of ``PlotItem`` the charts use; it makes no
+    menu, so no parentless ``QMenu`` is left for the garbage collector (CONTRIBUTING "Threads and Qt objects").
+    """
+    view, _area = _plot_classes()
+    return view(host, clock_x)
+
+
+@functools.cache
+def _plot_classes() -> tuple[type, type]:
+    """The light plot's classes, made on first use (pyqtgraph is imported off the GUI thread before that)."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QGraphicsGridLayout, QGraphicsItem, QSizePolicy
+
+    class PlotArea(pg.GraphicsWidget):  # type: ignore[misc]  # pyqtgraph has no type information
+        """A :class:`pyqtgraph.ViewBox` with a left and a bottom axis, laid out as ``PlotItem`` lays them out.
+
+        It answers the few ``PlotItem`` calls the charts make: ``addItem``, ``clear``, ``items``, ``getAxis``,
+        ``showGrid`` and the view box's ranges, aspect and mouse settings.
+        """
+
+        def __init__(self, bottom: pg.AxisItem) -> None:
+            super().__init__()
+            self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+            self.vb = pg.ViewBox(parent=self, enableMenu=False)
+            self.items: list[Any] = []
+            self.axes = {"left": pg.AxisItem("left", parent=self), "bottom": bottom}
+            grid = QGraphicsGridLayout()
+            grid.setContentsMargins(1, 1, 1, 1)
+            grid.setHorizontalSpacing(0)
+            grid.setVerticalSpacing(0)
+            self.setLayout(grid)
+            self.grid_layout = grid
+            grid.addItem(self.vb, 0, 1)
+            for name, (row, col) in (("left", (0, 0)), ("bottom", (1, 1))):
+                axis = self.axes[name]
+                axis.linkToView(self.vb)
+                grid.addItem(axis, row, col)
+                axis.setZValue(0.5)  # above images (z 0), as in PlotItem
+                axis.setFlag(QGraphicsItem.GraphicsItemFlag.ItemNegativeZStacksBehindParent)
+            grid.setRowStretchFactor(0, 100)
+            grid.setColumnStretchFactor(1, 100)
+
+        def getAxis(self, name: str) -> pg.AxisItem:  # noqa: N802 - PlotItem's name
+            """The ``left`` or ``bottom`` axis."""
+            return self.axes[name]
+
+        def addItem(self, item: Any) -> None:  # noqa: N802 - PlotItem's name
+            """Draw ``item`` in the view box."""
+            self.items.append(item)
+            self.vb.addItem(item)
+
+        def clear(self) -> None:
+            """Take every item out of the view box (the caller deletes them)."""
+            for item in self.items:
+                self.vb.removeItem(item)
+            self.items = []
+
+        def showGrid(self, x: bool, y: bool, alpha: float) -> None:  # noqa: N802 - PlotItem's name
+            """Grid lines across the view from the bottom (``x``) and left (``y``) axes at ``alpha`` (0-1)."""
+            level = int(max(0.0, min(1.0, alpha)) * 255)
+            self.axes["bottom"].setGrid(level if x else False)
+            self.axes["left"].setGrid(level if y else False)
+
+        def setXRange(self, *args: Any, **kwargs: Any) -> None:  # noqa: N802 - PlotItem's name
+            self.vb.setXRange(*args, **kwargs)
+
+        def setYRange(self, *args: Any, **kwargs: Any) -> None:  # noqa: N802 - PlotItem's name
+            self.vb.setYRange(*args, **kwargs)
+
+        def setAspectLocked(self, *args: Any, **kwargs: Any) -> None:  # noqa: N802 - PlotItem's name
+            self.vb.setAspectLocked(*args, **kwargs)
+
+        def setMouseEnabled(self, x: bool, y: bool) -> None:  # noqa: N802 - PlotItem's name
+            self.vb.setMouseEnabled(x=x, y=y)
+
+    class PlotView(pg.GraphicsView):  # type: ignore[misc]  # pyqtgraph has no type information
+        """The widget showing one :class:`PlotArea` (what ``PlotWidget`` is to ``PlotItem``)."""
+
+        def __init__(self, host: QWidget, clock_x: bool) -> None:
+            super().__init__(parent=host)
+            self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+            self.plot_area = PlotArea(clock_axis() if clock_x else pg.AxisItem("bottom"))
+            self.setCentralItem(self.plot_area)
+            self.plot_area.setMouseEnabled(x=True, y=False)
+
+        def getPlotItem(self) -> PlotArea:  # noqa: N802 - PlotWidget's name
+            """The plot area (the charts' code reads it as a ``PlotItem``)."""
+            return self.plot_area
+
+        def setMouseEnabled(self, x: bool, y: bool) -> None:  # noqa: N802 - PlotWidget's name
+            self.plot_area.setMouseEnabled(x=x, y=y)
+
+    return PlotView, PlotArea
 
 
 def swatch(color: str, text: str, shape: str = "■") -> str:

@@ -55,7 +55,7 @@ class OpeningChart(_ProfileChart):
         self.bars: Any = None
         """The drawn bar item: tests read its widths (the games per opening)."""
 
-    def draw(self) -> pg.PlotWidget | None:
+    def draw(self) -> pg.GraphicsView | None:
         """One bar per opening, the most frequent on top, labelled with the sequence and ``n/games``."""
         import pyqtgraph as pg
 
@@ -100,71 +100,85 @@ class TimingChart(_ProfileChart):
     """Per timing benchmark, on a game-time axis: the player's games and medians against the library's.
 
     Each game that reached it is a dot, the player's median an orange bar, the rest of the library's median a
-    purple diamond.
+    purple diamond. Every row's dots are one item, the medians two more: an item per row and kind took most of
+    the chart's GUI-thread time (each is a Qt object added to the scene on its own).
     """
 
     def __init__(self, lang: Callable[[], Lang], parent: QWidget | None = None) -> None:
         super().__init__(lang, parent)
-        self.games: dict[str, Any] = {}
-        """The drawn per-game dots by benchmark: tests read their x (seconds)."""
+        self.dots: Any = None
+        """The drawn per-game dots (one item; each point's ``data`` is its benchmark's name)."""
 
-    def draw(self) -> pg.PlotWidget | None:
+    @property
+    def games(self) -> dict[str, list[float]]:
+        """The drawn per-game dots' x (seconds) by benchmark, read back from the item (tests)."""
+        if self.dots is None:
+            return {}
+        out: dict[str, list[float]] = {}
+        for x, name in zip(self.dots.data["x"], self.dots.data["data"], strict=True):
+            out.setdefault(str(name), []).append(float(x))
+        return out
+
+    def draw(self) -> pg.GraphicsView | None:
         """One row per benchmark (the first on top)."""
         import pyqtgraph as pg
 
         from app.players.report import BENCHMARK_LABELS
 
-        self.games = {}
+        self.dots = None
         data = self.data
         if data is None or not any(t.values for t in data.timings):
             return None
         plot = self.fresh_plot()
         plot.setMouseEnabled(x=False, y=False)
         item = plot.getPlotItem()
-        entries: list[str] = []
-        game_pen = pg.mkPen(QColor(GAME_COLOR).darker(130))
-        peak = 60.0
-        named: set[str] = set()
+        xs: list[float] = []
+        ys: list[float] = []
+        names: list[str] = []
+        median_x: list[float] = []
+        median_y: list[float] = []
+        library_x: list[float] = []
+        library_y: list[float] = []
         for row, t in enumerate(data.timings):
             y = float(-row)
-            if t.values:
-                dots = pg.ScatterPlotItem(
-                    x=list(t.values),
-                    y=[y] * len(t.values),
-                    symbol="o",
-                    size=8,
-                    brush=pg.mkBrush(QColor(GAME_COLOR)),
-                    pen=game_pen,
-                )
-                item.addItem(dots)
-                self.games[t.name] = dots
-                peak = max(peak, *t.values)
-                if "game" not in named:
-                    named.add("game")
-                    entries.append(swatch(GAME_COLOR, tr(self._lang(), "one game"), "●"))
+            xs += t.values
+            ys += [y] * len(t.values)
+            names += [t.name] * len(t.values)
             if t.player_median is not None:
-                med = pg.PlotCurveItem(
-                    [t.player_median, t.player_median], [y - 0.3, y + 0.3], pen=pg.mkPen(PLAYER_MEDIAN_COLOR, width=3)
-                )
-                item.addItem(med)
-                if "player" not in named:
-                    named.add("player")
-                    entries.append(swatch(PLAYER_MEDIAN_COLOR, tr(self._lang(), "player median"), "┃"))
-                peak = max(peak, t.player_median)
+                median_x += [t.player_median, t.player_median]
+                median_y += [y - 0.3, y + 0.3]
             if t.library_median is not None:
-                lib = pg.ScatterPlotItem(
-                    x=[t.library_median],
-                    y=[y],
+                library_x.append(t.library_median)
+                library_y.append(y)
+        self.dots = pg.ScatterPlotItem(
+            x=xs,
+            y=ys,
+            data=names,
+            symbol="o",
+            size=8,
+            brush=pg.mkBrush(QColor(GAME_COLOR)),
+            pen=pg.mkPen(QColor(GAME_COLOR).darker(130)),
+        )
+        item.addItem(self.dots)
+        entries = [swatch(GAME_COLOR, tr(self._lang(), "one game"), "●")]
+        if median_x:
+            item.addItem(
+                pg.PlotCurveItem(median_x, median_y, connect="pairs", pen=pg.mkPen(PLAYER_MEDIAN_COLOR, width=3))
+            )
+            entries.append(swatch(PLAYER_MEDIAN_COLOR, tr(self._lang(), "player median"), "┃"))
+        if library_x:
+            item.addItem(
+                pg.ScatterPlotItem(
+                    x=library_x,
+                    y=library_y,
                     symbol="d",
                     size=12,
                     brush=pg.mkBrush(LIBRARY_MEDIAN_COLOR),
                     pen=pg.mkPen(None),
                 )
-                item.addItem(lib)
-                if "library" not in named:
-                    named.add("library")
-                    entries.append(swatch(LIBRARY_MEDIAN_COLOR, tr(self._lang(), "library median"), "◆"))
-                peak = max(peak, t.library_median)
+            )
+            entries.append(swatch(LIBRARY_MEDIAN_COLOR, tr(self._lang(), "library median"), "◆"))
+        peak = max([60.0, *xs, *median_x, *library_x])
         labels = [(float(-row), self.t(*BENCHMARK_LABELS[t.name])) for row, t in enumerate(data.timings)]
         item.getAxis("left").setTicks([labels])
         item.setXRange(0, peak * 1.08, padding=0)

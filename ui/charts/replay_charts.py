@@ -27,6 +27,7 @@ from ui.charts.base import (
     ChartHost,
     caption,
     chart_colors,
+    import_chart_library,
     labels_item,
     swatch,
 )
@@ -39,15 +40,17 @@ if TYPE_CHECKING:
     from app.facts.charts import ReplayCharts
     from ui.replay_info import ReplayInfo
 
+SETTLE_S = 0.1
+"""How long the charts' query waits after a replay is shown: the worker's parse and the pyqtgraph import hold the
+GIL, and started at once they made the GUI thread wait for it while it laid out and painted the opened replay (a
+23 ms turn became an 80 ms stall in ``benchmarks/side_tabs.py``, issue 34)."""
 LABEL_ROWS = 3
 """Rows the structure names of a build-order lane are staggered over, so neighbours do not overlap."""
 
 
 def _charts_of(path: Path) -> ReplayCharts:
     """Worker thread: pyqtgraph imported on the import thread (a second of imports), then the replay's charts."""
-    from ui.imports import imported
-
-    imported("pyqtgraph")
+    import_chart_library()
     from app.facts.charts import charts_of_file
 
     _heat_lut()  # read once, here: pyqtgraph reads the colour map from a file (milliseconds of the GUI thread's turn)
@@ -193,7 +196,7 @@ class BuildOrderChart(_ReplayChart):
         )
         self.drawn = plot
 
-    def draw(self) -> pg.PlotWidget | None:
+    def draw(self) -> pg.GraphicsView | None:
         """The whole chart in one go (:meth:`draw_steps` is how it is drawn)."""
         for _ in self.draw_steps():
             pass
@@ -211,7 +214,7 @@ class ProductionChart(_ReplayChart):
         """The drawn counts per category and minute (the picked player's, or every player's summed)."""
         self.title = ""
 
-    def draw(self) -> pg.PlotWidget | None:
+    def draw(self) -> pg.GraphicsView | None:
         """The stacked bars of the picked player (every player's summed when the picker says "all")."""
         import pyqtgraph as pg
 
@@ -267,7 +270,7 @@ class OrderHeatMap(_ReplayChart):
         self.grid: list[list[int]] = []
         """The drawn grid (``grid[row][col]``, row 0 at the low y): tests read it."""
 
-    def draw(self) -> pg.PlotWidget | None:
+    def draw(self) -> pg.GraphicsView | None:
         """The heat grid as an image over the bounds; empty cells let the background show."""
         import numpy as np
         import pyqtgraph as pg
@@ -420,7 +423,7 @@ class ChartPanel(QTabWidget):
         path, self._pending = self._pending, None
         if path is None:
             return None
-        return self.loader.start(lambda: _charts_of(path), lambda data: self._show_steps(path, data))
+        return self.loader.start(lambda: _charts_of(path), lambda data: self._show_steps(path, data), delay_s=SETTLE_S)
 
     def _tab_changed(self, index: int) -> None:
         self._picker_visibility()
@@ -439,6 +442,7 @@ class ChartPanel(QTabWidget):
             if data is not None and chart.prepare():  # the first plot widget in a turn of its own
                 yield
             yield from chart.redraw_steps()
+            yield  # the chart is shown and painted before the next one is made
         if path is not None:
             self.charts_shown.emit(str(path))
 

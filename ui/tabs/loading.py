@@ -37,6 +37,12 @@ VIEW_READ_THREADS = 1
 tab ran seven queries at once, which on a 2-core machine left the GUI thread waiting for a core and for the GIL
 (59 ms stalls with 13 ms of its own work in ``benchmarks/side_tabs.py``). One thread keeps a core and the GIL
 mostly free for the GUI; the reads run one after another, in the order they were asked for."""
+STEP_GAP_S = 0.002
+"""Pause between two steps of an ``apply`` iterator. qasync runs ``call_soon`` as a zero-delay Qt timer, so a
+step's successor was already due at Qt's next timer pass and ran in it, beside the other due timers and before the
+posted paint events: 10 ms steps chained that way measured 21 ms of GUI work per stall-monitor tick (10.6 ms with
+this gap), and the charts' steps ran as one 30-45 ms stall in ``benchmarks/side_tabs.py`` (issue 34). A 2 ms timer
+lets the repaint and the loop's other callbacks in between."""
 
 
 def read_in_worker(loop: asyncio.AbstractEventLoop, owner: QWidget, read: Callable[[], T]) -> asyncio.Future[T]:
@@ -105,13 +111,18 @@ class Loader:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.superseded = 0  # query results dropped because a newer request came in (exposed for tests)
 
-    def start(self, query: Callable[[], T], apply: Callable[[T], Iterator[None] | None]) -> asyncio.Future[None] | None:
+    def start(
+        self, query: Callable[[], T], apply: Callable[[T], Iterator[None] | None], *, delay_s: float = 0.0
+    ) -> asyncio.Future[None] | None:
         """Run ``query`` in a worker thread, then ``apply`` its result on the GUI thread.
 
         ``apply`` may return an iterator: it is advanced one step per event-loop turn (fill big tables in
         slices), and dropped when a newer request comes in. Returns a future resolved once the newest request
         has been applied (or failed). Without an asyncio loop yet (a view built before the qasync loop is set),
         the request waits for the Qt event loop's next turn and None is returned.
+
+        ``delay_s`` holds the query back that long (the loader counts as busy meanwhile): a long query that
+        would otherwise hold the GIL while the GUI lays out and paints what the caller just changed.
         """
         self._pending = (query, apply)
         if self.busy():
@@ -120,7 +131,7 @@ class Loader:
         if loop is None:
             QTimer.singleShot(0, self.owner, self._start_later)
             return None
-        self._begin(loop)
+        self._begin(loop, delay_s)
         return self._idle
 
     def _start_later(self) -> None:
@@ -131,10 +142,14 @@ class Loader:
                 return
             self._begin(loop)
 
-    def _begin(self, loop: asyncio.AbstractEventLoop) -> None:
+    def _begin(self, loop: asyncio.AbstractEventLoop, delay_s: float = 0.0) -> None:
         self._loop = loop
         self._idle = loop.create_future()
-        self._launch()
+        if delay_s > 0:  # then the newest request; nothing if this one was cancelled (or replaced) meanwhile
+            idle = self._idle
+            loop.call_later(delay_s, lambda: self._launch() if self._idle is idle else None)
+        else:
+            self._launch()
 
     def busy(self) -> bool:
         """A request is running or waiting."""
@@ -212,7 +227,7 @@ class Loader:
             self._finish()
             return
         assert self._loop is not None
-        self._loop.call_soon(self._step, steps)
+        self._loop.call_later(STEP_GAP_S, self._step, steps)
 
     def _report(self, exc: BaseException) -> None:
         if not isinstance(exc, Exception):

@@ -32,7 +32,7 @@ def fact_text(f: FactView, lang: Lang) -> str:
     """A fact with its ledger and every source, as the facts tab's detail pane shows it."""
     lines = [
         f"#{f.id}  {words(TYPE_WORDS, f.type, lang)}  {words(STATUS_LABELS, f.status, lang)}  "
-        f"{tr(lang, 'confidence')} {f.confidence:.3f}  n={f.evidence_count}",
+        f"{tr(lang, 'confidence')} {f.confidence:.3f}  {evidence_words(f.evidence_count, lang)}",
         shown_content(f, lang),
         f"{tr(lang, 'scope')}: {scope_words(f.scope, lang)}",
         f"{tr(lang, 'method')}: {words(METHOD_WORDS, f.method, lang)}  "
@@ -48,16 +48,53 @@ def fact_text(f: FactView, lang: Lang) -> str:
     return "\n".join(lines)
 
 
+def evidence_words(count: int, lang: Lang) -> str:
+    """How many pieces of evidence a fact rests on, as a sentence says it ("3 pieces of evidence", not "n=3")."""
+    if count == 1:
+        return tr(lang, "1 piece of evidence")
+    return tr(lang, "{count} pieces of evidence", count=count)
+
+
 _SLOT_QUOTE = re.compile(r"^S= slot: (?P<name>.+) (?P<faction>\S+)$")
+_HEADER_QUOTE = re.compile(r"^header: (?P<lineup>.*) @ (?P<map_name>.*)$")
+_LINEUP_PLAYER = re.compile(r"^(?P<name>.*)\((?P<faction>[^()]*)\)$")
+_OPENING_QUOTE = re.compile(r"^(?P<steps>.+) \(by (?P<seconds>\d+)s\)$")
+_REUSE_QUOTE = re.compile(r"^(?P<code>\S+) did not recur with the lesson injected$")
 
 
 def quote_words(quote: str, lang: Lang) -> str:
-    """An evidence quote as people read it: the replay header's player slot ("S= slot: Kirov Soviets") in words."""
-    m = _SLOT_QUOTE.match(quote)
+    """An evidence quote as people read it, in ``lang``.
+
+    The shapes the memory's rules write (app/memory/candidates.py, intake, review, audits) are put in words; a quote
+    of a person or a model is shown as it was written.
+    """
+    if m := _SLOT_QUOTE.match(quote):  # "S= slot: Kirov Soviets"
+        name, faction = m.group("name"), faction_display(m.group("faction"), lang)
+        return tr(lang, "the replay header's player slot: {name}, {faction}", name=name, faction=faction)
+    if m := _HEADER_QUOTE.match(quote):  # "header: Kirov(Soviets) vs Rival(Allies) @ Infinity Isle"
+        lineup = tr(lang, " vs ").join(_lineup_player(p, lang) for p in m.group("lineup").split(" vs "))
+        map_name = m.group("map_name")
+        return tr(lang, "the replay header: {lineup}, map {map_name}", lineup=lineup, map_name=map_name)
+    if m := _OPENING_QUOTE.match(quote):  # "Barracks@5s, Refinery@10s (by 10s)"
+        steps, seconds = m.group("steps"), m.group("seconds")
+        return tr(lang, "{steps} (done by {seconds} s)", steps=steps, seconds=seconds)
+    if m := _REUSE_QUOTE.match(quote):
+        code = m.group("code")
+        return tr(lang, "{code} did not recur with the lesson injected", code=code)
+    if quote == "confirmation: no longer holds":
+        return tr(lang, "confirmation: no longer holds")
+    if quote == "false alarm":
+        return tr(lang, "false alarm")
+    return quote
+
+
+def _lineup_player(player: str, lang: Lang) -> str:
+    """One side of a header's lineup, ``Kirov(Soviets)``, with its faction named in ``lang``."""
+    m = _LINEUP_PLAYER.match(player.strip())
     if m is None:
-        return quote
+        return player
     name, faction = m.group("name"), faction_display(m.group("faction"), lang)
-    return tr(lang, "the replay header's player slot: {name}, {faction}", name=name, faction=faction)
+    return tr(lang, "{name} ({faction})", name=name, faction=faction)
 
 
 def shown_content(f: FactView, lang: Lang) -> str:
@@ -116,6 +153,7 @@ SCOPE_KEY_WORDS = {
     "opponents": ("对手阵营", "opponents"),
     "section": ("报告章节", "section"),
     "model": ("模型", "model"),
+    "analyst": ("分析师", "analyst"),
 }
 
 
@@ -154,7 +192,20 @@ def _scope_value(key: str, value: str, lang: Lang) -> str:
         return faction_display(value, lang)
     if key == "opponents":
         return tr(lang, ",").join(faction_display(v, lang) for v in value.split(","))
+    if key == "section":
+        return section_words(value, lang)
     return value
+
+
+def section_words(section: str, lang: Lang) -> str:
+    """What part of an analysis a piece of feedback was about (app/pipeline/feedback.py: report, stage or claim)."""
+    if section == "report":
+        return tr(lang, "the whole report")
+    if section == "stage":
+        return tr(lang, "one stage")
+    if section == "claim":
+        return tr(lang, "one claim")
+    return section
 
 
 class MessageBar(QLabel):

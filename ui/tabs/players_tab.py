@@ -134,9 +134,9 @@ class PlayersTab(QWidget):
         db, lang = self.db, self.lang
 
         def query() -> tuple[str, str, ProfileCharts]:
-            from ui.imports import imported
+            from ui.charts.base import import_chart_library
 
-            imported("pyqtgraph")  # the charts' library: a second of imports, off the GUI thread
+            import_chart_library()  # the charts' library: a second of imports, off the GUI thread
             from app.players.charts import profile_charts
             from app.players.profile import build_profile
             from app.players.report import render_markdown

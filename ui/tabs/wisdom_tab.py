@@ -10,6 +10,7 @@ GUI thread; the newest refresh wins and errors show in the tab's message label.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -201,9 +202,52 @@ SPEC_KEYS: dict[str, Msg] = {
     "时效性标记": NC_("wisdom spec key", "Status"),
     "认知性错误标记": NC_("wisdom spec key", "Cognitive error"),
     "扩展": NC_("wisdom spec key", "Extension"),
+    "工具名": NC_("wisdom spec key", "Tool"),
+    "模型": NC_("wisdom spec key", "Model"),
+    "阶段": NC_("wisdom spec key", "Stage"),
+    "基础置信度": NC_("wisdom spec key", "Base confidence"),
+    "根因类别": NC_("wisdom spec key", "Root-cause categories"),
+    "触发模式": NC_("wisdom spec key", "Trigger patterns"),
+    "参数": NC_("wisdom spec key", "Parameters"),
+    "id": NC_("wisdom spec key", "ID"),
+    "timestamp": NC_("wisdom spec key", "Recorded"),
+    "trace_id": NC_("wisdom spec key", "Trace ID"),
+    "version": NC_("wisdom spec key", "Version"),
+    "mod": NC_("wisdom spec key", "Mod"),
+    "claim": NC_("wisdom spec key", "Claim"),
 }
-"""The spec's Chinese keys as the interface names them (the stored JSON keeps the spec's keys; only the view
-translates)."""
+"""The spec's keys as the interface names them (the stored JSON keeps the spec's keys, Chinese and a few English
+ones; only the view translates)."""
+HIDDEN_SPEC_KEYS = frozenset({"去重键"})
+"""Internal keys the detail leaves out (the dedupe key is the store's, not a reader's)."""
+_WINDOW_STAGE = re.compile(r"^window:(\d+):(\d+)$")
+_SCENE = re.compile(r"^(?P<stage>\S*) (?P<what>验证|模型请求)$")
+
+
+def stage_words(stage: str, lang: Lang) -> str:
+    """A stage key (``overview``, ``summary_round``, ``window:0:1``) as the report names the stage."""
+    if stage == "overview":
+        return tr(lang, "Overview")
+    if stage in ("summary_round", "summary"):
+        return tr(lang, "Summary")
+    if m := _WINDOW_STAGE.match(stage):
+        segment, window = int(m.group(1)) + 1, int(m.group(2)) + 1
+        return tr(lang, "segment {segment} · window {window}", segment=segment, window=window)
+    return stage
+
+
+def scene_words(scene: str, lang: Lang) -> str:
+    """The trigger scene the gate records ("overview 验证", "请求 模型请求") with its stage named in ``lang``."""
+    m = _SCENE.match(scene)
+    if m is None:
+        return scene
+    stage = stage_words(m.group("stage"), lang) if m.group("stage") not in ("", "请求") else ""
+    if m.group("what") == "验证":
+        return tr(lang, "validating {stage}", stage=stage).strip()
+    return tr(lang, "model request {stage}", stage=stage).strip()
+
+
+_ISO_TIME = re.compile(r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.\d+)?Z$")
 
 
 def value_words(value: Any, lang: Lang) -> str:
@@ -212,7 +256,12 @@ def value_words(value: Any, lang: Lang) -> str:
     The detail was a raw field dump: "severe/high/neutral" in the Chinese interface and the Chinese type names in the
     English one (issue 30). Free text (a description, a message) is shown as written.
     """
+    if isinstance(value, bool):
+        return tr(lang, "yes") if value else tr(lang, "no")
     text = str(value)
+    if m := _ISO_TIME.match(text):  # the spec's times are UTC
+        day, time = m.group(1), m.group(2)
+        return tr(lang, "{day} {time} UTC", day=day, time=time)
     if text in tx.CODE_WORDS:
         return tx.code_word(text, lang)
     for code, zh in tx.TYPE_LABELS.items():
@@ -230,13 +279,22 @@ def readable(value: Any, lang: Lang, indent: int = 0) -> list[str]:
     lines: list[str] = []
     if isinstance(value, dict):
         for key, item in value.items():
+            if key in HIDDEN_SPEC_KEYS:
+                continue
             spec_key = SPEC_KEYS.get(str(key))
             name = spec_key(lang) if spec_key is not None else str(key)
             if isinstance(item, dict | list) and item:
                 lines.append(f"{pad}{name}:")
                 lines += readable(item, lang, indent + 1)
             elif item not in (None, "", [], {}):
-                lines.append(f"{pad}{name}: {value_words(item, lang)}")
+                shown = (
+                    stage_words(str(item), lang)
+                    if key == "阶段"
+                    else scene_words(str(item), lang)
+                    if key == "触发场景"
+                    else value_words(item, lang)
+                )
+                lines.append(f"{pad}{name}: {shown}")
     elif isinstance(value, list):
         for item in value:
             if isinstance(item, dict | list):
