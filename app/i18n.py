@@ -9,7 +9,6 @@ import locale
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 
 class Lang(enum.StrEnum):
@@ -112,21 +111,34 @@ def tr(lang: Lang, msgid: str, /, **params: object) -> str:
 # ------------------------------------------------------------------------------------------- marked, shown later
 
 
-class Msg(NamedTuple):
-    """A catalogue message named where it is defined and translated where it is shown.
+class Msg(str):
+    """A catalogue message named where it is defined and translated where it is shown: its English msgid.
 
-    Word tables, settings titles and other texts declared before a language is known hold a :class:`Msg` made by
-    :func:`N_` (or :func:`NC_` when the same English text reads differently elsewhere); the extraction
-    (``tools/catalog_codemod.py``) finds the marker calls as it finds :func:`tr`, so the table's words are in the
-    catalogue, and the view calls the message with its language.
+    Word tables, settings titles, the command line's help texts and other texts declared before a language is known
+    hold a :class:`Msg` made by :func:`N_` (or :func:`NC_` when the same English text reads differently elsewhere);
+    the extraction (``tools/catalog_codemod.py``) finds the marker calls as it finds :func:`tr`, so the words are in
+    the catalogue, and the place that shows one calls it with its language. It is a ``str`` (the English text), so
+    argparse takes it as a ``help=``; it carries its context and, through :func:`with_params`, the values of its
+    ``{placeholders}``.
     """
 
-    msgid: str
-    context: str | None = None
+    context: str | None
+    params: dict[str, object]
+
+    def __new__(cls, msgid: str, context: str | None = None, params: dict[str, object] | None = None) -> Msg:  # noqa: D102
+        self = super().__new__(cls, msgid)
+        self.context = context
+        self.params = dict(params or {})
+        return self
+
+    @property
+    def msgid(self) -> str:
+        """The English text, as a plain ``str``."""
+        return str.__str__(self)
 
     def __call__(self, lang: Lang, /, **params: object) -> str:
-        """The text in ``lang`` (see :func:`trc`)."""
-        return trc(lang, self.context, self.msgid, **params)
+        """The text in ``lang`` (see :func:`trc`), its placeholders filled from :func:`with_params` and ``params``."""
+        return trc(lang, self.context, self.msgid, **{**self.params, **params})
 
 
 def N_(msgid: str, /) -> Msg:  # noqa: N802 - gettext's name for a marker ("gettext_noop")
@@ -137,6 +149,14 @@ def N_(msgid: str, /) -> Msg:  # noqa: N802 - gettext's name for a marker ("gett
 def NC_(context: str, msgid: str, /) -> Msg:  # noqa: N802 - :func:`N_` with a context, as ``pgettext`` is
     """:func:`N_` under ``context``: the same English text that means another 中文 text elsewhere."""
     return Msg(msgid, context)
+
+
+def with_params(msg: Msg, /, **params: object) -> Msg:
+    """``msg`` carrying the values of its placeholders.
+
+    For a place that translates texts without knowing their values (the command line's help formatter).
+    """
+    return Msg(msg.msgid, msg.context, {**msg.params, **params})
 
 
 def table_word(table: Mapping[str, Msg], key: str, lang: Lang) -> str:

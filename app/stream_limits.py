@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from app.i18n import N_, Msg, with_params
+
 
 @dataclass(frozen=True, slots=True)
 class StreamLimits:
@@ -97,22 +99,26 @@ OLD_DEFAULTS: Mapping[str, float] = {
 }
 """The defaults before issue 29 (settings files wrote every limit out, so these stand for "not chosen")."""
 
-LIMIT_FLAGS: tuple[tuple[str, str, str], ...] = (
-    ("--first-byte-timeout", "first_byte_s", "seconds an attempt may wait for its first token"),
-    ("--idle-timeout", "idle_s", "seconds between two pieces of content (keep-alives do not count)"),
-    ("--reply-timeout", "reply_s", "seconds one attempt's reply may take"),
-    ("--request-timeout", "request_s", "seconds one request may take with all its retries"),
-    ("--run-timeout", "run_s", "seconds the whole analysis run may take (0: no limit)"),
+LIMIT_FLAGS: tuple[tuple[str, str, Msg], ...] = (
+    ("--first-byte-timeout", "first_byte_s", N_("seconds an attempt may wait for its first token (default {default})")),
+    (
+        "--idle-timeout",
+        "idle_s",
+        N_("seconds between two pieces of content (keep-alives do not count) (default {default})"),
+    ),
+    ("--reply-timeout", "reply_s", N_("seconds one attempt's reply may take (default {default})")),
+    ("--request-timeout", "request_s", N_("seconds one request may take with all its retries (default {default})")),
+    ("--run-timeout", "run_s", N_("seconds the whole analysis run may take (0: no limit) (default {default})")),
 )
 """The limits ``analyze`` and ``batch`` take on the command line: flag, :class:`StreamLimits` field, help."""
 
 
 def add_limit_flags(parser: argparse.ArgumentParser) -> None:
     """Add :data:`LIMIT_FLAGS` (each overrides the profile's provider limit, or the default with ``--base-url``)."""
-    group = parser.add_argument_group("deadlines (seconds; default: the provider's limits, else the defaults)")
+    group = parser.add_argument_group(N_("deadlines (seconds; default: the provider's limits, else the defaults)"))
     for flag, key, text in LIMIT_FLAGS:
-        default = getattr(DEFAULT_LIMITS, key)
-        group.add_argument(flag, dest=f"limit_{key}", metavar="S", type=float, help=f"{text} (default {default:g})")
+        default = f"{getattr(DEFAULT_LIMITS, key):g}"
+        group.add_argument(flag, dest=f"limit_{key}", metavar="S", type=float, help=with_params(text, default=default))
 
 
 def limit_overrides(args: argparse.Namespace) -> dict[str, float]:

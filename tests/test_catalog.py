@@ -56,9 +56,12 @@ def test_translations_keep_the_placeholders(template: Any, zh: dict[tuple[str | 
         if not m.id or not text or "{" not in m.id:
             continue
         try:
-            same = _fields(m.id) == _fields(text)
+            mine, theirs = _fields(m.id), _fields(text)
         except ValueError:  # a message without params keeps its braces as text
-            same = True
+            continue
+        # a translation may name the game's own words (``{w_harvester}``: 矿车 in RA3, 采集车 in KW/TW), which every
+        # language's templates are given (app.knowledge.terms) though English needs no variant
+        same = mine <= theirs and all(f.startswith("w_") for f in theirs - mine)
         if not same:
             wrong.append((m.id, text))
     assert not wrong

@@ -62,7 +62,7 @@ KEYWORDS: dict[str, tuple[int | tuple[int, str], ...]] = {
     "_m": (1,),  # ClaimValidator._m(msgid, **params)
     "tx": (1,),  # UiLanguage.tx(msgid, **params)
     "bind_tr": (3,),  # UiLanguage.bind_tr(owner, setter, msgid, **params)
-    "N_": (1,),  # N_(msgid): a marked message (word tables), translated where it is shown
+    "N_": (1,),  # N_(msgid): marked here, translated where shown (help texts, word tables)
     "NC_": ((1, "c"), 2),  # NC_(context, msgid)
 }
 """The catalogue calls Babel extracts: function name -> the msgid's (and context's) argument positions."""

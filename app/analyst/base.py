@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from app.analyst import texts
 from app.claims.kinds import CLAIM_LISTS
-from app.i18n import Lang, pick
+from app.claims.parse import MARKER
+from app.i18n import Lang, Msg
 from app.knowledge.faction_names import faction_display
 from app.knowledge.terms import game_terms
 from app.replay.commands import (
@@ -123,13 +124,9 @@ class AnalystBase:
 
     # ------------------------------------------------------------------ small helpers
 
-    def t(self, zh: str, en: str) -> str:
-        """The text in the analysis language (for pieces assembled from other texts)."""
-        return pick(self.lang, zh, en)
-
-    def say(self, template: tuple[str, str], **values: object) -> str:
+    def say(self, template: Msg, **values: object) -> str:
         """A sentence of :mod:`app.analyst.texts` in the analysis language, filled with ``values``."""
-        return pick(self.lang, *template).format(**self._words, **values)
+        return template(self.lang).format(**self._words, **values)
 
     def header(self) -> str:
         """The first line of every reply: says the text was written by rules."""
@@ -409,14 +406,14 @@ class AnalystBase:
             items = ",\n".join("  " + json.dumps(c.data, ensure_ascii=False) for c in claims if c.section == key)
             parts.append(f'"{key}": [\n{items}\n ]' if items else f'"{key}": []')
         body = "{\n " + ",\n ".join(parts) + "\n}"
-        return self.say(texts.CLAIMS) + "\n```json\n" + body + "\n```\n"
+        return MARKER[self.lang] + "\n```json\n" + body + "\n```\n"
 
     def pack_label(self, action: str) -> str:
         """A pack-chain step as prose."""
         label = texts.PACK_ACTIONS.get(action)
-        return self.t(*label) if label is not None else action
+        return label(self.lang) if label is not None else action
 
-    def pack_step_sentence(self, template: tuple[str, str], step: Any, slot: int) -> str:
+    def pack_step_sentence(self, template: Msg, step: Any, slot: int) -> str:
         """A sentence about one base-vehicle step of ``slot`` (who, when, what)."""
         return self.say(
             template,

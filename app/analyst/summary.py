@@ -57,11 +57,10 @@ class SummaryRound(AnalystBase):
                     s_refineries=s["refineries"],
                     s_harvesters=s["harvesters"],
                     s_queued=s["queued"],
-                    mix_or=mix or "无",
                     tier2=tier2,
                     powers=self._powers_text(s),
                     s_groups=s["groups"],
-                    mix_or_none=mix or "none",
+                    mix=mix or self.say(texts.NONE),
                 )
             )
         if self._apm_tool:
@@ -222,7 +221,7 @@ class SummaryRound(AnalystBase):
                 return None
             return float(min(vals)) if key == "tier2" else float(sum(vals))
 
-        def lead(key: str, label_zh: str, label_en: str, higher: bool = True) -> None:
+        def lead(key: str, higher: bool = True) -> None:
             vals = [(v, n) for n, (_label, slots) in enumerate(sides) if (v := side_value(key, slots)) is not None]
             if len(vals) < 2:
                 return
@@ -239,19 +238,15 @@ class SummaryRound(AnalystBase):
             lines.append(
                 self.say(
                     texts.LEADS_VS,
-                    label_zh=label_zh,
                     sides_s1_0=sides[s1][0],
                     fmt_v_v1=fmt_v(v1),
                     fmt_v_v2=fmt_v(v2),
-                    label_en=label_en,
+                    label=self.say(texts.LEAD_LABELS[key]),
                 )
             )
 
-        lead("refineries", "经济（精炼厂数）", "Economy (refineries)")
-        lead("army", "部队规模（作战单位下单数）", "Army size (combat units queued)")
-        lead("tier2", "科技速度（进入 2 级的时间）", "Tech speed (time to tier 2)", higher=False)
-        lead("apm", "操作量（APM 合计）", "Activity (APM, summed)")
-        lead("attacks", "主动性（攻击类指令）", "Aggression (attack orders)")
+        for key in texts.LEAD_LABELS:
+            lead(key, higher=key != "tier2")
         if score:
             best = max(range(len(sides)), key=lambda n: (score[n], -n))
             lines.append(self.say(texts.OVERALL_LEADS_IN_OF_THESE, sides_best_0=sides[best][0], score_best=score[best]))

@@ -59,7 +59,7 @@ class WindowEvidence(AnalystBase):
         details = {
             "group": self.say(texts.CONTROL_GROUP_MEMBER),
             "build": self.say(texts.CONSTRUCTOR),
-            "produce": "factory",
+            "produce": self.say(texts.FACTORY),
             "repair": self.say(texts.REPAIR),
             "sell": self.say(texts.SOLD),
             "harvest": self.say(texts.HARVESTER_ORDER),

@@ -42,8 +42,8 @@ class ClaimList:
         key: the JSON key of the claims block (``unitClaims``).
         attr: the attribute of :class:`app.claims.parse.ParsedClaims` (``unit_claims``).
         letter: the claims table's id prefix (``U1``).
-        one: how a message names one claim of the list (``unit claim`` 2), a catalogue message.
-        word: the list's short word (``unit``), a catalogue message.
+        one: how a message names one claim of the list, a catalogue message (``unit claim`` → ``unit claim 2``).
+        word: the list's short word, a catalogue message (``unit``).
     """
 
     kind: str

@@ -20,10 +20,14 @@ from typing import Any
 
 from app import deadline
 from app.claims.issues import Severity, ValidationIssue
+from app.i18n import Lang
 from app.jsonlimits import nesting_depth
 from app.safetext import storable_json
 
-MARKERS = ("[机器可读声明]", "[claims]", "[Claims]", "[CLAIMS]")
+MARKER = {Lang.ZH: "[机器可读声明]", Lang.EN: "[claims]"}
+"""The marker a reply writes before its claims, per language. A token the parser looks for, not prose: it is not a
+catalogue message, because a translated marker (a new language, the pseudo-locale) would not be found."""
+MARKERS = (MARKER[Lang.ZH], MARKER[Lang.EN], "[Claims]", "[CLAIMS]")
 CONFIDENCES = ("confirmed", "highly likely", "likely", "uncertain")
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 

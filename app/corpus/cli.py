@@ -17,51 +17,55 @@ import json
 import sys
 from typing import Any
 
+from app.i18n import N_
+
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``knowledge`` with its sub-commands."""
-    p = sub.add_parser("knowledge", help="game knowledge per mod: coverage, checks, lookup, prompt text")
+    p = sub.add_parser("knowledge", help=N_("game knowledge per mod: coverage, checks, lookup, prompt text"))
     ksub = p.add_subparsers(dest="knowledge_command", metavar="ACTION")
 
-    c = ksub.add_parser("coverage", help="share of type hashes in replays that resolve to names, per mod")
-    c.add_argument("files", nargs="*", help="replay files (default: the RA3 corpus in ../shared/replays/ra3)")
-    c.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
+    c = ksub.add_parser("coverage", help=N_("share of type hashes in replays that resolve to names, per mod"))
+    c.add_argument("files", nargs="*", help=N_("replay files (default: the RA3 corpus in ../shared/replays/ra3)"))
+    c.add_argument("--json", action="store_true", help=N_("machine-readable output (stable keys)"))
     c.set_defaults(func=_coverage)
 
     k = ksub.add_parser(
         "check",
-        help="load a mod's knowledge (and a user override) and print the load report; "
-        "with --corpus, the entries the replays contradict",
+        help=N_(
+            "load a mod's knowledge (and a user override) and print the load report; "
+            "with --corpus, the entries the replays contradict"
+        ),
     )
-    k.add_argument("--mod", default="RA3", help="mod name as in the replay header (RA3, corona)")
+    k.add_argument("--mod", default="RA3", help=N_("mod name as in the replay header (RA3, corona)"))
     k.add_argument(
         "--corpus",
         default=None,
         metavar="DIR",
-        help="check producedBy/usedBy entries against every RA3/Corona replay under DIR",
+        help=N_("check producedBy/usedBy entries against every RA3/Corona replay under DIR"),
     )
-    k.add_argument("--user", default=None, help="a user knowledge JSON applied over the built-in entries")
-    k.add_argument("--lang", default=None, help="zh or en (default: system language)")
-    k.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
+    k.add_argument("--user", default=None, help=N_("a user knowledge JSON applied over the built-in entries"))
+    k.add_argument("--lang", default=None, help=N_("zh or en (default: system language)"))
+    k.add_argument("--json", action="store_true", help=N_("machine-readable output (stable keys)"))
     k.set_defaults(func=_check)
 
-    s = ksub.add_parser("show", help="look up an object by internal name, alias, display name or hash")
-    s.add_argument("key", help="e.g. AlliedBarracks, Guardian, 守护者坦克, 0x509BD329")
-    s.add_argument("--mod", default="RA3", help="mod name as in the replay header (RA3, corona)")
-    s.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
+    s = ksub.add_parser("show", help=N_("look up an object by internal name, alias, display name or hash"))
+    s.add_argument("key", help=N_("e.g. AlliedBarracks, Guardian, a Chinese display name, 0x509BD329"))
+    s.add_argument("--mod", default="RA3", help=N_("mod name as in the replay header (RA3, corona)"))
+    s.add_argument("--json", action="store_true", help=N_("machine-readable output (stable keys)"))
     s.set_defaults(func=_show)
 
-    r = ksub.add_parser("render", help="print the knowledge prompt for some factions or for a replay")
-    r.add_argument("--mod", default="RA3", help="mod name as in the replay header (RA3, corona)")
-    r.add_argument("--factions", default="", help="comma-separated factions (Allies,Soviets,Empire,Celestial)")
-    r.add_argument("--replay", default=None, help="take mod and factions from this replay instead")
-    r.add_argument("--user", default=None, help="a user knowledge JSON applied over the built-in entries")
-    r.add_argument("--lang", default=None, help="zh or en (default: system language)")
+    r = ksub.add_parser("render", help=N_("print the knowledge prompt for some factions or for a replay"))
+    r.add_argument("--mod", default="RA3", help=N_("mod name as in the replay header (RA3, corona)"))
+    r.add_argument("--factions", default="", help=N_("comma-separated factions (Allies,Soviets,Empire,Celestial)"))
+    r.add_argument("--replay", default=None, help=N_("take mod and factions from this replay instead"))
+    r.add_argument("--user", default=None, help=N_("a user knowledge JSON applied over the built-in entries"))
+    r.add_argument("--lang", default=None, help=N_("zh or en (default: system language)"))
     r.set_defaults(func=_render)
 
-    f = ksub.add_parser("confirm", help="compare the entries' 'confirmed' flags with the hashes seen in replays")
-    f.add_argument("files", nargs="*", help="replay files (default: the RA3 corpus in ../shared/replays/ra3)")
-    f.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
+    f = ksub.add_parser("confirm", help=N_("compare the entries' 'confirmed' flags with the hashes seen in replays"))
+    f.add_argument("files", nargs="*", help=N_("replay files (default: the RA3 corpus in ../shared/replays/ra3)"))
+    f.add_argument("--json", action="store_true", help=N_("machine-readable output (stable keys)"))
     f.set_defaults(func=_confirm)
 
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])

@@ -35,13 +35,19 @@ HEAT_CELLS = 32
 CATEGORIES: tuple[str, ...] = ("infantry", "vehicle", "aircraft", "naval", "other", "structure")
 """Production categories, in the order the chart stacks them (structures are placements, the rest units)."""
 CATEGORY_LABELS: dict[str, Msg] = {
-    "infantry": NC_("unit category", "infantry"),
-    "vehicle": NC_("unit category", "vehicles"),
-    "aircraft": NC_("unit category", "aircraft"),
-    "naval": NC_("unit category", "naval"),
-    "other": NC_("unit category", "other units"),
-    "structure": NC_("unit category", "structures"),
+    "infantry": NC_("production category", "infantry"),
+    "vehicle": NC_("production category", "vehicles"),
+    "aircraft": NC_("production category", "aircraft"),
+    "naval": NC_("production category", "naval"),
+    "other": NC_("production category", "other units"),
+    "structure": NC_("production category", "structures"),
 }
+MAP_NINTHS: tuple[tuple[Msg, Msg, Msg], ...] = (
+    (NC_("map ninth", "bottom left"), NC_("map ninth", "bottom centre"), NC_("map ninth", "bottom right")),
+    (NC_("map ninth", "middle left"), NC_("map ninth", "middle centre"), NC_("map ninth", "middle right")),
+    (NC_("map ninth", "top left"), NC_("map ninth", "top centre"), NC_("map ninth", "top right")),
+)
+"""The map's ninths by row (bottom to top) and column (left to right), as the heat map's sentence names them."""
 MAX_TEXT_ITEMS = 8
 """Structures per player in the build order's text alternative (the chart shows them all, and the units)."""
 
@@ -382,13 +388,13 @@ def heat_text(h: PlayerHeat, bounds: tuple[float, float, float, float] | None, l
         for c, n in enumerate(row):
             thirds[min(r * 3 // HEAT_CELLS, 2)][min(c * 3 // HEAT_CELLS, 2)] += n
     r, c, n = max(((r, c, thirds[r][c]) for r in range(3) for c in range(3)), key=lambda t: (t[2], -t[0], -t[1]))
-    zh = (("左下", "正下", "右下"), ("左侧", "中央", "右侧"), ("左上", "正上", "右上"))
-    rows_en, cols_en = ("bottom", "middle", "top"), ("left", "centre", "right")
-    share = round(100 * n / h.orders)
-    return pick(
+    return tr(
         lang,
-        f"{h.name}：{h.orders} 条带位置的指令，最多的在{zh[r][c]}九分之一（{share}%）",
-        f"{h.name}: {h.orders} orders with a position, most in the {rows_en[r]} {cols_en[c]} ninth ({share}%)",
+        "{name}: {orders} orders with a position, most in the {ninth} ninth ({share}%)",
+        name=h.name,
+        orders=h.orders,
+        ninth=MAP_NINTHS[r][c](lang),
+        share=round(100 * n / h.orders),
     )
 
 

@@ -10,18 +10,20 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from app.i18n import N_
+
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``facts``."""
-    p = sub.add_parser("facts", help="match summary, compact event log and object facts of a replay")
-    p.add_argument("file", help="a .RA3Replay / .KWReplay / .CNC3Replay file")
-    p.add_argument("--lang", default=None, help="zh or en (default: system language)")
-    p.add_argument("--log", action="store_true", help="print the compact event log instead of the summary")
-    p.add_argument("--level", type=int, default=2, choices=[0, 1, 2, 3], help="log compaction level (default 2)")
-    p.add_argument("--from", dest="start", default=None, help="log start time (m:ss or m:ss.cc)")
-    p.add_argument("--to", dest="end", default=None, help="log end time, exclusive (m:ss or m:ss.cc)")
-    p.add_argument("--object", dest="object_id", default=None, help="everything known about one object id")
-    p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
+    p = sub.add_parser("facts", help=N_("match summary, compact event log and object facts of a replay"))
+    p.add_argument("file", help=N_("a .RA3Replay / .KWReplay / .CNC3Replay file"))
+    p.add_argument("--lang", default=None, help=N_("zh or en (default: system language)"))
+    p.add_argument("--log", action="store_true", help=N_("print the compact event log instead of the summary"))
+    p.add_argument("--level", type=int, default=2, choices=[0, 1, 2, 3], help=N_("log compaction level (default 2)"))
+    p.add_argument("--from", dest="start", default=None, help=N_("log start time (m:ss or m:ss.cc)"))
+    p.add_argument("--to", dest="end", default=None, help=N_("log end time, exclusive (m:ss or m:ss.cc)"))
+    p.add_argument("--object", dest="object_id", default=None, help=N_("everything known about one object id"))
+    p.add_argument("--json", action="store_true", help=N_("machine-readable output (stable keys)"))
     p.set_defaults(func=_facts)
 
 

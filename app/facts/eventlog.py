@@ -38,7 +38,7 @@ from typing import NamedTuple
 from app.facts.index import KEY_CATEGORIES, POWER_LAYOUT_ROLES, ReplayFactIndex
 from app.facts.model import TICKS_PER_SECOND, FactEvent
 from app.facts.roles import RoleIds, player_left_id, role_of
-from app.i18n import Lang
+from app.i18n import NC_, Lang
 from app.replay.commands import (
     ADD_GROUP,
     ATTACK_MOVE,
@@ -69,10 +69,12 @@ _MOVE_ROLES = frozenset({MOVE, ATTACK_MOVE, FORCE_MOVE, FORMATION_MOVE, REVERSE_
 """RA3 ids of the moves a level merges into bursts; KW/TW moves reach them through their role (app.facts.roles)."""
 _SELECTION_KEY_ROLES = frozenset({SELECT, SELECT_NO_SOUND, REMOVE_FROM_SELECTION, SELECT_GROUP, ADD_GROUP})
 _SECONDS = re.compile(r"\d+(\.\d+)?")
-_CAMERA_LABEL = {Lang.ZH: "镜头", Lang.EN: "Camera"}
+_CAMERA_LABEL = NC_("event log", "Camera")
 _ROLE_WORDS = {
-    Lang.ZH: {"on": "目标", "by": "来源", "group": "来源(选中组)", "cancelled": "(已取消)"},
-    Lang.EN: {"on": "on", "by": "by", "group": "by group", "cancelled": "(cancelled)"},
+    "on": NC_("power role", "on"),
+    "by": NC_("power role", "by"),
+    "group": NC_("power role", "by group"),
+    "cancelled": NC_("event log", "(cancelled)"),
 }
 """Role words of power lines (``on #target by #source``; several sources: ``by group …``) and cancelled orders."""
 
@@ -266,7 +268,7 @@ class _Renderer:
         self._powers = POWER_LAYOUT_ROLES[self.game]
         self._batches = index.batch
         self._cancelled = index.is_cancelled
-        self._cancelled_word = _ROLE_WORDS[lang]["cancelled"]
+        self._cancelled_word = _ROLE_WORDS["cancelled"](lang)
 
     def player(self, slot: int) -> str:
         return self._names[slot] if 0 <= slot < len(self._names) else f"P{slot}"
@@ -358,7 +360,7 @@ def power_role_parts(ev: FactEvent, lang: Lang, ids: Callable[[tuple[int, ...]],
     The log and the summary print powers this way so that a model reads the record as the validator does.
     """
     show = ids or _ids
-    words = _ROLE_WORDS[lang]
+    words = {key: word(lang) for key, word in _ROLE_WORDS.items()}
     parts = []
     if ev.target_ids:
         parts.append(f"{words['on']} {show(ev.target_ids)}")
@@ -499,7 +501,7 @@ def build_compact_log(
 
 def _merge_cameras(index: ReplayFactIndex, lines: list[LogLine], r: _Renderer) -> list[LogLine]:
     cams: list[LogLine] = []
-    label = _CAMERA_LABEL[r.lang]
+    label = _CAMERA_LABEL(r.lang)
     for cam in index.replay.cameras():
         pos = f" ({round(cam.position[0])},{round(cam.position[1])})" if cam.position else ""
         text = f"{format_time(cam.time_code / TICKS_PER_SECOND)}  {r.player(cam.slot)}  {label}{pos}"

@@ -18,10 +18,10 @@ from app.facts.eventlog import counts_as_event, format_time, power_role_parts
 from app.facts.index import POWER_LAYOUT_ROLES, ReplayFactIndex, command_queue_id
 from app.facts.model import TICKS_PER_SECOND, BuildStep, FactEvent, OwnerChange, PackAction, ProductionKind, Strength
 from app.facts.roles import role_of
-from app.i18n import Lang
+from app.i18n import N_, NC_, Lang, Msg, tr
 from app.knowledge.faction_names import faction_display
 from app.knowledge.terms import GameTerms, game_terms
-from app.replay.commands import Category, command_info
+from app.replay.commands import CATEGORY_WORDS, Category, command_info
 from app.safetext import markdown_fence, name_label, one_line
 
 DEFAULT_SEGMENT_SECONDS = 240.0
@@ -45,117 +45,86 @@ _COUNT_CATEGORIES = (
     Category.PROTOCOL,
 )
 
-_T: dict[str, tuple[str, str]] = {
-    "title": ("# 对局摘要（确定性，由录像指令生成）", "# Match summary (deterministic, from the replay's commands)"),
-    "map": ("地图", "Map"),
-    "mod": ("模组", "Mod"),
-    "duration": ("时长", "Duration"),
-    "players": ("## 玩家", "## Players"),
-    "team": ("队伍", "team"),
-    "no_team": ("无", "none"),
-    "observers": ("观战", "Observers"),
-    "ai_note": (
-        "电脑玩家：它的行动不会作为指令记录在录像里，没有指令不代表没有行动",
-        "computer player: its actions are not recorded as orders, so no orders does not mean no activity",
+_T: dict[str, Msg] = {
+    "title": N_("# Match summary (deterministic, from the replay's commands)"),
+    "map": N_("Map"),
+    "mod": N_("Mod"),
+    "duration": N_("Duration"),
+    "players": N_("## Players"),
+    "team": N_("team"),
+    "no_team": N_("none"),
+    "observers": N_("Observers"),
+    "ai_note": N_("computer player: its actions are not recorded as orders, so no orders does not mean no activity"),
+    "build": N_(
+        "## Build order (structures placed and Empire cores, first {n}; repeats in a row as ×n, walls counted apart)"
     ),
-    "build": (
-        "## 建造顺序（摆放的建筑与帝国核心，前 {n} 步；连续重复合并为 ×n，围墙单独计数）",
-        "## Build order (structures placed and Empire cores, first {n}; repeats in a row as ×n, walls counted apart)",
+    "build_plain": N_("## Build order (structures placed, first {n}; repeats in a row as ×n, walls counted apart)"),
+    "walls": N_("walls"),
+    "deployers": N_("deployable units this player ordered"),
+    "cancelled": N_("cancelled, never produced"),
+    "deploys": N_("other deploys (not MCVs)"),
+    "deploy_kinds": N_("this faction's deploying units"),
+    "cores": N_("Empire cores"),
+    "vehicle": N_("became #{n}"),
+    "captured": N_("took over"),
+    "from": N_("was {p}'s"),
+    "first": N_("## First-production timeline (first order of each type)"),
+    "units": N_("units"),
+    "ordered": N_('units ordered (cancelled ones included; one shift-click "Queue unit ×5" orders five)'),
+    "units_n": N_("{n} units queued"),
+    "structures": N_("structures"),
+    "chains": N_("## MCV pack/unpack chains (MCV-class entities only)"),
+    "no_chains": N_("No MCV packs or unpacks."),
+    "produce": N_("MCV queued at"),
+    "pack": N_("pack"),
+    "unpack": N_("unpack"),
+    "captured_step": NC_("app.facts.summary", "captured"),
+    "new_yard": N_("new yard"),
+    "ownership": N_("## Builders, producers and ownership evidence"),
+    "builders": N_("builders"),
+    "factories": N_("factories"),
+    "strong": N_("objects with strong evidence"),
+    "weak": N_("objects with weak evidence only"),
+    "groups": N_("groups"),
+    "conflicts": N_("Objects with strong evidence from several players (undecidable)"),
+    "no_conflicts": N_("No conflicting strong evidence."),
+    "changes": N_(
+        "Objects that changed hands (engineer capture, hijack, re-crew after a pilot snipe; the window it happened in)"
     ),
-    "build_plain": (
-        "## 建造顺序（摆放的建筑，前 {n} 步；连续重复合并为 ×n，围墙单独计数）",
-        "## Build order (structures placed, first {n}; repeats in a row as ×n, walls counted apart)",
+    "entered": N_("enter order"),
+    "rules": N_(
+        "Note: strong = group member, builder/factory, upgrade, rally point, repair, sell, "
+        "harvester order, the single source of a power; weak = selection (may be a click on an "
+        "enemy unit), membership of a selected group that used an ability (not necessarily a "
+        'caster). Power lines read "on #target by #source"; a source with a very low id (such as '
+        "#1…#{n}) is the player's own object (a protocol power), not a unit."
     ),
-    "walls": ("围墙", "walls"),
-    "deployers": ("该玩家下单的可展开单位", "deployable units this player ordered"),
-    "cancelled": ("已取消，未生产", "cancelled, never produced"),
-    "deploys": ("其他展开（非基地车）", "other deploys (not MCVs)"),
-    "deploy_kinds": ("本阵营可展开的单位", "this faction's deploying units"),
-    "cores": ("帝国核心", "Empire cores"),
-    "vehicle": ("变为 #{n}", "became #{n}"),
-    "captured": ("夺得", "took over"),
-    "from": ("原属 {p}", "was {p}'s"),
-    "first": ("## 首次生产时间线（每种单位/建筑首次下单）", "## First-production timeline (first order of each type)"),
-    "units": ("单位", "units"),
-    "ordered": (
-        "下单单位数（含后来取消的；一次 Shift 点击“生产单位 ×5”下单五个）",
-        'units ordered (cancelled ones included; one shift-click "Queue unit ×5" orders five)',
+    "rules_plain": N_(
+        "Note: strong = group member, builder/factory, upgrade, rally point, repair, sell, "
+        "harvester order, the single source of a power; weak = selection (may be a click on an "
+        "enemy unit), membership of a selected group that used an ability (not necessarily a "
+        "caster)."
     ),
-    "units_n": ("下单 {n} 个单位", "{n} units queued"),
-    "structures": ("建筑", "structures"),
-    "chains": ("## 基地车打包/展开链（仅 MCV 类实体）", "## MCV pack/unpack chains (MCV-class entities only)"),
-    "no_chains": ("无基地车打包/展开。", "No MCV packs or unpacks."),
-    "produce": ("生产基地车于", "MCV queued at"),
-    "pack": ("打包", "pack"),
-    "unpack": ("展开", "unpack"),
-    "captured_step": ("夺得", "captured"),
-    "new_yard": ("新建造场", "new yard"),
-    "ownership": ("## 建造者、生产者与所有权证据", "## Builders, producers and ownership evidence"),
-    "builders": ("建造者", "builders"),
-    "factories": ("生产建筑", "factories"),
-    "strong": ("强证据对象", "objects with strong evidence"),
-    "weak": ("仅弱证据对象", "objects with weak evidence only"),
-    "groups": ("编队", "groups"),
-    "conflicts": (
-        "多名玩家均有强证据的对象（无法判定归属）",
-        "Objects with strong evidence from several players (undecidable)",
-    ),
-    "no_conflicts": ("无强证据冲突。", "No conflicting strong evidence."),
-    "changes": (
-        "易手的对象（工程师占领、劫持、狙杀驾驶员后重新进入；时间为易手发生的区间）",
-        "Objects that changed hands (engineer capture, hijack, re-crew after a pilot snipe; the window it happened in)",
-    ),
-    "entered": ("下令进入于", "enter order"),
-    "rules": (
-        "说明：强证据 = 编队成员、建造者/生产建筑、升级、集结点、维修、出售、{w_harvester}指令、技能的唯一来源；"
-        "弱证据 = 选择（可能点选了敌方单位）、多选单位共同发出的技能（选中组成员，不一定是施放者）。"
-        "技能行写作“目标 #目标 来源 #来源”；"
-        "来源是很小的编号（如 #1…#{n}）时，那是玩家自身的对象（协议技能），不是单位。",
-        "Note: strong = group member, builder/factory, upgrade, rally point, repair, sell, harvester order, the single "
-        "source of a power; weak = selection (may be a click on an enemy unit), membership of a selected group that "
-        'used an ability (not necessarily a caster). Power lines read "on #target by #source"; a source with a '
-        "very low id (such as #1…#{n}) is the player's own object (a protocol power), not a unit.",
-    ),
-    "rules_plain": (
-        "说明：强证据 = 编队成员、建造者/生产建筑、升级、集结点、维修、出售、{w_harvester}指令、技能的唯一来源；"
-        "弱证据 = 选择（可能点选了敌方单位）、多选单位共同发出的技能（选中组成员，不一定是施放者）。",
-        "Note: strong = group member, builder/factory, upgrade, rally point, repair, sell, harvester order, the single "
-        "source of a power; weak = selection (may be a click on an enemy unit), membership of a selected group that "
-        "used an ability (not necessarily a caster).",
-    ),
-    "support_powers": ("## 支援技能（次数，首次使用时间）", "## Support powers (times used, first use)"),
-    "protocols": ("## 协议选择", "## Protocol picks"),
-    "none": ("无", "none"),
-    "segments": (
-        "## 分段（时间范围、事件数、关键事件采样）",
-        "## Segments (time range, event counts, sampled key events)",
-    ),
-    "segment": ("段", "Segment"),
-    "events": ("事件", "events"),
-    "samples": ("采样", "samples"),
-    "more": ("另 {n} 项", "{n} more"),
+    "support_powers": N_("## Support powers (times used, first use)"),
+    "protocols": N_("## Protocol picks"),
+    "none": N_("none"),
+    "segments": N_("## Segments (time range, event counts, sampled key events)"),
+    "segment": N_("Segment"),
+    "events": N_("events"),
+    "samples": N_("samples"),
+    "more": N_("{n} more"),
 }
 
 
-_CATEGORY_ZH = {
-    Category.PLACE: "放置",
-    Category.PRODUCTION: "生产",
-    Category.SELL: "出售",
-    Category.REPAIR: "维修",
-    Category.POWER: "技能",
-    Category.UPGRADE: "升级",
-    Category.PROTOCOL: "协议",
-}
-_KIND_ZH = {"human": "人类", "ai": "电脑"}
+_KIND = {"human": NC_("player kind", "human"), "ai": NC_("player kind", "ai")}
 
 
 def _category(lang: Lang, c: Category) -> str:
-    return _CATEGORY_ZH[c] if lang is Lang.ZH else c.value
+    return CATEGORY_WORDS[c](lang)
 
 
 def _t(lang: Lang, key: str) -> str:
-    zh, en = _T[key]
-    return zh if lang is Lang.ZH else en
+    return _T[key](lang)
 
 
 def default_segments(duration_seconds: float, size: float = DEFAULT_SEGMENT_SECONDS) -> list[tuple[float, float]]:
@@ -227,7 +196,7 @@ def _header(ctx: _Ctx) -> str:
     table = []  # fenced: names are data, and no name can start a line or close the fence
     for p in ix.playing:
         team = str(p.team + 1) if p.team >= 0 else ctx.t("no_team")
-        kind = _KIND_ZH.get(p.kind, p.kind) if ctx.lang is Lang.ZH else p.kind
+        kind = _KIND[p.kind](ctx.lang) if p.kind in _KIND else p.kind
         faction = faction_display(p.faction, ctx.lang) if p.faction else "?"  # 中文: the knowledge's names
         if p.played_faction and p.played_faction != p.faction:
             faction += f" → {faction_display(p.played_faction, ctx.lang)}"
@@ -248,21 +217,12 @@ def _departures_and_knowledge(ctx: _Ctx) -> list[str]:
     from app.knowledge.names import knowledge_mod
 
     ix = ctx.index
-    zh = ctx.lang is Lang.ZH
     out = [
-        (
-            f"- 离开：{ix.player_name(d.player)} 于 {format_time(d.seconds)}"
-            if zh
-            else f"- Left: {ix.player_name(d.player)} at {format_time(d.seconds)}"
-        )
+        tr(ctx.lang, "- Left: {player} at {time}", player=ix.player_name(d.player), time=format_time(d.seconds))
         for d in ix.departures
     ]
     if not knowledge_mod(ix.replay.header.mod_name):
-        out.append(
-            "- 注意：没有此游戏/模组的知识库，类型只能显示为哈希。"
-            if zh
-            else "- Note: no game knowledge for this game/mod; types can only be shown as hashes."
-        )
+        out.append(tr(ctx.lang, "- Note: no game knowledge for this game/mod; types can only be shown as hashes."))
     return out
 
 

@@ -12,7 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-HELP = "keep every game: copy the game's last replay under a name that says what it is, before it is overwritten"
+from app.i18n import N_
+
+HELP = N_("keep every game: copy the game's last replay under a name that says what it is, before it is overwritten")
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
@@ -23,17 +25,26 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
         action="append",
         default=None,
         metavar="DIR",
-        help="a replay folder to watch (repeatable; default: the settings' replay folder and the games' folders found)",
+        help=N_(
+            "a replay folder to watch (repeatable; default: the settings' replay folder and the games' folders found)"
+        ),
     )
-    p.add_argument("--to", default=None, metavar="DIR", help="where copies go (default: the autosave_folder setting, "
-                   "else beside the last replay)")  # fmt: skip
-    p.add_argument("--pattern", default=None, help="file name pattern, e.g. '{date} {lineup} {map}' (default: the "
-                   "autosave_pattern setting)")  # fmt: skip
     p.add_argument(
-        "--once", action="store_true", help="look twice (--settle seconds apart), keep what is complete, exit"
+        "--to",
+        default=None,
+        metavar="DIR",
+        help=N_("where copies go (default: the autosave_folder setting, else beside the last replay)"),
     )
-    p.add_argument("--settle", type=float, default=2.0, metavar="S", help="seconds a file must stay unchanged (2)")
-    p.add_argument("--json", action="store_true", help="with --once: one JSON document (stable keys)")
+    p.add_argument(
+        "--pattern",
+        default=None,
+        help=N_("file name pattern, e.g. '{date} {lineup} {map}' (default: the autosave_pattern setting)"),
+    )
+    p.add_argument(
+        "--once", action="store_true", help=N_("look twice (--settle seconds apart), keep what is complete, exit")
+    )
+    p.add_argument("--settle", type=float, default=2.0, metavar="S", help=N_("seconds a file must stay unchanged (2)"))
+    p.add_argument("--json", action="store_true", help=N_("with --once: one JSON document (stable keys)"))
     p.set_defaults(func=_autosave)
 
 

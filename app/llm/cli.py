@@ -13,31 +13,38 @@ import json
 import sys
 from typing import Any
 
+from app.i18n import N_
+
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add the ``provider`` command."""
-    parser = sub.add_parser("provider", help="model providers: test an endpoint, list profiles, store a key")
+    parser = sub.add_parser("provider", help=N_("model providers: test an endpoint, list profiles, store a key"))
     psub = parser.add_subparsers(dest="provider_command", metavar="ACTION", required=True)
 
-    test = psub.add_parser("test", help="send one short probe and report TTFT, tokens/s, usage")
-    test.add_argument("profile", nargs="?", help="model profile name from the settings")
-    test.add_argument("--base-url", help="endpoint base URL, e.g. https://api.deepseek.com/v1 (instead of a profile)")
-    test.add_argument("--model", help="model id (with --base-url)")
-    test.add_argument("--max-tokens", type=int, default=256, help="output limit of the probe (default 256)")
+    test = psub.add_parser("test", help=N_("send one short probe and report TTFT, tokens/s, usage"))
+    test.add_argument("profile", nargs="?", help=N_("model profile name from the settings"))
     test.add_argument(
-        "--context-length", type=int, default=None, help="context length to compare the server's with (with --base-url)"
+        "--base-url", help=N_("endpoint base URL, e.g. https://api.deepseek.com/v1 (instead of a profile)")
     )
-    test.add_argument("--no-stream", action="store_true", help="request a non-streamed reply")
-    test.add_argument("--lang", help="probe language: zh or en (default: system)")
-    test.add_argument("--json", action="store_true", help="machine-readable output")
+    test.add_argument("--model", help=N_("model id (with --base-url)"))
+    test.add_argument("--max-tokens", type=int, default=256, help=N_("output limit of the probe (default 256)"))
+    test.add_argument(
+        "--context-length",
+        type=int,
+        default=None,
+        help=N_("context length to compare the server's with (with --base-url)"),
+    )
+    test.add_argument("--no-stream", action="store_true", help=N_("request a non-streamed reply"))
+    test.add_argument("--lang", help=N_("probe language: zh or en (default: system)"))
+    test.add_argument("--json", action="store_true", help=N_("machine-readable output"))
     test.set_defaults(func=_cmd_test)
 
-    lst = psub.add_parser("list", help="list providers and model profiles")
-    lst.add_argument("--json", action="store_true", help="machine-readable output")
+    lst = psub.add_parser("list", help=N_("list providers and model profiles"))
+    lst.add_argument("--json", action="store_true", help=N_("machine-readable output"))
     lst.set_defaults(func=_cmd_list)
 
-    key = psub.add_parser("set-key", help="store a provider's API key in the system keyring (read from stdin)")
-    key.add_argument("provider", help="provider name")
+    key = psub.add_parser("set-key", help=N_("store a provider's API key in the system keyring (read from stdin)"))
+    key.add_argument("provider", help=N_("provider name"))
     key.set_defaults(func=_cmd_set_key)
 
 

@@ -10,95 +10,99 @@ import json
 import sys
 from typing import Any
 
+from app.i18n import N_
+
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``memory`` and its sub-commands to ``sub``."""
-    p = sub.add_parser("memory", help="semantic memory: facts distilled from analyses and feedback")
+    p = sub.add_parser("memory", help=N_("semantic memory: facts distilled from analyses and feedback"))
     msub = p.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
 
-    f = msub.add_parser("facts", help="list facts")
+    f = msub.add_parser("facts", help=N_("list facts"))
     f.add_argument("--type", choices=["preference", "project_fact", "domain", "lesson"])
     f.add_argument("--status", choices=["active", "hypothesis", "superseded", "conflict", "observation"])
     f.add_argument("--min-confidence", type=float)
-    f.add_argument("--subject", help="e.g. player:NAME, analyst:NAME, model:ID")
+    f.add_argument("--subject", help=N_("e.g. player:NAME, analyst:NAME, model:ID"))
     f.add_argument("--limit", type=int, default=200)
     f.add_argument("--json", action="store_true")
     f.set_defaults(func=_facts)
 
-    s = msub.add_parser("show", help="one fact with its sources (provenance) and supersede chain")
+    s = msub.add_parser("show", help=N_("one fact with its sources (provenance) and supersede chain"))
     s.add_argument("id", type=int)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_show)
 
-    q = msub.add_parser("queue", help="the review queue")
-    q.add_argument("--all", action="store_true", help="include resolved items")
+    q = msub.add_parser("queue", help=N_("the review queue"))
+    q.add_argument("--all", action="store_true", help=N_("include resolved items"))
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=_queue)
 
-    b = msub.add_parser("flip-back", help="undo the supersede that made fact ID current")
+    b = msub.add_parser("flip-back", help=N_("undo the supersede that made fact ID current"))
     b.add_argument("id", type=int)
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=_flip_back)
 
-    d = msub.add_parser("distil", help="record replays as episodes and/or run the batch track")
-    d.add_argument("replays", nargs="*", help="replay files to record as analysis episodes")
-    d.add_argument("--no-batch", action="store_true", help="only the immediate track")
+    d = msub.add_parser("distil", help=N_("record replays as episodes and/or run the batch track"))
+    d.add_argument("replays", nargs="*", help=N_("replay files to record as analysis episodes"))
+    d.add_argument("--no-batch", action="store_true", help=N_("only the immediate track"))
     d.add_argument("--json", action="store_true")
     d.set_defaults(func=_distil)
 
-    c = msub.add_parser("scorecard", help="the monthly distillation scorecard")
-    c.add_argument("--month", help="YYYY-MM (default: this month)")
+    c = msub.add_parser("scorecard", help=N_("the monthly distillation scorecard"))
+    c.add_argument("--month", help=N_("YYYY-MM (default: this month)"))
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_scorecard)
 
-    st = msub.add_parser("status", help="when the batch track last ran and is next due, and what waits")
+    st = msub.add_parser("status", help=N_("when the batch track last ran and is next due, and what waits"))
     st.add_argument("--json", action="store_true")
     st.set_defaults(func=_status)
 
-    rv = msub.add_parser("review", help="the review queue: list, show, approve, reject, split (as in the GUI)")
+    rv = msub.add_parser("review", help=N_("the review queue: list, show, approve, reject, split (as in the GUI)"))
     rsub = rv.add_subparsers(dest="review_command", metavar="ACTION", required=True)
-    rl = rsub.add_parser("list", help="open items (--all: decided ones too)")
+    rl = rsub.add_parser("list", help=N_("open items (--all: decided ones too)"))
     rl.add_argument("--all", action="store_true")
     rl.add_argument("--json", action="store_true")
     rl.set_defaults(func=_review_list)
     for name, text in (
-        ("show", "one item: both sides with their evidence, and its rulings"),
-        ("approve", "the proposed fact wins (reversibly: `review undo ID` undoes it)"),
-        ("reject", "the proposed fact is kept as an observation only; the current one stays"),
-        ("split", "both hold, each in its own scope: --scope ATTR=VALUE --other-scope ATTR=VALUE"),
-        ("undo", "undo the ruling on item ID: both facts as before, the item (and what closed with it) open again"),
+        ("show", N_("one item: both sides with their evidence, and its rulings")),
+        ("approve", N_("the proposed fact wins (reversibly: `review undo ID` undoes it)")),
+        ("reject", N_("the proposed fact is kept as an observation only; the current one stays")),
+        ("split", N_("both hold, each in its own scope: --scope ATTR=VALUE --other-scope ATTR=VALUE")),
+        ("undo", N_("undo the ruling on item ID: both facts as before, the item (and what closed with it) open again")),
     ):
         r = rsub.add_parser(name, help=text)
-        r.add_argument("id", type=int, help="review item number")
+        r.add_argument("id", type=int, help=N_("review item number"))
         r.add_argument("--json", action="store_true")
         if name != "show":
-            r.add_argument("--reviewer", help="who decides (default: reviewer_name in the settings)")
+            r.add_argument("--reviewer", help=N_("who decides (default: reviewer_name in the settings)"))
             r.add_argument("--note", default="")
         if name == "split":
-            r.add_argument("--scope", required=True, metavar="ATTR=VALUE", help="where the proposed fact holds")
-            r.add_argument("--other-scope", required=True, metavar="ATTR=VALUE", help="where the other one holds")
+            r.add_argument("--scope", required=True, metavar="ATTR=VALUE", help=N_("where the proposed fact holds"))
+            r.add_argument("--other-scope", required=True, metavar="ATTR=VALUE", help=N_("where the other one holds"))
         r.set_defaults(func=_review_action, review_action=name)
 
-    au = msub.add_parser("audit", help="intake-quality audit: draw a sample, record verdicts")
+    au = msub.add_parser("audit", help=N_("intake-quality audit: draw a sample, record verdicts"))
     asub = au.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
-    sa = asub.add_parser("sample", help="a deterministic sample of a month's new facts")
-    sa.add_argument("n", type=int, help="sample size")
-    sa.add_argument("--month", help="YYYY-MM (default: this month)")
+    sa = asub.add_parser("sample", help=N_("a deterministic sample of a month's new facts"))
+    sa.add_argument("n", type=int, help=N_("sample size"))
+    sa.add_argument("--month", help=N_("YYYY-MM (default: this month)"))
     sa.add_argument("--json", action="store_true")
     sa.set_defaults(func=_audit_sample)
-    ve = asub.add_parser("verdict", help="record whether a sampled fact is correct")
-    ve.add_argument("id", type=int, help="fact number")
+    ve = asub.add_parser("verdict", help=N_("record whether a sampled fact is correct"))
+    ve.add_argument("id", type=int, help=N_("fact number"))
     verdict = ve.add_mutually_exclusive_group(required=True)
     verdict.add_argument("--correct", action="store_true")
     verdict.add_argument("--wrong", action="store_true")
-    ve.add_argument("--reviewer", help="who audits (default: reviewer_name in the settings)")
+    ve.add_argument("--reviewer", help=N_("who audits (default: reviewer_name in the settings)"))
     ve.add_argument("--note", default="")
     ve.set_defaults(func=_audit_verdict)
 
-    rc = msub.add_parser("recall", help="list (and with --retract take out of use) what a pipeline version produced")
-    rc.add_argument("--pipeline", required=True, metavar="VERSION", help="e.g. distil-v1")
-    rc.add_argument("--retract", action="store_true", help="move its live facts to observations (not injected)")
-    rc.add_argument("--reviewer", help="who retracts (default: reviewer_name in the settings)")
+    rc = msub.add_parser(
+        "recall", help=N_("list (and with --retract take out of use) what a pipeline version produced")
+    )
+    rc.add_argument("--pipeline", required=True, metavar="VERSION", help=N_("e.g. distil-v1"))
+    rc.add_argument("--retract", action="store_true", help=N_("move its live facts to observations (not injected)"))
+    rc.add_argument("--reviewer", help=N_("who retracts (default: reviewer_name in the settings)"))
     rc.add_argument("--json", action="store_true")
     rc.set_defaults(func=_recall)
 

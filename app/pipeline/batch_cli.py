@@ -6,19 +6,25 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from app.i18n import N_
+
 if TYPE_CHECKING:
     from app.pipeline.batch import ReplayResult
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``batch``."""
-    p = sub.add_parser("batch", help="analyse every replay of folders or files in parallel (resumable)")
-    p.add_argument("paths", nargs="+", metavar="FOLDER|FILE", help="replay files, or folders searched recursively")
-    p.add_argument("--model", help="model profile name from the settings (default: offline)")
-    p.add_argument("--jobs", type=int, default=1, help="replays analysed at once, one worker process each (default 1)")
-    p.add_argument("--force", action="store_true", help="analyse again replays already analysed with these settings")
-    p.add_argument("--out", metavar="DIR", help="write a Markdown report per replay under DIR")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p = sub.add_parser("batch", help=N_("analyse every replay of folders or files in parallel (resumable)"))
+    p.add_argument("paths", nargs="+", metavar="FOLDER|FILE", help=N_("replay files, or folders searched recursively"))
+    p.add_argument("--model", help=N_("model profile name from the settings (default: offline)"))
+    p.add_argument(
+        "--jobs", type=int, default=1, help=N_("replays analysed at once, one worker process each (default 1)")
+    )
+    p.add_argument(
+        "--force", action="store_true", help=N_("analyse again replays already analysed with these settings")
+    )
+    p.add_argument("--out", metavar="DIR", help=N_("write a Markdown report per replay under DIR"))
+    p.add_argument("--json", action="store_true", help=N_("print the summary as JSON"))
     from app.stream_limits import add_limit_flags
 
     add_limit_flags(p)

@@ -7,6 +7,8 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from app.i18n import N_, tr
+
 if TYPE_CHECKING:
     from app.llm.base import ChatProvider
     from app.pipeline.service import ModelChoice
@@ -16,34 +18,40 @@ if TYPE_CHECKING:
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``analyze``."""
-    p = sub.add_parser("analyze", help="analyse a replay (offline rule-based analyst unless a model is given)")
-    p.add_argument("file", help="replay file")
-    p.add_argument("--model", help="model profile name from the settings (default: offline)")
-    p.add_argument("--base-url", help="OpenAI-compatible endpoint (instead of a profile); key from REPLAYSAGE_API_KEY")
-    p.add_argument("--model-id", help="model id at --base-url")
+    p = sub.add_parser("analyze", help=N_("analyse a replay (offline rule-based analyst unless a model is given)"))
+    p.add_argument("file", help=N_("replay file"))
+    p.add_argument("--model", help=N_("model profile name from the settings (default: offline)"))
     p.add_argument(
-        "--context-length", default="128000", help="context length of --model-id (default 128000; 128K, 1M accepted)"
+        "--base-url", help=N_("OpenAI-compatible endpoint (instead of a profile); key from REPLAYSAGE_API_KEY")
+    )
+    p.add_argument("--model-id", help=N_("model id at --base-url"))
+    p.add_argument(
+        "--context-length",
+        default="128000",
+        help=N_("context length of --model-id (default 128000; 128K, 1M accepted)"),
     )
     p.add_argument(
-        "--max-tokens", default=None, help="output limit of --model-id (default 8192; context / 8 below 64K)"
+        "--max-tokens", default=None, help=N_("output limit of --model-id (default 8192; context / 8 below 64K)")
     )
-    p.add_argument("--lang", help="analysis language: zh or en (default: settings, then the system locale)")
+    p.add_argument("--lang", help=N_("analysis language: zh or en (default: settings, then the system locale)"))
     p.add_argument(
         "--resume",
         action="store_true",
-        help="continue the last unfinished analysis of this file/model; when it is complete, run nothing "
-        "(with --out, write its report)",
+        help=N_(
+            "continue the last unfinished analysis of this file/model; when it is complete, run nothing "
+            "(with --out, write its report)"
+        ),
     )
-    p.add_argument("--out", help="write a report: .md, .html or .json")
-    p.add_argument("--quiet", action="store_true", help="no live progress")
+    p.add_argument("--out", help=N_("write a report: .md, .html or .json"))
+    p.add_argument("--quiet", action="store_true", help=N_("no live progress"))
     from app.stream_limits import add_limit_flags
 
     add_limit_flags(p)
     p.set_defaults(func=_cmd_analyze)
-    r = sub.add_parser("report", help="write the report of a stored analysis (.md, .html or .json); runs nothing")
-    r.add_argument("analysis_id", type=int, metavar="ANALYSIS_ID", help="the analysis number (analyze prints it)")
-    r.add_argument("--out", help="the report file: .md, .html or .json (default: Markdown on stdout)")
-    r.add_argument("--lang", help="language of the report's headings: zh or en (default: the analysis' language)")
+    r = sub.add_parser("report", help=N_("write the report of a stored analysis (.md, .html or .json); runs nothing"))
+    r.add_argument("analysis_id", type=int, metavar="ANALYSIS_ID", help=N_("the analysis number (analyze prints it)"))
+    r.add_argument("--out", help=N_("the report file: .md, .html or .json (default: Markdown on stdout)"))
+    r.add_argument("--lang", help=N_("language of the report's headings: zh or en (default: the analysis' language)"))
     r.set_defaults(func=_cmd_report)
 
 
@@ -164,7 +172,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         rec = AnalysisRepository(db).load(analysis_id)
         if args.out:
             write_report(rec, Path(args.out), lang)
-            print(f"report written to {args.out}", file=sys.stderr)
+            print(tr(lang, "report written to {out}", out=args.out), file=sys.stderr)
         data = report_dict(rec)
     finally:
         db.close()
@@ -172,9 +180,16 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     not_done = [s for s in data["stages"] if s["status"] != FINISHED]
     how = ", ".join(f"{s['key']} {s['outcome'] or s['status']}" for s in not_done)
     print(
-        f"analysis #{analysis_id}: {len(data['stages']) - len(not_done)}/{len(data['stages'])} stages done"
-        f"{f' ({how})' if how else ''}, {sum(len(s['issues']) for s in data['stages'])} issue(s), "
-        f"{len(fatal)} fatal"
+        tr(
+            lang,
+            "analysis #{analysis_id}: {done}/{total} stages done{how}, {issues} issue(s), {fatal} fatal",
+            analysis_id=analysis_id,
+            done=len(data["stages"]) - len(not_done),
+            total=len(data["stages"]),
+            how=f" ({how})" if how else "",
+            issues=sum(len(s["issues"]) for s in data["stages"]),
+            fatal=len(fatal),
+        )
     )
     return 0 if not not_done else 1
 
@@ -183,7 +198,6 @@ def _report_completed(db: Database, analysis_id: int, out: str | None, lang: Any
     """``analyze --resume`` found the analysis complete: say so, write its report when asked, run nothing."""
     from pathlib import Path
 
-    from app.i18n import tr
     from app.pipeline.export import export_report
 
     print(

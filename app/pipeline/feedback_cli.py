@@ -9,24 +9,26 @@ import argparse
 import json
 from typing import Any
 
+from app.i18n import N_
+
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``feedback``."""
-    p = sub.add_parser("feedback", help="give feedback on an analysis, a stage or a claim (memory, wisdom)")
-    p.add_argument("analysis_id", type=int, help="the analysis (its number, as `analyze` prints it)")
-    p.add_argument("--stage", type=int, help="stage number (1-based, as `analyze` prints it)")
-    p.add_argument("--claim", help="a claim of that stage: its object id (#762) or claim key")
+    p = sub.add_parser("feedback", help=N_("give feedback on an analysis, a stage or a claim (memory, wisdom)"))
+    p.add_argument("analysis_id", type=int, help=N_("the analysis (its number, as `analyze` prints it)"))
+    p.add_argument("--stage", type=int, help=N_("stage number (1-based, as `analyze` prints it)"))
+    p.add_argument("--claim", help=N_("a claim of that stage: its object id (#762) or claim key"))
     p.add_argument(
         "--text",
         default="",
-        help='what you say: a statement ("always opens with two barracks") or, with --disagree, what is wrong',
+        help=N_('what you say: a statement ("always opens with two barracks") or, with --disagree, what is wrong'),
     )
     verdict = p.add_mutually_exclusive_group()
-    verdict.add_argument("--agree", action="store_true", help="the stage/claim (or its flagged issue) is right")
-    verdict.add_argument("--disagree", action="store_true", help="the stage/claim (or its flagged issue) is wrong")
-    p.add_argument("--rating", type=int, choices=range(1, 6), metavar="1-5", help="overall rating")
-    p.add_argument("--analyst", help="who you are (default: analyst_name in the settings)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    verdict.add_argument("--agree", action="store_true", help=N_("the stage/claim (or its flagged issue) is right"))
+    verdict.add_argument("--disagree", action="store_true", help=N_("the stage/claim (or its flagged issue) is wrong"))
+    p.add_argument("--rating", type=int, choices=range(1, 6), metavar="1-5", help=N_("overall rating"))
+    p.add_argument("--analyst", help=N_("who you are (default: analyst_name in the settings)"))
+    p.add_argument("--json", action="store_true", help=N_("machine-readable output"))
     p.set_defaults(func=_feedback)
 
 

@@ -11,31 +11,35 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from app.i18n import N_
+
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``plan`` to the sub-commands."""
     p = sub.add_parser(
         "plan",
-        help="plan slices, focus windows and request budgets of a replay for a model",
-        description="Plan the analysis of a replay for a model: mechanical slices, focus windows and the token "
-        "breakdown of every planned request (K = 1000 tokens). The same flags give analyze the same plan.",
+        help=N_("plan slices, focus windows and request budgets of a replay for a model"),
+        description=N_(
+            "Plan the analysis of a replay for a model: mechanical slices, focus windows and the token "
+            "breakdown of every planned request (K = 1000 tokens). The same flags give analyze the same plan."
+        ),
     )
-    p.add_argument("file", help="replay file")
+    p.add_argument("file", help=N_("replay file"))
     model = p.add_mutually_exclusive_group(required=True)
     model.add_argument(
-        "--model", metavar="PROFILE", help="model profile name from the provider settings, or a JSON file"
+        "--model", metavar="PROFILE", help=N_("model profile name from the provider settings, or a JSON file")
     )
-    model.add_argument("--context-length", metavar="N", help="model context length (e.g. 128000, 256K, 1M)")
-    p.add_argument("--base-url", default="", help="with --context-length: the endpoint analyze --base-url uses")
-    p.add_argument("--model-id", default="", help="with --context-length: the model id analyze --model-id uses")
-    p.add_argument("--budget", metavar="N", default="0", help="context budget (0 = tier default)")
+    model.add_argument("--context-length", metavar="N", help=N_("model context length (e.g. 128000, 256K, 1M)"))
+    p.add_argument("--base-url", default="", help=N_("with --context-length: the endpoint analyze --base-url uses"))
+    p.add_argument("--model-id", default="", help=N_("with --context-length: the model id analyze --model-id uses"))
+    p.add_argument("--budget", metavar="N", default="0", help=N_("context budget (0 = tier default)"))
     p.add_argument(
-        "--max-tokens", metavar="N", default=None, help="output token limit (default 8192; context / 8 below 64K)"
+        "--max-tokens", metavar="N", default=None, help=N_("output token limit (default 8192; context / 8 below 64K)")
     )
     p.add_argument(
-        "--lang", default=None, help="zh or en (default: the analysis language of the settings, as analyze uses)"
+        "--lang", default=None, help=N_("zh or en (default: the analysis language of the settings, as analyze uses)")
     )
-    p.add_argument("--json", action="store_true", help="print stable JSON")
+    p.add_argument("--json", action="store_true", help=N_("print stable JSON"))
     p.set_defaults(func=_plan)
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.claims.issues import Severity
-from app.claims.kinds import CLAIM_LISTS
+from app.claims.kinds import CLAIM_LIST, CLAIM_LISTS
 from app.claims.timeparse import format_time
 from app.errors import KnownError
-from app.i18n import Lang, pick, tr
+from app.i18n import NC_, Lang, Msg, pick, tr, trc
 from app.pipeline.records import AnalysisRecord, StageRecord
 from app.safetext import json_text, markdown_escape, markdown_fence, markdown_prose, markdown_source, terminal_text
 
@@ -237,6 +237,36 @@ def _short_title(stage: dict[str, Any], lang: Lang) -> str:
     return _title(stage, lang)
 
 
+STATUS_WORDS: dict[str, Msg] = {
+    "completed": NC_("run status", "completed"),
+    "running": NC_("run status", "running"),
+    "interrupted": NC_("run status", "interrupted"),
+    "cancelled": NC_("run status", "cancelled"),
+    "failed": NC_("run status", "failed"),
+    "partial": NC_("run status", "partial"),
+}
+"""A stored analysis's status as the report names it (the English word is the stored code)."""
+
+
+def status_words(status: str, lang: Lang) -> str:
+    """An analysis status in ``lang``; an unknown one as stored."""
+    return STATUS_WORDS[status](lang) if status in STATUS_WORDS else status
+
+
+def kind_word(kind: str, lang: Lang) -> str:
+    """A claim list's kind (``unit``) in ``lang``."""
+    claims = CLAIM_LIST.get(kind)
+    return claims.word(lang) if claims is not None else kind
+
+
+def verdict_words(verdict: str, lang: Lang) -> str:
+    """A stored verdict in ``lang``.
+
+    ``passed`` is a word; a flagged claim's ``Severity Code`` stays a code, as the issue lines show it.
+    """
+    return trc(lang, "claim verdict", "passed") if verdict == "passed" else verdict
+
+
 def claim_rows(data: dict[str, Any], lang: Lang) -> list[tuple[str, str, str, str]]:
     """(where, kind, claim, verdict) for every stored claim, in reading order."""
     from app.claims.verdicts import claim_summary
@@ -270,14 +300,21 @@ def report_markdown(data: dict[str, Any], lang: Lang, charts: ReplayCharts | Non
         f"# {tr(lang, 'ReplaySage analysis report')}: {markdown_escape(data['replay'])}",
         "",
         f"- {tr(lang, 'Model')}: {markdown_escape(data['model'])}",
-        f"- {tr(lang, 'Status')}: {data['status']}",
+        f"- {tr(lang, 'Status')}: {status_words(data['status'], lang)}",
     ]
     t = data["totals"]
     if t:
         out.append(
-            f"- {tr(lang, 'Token usage')}: prompt {t.get('prompt_tokens', 0):,}, "
-            f"cached {t.get('cached_prompt_tokens', 0):,}, completion {t.get('completion_tokens', 0):,}, "
-            f"reasoning {t.get('reasoning_tokens', 0):,}; {tr(lang, 'cost')} {t.get('cost', 0)}"
+            f"- {tr(lang, 'Token usage')}: "
+            + tr(
+                lang,
+                "prompt {prompt:,}, cached {cached:,}, completion {completion:,}, reasoning {reasoning:,}",
+                prompt=t.get("prompt_tokens", 0),
+                cached=t.get("cached_prompt_tokens", 0),
+                completion=t.get("completion_tokens", 0),
+                reasoning=t.get("reasoning_tokens", 0),
+            )
+            + f"; {tr(lang, 'cost')} {t.get('cost', 0)}"
         )
     types = {uid: markdown_escape(name) for uid, name in object_types(data, lang).items()}
     for st in ordered_stages(data):
@@ -324,7 +361,10 @@ def report_markdown(data: dict[str, Any], lang: Lang, charts: ReplayCharts | Non
             f"| {tr(lang, 'Seg.window')} | {tr(lang, 'Kind')} | {tr(lang, 'Claim')} | {tr(lang, 'Verdict')} |",
             "| --- | --- | --- | --- |",
         ]
-        out += [f"| {w} | {k} | {markdown_escape(c).replace('|', '/')} | {v} |" for w, k, c, v in rows]
+        out += [
+            f"| {w} | {kind_word(k, lang)} | {markdown_escape(c).replace('|', '/')} | {verdict_words(v, lang)} |"
+            for w, k, c, v in rows
+        ]
     return terminal_text("\n".join(out)) + "\n"
 
 
@@ -338,7 +378,7 @@ def report_html(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = 
         "<style>body{font-family:sans-serif;max-width:60em;margin:auto;padding:1em}pre{white-space:pre-wrap}"
         ".Contradiction,.Fatal{color:#b00}.Warning,.WeakEvidence{color:#a60}.Info{color:#666}</style></head><body>",
         f"<h1>{esc(tr(lang, 'ReplaySage analysis report'))}: {esc(data['replay'])}</h1>",
-        f"<p>{esc(tr(lang, 'Model'))}: {esc(data['model'])} · {esc(data['status'])}</p>",
+        f"<p>{esc(tr(lang, 'Model'))}: {esc(data['model'])} · {esc(status_words(data['status'], lang))}</p>",
     ]
     types = object_types(data, lang)
     for st in ordered_stages(data):
@@ -374,7 +414,9 @@ def report_html(data: dict[str, Any], lang: Lang, charts: ReplayCharts | None = 
     if rows:
         parts.append(f"<h2>{esc(tr(lang, 'Appendix: claims and verdicts'))}</h2><table>")
         parts += [
-            f"<tr><td>{esc(w)}</td><td>{esc(k)}</td><td>{esc(c)}</td><td>{esc(v)}</td></tr>" for w, k, c, v in rows
+            f"<tr><td>{esc(w)}</td><td>{esc(kind_word(k, lang))}</td><td>{esc(c)}</td>"
+            f"<td>{esc(verdict_words(v, lang))}</td></tr>"
+            for w, k, c, v in rows
         ]
         parts.append("</table>")
     parts.append("</body></html>")

@@ -17,6 +17,8 @@ import json
 import sys
 from typing import Any
 
+from app.i18n import N_, NC_
+
 ACTIONS = {"merge": 3, "unmerge": 2, "names": 1}
 """Action word → how many words its form has; any other form is a player name."""
 
@@ -25,17 +27,19 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``player`` to ``sub``."""
     p = sub.add_parser(
         "player",
-        help="a player's profile across the library (games, openings, timings, memory facts); merge names",
-        description=__doc__.split("\n\n")[1] if __doc__ else None,
+        help=N_("a player's profile across the library (games, openings, timings, memory facts); merge names"),
+        description=N_("The words decide the form; --name profiles a player whose name is one of the action words."),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("words", nargs="*", metavar="NAME | merge PLAYER ALIAS | unmerge ALIAS | names")
-    p.add_argument("--name", help="profile this player (for a name that is also an action word)")
-    p.add_argument("--json", action="store_true", help="print the profile (or the merges) as JSON")
-    p.add_argument("--out", help="write the profile to FILE (.md, .html or .json)")
-    p.add_argument("--lang", choices=["zh", "en"], help="report language (default: the system's)")
-    p.add_argument("--reviewer", help="who merges (default: reviewer_name in the settings)")
-    p.add_argument("--all", action="store_true", help="with `names`: undone merges too")
+    p.add_argument(
+        "words", nargs="*", metavar=NC_("app.players.cli", "NAME | merge PLAYER ALIAS | unmerge ALIAS | names")
+    )
+    p.add_argument("--name", help=N_("profile this player (for a name that is also an action word)"))
+    p.add_argument("--json", action="store_true", help=N_("print the profile (or the merges) as JSON"))
+    p.add_argument("--out", help=N_("write the profile to FILE (.md, .html or .json)"))
+    p.add_argument("--lang", choices=["zh", "en"], help=N_("report language (default: the system's)"))
+    p.add_argument("--reviewer", help=N_("who merges (default: reviewer_name in the settings)"))
+    p.add_argument("--all", action="store_true", help=N_("with `names`: undone merges too"))
     p.set_defaults(func=_player)
 
 

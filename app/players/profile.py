@@ -22,24 +22,29 @@ from sqlalchemy import delete, insert, select
 
 from app.players.games import GAMES_VERSION, TIMINGS, PlayerGame, games_of_replay
 from app.players.names import PlayerNames
-from app.players.tables import PlayerGamesRow
+from app.players.tables import PlayerGamesRow, PlayerSideRow
 from app.store import Database
 
 log = logging.getLogger("replaysage.players")
 
 WRITE_BATCH = 200
 BENCHMARKS: tuple[str, ...] = (*TIMINGS, "apm")
+"""The benchmarks in the order the profile shows them."""
 
 
 @dataclass(frozen=True, slots=True)
-class LibraryGames:
-    """Every player-side of every readable replay the store knows, and how many replays could not be read.
+class LibrarySides:
+    """The player sides a profile needs, and the library they were read from.
 
-    The sides stay in their JSON form (:meth:`PlayerGame.to_json`): a profile turns only its own player's into
-    :class:`PlayerGame` values, and reads two or three keys of the others' (the benchmarks).
+    ``mine`` are the player's own sides (decoded into :class:`PlayerGame`, in the library's order: by path, then
+    place in the replay); ``rest`` are the other players' sides of the same mods as ``(apm, timings…)`` tuples in
+    :data:`BENCHMARKS` order (never decoded from JSON); ``replays`` counts the readable replays with at least one
+    side, ``unreadable`` the ones that could not be read.
     """
 
-    games: list[dict[str, Any]]
+    mine: list[PlayerGame]
+    rest: list[tuple[float | None, ...]]
+    replays: int
     unreadable: int
 
 
@@ -58,25 +63,37 @@ def library_paths(db: Database) -> dict[str, str]:
     return out
 
 
-def library_games(db: Database) -> LibraryGames:
-    """The cached reductions of every known replay; new or changed files are read now and cached."""
+def side_row(path: str, seq: int, game: dict[str, Any]) -> dict[str, Any]:
+    """The ``player_sides`` row of one side (``game``: :meth:`PlayerGame.to_json`)."""
+    timings = game["timings"]
+    return {
+        "path": path,
+        "seq": seq,
+        "name": game["name"],
+        "mod": game["mod"],
+        "apm": game["apm"],
+        **{t: timings.get(t) for t in TIMINGS},
+        "game": game,
+    }
+
+
+def refresh_library(db: Database) -> tuple[set[str], int]:
+    """Bring the cache up to date: the paths whose cached sides hold now, and how many replays could not be read.
+
+    Only sizes, times and versions are compared (no side is read); new or changed files are reduced now and
+    their sides replace the old ones.
+    """
     paths = library_paths(db)
     with db.read() as s:  # plain rows, not ORM objects: a large library has thousands
         cached = {
-            path: (size, mtime, version, games)
-            for path, size, mtime, version, games in s.execute(
-                select(
-                    PlayerGamesRow.path,
-                    PlayerGamesRow.size,
-                    PlayerGamesRow.mtime_ns,
-                    PlayerGamesRow.version,
-                    PlayerGamesRow.games,
-                )
+            path: (size, mtime, version)
+            for path, size, mtime, version in s.execute(
+                select(PlayerGamesRow.path, PlayerGamesRow.size, PlayerGamesRow.mtime_ns, PlayerGamesRow.version)
             )
             if path in paths
         }
-    games: list[dict[str, Any]] = []
-    fresh: list[dict[str, Any]] = []
+    valid: set[str] = set()
+    fresh: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
     unreadable = 0
     for path, sha in sorted(paths.items()):
         try:
@@ -84,9 +101,8 @@ def library_games(db: Database) -> LibraryGames:
         except OSError:
             unreadable += 1  # moved or deleted since it was analysed
             continue
-        hit = cached.get(path)
-        if hit is not None and hit[:3] == (st.st_size, st.st_mtime_ns, GAMES_VERSION):
-            games.extend(hit[3])
+        if cached.get(path) == (st.st_size, st.st_mtime_ns, GAMES_VERSION):
+            valid.add(path)
             continue
         try:
             found = games_of_replay(path, sha)
@@ -94,17 +110,50 @@ def library_games(db: Database) -> LibraryGames:
             log.warning("player profile: %s left out (%s)", path, exc)
             unreadable += 1
             continue
-        rows = [g.to_json() for g in found]
-        games.extend(rows)
-        fresh.append(
-            {"path": path, "size": st.st_size, "mtime_ns": st.st_mtime_ns, "version": GAMES_VERSION, "games": rows}
-        )
+        valid.add(path)
+        file_row = {"path": path, "size": st.st_size, "mtime_ns": st.st_mtime_ns, "version": GAMES_VERSION}
+        fresh.append((file_row, [side_row(path, seq, g.to_json()) for seq, g in enumerate(found)]))
     for start in range(0, len(fresh), WRITE_BATCH):
         chunk = fresh[start : start + WRITE_BATCH]
+        done = [f["path"] for f, _ in chunk]
+        sides = [side for _, rows in chunk for side in rows]
         with db.session() as s:
-            s.execute(delete(PlayerGamesRow).where(PlayerGamesRow.path.in_([r["path"] for r in chunk])))
-            s.execute(insert(PlayerGamesRow), chunk)
-    return LibraryGames(games, unreadable)
+            s.execute(delete(PlayerSideRow).where(PlayerSideRow.path.in_(done)))
+            s.execute(delete(PlayerGamesRow).where(PlayerGamesRow.path.in_(done)))
+            s.execute(insert(PlayerGamesRow), [f for f, _ in chunk])
+            if sides:
+                s.execute(insert(PlayerSideRow), sides)
+    return valid, unreadable
+
+
+def library_sides(db: Database, names: Iterable[str]) -> LibrarySides:
+    """The sides of the player whose names are ``names`` and the rest's benchmark values (see :class:`LibrarySides`).
+
+    The store filters by name (``player_sides.name`` is indexed): only the player's own sides are decoded.
+    """
+    wanted = sorted(set(names))
+    valid, unreadable = refresh_library(db)
+    side = PlayerSideRow
+    with db.read() as s:
+        own = sorted(
+            (str(path), int(seq), game)
+            for path, seq, game in s.execute(select(side.path, side.seq, side.game).where(side.name.in_(wanted)))
+            if path in valid
+        )
+        mine = [PlayerGame.from_json(game) for _, _, game in own]
+        mods = sorted({g.mod for g in mine})
+        rest: list[tuple[float | None, ...]] = []
+        if mods:
+            columns = [side.apm, *(getattr(side, t) for t in TIMINGS)]
+            rest = [
+                tuple(values)
+                for path, *values in s.execute(
+                    select(side.path, *columns).where(side.mod.in_(mods), side.name.not_in(wanted))
+                )
+                if path in valid
+            ]
+        with_sides = {str(path) for (path,) in s.execute(select(side.path).distinct())}
+    return LibrarySides(mine, rest, len(with_sides & valid), unreadable)
 
 
 def _median(values: Iterable[float | None]) -> float | None:
@@ -135,14 +184,16 @@ def _openings(games: list[PlayerGame], key: str) -> dict[str, Any]:
     }
 
 
-def _benchmarks(mine: list[PlayerGame], rest: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per benchmark: the player's median and count, the rest of the same mods' median and count."""
-    mods = {g.mod for g in mine}
-    others = [g for g in rest if g["mod"] in mods]
+def _benchmarks(mine: list[PlayerGame], rest: list[tuple[float | None, ...]]) -> dict[str, dict[str, Any]]:
+    """Per benchmark: the player's median and count, the rest of the same mods' median and count.
+
+    ``rest``: the other players' sides of the player's mods as ``(apm, *timings)`` (:func:`library_sides`).
+    """
     out: dict[str, dict[str, Any]] = {}
     for name in BENCHMARKS:
         own = [g.apm if name == "apm" else g.timings.get(name) for g in mine]
-        theirs: list[float | None] = [g["apm"] if name == "apm" else g["timings"].get(name) for g in others]
+        column = 0 if name == "apm" else 1 + TIMINGS.index(name)
+        theirs = [values[column] for values in rest]
         out[name] = {
             "player_median": _median(own),
             "player_games": sum(v is not None for v in own),
@@ -210,13 +261,10 @@ def build_profile(db: Database, name: str) -> dict[str, Any]:
     _clean(name, names_repo.lang)
     player = names_repo.player_of(name)
     names = names_repo.names_of(player)
-    lib = library_games(db)
-    wanted = set(names)
-    mine = sorted(
-        (PlayerGame.from_json(g) for g in lib.games if g["name"] in wanted), key=lambda g: (g.played_at, g.replay_path)
-    )
-    rest = [g for g in lib.games if g["name"] not in wanted]
-    replays = len({g["replay_path"] for g in lib.games})
+    lib = library_sides(db, names)
+    mine = sorted(lib.mine, key=lambda g: (g.played_at, g.replay_path))
+    rest = lib.rest
+    replays = lib.replays
     facts, reviews = _facts(db, names)
     if not mine and not facts and not reviews:
         raise PlayerNameError(

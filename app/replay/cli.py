@@ -10,22 +10,24 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from app.i18n import N_
+
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``inspect`` and ``repair``."""
-    p = sub.add_parser("inspect", help="show a replay's header, players, APM and command counts")
-    p.add_argument("file", help="a .RA3Replay / .KWReplay / .CNC3Replay file")
-    p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
-    p.add_argument("--commands", action="store_true", help="also print the command timeline")
-    p.add_argument("--all", action="store_true", help="with --commands: include automatic commands (heartbeats)")
-    p.add_argument("--lang", default=None, help="zh or en (default: system language)")
+    p = sub.add_parser("inspect", help=N_("show a replay's header, players, APM and command counts"))
+    p.add_argument("file", help=N_("a .RA3Replay / .KWReplay / .CNC3Replay file"))
+    p.add_argument("--json", action="store_true", help=N_("machine-readable output (stable keys)"))
+    p.add_argument("--commands", action="store_true", help=N_("also print the command timeline"))
+    p.add_argument("--all", action="store_true", help=N_("with --commands: include automatic commands (heartbeats)"))
+    p.add_argument("--lang", default=None, help=N_("zh or en (default: system language)"))
     p.set_defaults(func=_inspect)
 
-    r = sub.add_parser("repair", help="make a truncated replay playable again (written next to the original)")
-    r.add_argument("file", help="the truncated replay")
-    r.add_argument("-o", "--output", default=None, help="output file (default: <name>.repaired.<ext>)")
-    r.add_argument("--force", action="store_true", help="overwrite an existing output file (never the original)")
-    r.add_argument("--json", action="store_true", help="machine-readable output")
+    r = sub.add_parser("repair", help=N_("make a truncated replay playable again (written next to the original)"))
+    r.add_argument("file", help=N_("the truncated replay"))
+    r.add_argument("-o", "--output", default=None, help=N_("output file (default: <name>.repaired.<ext>)"))
+    r.add_argument("--force", action="store_true", help=N_("overwrite an existing output file (never the original)"))
+    r.add_argument("--json", action="store_true", help=N_("machine-readable output"))
     r.set_defaults(func=_repair)
 
 

@@ -18,6 +18,7 @@ import enum
 from dataclasses import dataclass
 from functools import cache
 
+from app.i18n import N_, NC_, Lang, Msg, with_params
 from app.replay.model import Game
 
 
@@ -46,15 +47,46 @@ class Category(enum.StrEnum):
     UNKNOWN = "unknown"
 
 
+CATEGORY_WORDS: dict[Category, Msg] = {
+    Category.SELECTION: NC_("command category", "selection"),
+    Category.GROUP: NC_("command category", "group"),
+    Category.ORDER_MOVE: NC_("command category", "move"),
+    Category.ORDER_ATTACK: NC_("command category", "attack"),
+    Category.ORDER_OTHER: NC_("command category", "other orders"),
+    Category.PRODUCTION: NC_("command category", "production"),
+    Category.BUILD: NC_("command category", "build"),
+    Category.PLACE: NC_("command category", "place"),
+    Category.SELL: NC_("command category", "sell"),
+    Category.REPAIR: NC_("command category", "repair"),
+    Category.UPGRADE: NC_("command category", "upgrade"),
+    Category.POWER: NC_("command category", "power"),
+    Category.PROTOCOL: NC_("command category", "protocol"),
+    Category.RALLY: NC_("command category", "rally"),
+    Category.GARRISON: NC_("command category", "garrison"),
+    Category.BEACON: NC_("command category", "beacon"),
+    Category.HARVEST: NC_("command category", "harvest"),
+    Category.AUTOMATIC: NC_("command category", "automatic"),
+    Category.OTHER: NC_("command category", "other"),
+    Category.UNKNOWN: NC_("command category", "unknown"),
+}
+"""Each category as people read it (a catalogue message; the category's value is the stable code)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CommandInfo:
     """Meaning of one command id in one game."""
 
     command_id: int
-    name_en: str
-    name_zh: str
+    text: Msg
+    """The name as a catalogue message (:func:`app.i18n.N_`, its English text; ``0x…`` for an unknown id)."""
     category: Category
     automatic: bool = False
+
+    @property
+    def name_en(self) -> str:
+        """The English name, as written in the table (stable: JSON keys and the command counts use it)."""
+        params = self.text.params
+        return self.text.msgid.format(**params) if params else self.text.msgid
 
     @property
     def known(self) -> bool:
@@ -62,8 +94,8 @@ class CommandInfo:
         return self.category is not Category.UNKNOWN
 
     def name(self, lang: str = "en") -> str:
-        """The name in ``lang`` (``zh`` or ``en``)."""
-        return self.name_zh if str(lang).startswith("zh") else self.name_en
+        """The name in ``lang`` (``zh`` or ``en``) through the catalogue."""
+        return self.text(Lang.parse(str(lang)))
 
 
 # The one place a command id is spelled (issue 32): RA3 numbering, which is also the fact index's role numbering
@@ -112,144 +144,144 @@ PLAYER_LEFT = 0x291
 order at 18734.] The TW id (0x287) follows the −10 rule and is not in the TW corpus file [inferred]."""
 
 C = Category
-_Row = tuple[int, str, str, Category, bool]
+_Row = tuple[int, Msg, Category, bool]
 
-# id, English, Chinese, category, automatic
+# id, name (a catalogue message: its English text), category, automatic
 RA3_COMMANDS: tuple[_Row, ...] = (
-    (0x001, "End of recording", "录像结束标记", C.AUTOMATIC, True),
-    (0x1F5, "Select units", "选择单位", C.SELECTION, False),
-    (0x1F6, "Select units (no sound)", "选择单位（无音效）", C.SELECTION, False),
-    (0x1F8, "Deselect", "取消选择", C.SELECTION, False),
-    (0x1F9, "Remove from selection", "从选择中移除", C.SELECTION, False),
-    (0x1FA, "Create group", "编队", C.GROUP, False),
-    (0x1FB, "Select group", "选择编队", C.GROUP, False),
-    (0x1FC, "Add group to selection", "追加编队到选择", C.GROUP, False),
-    (0x1FD, "Group command (unknown)", "编队相关（未知）", C.GROUP, False),
-    (0x1FE, "Special ability", "特殊技能", C.POWER, False),
-    (0x1FF, "Special power at location", "定点特殊技能", C.POWER, False),
-    (0x200, "Special power at location with facing", "带朝向的定点技能", C.POWER, False),
-    (0x201, "Special power on object", "对目标使用技能", C.POWER, False),
-    (0x202, "Set rally point", "设置集结点", C.RALLY, False),
-    (0x203, "Start upgrade", "开始升级", C.UPGRADE, False),
-    (0x204, "Cancel upgrade", "取消升级", C.UPGRADE, False),
-    (0x205, "Queue unit", "生产单位", C.PRODUCTION, False),
-    (0x206, "Hold/cancel unit", "暂停/取消生产", C.PRODUCTION, False),
-    (0x207, "Start structure", "开始建造建筑", C.BUILD, False),
-    (0x208, "Hold/cancel structure", "暂停/取消建筑", C.BUILD, False),
-    (0x209, "Place structure", "放置建筑", C.PLACE, False),
-    (0x20A, "Sell", "出售", C.SELL, False),
-    (0x20C, "Evacuate", "撤出驻军", C.GARRISON, False),
-    (0x20D, "Attack", "攻击", C.ORDER_ATTACK, False),
-    (0x20E, "Force-fire on object", "强制攻击目标", C.ORDER_ATTACK, False),
-    (0x20F, "Force-fire on ground", "强制攻击地面", C.ORDER_ATTACK, False),
-    (0x210, "Garrison / enter", "驻守/进入", C.GARRISON, False),
-    (0x212, "Harvester order", "矿车指令", C.HARVEST, False),
-    (0x214, "Move", "移动", C.ORDER_MOVE, False),
-    (0x215, "Attack-move", "攻击移动", C.ORDER_MOVE, False),
-    (0x216, "Force-move", "强制移动", C.ORDER_MOVE, False),
-    (0x21A, "Stop", "停止", C.ORDER_OTHER, False),
-    (0x21B, "Unknown order (no arguments)", "未知指令（无参数）", C.ORDER_OTHER, False),
-    (0x221, "Logic CRC heartbeat", "逻辑校验心跳", C.AUTOMATIC, True),
-    (0x228, "Start repair", "开始维修", C.REPAIR, False),
-    (0x229, "Stop repair", "停止维修", C.REPAIR, False),
-    (0x22A, "Q select", "Q 全选", C.SELECTION, False),
-    (0x22C, "Formation move", "阵型移动", C.ORDER_MOVE, False),
-    (0x22E, "Stance change", "切换姿态", C.ORDER_OTHER, False),
-    (0x22F, "Waypoint mode", "路径点模式", C.ORDER_OTHER, False),
-    (0x232, "Special power with two targets", "双目标技能", C.POWER, False),
-    (0x233, "Player UUID and address", "玩家标识与地址", C.AUTOMATIC, True),
-    (0x234, "Pre-game player GUID", "开局玩家标识", C.AUTOMATIC, True),
-    (0x235, "Pre-game player info", "开局玩家信息", C.AUTOMATIC, True),
-    (0x236, "Reverse move", "倒车移动", C.ORDER_MOVE, False),
-    (0x237, "Periodic timing message", "周期同步消息", C.AUTOMATIC, True),
-    (0x247, "Automatic status message", "自动状态消息", C.AUTOMATIC, True),
-    (0x248, "Harvest from node", "采集指定矿点", C.HARVEST, False),
-    (0x24B, "Place beacon", "放置信标", C.BEACON, False),
-    (0x24C, "Delete beacon", "删除信标", C.BEACON, False),
-    (0x24D, "Beacon text", "信标文字", C.BEACON, False),
-    (0x24E, "Select protocol", "选择协议", C.PROTOCOL, False),
-    (0x252, "Unknown (0x252)", "未知（0x252）", C.OTHER, False),
-    (0x25F, "Unknown fixed message (0x25F)", "未知定长消息（0x25F）", C.OTHER, False),
+    (0x001, N_("End of recording"), C.AUTOMATIC, True),
+    (0x1F5, N_("Select units"), C.SELECTION, False),
+    (0x1F6, N_("Select units (no sound)"), C.SELECTION, False),
+    (0x1F8, N_("Deselect"), C.SELECTION, False),
+    (0x1F9, N_("Remove from selection"), C.SELECTION, False),
+    (0x1FA, N_("Create group"), C.GROUP, False),
+    (0x1FB, N_("Select group"), C.GROUP, False),
+    (0x1FC, N_("Add group to selection"), C.GROUP, False),
+    (0x1FD, N_("Group command (unknown)"), C.GROUP, False),
+    (0x1FE, N_("Special ability"), C.POWER, False),
+    (0x1FF, N_("Special power at location"), C.POWER, False),
+    (0x200, N_("Special power at location with facing"), C.POWER, False),
+    (0x201, N_("Special power on object"), C.POWER, False),
+    (0x202, N_("Set rally point"), C.RALLY, False),
+    (0x203, N_("Start upgrade"), C.UPGRADE, False),
+    (0x204, N_("Cancel upgrade"), C.UPGRADE, False),
+    (0x205, N_("Queue unit"), C.PRODUCTION, False),
+    (0x206, N_("Hold/cancel unit"), C.PRODUCTION, False),
+    (0x207, N_("Start structure"), C.BUILD, False),
+    (0x208, N_("Hold/cancel structure"), C.BUILD, False),
+    (0x209, N_("Place structure"), C.PLACE, False),
+    (0x20A, N_("Sell"), C.SELL, False),
+    (0x20C, N_("Evacuate"), C.GARRISON, False),
+    (0x20D, N_("Attack"), C.ORDER_ATTACK, False),
+    (0x20E, N_("Force-fire on object"), C.ORDER_ATTACK, False),
+    (0x20F, N_("Force-fire on ground"), C.ORDER_ATTACK, False),
+    (0x210, N_("Garrison / enter"), C.GARRISON, False),
+    (0x212, N_("Harvester order"), C.HARVEST, False),
+    (0x214, N_("Move"), C.ORDER_MOVE, False),
+    (0x215, N_("Attack-move"), C.ORDER_MOVE, False),
+    (0x216, N_("Force-move"), C.ORDER_MOVE, False),
+    (0x21A, N_("Stop"), C.ORDER_OTHER, False),
+    (0x21B, N_("Unknown order (no arguments)"), C.ORDER_OTHER, False),
+    (0x221, N_("Logic CRC heartbeat"), C.AUTOMATIC, True),
+    (0x228, N_("Start repair"), C.REPAIR, False),
+    (0x229, N_("Stop repair"), C.REPAIR, False),
+    (0x22A, N_("Q select"), C.SELECTION, False),
+    (0x22C, N_("Formation move"), C.ORDER_MOVE, False),
+    (0x22E, N_("Stance change"), C.ORDER_OTHER, False),
+    (0x22F, N_("Waypoint mode"), C.ORDER_OTHER, False),
+    (0x232, N_("Special power with two targets"), C.POWER, False),
+    (0x233, N_("Player UUID and address"), C.AUTOMATIC, True),
+    (0x234, N_("Pre-game player GUID"), C.AUTOMATIC, True),
+    (0x235, N_("Pre-game player info"), C.AUTOMATIC, True),
+    (0x236, N_("Reverse move"), C.ORDER_MOVE, False),
+    (0x237, N_("Periodic timing message"), C.AUTOMATIC, True),
+    (0x247, N_("Automatic status message"), C.AUTOMATIC, True),
+    (0x248, N_("Harvest from node"), C.HARVEST, False),
+    (0x24B, N_("Place beacon"), C.BEACON, False),
+    (0x24C, N_("Delete beacon"), C.BEACON, False),
+    (0x24D, N_("Beacon text"), C.BEACON, False),
+    (0x24E, N_("Select protocol"), C.PROTOCOL, False),
+    (0x252, N_("Unknown (0x252)"), C.OTHER, False),
+    (0x25F, N_("Unknown fixed message (0x25F)"), C.OTHER, False),
 )
 
 _KW_TEAMS: tuple[_Row, ...] = tuple(
     row
     for n in range(10)
     for row in (
-        (0x1FA + n, f"Create group {n}", f"编队 {n}", C.GROUP, False),
-        (0x204 + n, f"Select group {n}", f"选择编队 {n}", C.GROUP, False),
-        (0x20E + n, f"Add group {n} to selection", f"追加编队 {n}", C.GROUP, False),
+        (0x1FA + n, with_params(N_("Create group {n}"), n=n), C.GROUP, False),
+        (0x204 + n, with_params(N_("Select group {n}"), n=n), C.GROUP, False),
+        (0x20E + n, with_params(N_("Add group {n} to selection"), n=n), C.GROUP, False),
     )
 )
 
 # KW (and TW below 0x218): Generals order for the selection/team block.
 _CNC3_LOW: tuple[_Row, ...] = (
-    (0x02D, "End of recording", "录像结束标记", C.AUTOMATIC, True),
-    (0x1F5, "Select units", "选择单位", C.SELECTION, False),
-    (0x1F6, "Select units (no sound)", "选择单位（无音效）", C.SELECTION, False),
-    (0x1F7, "Destroy selection", "清除选择组", C.SELECTION, False),
-    (0x1F8, "Deselect", "取消选择", C.SELECTION, False),
-    (0x1F9, "Remove from selection", "从选择中移除", C.SELECTION, False),
+    (0x02D, N_("End of recording"), C.AUTOMATIC, True),
+    (0x1F5, N_("Select units"), C.SELECTION, False),
+    (0x1F6, N_("Select units (no sound)"), C.SELECTION, False),
+    (0x1F7, N_("Destroy selection"), C.SELECTION, False),
+    (0x1F8, N_("Deselect"), C.SELECTION, False),
+    (0x1F9, N_("Remove from selection"), C.SELECTION, False),
     *_KW_TEAMS,
 )
 
 # KW ids from 0x226 on (TW: id − 10).
 _KW_HIGH: tuple[_Row, ...] = (
-    (0x226, "Special power", "特殊技能", C.POWER, False),
-    (0x227, "Special power at location", "定点特殊技能", C.POWER, False),
-    (0x228, "Special power on object", "对目标使用技能", C.POWER, False),
-    (0x229, "Set rally point", "设置集结点", C.RALLY, False),
-    (0x22B, "Start upgrade", "开始升级", C.UPGRADE, False),
-    (0x22C, "Cancel upgrade", "取消升级", C.UPGRADE, False),  # [inferred] `I I O` upgrade hash, Generals order
-    (0x22D, "Queue unit", "生产单位", C.PRODUCTION, False),
-    (0x22E, "Hold/cancel unit", "暂停/取消生产", C.PRODUCTION, False),
-    (0x22F, "Start structure", "开始建造建筑", C.BUILD, False),
-    (0x230, "Hold/cancel structure", "暂停/取消建筑", C.BUILD, False),
-    (0x231, "Place structure", "放置建筑", C.PLACE, False),
+    (0x226, N_("Special power"), C.POWER, False),
+    (0x227, N_("Special power at location"), C.POWER, False),
+    (0x228, N_("Special power on object"), C.POWER, False),
+    (0x229, N_("Set rally point"), C.RALLY, False),
+    (0x22B, N_("Start upgrade"), C.UPGRADE, False),
+    (0x22C, N_("Cancel upgrade"), C.UPGRADE, False),  # [inferred] `I I O` upgrade hash, Generals order
+    (0x22D, N_("Queue unit"), C.PRODUCTION, False),
+    (0x22E, N_("Hold/cancel unit"), C.PRODUCTION, False),
+    (0x22F, N_("Start structure"), C.BUILD, False),
+    (0x230, N_("Hold/cancel structure"), C.BUILD, False),
+    (0x231, N_("Place structure"), C.PLACE, False),
     # 0x234..0x23E follow the Generals order SELL, EXIT, EVACUATE, …, DO_ATTACK_OBJECT, DO_FORCE_ATTACK_OBJECT,
     # DO_FORCE_ATTACK_GROUND (notes §4.1), as RA3's 0x20A..0x20F do; checked on the corpus bytes in
     # tests/facts/test_kw_commands.py (docs/kw-tw-commands.md §2):
     # 0x234 `O` (KWRAS "sell"): 108/108 KW targets are named by no later command, all owner evidence is the seller's.
-    (0x234, "Sell", "出售", C.SELL, False),
+    (0x234, N_("Sell"), C.SELL, False),
     # 0x235 `O O` [inferred; KWRAS: no name]: passenger, then the building/transport it leaves, which is the
     # player's selection at the time; the passenger then acts alone (kw_test #738 leaves #810, then enters #232).
-    (0x235, "Exit (one unit leaves)", "单个单位撤出", C.GARRISON, False),
+    (0x235, N_("Exit (one unit leaves)"), C.GARRISON, False),
     # 0x236 `I O*` [inferred; KWRAS: no name]: RA3 0x20C's layout (k, k buildings); KW targets are map buildings.
-    (0x236, "Evacuate", "撤出驻军", C.GARRISON, False),
+    (0x236, N_("Evacuate"), C.GARRISON, False),
     # 0x23C `O P` (KWRAS: no name; 950 in KW): target, click point. Every target whose owner is known (838) is
     # another player's object, e.g. kw_test joohan on BoolBada's yard #241.
-    (0x23C, "Attack", "攻击", C.ORDER_ATTACK, False),
+    (0x23C, N_("Attack"), C.ORDER_ATTACK, False),
     # 0x23D `O P` (KWRAS "attack"; 30 in KW) [inferred]: the forced form of 0x23C by the Generals order; kw_test's
     # one record targets map object #233 (below the first player object, the yards #241/#242).
-    (0x23D, "Force-fire on object", "强制攻击目标", C.ORDER_ATTACK, False),
-    (0x23E, "Force-fire on ground", "强制攻击地面", C.ORDER_ATTACK, False),  # `P` (KWRAS "force fire")
-    (0x243, "Enter building", "进入建筑", C.GARRISON, False),
-    (0x244, "Return to refinery", "返回精炼厂", C.HARVEST, False),
-    (0x245, "Harvest from field", "采集指定泰伯利亚田", C.HARVEST, False),
-    (0x246, "Move", "移动", C.ORDER_MOVE, False),
-    (0x247, "Attack-move", "攻击移动", C.ORDER_MOVE, False),
-    (0x248, "Force-move", "强制移动", C.ORDER_MOVE, False),
-    (0x24C, "Stop", "停止", C.ORDER_OTHER, False),
-    (0x25B, "Place beacon", "放置信标", C.BEACON, False),  # [inferred] position arg; KWRAS beacon.KWReplay sample
-    (0x261, "Logic CRC heartbeat", "逻辑校验心跳", C.AUTOMATIC, True),
-    (0x272, "Start repair", "开始维修", C.REPAIR, False),
-    (0x273, "Stop repair", "停止维修", C.REPAIR, False),
-    (0x277, "Q select", "Q 全选", C.SELECTION, False),
-    (0x27A, "Formation move", "阵型移动", C.ORDER_MOVE, False),
-    (0x27E, "Stance change", "切换姿态", C.ORDER_OTHER, False),
-    (0x27F, "Waypoint mode", "路径点模式", C.ORDER_OTHER, False),
-    (0x289, "Power down/up", "建筑断电/通电", C.OTHER, False),
-    (0x28C, "Pre-game player GUID", "开局玩家标识", C.AUTOMATIC, True),
-    (0x28D, "Pre-game player info", "开局玩家信息", C.AUTOMATIC, True),
-    (0x28E, "Reverse move", "倒车移动", C.ORDER_MOVE, False),
-    (0x28F, "Periodic timing message", "周期同步消息", C.AUTOMATIC, True),
-    (0x291, "Player left", "玩家离开", C.OTHER, False),  # `I B`: the leaver's slot (app.facts.roles.PLAYER_LEFT)
+    (0x23D, N_("Force-fire on object"), C.ORDER_ATTACK, False),
+    (0x23E, N_("Force-fire on ground"), C.ORDER_ATTACK, False),  # `P` (KWRAS "force fire")
+    (0x243, N_("Enter building"), C.GARRISON, False),
+    (0x244, N_("Return to refinery"), C.HARVEST, False),
+    (0x245, N_("Harvest from field"), C.HARVEST, False),
+    (0x246, N_("Move"), C.ORDER_MOVE, False),
+    (0x247, N_("Attack-move"), C.ORDER_MOVE, False),
+    (0x248, N_("Force-move"), C.ORDER_MOVE, False),
+    (0x24C, N_("Stop"), C.ORDER_OTHER, False),
+    (0x25B, N_("Place beacon"), C.BEACON, False),  # [inferred] position arg; KWRAS beacon.KWReplay sample
+    (0x261, N_("Logic CRC heartbeat"), C.AUTOMATIC, True),
+    (0x272, N_("Start repair"), C.REPAIR, False),
+    (0x273, N_("Stop repair"), C.REPAIR, False),
+    (0x277, N_("Q select"), C.SELECTION, False),
+    (0x27A, N_("Formation move"), C.ORDER_MOVE, False),
+    (0x27E, N_("Stance change"), C.ORDER_OTHER, False),
+    (0x27F, N_("Waypoint mode"), C.ORDER_OTHER, False),
+    (0x289, N_("Power down/up"), C.OTHER, False),
+    (0x28C, N_("Pre-game player GUID"), C.AUTOMATIC, True),
+    (0x28D, N_("Pre-game player info"), C.AUTOMATIC, True),
+    (0x28E, N_("Reverse move"), C.ORDER_MOVE, False),
+    (0x28F, N_("Periodic timing message"), C.AUTOMATIC, True),
+    (0x291, N_("Player left"), C.OTHER, False),  # `I B`: the leaver's slot (app.facts.roles.PLAYER_LEFT)
     # 0x292 `O` (76 in KW; KWRAS: no name) stays unnamed: its target is mostly another player's object, nothing
     # in the corpus tells what the order does.
 )
 
 KW_COMMANDS: tuple[_Row, ...] = _CNC3_LOW + _KW_HIGH
-TW_COMMANDS: tuple[_Row, ...] = _CNC3_LOW + tuple((i - 10, en, zh, cat, auto) for i, en, zh, cat, auto in _KW_HIGH)
+TW_COMMANDS: tuple[_Row, ...] = _CNC3_LOW + tuple((i - 10, text, cat, auto) for i, text, cat, auto in _KW_HIGH)
 
 _TABLES: dict[Game, tuple[_Row, ...]] = {Game.RA3: RA3_COMMANDS, Game.KW: KW_COMMANDS, Game.TW: TW_COMMANDS}
 
@@ -257,13 +289,13 @@ _TABLES: dict[Game, tuple[_Row, ...]] = {Game.RA3: RA3_COMMANDS, Game.KW: KW_COM
 @cache
 def command_table(game: Game | str) -> dict[int, CommandInfo]:
     """All known ids of ``game`` (``Game`` or its value ``"ra3"``/``"kw"``/``"tw"``)."""
-    return {i: CommandInfo(i, en, zh, cat, auto) for i, en, zh, cat, auto in _TABLES[Game(game)]}
+    return {i: CommandInfo(i, text, cat, auto) for i, text, cat, auto in _TABLES[Game(game)]}
 
 
 @cache
 def _unknown(command_id: int) -> CommandInfo:
-    text = f"0x{command_id:03X}"
-    return CommandInfo(command_id, text, text, Category.UNKNOWN, False)
+    text = Msg(f"0x{command_id:03X}")  # no catalogue message: the id is shown as it is
+    return CommandInfo(command_id, text, Category.UNKNOWN, False)
 
 
 def command_info(game: Game | str, command_id: int) -> CommandInfo:

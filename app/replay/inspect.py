@@ -10,9 +10,9 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from app.i18n import Lang, pick, tr
+from app.i18n import NC_, Lang, tr, trc
 from app.mods import faction_names
-from app.replay.commands import command_info
+from app.replay.commands import CATEGORY_WORDS, Category, command_info
 from app.replay.model import ArgKind, Command, Replay, SlotKind, StringArg
 from app.replay.names import NameResolver, hash_arg
 from app.replay.reader import SEAT_NAMES_ZH
@@ -20,10 +20,25 @@ from app.replay.stats import PlayerStats, player_stats
 from app.safetext import one_line
 from app.timefmt import format_clock, format_time
 
-COLORS = {-1: "random", 0: "blue", 1: "yellow", 2: "green", 3: "orange", 4: "purple", 5: "red", 6: "cyan"}
-COLORS_ZH = {-1: "随机", 0: "蓝", 1: "黄", 2: "绿", 3: "橙", 4: "紫", 5: "红", 6: "青"}
+COLORS = {
+    -1: NC_("player colour", "random"),
+    0: NC_("player colour", "blue"),
+    1: NC_("player colour", "yellow"),
+    2: NC_("player colour", "green"),
+    3: NC_("player colour", "orange"),
+    4: NC_("player colour", "purple"),
+    5: NC_("player colour", "red"),
+    6: NC_("player colour", "cyan"),
+}
+"""RA3's player colours by index (KW/TW number theirs differently)."""
 clock = format_time  # ``m:ss.cc`` (minutes may exceed 59), under its historical name
-KIND_ZH = {"human": "玩家", "ai": "电脑", "observer": "观战", "commentator": "解说位"}
+KINDS = {
+    "human": NC_("slot kind", "human"),
+    "ai": NC_("slot kind", "ai"),
+    "observer": NC_("slot kind", "observer"),
+    "commentator": NC_("slot kind", "commentator"),
+}
+"""A slot's kind as the player table shows it."""
 
 
 def faction_zh(faction: str) -> str:
@@ -139,10 +154,6 @@ def timeline(replay: Replay, *, include_automatic: bool = False, lang: Lang = La
 
 def render_text(rep: dict[str, Any], lang: Lang) -> str:
     """Human-readable inspection (text from the file, such as names, is shown on one line each)."""
-
-    def L(zh: str, en: str) -> str:  # noqa: N802 - a short local keeps the layout readable
-        return pick(lang, zh, en)
-
     dur = rep["duration_seconds"]
     lines = [
         f"{tr(lang, 'File')}: {rep['file']}",
@@ -163,17 +174,18 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
     lines.append("")
     factions = [_faction_cell(p, lang) for p in rep["players"]]
     fw = max([12, *(_width(f) for f in factions)])  # the column fits every faction ("Marked of Kane (rnd)")
+    name, kind = trc(lang, "app.replay.inspect", "Name"), trc(lang, "app.replay.inspect", "Kind")
     head = (
-        f"{_rjust(tr(lang, 'Slot'), 4)}  {_ljust(L('名称', 'Name'), 20)} {_ljust(tr(lang, 'Faction'), fw)} "
-        f"{_rjust(tr(lang, 'Team'), 4)} {_ljust(tr(lang, 'Colour'), 7)} {_ljust(L('类型', 'Kind'), 11)} "
+        f"{_rjust(tr(lang, 'Slot'), 4)}  {_ljust(name, 20)} {_ljust(tr(lang, 'Faction'), fw)} "
+        f"{_rjust(tr(lang, 'Team'), 4)} {_ljust(tr(lang, 'Colour'), 7)} {_ljust(kind, 11)} "
         f"{'APM':>6} {_rjust(tr(lang, 'Actions'), 7)} {_rjust(tr(lang, 'Cmds'), 6)}"
     )
     lines.append(head)
     for p, faction in zip(rep["players"], factions, strict=True):
         team = "-" if p["team"] < 0 else str(p["team"] + 1)
-        colours = (COLORS_ZH if lang is Lang.ZH else COLORS) if rep["game"] == "ra3" else {}  # KW/TW differ
-        colour = colours.get(p["color"], str(p["color"]))
-        kind = KIND_ZH.get(p["kind"], p["kind"]) if lang is Lang.ZH else p["kind"]
+        colours = COLORS if rep["game"] == "ra3" else {}  # KW/TW differ
+        colour = colours[p["color"]](lang) if p["color"] in colours else str(p["color"])
+        kind = KINDS[p["kind"]](lang) if p["kind"] in KINDS else p["kind"]
         lines.append(
             f"{p['slot']:>4}  {_ljust(one_line(p['name']), 20)} {_ljust(faction, fw)} {team:>4} "
             f"{_ljust(colour, 7)} {_ljust(kind, 11)} "
@@ -182,12 +194,20 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
     for p in rep["players"]:
         if p["kind"] not in (SlotKind.HUMAN.value, SlotKind.AI.value) or not p["actions"]:
             continue
-        cats = ", ".join(f"{k} {v}" for k, v in p["by_category"].items() if k != "automatic")
+        cats = ", ".join(f"{_category(k, lang)} {v}" for k, v in p["by_category"].items() if k != "automatic")
         lines.append(f"  {one_line(p['name'])}: {cats}")
         if p["faction_resolved"] and p["faction_evidence"]:
             ev = "; ".join(f"{clock(e['seconds'])} {e['name']}" for e in p["faction_evidence"][:3])
             lines.append(f"    {tr(lang, 'Random faction evidence')}: {ev}")
     return "\n".join(lines)
+
+
+def _category(code: str, lang: Lang) -> str:
+    """A command category's code ("order_other") as people read it; an unknown code as it is."""
+    try:
+        return CATEGORY_WORDS[Category(code)](lang)
+    except ValueError:
+        return code
 
 
 def _faction_cell(p: dict[str, Any], lang: Lang) -> str:

@@ -9,44 +9,48 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from app.i18n import N_
+
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``db``."""
-    p = sub.add_parser("db", help="the database: schema status, upgrade, copy, check, back up, restore, vacuum")
+    p = sub.add_parser("db", help=N_("the database: schema status, upgrade, copy, check, back up, restore, vacuum"))
     p.add_argument(
         "--db",
-        help="database file or PostgreSQL URL (default: REPLAYSAGE_DATABASE_URL, the team database setting, "
-        "or the file in the user data folder)",
+        help=N_(
+            "database file or PostgreSQL URL (default: REPLAYSAGE_DATABASE_URL, the team database setting, "
+            "or the file in the user data folder)"
+        ),
     )
     actions = p.add_subparsers(dest="db_command", metavar="ACTION", required=True)
-    status = actions.add_parser("status", help="where the store is and whether its schema is this app's")
-    status.add_argument("--json", action="store_true", help="machine-readable output")
+    status = actions.add_parser("status", help=N_("where the store is and whether its schema is this app's"))
+    status.add_argument("--json", action="store_true", help=N_("machine-readable output"))
     status.set_defaults(func=_cmd_status)
-    upgrade = actions.add_parser("upgrade", help="apply the migrations (also done at every start)")
+    upgrade = actions.add_parser("upgrade", help=N_("apply the migrations (also done at every start)"))
     upgrade.set_defaults(func=_cmd_upgrade)
-    copy = actions.add_parser("copy", help="copy a whole store into an empty one and compare checksums per table")
-    copy.add_argument("source", nargs="?", help="the store to copy (file or URL)")
-    copy.add_argument("target", nargs="?", help="the empty store to fill (file or URL)")
-    copy.add_argument("--from", dest="source_opt", metavar="URL", help="same as SOURCE")
-    copy.add_argument("--to", dest="target_opt", metavar="URL", help="same as TARGET")
-    copy.add_argument("--json", action="store_true", help="machine-readable output")
+    copy = actions.add_parser("copy", help=N_("copy a whole store into an empty one and compare checksums per table"))
+    copy.add_argument("source", nargs="?", help=N_("the store to copy (file or URL)"))
+    copy.add_argument("target", nargs="?", help=N_("the empty store to fill (file or URL)"))
+    copy.add_argument("--from", dest="source_opt", metavar="URL", help=N_("same as SOURCE"))
+    copy.add_argument("--to", dest="target_opt", metavar="URL", help=N_("same as TARGET"))
+    copy.add_argument("--json", action="store_true", help=N_("machine-readable output"))
     copy.set_defaults(func=_cmd_copy)
-    check = actions.add_parser("check", help="PRAGMA quick_check (or the full integrity_check with --full)")
-    check.add_argument("--full", action="store_true", help="the full (slower) integrity check")
+    check = actions.add_parser("check", help=N_("PRAGMA quick_check (or the full integrity_check with --full)"))
+    check.add_argument("--full", action="store_true", help=N_("the full (slower) integrity check"))
     check.set_defaults(func=_cmd_check)
-    backup = actions.add_parser("backup", help="back up now (kept in backups/ next to the database)")
-    backup.add_argument("--keep", type=int, default=None, help="how many backups to keep (default 7)")
+    backup = actions.add_parser("backup", help=N_("back up now (kept in backups/ next to the database)"))
+    backup.add_argument("--keep", type=int, default=None, help=N_("how many backups to keep (default 7)"))
     backup.set_defaults(func=_cmd_backup)
     vacuum = actions.add_parser(
-        "vacuum", help="apply the prompt retention setting, drop unused text blocks and compact the file"
+        "vacuum", help=N_("apply the prompt retention setting, drop unused text blocks and compact the file")
     )
     vacuum.set_defaults(func=_cmd_vacuum)
     restore = actions.add_parser(
-        "restore", help="replace a damaged database with the newest sound backup (a sound one only with --force)"
+        "restore", help=N_("replace a damaged database with the newest sound backup (a sound one only with --force)")
     )
-    restore.add_argument("--from", dest="source", help="a backup file to restore instead of the newest")
+    restore.add_argument("--from", dest="source", help=N_("a backup file to restore instead of the newest"))
     restore.add_argument(
-        "--force", action="store_true", help="replace the database even though it is sound (it is kept aside)"
+        "--force", action="store_true", help=N_("replace the database even though it is sound (it is kept aside)")
     )
     restore.set_defaults(func=_cmd_restore)
 

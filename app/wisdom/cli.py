@@ -10,6 +10,8 @@ import argparse
 import json
 from typing import Any
 
+from app.i18n import N_
+
 _TYPES = ["tool", "cognitive"]
 _SUBTYPES = [
     "call_failure",
@@ -26,65 +28,67 @@ _SUBTYPES = [
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction
     """Add ``wisdom`` and its actions to ``sub``."""
-    p = sub.add_parser("wisdom", help="error-wisdom library: recorded errors, prevention rules, audits")
-    p.add_argument("--db", default=None, help="database file (default: the user data folder)")
-    p.add_argument("--lang", default=None, help="zh or en (default: system language)")
+    p = sub.add_parser("wisdom", help=N_("error-wisdom library: recorded errors, prevention rules, audits"))
+    p.add_argument("--db", default=None, help=N_("database file (default: the user data folder)"))
+    p.add_argument("--lang", default=None, help=N_("zh or en (default: system language)"))
     wsub = p.add_subparsers(dest="wisdom_command", metavar="ACTION", required=True)
 
-    ls = wsub.add_parser("list", help="list entries (newest first)")
+    ls = wsub.add_parser("list", help=N_("list entries (newest first)"))
     ls.add_argument("--type", choices=_TYPES)
     ls.add_argument("--subtype", choices=_SUBTYPES)
     ls.add_argument("--severity", choices=["none", "mild", "moderate", "severe", "critical"])
     ls.add_argument("--status", choices=["active", "deprecated", "archived"])
     ls.add_argument("--model")
     ls.add_argument("--limit", type=int, default=200)
-    ls.add_argument("--json", action="store_true", help="machine-readable output (the spec's entry JSON)")
+    ls.add_argument("--json", action="store_true", help=N_("machine-readable output (the spec's entry JSON)"))
     ls.set_defaults(func=_list)
 
-    sh = wsub.add_parser("show", help="one entry in full")
-    sh.add_argument("id", help="entry id, e.g. ew_20260305_001 (or a rule id)")
+    sh = wsub.add_parser("show", help=N_("one entry in full"))
+    sh.add_argument("id", help=N_("entry id, e.g. ew_20260305_001 (or a rule id)"))
     sh.add_argument("--json", action="store_true")
     sh.set_defaults(func=_show)
 
-    au = wsub.add_parser("audit", help="run the timeliness audit (decay, states) and print the report")
+    au = wsub.add_parser("audit", help=N_("run the timeliness audit (decay, states) and print the report"))
     au.add_argument("--json", action="store_true")
     au.set_defaults(func=_audit)
 
-    ex = wsub.add_parser("export", help="write entries, rules and patterns to a JSON file")
+    ex = wsub.add_parser("export", help=N_("write entries, rules and patterns to a JSON file"))
     ex.add_argument("file")
     ex.add_argument("--json", action="store_true")
     ex.set_defaults(func=_export)
 
-    im = wsub.add_parser("import", help="read entries (and rules) from a JSON file; all or nothing")
+    im = wsub.add_parser("import", help=N_("read entries (and rules) from a JSON file; all or nothing"))
     im.add_argument("file")
-    im.add_argument("--replace", action="store_true", help="overwrite entries that already exist")
+    im.add_argument("--replace", action="store_true", help=N_("overwrite entries that already exist"))
     im.add_argument("--json", action="store_true")
     im.set_defaults(func=_import)
 
-    ru = wsub.add_parser("rules", help="prevention rules with statistics and state")
+    ru = wsub.add_parser("rules", help=N_("prevention rules with statistics and state"))
     ru.add_argument("--json", action="store_true")
     ru.set_defaults(func=_rules)
 
-    ge = wsub.add_parser("generate", help="cluster entries and generate rules (new rules start in observation)")
+    ge = wsub.add_parser("generate", help=N_("cluster entries and generate rules (new rules start in observation)"))
     ge.add_argument("--json", action="store_true")
     ge.set_defaults(func=_generate)
 
-    va = wsub.add_parser("validate", help="validate (activate) or reject an observation rule")
+    va = wsub.add_parser("validate", help=N_("validate (activate) or reject an observation rule"))
     va.add_argument("rule_id")
     va.add_argument("--reject", action="store_true")
     va.add_argument("--json", action="store_true")
     va.set_defaults(func=_validate)
 
-    lb = wsub.add_parser("label", help="label a cognitive entry as correctly recognised or not (recognition rate)")
+    lb = wsub.add_parser("label", help=N_("label a cognitive entry as correctly recognised or not (recognition rate)"))
     lb.add_argument("id")
-    lb.add_argument("--wrong", action="store_true", help="the entry was not a real cognitive error")
+    lb.add_argument("--wrong", action="store_true", help=N_("the entry was not a real cognitive error"))
     lb.set_defaults(func=_label)
 
-    me = wsub.add_parser("metrics", help="the spec's Phase 2/3 metrics")
+    me = wsub.add_parser("metrics", help=N_("the spec's Phase 2/3 metrics"))
     me.add_argument("--json", action="store_true")
     me.set_defaults(func=_metrics)
 
-    st = wsub.add_parser("status", help="when the timeliness audit last ran (it runs daily on its own) and is next due")
+    st = wsub.add_parser(
+        "status", help=N_("when the timeliness audit last ran (it runs daily on its own) and is next due")
+    )
     st.add_argument("--json", action="store_true")
     st.set_defaults(func=_status)
 

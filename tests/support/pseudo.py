@@ -29,7 +29,18 @@ _PIECE = re.compile(f"{OPEN}[^{OPEN}{CLOSE}]*{CLOSE}")
 
 
 def pseudo(text: str) -> str:
-    """``text`` with its letters accented (fields, tags and printf specs kept) inside ⟦…⟧."""
+    """``text`` with its letters accented (fields, tags and printf specs kept) inside ⟦…⟧.
+
+    Each line of a text is wrapped on its own, its surrounding white space left outside: a message that ends a
+    paragraph (``"…\\n\\n"``) or spans lines is then recognisable line by line, as the tests read the output.
+    """
+    if "\n" in text:
+        return "\n".join(pseudo(line) if line.strip() else line for line in text.split("\n"))
+    core = text.strip()
+    if core != text:
+        head = text[: len(text) - len(text.lstrip())]
+        tail = text[len(text.rstrip()) :]
+        return head + (pseudo(core) if core else "") + tail
     out, last = [], 0
     for m in _KEEP.finditer(text):
         out.append(text[last : m.start()].translate(_ACCENTS))

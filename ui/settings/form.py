@@ -71,10 +71,10 @@ class SettingsForm(QDialog):
 
     def _item(self, box: QComboBox, index: int, text: Msg | str) -> None:
         """A combo box item whose text follows the interface language (a ``str`` is shown as it is)."""
-        if isinstance(text, str):
-            box.setItemText(index, text)
-        else:
+        if isinstance(text, Msg):  # a Msg is a str too: test it first
             self.ui.bind_msg(self, lambda shown: box.setItemText(index, shown), text)
+        else:
+            box.setItemText(index, text)
 
     @staticmethod
     def _mark(widget: QWidget, invalid: bool) -> None:

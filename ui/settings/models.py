@@ -188,7 +188,7 @@ class ModelsPage(SettingsForm):
         refused = self._refused_number()
         if refused is not None:  # a typed text is never replaced by the value before it
             label = self._number_labels()[refused]
-            field = label if isinstance(label, str) else label(self.ui.lang)
+            field = label(self.ui.lang) if isinstance(label, Msg) else label
             name = self.m_name.text().strip()
             raise KnownError(
                 self.ui.tx("model {name}: {field}: {problem}", name=name, field=field, problem=refused.problem())
