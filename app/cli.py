@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn, cast
 
 from app.errors import KnownError
-from app.i18n import N_, Lang, Marked, system_lang, tr, tr_marked
+from app.i18n import N_, Lang, Msg, system_lang, tr
 from app.logs import LEVELS, configure_logging
 from app.safetext import safe_terminal
 
@@ -62,6 +62,7 @@ ARGPARSE_WORDS = (
 )
 """argparse's own words in the help (it asks :mod:`gettext`'s global domain for them, which is not ours): the
 help formatter looks them up in the catalogue like every ``help=`` text."""
+_ARGPARSE_MSGS: dict[str, Msg] = {word.msgid: word for word in ARGPARSE_WORDS}
 
 
 class TranslatingHelpFormatter(argparse.HelpFormatter):
@@ -76,7 +77,10 @@ class TranslatingHelpFormatter(argparse.HelpFormatter):
     lang: Lang = Lang.EN
 
     def _t(self, text: str) -> str:
-        return tr_marked(self.lang, text) if text and text is not argparse.SUPPRESS else text
+        if not text or text is argparse.SUPPRESS:
+            return text
+        msg = text if isinstance(text, Msg) else _ARGPARSE_MSGS.get(text)  # a plain str: argparse's own words
+        return msg(self.lang) if msg is not None else text  # any other plain text is a name, shown as typed
 
     def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
         """The usage, its prefix ("usage: ") translated."""
@@ -96,7 +100,7 @@ class TranslatingHelpFormatter(argparse.HelpFormatter):
 
     def _metavar_formatter(self, action: argparse.Action, default_metavar: str) -> Callable[[int], tuple[str, ...]]:
         inner = super()._metavar_formatter(action, default_metavar)  # only a metavariable marked with NC_
-        return lambda size: tuple(self._t(m) if isinstance(m, Marked) else m for m in inner(size))
+        return lambda size: tuple(self._t(m) if isinstance(m, Msg) else m for m in inner(size))
 
 
 _FORMATTERS: dict[type[argparse.HelpFormatter], type[TranslatingHelpFormatter]] = {}

@@ -77,7 +77,11 @@ def _translations(lang: Lang) -> gettext.NullTranslations:
 
 
 def use_catalog(lang: Lang, messages: Messages | None) -> None:
-    """Replace ``lang``'s catalogue by ``messages`` (None restores the shipped one): the pseudo-locale test."""
+    """Put ``messages`` before ``lang``'s shipped catalogue (None removes them).
+
+    The pseudo-locale test installs one, and a test its translation of a message it adds; a message ``messages``
+    lacks reads from the shipped catalogue.
+    """
     if messages is None:
         _overrides.pop(lang, None)
     else:
@@ -92,12 +96,10 @@ def trc(lang: Lang, context: str | None, msgid: str, /, **params: object) -> str
     from the catalogue falls back to its English text (the completeness test keeps that from happening).
     """
     table = _overrides.get(lang)
-    if table is not None:
-        text = table.get((context, msgid)) or msgid
-    elif context is None:
-        text = _translations(lang).gettext(msgid)
-    else:
-        text = _translations(lang).pgettext(context, msgid)
+    text = table.get((context, msgid)) if table is not None else None
+    if not text:
+        shipped = _translations(lang)
+        text = shipped.gettext(msgid) if context is None else shipped.pgettext(context, msgid)
     return text.format(**params) if params else text
 
 
@@ -106,50 +108,58 @@ def tr(lang: Lang, msgid: str, /, **params: object) -> str:
     return trc(lang, None, msgid, **params)
 
 
-# ------------------------------------------------------------------------------------ texts translated where shown
+# ------------------------------------------------------------------------------------------- marked, shown later
 
 
-class Marked(str):
-    """A text marked for the catalogue (:func:`NC_`, :func:`with_params`): the English msgid.
+class Msg(str):
+    """A catalogue message named where it is defined and translated where it is shown: its English msgid.
 
-    It carries its context and the values of its ``{placeholders}`` for :func:`tr_marked`.
+    Word tables, settings titles, the command line's help texts and other texts declared before a language is known
+    hold a :class:`Msg` made by :func:`N_` (or :func:`NC_` when the same English text reads differently elsewhere);
+    the extraction (``tools/catalog_codemod.py``) finds the marker calls as it finds :func:`tr`, so the words are in
+    the catalogue, and the place that shows one calls it with its language. It is a ``str`` (the English text), so
+    argparse takes it as a ``help=``; it carries its context and, through :func:`with_params`, the values of its
+    ``{placeholders}``.
     """
 
     context: str | None
     params: dict[str, object]
 
-    def __new__(cls, text: str, context: str | None = None, params: dict[str, object] | None = None) -> Marked:  # noqa: D102
-        self = super().__new__(cls, text)
+    def __new__(cls, msgid: str, context: str | None = None, params: dict[str, object] | None = None) -> Msg:  # noqa: D102
+        self = super().__new__(cls, msgid)
         self.context = context
         self.params = dict(params or {})
         return self
 
+    @property
+    def msgid(self) -> str:
+        """The English text, as a plain ``str``."""
+        return str.__str__(self)
 
-def N_(msgid: str, /) -> str:  # noqa: N802 (gettext's name for it)
-    """Mark ``msgid`` for the catalogue without translating it (gettext's ``gettext_noop``).
-
-    For texts written where no language is known yet and translated where they are shown with :func:`tr_marked`:
-    the command line's help texts (translated by its help formatter) and the entries of word tables. The codemod's
-    extraction finds the call, so the text is a catalogue message like any other.
-    """
-    return msgid
-
-
-def NC_(context: str, msgid: str, /) -> str:  # noqa: N802
-    """:func:`N_` under a gettext context: for one English word of a table that means another 中文 word elsewhere."""
-    return Marked(msgid, context)
+    def __call__(self, lang: Lang, /, **params: object) -> str:
+        """The text in ``lang`` (see :func:`trc`), its placeholders filled from :func:`with_params` and ``params``."""
+        return trc(lang, self.context, self.msgid, **{**self.params, **params})
 
 
-def with_params(text: str, /, **params: object) -> str:
-    """A marked text (:func:`N_`, :func:`NC_`) that carries the values of its placeholders.
+def N_(msgid: str, /) -> Msg:  # noqa: N802 - gettext's name for a marker ("gettext_noop")
+    """Mark ``msgid`` (a string literal, the English text) for the catalogue; translate it later by calling it."""
+    return Msg(msgid)
+
+
+def NC_(context: str, msgid: str, /) -> Msg:  # noqa: N802 - :func:`N_` with a context, as ``pgettext`` is
+    """:func:`N_` under ``context``: the same English text that means another 中文 text elsewhere."""
+    return Msg(msgid, context)
+
+
+def with_params(msg: Msg, /, **params: object) -> Msg:
+    """``msg`` carrying the values of its placeholders.
 
     For a place that translates texts without knowing their values (the command line's help formatter).
     """
-    return Marked(text, getattr(text, "context", None), {**getattr(text, "params", {}), **params})
+    return Msg(msg.msgid, msg.context, {**msg.params, **params})
 
 
-def tr_marked(lang: Lang, text: str, /, **params: object) -> str:
-    """The text of a message marked with :func:`N_` or :func:`NC_` in ``lang`` (see :func:`trc`)."""
-    context: str | None = getattr(text, "context", None)
-    msgid = str(text)
-    return trc(lang, context, msgid, **{**getattr(text, "params", {}), **params})
+def table_word(table: Mapping[str, Msg], key: str, lang: Lang) -> str:
+    """``key`` as a word table of marked messages names it in ``lang``; a key the table lacks is shown as stored."""
+    word = table.get(key)
+    return word(lang) if word is not None else key

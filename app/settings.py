@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from app.errors import KnownError
-from app.i18n import Lang, pick
+from app.i18n import N_, Lang, Msg
 from app.stream_limits import DEFAULT_LIMITS, OLD_DEFAULTS, StreamLimits
 from app.urls import UrlCredentials, split_url_credentials
 
@@ -70,8 +70,7 @@ class Option:
         key: JSON key.
         type: ``str``, ``bool``, ``int`` or ``float``.
         default: value when unset.
-        title_zh: label on the settings page (中文).
-        title_en: label on the settings page (English).
+        label: label on the settings page (a catalogue message).
         choices: allowed values, if restricted.
         kind: UI hint: ``text``, ``folder``, ``file``, ``choice``.
     """
@@ -79,14 +78,13 @@ class Option:
     key: str
     type: type
     default: Any
-    title_zh: str
-    title_en: str
+    label: Msg
     choices: tuple[Any, ...] = ()
     kind: str = "text"
 
     def title(self, lang: Lang) -> str:
         """The label in ``lang``."""
-        return pick(lang, self.title_zh, self.title_en)
+        return self.label(lang)
 
     def validate(self, value: Any) -> Any:
         """Return ``value`` coerced to the option's type, or raise :class:`SettingsError`."""
@@ -103,74 +101,65 @@ class Option:
 OPTIONS: dict[str, Option] = {
     o.key: o
     for o in (
-        Option("ui_language", str, "", "界面语言", "Interface language", ("", "zh", "en"), "choice"),
-        Option("analysis_language", str, "", "分析语言", "Analysis language", ("", "zh", "en"), "choice"),
-        Option("replay_folder", str, "", "录像文件夹", "Replay folder", kind="folder"),
-        Option(
-            "autosave", bool, True, "保留每一局（复制游戏的最新录像）", "Keep every game (copy the game's last replay)"
-        ),
+        Option("ui_language", str, "", N_("Interface language"), ("", "zh", "en"), "choice"),
+        Option("analysis_language", str, "", N_("Analysis language"), ("", "zh", "en"), "choice"),
+        Option("replay_folder", str, "", N_("Replay folder"), kind="folder"),
+        Option("autosave", bool, True, N_("Keep every game (copy the game's last replay)")),
         Option(
             "autosave_folder",
             str,
             "",
-            "保留的录像存到（留空：原文件夹）",
-            "Keep copies in (empty: the same folder)",
+            N_("Keep copies in (empty: the same folder)"),
             kind="folder",
         ),
         Option(
             "autosave_pattern",
             str,
             DEFAULT_AUTOSAVE_PATTERN,
-            "保留录像的文件名（{date} {lineup} {players} {factions} {map} {game} {mod} {duration}）",
-            "Kept replay file name ({date} {lineup} {players} {factions} {map} {game} {mod} {duration})",
+            N_("Kept replay file name ({date} {lineup} {players} {factions} {map} {game} {mod} {duration})"),
         ),
         Option(
             "replay_folder_offer",
             str,
             "",
-            "首次启动时找到的录像文件夹",
-            "Replay folder found on first start",
+            N_("Replay folder found on first start"),
             kind="hidden",
         ),
-        Option("knowledge_mod_override", str, "", "知识库模组（留空自动识别）", "Knowledge mod (empty: detect)"),
-        Option("user_knowledge_file", str, "", "用户知识文件", "User knowledge file", kind="file"),
-        Option("active_profile", str, OFFLINE_PROFILE, "当前模型配置", "Active model profile", kind="choice"),
-        Option("analyst_name", str, "", "分析师名字（反馈与偏好记在此名下）", "Analyst name (feedback, preferences)"),
-        Option("reviewer_name", str, "", "审核人名字（裁决记在此名下）", "Reviewer name (recorded with rulings)"),
+        Option("knowledge_mod_override", str, "", N_("Knowledge mod (empty: detect)")),
+        Option("user_knowledge_file", str, "", N_("User knowledge file"), kind="file"),
+        Option("active_profile", str, OFFLINE_PROFILE, N_("Active model profile"), kind="choice"),
+        Option("analyst_name", str, "", N_("Analyst name (feedback, preferences)")),
+        Option("reviewer_name", str, "", N_("Reviewer name (recorded with rulings)")),
         Option(
             "team_database_url",
             str,
             "",
-            "团队数据库（PostgreSQL 地址；留空则用本机文件）",
-            "Team database (PostgreSQL URL; empty: this computer's file)",
+            N_("Team database (PostgreSQL URL; empty: this computer's file)"),
         ),
-        Option("window_layout", str, "", "窗口布局", "Window layout", kind="hidden"),
+        Option("window_layout", str, "", N_("Window layout"), kind="hidden"),
         Option(
             "secret_fallback",
             str,
             "session",
-            "无系统钥匙串时的密钥保存方式",
-            "Key storage without a system keyring",
+            N_("Key storage without a system keyring"),
             ("session", "file"),
             "choice",
         ),
-        Option("max_replay_mb", int, 64, "录像文件大小上限（MB）", "Largest replay file read (MB)"),
+        Option("max_replay_mb", int, 64, N_("Largest replay file read (MB)")),
         Option(
             "keep_prompts",
             str,
             "always",
-            "保留完整提示词（always 全部 / last 最近 N 次分析 / never 不保留）",
-            "Keep full prompts (always / last: the newest N analyses / never)",
+            N_("Keep full prompts (always / last: the newest N analyses / never)"),
             ("always", "last", "never"),
             "choice",
         ),
-        Option("keep_prompts_last", int, 20, "保留最近几次分析的提示词（N）", "Analyses whose prompts are kept (N)"),
+        Option("keep_prompts_last", int, 20, N_("Analyses whose prompts are kept (N)")),
         Option(
             "memory_batch_pending",
             int,
             10,
-            "待蒸馏的分析达到几局时立即运行记忆批处理（0：只按每日）",
-            "Run the memory batch once this many analyses wait (0: daily only)",
+            N_("Run the memory batch once this many analyses wait (0: daily only)"),
         ),
     )
 }
@@ -179,44 +168,36 @@ OPTIONS: dict[str, Option] = {
 LIMIT_OPTIONS: dict[str, Option] = {
     o.key: o
     for o in (
-        Option("connect_s", float, DEFAULT_LIMITS.connect_s, "连接时限（秒）", "Connect deadline (s)"),
-        Option("first_byte_s", float, DEFAULT_LIMITS.first_byte_s, "首个字的时限（秒）", "First token deadline (s)"),
+        Option("connect_s", float, DEFAULT_LIMITS.connect_s, N_("Connect deadline (s)")),
+        Option("first_byte_s", float, DEFAULT_LIMITS.first_byte_s, N_("First token deadline (s)")),
         Option(
             "idle_s",
             float,
             DEFAULT_LIMITS.idle_s,
-            "内容间隔时限（秒，心跳不算）",
-            "Gap between content deadline (s, keep-alives do not count)",
+            N_("Gap between content deadline (s, keep-alives do not count)"),
         ),
-        Option("reply_s", float, DEFAULT_LIMITS.reply_s, "单次回复时限（秒）", "Whole reply deadline (s)"),
+        Option("reply_s", float, DEFAULT_LIMITS.reply_s, N_("Whole reply deadline (s)")),
         Option(
             "request_s",
             float,
             DEFAULT_LIMITS.request_s,
-            "单个请求含重试的时限（秒）",
-            "Request deadline with retries (s)",
+            N_("Request deadline with retries (s)"),
         ),
-        Option(
-            "error_body_s", float, DEFAULT_LIMITS.error_body_s, "读取错误内容的时限（秒）", "Error body deadline (s)"
-        ),
-        Option(
-            "error_body_bytes", int, DEFAULT_LIMITS.error_body_bytes, "错误内容上限（字节）", "Error body cap (bytes)"
-        ),
-        Option("max_attempts", int, DEFAULT_LIMITS.max_attempts, "每个请求的最多尝试次数", "Attempts per request"),
-        Option("run_s", float, DEFAULT_LIMITS.run_s, "整次分析的时限（秒，0 为不限）", "Run deadline (s, 0: none)"),
+        Option("error_body_s", float, DEFAULT_LIMITS.error_body_s, N_("Error body deadline (s)")),
+        Option("error_body_bytes", int, DEFAULT_LIMITS.error_body_bytes, N_("Error body cap (bytes)")),
+        Option("max_attempts", int, DEFAULT_LIMITS.max_attempts, N_("Attempts per request")),
+        Option("run_s", float, DEFAULT_LIMITS.run_s, N_("Run deadline (s, 0: none)")),
         Option(
             "requests_per_minute",
             float,
             DEFAULT_LIMITS.requests_per_minute,
-            "每分钟请求数（所有进程合计，0 为不限）",
-            "Requests per minute (all processes together, 0: none)",
+            N_("Requests per minute (all processes together, 0: none)"),
         ),
         Option(
             "tokens_per_minute",
             float,
             DEFAULT_LIMITS.tokens_per_minute,
-            "每分钟 token 数（所有进程合计，0 为不限）",
-            "Tokens per minute (all processes together, 0: none)",
+            N_("Tokens per minute (all processes together, 0: none)"),
         ),
     )
 }

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from app.i18n import N_, with_params
+from app.i18n import N_, Msg, with_params
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +99,7 @@ OLD_DEFAULTS: Mapping[str, float] = {
 }
 """The defaults before issue 29 (settings files wrote every limit out, so these stand for "not chosen")."""
 
-LIMIT_FLAGS: tuple[tuple[str, str, str], ...] = (
+LIMIT_FLAGS: tuple[tuple[str, str, Msg], ...] = (
     ("--first-byte-timeout", "first_byte_s", N_("seconds an attempt may wait for its first token (default {default})")),
     (
         "--idle-timeout",

@@ -17,6 +17,7 @@ the 中文 and English texts use the same expressions):
 - ``<...>ui.bind(o, setter, ZH, EN)`` -> ``<...>ui.bind_tr(o, setter, EN_TEMPLATE, name=expr, ...)``
 - calls of a pair-forwarding helper of the same module (``def L(zh, en): return pick(lang, zh, en)``, or a method
   ``def _say(self, zh, en): return pick(self.lang, zh, en)``) -> ``tr(<the helper's language>, EN_TEMPLATE, ...)``
+- the same calls through a function's local alias (``t = self.ui.t``, ``bind = self.ui.bind``, ``t = self._t``)
 
 and records ZH (as a template with the same placeholders) as the msgstr of the zh catalogue. Everything else is
 left as it is and listed (file:line and why), to be converted by hand. Then it extracts every catalogue call of
@@ -24,7 +25,8 @@ left as it is and listed (file:line and why), to be converted by hand. Then it e
 ``app/locale/zh/LC_MESSAGES/replaysage.po`` from it (entries no code uses any more are kept as obsolete ``#~``).
 Both files are written without line numbers and sorted, so that a re-run on an unchanged tree changes nothing and
 merges rarely conflict; the compiled ``.mo`` beside the ``.po`` is what :mod:`app.i18n` reads. Needs ``ruff`` on the
-PATH (``source env.sh``): it drops the imports a conversion left unused and formats the files it changed.
+PATH (``source env.sh``): it drops the imports and local aliases a conversion left unused and formats the files it
+changed.
 """
 
 from __future__ import annotations
@@ -326,8 +328,8 @@ def _convert_call(call: ast.Call, form: str, in_fstring: str | None, module: str
         expr = helper.lang
         if isinstance(expr, ast.Name) and expr.id in given:
             lang = ast.unparse(given[expr.id])
-        elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
-            lang = ast.unparse(expr)  # a method called on self: the same self at the call
+        elif helper.method and {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} == {"self"}:
+            lang = ast.unparse(expr)  # a method called on self (self.lang, self._lang()): the same self at the call
         elif isinstance(expr, ast.Name):
             lang = expr.id  # a local helper's closure: the call is in the same function
         else:
@@ -349,6 +351,38 @@ def _convert_call(call: ast.Call, form: str, in_fstring: str | None, module: str
     return f"{func}({', '.join(head + params)})", en
 
 
+def _resolve_aliases(tree: ast.Module) -> dict[int, str]:
+    """Calls through a function's local alias of a pair form (``t = self.ui.t``, ``bind = self.ui.bind``,
+    ``t = self._t`` for a pair-forwarding method) get the aliased function, so they convert like a direct call.
+
+    Returns the syntax dump of each such call as written (the source-position check compares with it). The alias
+    assignment itself is left; ruff reports it when nothing uses it any more.
+    """
+    original: dict[int, str] = {}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        aliases: dict[str, ast.Attribute] = {}
+        for st in fn.body:
+            if (
+                isinstance(st, ast.Assign)
+                and len(st.targets) == 1
+                and isinstance(st.targets[0], ast.Name)
+                and isinstance(st.value, ast.Attribute)
+            ):
+                aliases[st.targets[0].id] = st.value
+        bound = [n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+        aliases = {k: v for k, v in aliases.items() if bound.count(k) == 1}
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in aliases):
+                continue
+            probe = ast.Call(func=aliases[node.func.id], args=node.args, keywords=node.keywords)
+            if _form(probe) in ("ui.t", "ui.bind", "helper"):
+                original[id(node)] = ast.dump(node)
+                node.func = aliases[node.func.id]
+    return original
+
+
 def convert_source(src: str, rel: str, run: Run) -> str:
     """``src`` with its convertible pairs rewritten (``run`` collects the zh texts and the leftovers)."""
     tree = ast.parse(src)
@@ -362,6 +396,7 @@ def convert_source(src: str, rel: str, run: Run) -> str:
     raw = src.encode("utf-8")
     starts = _offsets(raw)
     edits: list[Edit] = []
+    original = _resolve_aliases(tree)
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _form(n) is not None]
     calls.sort(key=lambda n: (n.lineno, n.col_offset))
     for call in calls:
@@ -386,7 +421,7 @@ def convert_source(src: str, rel: str, run: Run) -> str:
         end = starts[call.end_lineno - 1] + call.end_col_offset
         segment = raw[start:end].decode("utf-8", errors="replace")
         try:
-            same = ast.dump(ast.parse(segment, mode="eval").body) == ast.dump(call)
+            same = ast.dump(ast.parse(segment, mode="eval").body) == original.get(id(call), ast.dump(call))
         except SyntaxError:
             same = False
         if not same:
@@ -543,7 +578,7 @@ def run_codemod(write: bool, translations: dict[tuple[str | None, str], str] | N
     for path in files():
         rel = path.relative_to(ROOT).as_posix()
         src = path.read_text(encoding="utf-8")
-        if not any(k in src for k in ("pick(", "._m(", ".t(", ".bind(")):
+        if not any(k in src for k in ("pick(", "._m(", ".t(", ".bind(", "ui.t", "ui.bind")):
             continue
         new = convert_source(src, rel, run)
         if new != src:
@@ -552,7 +587,9 @@ def run_codemod(write: bool, translations: dict[tuple[str | None, str], str] | N
                 path.write_text(new, encoding="utf-8")
     if write and run.changed:
         paths = [str(p) for p in run.changed]
-        subprocess.run(["ruff", "check", "--fix", "--select", "F401,I001", "-q", *paths], cwd=ROOT, check=False)
+        # unused imports, and the local aliases (``t = self.ui.t``) whose calls were all converted
+        fix = ["ruff", "check", "--fix", "--unsafe-fixes", "--select", "F401,F841,I001", "-q", *paths]
+        subprocess.run(fix, cwd=ROOT, check=False)
         subprocess.run(["ruff", "format", "-q", *paths], cwd=ROOT, check=False)
     template = extract() if write or not run.changed else None
     if template is None:  # --check with pending conversions: the catalogue is stale by definition

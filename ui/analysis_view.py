@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import KnownError
+from app.i18n import N_
 from app.pipeline import events as ev
 from ui.claims_table import ClaimRow
 from ui.icons import STATUS_ICONS, icon
@@ -347,13 +348,13 @@ class AnalysisView(QWidget):
         if panel is not None:
             return panel
         if stage.kind is ev.StageKind.SUMMARY:
-            panel = StagePanel(stage, "比赛摘要（无需模型）", "Match summary (no model)", self.ui)
+            panel = StagePanel(stage, N_("Match summary (no model)"), self.ui)
             self._insert(panel)
         elif stage.kind is ev.StageKind.OVERVIEW:
-            panel = StagePanel(stage, "总览", "Overview", self.ui)
+            panel = StagePanel(stage, N_("Overview"), self.ui)
             self._insert(panel)
         elif stage.kind is ev.StageKind.SUMMARY_ROUND:
-            panel = StagePanel(stage, "总结", "Summary", self.ui)
+            panel = StagePanel(stage, N_("Summary"), self.ui)
             self._insert(panel)
         else:
             group = self.groups.get(stage.segment)
@@ -367,11 +368,11 @@ class AnalysisView(QWidget):
                 self.ui.bind_tr(group, group.set_title, "Segment {seg}{span}", seg=seg + 1, span=span)
                 self.groups[seg] = group
                 self._insert(group)
-            panel = StagePanel(stage, f"窗口 {stage.window + 1}", f"Window {stage.window + 1}", self.ui)
+            panel = StagePanel(stage, N_("Window {n}"), self.ui, n=stage.window + 1)
             group.add(panel)
         panel.time_clicked.connect(self.time_requested.emit)
         panel.feedback_requested.connect(lambda row, p=panel: self._feedback_on(p, row))
-        panel.copied.connect(lambda _text, p=panel: self.copied.emit(p.ui.t(p.title_zh, p.title_en)))
+        panel.copied.connect(lambda _text, p=panel: self.copied.emit(p.title_text()))
         self.panels[stage.key] = panel
         if stage.kind is ev.StageKind.SUMMARY_ROUND:
             self.summary_button.setEnabled(True)
@@ -390,7 +391,7 @@ class AnalysisView(QWidget):
         if self.analysis_id is None:
             self.error.emit(self.ui.tx("This analysis is not stored yet: no feedback."))
             return
-        title = panel.ui.t(panel.title_zh, panel.title_en)
+        title = panel.title_text()
         if panel.stage.kind is ev.StageKind.WINDOW:
             title += f"  {clock(panel.stage.start_seconds)}–{clock(panel.stage.end_seconds)}"
         label = ""
@@ -646,22 +647,18 @@ class AnalysisView(QWidget):
         self.placeholder.show()
 
     def _word_placeholder(self) -> None:
-        t = self.ui.t
         if self._empty_for is None:
-            text = t("打开一个录像（Ctrl+O）后按“分析”（F5）开始。", "Open a replay (Ctrl+O), then press Analyze (F5).")
+            text = self.ui.tx("Open a replay (Ctrl+O), then press Analyze (F5).")
         elif self._empty_for[1]:
             name = self._empty_for[0]
-            text = t(
-                f"这是自带的示例录像（{name}），供试用：按“分析”（F5）试一次分析，或打开你自己的录像（Ctrl+O）。",
-                f"This is the bundled sample replay ({name}), here to try the app: press Analyze (F5) to try an "
-                "analysis, or open your own replay (Ctrl+O).",
+            text = self.ui.tx(
+                "This is the bundled sample replay ({name}), here to try the app: press Analyze (F5) to "
+                "try an analysis, or open your own replay (Ctrl+O).",
+                name=name,
             )
         else:
             name = self._empty_for[0]
-            text = t(
-                f"{name} 还没有分析。按“分析”（F5）开始。",
-                f"{name} has not been analysed yet. Press Analyze (F5) to start.",
-            )
+            text = self.ui.tx("{name} has not been analysed yet. Press Analyze (F5) to start.", name=name)
         self.placeholder.setText(text)
 
     def _history_picked(self, index: int) -> None:

@@ -18,20 +18,20 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from app.errors import KnownError
-from app.i18n import Lang
+from app.i18n import N_, Lang, Msg
 from ui.lang import UiLanguage
 
 log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 250
 
-ROWS: tuple[tuple[str, str, str], ...] = (
-    ("segments", "切片（段）", "Segments"),
-    ("windows", "焦点窗口", "Focus windows"),
-    ("requests", "请求数", "Requests"),
-    ("prompt_tokens", "提示词元合计", "Prompt tokens"),
-    ("cacheable", "可缓存比例", "Cacheable share"),
-    ("cost", "预计费用", "Estimated cost"),
+ROWS: tuple[tuple[str, Msg], ...] = (
+    ("segments", N_("Segments")),
+    ("windows", N_("Focus windows")),
+    ("requests", N_("Requests")),
+    ("prompt_tokens", N_("Prompt tokens")),
+    ("cacheable", N_("Cacheable share")),
+    ("cost", N_("Estimated cost")),
 )
 
 
@@ -85,9 +85,9 @@ class BudgetPreview(QGroupBox):
         self.values: dict[str, QLabel] = {}
         self._row_labels: dict[str, QLabel] = {}
         form = QFormLayout()
-        for key, zh, en in ROWS:
+        for key, title in ROWS:
             name, value = QLabel(self), QLabel("–", self)
-            ui.bind(name, name.setText, zh, en)
+            ui.bind_msg(name, name.setText, title)
             self._row_labels[key] = name
             self.values[key] = value
             form.addRow(name, value)

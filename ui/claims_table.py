@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from app.claims.issues import ValidationIssue, confidence_display
 from app.claims.kinds import CLAIM_LIST, CLAIM_LISTS, event_words
-from app.i18n import Lang, tr_marked
+from app.i18n import N_, NC_, Lang
 from ui.lang import UiLanguage
 
 KINDS: tuple[tuple[str, str, str], ...] = tuple((c.key, c.letter, c.kind) for c in CLAIM_LISTS)
@@ -112,7 +112,7 @@ def citation_tokens(row: ClaimRow) -> list[str]:
 class ClaimsTable(QTableWidget):
     """The claims of one stage; verdicts come from the stage's issues."""
 
-    COLUMNS = (("声明", "Claim"), ("玩家", "Player"), ("时间", "Time"), ("置信度", "Confidence"), ("结论", "Verdict"))
+    COLUMNS = (N_("Claim"), NC_("column", "Player"), N_("Time"), N_("Confidence"), NC_("column", "Verdict"))
 
     def __init__(self, ui: UiLanguage, parent: QWidget | None = None) -> None:
         super().__init__(0, len(self.COLUMNS), parent)
@@ -128,7 +128,7 @@ class ClaimsTable(QTableWidget):
         ui.changed.connect(lambda _c: self._retitle())
 
     def _retitle(self) -> None:
-        self.setHorizontalHeaderLabels([self.ui.t(zh, en) for zh, en in self.COLUMNS])
+        self.setHorizontalHeaderLabels([column(self.ui.lang) for column in self.COLUMNS])
 
     def fill(self, claims: Mapping[str, Any], issues: Sequence[ValidationIssue]) -> None:
         """Show ``claims`` with a verdict per claim: the worst issue about it, or ✓."""
@@ -142,7 +142,7 @@ class ClaimsTable(QTableWidget):
                 worst[index] = issue
         self.setRowCount(len(self.rows))
         for r, row in enumerate(self.rows):
-            ident = f"{row.key} · {tr_marked(self.ui.lang, CLAIM_LIST[row.kind].word)}" + (
+            ident = f"{row.key} · {CLAIM_LIST[row.kind].word(self.ui.lang)}" + (
                 f" #{row.unit_id}" if row.unit_id is not None else ""
             )
             confidence = confidence_display(row.confidence, self.ui.lang) if row.confidence else "–"

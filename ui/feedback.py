@@ -110,32 +110,26 @@ class FeedbackDialog(QDialog):
         self.send = send
         self.ui = ui
         self.pending: asyncio.Future[FeedbackResult] | None = None
-        t = ui.t
-        self.setWindowTitle(t("反馈", "Feedback"))
-        about = t(f"阶段：{target.stage_title}", f"Stage: {target.stage_title}")
+        self.setWindowTitle(ui.tx("Feedback"))
+        about = ui.tx("Stage: {stage_title}", stage_title=target.stage_title)
         if target.claim is not None:
-            about += t(f"\n断言：{target.claim_label}", f"\nClaim: {target.claim_label}")
+            about += ui.tx("\nClaim: {claim_label}", claim_label=target.claim_label)
         self.about = plain_label(about, self)
         self.about.setWordWrap(True)
         self.analyst = QLineEdit(analyst, self)
-        self.analyst.setPlaceholderText(t("你的名字（会记住）", "your name (remembered)"))
-        self.statement = QRadioButton(t("陈述（偏好或事实）(&S)", "&Statement (a preference or a fact)"), self)
-        self.agree = QRadioButton(t("同意 (&G)", "A&gree"), self)
-        self.disagree = QRadioButton(t("不同意 (&D)", "&Disagree"), self)
+        self.analyst.setPlaceholderText(ui.tx("your name (remembered)"))
+        self.statement = QRadioButton(ui.tx("&Statement (a preference or a fact)"), self)
+        self.agree = QRadioButton(ui.tx("A&gree"), self)
+        self.disagree = QRadioButton(ui.tx("&Disagree"), self)
         self.verdicts = QButtonGroup(self)
         for button in (self.statement, self.agree, self.disagree):
             self.verdicts.addButton(button)
         self.statement.setChecked(True)
         self.text = QPlainTextEdit(self)
         self.text.setTabChangesFocus(True)  # Tab leaves the box: the dialog stays keyboard-navigable
-        self.text.setPlaceholderText(
-            t(
-                "例如：这个玩家总是先造两个兵营；或：这条断言的时间不对",
-                "e.g. this player always opens with two barracks",
-            )
-        )
+        self.text.setPlaceholderText(ui.tx("e.g. this player always opens with two barracks"))
         self.rating = QComboBox(self)
-        self.rating.addItem(t("不评分", "no rating"), None)
+        self.rating.addItem(ui.tx("no rating"), None)
         for n in range(1, 6):
             self.rating.addItem("★" * n, n)
         self.message = plain_label(parent=self)
@@ -145,24 +139,24 @@ class FeedbackDialog(QDialog):
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
         )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(t("记录反馈", "Record feedback"))
-        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(t("取消", "Cancel"))
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(ui.tx("Record feedback"))
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(ui.tx("Cancel"))
         self.buttons.accepted.connect(self.submit)
         self.buttons.rejected.connect(self.reject)
 
         form = QFormLayout()
-        analyst_label = QLabel(t("分析师(&N)", "Analyst &name"), self)
+        analyst_label = QLabel(ui.tx("Analyst &name"), self)
         analyst_label.setBuddy(self.analyst)
         form.addRow(analyst_label, self.analyst)
         row = QHBoxLayout()
         for button in (self.statement, self.agree, self.disagree):
             row.addWidget(button)
         row.addStretch(1)
-        form.addRow(t("你的判断", "Your verdict"), row)
-        text_label = QLabel(t("说明(&T)", "&Text"), self)
+        form.addRow(ui.tx("Your verdict"), row)
+        text_label = QLabel(ui.tx("&Text"), self)
         text_label.setBuddy(self.text)
         form.addRow(text_label, self.text)
-        rating_label = QLabel(t("评分(&R)", "&Rating"), self)
+        rating_label = QLabel(ui.tx("&Rating"), self)
         rating_label.setBuddy(self.rating)
         form.addRow(rating_label, self.rating)
         lay = QVBoxLayout(self)

@@ -10,12 +10,12 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QPushButton, QToolButton, QVBoxLayout, QWidget
 
-from app.i18n import Lang
 from app.library.folders import FoundFolder
 from ui.lang import UiLanguage
 from ui.widgets import plain_label
 
-WHERE = {"windows": ("", ""), "wine": ("Wine", "Wine"), "proton": ("Steam Proton", "Steam Proton")}
+WHERE = {"windows": "", "wine": "Wine", "proton": "Steam Proton"}
+"""Where a found folder lives, by product name (shown as it is in every language)."""
 
 
 class FolderOffer(QFrame):
@@ -83,22 +83,47 @@ class FolderOffer(QFrame):
         found = self.current()
         if found is None:
             return
-        zh_where, en_where = WHERE.get(found.where, ("", ""))
-        zh_title, en_title = found.title_in(Lang.ZH), found.title_in(Lang.EN)
-        zh_in = f"在 {zh_where} 中，" if zh_where else ""
-        en_in = f" (in {en_where})" if en_where else ""
+        where = WHERE.get(found.where, "")
+        title, replays, path = found.title_in(self.ui.lang), found.replays, found.path
+        tx = self.ui.tx
         if len(self.folders) > 1:  # the list names each folder: the text says which one is chosen
-            zh = f"找到了 {len(self.folders)} 个游戏录像文件夹。选中：{zh_title}（{zh_in}{found.replays} 个录像）。"
-            en = f"Found {len(self.folders)} game replay folders; chosen: {en_title}{en_in}, {found.replays} replays."
-        else:
-            zh = f"找到了{zh_title}的录像文件夹（{zh_in}{found.replays} 个录像）：{found.path}。"
-            en = f"Found your {en_title} replay folder{en_in}: {found.path} ({found.replays} replays)."
-        self.label.setText(
-            self.ui.t(
-                f"{zh}用它作为录像库吗？每一局的最新录像也会自动保留。",
-                f"{en} Use it for the library? Every game's last replay is then kept as well.",
+            count = len(self.folders)
+            text = (
+                tx(
+                    "Found {count} game replay folders; chosen: {title} (in {where}), {replays} replays."
+                    " Use it for the library? Every game's last replay is then kept as well.",
+                    count=count,
+                    title=title,
+                    where=where,
+                    replays=replays,
+                )
+                if where
+                else tx(
+                    "Found {count} game replay folders; chosen: {title}, {replays} replays."
+                    " Use it for the library? Every game's last replay is then kept as well.",
+                    count=count,
+                    title=title,
+                    replays=replays,
+                )
             )
-        )
+        elif where:
+            text = tx(
+                "Found your {title} replay folder (in {where}): {path} ({replays} replays)."
+                " Use it for the library? Every game's last replay is then kept as well.",
+                title=title,
+                where=where,
+                path=path,
+                replays=replays,
+            )
+        else:
+            text = tx(
+                "Found your {title} replay folder: {path} ({replays} replays)."
+                " Use it for the library? Every game's last replay is then kept as well.",
+                title=title,
+                path=path,
+                replays=replays,
+            )
+        self.label.setText(text)
 
     def _accept(self) -> None:
         found = self.current()

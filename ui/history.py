@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from app.i18n import Lang, pick, tr
+from app.i18n import NC_, Lang, tr
 from app.pipeline import events as ev
 from app.pipeline.repository import UNFINISHED_RUN_STATES, issue_of, lease_alive, stage_ref_of
 
@@ -86,12 +86,12 @@ def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
 
 
 RUN_STATUS_WORDS = {
-    "completed": ("完成", "completed"),
-    "running": ("未结束", "unfinished"),
-    "interrupted": ("中断", "interrupted"),
-    "cancelled": ("已取消", "cancelled"),
-    "failed": ("失败", "failed"),
-    "partial": ("部分完成", "partial"),
+    "completed": NC_("run status", "completed"),
+    "running": NC_("run status", "unfinished"),
+    "interrupted": NC_("run status", "interrupted"),
+    "cancelled": NC_("run status", "cancelled"),
+    "failed": NC_("run status", "failed"),
+    "partial": NC_("run status", "partial"),
 }
 """A stored analysis's status as the past-analyses picker names it (it showed "offline · completed" in Chinese)."""
 
@@ -109,7 +109,8 @@ def history_items(records: list[Any], lang: Lang = Lang.EN) -> list[tuple[int, s
     for r in records:
         when = r.created_at.strftime("%Y-%m-%d %H:%M") if r.created_at else ""
         busy = lease_alive(r.owner, r.heartbeat_at)  # running in another process (or in this one) right now
-        status = pick(lang, *RUN_STATUS_WORDS.get(r.status, (r.status, r.status)))
+        word = RUN_STATUS_WORDS.get(r.status)
+        status = word(lang) if word is not None else r.status
         if busy:
             status += tr(lang, " · running")
         elif r.status == "running":

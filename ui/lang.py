@@ -12,7 +12,7 @@ from collections.abc import Callable
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, QTranslator, Signal
 
-from app.i18n import Lang, pick, tr
+from app.i18n import Lang, Msg, pick, tr
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,10 @@ class UiLanguage(QObject):
     def bind_tr(self, owner: QObject, setter: Callable[[str], object], msgid: str, /, **params: object) -> None:
         """:meth:`bind` for a catalogue message: ``msgid`` with its ``params``, translated on every switch."""
         self._bind(owner, setter, lambda: self.tx(msgid, **params))
+
+    def bind_msg(self, owner: QObject, setter: Callable[[str], object], msg: Msg, /, **params: object) -> None:
+        """:meth:`bind` for a marked message (:func:`app.i18n.N_`), translated on every switch."""
+        self._bind(owner, setter, lambda: msg(self.lang, **params))
 
     def _bind(self, owner: QObject, setter: Callable[[str], object], text: Callable[[], str]) -> None:
         setter(text())

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang
+from app.i18n import N_, Lang
 from app.library import scan_folder
 from ui.analysis_view import clock
 from ui.lang import UiLanguage
@@ -47,12 +47,12 @@ from ui.widgets import plain_label
 log = logging.getLogger(__name__)
 
 COLUMNS = (
-    ("地图", "Map"),
-    ("玩家（阵营）", "Players (factions)"),
-    ("日期", "Date"),
-    ("时长", "Duration"),
-    ("模组", "Mod"),
-    ("文件", "File"),
+    N_("Map"),
+    N_("Players (factions)"),
+    N_("Date"),
+    N_("Duration"),
+    N_("Mod"),
+    N_("File"),
 )
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -120,7 +120,7 @@ class LibraryModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         """Column titles in the interface language."""
         if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.ui.t(*COLUMNS[section])
+            return COLUMNS[section](self.ui.lang)
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

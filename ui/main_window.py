@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import KnownError
-from app.i18n import Lang
+from app.i18n import N_, NC_, Lang, Msg
 from app.library import HeaderSummary, scan_folder
 from app.library.autosave import AutoSaver, Kept
 from app.library.folders import FoundFolder, find_replay_folders
@@ -120,26 +120,26 @@ FIRST_PAINT_WAIT_MS = 300
 """The side libraries load after the window first paints, or this long after it is shown if no paint came."""
 
 SIDE_TABS = (
-    ("错误智慧", "Error wisdom"),
-    ("记忆 / 事实 / 记分卡", "Memory / facts / scorecard"),
-    ("玩家", "Players"),
+    N_("Error wisdom"),
+    N_("Memory / facts / scorecard"),
+    N_("Players"),
 )
 """The side tabs' titles, in their order."""
 SIDE_MODULES = ("app.memory.store", "app.wisdom.manager", "ui.tabs.memory_tabs", "ui.tabs.wisdom_tab")
 """What the side tabs import: loaded in a worker thread after the window shows (see ``showEvent``)."""
 
 
-EXPORT_FORMATS: tuple[tuple[str, str, str], ...] = (
-    (".md", "Markdown", "Markdown"),
-    (".html", "HTML 网页", "HTML page"),
-    (".json", "JSON（供脚本使用）", "JSON (for scripts)"),
+EXPORT_FORMATS: tuple[tuple[str, Msg], ...] = (
+    (".md", N_("Markdown")),
+    (".html", N_("HTML page")),
+    (".json", N_("JSON (for scripts)")),
 )
-"""File types of File → Export analysis: suffix, 中文, English (``replaysage report --out`` takes the same)."""
+"""File types of File → Export analysis: suffix, name (``replaysage report --out`` takes the same)."""
 
 
 def with_export_suffix(path: Path, suffix: str) -> Path:
     """A typed file name with the picked file type's suffix when the name has no report suffix of its own."""
-    known = {s for s, _zh, _en in EXPORT_FORMATS} | {".markdown", ".htm"}
+    known = {s for s, _name in EXPORT_FORMATS} | {".markdown", ".htm"}
     return path if path.suffix.lower() in known else path.with_name(path.name + suffix)
 
 
@@ -413,13 +413,13 @@ class MainWindow(QMainWindow):
 
         def action(
             menu: Any,
-            zh: str,
-            en: str,
+            text: Msg,
             shortcut: QKeySequence | QKeySequence.StandardKey | str,
             slot: Callable[[], object],
+            **params: object,
         ) -> QAction:
             act = QAction(self)
-            ui.bind(act, act.setText, zh, en)
+            ui.bind_msg(act, act.setText, text, **params)
             act.setShortcut(QKeySequence(shortcut))
             act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             act.triggered.connect(lambda _checked=False: slot())
@@ -427,17 +427,13 @@ class MainWindow(QMainWindow):
             self.addAction(act)
             return act
 
-        self.open_action = action(
-            file_menu, "打开录像…", "Open replay…", QKeySequence.StandardKey.Open, self.open_dialog
-        )
-        self.export_action = action(file_menu, "导出分析…", "Export analysis…", "Ctrl+E", self.export_dialog)
-        self.copy_summary_action = action(
-            file_menu, "复制总结", "Copy summary", "Ctrl+Shift+Y", self.analysis.copy_summary
-        )
-        self.settings_action = action(file_menu, "设置…", "Settings…", "Ctrl+,", self.open_settings)
-        self.quit_action = action(file_menu, "退出", "Quit", "Ctrl+Q", self.close)
-        self.analyze_action = action(analysis_menu, "分析", "Analyze", "F5", self.request_analyze)
-        self.cancel_action = action(analysis_menu, "取消", "Cancel", "Esc", self.request_cancel)
+        self.open_action = action(file_menu, N_("Open replay…"), QKeySequence.StandardKey.Open, self.open_dialog)
+        self.export_action = action(file_menu, N_("Export analysis…"), "Ctrl+E", self.export_dialog)
+        self.copy_summary_action = action(file_menu, N_("Copy summary"), "Ctrl+Shift+Y", self.analysis.copy_summary)
+        self.settings_action = action(file_menu, N_("Settings…"), "Ctrl+,", self.open_settings)
+        self.quit_action = action(file_menu, N_("Quit"), "Ctrl+Q", self.close)
+        self.analyze_action = action(analysis_menu, N_("Analyze"), "F5", self.request_analyze)
+        self.cancel_action = action(analysis_menu, N_("Cancel"), "Esc", self.request_cancel)
         # Esc cancels only from the analysis area: in the library's search box or a side tab it clears or closes
         # what has focus there, never a run that may have cost money
         self.removeAction(self.cancel_action)
@@ -445,8 +441,7 @@ class MainWindow(QMainWindow):
         self.analysis.addAction(self.cancel_action)
         self.resume_action = action(
             analysis_menu,
-            "继续未完成的分析",
-            "Resume unfinished analysis",
+            N_("Resume unfinished analysis"),
             "Shift+F5",
             lambda: self.request_analyze(resume=True),
         )
@@ -460,10 +455,18 @@ class MainWindow(QMainWindow):
         ):
             act.setIcon(icon(name))
         self.zh_action = action(
-            view_menu, "界面：中文", "Interface: 中文", "Ctrl+Shift+C", lambda: self.choose_language(Lang.ZH)
+            view_menu,
+            N_("Interface: {language}"),
+            "Ctrl+Shift+C",
+            lambda: self.choose_language(Lang.ZH),
+            language="中文",
         )
         self.en_action = action(
-            view_menu, "界面：English", "Interface: English", "Ctrl+Shift+E", lambda: self.choose_language(Lang.EN)
+            view_menu,
+            N_("Interface: {language}"),
+            "Ctrl+Shift+E",
+            lambda: self.choose_language(Lang.EN),
+            language="English",
         )
         languages = QActionGroup(self)  # the menu shows which one is chosen
         for act, lang in ((self.zh_action, Lang.ZH), (self.en_action, Lang.EN)):
@@ -472,23 +475,19 @@ class MainWindow(QMainWindow):
             languages.addAction(act)
         self.side_action = action(
             view_menu,
-            "显示/隐藏侧栏",
-            "Show/hide side tabs",
+            N_("Show/hide side tabs"),
             "Ctrl+B",
             lambda: self.side_dock.setVisible(not self.side_dock.isVisible()),
         )
-        self.library_action = action(
-            view_menu, "显示/隐藏录像库", "Show/hide replay library", "Ctrl+L", self.toggle_library
-        )
+        self.library_action = action(view_menu, N_("Show/hide replay library"), "Ctrl+L", self.toggle_library)
         self.review_action = action(
             view_menu,
-            "审阅模式（记忆审阅队列）",
-            "Review mode (memory review queue)",
+            N_("Review mode (memory review queue)"),
             "Ctrl+Shift+R",
             lambda: self.set_review_mode(not self.review_mode),
         )
         self.review_action.setCheckable(True)
-        self.shortcuts_action = action(help_menu, "键盘快捷键", "Keyboard shortcuts", "F1", self.show_shortcuts)
+        self.shortcuts_action = action(help_menu, N_("Keyboard shortcuts"), "F1", self.show_shortcuts)
         self.shortcut_actions = [
             self.open_action,
             self.export_action,
@@ -551,12 +550,10 @@ class MainWindow(QMainWindow):
         dlg.open()
         return dlg
 
-    def _confirm(self, zh_title: str, en_title: str, zh: str, en: str, on_yes: Callable[[], object]) -> QMessageBox:
+    def _confirm(self, title: str, text: str, on_yes: Callable[[], object]) -> QMessageBox:
         """Ask a yes/no question without a nested event loop (``open()``); ``on_yes`` runs on Yes only."""
         std = QMessageBox.StandardButton
-        box = QMessageBox(
-            QMessageBox.Icon.Question, self.ui.t(zh_title, en_title), self.ui.t(zh, en), std.Yes | std.No, self
-        )
+        box = QMessageBox(QMessageBox.Icon.Question, title, text, std.Yes | std.No, self)
         box.setDefaultButton(std.No)
         box.button(std.Yes).setText(self.ui.tx("Yes"))
         box.button(std.No).setText(self.ui.tx("No"))
@@ -581,11 +578,11 @@ class MainWindow(QMainWindow):
             self.analysis.cancel()
             return
         self._confirm(
-            "取消分析？",
-            "Cancel the analysis?",
-            "已完成的阶段会保留，之后可以“继续”。正在进行的阶段已花费的词元不会退回。",
-            "Finished stages are kept and the run can be resumed later. Tokens already spent on the "
-            "running stage are not refunded.",
+            self.ui.tx("Cancel the analysis?"),
+            self.ui.tx(
+                "Finished stages are kept and the run can be resumed later. Tokens already spent on the "
+                "running stage are not refunded."
+            ),
             self.analysis.cancel,
         )
 
@@ -594,11 +591,11 @@ class MainWindow(QMainWindow):
         if not self.analysis.running:
             return self.analyze(resume=resume)
         self._confirm(
-            "重新开始分析？",
-            "Restart the analysis?",
-            "一个分析正在进行。重新开始会取消它（已完成的阶段会保留），再按当前模型从头分析。",
-            "An analysis is running. Restarting cancels it (finished stages are kept) and analyses the "
-            "replay again with the picked model.",
+            self.ui.tx("Restart the analysis?"),
+            self.ui.tx(
+                "An analysis is running. Restarting cancels it (finished stages are kept) and analyses the "
+                "replay again with the picked model."
+            ),
             lambda: self.analyze(resume=resume),
         )
         return None
@@ -647,14 +644,13 @@ class MainWindow(QMainWindow):
 
     def _make_review_page(self) -> QWidget:
         """The review mode's page: a title line with the way back, and the queue laid out wide."""
-        t = self.ui.t
         page = QWidget()
         lay = QVBoxLayout(page)
         lay.setContentsMargins(0, 0, 0, 0)
         head = QHBoxLayout()
-        title = QLabel(t("审阅模式：记忆审阅队列", "Review mode: memory review queue"))
+        title = QLabel(self.ui.tx("Review mode: memory review queue"))
         title.setStyleSheet("font-weight: 600; font-size: 11pt;")
-        back = QPushButton(t("返回分析（Ctrl+Shift+R）", "Back to the analysis (Ctrl+Shift+R)"))
+        back = QPushButton(self.ui.tx("Back to the analysis (Ctrl+Shift+R)"))
         back.clicked.connect(lambda: self.set_review_mode(False))
         head.addWidget(title, 1)
         head.addWidget(back)
@@ -673,7 +669,7 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # a missing or broken memory view must not take the window down
             log.warning("review mode unavailable: %r", exc)
             self._review_queue = None
-            lay.addWidget(self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc), 1)
+            lay.addWidget(self._placeholder(self.ui.tx("Memory is not available"), exc), 1)
         return page
 
     def _drop_review_page(self) -> None:
@@ -825,7 +821,6 @@ class MainWindow(QMainWindow):
 
     def _make_wisdom_tab(self) -> tuple[QWidget, str]:
         lang = self.ui.lang
-        t = self.ui.t
         try:
             from ui.tabs.wisdom_tab import WisdomTab
 
@@ -841,13 +836,12 @@ class MainWindow(QMainWindow):
             self._wisdom_tab: QWidget = WisdomTab(wisdom_manager, lang, store=WisdomStore(db))
         except Exception as exc:  # a missing or broken side view must not take the window down
             log.warning("error-wisdom tab unavailable: %r", exc)
-            self._wisdom_tab = self._placeholder(t("错误智慧库暂不可用", "Error wisdom is not available"), exc)
-        return self._wisdom_tab, t(*SIDE_TABS[0])
+            self._wisdom_tab = self._placeholder(self.ui.tx("Error wisdom is not available"), exc)
+        return self._wisdom_tab, SIDE_TABS[0](self.ui.lang)
 
     def _make_memory_tabs(self) -> tuple[QWidget, str]:
         lang = self.ui.lang
-        t = self.ui.t
-        title = t(*SIDE_TABS[1])
+        title = SIDE_TABS[1](self.ui.lang)
         try:
             from app.memory.store import MemoryStore
             from ui.tabs.memory_tabs import MemoryTabs
@@ -862,16 +856,15 @@ class MainWindow(QMainWindow):
             memory.review_mode_requested.connect(lambda: self.set_review_mode(True))
             memory.queue_count_changed.connect(
                 lambda n: self.side_tabs.setTabText(
-                    self.side_tabs.indexOf(memory), title + (f" · {t('待审', 'review')} {n}" if n else "")
+                    self.side_tabs.indexOf(memory), title + (f" · {self.ui.tx('review')} {n}" if n else "")
                 )
             )
         except Exception as exc:  # see above
             log.warning("memory tabs unavailable: %r", exc)
-            self._memory_tabs = self._placeholder(t("记忆库暂不可用", "Memory is not available"), exc)
+            self._memory_tabs = self._placeholder(self.ui.tx("Memory is not available"), exc)
         return self._memory_tabs, title
 
     def _make_players_tab(self) -> tuple[QWidget, str]:
-        t = self.ui.t
         try:
             from ui.tabs.players_tab import PlayersTab
 
@@ -880,8 +873,8 @@ class MainWindow(QMainWindow):
             )
         except Exception as exc:  # see _make_wisdom_tab
             log.warning("players tab unavailable: %r", exc)
-            self._players_tab = self._placeholder(t("玩家档案暂不可用", "Players are not available"), exc)
-        return self._players_tab, t(*SIDE_TABS[2])
+            self._players_tab = self._placeholder(self.ui.tx("Players are not available"), exc)
+        return self._players_tab, SIDE_TABS[2](self.ui.lang)
 
     def run_settings(self) -> Settings:
         """The settings an analysis runs with: the analysis language follows the interface language.
@@ -1001,7 +994,7 @@ class MainWindow(QMainWindow):
             return None
         stem = self.info.path.stem if self.info is not None else "replaysage"
         folder = Path(self.ctx.settings.get("replay_folder") or Path.home())
-        filters = [f"{self.ui.t(zh, en)} (*{suffix})" for suffix, zh, en in EXPORT_FORMATS]
+        filters = [f"{name(self.ui.lang)} (*{suffix})" for suffix, name in EXPORT_FORMATS]
         dlg = QFileDialog(
             self,
             self.ui.tx("Export analysis"),
@@ -1090,9 +1083,8 @@ class MainWindow(QMainWindow):
             self.analysis.set_expected("", "")
             return None
         if prof.rule_based:
-            self.analysis.set_expected(
-                "离线规则分析器：不调用模型，不花费 token。", "Offline rule-based analyst: no model calls, no tokens."
-            )
+            offline = N_("Offline rule-based analyst: no model calls, no tokens.")
+            self.analysis.set_expected(offline(Lang.ZH), offline(Lang.EN))
             return None
         path, data = self.info.path, prof.budget_mapping()
         settings, db = self.ctx.settings, self.ctx.db
@@ -1124,7 +1116,7 @@ class MainWindow(QMainWindow):
         )
 
     def _load_failed(self, exc: Exception) -> None:
-        self.show_error(error_text(exc, self.ui.t))
+        self.show_error(error_text(exc, self.ui.lang))
 
     def refresh_history(self) -> asyncio.Future[None] | None:
         """Reload the past analyses of the open replay (dropped if another replay is open by the time they come)."""
@@ -1162,16 +1154,15 @@ class MainWindow(QMainWindow):
         self.analysis.select_history(rec.id)
         self.progress.hide()
         states = {
-            "completed": ("完成", "completed"),
-            "partial": ("未全部完成，可继续", "partly done, resumable"),
-            "cancelled": ("已取消，可继续", "cancelled, resumable"),
-            "failed": ("失败", "failed"),
-            "running": ("未结束", "unfinished"),
+            "completed": NC_("stored run", "completed"),
+            "partial": NC_("stored run", "partly done, resumable"),
+            "cancelled": NC_("stored run", "cancelled, resumable"),
+            "failed": NC_("stored run", "failed"),
+            "running": NC_("stored run", "unfinished"),
         }
-        zh, en = states.get(rec.status, (rec.status, rec.status))
-        self.status_label.setText(
-            self.ui.t(f"显示已保存的分析 #{rec.id}（{zh}）", f"Showing stored analysis #{rec.id} ({en})")
-        )
+        state = states.get(rec.status)
+        shown = state(self.ui.lang) if state is not None else rec.status
+        self.status_label.setText(self.ui.tx("Showing stored analysis #{id} ({state})", id=rec.id, state=shown))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
         """Accept dragged replay files."""
@@ -1248,14 +1239,14 @@ class MainWindow(QMainWindow):
 
     def _run_finished(self, outcome: str) -> None:
         texts = {
-            "completed": ("分析完成", "Analysis complete"),
-            "partial": ("分析未全部完成（可继续）", "Analysis partly done (resumable)"),
-            "cancelled": ("分析已取消（可继续）", "Analysis cancelled (resumable)"),
-            "failed": ("分析失败", "Analysis failed"),
-            "error": ("分析出错", "Analysis error"),
+            "completed": N_("Analysis complete"),
+            "partial": N_("Analysis partly done (resumable)"),
+            "cancelled": N_("Analysis cancelled (resumable)"),
+            "failed": N_("Analysis failed"),
+            "error": N_("Analysis error"),
         }
-        zh, en = texts.get(outcome, (outcome, outcome))
-        self.status_label.setText(self.ui.t(zh, en))
+        text = texts.get(outcome)
+        self.status_label.setText(text(self.ui.lang) if text is not None else outcome)
         if outcome == "completed":  # full, whatever stage count the last progress event gave (it may come later)
             self.progress.setValue(self.progress.maximum())
         else:

@@ -12,7 +12,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from app.i18n import Lang, tr
+from app.i18n import Lang, tr, trc
 from app.knowledge.faction_names import faction_display
 from app.knowledge.names import knowledge_mod
 from ui.analysis_view import clock
@@ -211,16 +211,13 @@ class ReplayCard(QFrame):
     def set_replay(self, info: ReplayInfo | None) -> None:
         """Fill the card (empty state when ``info`` is None)."""
         self.info = info
-        t = self.ui.t
         for w in self.player_labels:
             w.setParent(None)
             w.deleteLater()
         self.player_labels = []
         if info is None:
-            self.title.setText(t("未打开录像", "No replay open"))
-            self.meta.setText(
-                t("Ctrl+O 打开录像，或把文件拖到窗口里。", "Ctrl+O opens a replay; you can also drop files here.")
-            )
+            self.title.setText(self.ui.tx("No replay open"))
+            self.meta.setText(self.ui.tx("Ctrl+O opens a replay; you can also drop files here."))
             return
         if info.error:
             self.title.setText(info.path.name)
@@ -228,17 +225,26 @@ class ReplayCard(QFrame):
             return
         self.title.setText(f"{info.map_name} — {info.path.name}")
         when = info.date.astimezone().strftime("%Y-%m-%d %H:%M") if info.date else "?"
-        trunc = t("（录像被截断）", " (truncated replay)") if info.truncated else ""
+        trunc = self.ui.tx(" (truncated replay)") if info.truncated else ""
         if not knowledge_mod(info.mod):  # say so instead of leaving the user to wonder about raw hashes
-            trunc += t(" · 没有此游戏/模组的知识库", " · no game knowledge for this game/mod")
+            trunc += self.ui.tx(" · no game knowledge for this game/mod")
         self.meta.setText(
-            t(
-                f"模组 {info.mod} · 时长 {clock(info.duration)} · {when}{trunc}",
-                f"Mod {info.mod} · duration {clock(info.duration)} · {when}{trunc}",
+            self.ui.tx(
+                "Mod {mod} · duration {duration} · {when}{trunc}",
+                mod=info.mod,
+                duration=clock(info.duration),
+                when=when,
+                trunc=trunc,
             )
         )
-        all_commands = t("全部指令/分", "All cmds/min")
-        headers = (t("玩家", "Player"), t("阵营", "Faction"), t("队伍", "Team"), "APM", all_commands)
+        all_commands = self.ui.tx("All cmds/min")
+        headers = (
+            trc(self.ui.lang, "ui.replay_card", "Player"),
+            self.ui.tx("Faction"),
+            trc(self.ui.lang, "ui.replay_card", "Team"),
+            "APM",
+            all_commands,
+        )
         for col, text in enumerate(headers):
             lab = QLabel(f"<b>{text}</b>")
             if col >= len(headers) - 2:
@@ -246,14 +252,14 @@ class ReplayCard(QFrame):
             self.grid.addWidget(lab, 0, col)
             self.player_labels.append(lab)
         for row, pl in enumerate(info.players, start=1):
-            name = plain_label(pl.name + (t("（观战）", " (observer)") if pl.observer else ""))
+            name = plain_label(pl.name + (self.ui.tx(" (observer)") if pl.observer else ""))
             name.setStyleSheet(f"border-left: 10px solid {pl.color}; padding-left: 4px;")  # the colour swatch
             fcolor = FACTION_COLORS.get(pl.faction, "#555555")
-            resolved = t("（随机→识别）", " (random, resolved)") if pl.faction_resolved else ""
+            resolved = self.ui.tx(" (random, resolved)") if pl.faction_resolved else ""
             shown = _esc(faction_display(pl.faction, self.ui.lang))
             faction = QLabel(f"<span style='color:{fcolor}; font-weight:bold'>{shown}</span>{resolved}")
             team_color = TEAM_COLORS[(pl.team + 1) % len(TEAM_COLORS)] if pl.team >= 0 else TEAM_COLORS[0]
-            team_text = t(f"队伍 {pl.team + 1}", f"Team {pl.team + 1}") if pl.team >= 0 else t("无", "none")
+            team_text = self.ui.tx("Team {team}", team=pl.team + 1) if pl.team >= 0 else self.ui.tx("none")
             team = QLabel(f"<span style='background:{team_color}; color:white'>&nbsp;{team_text}&nbsp;</span>")
             apm = QLabel("" if pl.observer else f"{pl.apm:.0f}")
             cpm = QLabel("" if pl.observer else f"{pl.cpm:.0f}")

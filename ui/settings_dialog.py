@@ -18,6 +18,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QDialogButtonBox, QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from app.errors import KnownError
+from app.i18n import N_
 from app.library.autosave import check_pattern
 from app.secrets import SecretStore
 from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings, ProviderSettings, Settings
@@ -91,17 +92,17 @@ class SettingsDialog(GeneralPage, ProvidersPage, ModelsPage):
         self._test_task: asyncio.Task[None] | None = None
         self._test_text: tuple[str, str] = ("", "")  # the connection test line, 中文 and English
         self.tabs = QTabWidget(self)
-        for page, zh, en in (
-            (self._general_tab(), "常规", "General"),
-            (self._providers_tab(), "服务商", "Providers"),
-            (self._models_tab(), "模型", "Models"),
+        for page, name in (
+            (self._general_tab(), N_("General")),
+            (self._providers_tab(), N_("Providers")),
+            (self._models_tab(), N_("Models")),
         ):
             index = self.tabs.addTab(page, "")
 
             def set_tab(text: str, i: int = index) -> None:
                 self.tabs.setTabText(i, text)
 
-            ui.bind(self, set_tab, zh, en)
+            ui.bind_msg(self, set_tab, name)
         self.error_label = QLabel(self)
         self.error_label.setStyleSheet("color: #b71c1c;")
         self.error_label.setWordWrap(True)
@@ -114,8 +115,8 @@ class SettingsDialog(GeneralPage, ProvidersPage, ModelsPage):
         buttons.accepted.connect(self._ok)
         buttons.rejected.connect(self.reject)
         buttons.button(std.Apply).clicked.connect(self.apply)
-        for which, zh, en in ((std.Ok, "确定", "OK"), (std.Apply, "应用", "Apply"), (std.Cancel, "取消", "Cancel")):
-            ui.bind(self, buttons.button(which).setText, zh, en)
+        for which, name in ((std.Ok, N_("OK")), (std.Apply, N_("Apply")), (std.Cancel, N_("Cancel"))):
+            ui.bind_msg(self, buttons.button(which).setText, name)
         self.buttons = buttons
         ui.changed.connect(self._retranslate)
         lay = QVBoxLayout(self)
@@ -158,9 +159,7 @@ class SettingsDialog(GeneralPage, ProvidersPage, ModelsPage):
         if not self.batch_pending.is_valid():  # its own message is under it; the form says which field
             option = OPTIONS["memory_batch_pending"]
             self.error_label.setText(
-                self.ui.t(
-                    f"先改正标红的数字：{option.title_zh}", f"Correct the number marked in red: {option.title_en}"
-                )
+                self.ui.tx("Correct the number marked in red: {title}", title=option.title(self.ui.lang))
             )
             return False
         try:

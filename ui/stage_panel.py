@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.claims.issues import Severity, ValidationIssue
+from app.i18n import NC_, Msg
 from app.pipeline import events as ev
 from ui.icons import SEVERITY_ICONS, icon
 from ui.lang import UiLanguage
@@ -48,16 +49,30 @@ from ui.widgets import (
     text_box,
 )
 
-BUDGET_PARTS: tuple[tuple[str, str, str, str], ...] = (
-    ("system", "系统", "system", "#5b8def"),
-    ("summary", "摘要", "summary", "#49b6a6"),
-    ("overview", "总览", "overview", "#9b6fd8"),
-    ("slice", "切片", "slice", "#f0a030"),
-    ("found_facts", "已发现事实", "found facts", "#d9644a"),
-    ("instruction", "指令", "instruction", "#7f8c8d"),
-    ("reserve", "输出预留", "reserve", "#c8c8c8"),
+BUDGET_PARTS: tuple[tuple[str, Msg, str], ...] = (
+    ("system", NC_("budget part", "system"), "#5b8def"),
+    ("summary", NC_("budget part", "summary"), "#49b6a6"),
+    ("overview", NC_("budget part", "overview"), "#9b6fd8"),
+    ("slice", NC_("budget part", "slice"), "#f0a030"),
+    ("found_facts", NC_("budget part", "found facts"), "#d9644a"),
+    ("instruction", NC_("budget part", "instruction"), "#7f8c8d"),
+    ("reserve", NC_("budget part", "reserve"), "#c8c8c8"),
 )
-"""Budget bar parts in drawing order: key, 中文, English, colour."""
+"""Budget bar parts in drawing order: key, name, colour."""
+
+STATE_WORDS: dict[str, Msg] = {
+    "pending": NC_("stage state", "waiting"),
+    "running": NC_("stage state", "running"),
+    "done": NC_("stage state", "done"),
+    "failed": NC_("stage state", "failed"),
+    "cancelled": NC_("stage state", "cancelled"),
+    "revising": NC_("stage state", "revising"),
+    "cut": NC_("stage state", "cut"),
+    "stalled": NC_("stage state", "stalled"),
+    "length": NC_("stage state", "output limit"),
+    "retrying": NC_("stage state", "retrying"),
+}
+"""A stage's state as its title says it."""
 
 SEVERITY_COLORS = {
     Severity.INFO: "#607d8b",
@@ -138,14 +153,14 @@ class BudgetBar(QWidget):
 
     def set_breakdown(self, breakdown: Mapping[str, int], lang: object = None) -> None:
         """Show a request's breakdown (keys of :class:`app.pipeline.events.StageStarted`)."""
-        from app.i18n import Lang, pick, tr
+        from app.i18n import Lang, tr
 
         self.values = {k: int(v) for k, v in breakdown.items()}
         lg = lang if isinstance(lang, Lang) else Lang.EN
         rows = "".join(
-            f"<tr><td><span style='color:{color}'>■</span> {pick(lg, zh, en)}</td>"
+            f"<tr><td><span style='color:{color}'>■</span> {name(lg)}</td>"
             f"<td align='right'>{self.values.get(key, 0):,}</td></tr>"
-            for key, zh, en, color in BUDGET_PARTS
+            for key, name, color in BUDGET_PARTS
         )
         v = self.values
         self.setToolTip(
@@ -168,7 +183,7 @@ class BudgetBar(QWidget):
         parts_total = sum(self.values.get(k, 0) for k, *_ in BUDGET_PARTS)
         scale_max = max(self.values.get("context_length", 0), self.values.get("budget", 0), parts_total, 1)
         x = 1.0
-        for key, _zh, _en, color in BUDGET_PARTS:
+        for key, _name, color in BUDGET_PARTS:
             n = self.values.get(key, 0)
             if n <= 0:
                 continue
@@ -202,7 +217,7 @@ class StagePanel(Collapsible):
     copied = Signal(str)
 
     def __init__(
-        self, stage: ev.StageRef, title_zh: str, title_en: str, ui: UiLanguage, parent: QWidget | None = None
+        self, stage: ev.StageRef, title: Msg, ui: UiLanguage, parent: QWidget | None = None, **title_params: object
     ) -> None:
         super().__init__("", expanded=False, parent=parent)  # the view opens the running stage only
         self.stage = stage
@@ -210,7 +225,7 @@ class StagePanel(Collapsible):
         self.auto_opened = False
         self.header.clicked.connect(self._user_toggled)
         self.ui = ui
-        self.title_zh, self.title_en = title_zh, title_en
+        self.stage_title, self.title_params = title, title_params
         self.status = "pending"
         self.final_text: str | None = None
         self.message = ""
@@ -323,37 +338,29 @@ class StagePanel(Collapsible):
 
     # -- texts ------------------------------------------------------------------------------------------------
 
+    def title_text(self) -> str:
+        """The stage's name in the current language (``Window 3``)."""
+        return self.stage_title(self.ui.lang, **self.title_params)
+
     def retranslate(self) -> None:
         """Re-apply every label in the current language."""
-        t = self.ui.t
-        states = {
-            "pending": ("等待", "waiting"),
-            "running": ("进行中", "running"),
-            "done": ("完成", "done"),
-            "failed": ("失败", "failed"),
-            "cancelled": ("已取消", "cancelled"),
-            "revising": ("修订中", "revising"),
-            "cut": ("连接中断", "cut"),
-            "stalled": ("停滞", "stalled"),
-            "length": ("达到输出上限", "output limit"),
-            "retrying": ("重试中", "retrying"),
-        }
-        zh, en = states.get(self.status, (self.status, self.status))
+        state = STATE_WORDS.get(self.status)
         span = ""
         if self.stage.kind is ev.StageKind.WINDOW:
             span = f"  {clock(self.stage.start_seconds)}–{clock(self.stage.end_seconds)}"
-        self.set_title(f"{t(self.title_zh, self.title_en)}{span}  · {t(zh, en)}{self.issue_count_text()}")
+        status = state(self.ui.lang) if state is not None else self.status
+        self.set_title(f"{self.title_text()}{span}  · {status}{self.issue_count_text()}")
         self.retitled.emit()
         if not self._built:
             return
-        self.prompt_section.set_title(t("发送的提示词", "Prompt sent"))
-        self.feedback_button.setText(t("对这个阶段反馈…", "Feedback on this stage…"))
-        self.copy_button.setText(t("复制本阶段文字", "Copy this stage's text"))
-        self.claim_feedback_button.setText(t("对选中的断言反馈…", "Feedback on the selected claim…"))
+        self.prompt_section.set_title(self.ui.tx("Prompt sent"))
+        self.feedback_button.setText(self.ui.tx("Feedback on this stage…"))
+        self.copy_button.setText(self.ui.tx("Copy this stage's text"))
+        self.claim_feedback_button.setText(self.ui.tx("Feedback on the selected claim…"))
         n = len(self.drafts)
-        self.drafts_section.set_title(t(f"修订前草稿（{n}）", f"Drafts before revision ({n})"))
+        self.drafts_section.set_title(self.ui.tx("Drafts before revision ({n})", n=n))
         n_claims = self.claims_table.rowCount()
-        self.claims_section.set_title(t(f"结构化断言（{n_claims}）", f"Claims ({n_claims})"))
+        self.claims_section.set_title(self.ui.tx("Claims ({n_claims})", n_claims=n_claims))
         self._retitle_issues()
         self._retitle_reasoning()
         self._relabel_budget()
@@ -370,13 +377,12 @@ class StagePanel(Collapsible):
 
     def issue_count_text(self) -> str:
         """`` · found 3 · fixed 2 · 1 left`` (after a revision) or `` · 2 issues``; "" without issues."""
-        t = self.ui.t
         if self.draft_issues is not None:
             found, fixed, left = self.revision_tally()
-            return t(f" · 发现 {found} · 修正 {fixed} · 剩 {left}", f" · found {found} · fixed {fixed} · {left} left")
+            return self.ui.tx(" · found {found} · fixed {fixed} · {left} left", found=found, fixed=fixed, left=left)
         if self.issues:
             n = len(self.issues)
-            return t(f" · {n} 个问题", f" · {n} issue{'s' if n != 1 else ''}")
+            return self.ui.tx(" · {n} issue", n=n) if n == 1 else self.ui.tx(" · {n} issues", n=n)
         return ""
 
     def revision_tally(self) -> tuple[int, int, int]:
@@ -393,9 +399,7 @@ class StagePanel(Collapsible):
         n = int(end - self._reason_start)
         live = self._reason_end is None
         self.reasoning_section.set_title(
-            self.ui.t(
-                f"思考中 {n} 秒" if live else f"思考了 {n} 秒", f"thinking {n} s" if live else f"thought for {n} s"
-            )
+            self.ui.tx("thinking {n} s", n=n) if live else self.ui.tx("thought for {n} s", n=n)
         )
 
     def _retitle_issues(self) -> None:
@@ -422,7 +426,7 @@ class StagePanel(Collapsible):
             return
         # the numbers double as the bar's legend: each part with its colour
         parts = " · ".join(
-            f"<span style='color:{c}'>■</span> {self.ui.t(zh, en)} {v.get(k, 0):,}" for k, zh, en, c in BUDGET_PARTS
+            f"<span style='color:{c}'>■</span> {name(self.ui.lang)} {v.get(k, 0):,}" for k, name, c in BUDGET_PARTS
         )
         self.budget_label.setText(
             self.ui.tx(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from app.analyst import texts
 from app.claims.kinds import CLAIM_LISTS
 from app.claims.parse import MARKER
-from app.i18n import Lang, tr_marked
+from app.i18n import Lang, Msg
 from app.knowledge.faction_names import faction_display
 from app.knowledge.terms import game_terms
 from app.replay.commands import (
@@ -124,9 +124,9 @@ class AnalystBase:
 
     # ------------------------------------------------------------------ small helpers
 
-    def say(self, template: str, **values: object) -> str:
+    def say(self, template: Msg, **values: object) -> str:
         """A sentence of :mod:`app.analyst.texts` in the analysis language, filled with ``values``."""
-        return tr_marked(self.lang, template).format(**self._words, **values)
+        return template(self.lang).format(**self._words, **values)
 
     def header(self) -> str:
         """The first line of every reply: says the text was written by rules."""
@@ -411,9 +411,9 @@ class AnalystBase:
     def pack_label(self, action: str) -> str:
         """A pack-chain step as prose."""
         label = texts.PACK_ACTIONS.get(action)
-        return tr_marked(self.lang, label) if label is not None else action
+        return label(self.lang) if label is not None else action
 
-    def pack_step_sentence(self, template: str, step: Any, slot: int) -> str:
+    def pack_step_sentence(self, template: Msg, step: Any, slot: int) -> str:
         """A sentence about one base-vehicle step of ``slot`` (who, when, what)."""
         return self.say(
             template,

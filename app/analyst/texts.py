@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.i18n import N_, NC_, Lang, tr_marked
+from app.i18n import N_, NC_, Lang
 
 INTRO = N_(
     "(Offline rule-based analyst, not a language model.) I write analyses from a replay's "
@@ -12,7 +12,7 @@ INTRO = N_(
 
 def intro(lang: Lang) -> str:
     """What the unbound analyst answers (a connection test)."""
-    return tr_marked(lang, INTRO)
+    return INTRO(lang)
 
 
 # ---------------------------------------------------------------------------------------------- sentences

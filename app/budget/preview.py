@@ -23,15 +23,22 @@ from app.budget.profile import (
     tier_for,
     tier_spec,
 )
-from app.i18n import Lang, pick, tr
+from app.i18n import NC_, Lang, pick, tr
 
 TIER_NAMES = {
-    "long": ("长", "long"),
-    "medium": ("中", "medium"),
-    "128k": ("128K ", "128K"),
-    "64k": ("64K ", "64K"),
-    "32k": ("32K ", "32K"),
+    "long": NC_("context tier", "long"),
+    "medium": NC_("context tier", "medium"),
+    "128k": NC_("context tier", "128K"),
+    "64k": NC_("context tier", "64K"),
+    "32k": NC_("context tier", "32K"),
 }
+"""The context tiers as the budget line names them ("{tier} tier")."""
+
+
+def tier_name(tier: str, lang: Lang) -> str:
+    """A context tier's name in ``lang`` (an unknown one as it is)."""
+    name = TIER_NAMES.get(tier)
+    return name(lang) if name is not None else tier
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,14 +141,16 @@ def profile_problem(
 def budget_line(context_length: int, context_budget: int, lang: Lang) -> str:
     """``Tier default 100,000 (medium tier) · effective budget 100,000 · hard limit 180,000``, always shown."""
     tier = tier_for(max(context_length, 1))
-    zh, en = TIER_NAMES.get(str(tier.value), (str(tier.value), str(tier.value)))
     n = default_budget(max(context_length, 1))
     effective = context_budget or n
     limit = hard_limit(max(context_length, 1))
-    return pick(
+    return tr(
         lang,
-        f"档位默认 {n:,}（{zh}上下文档） · 实际预算 {effective:,} · 硬上限 {limit:,}",
-        f"Tier default {n:,} ({en} tier) · effective budget {effective:,} · hard limit {limit:,}",
+        "Tier default {n:,} ({tier} tier) · effective budget {effective:,} · hard limit {limit:,}",
+        n=n,
+        tier=tier_name(str(tier.value), lang),
+        effective=effective,
+        limit=limit,
     )
 
 

@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 
 from app.claims.kinds import CLAIM_LISTS
-from app.i18n import Lang, pick
+from app.i18n import NC_, Lang
 
 
 class Severity(enum.IntEnum):
@@ -25,8 +25,7 @@ class Severity(enum.IntEnum):
 
     def display(self, lang: Lang) -> str:
         """The name shown to people, in ``lang`` (the interface showed ``Contradiction`` in Chinese, issue 30)."""
-        zh, en = _SEVERITY_WORDS[int(self)]
-        return pick(lang, zh, en)
+        return _SEVERITY_WORDS[int(self)](lang)
 
     @classmethod
     def from_label(cls, label: str) -> Severity:
@@ -38,19 +37,19 @@ class Severity(enum.IntEnum):
 
 
 _SEVERITY_WORDS = {
-    0: ("提示", "Info"),
-    1: ("警告", "Warning"),
-    2: ("证据不足", "Weak evidence"),
-    3: ("矛盾", "Contradiction"),
-    4: ("致命", "Fatal"),
+    0: NC_("severity", "Info"),
+    1: NC_("severity", "Warning"),
+    2: NC_("severity", "Weak evidence"),
+    3: NC_("severity", "Contradiction"),
+    4: NC_("severity", "Fatal"),
 }
 
 CONFIDENCE_WORDS = {
-    "confirmed": ("确定", "confirmed"),
-    "highly likely": ("高度可能", "highly likely"),
-    "highly_likely": ("高度可能", "highly likely"),
-    "likely": ("可能", "likely"),
-    "uncertain": ("不确定", "uncertain"),
+    "confirmed": NC_("confidence", "confirmed"),
+    "highly likely": NC_("confidence", "highly likely"),
+    "highly_likely": NC_("confidence", "highly likely"),
+    "likely": NC_("confidence", "likely"),
+    "uncertain": NC_("confidence", "uncertain"),
 }
 """A claim's stated confidence (the prompt's English words; a model may answer in Chinese) as shown to people."""
 
@@ -58,11 +57,11 @@ CONFIDENCE_WORDS = {
 def confidence_display(value: str, lang: Lang) -> str:
     """A claim's confidence in ``lang`` ("likely" → 可能); an unknown word is shown as the model wrote it."""
     key = value.strip().lower()
-    for zh, en in CONFIDENCE_WORDS.values():  # a Chinese answer ("高度可能") is shown in English too
-        if key == zh:
-            return pick(lang, zh, en)
-    words = CONFIDENCE_WORDS.get(key)
-    return pick(lang, *words) if words else value
+    for word in CONFIDENCE_WORDS.values():  # a Chinese answer ("高度可能") is shown in English too
+        if key == word(Lang.ZH):
+            return word(lang)
+    known = CONFIDENCE_WORDS.get(key)
+    return known(lang) if known is not None else value
 
 
 CLAIM_REF_KINDS = tuple(c.kind for c in CLAIM_LISTS)

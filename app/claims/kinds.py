@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from app.claims.roles import POWER_COMMANDS
-from app.i18n import NC_, Lang, pick, tr_marked
+from app.i18n import NC_, Lang, Msg, pick
 from app.replay.commands import (
     PLACE_STRUCTURE,
     QUEUE_UNIT,
@@ -50,12 +50,12 @@ class ClaimList:
     key: str
     attr: str
     letter: str
-    one: str
-    word: str
+    one: Msg
+    word: Msg
 
     def label(self, lang: Lang, index: int) -> str:
         """``unit claim 2`` for the claim at 0-based ``index``."""
-        return f"{tr_marked(lang, self.one)} {index + 1}"
+        return f"{self.one(lang)} {index + 1}"
 
 
 CLAIM_LISTS: tuple[ClaimList, ...] = (
@@ -84,7 +84,8 @@ class EventKind:
     Attributes:
         name: the word the model writes (``produce``).
         commands: the command ids (RA3 roles) the kind names; the validator looks for one near the claimed time.
-        words: how people read it, zh and en (the claims table).
+        words: how people read it (the claims table), a catalogue message (:func:`app.i18n.NC_` with the context
+            ``event kind``).
         log: the prompt's description of the log line it is, zh and en (``“生产单位”（排队时间）``).
         names: ``type`` when the claim's ``name`` is the command's type hash, ``object`` when it is the type of
             the object the command names (sell, repair).
@@ -94,7 +95,7 @@ class EventKind:
 
     name: str
     commands: frozenset[int]
-    words: tuple[str, str]
+    words: Msg
     log: tuple[str, str]
     names: str = "type"
     games: frozenset[str] = ALL_GAMES
@@ -108,12 +109,15 @@ class EventKind:
 
 BUILTIN_EVENT_KINDS: tuple[EventKind, ...] = (
     EventKind(
-        "produce", frozenset({QUEUE_UNIT}), ("生产", "produce"), ("“生产单位”（排队时间）", '"Queue unit" (queue time)')
+        "produce",
+        frozenset({QUEUE_UNIT}),
+        NC_("event kind", "produce"),
+        ("“生产单位”（排队时间）", '"Queue unit" (queue time)'),
     ),
     EventKind(
         "build",
         frozenset({START_STRUCTURE, PLACE_STRUCTURE, QUEUE_UNIT}),  # start, placement, or a core queued at a yard
-        ("建造", "build"),
+        NC_("event kind", "build"),
         (
             "“开始建造建筑”（开始建造的时间；帝国的核心是在基地车上“生产单位” …Egg）",
             '"Start structure" (when construction starts; Empire cores are a "Queue unit" of a …Egg at the yard)',
@@ -123,23 +127,23 @@ BUILTIN_EVENT_KINDS: tuple[EventKind, ...] = (
     EventKind(
         "place",
         frozenset({PLACE_STRUCTURE}),
-        ("放置建筑", "place"),
+        NC_("event kind", "place"),
         ("“放置建筑”（放下建筑的时间）", '"Place structure" (when the structure is put down)'),
     ),
-    EventKind("sell", frozenset({SELL}), ("出售", "sell"), ("“出售”", '"Sell"'), names="object"),
-    EventKind("upgrade", frozenset({START_UPGRADE}), ("升级", "upgrade"), ("“开始升级”", '"Start upgrade"')),
-    EventKind("power", POWER_COMMANDS, ("技能", "power"), ("各种“技能”行", "the special power lines")),
+    EventKind("sell", frozenset({SELL}), NC_("event kind", "sell"), ("“出售”", '"Sell"'), names="object"),
+    EventKind("upgrade", frozenset({START_UPGRADE}), NC_("event kind", "upgrade"), ("“开始升级”", '"Start upgrade"')),
+    EventKind("power", POWER_COMMANDS, NC_("event kind", "power"), ("各种“技能”行", "the special power lines")),
     EventKind(
         "repair",
         frozenset({START_REPAIR}),
-        ("修理", "repair"),
+        NC_("event kind", "repair"),
         ("“开始维修”", '"Start repair"'),
         names="object",
     ),
     EventKind(
         "protocol",
         frozenset({SELECT_PROTOCOL}),
-        ("协议", "protocol"),
+        NC_("event kind", "protocol"),
         ("“选择协议”", '"Select protocol"'),
         games=RA3_ONLY,
     ),
@@ -201,7 +205,7 @@ def offered_events(game: str) -> list[EventKind]:
 def event_words(kind: str, lang: Lang) -> str | None:
     """How people read an event kind (``build`` → 建造), or None for a kind the program does not know."""
     known = EVENT_KIND_DEFS.get(kind.lower())
-    return pick(lang, *known.words) if known else None
+    return known.words(lang) if known else None
 
 
 # ---------------------------------------------------------------------------------------------- evidence kinds

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.facts.model import ProductionKind
-from app.i18n import NC_, Lang, pick, tr, tr_marked, trc
+from app.i18n import NC_, Lang, Msg, pick, tr, trc
 from app.timefmt import format_clock
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ HEAT_CELLS = 32
 """Cells per side of the order heat map."""
 CATEGORIES: tuple[str, ...] = ("infantry", "vehicle", "aircraft", "naval", "other", "structure")
 """Production categories, in the order the chart stacks them (structures are placements, the rest units)."""
-CATEGORY_LABELS: dict[str, str] = {
+CATEGORY_LABELS: dict[str, Msg] = {
     "infantry": NC_("production category", "infantry"),
     "vehicle": NC_("production category", "vehicles"),
     "aircraft": NC_("production category", "aircraft"),
@@ -42,7 +42,7 @@ CATEGORY_LABELS: dict[str, str] = {
     "other": NC_("production category", "other units"),
     "structure": NC_("production category", "structures"),
 }
-MAP_NINTHS: tuple[tuple[str, str, str], ...] = (
+MAP_NINTHS: tuple[tuple[Msg, Msg, Msg], ...] = (
     (NC_("map ninth", "bottom left"), NC_("map ninth", "bottom centre"), NC_("map ninth", "bottom right")),
     (NC_("map ninth", "middle left"), NC_("map ninth", "middle centre"), NC_("map ninth", "middle right")),
     (NC_("map ninth", "top left"), NC_("map ninth", "top centre"), NC_("map ninth", "top right")),
@@ -393,7 +393,7 @@ def heat_text(h: PlayerHeat, bounds: tuple[float, float, float, float] | None, l
         "{name}: {orders} orders with a position, most in the {ninth} ninth ({share}%)",
         name=h.name,
         orders=h.orders,
-        ninth=tr_marked(lang, MAP_NINTHS[r][c]),
+        ninth=MAP_NINTHS[r][c](lang),
         share=round(100 * n / h.orders),
     )
 
@@ -412,7 +412,7 @@ def chart_sections(
     )
     header = [
         trc(lang, "app.facts.charts", "Player"),
-        *(tr_marked(lang, CATEGORY_LABELS[c]) for c in CATEGORIES),
+        *(CATEGORY_LABELS[c](lang) for c in CATEGORIES),
         tr(lang, "Busiest minute"),
     ]
     out.append(

@@ -43,7 +43,7 @@ from typing import NamedTuple
 from app.facts.index import KEY_CATEGORIES, POWER_LAYOUT_ROLES, ReplayFactIndex
 from app.facts.model import TICKS_PER_SECOND, FactEvent
 from app.facts.roles import RoleIds, player_left_id, role_of
-from app.i18n import NC_, Lang, tr_marked
+from app.i18n import NC_, Lang
 from app.replay.commands import (
     ADD_GROUP,
     ATTACK_MOVE,
@@ -273,7 +273,7 @@ class _Renderer:
         self._powers = POWER_LAYOUT_ROLES[self.game]
         self._batches = index.batch
         self._cancelled = index.is_cancelled
-        self._cancelled_word = tr_marked(lang, _ROLE_WORDS["cancelled"])
+        self._cancelled_word = _ROLE_WORDS["cancelled"](lang)
 
     def player(self, slot: int) -> str:
         return self._names[slot] if 0 <= slot < len(self._names) else f"P{slot}"
@@ -365,7 +365,7 @@ def power_role_parts(ev: FactEvent, lang: Lang, ids: Callable[[tuple[int, ...]],
     The log and the summary print powers this way so that a model reads the record as the validator does.
     """
     show = ids or _ids
-    words = {key: tr_marked(lang, word) for key, word in _ROLE_WORDS.items()}
+    words = {key: word(lang) for key, word in _ROLE_WORDS.items()}
     parts = []
     if ev.target_ids:
         parts.append(f"{words['on']} {show(ev.target_ids)}")
@@ -539,7 +539,7 @@ def build_compact_log(
 
 def _merge_cameras(index: ReplayFactIndex, lines: list[LogLine], r: _Renderer) -> list[LogLine]:
     cams: list[LogLine] = []
-    label = tr_marked(r.lang, _CAMERA_LABEL)
+    label = _CAMERA_LABEL(r.lang)
     for cam in index.replay.cameras():
         pos = f" ({round(cam.position[0])},{round(cam.position[1])})" if cam.position else ""
         text = f"{format_time(cam.time_code / TICKS_PER_SECOND)}  {r.player(cam.slot)}  {label}{pos}"

@@ -18,7 +18,7 @@ from app.facts.eventlog import counts_as_event, format_time, power_role_parts
 from app.facts.index import POWER_LAYOUT_ROLES, ReplayFactIndex, command_queue_id
 from app.facts.model import TICKS_PER_SECOND, BuildStep, FactEvent, OwnerChange, PackAction, ProductionKind, Strength
 from app.facts.roles import role_of
-from app.i18n import N_, NC_, Lang, tr, tr_marked
+from app.i18n import N_, NC_, Lang, Msg, tr
 from app.knowledge.faction_names import faction_display
 from app.knowledge.terms import GameTerms, game_terms
 from app.replay.commands import CATEGORY_WORDS, Category, command_info
@@ -45,7 +45,7 @@ _COUNT_CATEGORIES = (
     Category.PROTOCOL,
 )
 
-_T: dict[str, str] = {
+_T: dict[str, Msg] = {
     "title": N_("# Match summary (deterministic, from the replay's commands)"),
     "map": N_("Map"),
     "mod": N_("Mod"),
@@ -120,11 +120,11 @@ _KIND = {"human": NC_("player kind", "human"), "ai": NC_("player kind", "ai")}
 
 
 def _category(lang: Lang, c: Category) -> str:
-    return tr_marked(lang, CATEGORY_WORDS[c])
+    return CATEGORY_WORDS[c](lang)
 
 
 def _t(lang: Lang, key: str) -> str:
-    return tr_marked(lang, _T[key])
+    return _T[key](lang)
 
 
 def default_segments(duration_seconds: float, size: float = DEFAULT_SEGMENT_SECONDS) -> list[tuple[float, float]]:
@@ -196,7 +196,7 @@ def _header(ctx: _Ctx) -> str:
     table = []  # fenced: names are data, and no name can start a line or close the fence
     for p in ix.playing:
         team = str(p.team + 1) if p.team >= 0 else ctx.t("no_team")
-        kind = tr_marked(ctx.lang, _KIND[p.kind]) if p.kind in _KIND else p.kind
+        kind = _KIND[p.kind](ctx.lang) if p.kind in _KIND else p.kind
         faction = faction_display(p.faction, ctx.lang) if p.faction else "?"  # 中文: the knowledge's names
         if p.played_faction and p.played_faction != p.faction:
             faction += f" → {faction_display(p.played_faction, ctx.lang)}"

@@ -12,7 +12,7 @@ from app.claims.issues import Severity
 from app.claims.kinds import CLAIM_LIST, CLAIM_LISTS
 from app.claims.timeparse import format_time
 from app.errors import KnownError
-from app.i18n import NC_, Lang, pick, tr, tr_marked, trc
+from app.i18n import NC_, Lang, Msg, pick, tr, trc
 from app.pipeline.records import AnalysisRecord, StageRecord
 from app.safetext import json_text, markdown_escape, markdown_fence, markdown_prose, markdown_source, terminal_text
 
@@ -237,7 +237,7 @@ def _short_title(stage: dict[str, Any], lang: Lang) -> str:
     return _title(stage, lang)
 
 
-STATUS_WORDS: dict[str, str] = {
+STATUS_WORDS: dict[str, Msg] = {
     "completed": NC_("run status", "completed"),
     "running": NC_("run status", "running"),
     "interrupted": NC_("run status", "interrupted"),
@@ -250,13 +250,13 @@ STATUS_WORDS: dict[str, str] = {
 
 def status_words(status: str, lang: Lang) -> str:
     """An analysis status in ``lang``; an unknown one as stored."""
-    return tr_marked(lang, STATUS_WORDS[status]) if status in STATUS_WORDS else status
+    return STATUS_WORDS[status](lang) if status in STATUS_WORDS else status
 
 
 def kind_word(kind: str, lang: Lang) -> str:
     """A claim list's kind (``unit``) in ``lang``."""
     claims = CLAIM_LIST.get(kind)
-    return tr_marked(lang, claims.word) if claims is not None else kind
+    return claims.word(lang) if claims is not None else kind
 
 
 def verdict_words(verdict: str, lang: Lang) -> str:

@@ -18,7 +18,7 @@ import enum
 from dataclasses import dataclass
 from functools import cache
 
-from app.i18n import N_, NC_, Lang, tr_marked, with_params
+from app.i18n import N_, NC_, Lang, Msg, with_params
 from app.replay.model import Game
 
 
@@ -47,7 +47,7 @@ class Category(enum.StrEnum):
     UNKNOWN = "unknown"
 
 
-CATEGORY_WORDS: dict[Category, str] = {
+CATEGORY_WORDS: dict[Category, Msg] = {
     Category.SELECTION: NC_("command category", "selection"),
     Category.GROUP: NC_("command category", "group"),
     Category.ORDER_MOVE: NC_("command category", "move"),
@@ -77,7 +77,7 @@ class CommandInfo:
     """Meaning of one command id in one game."""
 
     command_id: int
-    text: str
+    text: Msg
     """The name as a catalogue message (:func:`app.i18n.N_`, its English text; ``0x…`` for an unknown id)."""
     category: Category
     automatic: bool = False
@@ -85,8 +85,8 @@ class CommandInfo:
     @property
     def name_en(self) -> str:
         """The English name, as written in the table (stable: JSON keys and the command counts use it)."""
-        params = getattr(self.text, "params", None)
-        return str(self.text).format(**params) if params else str(self.text)
+        params = self.text.params
+        return self.text.msgid.format(**params) if params else self.text.msgid
 
     @property
     def known(self) -> bool:
@@ -95,7 +95,7 @@ class CommandInfo:
 
     def name(self, lang: str = "en") -> str:
         """The name in ``lang`` (``zh`` or ``en``) through the catalogue."""
-        return tr_marked(Lang.parse(str(lang)), self.text)
+        return self.text(Lang.parse(str(lang)))
 
 
 # The one place a command id is spelled (issue 32): RA3 numbering, which is also the fact index's role numbering
@@ -144,7 +144,7 @@ PLAYER_LEFT = 0x291
 order at 18734.] The TW id (0x287) follows the −10 rule and is not in the TW corpus file [inferred]."""
 
 C = Category
-_Row = tuple[int, str, Category, bool]
+_Row = tuple[int, Msg, Category, bool]
 
 # id, name (a catalogue message: its English text), category, automatic
 RA3_COMMANDS: tuple[_Row, ...] = (
@@ -294,7 +294,7 @@ def command_table(game: Game | str) -> dict[int, CommandInfo]:
 
 @cache
 def _unknown(command_id: int) -> CommandInfo:
-    text = f"0x{command_id:03X}"
+    text = Msg(f"0x{command_id:03X}")  # no catalogue message: the id is shown as it is
     return CommandInfo(command_id, text, Category.UNKNOWN, False)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from app.i18n import NC_, Lang, tr, tr_marked, trc
+from app.i18n import NC_, Lang, tr, trc
 from app.mods import faction_names
 from app.replay.commands import CATEGORY_WORDS, Category, command_info
 from app.replay.model import ArgKind, Command, Replay, SlotKind, StringArg
@@ -184,8 +184,8 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
     for p, faction in zip(rep["players"], factions, strict=True):
         team = "-" if p["team"] < 0 else str(p["team"] + 1)
         colours = COLORS if rep["game"] == "ra3" else {}  # KW/TW differ
-        colour = tr_marked(lang, colours[p["color"]]) if p["color"] in colours else str(p["color"])
-        kind = tr_marked(lang, KINDS[p["kind"]]) if p["kind"] in KINDS else p["kind"]
+        colour = colours[p["color"]](lang) if p["color"] in colours else str(p["color"])
+        kind = KINDS[p["kind"]](lang) if p["kind"] in KINDS else p["kind"]
         lines.append(
             f"{p['slot']:>4}  {_ljust(one_line(p['name']), 20)} {_ljust(faction, fw)} {team:>4} "
             f"{_ljust(colour, 7)} {_ljust(kind, 11)} "
@@ -205,7 +205,7 @@ def render_text(rep: dict[str, Any], lang: Lang) -> str:
 def _category(code: str, lang: Lang) -> str:
     """A command category's code ("order_other") as people read it; an unknown code as it is."""
     try:
-        return tr_marked(lang, CATEGORY_WORDS[Category(code)])
+        return CATEGORY_WORDS[Category(code)](lang)
     except ValueError:
         return code
 

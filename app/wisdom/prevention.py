@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.i18n import Lang, pick, system_lang, tr
+from app.i18n import NC_, Lang, Msg, pick, system_lang, tr
 from app.wisdom.entry import PreventionRule, WisdomEntry, iso, now_utc
 
 LOOKBACK_RE = re.compile(r"^\s*(\d{1,3}):([0-5]\d)\s*[~～-]\s*(\d{1,3}):([0-5]\d)\s*$")
@@ -84,13 +84,13 @@ CHAT_COMPLETION_SCHEMA: dict[str, ParamSpec] = {
 """The model request as a tool (issue 9 §6): model known to the provider, max_tokens within the model's limit,
 temperature range, estimated prompt within 90% of ContextLength, lookback range format."""
 
-BUILTIN_RULES: dict[str, tuple[str, str, bool, str, str]] = {
-    # rule_id: (priority, check kind, auto-fixable, zh name, en name) — the spec's built-in table
-    "builtin_required": ("critical", "required", False, "必需参数检查", "Required parameters"),
-    "builtin_enum": ("high", "enum", True, "枚举参数验证", "Enum validation"),
-    "builtin_type": ("high", "type", False, "类型验证", "Type validation"),
-    "builtin_range": ("medium", "range", True, "范围验证", "Range validation"),
-    "builtin_format": ("low", "format", False, "格式验证", "Format validation"),
+BUILTIN_RULES: dict[str, tuple[str, str, bool, str, Msg]] = {
+    # rule_id: (priority, check kind, auto-fixable, the spec's 中文 name (stored), the name shown) — the spec's table
+    "builtin_required": ("critical", "required", False, "必需参数检查", NC_("builtin rule", "Required parameters")),
+    "builtin_enum": ("high", "enum", True, "枚举参数验证", NC_("builtin rule", "Enum validation")),
+    "builtin_type": ("high", "type", False, "类型验证", NC_("builtin rule", "Type validation")),
+    "builtin_range": ("medium", "range", True, "范围验证", NC_("builtin rule", "Range validation")),
+    "builtin_format": ("low", "format", False, "格式验证", NC_("builtin rule", "Format validation")),
 }
 
 
@@ -124,7 +124,7 @@ def builtin_rule_records() -> list[PreventionRule]:
                 signature=f"builtin:{kind}",
                 priority=prio,
                 message_zh=zh,
-                message_en=en,
+                message_en=en.msgid,
             )
         )
     return out

@@ -213,7 +213,7 @@ def rule_from_cluster(members: Sequence[WisdomEntry], shared: dict[str, Any]) ->
         label = tx.subtype_label(shared["subtype"])
         zh = f"{label}：{shared['strategy'] or members[0].description}"
         en = (
-            f"{tx.SUBTYPES.get(shared['subtype'], ('', '', shared['subtype']))[2]}: "
+            f"{tx.SUBTYPES[shared['subtype']][2].msgid if shared['subtype'] in tx.SUBTYPES else shared['subtype']}: "
             f"{entry_text(shared['strategy'] or members[0].description, Lang.EN)}"
         )
         name = f"{label}防范规则"

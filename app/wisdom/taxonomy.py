@@ -11,24 +11,28 @@ from __future__ import annotations
 
 from typing import Final
 
-from app.i18n import Lang, pick
+from app.i18n import NC_, Lang, Msg
 
 TOOL: Final = "tool"
 COGNITIVE: Final = "cognitive"
 
 TYPE_LABELS: Final[dict[str, str]] = {TOOL: "工具性错误", COGNITIVE: "认知性错误"}
-TYPE_LABELS_EN: Final[dict[str, str]] = {TOOL: "Tool error", COGNITIVE: "Cognitive error"}
+TYPE_NAMES: Final[dict[str, Msg]] = {
+    TOOL: NC_("wisdom type", "Tool error"),
+    COGNITIVE: NC_("wisdom type", "Cognitive error"),
+}
+"""The error types as the interface names them (:data:`TYPE_LABELS` are the spec's labels the entries keep)."""
 
-# subtype code -> (type code, canonical Chinese label, English label)
-SUBTYPES: Final[dict[str, tuple[str, str, str]]] = {
-    "call_failure": (TOOL, "调用失败类", "Call failure"),
-    "parameter": (TOOL, "参数构造类", "Parameter construction"),
-    "result_processing": (TOOL, "结果处理类", "Result processing"),
-    "tool_selection": (TOOL, "工具选择类", "Tool selection"),
-    "hallucination": (COGNITIVE, "幻觉倾向类", "Hallucination"),
-    "reasoning_jump": (COGNITIVE, "推理跳跃类", "Reasoning jump"),
-    "knowledge_gap": (COGNITIVE, "知识缺失类", "Knowledge gap"),
-    "bias": (COGNITIVE, "偏见影响类", "Bias"),
+# subtype code -> (type code, canonical Chinese label, name: its English text in the catalogue)
+SUBTYPES: Final[dict[str, tuple[str, str, Msg]]] = {
+    "call_failure": (TOOL, "调用失败类", NC_("wisdom subtype", "Call failure")),
+    "parameter": (TOOL, "参数构造类", NC_("wisdom subtype", "Parameter construction")),
+    "result_processing": (TOOL, "结果处理类", NC_("wisdom subtype", "Result processing")),
+    "tool_selection": (TOOL, "工具选择类", NC_("wisdom subtype", "Tool selection")),
+    "hallucination": (COGNITIVE, "幻觉倾向类", NC_("wisdom subtype", "Hallucination")),
+    "reasoning_jump": (COGNITIVE, "推理跳跃类", NC_("wisdom subtype", "Reasoning jump")),
+    "knowledge_gap": (COGNITIVE, "知识缺失类", NC_("wisdom subtype", "Knowledge gap")),
+    "bias": (COGNITIVE, "偏见影响类", NC_("wisdom subtype", "Bias")),
 }
 
 _SUBTYPE_ALIASES: Final[dict[str, str]] = {
@@ -50,27 +54,27 @@ STATUSES: Final = ("active", "deprecated", "archived")
 RULE_STATUSES: Final = ("observation", "active", "deprecated", "archived", "rejected")
 PRIORITIES: Final = ("critical", "high", "medium", "low")
 
-CODE_WORDS: Final[dict[str, tuple[str, str]]] = {
+CODE_WORDS: Final[dict[str, Msg]] = {
     # severities
-    "none": ("无", "none"),
-    "mild": ("轻微", "mild"),
-    "moderate": ("中等", "moderate"),
-    "severe": ("严重", "severe"),
-    "critical": ("危急", "critical"),
+    "none": NC_("wisdom code", "none"),
+    "mild": NC_("wisdom code", "mild"),
+    "moderate": NC_("wisdom code", "moderate"),
+    "severe": NC_("wisdom code", "severe"),
+    "critical": NC_("wisdom code", "critical"),
     # preventability and priority
-    "high": ("高", "high"),
-    "medium": ("中", "medium"),
-    "low": ("低", "low"),
+    "high": NC_("wisdom code", "high"),
+    "medium": NC_("wisdom code", "medium"),
+    "low": NC_("wisdom code", "low"),
     # entry and rule states
-    "observation": ("观察中", "observation"),
-    "active": ("启用", "active"),
-    "deprecated": ("已弃用", "deprecated"),
-    "archived": ("已归档", "archived"),
-    "rejected": ("已拒绝", "rejected"),
+    "observation": NC_("wisdom code", "observation"),
+    "active": NC_("wisdom code", "active"),
+    "deprecated": NC_("wisdom code", "deprecated"),
+    "archived": NC_("wisdom code", "archived"),
+    "rejected": NC_("wisdom code", "rejected"),
     # emotional tone of the error's context
-    "neutral": ("中性", "neutral"),
-    "positive": ("积极", "positive"),
-    "negative": ("消极", "negative"),
+    "neutral": NC_("wisdom code", "neutral"),
+    "positive": NC_("wisdom code", "positive"),
+    "negative": NC_("wisdom code", "negative"),
 }
 """The codes of severity, preventability, priority and state as people read them (the store keeps the codes;
 the Chinese interface showed "active", "severe/high/neutral", issue 30)."""
@@ -80,8 +84,8 @@ def code_word(code: str | None, lang: Lang) -> str:
     """A severity, priority or state code in ``lang`` ("active" → 启用); an unknown code is shown as it is."""
     if not code:
         return ""
-    words = CODE_WORDS.get(code)
-    return pick(lang, *words) if words else code
+    word = CODE_WORDS.get(code)
+    return word(lang) if word is not None else code
 
 
 # Root-cause dimensions of the spec's two frameworks, as ``dimension/category`` codes.
@@ -182,8 +186,8 @@ def subtype_code(label: str, type_hint: str | None = None) -> str:
     for key, code in _SUBTYPE_ALIASES.items():
         if t.startswith(key):
             return code
-    for code, (_tc, zh, en) in SUBTYPES.items():
-        if t in (zh, en) or t.lower() == en.lower():
+    for code, (_tc, zh, name) in SUBTYPES.items():
+        if t == zh or t.lower() == name.msgid.lower():
             return code
     del type_hint
     return "other"
@@ -192,6 +196,17 @@ def subtype_code(label: str, type_hint: str | None = None) -> str:
 def subtype_label(code: str) -> str:
     """The canonical Chinese label of a subtype code."""
     return SUBTYPES[code][1] if code in SUBTYPES else code
+
+
+def subtype_name(code: str, lang: Lang) -> str:
+    """A subtype code as the interface names it in ``lang`` (an unknown code as it is)."""
+    return SUBTYPES[code][2](lang) if code in SUBTYPES else code
+
+
+def type_name(code: str, lang: Lang) -> str:
+    """An error type code as the interface names it in ``lang`` (an unknown code as it is)."""
+    name = TYPE_NAMES.get(code)
+    return name(lang) if name is not None else code
 
 
 def infer_root_causes(*texts: str | None) -> list[str]:

@@ -15,7 +15,7 @@ from app.claims.kinds import EVENT_KINDS, EventKind, define_event, forget_event
 from app.claims.parse import ParsedClaims
 from app.claims.verdicts import annotated_claims
 from app.facts import ReplayFactIndex, build_fact_index
-from app.i18n import Lang
+from app.i18n import NC_, Lang, use_catalog
 from app.pipeline.prompts import claims_format
 from app.pipeline.report import claim_rows, report_markdown
 from app.replay import read_replay
@@ -29,7 +29,7 @@ WRONG = {"time": "5:00.00", "player": "st", "kind": "garrison"}
 GARRISON_KIND = EventKind(
     "garrison",
     frozenset({GARRISON}),
-    ("驻守", "garrison"),
+    NC_("event kind", "garrison"),
     ("“驻守/进入”（进入建筑的时间）", '"Garrison / enter" (when the unit enters)'),
     names="object",
 )
@@ -55,9 +55,11 @@ def _validate(claim: dict[str, Any]) -> tuple[ParsedClaims, list[ValidationIssue
 def garrison() -> Iterator[EventKind]:
     """The issue's example change: a "garrison" event kind, defined once (and forgotten after the test)."""
     define_event(GARRISON_KIND)
+    use_catalog(Lang.ZH, {("event kind", "garrison"): "驻守"})  # its 中文, as the .po would give it
     try:
         yield GARRISON_KIND
     finally:
+        use_catalog(Lang.ZH, None)
         forget_event("garrison")
 
 

@@ -88,10 +88,11 @@ def test_export_and_copy_give_the_stored_analysis(qtbot: Any, run: Any, tmp_path
 
         # File → Export analysis: each file type; a name typed without a suffix gets the picked type's
         written: dict[str, Path] = {}
-        for suffix, zh, _en in EXPORT_FORMATS:
+        for suffix, name in EXPORT_FORMATS:
+            zh = name(Lang.ZH)
             dlg = win.export_dialog()
             assert dlg is not None
-            assert dlg.nameFilters() == [f"{z} (*{s})" for s, z, _e in EXPORT_FORMATS]
+            assert dlg.nameFilters() == [f"{n(Lang.ZH)} (*{s})" for s, n in EXPORT_FORMATS]
             assert dlg.selectedFiles()[0].endswith(f"-analysis-{analysis_id}.md")  # proposed name
             dlg.selectNameFilter(f"{zh} (*{suffix})")
             target = tmp_path / f"report{suffix.replace('.', '_')}"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.i18n import Lang
+from app.i18n import N_, Lang
 from app.pipeline import events as ev
 from tests.support.scripted_runner import ScriptedRunner
 from tests.ui.conftest import until
@@ -25,7 +25,7 @@ STAGE = ev.StageRef(ev.StageKind.WINDOW, 0, 0, 60.0, 120.0)
 
 def test_thinking_timer_runs_while_reasoning_and_stops_at_the_answer(qtbot: Any, run: Any) -> None:
     ui = UiLanguage(Lang.EN)
-    panel = StagePanel(STAGE, "窗口 1", "Window 1", ui)
+    panel = StagePanel(STAGE, N_("Window {n}"), ui, n=1)
     qtbot.addWidget(panel)
 
     async def scenario() -> None:
@@ -47,7 +47,7 @@ def test_thinking_timer_runs_while_reasoning_and_stops_at_the_answer(qtbot: Any,
 
 
 def test_failed_stage_keeps_partial_text_and_reason(qtbot: Any) -> None:
-    panel = StagePanel(STAGE, "窗口 1", "Window 1", UiLanguage(Lang.EN))
+    panel = StagePanel(STAGE, N_("Window {n}"), UiLanguage(Lang.EN), n=1)
     qtbot.addWidget(panel)
     panel.failed(ev.StageFailed(STAGE, "HTTP 429 rate limited", "partial answer"))
     assert panel.status == "failed"
@@ -58,7 +58,7 @@ def test_failed_stage_keeps_partial_text_and_reason(qtbot: Any) -> None:
 
 def test_retry_then_cut_reply_is_shown_with_its_outcome(qtbot: Any) -> None:
     ui = UiLanguage(Lang.EN)
-    panel = StagePanel(STAGE, "窗口 1", "Window 1", ui)
+    panel = StagePanel(STAGE, N_("Window {n}"), ui, n=1)
     qtbot.addWidget(panel)
     panel.retry(ev.RetryScheduled(STAGE, 1, 5, 8.0, "HTTP 503"))
     assert panel.error_label.text() == "retry 2/5 in 8 s: HTTP 503"
@@ -195,7 +195,7 @@ def test_display_pieces_rejoin_and_respect_the_paragraph_limit(parts: list[tuple
 
 
 def test_the_prompt_is_set_into_its_box_only_when_opened(qtbot: Any) -> None:
-    panel = StagePanel(STAGE, "窗口 1", "Window 1", UiLanguage(Lang.EN))
+    panel = StagePanel(STAGE, N_("Window {n}"), UiLanguage(Lang.EN), n=1)
     qtbot.addWidget(panel)
     panel.started(ev.StageStarted(STAGE, {"system": 10, "total": 10}, "first prompt"))
     assert panel.prompt_section.text() == "first prompt"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.i18n import Lang
+from app.i18n import Lang, table_word
 from ui.tabs.memory_review import QUEUE_KIND_WORDS, reason_words
-from ui.tabs.memory_words import mechanism_words, words
+from ui.tabs.memory_words import mechanism_words
 
 
 @pytest.mark.parametrize(
@@ -29,9 +29,9 @@ def test_reasons(stored: str, zh: str) -> None:
 
 
 def test_kinds_and_mechanisms() -> None:
-    assert words(QUEUE_KIND_WORDS, "conflict", Lang.ZH) == "冲突"
-    assert words(QUEUE_KIND_WORDS, "team_proposal", Lang.EN) == "team proposal"
-    assert words(QUEUE_KIND_WORDS, "future_kind", Lang.ZH) == "future_kind"
+    assert table_word(QUEUE_KIND_WORDS, "conflict", Lang.ZH) == "冲突"
+    assert table_word(QUEUE_KIND_WORDS, "team_proposal", Lang.EN) == "team proposal"
+    assert table_word(QUEUE_KIND_WORDS, "future_kind", Lang.ZH) == "future_kind"
     both = "阵营由玩家在开局前主动选择 / the faction is the player's own pre-game choice"
     assert mechanism_words(both, Lang.ZH) == "阵营由玩家在开局前主动选择"
     assert mechanism_words(both, Lang.EN) == "the faction is the player's own pre-game choice"

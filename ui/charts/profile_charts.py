@@ -90,8 +90,8 @@ class OpeningChart(_ProfileChart):
         item.setYRange(-(n - 1) - 0.5, 1.0, padding=0)
         item.getAxis("bottom").setTickSpacing(major=max(1.0, float(games // 5 or 1)), minor=1.0)
         self.caption_html = caption(
-            self.t(f"{data.player} 最常见的开局", f"{data.player}'s most frequent openings"),
-            [html.escape(self.t("条长：以此顺序开局的局数（开局建筑）", "bar: games opened with these structures"))],
+            tr(self._lang(), "{player}'s most frequent openings", player=data.player),
+            [html.escape(tr(self._lang(), "bar: games opened with these structures"))],
         )
         return plot
 
@@ -160,12 +160,12 @@ class TimingChart(_ProfileChart):
             pen=pg.mkPen(QColor(GAME_COLOR).darker(130)),
         )
         item.addItem(self.dots)
-        entries = [swatch(GAME_COLOR, self.t("一局", "one game"), "●")]
+        entries = [swatch(GAME_COLOR, tr(self._lang(), "one game"), "●")]
         if median_x:
             item.addItem(
                 pg.PlotCurveItem(median_x, median_y, connect="pairs", pen=pg.mkPen(PLAYER_MEDIAN_COLOR, width=3))
             )
-            entries.append(swatch(PLAYER_MEDIAN_COLOR, self.t("此玩家中位数", "player median"), "┃"))
+            entries.append(swatch(PLAYER_MEDIAN_COLOR, tr(self._lang(), "player median"), "┃"))
         if library_x:
             item.addItem(
                 pg.ScatterPlotItem(
@@ -177,13 +177,13 @@ class TimingChart(_ProfileChart):
                     pen=pg.mkPen(None),
                 )
             )
-            entries.append(swatch(LIBRARY_MEDIAN_COLOR, self.t("资料库中位数", "library median"), "◆"))
+            entries.append(swatch(LIBRARY_MEDIAN_COLOR, tr(self._lang(), "library median"), "◆"))
         peak = max([60.0, *xs, *median_x, *library_x])
         labels = [(float(-row), self.t(*BENCHMARK_LABELS[t.name])) for row, t in enumerate(data.timings)]
         item.getAxis("left").setTicks([labels])
         item.setXRange(0, peak * 1.08, padding=0)
         item.setYRange(-(len(data.timings) - 1) - 0.5, 0.5, padding=0)
-        self.caption_html = caption(self.t(f"{data.player} 的时间分布", f"{data.player}'s timings"), entries)
+        self.caption_html = caption(tr(self._lang(), "{player}'s timings", player=data.player), entries)
         return plot
 
 

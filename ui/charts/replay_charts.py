@@ -182,17 +182,16 @@ class BuildOrderChart(_ReplayChart):
         item.getAxis("left").setTicks([[(-lane, b.name) for lane, b in enumerate(data.builds)]])
         item.setXRange(0, data.duration, padding=0.01)
         item.setYRange(-(lanes - 1) - 0.55, 0.6, padding=0)
-        t = self.ui.t
         self.caption_html = caption(
             "",
             [
                 swatch(TIER_COLORS[1], "T1"),
                 swatch(TIER_COLORS[2], "T2"),
                 swatch(TIER_COLORS[3], "T3"),
-                swatch(text.name(), t("建筑", "structure"), "□"),
-                swatch(text.name(), t("单位（首次下单）", "unit (first order)"), "△"),
-                swatch(TIER_COLORS[3], t("虚线：首次达到该科技等级", "dashed: a tier first reached"), "┆"),
-                html.escape(t("悬停标记可见名称与时间", "hover a mark for its name and time")),
+                swatch(text.name(), self.ui.tx("structure"), "□"),
+                swatch(text.name(), self.ui.tx("unit (first order)"), "△"),
+                swatch(TIER_COLORS[3], self.ui.tx("dashed: a tier first reached"), "┆"),
+                html.escape(self.ui.tx("hover a mark for its name and time")),
             ],
         )
         self.drawn = plot
@@ -220,7 +219,6 @@ class ProductionChart(_ReplayChart):
         import pyqtgraph as pg
 
         from app.facts.charts import BUCKET_SECONDS, CATEGORIES, CATEGORY_LABELS
-        from app.i18n import tr_marked
 
         data = self.data
         self.bars = {}
@@ -250,7 +248,7 @@ class ProductionChart(_ReplayChart):
                 pen=pg.mkPen(None),
             )
             item.addItem(bars)
-            entries.append(swatch(CATEGORY_COLORS[category], tr_marked(self.ui.lang, CATEGORY_LABELS[category])))
+            entries.append(swatch(CATEGORY_COLORS[category], CATEGORY_LABELS[category](self.ui.lang)))
             self.bars[category] = bars
             bottom = [a + b for a, b in zip(bottom, heights, strict=True)]
         self.title = self.ui.tx("{who}: produced per minute (units and structures)", who=who)
@@ -451,7 +449,7 @@ class ChartPanel(QTabWidget):
     def _failed(self, exc: Exception) -> None:
         self._show(None, None)
         for chart in self.charts():
-            chart.message.setText(error_text(exc, self.ui.t))
+            chart.message.setText(error_text(exc, self.ui.lang))
 
     async def loaded(self) -> None:
         """Return once the charts asked for so far are drawn (tests and the screenshot tool)."""

@@ -6,18 +6,19 @@ resolves to.
 
 from __future__ import annotations
 
+from app.i18n import N_, Msg
 from app.numbers import NumberSpec
 from ui.lang import UiLanguage
 
-LANG_CHOICES = (("", "跟随系统", "System"), ("zh", "中文", "中文"), ("en", "English", "English"))
-"""The interface language's choices: code ("" = the system's), 中文, English."""
-ANALYSIS_LANG_CHOICES = (("", "与界面相同", "Same as the interface"), *LANG_CHOICES[1:])
+LANG_CHOICES: tuple[tuple[str, Msg | str], ...] = (("", N_("System")), ("zh", "中文"), ("en", "English"))
+"""The interface language's choices: code ("" = the system's) and its name (a language's own name as it is)."""
+ANALYSIS_LANG_CHOICES: tuple[tuple[str, Msg | str], ...] = (("", N_("Same as the interface")), *LANG_CHOICES[1:])
 """The analysis language's choices: unset it follows the interface language (``Settings.analysis_lang``), not the
 system's, so its first item says that."""
 
 SECRET_FALLBACK_WORDS = {
-    "session": ("仅本次运行（保存在内存，下次启动重新输入）", "This session only (in memory; asked again next start)"),
-    "file": ("文件（仅本人可读的本地文件）", "A file (readable by you only)"),
+    "session": N_("This session only (in memory; asked again next start)"),
+    "file": N_("A file (readable by you only)"),
 }
 """Where API keys go without a system keyring, as the choice reads ("session" showed as is in Chinese)."""
 
@@ -51,10 +52,9 @@ def bundled_mods(ui: UiLanguage) -> list[tuple[str, str]]:
 
 def tier_text(context_length: int, ui: UiLanguage) -> str:
     """``= 160,000 (long tier)``: what ContextBudget 0 resolves to for a context length."""
-    from app.budget.preview import TIER_NAMES
+    from app.budget.preview import tier_name
     from app.budget.profile import default_budget, tier_for
 
     tier = tier_for(max(context_length, 1))
-    zh, en = TIER_NAMES.get(str(tier.value), (str(tier.value), str(tier.value)))
     n = default_budget(max(context_length, 1))
-    return ui.t(f"0 = 档位默认 {n:,}（{zh}上下文档）", f"0 = tier default {n:,} ({en} tier)")
+    return ui.tx("0 = tier default {n:,} ({tier} tier)", n=n, tier=tier_name(str(tier.value), ui.lang))

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QFormLayout, QLabel, QLineEdit, QTabWidget, QWidget
 
-from app.i18n import Lang
+from app.i18n import Lang, Msg
 from app.secrets import SecretStore
 from app.settings import ModelProfileSettings, ProviderSettings, Settings
 from ui.lang import UiLanguage
@@ -62,16 +62,19 @@ class SettingsForm(QDialog):
         """Refill the model list and the active choice (:class:`ui.settings.models.ModelsPage` does)."""
         raise NotImplementedError
 
-    def _row(self, form: QFormLayout, zh: str, en: str, field: QWidget) -> QLabel:
+    def _row(self, form: QFormLayout, text: Msg, field: QWidget) -> QLabel:
         """A form row whose label follows the interface language."""
         label = QLabel()
-        self.ui.bind(self, label.setText, zh, en)
+        self.ui.bind_msg(self, label.setText, text)
         form.addRow(label, field)
         return label
 
-    def _item(self, box: QComboBox, index: int, zh: str, en: str) -> None:
-        """A combo box item whose text follows the interface language."""
-        self.ui.bind(self, lambda text: box.setItemText(index, text), zh, en)
+    def _item(self, box: QComboBox, index: int, text: Msg | str) -> None:
+        """A combo box item whose text follows the interface language (a ``str`` is shown as it is)."""
+        if isinstance(text, Msg):  # a Msg is a str too: test it first
+            self.ui.bind_msg(self, lambda shown: box.setItemText(index, shown), text)
+        else:
+            box.setItemText(index, text)
 
     @staticmethod
     def _mark(widget: QWidget, invalid: bool) -> None:

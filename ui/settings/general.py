@@ -41,9 +41,9 @@ class GeneralPage(SettingsForm):
             (self.ui_language, "ui_language", LANG_CHOICES),
             (self.analysis_language, "analysis_language", ANALYSIS_LANG_CHOICES),
         ):
-            for code, zh, en in choices:
+            for code, name in choices:
                 box.addItem("", code)
-                self._item(box, box.count() - 1, zh, en)
+                self._item(box, box.count() - 1, name)
             box.setCurrentIndex(max(0, box.findData(self.settings.get(key))))
         self.replay_folder = QLineEdit(self.settings.get("replay_folder"))
         self.knowledge_mod = QComboBox()
@@ -65,8 +65,7 @@ class GeneralPage(SettingsForm):
         self.secret_fallback = QComboBox()
         for code in OPTIONS["secret_fallback"].choices:
             self.secret_fallback.addItem("", code)
-            zh, en = SECRET_FALLBACK_WORDS.get(code, (code, code))
-            self._item(self.secret_fallback, self.secret_fallback.count() - 1, zh, en)
+            self._item(self.secret_fallback, self.secret_fallback.count() - 1, SECRET_FALLBACK_WORDS.get(code, code))
         fallback = self.settings.get("secret_fallback")
         self.secret_fallback.setCurrentIndex(max(0, self.secret_fallback.findData(fallback)))
         self.batch_pending = NumberField(BATCH_PENDING_SPEC, self.ui, int(self.settings.get("memory_batch_pending")))
@@ -84,7 +83,7 @@ class GeneralPage(SettingsForm):
         )
         self.general_labels: dict[str, QLabel] = {}
         for key, widget in rows:
-            self.general_labels[key] = self._row(form, OPTIONS[key].title_zh, OPTIONS[key].title_en, widget)
+            self.general_labels[key] = self._row(form, OPTIONS[key].label, widget)
         return page
 
     def analysis_lang(self) -> Lang:

@@ -21,6 +21,7 @@ from app.budget.errors import BudgetConfigError
 from app.budget.preview import profile_problem
 from app.budget.profile import ModelProfile
 from app.errors import KnownError
+from app.i18n import N_, NC_, Lang, Msg
 from app.settings import OFFLINE_PROFILE, OPTIONS, ModelProfileSettings
 from ui.budget_preview import BudgetPreview
 from ui.number_field import NumberField
@@ -32,7 +33,6 @@ class ModelsPage(SettingsForm):
     """The models page: show, check, take and remove a model profile, preview its budget, test its connection."""
 
     def _models_tab(self) -> QWidget:
-        bind = self.ui.bind
         page = QWidget()
         self.model_list = QListWidget()
         self.model_list.currentTextChanged.connect(self._show_model)
@@ -46,11 +46,11 @@ class ModelsPage(SettingsForm):
         self.m_budget_hint = QLabel()
         self.m_max_tokens = NumberField(MAX_TOKENS_SPEC, self.ui, 8192, step=1_024)
         self.m_reasoning = QCheckBox()
-        bind(self, self.m_reasoning.setText, "推理模型（输出思考）", "Reasoning model (emits thinking)")
+        self.ui.bind_tr(self, self.m_reasoning.setText, "Reasoning model (emits thinking)")
         self.m_stream = QComboBox()
-        for code, zh, en in ((None, "跟随服务商", "as provider"), (True, "开", "on"), (False, "关", "off")):
+        for code, name in ((None, N_("as provider")), (True, NC_("switch", "on")), (False, NC_("switch", "off"))):
             self.m_stream.addItem("", code)
-            self._item(self.m_stream, self.m_stream.count() - 1, zh, en)
+            self._item(self.m_stream, self.m_stream.count() - 1, name)
         self.m_prices = [NumberField(PRICE_SPEC, self.ui, 0, step=0.01) for _ in range(3)]
         self.budget_preview = BudgetPreview(self.ui, plan_lang=self.analysis_lang)
         for lang_box in (self.ui_language, self.analysis_language):  # they decide the language it plans in
@@ -67,35 +67,35 @@ class ModelsPage(SettingsForm):
         self._budget_hint()
         self.active = QComboBox()
         self.save_model_button = save = QPushButton()
-        bind(self, save.setText, "保存模型", "Save model")
+        self.ui.bind_tr(self, save.setText, "Save model")
         save.clicked.connect(self.save_model)
         remove = QPushButton()
-        bind(self, remove.setText, "删除", "Remove")
+        self.ui.bind_tr(self, remove.setText, "Remove")
         remove.clicked.connect(self._remove_model)
         self.test_button = QPushButton()
-        bind(self, self.test_button.setText, "测试连接", "Test connection")
+        self.ui.bind_tr(self, self.test_button.setText, "Test connection")
         self.test_button.clicked.connect(self.test_connection)
         self.test_label = QLabel()
         self.test_label.setWordWrap(True)
         form = QFormLayout()
-        self._row(form, "名称", "Name", self.m_name)
-        self._row(form, "服务商", "Provider", self.m_provider)
-        self._row(form, "模型 ID", "Model id", self.m_model)
+        self._row(form, NC_("settings form", "Name"), self.m_name)
+        self._row(form, N_("Provider"), self.m_provider)
+        self._row(form, N_("Model id"), self.m_model)
         form.addRow("ContextLength", self.m_context)
         form.addRow("ContextBudget", self.m_budget)
         form.addRow("", self.m_budget_hint)
         form.addRow("max_tokens", self.m_max_tokens)
         form.addRow("", self.m_reasoning)
-        self._row(form, "流式", "Streaming", self.m_stream)
-        self._row(form, "输入价格 / 百万", "Input price / M", self.m_prices[0])
-        self._row(form, "缓存输入价格 / 百万", "Cached input price / M", self.m_prices[1])
-        self._row(form, "输出价格 / 百万", "Output price / M", self.m_prices[2])
+        self._row(form, N_("Streaming"), self.m_stream)
+        self._row(form, N_("Input price / M"), self.m_prices[0])
+        self._row(form, N_("Cached input price / M"), self.m_prices[1])
+        self._row(form, N_("Output price / M"), self.m_prices[2])
         buttons = QHBoxLayout()
         for b in (save, remove, self.test_button):
             buttons.addWidget(b)
         form.addRow(buttons)
         form.addRow(self.test_label)
-        self._row(form, OPTIONS["active_profile"].title_zh, OPTIONS["active_profile"].title_en, self.active)
+        self._row(form, OPTIONS["active_profile"].label, self.active)
         lay = QHBoxLayout(page)
         lay.addWidget(self.model_list, 1)
         lay.addLayout(form, 3)
@@ -122,15 +122,15 @@ class ModelsPage(SettingsForm):
         """The model form's number fields, in form order."""
         return [self.m_context, self.m_budget, self.m_max_tokens, *self.m_prices]
 
-    def _number_labels(self) -> dict[NumberField, tuple[str, str]]:
-        """Each number field's name in the form (for a refusal that names it)."""
-        names = [
-            ("ContextLength", "ContextLength"),
-            ("ContextBudget", "ContextBudget"),
-            ("max_tokens", "max_tokens"),
-            ("输入价格", "input price"),
-            ("缓存输入价格", "cached input price"),
-            ("输出价格", "output price"),
+    def _number_labels(self) -> dict[NumberField, Msg | str]:
+        """Each number field's name in the form (for a refusal that names it; a setting's own name as it is)."""
+        names: list[Msg | str] = [
+            "ContextLength",
+            "ContextBudget",
+            "max_tokens",
+            N_("input price"),
+            N_("cached input price"),
+            N_("output price"),
         ]
         return dict(zip(self.number_fields(), names, strict=True))
 
@@ -158,7 +158,7 @@ class ModelsPage(SettingsForm):
         return self.ui.tx("offline (rule-based analyst)")
 
     def _show_test_result(self, zh: str | None = None, en: str | None = None) -> None:
-        """Show a connection test line (or re-show the last one in the current language)."""
+        """Show a connection test line, kept in both languages (or re-show the last one in the current language)."""
         if zh is not None and en is not None:
             self._test_text = (zh, en)
         self.test_label.setText(self.ui.t(*self._test_text))
@@ -187,10 +187,11 @@ class ModelsPage(SettingsForm):
     def _model_from_form(self) -> ModelProfileSettings:
         refused = self._refused_number()
         if refused is not None:  # a typed text is never replaced by the value before it
-            zh, en = self._number_labels()[refused]
+            label = self._number_labels()[refused]
+            field = label(self.ui.lang) if isinstance(label, Msg) else label
             name = self.m_name.text().strip()
             raise KnownError(
-                self.ui.t(f"模型 {name}：{zh}：{refused.problem()}", f"model {name}: {en}: {refused.problem()}")
+                self.ui.tx("model {name}: {field}: {problem}", name=name, field=field, problem=refused.problem())
             )
         data: dict[str, Any] = {
             "name": self.m_name.text(),
@@ -305,13 +306,13 @@ class ModelsPage(SettingsForm):
             return None
         if self._test_task is not None and not self._test_task.done():
             self._test_task.cancel()
-        self._show_test_result("正在测试…", "Testing…")
+        testing = N_("Testing…")
+        self._show_test_result(testing(Lang.ZH), testing(Lang.EN))
         self._test_task = asyncio.get_event_loop().create_task(self._probe(prof))
         return self._test_task
 
     async def _probe(self, prof: ModelProfileSettings) -> None:
         """The same check as ``replaysage provider test`` (``app.llm.probe.check_connection``), server context too."""
-        from app.i18n import Lang
         from app.llm.openai_compat import OpenAICompatProvider, make_http_client
         from app.llm.probe import check_connection
         from app.llm.server_context import context_warning
@@ -347,11 +348,8 @@ class ModelsPage(SettingsForm):
         finally:
             await provider.aclose()
             await client.aclose()
-        zh, en = (
-            (f"连接正常：{text}", f"Connection OK: {text}")
-            if ok
-            else (f"连接失败：{text}", f"Connection failed: {text}")
-        )
+        line = N_("Connection OK: {text}") if ok else N_("Connection failed: {text}")
+        zh, en = line(Lang.ZH, text=text), line(Lang.EN, text=text)
         if warn_zh:  # the server runs with less context than the profile says (issue 31)
             zh, en = f"{zh}\n⚠ {warn_zh}", f"{en}\n⚠ {warn_en}"
         self._show_test_result(zh, en)

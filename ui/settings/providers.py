@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import KnownError
+from app.i18n import N_, NC_
 from app.secrets import mask
 from app.settings import OFFLINE_PROFILE, ProviderSettings
 from ui.settings.form import SettingsForm
@@ -24,7 +25,6 @@ class ProvidersPage(SettingsForm):
     """The providers page: show, take and remove a provider; a preset fills this form and the model form."""
 
     def _providers_tab(self) -> QWidget:
-        bind = self.ui.bind
         page = QWidget()
         self.provider_list = QListWidget()
         self.provider_list.addItems(list(self._providers))
@@ -35,25 +35,25 @@ class ProvidersPage(SettingsForm):
         self.p_key = QLineEdit()
         self.p_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.p_stream = QCheckBox()
-        bind(self, self.p_stream.setText, "流式输出", "Streaming")
+        self.ui.bind_tr(self, self.p_stream.setText, "Streaming")
         self.p_stream.setChecked(True)
         self.preset = QComboBox()
         self.preset.addItem("", None)
-        self._item(self.preset, 0, "从预设填入…", "Fill from a preset…")
+        self._item(self.preset, 0, N_("Fill from a preset…"))
         for preset in PRESETS:
             self.preset.addItem(preset.label, preset)
         self.preset.activated.connect(self._preset_picked)
         self.save_provider_button = save = QPushButton()
-        bind(self, save.setText, "保存服务商", "Save provider")
+        self.ui.bind_tr(self, save.setText, "Save provider")
         save.clicked.connect(self.save_provider)
         remove = QPushButton()
-        bind(self, remove.setText, "删除", "Remove")
+        self.ui.bind_tr(self, remove.setText, "Remove")
         remove.clicked.connect(self._remove_provider)
         form = QFormLayout()
-        self._row(form, "预设", "Preset", self.preset)
-        self._row(form, "名称", "Name", self.p_name)
+        self._row(form, N_("Preset"), self.preset)
+        self._row(form, NC_("settings form", "Name"), self.p_name)
         form.addRow("Base URL", self.p_url)
-        self._row(form, "API 密钥（存入系统钥匙串）", "API key (kept in the keyring)", self.p_key)
+        self._row(form, N_("API key (kept in the keyring)"), self.p_key)
         form.addRow("", self.p_stream)
         buttons = QHBoxLayout()
         buttons.addWidget(save)

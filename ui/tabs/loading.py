@@ -25,6 +25,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 
 from app.errors import KnownError
+from app.i18n import Lang, tr
 from ui.tabs.staged import after_building
 
 log = logging.getLogger(__name__)
@@ -306,11 +307,16 @@ def current_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
-def error_text(exc: Exception, zh_en: Callable[[str, str], str]) -> str:
-    """The message for ``exc``: a KnownError's own words, anything else as an internal error."""
+def error_text(exc: Exception, lang: Lang | Callable[[str, str], str]) -> str:
+    """The message for ``exc`` in ``lang``: a KnownError's own words, anything else as an internal error.
+
+    ``lang`` may still be a 中文/English picker (``lambda zh, en: ...``) while callers move to the catalogue.
+    """
     if isinstance(exc, KnownError):
         return str(exc)
-    return zh_en(f"内部错误：{exc!r}", f"Internal error: {exc!r}")
+    if isinstance(lang, Lang):
+        return tr(lang, "Internal error: {error}", error=repr(exc))
+    return lang(f"内部错误：{exc!r}", f"Internal error: {exc!r}")
 
 
 def batches(count: int, fill: Callable[[int, int], None]) -> Iterator[None]:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang, tr
+from app.i18n import N_, NC_, Lang, Msg, system_lang, table_word, tr
 from app.knowledge.faction_names import faction_display
 from app.memory import EpisodeView, FactView, MemoryStore, QueueView
 from app.memory.diff import Span, changed_spans, differing_fields
@@ -59,7 +59,7 @@ def query_queue(store: MemoryStore, lang: Lang, decided: bool = False) -> tuple[
     items = [q for q in items if q.resolved_at is None] + [q for q in items if q.resolved_at is not None]
     lines = []
     for q in items:
-        kind, reason = words(QUEUE_KIND_WORDS, q.kind, lang), reason_words(q.reason, lang)
+        kind, reason = table_word(QUEUE_KIND_WORDS, q.kind, lang), reason_words(q.reason, lang)
         line = f"[{q.id}] {kind}: {shown_content(q.fact, lang)} — {reason}"
         if q.resolved_at is not None:
             line = f"{resolution_words(q.resolution, lang)} · {q.reviewer or '—'}  {line}"
@@ -67,11 +67,11 @@ def query_queue(store: MemoryStore, lang: Lang, decided: bool = False) -> tuple[
     return items, lines
 
 
-RESOLUTION_WORDS = {
-    "approved": ("已采纳", "approved"),
-    "rejected": ("已驳回", "rejected"),
-    "split": ("已按范围拆分", "split by scope"),
-    "auto_superseded": ("已自动替代", "superseded automatically"),
+RESOLUTION_WORDS: dict[str, Msg] = {
+    "approved": NC_("review resolution", "approved"),
+    "rejected": NC_("review resolution", "rejected"),
+    "split": NC_("review resolution", "split by scope"),
+    "auto_superseded": NC_("review resolution", "superseded automatically"),
 }
 """How a decided review item was decided (``memory_queue.resolution``), in words."""
 
@@ -81,42 +81,48 @@ def resolution_words(resolution: str, lang: Lang) -> str:
     closed = re.fullmatch(r"closed with #(\d+)", resolution)
     if closed:
         return tr(lang, "closed with #{value}", value=closed.group(1))
-    return words(RESOLUTION_WORDS, resolution, lang)
+    return table_word(RESOLUTION_WORDS, resolution, lang)
 
 
-QUEUE_KIND_WORDS = {
-    "conflict": ("冲突", "conflict"),
-    "review": ("待复核", "review"),
-    "counterexample": ("反例", "counterexample"),
-    "team_proposal": ("提交团队库", "team proposal"),
+QUEUE_KIND_WORDS: dict[str, Msg] = {
+    "conflict": NC_("review kind", "conflict"),
+    "review": NC_("review kind", "review"),
+    "counterexample": NC_("review kind", "counterexample"),
+    "team_proposal": NC_("review kind", "team proposal"),
 }
 """Review-item kinds (``mem_queue.kind``) in words."""
 
-_REASONS_ZH: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"no ruling applies: a human decides"), "没有可用的裁决规则：由人来决定"),
+_REASONS: tuple[tuple[re.Pattern[str], Msg], ...] = (
+    (re.compile(r"no ruling applies: a human decides"), N_("no ruling applies: a human decides")),
     (
-        re.compile(r"authority gap (\S+) vs (\S+): review the weaker \(new\) side"),
-        r"权威度差距 \1 对 \2：请复核较弱的（新）一方",
+        re.compile(r"authority gap (?P<old>\S+) vs (?P<new>\S+): review the weaker \(new\) side"),
+        N_("authority gap {old} vs {new}: review the weaker (new) side"),
     ),
     (
-        re.compile(r"authority gap (\S+) vs (\S+): review the weaker \(old\) side"),
-        r"权威度差距 \1 对 \2：请复核较弱的（旧）一方",
+        re.compile(r"authority gap (?P<old>\S+) vs (?P<new>\S+): review the weaker \(old\) side"),
+        N_("authority gap {old} vs {new}: review the weaker (old) side"),
     ),
-    (re.compile(r"episode (\d+) shows (\S+) = (.*)"), r"对局记录 \1 显示 \2 = \3"),
     (
-        re.compile(r"confidence (\S+) with (\d+) pieces of evidence: propose for the team library"),
-        r"置信度 \1，证据 \2 条：建议提交团队库",
+        re.compile(r"episode (?P<episode>\d+) shows (?P<key>\S+) = (?P<value>.*)"),
+        N_("episode {episode} shows {key} = {value}"),
+    ),
+    (
+        re.compile(
+            r"confidence (?P<confidence>\S+) with (?P<count>\d+) pieces of evidence: propose for the team library"
+        ),
+        N_("confidence {confidence} with {count} pieces of evidence: propose for the team library"),
     ),
 )
-"""The store writes a review item's reason in fixed English templates; these give their Chinese wording."""
+"""The store writes a review item's reason in fixed English templates (``app.memory``): each pattern's message is
+the template in the catalogue, its fields the pattern's groups."""
 
 
 def reason_words(reason: str, lang: Lang) -> str:
     """A review item's stored reason in the interface language (an unknown reason is shown as stored)."""
-    if lang is Lang.ZH:
-        for pattern, zh in _REASONS_ZH:
-            if pattern.fullmatch(reason):
-                return pattern.sub(zh, reason)
+    for pattern, message in _REASONS:
+        m = pattern.fullmatch(reason)
+        if m is not None:
+            return message(lang, **m.groupdict())
     return reason
 
 
@@ -145,15 +151,15 @@ class QueuePair:
     differs: tuple[str, ...] = ()
 
 
-FIELD_WORDS = {
-    "value": ("内容", "what it says"),
-    "scope": ("适用范围", "where it applies"),
-    "status": ("状态", "status"),
-    "confidence": ("置信度", "confidence"),
-    "evidence": ("证据数", "amount of evidence"),
-    "method": ("得出方式", "how it was learnt"),
-    "mechanism": ("为什么成立", "why it holds"),
-    "approved_by": ("审阅人", "reviewer"),
+FIELD_WORDS: dict[str, Msg] = {
+    "value": NC_("fact field", "what it says"),
+    "scope": NC_("fact field", "where it applies"),
+    "status": NC_("fact field", "status"),
+    "confidence": NC_("fact field", "confidence"),
+    "evidence": NC_("fact field", "amount of evidence"),
+    "method": NC_("fact field", "how it was learnt"),
+    "mechanism": NC_("fact field", "why it holds"),
+    "approved_by": NC_("fact field", "reviewer"),
 }
 """The compared fields of two facts (:data:`app.memory.diff.FIELDS`) in words."""
 
@@ -170,7 +176,7 @@ def differs_words(differs: tuple[str, ...], lang: Lang) -> str:
     """The line over the two sides that names what differs (empty when the item has no current side)."""
     if not differs:
         return ""
-    names = tr(lang, ", ").join(words(FIELD_WORDS, d, lang) for d in differs)
+    names = tr(lang, ", ").join(table_word(FIELD_WORDS, d, lang) for d in differs)
     return tr(lang, "What differs (marked on both sides): {names}", names=names)
 
 
@@ -323,7 +329,6 @@ class ReviewQueueTab(QWidget):
         self.store = store
         self.wide = wide
         self.lang = lang or system_lang()
-        t = self._t
         self._items: list[QueueView] = []
         self.ruled: list[int] = []  # the items ruled on here, oldest first: Undo takes back the last one
         self.loader = Loader(self, self._show_error)
@@ -335,10 +340,10 @@ class ReviewQueueTab(QWidget):
         self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.empty = QLabel(
-            t(
-                "没有待审阅的项目。当一次分析得出的事实与已有事实冲突、又无法自动裁决时，它会出现在这里。",
-                "Nothing to review. An item appears here when an analysis learns a fact that "
-                "contradicts a current one and no rule can decide between them.",
+            tr(
+                self.lang,
+                "Nothing to review. An item appears here when an analysis learns a fact that contradicts "
+                "a current one and no rule can decide between them.",
             )
         )
         self.empty.setWordWrap(True)
@@ -347,63 +352,54 @@ class ReviewQueueTab(QWidget):
         self.left.setReadOnly(True)
         self.right = QPlainTextEdit()  # the proposed fact
         self.right.setReadOnly(True)
-        self.left_title = QLabel(t("当前（正在使用）", "Current (in use now)"))
-        self.right_title = QLabel(t("提议（来自较新的对局）", "Proposed (from the newer game)"))
+        self.left_title = QLabel(tr(self.lang, "Current (in use now)"))
+        self.right_title = QLabel(tr(self.lang, "Proposed (from the newer game)"))
         for lab in (self.left_title, self.right_title):
             lab.setStyleSheet("font-weight: 600;")
         self.differs = QLabel()  # which fields differ; the words themselves are marked in the two texts
         self.differs.setWordWrap(True)
         self.differs.hide()
         self.reviewer = QLineEdit(reviewer)
-        self.reviewer.setPlaceholderText(t("你的名字（只问一次）", "your name (asked once)"))
-        self.approve_button = QPushButton(t("采纳提议", "Approve proposed"))
+        self.reviewer.setPlaceholderText(tr(self.lang, "your name (asked once)"))
+        self.approve_button = QPushButton(tr(self.lang, "Approve proposed"))
         styled(self.approve_button, "primary")
         self.approve_button.setToolTip(
-            t(
-                "提议的事实成为当前事实；原事实保留为“已替代”。可撤销。",
+            tr(
+                self.lang,
                 "The proposed fact becomes current; the current one is kept as superseded. Undo takes it back.",
             )
         )
-        self.reject_button = QPushButton(t("驳回提议", "Reject proposed"))
+        self.reject_button = QPushButton(tr(self.lang, "Reject proposed"))
         self.reject_button.setToolTip(
-            t(
-                "提议的事实只保留为观察记录；当前事实不变。",
-                "The proposed fact is kept only as an observation; the current one stays.",
-            )
+            tr(self.lang, "The proposed fact is kept only as an observation; the current one stays.")
         )
         self.split_key = QLineEdit("map")
         self.split_left = QLineEdit()  # the proposed side's value
         self.split_right = QLineEdit()  # the current side's value
-        self.split_button = QPushButton(t("按范围拆分", "Split by scope"))
+        self.split_button = QPushButton(tr(self.lang, "Split by scope"))
         self.split_button.setToolTip(
-            t(
-                "两条都保留，各自只适用于下面填写的范围值。",
-                "Both are kept, each valid only where the scope attribute has its value.",
-            )
+            tr(self.lang, "Both are kept, each valid only where the scope attribute has its value.")
         )
-        self.show_decided = QCheckBox(t("也显示已裁决的项目", "Show decided items too"))
+        self.show_decided = QCheckBox(tr(self.lang, "Show decided items too"))
         self.show_decided.setToolTip(
-            t(
-                "选中一个已裁决的项目，可以撤销对它的裁决（包括以前或在命令行里做的裁决）。",
-                "Select a decided item to undo its ruling (also one made earlier or on the command line).",
-            )
+            tr(self.lang, "Select a decided item to undo its ruling (also one made earlier or on the command line).")
         )
         self.show_decided.toggled.connect(lambda _on: self.refresh())
-        self.undo_selected_button = QPushButton(t("撤销此项的裁决", "Undo this item's ruling"))
+        self.undo_selected_button = QPushButton(tr(self.lang, "Undo this item's ruling"))
         self.undo_selected_button.setEnabled(False)
         self.undo_selected_button.clicked.connect(self.undo_selected)
-        self.undo_button = QPushButton(t("撤销上次裁决", "Undo last ruling"))
+        self.undo_button = QPushButton(tr(self.lang, "Undo last ruling"))
         self.undo_button.setEnabled(False)
         self.undo_button.setToolTip(
-            t(
-                "撤销在这里做的最近一次采纳、驳回或拆分：两条事实恢复原样，该项目回到待审队列。可连续撤销。",
-                "Takes back the latest approve, reject or split made here: both facts are as before and the "
-                "item is back in the queue. Press again for the one before.",
+            tr(
+                self.lang,
+                "Takes back the latest approve, reject or split made here: both facts are as before and "
+                "the item is back in the queue. Press again for the one before.",
             )
         )
         self.explain = QLabel(
-            t(
-                "采纳：提议成为当前事实。驳回：提议只作观察记录。拆分：两条都保留，各管一个范围。每一项裁决都可撤销。",
+            tr(
+                self.lang,
                 "Approve: the proposed fact becomes current. Reject: it is kept only as an observation. "
                 "Split: both stay, each for its own scope value. Every ruling can be undone.",
             )
@@ -424,10 +420,10 @@ class ReviewQueueTab(QWidget):
         sides.addWidget(right_box)
         self.sides = sides
         form = QFormLayout()
-        form.addRow(t("审阅人", "Reviewer"), self.reviewer)
-        form.addRow(t("拆分依据的范围属性", "Scope attribute to split on"), self.split_key)
-        form.addRow(t("提议适用于", "Proposed applies where it is"), self.split_left)
-        form.addRow(t("当前适用于", "Current applies where it is"), self.split_right)
+        form.addRow(tr(self.lang, "Reviewer"), self.reviewer)
+        form.addRow(tr(self.lang, "Scope attribute to split on"), self.split_key)
+        form.addRow(tr(self.lang, "Proposed applies where it is"), self.split_left)
+        form.addRow(tr(self.lang, "Current applies where it is"), self.split_right)
         actions = FlowLayout()
         for w in (self.approve_button, self.reject_button, self.split_button, self.undo_button):
             actions.addWidget(w)
@@ -437,10 +433,10 @@ class ReviewQueueTab(QWidget):
         queue_lay.setContentsMargins(0, 0, 0, 0)
         self.wide_button: QPushButton | None = None
         if not wide:  # the side panel is narrow: the way to the room the sides need
-            self.wide_button = QPushButton(t("在审阅模式中打开（Ctrl+Shift+R）", "Open in review mode (Ctrl+Shift+R)"))
+            self.wide_button = QPushButton(tr(self.lang, "Open in review mode (Ctrl+Shift+R)"))
             self.wide_button.setToolTip(
-                t(
-                    "审阅队列占据主区域，两边并排、各有足够宽度，分析视图暂时让开。",
+                tr(
+                    self.lang,
                     "The review queue takes the main area, its two sides next to each other; the analysis "
                     "comes back when you leave.",
                 )
@@ -476,9 +472,6 @@ class ReviewQueueTab(QWidget):
         self.split_button.clicked.connect(lambda: self._decide("split"))
         self.undo_button.clicked.connect(self.undo)
         self.refresh()
-
-    def _t(self, zh: str, en: str) -> str:
-        return pick(self.lang, zh, en)
 
     def _show_error(self, exc: Exception) -> None:
         self.message.show_error(exc, self.lang)

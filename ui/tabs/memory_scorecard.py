@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang, tr
+from app.i18n import NC_, Lang, system_lang, tr
 from app.memory import HEALTHY, METRICS, MemoryStore, Scorecard
 from app.memory.scorecard import LABELS
 from app.numbers import NumberSpec
@@ -28,6 +28,23 @@ MONTHS_SPEC = NumberSpec(minimum=1, maximum=24)
 METRIC_COLORS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd")
 
 
+MONTHS = (
+    NC_("month", "Jan"),
+    NC_("month", "Feb"),
+    NC_("month", "Mar"),
+    NC_("month", "Apr"),
+    NC_("month", "May"),
+    NC_("month", "Jun"),
+    NC_("month", "Jul"),
+    NC_("month", "Aug"),
+    NC_("month", "Sep"),
+    NC_("month", "Oct"),
+    NC_("month", "Nov"),
+    NC_("month", "Dec"),
+)
+"""The months as a chart's axis names them (3月 / Mar)."""
+
+
 def _short_month(month: str, lang: Lang) -> str:
     """``2026-03`` as the month alone: 3月 / Mar (the full month stays in the table above the chart)."""
     try:
@@ -36,8 +53,7 @@ def _short_month(month: str, lang: Lang) -> str:
         return month
     if not 1 <= number <= 12:
         return month
-    names = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-    return pick(lang, f"{number}月", names[number - 1])
+    return MONTHS[number - 1](lang)
 
 
 class TrendChart(QWidget):

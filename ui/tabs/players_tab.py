@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang, tr
+from app.i18n import Lang, system_lang, tr
 from ui.charts.profile_charts import ProfileChartTabs
 from ui.services import Database
 from ui.tabs.loading import Actions, Loader, error_text
@@ -62,24 +62,23 @@ class PlayersTab(QWidget):
         self.loader = Loader(self, self._show_error)
         self._actions = Actions(self, self._show_error)
         self.player = ""
-        t = self._t
         self.name = QLineEdit()
-        self.name.setPlaceholderText(t("玩家名字", "player name"))
-        self.show_button = QPushButton(t("查看档案", "Show profile"))
+        self.name.setPlaceholderText(tr(self.lang, "player name"))
+        self.show_button = QPushButton(tr(self.lang, "Show profile"))
         self.alias = QLineEdit()
-        self.alias.setPlaceholderText(t("另一个名字", "another name"))
-        self.merge_button = QPushButton(t("合并为同一玩家", "Merge into this player"))
-        self.unmerge_button = QPushButton(t("撤销合并", "Undo merge"))
+        self.alias.setPlaceholderText(tr(self.lang, "another name"))
+        self.merge_button = QPushButton(tr(self.lang, "Merge into this player"))
+        self.unmerge_button = QPushButton(tr(self.lang, "Undo merge"))
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.report = QPlainTextEdit()
         self.report.setReadOnly(True)
         self.report.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.report.setPlaceholderText(
-            t(
-                "输入玩家名字并查看：资料库中的对局、各对阵的开局、与其余对局比较的时间基准、记忆中关于他的事实。",
-                "Type a player's name to see the library's games, openings per matchup, timings against the rest "
-                "of the library, and what the memory knows about the player.",
+            tr(
+                self.lang,
+                "Type a player's name to see the library's games, openings per matchup, timings against "
+                "the rest of the library, and what the memory knows about the player.",
             )
         )
         top = QHBoxLayout()
@@ -112,11 +111,8 @@ class PlayersTab(QWidget):
         """Who merges now ("" when nobody is set)."""
         return (self._reviewer() if callable(self._reviewer) else self._reviewer).strip()
 
-    def _t(self, zh: str, en: str) -> str:
-        return pick(self.lang, zh, en)
-
     def _show_error(self, exc: Exception) -> None:
-        self.message.setText(error_text(exc, self._t))
+        self.message.setText(error_text(exc, self.lang))
 
     async def refreshed(self) -> None:
         """Return once every load and action started so far has finished (for tests and callers)."""

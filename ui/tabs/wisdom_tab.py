@@ -31,11 +31,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import Lang, pick, system_lang, tr
+from app.i18n import N_, NC_, Lang, Msg, system_lang, tr, trc
 from app.wisdom import EntryFilter, ErrorWisdomManager
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import WisdomEntry
 from app.wisdom.manager import ensure_builtin_rules, wisdom_metrics
+from app.wisdom.prevention import BUILTIN_RULES
 from app.wisdom.store import WisdomStore
 from app.wisdom.timeliness import entry_confidence, format_audit_report
 from app.wisdom.wording import entry_text, rule_message
@@ -46,13 +47,13 @@ from ui.widgets import EmptyHint, FlowLayout
 
 SCENE_TYPES = ("model_upgrade", "model_change", "provider_change", "knowledge_update", "mod_version_change")
 METRIC_LABELS = {
-    "prevention_success_rate": ("预防策略有效性", "Prevention success rate"),
-    "pre_intercept_rate": ("预防前置拦截率", "Pre-intercept rate"),
-    "rule_auto_generation_rate": ("规则自动生成率", "Rule auto-generation rate"),
-    "audit_coverage": ("时效性审计覆盖率", "Audit coverage"),
-    "recognition_rate": ("认知性错误识别率", "Cognitive recognition rate"),
-    "cluster_accuracy": ("聚类准确性", "Cluster accuracy"),
-    "hallucination_reduction_rate": ("幻觉倾向降低率", "Hallucination reduction"),
+    "prevention_success_rate": N_("Prevention success rate"),
+    "pre_intercept_rate": N_("Pre-intercept rate"),
+    "rule_auto_generation_rate": N_("Rule auto-generation rate"),
+    "audit_coverage": N_("Audit coverage"),
+    "recognition_rate": N_("Cognitive recognition rate"),
+    "cluster_accuracy": N_("Cluster accuracy"),
+    "hallucination_reduction_rate": N_("Hallucination reduction"),
 }
 
 
@@ -65,7 +66,7 @@ ENTRY_SORT_KEYS = {0: "id", 1: "status", 2: "confidence", 3: "severity", 4: "sub
 
 def entry_row(e: WisdomEntry, lang: Lang) -> Row:
     """One entry as a row of the entries table."""
-    kind = pick(lang, tx.subtype_label(e.subtype_code), tx.SUBTYPES.get(e.subtype_code, ("", "", e.subtype_code))[2])
+    kind = tx.subtype_name(e.subtype_code, lang)
     return (
         e.id,
         (
@@ -116,7 +117,11 @@ def query_rules(service: Lazy[ErrorWisdomManager], store: WisdomStore, lang: Lan
             )
             or "*"
         )
-        name = rule.rule_name if lang is Lang.ZH or not rule.message_en else rule_message("", rule.message_en, lang)
+        builtin = BUILTIN_RULES.get(rule.rule_id)
+        if builtin is not None:
+            name = builtin[4](lang)  # the spec's five rules are the program's words
+        else:
+            name = rule.rule_name if lang is Lang.ZH or not rule.message_en else rule_message("", rule.message_en, lang)
         rows.append(
             (
                 rule.rule_id,
@@ -143,89 +148,81 @@ def query_metrics(service: Lazy[ErrorWisdomManager], store: WisdomStore, lang: L
         (tr(lang, "Entries"), str(m["entries"]), ""),
         (tr(lang, "Rules (active)"), f"{m['rules']} ({m['active_rules']})", ""),
     ]
-    for key, (zh, en) in METRIC_LABELS.items():
+    for key, label in METRIC_LABELS.items():
         v = m[key]
-        rows.append((pick(lang, zh, en), "-" if v is None else f"{v:.1%}", f"{m['targets'][key]:.0%}"))
+        rows.append((label(lang), "-" if v is None else f"{v:.1%}", f"{m['targets'][key]:.0%}"))
     return rows
 
 
-SPEC_KEYS_EN = {
-    "错误发现": "Finding",
-    "错误类型": "Error type",
-    "子类型": "Subtype",
-    "错误码": "Code",
-    "错误描述": "Description",
-    "严重程度": "Severity",
-    "触发场景": "Trigger scene",
-    "影响范围": "Impact",
-    "检测方法": "Detected by",
-    "原因分析": "Cause",
-    "根本原因": "Root cause",
-    "认知偏差": "Cognitive bias",
-    "环境因素": "Environment",
-    "责任归属": "Responsibility",
-    "认知维度分析": "Cognitive dimensions",
-    "情境维度分析": "Situational dimensions",
-    "系统维度分析": "System dimensions",
-    "可预防性": "Preventability",
-    "解决方案": "Fix",
-    "即时纠错": "Immediate fix",
-    "纠错成本": "Fix cost",
-    "有效性": "Effectiveness",
-    "用户体验补偿": "User compensation",
-    "预防知识": "Prevention",
-    "预防策略": "Strategy",
-    "前置检查规则": "Pre-check rule",
-    "适用场景": "Applies to",
-    "不适用场景": "Does not apply to",
-    "预防优先级": "Priority",
-    "预防成本": "Cost",
-    "验证历史": "Verification history",
-    "场景": "Scene",
-    "效果": "Effect",
-    "预防触发": "Prevention triggered",
-    "用户反馈": "User feedback",
-    "关联错误": "Related errors",
-    "相似错误ID": "Similar errors",
-    "共性模式": "Common pattern",
-    "抽象规则ID": "Abstract rule",
-    "元数据": "Metadata",
-    "创建时间": "Created",
-    "最后更新": "Updated",
-    "验证次数": "Verifications",
-    "成功预防次数": "Prevented",
-    "置信度": "Confidence",
-    "时效性标记": "Status",
-    "认知性错误标记": "Cognitive error",
-    "扩展": "Extension",
-    "工具名": "Tool",
-    "模型": "Model",
-    "阶段": "Stage",
-    "基础置信度": "Base confidence",
-    "出现次数": "Occurrences",
-    "反例次数": "Counterexamples",
-    "场景变化次数": "Scene changes",
-    "识别正确": "Recognised correctly",
-    "根因类别": "Root-cause categories",
-    "触发模式": "Trigger patterns",
-    "参数": "Parameters",
-    "id": "ID",
-    "timestamp": "Recorded",
-    "trace_id": "Trace ID",
-    "version": "Version",
-    "mod": "Mod",
-    "claim": "Claim",
+SPEC_KEYS: dict[str, Msg] = {
+    "错误发现": NC_("wisdom spec key", "Finding"),
+    "错误类型": NC_("wisdom spec key", "Error type"),
+    "子类型": NC_("wisdom spec key", "Subtype"),
+    "错误码": NC_("wisdom spec key", "Code"),
+    "错误描述": NC_("wisdom spec key", "Description"),
+    "严重程度": NC_("wisdom spec key", "Severity"),
+    "触发场景": NC_("wisdom spec key", "Trigger scene"),
+    "影响范围": NC_("wisdom spec key", "Impact"),
+    "检测方法": NC_("wisdom spec key", "Detected by"),
+    "原因分析": NC_("wisdom spec key", "Cause"),
+    "根本原因": NC_("wisdom spec key", "Root cause"),
+    "认知偏差": NC_("wisdom spec key", "Cognitive bias"),
+    "环境因素": NC_("wisdom spec key", "Environment"),
+    "责任归属": NC_("wisdom spec key", "Responsibility"),
+    "认知维度分析": NC_("wisdom spec key", "Cognitive dimensions"),
+    "情境维度分析": NC_("wisdom spec key", "Situational dimensions"),
+    "系统维度分析": NC_("wisdom spec key", "System dimensions"),
+    "可预防性": NC_("wisdom spec key", "Preventability"),
+    "解决方案": NC_("wisdom spec key", "Fix"),
+    "即时纠错": NC_("wisdom spec key", "Immediate fix"),
+    "纠错成本": NC_("wisdom spec key", "Fix cost"),
+    "有效性": NC_("wisdom spec key", "Effectiveness"),
+    "用户体验补偿": NC_("wisdom spec key", "User compensation"),
+    "预防知识": NC_("wisdom spec key", "Prevention"),
+    "预防策略": NC_("wisdom spec key", "Strategy"),
+    "前置检查规则": NC_("wisdom spec key", "Pre-check rule"),
+    "适用场景": NC_("wisdom spec key", "Applies to"),
+    "不适用场景": NC_("wisdom spec key", "Does not apply to"),
+    "预防优先级": NC_("wisdom spec key", "Priority"),
+    "预防成本": NC_("wisdom spec key", "Cost"),
+    "验证历史": NC_("wisdom spec key", "Verification history"),
+    "场景": NC_("wisdom spec key", "Scene"),
+    "效果": NC_("wisdom spec key", "Effect"),
+    "预防触发": NC_("wisdom spec key", "Prevention triggered"),
+    "用户反馈": NC_("wisdom spec key", "User feedback"),
+    "关联错误": NC_("wisdom spec key", "Related errors"),
+    "相似错误ID": NC_("wisdom spec key", "Similar errors"),
+    "共性模式": NC_("wisdom spec key", "Common pattern"),
+    "抽象规则ID": NC_("wisdom spec key", "Abstract rule"),
+    "元数据": NC_("wisdom spec key", "Metadata"),
+    "创建时间": NC_("wisdom spec key", "Created"),
+    "最后更新": NC_("wisdom spec key", "Updated"),
+    "验证次数": NC_("wisdom spec key", "Verifications"),
+    "成功预防次数": NC_("wisdom spec key", "Prevented"),
+    "置信度": NC_("wisdom spec key", "Confidence"),
+    "时效性标记": NC_("wisdom spec key", "Status"),
+    "认知性错误标记": NC_("wisdom spec key", "Cognitive error"),
+    "扩展": NC_("wisdom spec key", "Extension"),
+    "工具名": NC_("wisdom spec key", "Tool"),
+    "模型": NC_("wisdom spec key", "Model"),
+    "阶段": NC_("wisdom spec key", "Stage"),
+    "基础置信度": NC_("wisdom spec key", "Base confidence"),
+    "出现次数": NC_("wisdom spec key", "Occurrences"),
+    "反例次数": NC_("wisdom spec key", "Counterexamples"),
+    "场景变化次数": NC_("wisdom spec key", "Scene changes"),
+    "识别正确": NC_("wisdom spec key", "Recognised correctly"),
+    "根因类别": NC_("wisdom spec key", "Root-cause categories"),
+    "触发模式": NC_("wisdom spec key", "Trigger patterns"),
+    "参数": NC_("wisdom spec key", "Parameters"),
+    "id": NC_("wisdom spec key", "ID"),
+    "timestamp": NC_("wisdom spec key", "Recorded"),
+    "trace_id": NC_("wisdom spec key", "Trace ID"),
+    "version": NC_("wisdom spec key", "Version"),
+    "mod": NC_("wisdom spec key", "Mod"),
+    "claim": NC_("wisdom spec key", "Claim"),
 }
-"""English names of the spec's Chinese keys (the stored JSON keeps the spec's keys; only the view translates)."""
-SPEC_KEYS_ZH = {
-    "id": "编号",
-    "timestamp": "记录时间",
-    "trace_id": "追踪编号",
-    "version": "版本",
-    "mod": "模组",
-    "claim": "论断",
-}
-"""Chinese names of the keys the spec spells in English."""
+"""The spec's keys as the interface names them (the stored JSON keeps the spec's keys, Chinese and a few English
+ones; only the view translates)."""
 HIDDEN_SPEC_KEYS = frozenset({"去重键"})
 """Internal keys the detail leaves out (the dedupe key is the store's, not a reader's)."""
 _WINDOW_STAGE = re.compile(r"^window:(\d+):(\d+)$")
@@ -274,11 +271,11 @@ def value_words(value: Any, lang: Lang) -> str:
     if text in tx.CODE_WORDS:
         return tx.code_word(text, lang)
     for code, zh in tx.TYPE_LABELS.items():
-        if text in (zh, code, tx.TYPE_LABELS_EN[code]):
-            return pick(lang, zh, tx.TYPE_LABELS_EN[code])
-    for code, (_type, zh, en) in tx.SUBTYPES.items():
-        if text in (zh, code, en):
-            return pick(lang, zh, en)
+        if text in (zh, code, tx.TYPE_NAMES[code].msgid):
+            return tx.type_name(code, lang)
+    for code, (_type, zh, name) in tx.SUBTYPES.items():
+        if text in (zh, code, name.msgid):
+            return name(lang)
     return entry_text(text, lang)
 
 
@@ -290,7 +287,8 @@ def readable(value: Any, lang: Lang, indent: int = 0) -> list[str]:
         for key, item in value.items():
             if key in HIDDEN_SPEC_KEYS:
                 continue
-            name = (SPEC_KEYS_EN if lang is Lang.EN else SPEC_KEYS_ZH).get(str(key)) or entry_text(str(key), lang)
+            spec_key = SPEC_KEYS.get(str(key))
+            name = spec_key(lang) if spec_key is not None else entry_text(str(key), lang)
             if isinstance(item, dict | list) and item:
                 lines.append(f"{pad}{name}:")
                 lines += readable(item, lang, indent + 1)
@@ -385,25 +383,23 @@ class WisdomTab(QWidget):
         self._metrics = Loader(self, self._show_error)
         self._detail = Loader(self, self._show_error)
         self._actions = Actions(self, self._show_error)
-        t = self._t
-        self.setWindowTitle(t("错误智慧", "Error wisdom"))
+        self.setWindowTitle(tr(self.lang, "Error wisdom"))
 
         self.message = QLabel("")
         self.type_box = self._combo(
-            [(t("全部类型", "All types"), None)]
-            + [(pick(self.lang, tx.TYPE_LABELS[c], tx.TYPE_LABELS_EN[c]), c) for c in (tx.TOOL, tx.COGNITIVE)]
+            [(tr(self.lang, "All types"), None)] + [(tx.type_name(c, self.lang), c) for c in (tx.TOOL, tx.COGNITIVE)]
         )
         self.subtype_box = self._combo(
-            [(t("全部子类型", "All subtypes"), None)]
-            + [(pick(self.lang, zh, en), code) for code, (_tc, zh, en) in tx.SUBTYPES.items()]
+            [(tr(self.lang, "All subtypes"), None)]
+            + [(name(self.lang), code) for code, (_tc, _zh, name) in tx.SUBTYPES.items()]
         )
         self.severity_box = self._combo(
-            [(t("全部严重程度", "All severities"), None)] + [(tx.code_word(s, self.lang), s) for s in tx.SEVERITIES]
+            [(tr(self.lang, "All severities"), None)] + [(tx.code_word(s, self.lang), s) for s in tx.SEVERITIES]
         )
         self.status_box = self._combo(
-            [(t("全部状态", "All states"), None)] + [(tx.code_word(s, self.lang), s) for s in tx.STATUSES]
+            [(tr(self.lang, "All states"), None)] + [(tx.code_word(s, self.lang), s) for s in tx.STATUSES]
         )
-        self.refresh_button = QPushButton(t("刷新", "Refresh"))
+        self.refresh_button = QPushButton(tr(self.lang, "Refresh"))
         self.refresh_button.clicked.connect(self.refresh)
         filters = FlowLayout()  # reflows onto more rows in a narrow side panel
         for w in (self.type_box, self.subtype_box, self.severity_box, self.status_box, self.refresh_button):
@@ -413,14 +409,14 @@ class WisdomTab(QWidget):
         self.model = PagedTableModel(
             self,
             [
-                t("编号", "ID"),
-                t("状态", "State"),
-                t("置信度", "Confidence"),
-                t("严重程度", "Severity"),
-                t("类型", "Type"),
-                t("错误码", "Code"),
-                t("模型", "Model"),
-                t("描述", "Description"),
+                tr(self.lang, "ID"),
+                tr(self.lang, "State"),
+                tr(self.lang, "Confidence"),
+                tr(self.lang, "Severity"),
+                tr(self.lang, "Type"),
+                tr(self.lang, "Code"),
+                tr(self.lang, "Model"),
+                tr(self.lang, "Description"),
             ],
             ENTRY_SORT_KEYS,
             self._show_error,
@@ -428,10 +424,10 @@ class WisdomTab(QWidget):
         paged_table(self.table, self.model)
         self.empty = EmptyHint(
             self.table,
-            t(
-                "还没有错误智慧条目。分析中被校验发现并确认的错误会记录在这里，用来在以后的分析中预防同类错误。",
-                "No error-wisdom entries yet. Mistakes that validation finds in analyses are recorded here and used "
-                "to prevent the same kind of mistake in later analyses.",
+            tr(
+                self.lang,
+                "No error-wisdom entries yet. Mistakes that validation finds in analyses are recorded "
+                "here and used to prevent the same kind of mistake in later analyses.",
             ),
         )
         self.table.selectionModel().selectionChanged.connect(self._on_select)
@@ -448,10 +444,10 @@ class WisdomTab(QWidget):
         ev.addWidget(split, 1)
 
         self.pages = StagedTabs()  # the rules and audit pages are built in later event-loop turns, or when asked
-        self.pages.add_page("entries", t("条目", "Entries"), lambda: entries_page)
-        self.pages.add_page("rules", t("规则", "Rules"), self._make_rules_page)
+        self.pages.add_page("entries", trc(self.lang, "ui.tabs.wisdom_tab", "Entries"), lambda: entries_page)
+        self.pages.add_page("rules", tr(self.lang, "Rules"), self._make_rules_page)
         # "&&": a lone & would be a mnemonic
-        self.pages.add_page("upkeep", t("审计与指标", "Audit && metrics"), self._make_upkeep_page)
+        self.pages.add_page("upkeep", tr(self.lang, "Audit && metrics"), self._make_upkeep_page)
         self.pages.start()
         root = QVBoxLayout(self)
         root.addWidget(self.pages)
@@ -463,34 +459,33 @@ class WisdomTab(QWidget):
 
     # ---- pages built later (StagedTabs) ---------------------------------------------------------------------
     def _make_rules_page(self) -> QWidget:
-        t = self._t
         self._rules_table = QTableWidget(0, 9)
         EmptyHint(
             self._rules_table,
-            t(
-                "还没有规则。相似的条目积累多了，会归纳成规则，等你在这里验证启用。",
-                "No rules yet. When similar entries pile up they are generalised into a "
-                "rule that waits here for you to validate.",
+            tr(
+                self.lang,
+                "No rules yet. When similar entries pile up they are generalised into a rule that waits "
+                "here for you to validate.",
             ),
         )
         self._rules_table.setHorizontalHeaderLabels(
             [
                 "rule_id",
-                t("名称", "Name"),
-                t("状态", "State"),
-                t("置信度", "Confidence"),
-                t("应用次数", "Applied"),
-                t("成功预防", "Prevented"),
-                t("失败", "Failed"),
-                t("成功率", "Success rate"),
-                t("范围", "Scope"),
+                trc(self.lang, "ui.tabs.wisdom_tab", "Name"),
+                tr(self.lang, "State"),
+                tr(self.lang, "Confidence"),
+                tr(self.lang, "Applied"),
+                tr(self.lang, "Prevented"),
+                tr(self.lang, "Failed"),
+                tr(self.lang, "Success rate"),
+                tr(self.lang, "Scope"),
             ]
         )
         self._rules_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self._rules_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self._rules_table.horizontalHeader().setStretchLastSection(True)
-        self._validate_button = QPushButton(t("验证启用", "Validate"))
-        self._reject_button = QPushButton(t("驳回", "Reject"))
+        self._validate_button = QPushButton(tr(self.lang, "Validate"))
+        self._reject_button = QPushButton(tr(self.lang, "Reject"))
         self._validate_button.clicked.connect(lambda: self._decide_rule(True))
         self._reject_button.clicked.connect(lambda: self._decide_rule(False))
         rules_page = QWidget()
@@ -504,22 +499,21 @@ class WisdomTab(QWidget):
         return rules_page
 
     def _make_upkeep_page(self) -> QWidget:
-        t = self._t
-        self._audit_button = QPushButton(t("时效性审计", "Run audit"))
+        self._audit_button = QPushButton(tr(self.lang, "Run audit"))
         self._audit_button.clicked.connect(self.run_audit)
         self._scene_type = self._combo([(s, s) for s in SCENE_TYPES])
         self._scene_scope = QLineEdit()
-        self._scene_scope.setPlaceholderText(
-            t("范围：model:ID / mod:名称，留空=全部", "scope: model:ID / mod:NAME, empty = everything")
-        )
+        self._scene_scope.setPlaceholderText(tr(self.lang, "scope: model:ID / mod:NAME, empty = everything"))
         self._scene_description = QLineEdit()
-        self._scene_description.setPlaceholderText(t("变化说明", "what changed"))
-        self._scene_button = QPushButton(t("登记场景变化", "Register scene change"))
+        self._scene_description.setPlaceholderText(tr(self.lang, "what changed"))
+        self._scene_button = QPushButton(tr(self.lang, "Register scene change"))
         self._scene_button.clicked.connect(self.register_scene_change)
         self._report = QPlainTextEdit()
         self._report.setReadOnly(True)
         self._metrics_table = QTableWidget(0, 3)
-        self._metrics_table.setHorizontalHeaderLabels([t("指标", "Metric"), t("当前", "Value"), t("目标", "Target")])
+        self._metrics_table.setHorizontalHeaderLabels(
+            [tr(self.lang, "Metric"), tr(self.lang, "Value"), tr(self.lang, "Target")]
+        )
         self._metrics_table.horizontalHeader().setStretchLastSection(True)
         upkeep_page = QWidget()
         uv = QVBoxLayout(upkeep_page)
@@ -531,9 +525,9 @@ class WisdomTab(QWidget):
             row2.addWidget(widget)
         uv.addLayout(row1)
         uv.addLayout(row2)
-        uv.addWidget(QLabel(t("指标", "Metrics")))
+        uv.addWidget(QLabel(tr(self.lang, "Metrics")))
         uv.addWidget(self._metrics_table)
-        uv.addWidget(QLabel(t("报告", "Report")))
+        uv.addWidget(QLabel(tr(self.lang, "Report")))
         uv.addWidget(self._report)
         return upkeep_page
 
@@ -598,9 +592,6 @@ class WisdomTab(QWidget):
         return self._metrics_table
 
     # ---- helpers ---------------------------------------------------------------------------------------------
-    def _t(self, zh: str, en: str) -> str:
-        return pick(self.lang, zh, en)
-
     def _combo(self, items: list[tuple[str, Any]]) -> QComboBox:
         box = QComboBox()
         box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -610,7 +601,7 @@ class WisdomTab(QWidget):
         return box
 
     def _show_error(self, exc: Exception) -> None:
-        self.message.setText(error_text(exc, self._t))
+        self.message.setText(error_text(exc, self.lang))
         self.message.setStyleSheet("color: #b00020;")
 
     @property
