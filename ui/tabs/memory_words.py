@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QLabel,
 )
 
-from app.i18n import Lang, pick, system_lang, tr, trc
+from app.i18n import NC_, Lang, Msg, pick, system_lang, table_word, tr, trc
 from app.knowledge.display import display_names
 from app.knowledge.faction_names import faction_display
 from app.memory import FactView
@@ -123,37 +123,36 @@ def pipeline_words(produced_by: str, lang: Lang) -> str:
     return produced_by
 
 
-TYPE_WORDS = {
-    "preference": ("偏好", "preference"),
-    "project_fact": ("项目事实", "project fact"),
-    "domain": ("领域知识", "domain knowledge"),
-    "lesson": ("经验教训", "lesson"),
+TYPE_WORDS: dict[str, Msg] = {
+    "preference": NC_("memory fact type", "preference"),
+    "project_fact": NC_("memory fact type", "project fact"),
+    "domain": NC_("memory fact type", "domain knowledge"),
+    "lesson": NC_("memory fact type", "lesson"),
 }
-STATUS_LABELS = {
-    "active": ("使用中", "active"),
-    "hypothesis": ("假设", "hypothesis"),
-    "superseded": ("已替代", "superseded"),
-    "conflict": ("冲突", "conflict"),
-    "observation": ("观察", "observation"),
+STATUS_LABELS: dict[str, Msg] = {
+    "active": NC_("memory fact status", "active"),
+    "hypothesis": NC_("memory fact status", "hypothesis"),
+    "superseded": NC_("memory fact status", "superseded"),
+    "conflict": NC_("memory fact status", "conflict"),
+    "observation": NC_("memory fact status", "observation"),
 }
 """Short status names for the table and the filter (:data:`STATUS_WORDS` are the reviewer's longer ones)."""
 
 
-def words(table: Mapping[str, tuple[str, str]], key: str, lang: Lang) -> str:
-    """``key`` as ``table`` words it (中文, English) in ``lang``; a key the table lacks is shown as stored."""
-    zh, en = table.get(key, (key, key))
-    return pick(lang, zh, en)
+def words(table: Mapping[str, Msg], key: str, lang: Lang) -> str:
+    """``key`` as ``table`` words it in ``lang``; a key the table lacks is shown as stored."""
+    return table_word(table, key, lang)
 
 
-SCOPE_KEY_WORDS = {
-    "player": ("玩家", "player"),
-    "faction": ("阵营", "faction"),
-    "mod": ("模组", "mod"),
-    "map": ("地图", "map"),
-    "opponents": ("对手阵营", "opponents"),
-    "section": ("报告章节", "section"),
-    "model": ("模型", "model"),
-    "analyst": ("分析师", "analyst"),
+SCOPE_KEY_WORDS: dict[str, Msg] = {
+    "player": NC_("memory scope key", "player"),
+    "faction": NC_("memory scope key", "faction"),
+    "mod": NC_("memory scope key", "mod"),
+    "map": NC_("memory scope key", "map"),
+    "opponents": NC_("memory scope key", "opponents"),
+    "section": NC_("memory scope key", "section"),
+    "model": NC_("memory scope key", "model"),
+    "analyst": NC_("memory scope key", "analyst"),
 }
 
 
@@ -163,18 +162,18 @@ def mechanism_words(mechanism: str, lang: Lang) -> str:
     return (zh if lang is Lang.ZH else en) if sep and zh and en else mechanism
 
 
-METHOD_WORDS = {
-    "explicit_statement": ("用户明确说明", "stated by a user"),
-    "behavior_inference": ("从对局行为推断", "inferred from how games were played"),
-    "doc_extraction": ("从文件中读取", "read from a file"),
-    "reuse_validated": ("复用时得到验证", "confirmed when reused"),
+METHOD_WORDS: dict[str, Msg] = {
+    "explicit_statement": NC_("memory fact method", "stated by a user"),
+    "behavior_inference": NC_("memory fact method", "inferred from how games were played"),
+    "doc_extraction": NC_("memory fact method", "read from a file"),
+    "reuse_validated": NC_("memory fact method", "confirmed when reused"),
 }
-STATUS_WORDS = {
-    "active": ("正在使用", "in use"),
-    "hypothesis": ("假设（证据不足）", "hypothesis (not enough evidence)"),
-    "superseded": ("已被替代", "superseded"),
-    "conflict": ("与现有事实冲突，待审阅", "conflicts, awaiting review"),
-    "observation": ("仅作观察记录", "kept as an observation only"),
+STATUS_WORDS: dict[str, Msg] = {
+    "active": NC_("memory fact status, long", "in use"),
+    "hypothesis": NC_("memory fact status, long", "hypothesis (not enough evidence)"),
+    "superseded": NC_("memory fact status, long", "superseded"),
+    "conflict": NC_("memory fact status, long", "conflicts, awaiting review"),
+    "observation": NC_("memory fact status, long", "kept as an observation only"),
 }
 
 
