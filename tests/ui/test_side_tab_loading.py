@@ -97,7 +97,7 @@ def test_a_delayed_request_waits_and_a_cancelled_one_leaves_the_next_alone(qtbot
         assert loader.busy()  # busy while it waits: callers awaiting wait() see it
         await loader.wait()
         assert applied == ["late"]
-        assert started[0] - asked >= 0.3
+        assert started[0] - asked >= 0.3 * 0.95  # Qt coarse timers may fire up to 5% of their interval early
 
         # cancelled while it waits, then asked again: the first timer must not launch (or finish) the second request
         loader.start(query("dropped"), applied.append, delay_s=0.2)
