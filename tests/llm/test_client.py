@@ -451,7 +451,9 @@ def test_cancellation_stops_the_request(server: ScriptedServer, run: Run) -> Non
 
 
 def test_break_and_aclose_release_connection(server: ScriptedServer, run: Run) -> None:
-    server.enqueue(Reply.chat("y" * 400, piece_chars=1, tokens_per_s=200))
+    # The reply must outlast the client: at 200 pieces/s, 400 pieces ended within 2 s, and on a loaded machine the
+    # server finished writing before the client broke off, so it never saw a close (a stress run failed so).
+    server.enqueue(Reply.chat("y" * 40_000, piece_chars=1, tokens_per_s=200))
 
     async def scenario() -> ChatResult:
         provider = make_provider(server)
