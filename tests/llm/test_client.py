@@ -420,8 +420,8 @@ def test_html_page_is_protocol_error(server: ScriptedServer, run: Run) -> None:
 
 
 def test_cancellation_stops_the_request(server: ScriptedServer, run: Run) -> None:
-    text = "x" * 600
-    server.enqueue(Reply.chat(text, piece_chars=1, tokens_per_s=100))  # 6 s if not stopped
+    text = "x" * 6000
+    server.enqueue(Reply.chat(text, piece_chars=1, tokens_per_s=100))  # 60 s if not stopped: outlasts the client
     received: list[str] = []
 
     async def consume() -> None:

@@ -21,7 +21,8 @@ def test_abandoned_and_cancelled_streams_under_qasync(qapp: Any, server: Scripte
     from ui.qtloop import GuiLoop  # the app's qasync loop: its Qt objects are deleted when it closes
 
     server.enqueue(Reply.chat("a" * 300, piece_chars=1, tokens_per_s=300))  # abandoned mid-way
-    server.enqueue(Reply.chat("b" * 300, piece_chars=1, tokens_per_s=300))  # cancelled mid-way
+    # cancelled mid-way: 100 s long, so a loaded machine cannot finish it before the cancel (then no close is seen)
+    server.enqueue(Reply.chat("b" * 30_000, piece_chars=1, tokens_per_s=300))
     server.enqueue(Reply.chat("complete"))
     unraisable: list[Any] = []
     loop_errors: list[dict[str, Any]] = []
