@@ -129,3 +129,38 @@ def test_a_ruling_an_older_version_stored_in_english_reads_in_either_language(
     if lang is Lang.ZH:
         found = _found(_shown(gate, ids, lang), lang, ("ana",))  # the reviewer is a name
         assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("lang", "lines"),
+    [
+        (Lang.ZH, ("场景: 第 1 段 · 窗口 1 分析员复核", "效果: 问题属实", "预防触发: 分析员确认问题", "复核人: ana")),
+        (
+            Lang.EN,
+            (
+                "Scene: analyst review of Segment 1 · Window 1",
+                "Effect: issue confirmed",
+                "Prevention triggered: the analyst confirmed the issue",
+                "Reviewer: ana",
+            ),
+        ),
+    ],
+)
+def test_a_confirmation_reads_in_either_language_and_older_english_ones_too(
+    db: Database, lang: Lang, lines: tuple[str, ...]
+) -> None:
+    """Agreeing with an issue (a successful verification), as stored now and as older versions stored it."""
+    gate = WisdomGate(db, lang, auto_generate=False)
+    eid = gate.record_validation_issue("NonexistentUnit", "contradiction", "m1", "RA3", "window:0:0", MESSAGE[lang])
+    assert eid is not None
+    gate.manager.timeliness.register_confirmation(eid, trace_id="a1", stage="window:0:0", reviewer="ana")
+    old = Verification("2026-01-01T00:00:00Z", "a1", "window:0:0 analyst review", "issue confirmed", "", "positive")
+    gate.manager.store.add_verification(eid, old, success=True)
+    detail = query_entry(gate.manager.store, eid, lang)
+    for line in lines:
+        assert line in detail, line
+    # the old line reads like the new one
+    assert detail.count(lines[0]) == 2
+    assert detail.count(lines[1]) == 2
+    found = _found(_shown(gate, [eid], lang), lang, ("ana",))
+    assert not found, "\n".join(found)
