@@ -39,13 +39,12 @@ def stage_name(key: str, lang: Lang) -> str:
         segment = SEGMENT(lang, seg=int(m.group(1)) + 1, span="")
         window = WINDOW(lang, n=int(m.group(2)) + 1)
         return tr(lang, "{segment} · {window}", segment=segment, window=window)
-    word = KIND_WORDS.get(key)
-    return word(lang) if word is not None and key != "window" else key
+    return kind_name(key, lang)  # a stage kind alone ("window" where no window was named) is its kind's word
 
 
 def is_stage_key(key: str) -> bool:
-    """Whether ``key`` is a stage key :func:`stage_name` words."""
-    return bool(_WINDOW_KEY.match(key)) or (key in KIND_WORDS and key != "window")
+    """Whether ``key`` is a stage key (or a stage kind) :func:`stage_name` words."""
+    return bool(_WINDOW_KEY.match(key)) or key in KIND_WORDS
 
 
 def kind_name(kind: str, lang: Lang) -> str:

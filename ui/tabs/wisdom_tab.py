@@ -267,6 +267,9 @@ VALUE_WORDS: dict[str, Callable[[Any, Lang], str]] = {
     "time_seconds": _game_time,
     "fix_method": _fix_method,
     "fallback_action": _fix_method,
+    # a person's name and their own words: shown as written (a note saying "high" is not the code high)
+    "复核人": lambda v, _lang: str(v),
+    "复核说明": lambda v, _lang: str(v),
 }
 """Keys whose values are program keys (a stage key, a claim key, a trigger pattern, a fix method): their words.
 A list's items are worded by the list's key."""
