@@ -109,6 +109,7 @@ def give_feedback(
             verdict=verdict,
             text=text,
             model=record.model_id or "",
+            analyst=analyst.strip(),
             issues=issues,
         )
         if verdict == "disagree" and issues:
@@ -169,6 +170,7 @@ def _teach_wisdom(
     verdict: str,
     text: str,
     model: str,
+    analyst: str = "",
     issues: Sequence[Any] = (),
 ) -> dict[str, Any]:
     """Apply a ruling on a claim to the error-wisdom library.
@@ -184,20 +186,13 @@ def _teach_wisdom(
     key = f"unit:{unit}" if unit is not None else claim
     manager = ErrorWisdomManager(db)
     entry_id = manager.store.find_by_dedupe_key(f"{trace_id}|{stage_key}|{key}")
-    note = text.strip() or verdict
+    note = text.strip()
+    ruling = {"trace_id": trace_id, "stage": stage_key, "reviewer": analyst, "note": note}
     if entry_id is not None and verdict == "agree":
-        manager.add_verification(
-            entry_id,
-            f"{stage_key} analyst review",
-            "issue confirmed",
-            note,
-            feedback="positive",
-            trace_id=trace_id,
-            success=True,
-        )
+        manager.timeliness.register_confirmation(entry_id, **ruling)
         return {"entry": entry_id, "action": "confirmed"}
     if entry_id is not None:
-        rules = manager.timeliness.register_retraction(entry_id, f"analyst: false alarm: {note}", trace_id)
+        rules = manager.timeliness.register_retraction(entry_id, **ruling)
         return {"entry": entry_id, "action": "retracted", "rules_archived": rules}
     disputed = [i for i in issues if i.disputed]
     if verdict == "agree" and disputed:  # the person rules the disputed issue right: now it teaches
@@ -221,7 +216,8 @@ def _teach_wisdom(
             model or None,
             None,
             stage_key,
-            f"analyst disputes claim {claim}: {note}",
+            # the library's 中文 (app.wisdom.wording renders it); the analyst's words are kept as written
+            f"分析员否定了声明 {claim}" + (f"：{note}" if note else ""),
             trace_id=trace_id,
             unit_id=unit,
         )

@@ -39,6 +39,8 @@ DIMENSION_WEIGHTS = {
     "speculative_as_fact": 0.20,
     "one_sided_attribution": 0.15,
 }
+if set(tx.DIMENSION_WORDS) != set(DIMENSION_WEIGHTS):  # import-time: a new dimension cannot miss its words
+    raise RuntimeError("objectivity dimensions without words")
 SEVERITY_THRESHOLDS = ((0.10, "none"), (0.20, "mild"), (0.35, "moderate"))
 LOW_EVIDENCE = 0.2
 

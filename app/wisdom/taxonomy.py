@@ -80,6 +80,16 @@ CODE_WORDS: Final[dict[str, Msg]] = {
 the Chinese interface showed "active", "severe/high/neutral", issue 30)."""
 
 
+DIMENSION_WORDS: Final[dict[str, Msg]] = {
+    "certainty_without_evidence": NC_("objectivity dimension", "certainty without evidence"),
+    "unsupported_specifics": NC_("objectivity dimension", "unsupported specifics"),
+    "speculative_as_fact": NC_("objectivity dimension", "speculation stated as fact"),
+    "one_sided_attribution": NC_("objectivity dimension", "one-sided attribution"),
+}
+"""The objectivity evaluator's dimensions (:mod:`app.wisdom.objectivity`) as people read them: entries store the
+keys, in the description and the trigger patterns."""
+
+
 def code_word(code: str | None, lang: Lang) -> str:
     """A severity, priority or state code in ``lang`` ("active" → 启用); an unknown code is shown as it is."""
     if not code:

@@ -106,6 +106,27 @@ def as_store(db: Database | WisdomStore | str | Path) -> WisdomStore:
     return WisdomStore(open_database(p))
 
 
+def ruling(stage: str, reviewer: str, note: str, *, trace_id: str = "", confirmed: bool) -> Verification:
+    """The 验证历史 line of a person's ruling on an entry's issue (``confirmed``: the issue holds; else a false alarm).
+
+    Why structure: the line is read in either interface language, so the store keeps the library's fixed 中文
+    texts (rendered at view time by :func:`app.wisdom.wording.entry_text`: 分析员复核, 分析员裁定误报 /
+    分析员确认问题) and the reviewer and their note as separate fields (``复核人``, ``复核说明``) shown as they were
+    written. Older versions stored "analyst: false alarm: NOTE"; the view recognises that fixed prefix.
+    """
+    extra = {k: v for k, v in (("复核人", reviewer.strip()), ("复核说明", note.strip())) if v}
+    return Verification(
+        timestamp=iso(now_utc()),
+        trace_id=trace_id,
+        scene=f"{stage} 分析员复核" if stage else "分析员复核",
+        effect="问题属实" if confirmed else "反例",
+        trigger="分析员确认问题" if confirmed else "分析员裁定误报",
+        feedback="positive" if confirmed else "negative",
+        counterexample=not confirmed,
+        extra=extra,
+    )
+
+
 class TimelinessManager:
     """Confidence, usability, scene changes, counterexamples and audits over the store (spec Phase 3 API).
 
@@ -233,26 +254,30 @@ class TimelinessManager:
             self._refresh_rule(r)
         return c
 
-    def register_retraction(self, entry_id: str, reason: str, trace_id: str = "") -> list[str]:
+    def register_confirmation(
+        self, entry_id: str, *, trace_id: str = "", stage: str = "", reviewer: str = "", note: str = ""
+    ) -> WisdomEntry:
+        """A person ruled the entry's issue right: a successful verification (the structured :func:`ruling`)."""
+        return self.store.add_verification(
+            entry_id, ruling(stage, reviewer, note, trace_id=trace_id, confirmed=True), True
+        )
+
+    def register_retraction(
+        self, entry_id: str, *, trace_id: str = "", stage: str = "", reviewer: str = "", note: str = ""
+    ) -> list[str]:
         """A person ruled the entry's issue a false alarm: it teaches nothing from now on (issue 28 §3).
 
         The entry keeps its history (a counterexample verification records the ruling) but its base confidence
         becomes 0, so every audit keeps it archived: it is never injected as a pitfall and no rule is generated
         from it. It leaves the sources of the rules built from it; a learned rule left with no source is archived.
+        The ruling is stored as structure (:func:`ruling`): who (``reviewer``), the verdict, and their own words
+        (``note``), never as a sentence in one language.
 
         Returns:
             The ids of the rules archived because of it.
         """
         e = self.store.get_entry(entry_id)
-        v = Verification(
-            timestamp=iso(now_utc()),
-            trace_id=trace_id,
-            scene=reason,
-            effect="反例",
-            trigger=reason,
-            feedback="negative",
-            counterexample=True,
-        )
+        v = ruling(stage, reviewer, note, trace_id=trace_id, confirmed=False)
         e = self.store.add_verification(entry_id, v, success=False)
         e.base_confidence = 0.0
         e.confidence = 0.0

@@ -92,6 +92,16 @@ def _lessons(db_path: Path) -> list[tuple[str, str]]:
         db.close()
 
 
+def _last_ruling(db_path: Path, entry_id: str) -> tuple[str, str, dict[str, Any]]:
+    """The scene, trigger and structured fields of the entry's last 验证历史 line."""
+    db = open_database(db_path)
+    try:
+        v = ErrorWisdomManager(db).store.get_entry(entry_id).verifications[-1]
+        return v.scene, v.trigger, v.extra
+    finally:
+        db.close()
+
+
 def _feedback(db_path: Path, analysis_id: int, verdict: str, text: str) -> dict[str, Any]:
     db = open_database(db_path)
     try:
@@ -147,6 +157,12 @@ def test_a_confirmed_issue_teaches_and_disagreeing_retracts_it(tmp_path: Path) -
 
     out = _feedback(db_path, rec.id, "disagree", "误报：这个单位的归属判断错了")
     assert out["action"] == "retracted"
+    # the ruling is stored as structure (who, the verdict, their words), not as an English sentence (issue 30)
+    assert _last_ruling(db_path, out["entry"]) == (
+        "window:0:0 分析员复核",
+        "分析员裁定误报",
+        {"复核人": "ana", "复核说明": "误报：这个单位的归属判断错了"},
+    )
     assert out["lessons_retracted"]
     assert _severe_entries(db_path) == []
     assert _pitfalls(db_path) == []

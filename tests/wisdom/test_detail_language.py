@@ -44,13 +44,14 @@ def _shown(gate: WisdomGate, ids: list[str | None], lang: Lang) -> list[tuple[st
     return texts
 
 
-def _found(texts: list[tuple[str, str]], lang: Lang) -> list[str]:
+def _found(texts: list[tuple[str, str]], lang: Lang, names: tuple[str, ...] = ()) -> list[str]:
+    """The other language's words in ``texts``; the model, the mod and ``names`` (people's names) are names."""
     lines = [(where, line.strip()) for where, text in texts for line in text.splitlines()]
     return sorted(
         {
             f"{where}: {word!r} in {line!r}"
             for where, line in lines
-            for _, word in foreign_words([(where, line)], lang.value, ["m1", "RA3"])
+            for _, word in foreign_words([(where, line)], lang.value, ["m1", "RA3", *names])
         }
     )
 
@@ -163,16 +164,20 @@ def test_texts_the_library_did_not_write_are_shown_as_stored(db: Database) -> No
         "window 文本（window:0:0）",
         "window 文本",
         "window 分析",
+        "window:0:0 分析员复核",
+        "分析员否定了声明 unit:5：归属判断错了",
+        "分析员否定了声明 #762",
     ],
 )
 def test_stored_texts_with_parameters_are_the_catalogues_chinese(stored: str) -> None:
     """Each pattern's 中文 in the catalogue, filled with what was matched, is the stored text again: the catalogue
-    and the texts the library stores agree, so English is the same message with the same parameters."""
-    rendered = [render(Lang.ZH, m) for rx, render in PATTERNS if (m := rx.match(stored))]
+    and the texts the library stores agree, so English is the same message with the same parameters (in words:
+    a stage key is named as the outline names it, a dimension key by its catalogue word)."""
+    rendered = [p.render(Lang.ZH, m.groupdict("")) for p in PATTERNS if (m := p.rx.match(stored))]
     assert rendered == [stored]
     english = entry_text(stored, Lang.EN)
     assert english != stored
-    assert not foreign_words([("text", english.replace("a；b", ""))], "en", [])
+    assert not foreign_words([("text", english.replace("a；b", "").replace("归属判断错了", ""))], "en", [])
 
 
 def test_english_prompts_get_english_strategies_and_chinese_prompts_the_stored_text(db: Database) -> None:

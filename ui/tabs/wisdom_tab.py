@@ -31,7 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import N_, NC_, Lang, Msg, system_lang, tr, trc
+from app.i18n import N_, NC_, Lang, Msg, system_lang, table_word, tr, trc
+from app.stage_names import stage_name
+from app.timefmt import format_clock
 from app.wisdom import EntryFilter, ErrorWisdomManager
 from app.wisdom import taxonomy as tx
 from app.wisdom.entry import WisdomEntry
@@ -39,7 +41,7 @@ from app.wisdom.manager import ensure_builtin_rules, wisdom_metrics
 from app.wisdom.prevention import BUILTIN_RULES
 from app.wisdom.store import WisdomStore
 from app.wisdom.timeliness import entry_confidence, format_audit_report
-from app.wisdom.wording import entry_text, rule_message
+from app.wisdom.wording import FIX_METHODS, claim_words, entry_text, rule_message, scene_words, trigger_words
 from ui.tabs.loading import Actions, Lazy, Loader, batches, error_text
 from ui.tabs.paging import PagedTableModel, PageQuery, Sort, paged_table
 from ui.tabs.staged import StagedTabs
@@ -220,38 +222,57 @@ SPEC_KEYS: dict[str, Msg] = {
     "version": NC_("wisdom spec key", "Version"),
     "mod": NC_("wisdom spec key", "Mod"),
     "claim": NC_("wisdom spec key", "Claim"),
+    "claims": NC_("wisdom spec key", "Claims"),
+    "unit_id": NC_("wisdom spec key", "Object"),
+    "time_seconds": NC_("wisdom spec key", "Game time"),
+    # the pre-check rule of a cognitive entry
+    "rule_id": NC_("wisdom spec key", "Rule"),
+    "condition": NC_("wisdom spec key", "When"),
+    "check": NC_("wisdom spec key", "Check"),
+    "action": NC_("wisdom spec key", "Action"),
+    "auto_fixable": NC_("wisdom spec key", "Fixed automatically"),
+    "fix_method": NC_("wisdom spec key", "Fix method"),
+    "fallback_action": NC_("wisdom spec key", "Otherwise"),
+    # a failed call's request parameters (the model's documented field names say the same in both languages)
+    "temperature": NC_("wisdom spec key", "Temperature"),
+    "estimated_prompt_tokens": NC_("wisdom spec key", "Estimated prompt tokens"),
+    "context_length": NC_("wisdom spec key", "Context length"),
+    "model_max_tokens": NC_("wisdom spec key", "Model's output limit"),
+    "limit_tokens": NC_("wisdom spec key", "Context limit reported"),
+    "retry_after_s": NC_("wisdom spec key", "Retry after (s)"),
+    # an analyst's ruling in the verification history (app.pipeline.feedback)
+    "复核人": NC_("wisdom spec key", "Reviewer"),
+    "复核说明": NC_("wisdom spec key", "Reviewer's note"),
 }
 """The spec's keys as the interface names them (the stored JSON keeps the spec's keys, Chinese and a few English
 ones; only the view translates)."""
 HIDDEN_SPEC_KEYS = frozenset({"去重键"})
 """Internal keys the detail leaves out (the dedupe key is the store's, not a reader's)."""
-_WINDOW_STAGE = re.compile(r"^window:(\d+):(\d+)$")
-_SCENE = re.compile(r"^(?P<stage>\S*) (?P<what>验证|模型请求)$")
 
 
-def stage_words(stage: str, lang: Lang) -> str:
-    """A stage key (``overview``, ``summary_round``, ``window:0:1``) as the report names the stage."""
-    if stage == "overview":
-        return tr(lang, "Overview")
-    if stage in ("summary_round", "summary"):
-        return tr(lang, "Summary")
-    if m := _WINDOW_STAGE.match(stage):
-        segment, window = int(m.group(1)) + 1, int(m.group(2)) + 1
-        return tr(lang, "segment {segment} · window {window}", segment=segment, window=window)
-    return stage
+def _game_time(value: Any, lang: Lang) -> str:
+    return format_clock(float(value)) if isinstance(value, int | float) else value_words(value, lang)
 
 
-def scene_words(scene: str, lang: Lang) -> str:
-    """The trigger scene the gate records ("overview 验证", "请求 模型请求") with its stage named in ``lang``."""
-    m = _SCENE.match(scene)
-    if m is None:
-        return entry_text(scene, lang)
-    stage = stage_words(m.group("stage"), lang) if m.group("stage") not in ("", "请求") else ""
-    if m.group("what") == "验证":
-        return tr(lang, "validating {stage}", stage=stage).strip()
-    return tr(lang, "model request {stage}", stage=stage).strip()
+def _fix_method(value: Any, lang: Lang) -> str:
+    return table_word(FIX_METHODS, str(value), lang)
 
 
+VALUE_WORDS: dict[str, Callable[[Any, Lang], str]] = {
+    "阶段": lambda v, lang: stage_name(str(v), lang),
+    "触发场景": lambda v, lang: scene_words(str(v), lang),
+    "触发模式": lambda v, lang: trigger_words(str(v), lang),
+    "claim": lambda v, lang: claim_words(str(v), lang),
+    "claims": lambda v, lang: claim_words(str(v), lang),
+    "time_seconds": _game_time,
+    "fix_method": _fix_method,
+    "fallback_action": _fix_method,
+    # a person's name and their own words: shown as written (a note saying "high" is not the code high)
+    "复核人": lambda v, _lang: str(v),
+    "复核说明": lambda v, _lang: str(v),
+}
+"""Keys whose values are program keys (a stage key, a claim key, a trigger pattern, a fix method): their words.
+A list's items are worded by the list's key."""
 _ISO_TIME = re.compile(r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.\d+)?Z$")
 
 
@@ -279,35 +300,33 @@ def value_words(value: Any, lang: Lang) -> str:
     return entry_text(text, lang)
 
 
-def readable(value: Any, lang: Lang, indent: int = 0) -> list[str]:
-    """An entry's spec document as indented ``key: value`` lines with the keys in the interface language."""
+def readable(value: Any, lang: Lang, indent: int = 0, key: str = "") -> list[str]:
+    """An entry's spec document as indented ``key: value`` lines with the keys in the interface language.
+
+    ``key`` is the key of a list being shown (its items are worded by :data:`VALUE_WORDS`).
+    """
     pad = "  " * indent
+    words = VALUE_WORDS.get(key, value_words)
     lines: list[str] = []
     if isinstance(value, dict):
-        for key, item in value.items():
-            if key in HIDDEN_SPEC_KEYS:
+        for field_key, item in value.items():
+            k = str(field_key)
+            if k in HIDDEN_SPEC_KEYS:
                 continue
-            spec_key = SPEC_KEYS.get(str(key))
-            name = spec_key(lang) if spec_key is not None else entry_text(str(key), lang)
+            spec_key = SPEC_KEYS.get(k)
+            name = spec_key(lang) if spec_key is not None else entry_text(k, lang)
             if isinstance(item, dict | list) and item:
                 lines.append(f"{pad}{name}:")
-                lines += readable(item, lang, indent + 1)
+                lines += readable(item, lang, indent + 1, k)
             elif item not in (None, "", [], {}):
-                shown = (
-                    stage_words(str(item), lang)
-                    if key == "阶段"
-                    else scene_words(str(item), lang)
-                    if key == "触发场景"
-                    else value_words(item, lang)
-                )
-                lines.append(f"{pad}{name}: {shown}")
+                lines.append(f"{pad}{name}: {VALUE_WORDS.get(k, value_words)(item, lang)}")
     elif isinstance(value, list):
         for item in value:
             if isinstance(item, dict | list):
                 lines.append(f"{pad}-")
                 lines += readable(item, lang, indent + 1)
             else:
-                lines.append(f"{pad}- {value_words(item, lang)}")
+                lines.append(f"{pad}- {words(item, lang)}")
     else:
         lines.append(f"{pad}{value}")
     return lines
