@@ -97,7 +97,7 @@ class SummaryRound(LookbackRounds):
             stage, state, outcome, breakdown, limit=SUMMARY_ROUND_LOOKBACKS if self._lookbacks_offered else 0
         )
         parsed = parse_claims(strip_lookbacks(text))
-        issues = self.validator.validate(parsed, text) if parsed.marker_found else []
+        issues = self._check(stage, parsed, text)
         if parsed.marker_found:
             self.emit(ev.ClaimsParsed(stage, parsed.as_dict()))
         if issues:
