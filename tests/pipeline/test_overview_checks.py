@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Mapping
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app.claims.issues import Severity
+from app.claims.timeparse import format_time
 from app.i18n import Lang
 from app.llm.openai_compat import OpenAICompatProvider
 from app.pipeline import events as ev
@@ -30,11 +32,15 @@ from tests.pipeline.test_scripted_runs import (
     CLEAN,
     PROFILE,
     REPLAY,
+    _claims,
     _prepared,
+    _raw_facts,
     is_overview,
     is_overview_repair,
     is_revision,
+    is_window,
 )
+from tests.pipeline.test_scripted_runs import _run as _run_scripted
 from tests.support.scripted_server import Reply, ScriptedServer
 
 QUEUE_UNIT, PLACE_STRUCTURE = 0x205, 0x209
@@ -185,3 +191,35 @@ def test_a_right_overview_raises_no_issue_and_no_repair(server: ScriptedServer, 
     assert [r.purpose for r in ov.requests] == ["initial"]
     assert ov.text == text
     assert not [r for r in server.requests if r.json and is_revision(r.json)]
+
+
+def test_an_overview_claim_and_a_window_claim_that_type_one_object_two_ways_are_both_flagged(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    """Each claim alone passes (object #237 of 0010 is the constructor of the first structure order, 0x207 at
+    0:01.00: neither a barracks nor a miner is refuted), so the overview is not repaired; but one object cannot be
+    both: after the summary round both claims are flagged, each naming the other's stage."""
+    f = _raw_facts()
+    (a, name_a), _b = f["players"]
+    uid = f["strong"][a]
+    assert f["proof"][uid] == "build|0:01.00|constructor"
+    claim = {"unitId": uid, "player": name_a, "confidence": "likely"}
+    overview = "整局概述：盟军镜像。\n[机器可读声明]\n" + _claims(unitClaims=[{**claim, "type": "AlliedBarracks"}])
+    window = "第一窗口。\n[机器可读声明]\n" + _claims(unitClaims=[{**claim, "type": "AlliedMiner"}])
+    first = format_time(_prepared().plan.segments[0].windows[0].start_seconds)
+    server.enqueue(Reply.chat(overview), match=is_overview)
+    server.enqueue(Reply.chat(window), match=is_window(first))
+    rec, _ = _run_scripted(server, tmp_path / "t.sqlite3")
+    stages = {s.key: s for s in rec.stages}
+    ov, w1 = stages["overview"], stages["window:0:0"]
+    assert not ov.revised
+    assert not w1.revised
+    assert [i.code for i in ov.issues] == ["OverviewClaimsStripped", "TypeConflict"]
+    [mine] = [i for i in ov.issues if i.code == "TypeConflict"]
+    [theirs] = [i for i in w1.issues if i.code == "TypeConflict"]
+    assert (mine.claim_kind, mine.claim_index, mine.unit_id) == ("unit", 0, uid)
+    assert "窗口 1" in mine.message
+    assert "AlliedMiner" in mine.message
+    assert "总览" in theirs.message
+    assert "AlliedBarracks" in theirs.message
+    assert ov.claims["unitClaims"][0]["verdict"] == "Contradiction TypeConflict"
