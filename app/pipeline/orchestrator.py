@@ -23,16 +23,17 @@ from app.budget.errors import ContextLimitError
 from app.budget.prompt import segments_metadata
 from app.claims.issues import Severity, ValidationIssue
 from app.claims.parse import parse_claims
+from app.claims.verdicts import annotated_claims
 from app.errors import KnownError
 from app.i18n import tr
 from app.llm.events import Outcome, UsageReport
 from app.pipeline import events as ev
 from app.pipeline import prompts
+from app.pipeline.checks import needs_repair
 from app.pipeline.repository import (
     LEASE_HEARTBEAT_S,
     SETTLED,
     SKIPPED,
-    RequestLog,
     StageResult,
 )
 from app.pipeline.run_support import (
@@ -42,6 +43,7 @@ from app.pipeline.run_support import (
     ResumeMismatchError,
     RunHooks,
     RunTotals,
+    WindowState,
     breakdown_dict,
     context_refused_message,
     excerpt,
@@ -267,6 +269,13 @@ class AnalysisRun(WindowStage, SummaryRound):
         self.emit(ev.StageFinished(stage, self.p.summary))
 
     async def _overview(self, stage: ev.StageRef) -> None:
+        """The overview round (plan §5.4): retried once when it fails, then checked and repaired like a window.
+
+        Its text is checked (:func:`app.pipeline.checks.stage_issues`: the numbers of its text over the whole match,
+        and a claims block it writes anyway); an issue above Info earns one repair in the overview's conversation,
+        before any window uses it, so every later request carries the repaired text. A claims block is never passed
+        on (issue 14): it is checked and stored with the stage, not fed forward.
+        """
         instruction = prompts.overview_instruction(
             self.lang, segments_metadata(self.lang, self.segments), lookbacks=self._lookbacks_offered
         )
@@ -277,11 +286,11 @@ class AnalysisRun(WindowStage, SummaryRound):
             return
         breakdown = breakdown_dict(req, self.profile.budget, self.profile.context_length)
         self.emit(ev.StageStarted(stage, breakdown, prompt_text(req.messages)))
-        logs: list[RequestLog] = []
+        state = WindowState(req, to_chat(req.messages))
         outcome: RequestOutcome | None = None
         for attempt in range(2):  # plan §5.4: retry once, then continue without an overview
-            outcome = await self._send(stage, to_chat(req.messages), "initial" if attempt == 0 else "retry", breakdown)
-            logs.append(outcome.log)
+            outcome = await self._send(stage, state.messages, "initial" if attempt == 0 else "retry", breakdown)
+            state.logs.append(outcome.log)
             if outcome.ok:
                 break
         assert outcome is not None
@@ -291,19 +300,20 @@ class AnalysisRun(WindowStage, SummaryRound):
                 stage,
                 tr(self.lang, "overview failed, continuing without it: {reason}", reason=reason),
                 outcome.text,
-                logs,
+                state.logs,
                 status=SKIPPED,
                 outcome=unfinished_outcome(outcome),
             )
             return
-        text = outcome.text.strip()
-        issues: list[tuple[ValidationIssue, bool]] = []
-        parsed = parse_claims(text)
-        if parsed.marker_found:  # never feed an unchecked claims block forward (issue 14)
-            text = parsed.display_text.strip()
+        state.reasoning.append(outcome.reasoning)
+        draft = outcome.text.strip()
+        parsed = parse_claims(draft)
+        display = parsed.display_text.strip()
+        if parsed.marker_found:  # never feed a claims block forward (issue 14): it is checked and stored instead
+            self.emit(ev.ClaimsParsed(stage, parsed.as_dict()))
             self._add_issues(
                 stage,
-                issues,
+                state.issues,
                 [
                     ValidationIssue(
                         Severity.INFO,
@@ -315,20 +325,39 @@ class AnalysisRun(WindowStage, SummaryRound):
                     )
                 ],
             )
+        issues = self._check(stage, parsed, draft)
+        if issues:
+            self._add_issues(stage, state.issues, issues)
+        final_parsed, final_issues, revised = parsed, issues, False
+        text = display
+        if needs_repair(issues):
+            state.outputs.append(("draft", draft, outcome.reasoning))
+            _reply, final_parsed, final_issues, revised = await self._revise(
+                stage, state, draft, display=display, parsed=parsed, issues=issues
+            )
+            if revised:
+                text = final_parsed.display_text.strip()
+            fatal = [i for i in final_issues if i.severity is Severity.FATAL] if revised else []
+            if fatal:  # the repair's text is not shown: the original, with a warning on top (plan §10)
+                text = prompts.fatal_after_revision_warning(self.lang, [i.code for i in fatal]) + "\n\n" + display
         self.assembler = self.assembler.with_overview(text)
+        state.outputs.append(("final", text, "" if revised else outcome.reasoning))
+        truncated = state.truncated or outcome.truncated
         self.repo.stage_done(
             self.analysis_id,
             stage,
             StageResult(
                 text=text,
-                reasoning=outcome.reasoning,
-                requests=logs,
-                outputs=[("final", text, outcome.reasoning)],
-                truncated=outcome.truncated,
-                issues=issues,
+                reasoning="".join(state.reasoning),
+                claims=annotated_claims(final_parsed, final_issues) if final_parsed.marker_found else {},
+                revised=revised,
+                requests=state.logs,
+                outputs=state.outputs,
+                truncated=truncated,
+                issues=state.issues,
             ),
         )
-        self.emit(ev.StageFinished(stage, text, truncated=outcome.truncated))
+        self.emit(ev.StageFinished(stage, text, revised, truncated))
 
 
 __all__ = [

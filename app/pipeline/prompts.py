@@ -237,6 +237,34 @@ def revision_instruction(lang: Lang, flagged_text: str, kept: int) -> str:
     )
 
 
+def overview_revision_instruction(lang: Lang, flagged_text: str) -> str:
+    """The overview's one repair request (issue 28 §2): correct the sentences the check flagged, keep the rest.
+
+    The overview carries no claims, so the reply is corrections only, in the window revision's ``was:``/``now:``
+    form (one parser, :func:`app.claims.revision.apply_corrections`).
+
+    Args:
+        lang: The analysis language.
+        flagged_text: One line per flagged sentence (or claim, when the overview wrote one anyway): the issue's
+            message, which quotes the sentence and the fact.
+    """
+    if lang is Lang.ZH:
+        return (
+            "[验证结果] 程序把你的总览与录像事实做了核对，以下内容与事实不符：\n" + flagged_text + "\n\n"
+            "请只输出 `[更正]`，每处要改的句子写两行：`原文：` 后面照抄原句，`改为：` 后面写按事实改正后的句子"
+            "（无法核实则删除，留空）。\n"
+            "总览不输出 `[机器可读声明]`，也不要重写整篇总览。"
+        )
+    return (
+        "[Validation] The program checked your overview against the replay's facts; these parts disagree with "
+        "them:\n" + flagged_text + "\n\n"
+        "Write only `[corrections]`, two lines for each sentence to change: `was:` followed by the sentence exactly as "
+        "you wrote it, `now:` followed by the sentence corrected to match the facts (empty to delete it when it "
+        "cannot be verified).\n"
+        "The overview carries no `[claims]` block; do not rewrite the whole overview."
+    )
+
+
 def summary_round_instruction(lang: Lang, analyses_text: str, *, lookbacks: bool = True) -> str:
     """The summary round's user message (plan §5.8): window analyses in, a whole-match report out."""
     if lang is Lang.ZH:

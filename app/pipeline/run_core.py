@@ -14,6 +14,7 @@ from app.budget.calibration import CalibrationStore
 from app.budget.prompt import PromptAssembler, StablePrefix
 from app.budget.segment import Segment, Window
 from app.claims.issues import ValidationIssue
+from app.claims.parse import ParsedClaims
 from app.claims.timeparse import format_time
 from app.claims.validate import ClaimValidator
 from app.errors import KnownError
@@ -23,6 +24,7 @@ from app.llm.errors import ContextOverflowError
 from app.llm.events import Outcome, UsageReport
 from app.llm.stage import StageInfo, StageKindName, phase_named
 from app.pipeline import events as ev
+from app.pipeline.checks import stage_issues
 from app.pipeline.digest import WindowDigest, fit_digests
 from app.pipeline.prepare import PreparedReplay
 from app.pipeline.repository import (
@@ -184,6 +186,13 @@ class RunCore:
             message = context_refused_message(self.lang, error, self.profile, self.model_label)
             raise ContextRefusedError(message, error.context_limit, [outcome.log])
         return outcome
+
+    def _check(
+        self, stage: ev.StageRef, parsed: ParsedClaims, text: str, *, after_revision: bool = False
+    ) -> list[ValidationIssue]:
+        """The issues of a stage's reply (:func:`app.pipeline.checks.stage_issues`: what is checked, and where)."""
+        span = (stage.start_seconds, stage.end_seconds) if stage.kind is ev.StageKind.WINDOW else None
+        return stage_issues(self.validator, stage.kind, parsed, text, span=span, after_revision=after_revision)
 
     def _add_issues(
         self,

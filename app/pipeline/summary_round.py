@@ -97,7 +97,7 @@ class SummaryRound(LookbackRounds):
             stage, state, outcome, breakdown, limit=SUMMARY_ROUND_LOOKBACKS if self._lookbacks_offered else 0
         )
         parsed = parse_claims(strip_lookbacks(text))
-        issues = self.validator.validate(parsed, text) if parsed.marker_found else []
+        issues = self._check(stage, parsed, text)
         if parsed.marker_found:
             self.emit(ev.ClaimsParsed(stage, parsed.as_dict()))
         if issues:
@@ -173,6 +173,9 @@ class SummaryRound(LookbackRounds):
         record = {st.key: st for st in self.repo.load(self.analysis_id).stages}
         label = {s.key: self._window_label(s) for s, _t in self.window_texts}
         label[ev.StageKind.SUMMARY_ROUND.value] = tr(self.lang, "Summary round")
+        # a claims block the overview wrote anyway is checked and stored with it (never passed on): its passed claims
+        # are claims of this analysis too, so no object keeps two passed types across it and the windows
+        label[ev.StageKind.OVERVIEW.value] = tr(self.lang, "Overview")
         checked = [
             StageClaims(key, label[key], dict(record[key].claims or {}))
             for key in label
@@ -202,9 +205,8 @@ class SummaryRound(LookbackRounds):
             if worst is None or f.issue.severity > worst.severity:
                 verdicts[f.stage][f.ref] = f.issue
         stages = {s.key: s for s, _t in self.window_texts}
-        stages[ev.StageKind.SUMMARY_ROUND.value] = ev.StageRef(
-            ev.StageKind.SUMMARY_ROUND, end_seconds=self.p.replay.duration_seconds
-        )
+        for kind in (ev.StageKind.SUMMARY_ROUND, ev.StageKind.OVERVIEW):
+            stages[kind.value] = ev.StageRef(kind, end_seconds=self.p.replay.duration_seconds)
         order = [s.key for s in self.planned_stages()]
         for key in sorted(issues, key=order.index):
             stage = stages[key]

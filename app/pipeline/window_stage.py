@@ -25,6 +25,7 @@ from app.claims.verdicts import annotated_claims, quote_flagged
 from app.llm.base import ChatMessage
 from app.pipeline import events as ev
 from app.pipeline import prompts
+from app.pipeline.checks import needs_repair
 from app.pipeline.digest import window_digest, withdraw_contradicted
 from app.pipeline.lookback_rounds import LookbackRounds
 from app.pipeline.repository import (
@@ -64,12 +65,12 @@ class WindowStage(LookbackRounds):
         draft = await self._serve_lookbacks(stage, state, outcome, breakdown)
         state.outputs.append(("draft", draft, "".join(state.reasoning)))
         parsed = parse_claims(strip_lookbacks(draft))
-        issues = self.validator.validate(parsed, draft, span=(stage.start_seconds, stage.end_seconds))
+        issues = self._check(stage, parsed, draft)
         self.emit(ev.ClaimsParsed(stage, parsed.as_dict()))
         self._add_issues(stage, state.issues, issues)
         display = strip_lookbacks(parsed.display_text if parsed.marker_found else draft)
         final_text, final_parsed, final_issues, revised = draft, parsed, issues, False
-        if any(i.needs_revision for i in issues):
+        if needs_repair(issues):
             final_text, final_parsed, final_issues, revised = await self._revise(
                 stage, state, draft, display=display, parsed=parsed, issues=issues
             )
@@ -102,6 +103,12 @@ class WindowStage(LookbackRounds):
         )
         self.emit(ev.StageFinished(stage, display, revised, state.truncated or outcome.truncated))
 
+    def _repair_instruction(self, stage: ev.StageRef, flagged_text: str, kept: int) -> str:
+        """The repair request of a stage: a window's revision, or the overview's corrections (it carries no claims)."""
+        if stage.kind is ev.StageKind.OVERVIEW:
+            return prompts.overview_revision_instruction(self.lang, flagged_text)
+        return prompts.revision_instruction(self.lang, flagged_text, kept)
+
     async def _revise(
         self,
         stage: ev.StageRef,
@@ -112,7 +119,7 @@ class WindowStage(LookbackRounds):
         parsed: ParsedClaims,
         issues: list[ValidationIssue],
     ) -> tuple[str, ParsedClaims, list[ValidationIssue], bool]:
-        """The one revision of a window (plan §10, issue 14): repair the flagged claims, keep everything else.
+        """The one revision of a window or the overview (plan §10, issue 14): repair what was flagged, keep the rest.
 
         The request quotes each flagged claim with the fact against it; the reply carries corrected sentences and
         corrected claims only. Claims that passed are merged back unchanged, so a revision never drops or weakens
@@ -123,7 +130,7 @@ class WindowStage(LookbackRounds):
         bad = flagged_refs(worth)
         kept = sum(len(getattr(parsed, a)) for a in ("unit_claims", "event_claims", "timeline_claims")) - len(bad)
         flagged_text = quote_flagged(parsed, worth, self.lang)
-        msg = ChatMessage("user", prompts.revision_instruction(self.lang, flagged_text, kept))
+        msg = ChatMessage("user", self._repair_instruction(stage, flagged_text, kept))
         appended = [ChatMessage("assistant", draft), msg]
         try:
             breakdown = self._guard_followup(state, appended, "revision")
@@ -147,9 +154,7 @@ class WindowStage(LookbackRounds):
             merged.display_text = "\n\n".join([text, *unplaced]) if unplaced else text
         else:  # the model rewrote the analysis after all: take its text, the merge still keeps the claims
             merged.display_text = strip_lookbacks(revised.display_text)
-        new_issues = self.validator.validate(
-            merged, out.text, after_revision=True, span=(stage.start_seconds, stage.end_seconds)
-        )
+        new_issues = self._check(stage, merged, out.text, after_revision=True)
         reasons = disputes(out.text)
         if reasons:  # the draft's issues the model disputed and the check no longer confirms teach nothing
             marked = mark_disputed(parsed, issues, reasons, merged, new_issues)

@@ -378,14 +378,32 @@ def test_run_cost_counts_cached_tokens_once(tmp_path: Path) -> None:
         db.close()
 
 
+def is_overview_repair(body: Mapping[str, Any]) -> bool:
+    """The overview's one repair: a validation message in the overview's conversation (issue 28 §2)."""
+    return is_revision(body) and any("这是总览轮" in str(m.get("content", "")) for m in body["messages"])
+
+
 def test_overview_claims_are_stripped_and_never_fed_forward(server: ScriptedServer, tmp_path: Path) -> None:
+    """A claims block the overview writes anyway is checked and stored with it, never passed on; a claim the check
+    flags (#424242 appears in no order) earns the overview's one repair, which drops it."""
     overview = "整局概述：双方盟军镜像。\n[机器可读声明]\n" + _claims(unitClaims=[{"unitId": 424242, "player": "x"}])
     server.enqueue(Reply.chat(overview), match=is_overview)
+    server.enqueue(Reply.chat("[更正]\n正文无需改动。"), match=is_overview_repair)
     rec, _ = _run(server, tmp_path / "ov.sqlite3")
     stage = next(s for s in rec.stages if s.kind == "overview")
     assert stage.text == "整局概述：双方盟军镜像。"
-    assert [i.code for i in stage.issues] == ["OverviewClaimsStripped"]
-    asked = [str(r.json["messages"]) for r in server.requests if r.json and not is_overview(r.json)]
+    before = [(i.code, i.claim_kind, i.claim_index) for i in stage.issues if not i.after_revision]
+    assert before == [("OverviewClaimsStripped", None, None), ("NonexistentUnit", "unit", 0)]
+    assert [i.code for i in stage.issues if i.after_revision] == []
+    assert stage.revised
+    assert stage.claims["unitClaims"] == []  # the flagged claim is dropped by the repair
+    assert [r.purpose for r in stage.requests] == ["initial", "revision"]
+    # every later stage's request: the overview's own conversation (its repair) is no later stage
+    asked = [
+        str(r.json["messages"])
+        for r in server.requests
+        if r.json and not is_overview(r.json) and not is_overview_repair(r.json)
+    ]
     assert asked
     assert all("424242" not in a for a in asked)
     assert all("整局概述：双方盟军镜像。" in a for a in asked)
@@ -498,6 +516,6 @@ def test_the_live_events_show_every_stored_issue(server: ScriptedServer, tmp_pat
         for after in (False, True)
         if any(i.after_revision == after for i in s.issues)
     }
-    assert stored[("overview", False)] == ["OverviewClaimsStripped"]
+    assert stored[("overview", False)] == ["OverviewClaimsStripped", "NonexistentUnit"]  # #424242 is in no order
     assert "LookbackRefused" in stored[("window:0:0", False)]
     assert {k: v for k, v in live.items() if v} == stored

@@ -5,10 +5,12 @@ reply writes it), ``truth`` (false for a wrong count, time or duration), ``kind`
 ``duration``, ``ownership``), ``planted`` (true for an error planted on purpose) and ``why``. Older lines without
 ``kind``/``planted`` say both in ``why`` ("PLANTED count: …"): :func:`_kind` and :func:`_planted` read them there.
 
-The checker runs as the pipeline runs it (``ClaimValidator.validate`` on the reply, which checks the reply's display
-text with :class:`app.claims.prose.ProseChecker`), with the exchange's window: a window's request says its focus
-period ("Focus on the operations between a and b" / "请重点分析 a 至 b 时间段"; a revision repeats its window's
-request), other exchanges (overview, summary round) have none. So each sentence is checked in its context: the
+The checker runs as the pipeline runs it (:func:`app.pipeline.checks.stage_issues`, the pipeline's one choice of
+which text is checked: ``ClaimValidator.validate`` on a window's reply, which checks its display text with
+:class:`app.claims.prose.ProseChecker`; the overview's text, which carries no claims, with the prose checker alone;
+a summary round's reply only when it has a claims block), with the exchange's window: a window's request says its
+focus period ("Focus on the operations between a and b" / "请重点分析 a 至 b 时间段"; a revision repeats its
+window's request), other exchanges (overview, summary round) have none. So each sentence is checked in its context: the
 heading that names its player, the window that bounds its counts. A labelled sentence is *flagged* when a prose issue
 above Info quotes a sentence of the text that overlaps it (one contains the other: the checker splits sentences its
 own way). Issues on sentences no label names are counted apart (``unlabelled``) for a person to read.
@@ -25,6 +27,8 @@ from typing import Any
 from app.claims.issues import ValidationIssue
 from app.claims.parse import parse_claims
 from app.claims.timeparse import parse_time
+from app.pipeline.checks import stage_issues
+from app.pipeline.events import StageKind
 from tests.support.claims_eval import _read_jsonl, _reply, _validator, case_dirs, request_of
 
 PROSE_KINDS = ("count", "time", "duration", "ownership")
@@ -32,6 +36,8 @@ _FOCUS = (
     re.compile(r"Focus on the operations between (\S+) and (\S+?)\.?\s*$", re.MULTILINE),
     re.compile(r"请重点分析 (\S+) 至 (\S+) 时间段"),
 )
+_OVERVIEW_TASK = re.compile(r"\[Task\] This is the overview round|\[任务\] 这是总览轮")
+"""The overview request's task line (:func:`app.pipeline.prompts.overview_instruction`), in either language."""
 
 
 @dataclass(slots=True)
@@ -106,13 +112,30 @@ def _about(issue: ValidationIssue, sentence: str) -> bool:
     return True
 
 
+def stage_kind(case: Path, exchange: str) -> StageKind:
+    """The stage an exchange belongs to, read from its request: the overview's task, a window's focus, else the
+    summary round."""
+    messages = request_of(case, exchange).get("messages", [])
+    users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+    if any(_OVERVIEW_TASK.search(u) for u in users):
+        return StageKind.OVERVIEW
+    if focus_span(case, exchange) is not None:
+        return StageKind.WINDOW
+    return StageKind.SUMMARY_ROUND
+
+
 def exchange_prose_issues(case: Path, exchange: str, corpus: Path) -> list[ValidationIssue]:
-    """The prose issues the pipeline's validation raises on one reply, in its window."""
+    """The prose issues the pipeline's check raises on one reply, in its window.
+
+    The pipeline's own choice of what is checked (:func:`app.pipeline.checks.stage_issues`): a window's reply in
+    its focus period, the overview's text over the whole match (it carries no claims), a summary round's reply
+    when it has a claims block.
+    """
     meta = json.loads((case / "case.json").read_text(encoding="utf-8"))
     validator = _validator(corpus, meta["replay"], meta.get("lang", "en"))
     text = _reply(case, exchange)
     parsed = parse_claims(text)
-    issues = validator.validate(parsed, text, span=focus_span(case, exchange))
+    issues = stage_issues(validator, stage_kind(case, exchange), parsed, text, span=focus_span(case, exchange))
     return [i for i in issues if i.code.startswith("Prose")]
 
 
