@@ -25,6 +25,10 @@ from app.replay.commands import CREATE_GROUP
 ZH_MEASURES = "个辆架艘名只台座支次批"
 ZH_ORDER_MEASURES = "次批"
 ZH_AMOUNT_OF = r"\s*(?:多达|达到|达|共有|共|总共|一共|合计|有)?\s*"
+ZH_COUNT_AFTER_NOUN = rf"\s*[（(]?{ZH_AMOUNT_OF}"
+"""Between a noun and its count written after it: "帝国武士 226 个", "帝国武士共 226 个", "帝国武士（226 个）"."""
+_PHRASE_END = r"[)）、，,；;。]|和|与|及"
+"""What ends a count's phrase: a closing bracket, a list mark, a conjunction ("（126 个）和 ScBuzzer")."""
 """What may stand between a noun and its count written after it ("道场核心多达 22 个", "帝国武士 226 个")."""
 """Measure words that count orders, not units: 次 (times), 批 (batches: "三批 ×5" is three orders of five)."""
 BATCH_NOUNS = r"(?:shift-?clicks?|shift-?queues?|batch(?:es)?|rounds?|lots?)"
@@ -180,7 +184,7 @@ class CountChecks:
                         (
                             (t, i)
                             for t, i in types
-                            if t.end <= m.start() and re.fullmatch(ZH_AMOUNT_OF, clause[t.end : m.start()])
+                            if t.end <= m.start() and re.fullmatch(ZH_COUNT_AFTER_NOUN, clause[t.end : m.start()])
                         ),
                         None,
                     )
@@ -201,7 +205,15 @@ class CountChecks:
                     continue
             name = name_before or next(((t, i) for t, i in types if t.start == name_at), None)
             if cjk and name is None and not orders:
-                name = next(((t, i) for t, i in types if 0 <= t.start - name_at <= 3), None)
+                # a noun a few characters on, unless a closing bracket, a list mark or 和 ends the count's phrase first
+                name = next(
+                    (
+                        (t, i)
+                        for t, i in types
+                        if 0 <= t.start - name_at <= 3 and not re.search(_PHRASE_END, clause[name_at : t.start])
+                    ),
+                    None,
+                )
             if cjk and measure and not orders:
                 # "10 架天狗，5:51.40 再下 15 架": a count whose measure word ends it leaves its noun out, which is
                 # the noun the same measure word last counted in the sentence

@@ -152,16 +152,7 @@ KNOWN_MISSES |= {
     ): "blind case, not flagged (planted) (time)",
 }
 
-KNOWN_FALSE_ALARMS: dict[tuple[str, str, str], str] = {
-    (
-        "kw_3v3_12m_zh",
-        "001",
-        "jskang 以 Traveler59RazorDroneSquad（126 个）和 ScBuzzer 为主",
-    ): "a checker bug (app/claims/prose.py, ProseChecker._counts), seen since the overview is checked: a count in "
-    "brackets right after its type ('Traveler59RazorDroneSquad（126 个）') is not tied to that type ('（' is not "
-    "among the ZH_AMOUNT_OF words), and the fallback that takes a type starting within 3 characters after the "
-    "measure word reaches across '）和 ' to ScBuzzer: '126 个）和 ScBuzzer' is checked against jskang's 69 buzzers",
-}
+KNOWN_FALSE_ALARMS: dict[tuple[str, str, str], str] = {}
 """True sentences the checker flags (keyed by a piece of the sentence), each with the checker bug that flags it:
 none may be added to hide one, and a fixed one must leave the list."""
 
@@ -216,8 +207,7 @@ def test_ninety_percent_of_planted_wrong_counts_and_times_are_flagged_and_no_unl
     strict=True,
     reason="issue 28: 106/119 (89%) planted wrong counts and times flagged on the whole set with the held-out "
     "case ra3_1v1_observers_12m_64k_zh (81/85 without it), since the pipeline checks the overview's text too "
-    "(104/119 before); one true sentence is flagged, by the checker bug KNOWN_FALSE_ALARMS names; the bar is 90% "
-    "with none",
+    "(104/119 before); no true sentence is flagged; the bar is 90%",
 )
 def test_the_bar_holds_on_the_whole_set_blind_cases_included() -> None:
     """81/85 without the newest blind case and 106/119 with it since the overview is checked (80/85 and 104/119

@@ -201,6 +201,12 @@ def test_a_count_after_its_chinese_noun_is_of_that_noun() -> None:
     assert _flags(RA3, "Kimi_no_Ouji 17:12.20–17:15.33 下单帝国武士 12 个。", Lang.ZH) == ["ProseCount"]
 
 
+def test_a_count_in_brackets_after_its_chinese_noun_is_of_that_noun() -> None:
+    """ "帝国武士（N 个）和天狗": the bracketed count is the noun's before it, and never reaches past "）和"."""
+    assert _flags(RA3, "Kimi_no_Ouji 17:12.20–17:15.33 下单帝国武士（10 个）和天狗。", Lang.ZH) == []
+    assert _flags(RA3, "Kimi_no_Ouji 17:12.20–17:15.33 下单帝国武士（12 个）和天狗。", Lang.ZH) == ["ProseCount"]
+
+
 def test_listed_ids_count_their_upgrade_orders() -> None:
     """ "upgrades N power plants between a and b (#1 at t1, …)": the upgrade orders on the ids listed."""
     text = "joohan upgrades {} power plants between 5:46 and 5:56 (#1243 at 5:46.07, #956 at 5:55.33, #676 at 5:55.60)."
