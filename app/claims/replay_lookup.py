@@ -263,4 +263,5 @@ class ReplayCheck:
         self.knowledge = lookup.knowledge
 
     def _m(self, zh: str, en: str) -> str:
+        """A 中文/English pair in the check's language (pairs the catalogue tool could not convert)."""
         return pick(self.lang, zh, en)
