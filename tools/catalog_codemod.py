@@ -59,7 +59,7 @@ ZH_MO = ZH_PO.with_suffix(".mo")
 KEYWORDS: dict[str, tuple[int | tuple[int, str], ...]] = {
     "tr": (2,),  # tr(lang, msgid, **params)
     "trc": ((2, "c"), 3),  # trc(lang, context, msgid, **params)
-    "_m": (1,),  # ClaimValidator._m(msgid, **params)
+    "_m": (1,),  # ReplayCheck._m(msgid, **params), the validator's checks
     "tx": (1,),  # UiLanguage.tx(msgid, **params)
     "bind_tr": (3,),  # UiLanguage.bind_tr(owner, setter, msgid, **params)
     "N_": (1,),  # N_(msgid): marked here, translated where shown (help texts, word tables)

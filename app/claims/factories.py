@@ -4,7 +4,7 @@ A factory is proven by what it makes. The knowledge says it in one of two ways, 
 look of a name: sub-factions build the same things in structures of other names):
 
 * explicitly, per object: ``producedBy`` / ``alsoProducedBy`` (RA3, Uprising). That is
-  :meth:`app.claims.validate.ClaimValidator._type_fits_object`'s rule (``TypeNotOfProducts``); nothing here repeats it;
+  :meth:`app.claims.type_proofs.TypeProofs.type_fits_object`'s rule (``TypeNotOfProducts``); nothing here repeats it;
 * by class, for the mods whose units name no producer (Tiberium Wars, Kane's Wrath): in those games each production
   structure builds one class of unit, which the knowledge tags on both sides: a unit tagged ``infantry`` comes from
   an ``infantry_production`` structure, ``vehicle`` (the MCV and harvester included) from ``vehicle_production``,

@@ -24,8 +24,8 @@ Three facts of the game that the replay's orders decide, each used only where th
   order, ids being given out in creation order), which no pack chain produced and which never changed hands, needs
   an order of its type by its player.
 
-The creation lower bound of an id is the validator's (``ClaimValidator._created_after``): a smaller id whose type
-its own orders prove was created after the first order of that type.
+The creation lower bound of an id is the validator's (:meth:`app.claims.type_proofs.TypeProofs.created_after`): a
+smaller id whose type its own orders prove was created after the first order of that type.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ import json
 
 from app.claims.issues import Severity
 from app.claims.parse import parse_claims
-from app.claims.validate import ClaimValidator, frames_apart, within
+from app.claims.time_match import frames_apart, within
+from app.claims.validate import ClaimValidator
 from app.i18n import Lang
 from app.knowledge.names import hash_names
 from app.replay import ArgKind, Command

@@ -48,7 +48,7 @@ def _validator(name: str) -> ClaimValidator:
 
 def _origin(replay: str, uid: int, player: str, type_name: str) -> list[ValidationIssue]:
     issues: list[ValidationIssue] = []
-    _validator(replay)._unit_claim({"unitId": uid, "player": player, "type": type_name}, 0, issues)
+    _validator(replay).units.check({"unitId": uid, "player": player, "type": type_name}, 0, issues)
     return [i for i in issues if i.code in CODES]
 
 

@@ -135,16 +135,16 @@ def test_no_object_proven_of_a_type_is_ruled_out_of_it_on_the_corpus(monkeypatch
     for path in corpus_files("ra3"):
         replay = read_replay(path)
         validator = ClaimValidator(build_fact_index(replay, hash_names(replay.header.mod_name)), Lang.EN)
-        for oid, made in validator._products().items():
-            proven = validator._proven_type(made)
+        for oid, made in validator.type_proofs.products().items():
+            proven = validator.type_proofs.proven_type(made)
             if proven is None:
                 continue
-            others = [i for i in validator._proven_ids(proven) if i != oid]
+            others = [i for i in validator.type_proofs.proven_ids(proven) if i != oid]
             owner = validator.index.owner(oid).player
             if owner is None:
                 continue
             with monkeypatch.context() as m:
-                m.setattr(validator, "_proven_ids", lambda _t, others=others: others)
+                m.setattr(validator.type_proofs, "proven_ids", lambda _t, others=others: others)
                 parsed = ParsedClaims(blocks_found=1, blocks_parsed=1, marker_found=True)
                 parsed.unit_claims.append({"unitId": oid, "player": validator.index.player_name(owner), "type": proven})
                 codes = {i.code for i in validator.validate(parsed, "claims")}
