@@ -34,6 +34,13 @@ def make_window(qtbot: Any, runner: Any = None, lang: str = "en") -> MainWindow:
     return win
 
 
+def asked(win: MainWindow) -> QMessageBox:
+    """The question the window asked last (there must be one)."""
+    box = win.run.confirm_box
+    assert box is not None
+    return box
+
+
 def close_window(win: MainWindow) -> None:
     win.close()
     win.ctx.db.close()
@@ -61,7 +68,7 @@ def test_esc_and_f5_during_a_paid_run_do_not_discard_it(qtbot: Any, run: Any) ->
         await win.open_replay(corpus_file(SHORT_1V1))
         view = win.analysis
         view.model_picker.setCurrentIndex(view.model_picker.findData("paid"))
-        win.analyze()
+        win.run.analyze()
         await until(
             lambda: "window:0:0" in view.panels and "part 5." in view.panels["window:0:0"].live_text(),
             what="the run to stream",
@@ -71,31 +78,31 @@ def test_esc_and_f5_during_a_paid_run_do_not_discard_it(qtbot: Any, run: Any) ->
         QTest.keyClick(win.library.search, Qt.Key.Key_Escape)
         await until(lambda: True)
         assert view.running
-        assert getattr(win, "confirm_box", None) is None
+        assert win.run.confirm_box is None
         # Esc in the analysis area asks first (a paid model); No keeps the run
         view.scroll_area.setFocus()
         QTest.keyClick(view.scroll_area, Qt.Key.Key_Escape)
         await until(
-            lambda: getattr(win, "confirm_box", None) is not None and win.confirm_box.isVisible(),
+            lambda: win.run.confirm_box is not None and asked(win).isVisible(),
             what="the cancel question",
         )
         assert view.running
-        win.confirm_box.button(std.No).click()
-        await until(lambda: not win.confirm_box.isVisible(), what="the question to close")
+        asked(win).button(std.No).click()
+        await until(lambda: not asked(win).isVisible(), what="the question to close")
         assert view.running
         # F5 during the run asks too; No keeps it (no second run was started)
-        win.analyze_action.trigger()
-        assert win.confirm_box.isVisible()
-        assert "running" in win.confirm_box.text()
-        win.confirm_box.button(std.No).click()
-        await until(lambda: not win.confirm_box.isVisible(), what="the question to close")
+        win.menus.analyze_action.trigger()
+        assert asked(win).isVisible()
+        assert "running" in asked(win).text()
+        asked(win).button(std.No).click()
+        await until(lambda: not asked(win).isVisible(), what="the question to close")
         assert view.running
         assert runner.runs == 1
         assert view.panels["window:0:0"].status == "running"
         # Yes cancels, keeping what streamed
         QTest.keyClick(view.scroll_area, Qt.Key.Key_Escape)
-        await until(lambda: win.confirm_box.isVisible(), what="the cancel question")  # noqa: PLW0108 - a new box
-        win.confirm_box.button(std.Yes).click()
+        await until(lambda: asked(win).isVisible(), what="the cancel question")
+        asked(win).button(std.Yes).click()
         await until(lambda: not view.running, what="the run to stop")
         assert view.status == "cancelled"
         assert "part 5." in view.panels["window:0:0"].live_text()
@@ -131,7 +138,7 @@ def test_the_cancel_button_and_esc_do_the_same(qtbot: Any, run: Any, paid: bool)
     async def start() -> None:
         runs = runner.runs
         view.model_picker.setCurrentIndex(view.model_picker.findData("paid" if paid else "offline"))
-        win.analyze()
+        win.run.analyze()
         await until(
             lambda: (
                 runner.runs == runs + 1
@@ -144,10 +151,10 @@ def test_the_cancel_button_and_esc_do_the_same(qtbot: Any, run: Any, paid: bool)
     async def cancel_with(press: Any) -> str:
         """Cancel a fresh run with ``press``; the question asked (paid) or ""."""
         await start()
-        before = getattr(win, "confirm_box", None)
+        before = win.run.confirm_box
         press()
         await until(lambda: True)
-        box = getattr(win, "confirm_box", None)
+        box = win.run.confirm_box
         question = ""
         if paid:
             assert box is not None
@@ -159,9 +166,9 @@ def test_the_cancel_button_and_esc_do_the_same(qtbot: Any, run: Any, paid: bool)
             await until(lambda: not box.isVisible(), what="the question to close")
             assert view.running
             press()
-            await until(lambda: win.confirm_box is not box and win.confirm_box.isVisible(), what="asked again")
-            win.confirm_box.button(std.Yes).click()
-            await until(lambda: not win.confirm_box.isVisible(), what="the question to close")
+            await until(lambda: win.run.confirm_box is not box and asked(win).isVisible(), what="asked again")
+            asked(win).button(std.Yes).click()
+            await until(lambda: not asked(win).isVisible(), what="the question to close")
         else:
             assert box is before  # nothing asked: the offline analyst spends nothing
         await until(lambda: not view.running, what="the run to stop")
@@ -187,7 +194,7 @@ def test_the_cancel_button_and_esc_do_the_same(qtbot: Any, run: Any, paid: bool)
 def test_shortcuts_list_and_no_stray_mnemonics(qtbot: Any, run: Any) -> None:
     win = make_window(qtbot)
     try:
-        dlg = win.show_shortcuts()
+        dlg = win.menus.show_shortcuts()
         table = dlg.findChild(QTableWidget)
         assert table is not None
         rows = {cell_text(table, r, 1): cell_text(table, r, 0) for r in range(table.rowCount())}
@@ -195,7 +202,7 @@ def test_shortcuts_list_and_no_stray_mnemonics(qtbot: Any, run: Any) -> None:
         assert "Esc" in rows
         assert "analysis area" in rows["Esc"]
         assert "F1" in rows
-        tabs = win.wisdom_tab.pages if hasattr(win.wisdom_tab, "pages") else None
+        tabs = win.side.wisdom_tab.pages if hasattr(win.side.wisdom_tab, "pages") else None
         if tabs is not None:
             titles = [tabs.tabText(i) for i in range(tabs.count())]
             assert "Audit && metrics" in titles  # shown as "Audit & metrics" (a lone & made "Audit _metrics")
@@ -226,7 +233,7 @@ def test_opening_a_replay_shows_its_latest_analysis_as_it_was_live(qtbot: Any, r
     async def first() -> None:
         await live.open_replay(replay)
         assert live.analysis.placeholder.isVisibleTo(live.analysis)  # nothing stored yet: say what to do
-        live.analyze()
+        live.run.analyze()
         await until(
             lambda: live.analysis.status == "completed" and not live.analysis.running,
             timeout=90,
@@ -248,9 +255,9 @@ def test_opening_a_replay_shows_its_latest_analysis_as_it_was_live(qtbot: Any, r
         assert not view.running
         assert snap(again) == snapshot  # the same panels, texts, bars and usage as the live run
         assert not view.placeholder.isVisibleTo(view)
-        assert "Analysing" not in again.status_label.text()
-        assert "Showing stored analysis" in again.status_label.text()
-        assert not again.progress.isVisible()
+        assert "Analysing" not in again.status.text()
+        assert "Showing stored analysis" in again.status.text()
+        assert not again.status.progress.isVisible()
         for panel in view.panels.values():
             if panel._built:
                 assert "[claims]" not in panel.live_text()
@@ -278,7 +285,7 @@ def test_outline_jumps_and_the_view_follows_the_running_stage(qtbot: Any, run: A
         await win.open_replay(corpus_file(SHORT_1V1))
         view = win.analysis
         bar = view.scroll_area.verticalScrollBar()
-        win.analyze()
+        win.run.analyze()
         # the outline lists every stage in plan order before anything streams
         await until(lambda: len(view.outline_items) == len(STAGES), what="the outline")
         # the running stage is the open one, and the view scrolls to it
@@ -371,7 +378,7 @@ def test_clicking_an_issue_selects_its_claim_and_highlights_the_citing_sentence(
 
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
-        win.analyze()
+        win.run.analyze()
         view = win.analysis
         await until(lambda: view.status == "completed" and not view.running, what="the run")
         panel = view.panels[stage.key]
@@ -437,9 +444,9 @@ def test_side_panel_open_on_a_laptop_screen_keeps_the_analysis_readable(qtbot: A
         view.handle(ev.RunStarted(1, str(sample_replay()), "offline", stages))
         view.handle(ev.StageStarted(stages[0], {}, ""))
         view.handle(ev.StageFinished(stages[0], "## Match summary\n" + "Alice opens with a Power Plant. " * 40))
-        win.side_dock.show()
-        win.resizeDocks([win.side_dock], [640], Qt.Orientation.Horizontal)
-        await win.side_tabs_loaded()
+        win.side.dock.show()
+        win.resizeDocks([win.side.dock], [640], Qt.Orientation.Horizontal)
+        await win.side.tabs_loaded()
         qtbot.wait(50)
         assert view.scroll_area.horizontalScrollBar().maximum() == 0  # the panels fit the pane's width
         # the library and the outline gave up width too (they kept theirs, and the panels were 198 px wide)
