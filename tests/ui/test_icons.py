@@ -46,7 +46,7 @@ def test_the_window_uses_the_icons(qtbot: Any, run: Any) -> None:
             win.menus.settings_action,
         ):
             assert not act.icon().isNull()
-        assert all(not item.icon(0).isNull() for item in view.outline_items.values())
+        assert all(not item.icon(0).isNull() for item in view.outline.items.values())
         issues = view.panels["window:0:1"].issue_list
         assert issues.count() > 0
         assert all(not issues.item(i).icon().isNull() for i in range(issues.count()))

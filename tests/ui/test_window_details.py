@@ -168,7 +168,7 @@ def test_a_stage_text_reads_in_the_page_not_in_its_own_box(qtbot: Any, run: Any)
         assert task is not None
         await task
         panel = view.panels["overview"]
-        view.jump_to("overview")
+        view.outline.jump_to("overview")
         await until(panel.final_view.isVisible, what="the overview text")
         box = panel.final_view
         doc_height = box.document().size().height()

@@ -287,50 +287,50 @@ def test_outline_jumps_and_the_view_follows_the_running_stage(qtbot: Any, run: A
         bar = view.scroll_area.verticalScrollBar()
         win.run.analyze()
         # the outline lists every stage in plan order before anything streams
-        await until(lambda: len(view.outline_items) == len(STAGES), what="the outline")
+        await until(lambda: len(view.outline.items) == len(STAGES), what="the outline")
         # the running stage is the open one, and the view scrolls to it
         key = "window:0:1"
         await until(lambda: key in view.panels and view.panels[key].status == "running", what=f"{key} to run")
         panel = view.panels[key]
         assert panel.expanded
         assert not view.panels["window:0:0"].expanded  # finished before: folded back
-        assert view.outline_items[key].text(0).startswith("◐")
-        await until(lambda: bar.value() == view.scroll_target(key) > 0, what="the view to follow")
+        assert view.outline.items[key].text(0).startswith("◐")
+        await until(lambda: bar.value() == view.outline.scroll_target(key) > 0, what="the view to follow")
         # the reader scrolls: the view stops following
         bar.triggerAction(QAbstractSlider.SliderAction.SliderToMinimum)
-        assert not view.follow_box.isChecked()
+        assert not view.outline.follow_box.isChecked()
         await until(lambda: view.panels["window:1:0"].status == "running", what="the next stage")
         assert view.panels["window:1:0"].expanded  # still opened for the reader…
         assert bar.value() == 0  # …but the view stayed where the reader put it
         await until(lambda: view.status == "completed" and not view.running, what="the run to end")
         # done: the summary is first, open, and shown; the collapsed headers carry the issue counts
         summary = view.panels["summary_round"]
-        first = view.outline.topLevelItem(0)
+        first = view.outline.tree.topLevelItem(0)
         assert first is not None
         assert first.data(0, Qt.ItemDataRole.UserRole) == "summary_round"
         assert view.panel_layout.indexOf(summary) == 1  # right after the (hidden) placeholder
         assert summary.expanded
-        await until(lambda: bar.value() == view.scroll_target("summary_round"), what="the summary in view")
+        await until(lambda: bar.value() == view.outline.scroll_target("summary_round"), what="the summary in view")
         revised = view.panels["window:0:1"]
         assert not revised.expanded
         # 2 issues caused the revision and the same 2 remain after it; the Info hint needs no revision, so it is not
         # counted (one tally for the header, the outline and the issues section)
         assert "found 2 · fixed 0 · 2 left" in revised.title()
-        assert "found 2 · fixed 0 · 2 left" in view.outline_items["window:0:1"].text(0)
-        assert all(view.outline_items[k].text(0).startswith("●") for k in view.panels)
+        assert "found 2 · fixed 0 · 2 left" in view.outline.items["window:0:1"].text(0)
+        assert all(view.outline.items[k].text(0).startswith("●") for k in view.panels)
         # a click in the outline opens that stage and scrolls its header to the top
-        item = view.outline_items["window:1:0"]
-        view.outline.itemClicked.emit(item, 0)
+        item = view.outline.items["window:1:0"]
+        view.outline.tree.itemClicked.emit(item, 0)
         target = view.panels["window:1:0"]
         assert target.expanded
-        await until(lambda: bar.value() == view.scroll_target("window:1:0") > 0, what="the jump")
+        await until(lambda: bar.value() == view.outline.scroll_target("window:1:0") > 0, what="the jump")
         assert (
             abs(target.mapTo(view.container, target.rect().topLeft()).y() - bar.value()) <= 1
             or bar.value() == bar.maximum()
         )
         assert view.summary_button.isEnabled()
         view.summary_button.click()
-        await until(lambda: bar.value() == view.scroll_target("summary_round"), what="back to the summary")
+        await until(lambda: bar.value() == view.outline.scroll_target("summary_round"), what="back to the summary")
 
     try:
         run(scenario())
