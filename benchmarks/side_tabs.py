@@ -143,15 +143,15 @@ def fill_store(entries: int, analyses: int) -> dict[str, Any]:
 
 def _views(window: Any) -> list[Any]:
     """Every view with a ``refresh()``: the wisdom tab and the four memory tabs."""
-    out = [window.wisdom_tab]
-    mem = window.memory_tabs
+    out = [window.side.wisdom_tab]
+    mem = window.side.memory_tabs
     out += [getattr(mem, name) for name in ("facts", "chains", "queue", "scorecard") if hasattr(mem, name)]
     return out
 
 
 async def _settled(window: Any) -> None:
     """Wait until every side tab is built and has its data (views without ``refreshed()`` refresh synchronously)."""
-    await window.side_tabs_loaded()  # the tab not on screen is built in a later event-loop turn
+    await window.side.tabs_loaded()  # the tab not on screen is built in a later event-loop turn
     for view in _views(window):
         waiter = getattr(view, "refreshed", None)
         if callable(waiter):
@@ -161,7 +161,7 @@ async def _settled(window: Any) -> None:
 
 def _paged_tables(window: Any) -> list[Any]:
     """The tables over 100,000 rows: the error-wisdom entries and the memory facts."""
-    return [window.wisdom_tab.table, window.memory_tabs.facts.table]
+    return [window.side.wisdom_tab.table, window.side.memory_tabs.facts.table]
 
 
 async def _scroll_to_end(window: Any, table: Any) -> bool:
@@ -171,7 +171,7 @@ async def _scroll_to_end(window: Any, table: Any) -> bool:
     from ui.tabs.paging import PagedTableModel
 
     page = table
-    while page is not None and page is not window.side_tabs:  # every enclosing tab widget shows our page
+    while page is not None and page is not window.side.tabs:  # every enclosing tab widget shows our page
         parent = page.parentWidget()
         stack = parent.parentWidget() if parent is not None else None
         if isinstance(stack, QTabWidget) and stack.indexOf(page) >= 0:
@@ -231,7 +231,7 @@ async def bench(app: Any) -> dict[str, Any]:
 
     monitor = await _idle_monitor()
     t0 = time.perf_counter()
-    window._build_side_tabs()
+    window.side.rebuild()
     build_ms = (time.perf_counter() - t0) * 1000
     await _settled(window)
     rebuild_wall = time.perf_counter() - t0
@@ -245,7 +245,7 @@ async def bench(app: Any) -> dict[str, Any]:
     await _settled(window)
     refresh_wall = time.perf_counter() - t0
     monitor.stop()
-    window.side_dock.show()
+    window.side.dock.show()
     refresh_stall, refresh_busy = monitor.max_ms, monitor.busy_max_ms
     refresh_p99 = monitor.percentile_ms(0.99)
 
@@ -273,8 +273,8 @@ async def bench(app: Any) -> dict[str, Any]:
     from app.library.scan import scan_folder
 
     await asyncio.to_thread(scan_folder, ctx.db, CHART_REPLAY.parent)
-    players = window.players_tab
-    window.side_tabs.setCurrentWidget(players)
+    players = window.side.players_tab
+    window.side.tabs.setCurrentWidget(players)
     monitor = await _idle_monitor()
     t0 = time.perf_counter()
     players.show_profile(PROFILE_PLAYER)
@@ -285,13 +285,13 @@ async def bench(app: Any) -> dict[str, Any]:
     profile_stall, profile_busy = monitor.max_ms, monitor.busy_max_ms
     profile_worst = [w.as_dict() for w in monitor.worst(3)]
     shown = {
-        "wisdom_entry_rows": window.wisdom_tab.model.rowCount(),
-        "fact_rows": window.memory_tabs.facts.model.rowCount(),
+        "wisdom_entry_rows": window.side.wisdom_tab.model.rowCount(),
+        "fact_rows": window.side.memory_tabs.facts.model.rowCount(),
         "rows_in_memory": [t.model().loaded_rows() for t in _paged_tables(window)],
         "last_rows_read": last_rows,
-        "chains": window.memory_tabs.chains.list.count(),
-        "queue_items": window.memory_tabs.queue.list.count(),
-        "scorecard_months": len(window.memory_tabs.scorecard.cards),
+        "chains": window.side.memory_tabs.chains.list.count(),
+        "queue_items": window.side.memory_tabs.queue.list.count(),
+        "scorecard_months": len(window.side.memory_tabs.scorecard.cards),
         "replay_charts_on_screen": window.charts.currentIndex() == 1 and window.charts.build_chart.plot is not None,
         "profile_charts_drawn": players.charts.openings.plot is not None and players.charts.timings.plot is not None,
     }

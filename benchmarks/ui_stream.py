@@ -167,7 +167,7 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
         startup_ms = (age if age is not None else time.perf_counter() - T_PROCESS) * 1000
         await window.open_replay(sample_replay())
         await settle_after_startup(preload)  # as the app does after start-up
-        await window.side_tabs_loaded()  # the side tabs load after the window shows; a user then presses F5
+        await window.side.tabs_loaded()  # the side tabs load after the window shows; a user then presses F5
         # the charts (issue 34): opening a replay with the APM tab in front (the charts are not computed: the
         # baseline), bringing the build-order tab to the front (its charts computed and drawn), and opening a replay
         # with it in front; the model then streams with that chart on screen
@@ -193,7 +193,7 @@ async def bench(app: Any, tokens: int, rate: float) -> dict[str, Any]:
 
         monitor = StallMonitor(tick=0.005).start()
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        task = window.analyze()
+        task = window.run.analyze()
         assert task is not None
         await task
         panel = window.analysis.panels["overview"]

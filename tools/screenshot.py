@@ -106,19 +106,19 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
     from ui.tabs.memory_tabs import MemoryTabs
 
     app_widget: Any = window
-    dock = window.side_dock
+    dock = window.side.dock
     analysed = window.info.path if window.info is not None else None
     sizes = window.middle_splitter.sizes()
     if view == "review":  # View → Review mode: the queue in the main area
-        window.set_review_mode(True)
-        if window.review_queue is not None:
-            await window.review_queue.refreshed()
+        window.review.set_active(True)
+        if window.review.queue is not None:
+            await window.review.queue.refreshed()
     elif view in ("wisdom", "memory"):
         dock.show()
         window.resizeDocks([dock], [640], Qt.Orientation.Horizontal)
-        await window.side_tabs_loaded()  # the tabs and their pages are built one per event-loop turn
-        tabs = window.memory_tabs
-        window.side_tabs.setCurrentIndex(0 if view == "wisdom" else 1)
+        await window.side.tabs_loaded()  # the tabs and their pages are built one per event-loop turn
+        tabs = window.side.memory_tabs
+        window.side.tabs.setCurrentIndex(0 if view == "wisdom" else 1)
         if isinstance(tabs, MemoryTabs) and view != "wisdom":
             tabs.setCurrentWidget(tabs.facts)
     elif view in CHART_TABS:  # the chart tab in front, the top area given the height a user drags it to
@@ -130,9 +130,9 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
     elif view in ("players", "players-timings"):  # the profile of a player of two in-repo replays, with its charts
         dock.show()
         window.resizeDocks([dock], [700], Qt.Orientation.Horizontal)
-        await window.side_tabs_loaded()
-        window.side_tabs.setCurrentIndex(2)
-        tab = window.players_tab
+        await window.side.tabs_loaded()
+        window.side.tabs.setCurrentIndex(2)
+        tab = window.side.players_tab
         tab.name.setText(PROFILE_PLAYER)
         tab.show_profile()
         await tab.refreshed()
@@ -165,7 +165,7 @@ async def shoot_view(window: Any, view: str, out: Path) -> Path:
     if app_widget is not window:
         app_widget.close()
     if view == "review":
-        window.set_review_mode(False)
+        window.review.set_active(False)
     print(f"{out}: {app_widget.width()}x{app_widget.height()}")
     return out
 
@@ -205,11 +205,11 @@ async def shoot_first_start(out: Path, lang: str, size: tuple[int, int]) -> int:
     try:
         await window.open_replay(sample_replay())
         for _ in range(100):
-            if window.folder_offer.isVisible():
+            if window.folders.offer.isVisible():
                 break
             await asyncio.sleep(0.1)
         await asyncio.sleep(0.5)
-        if not window.folder_offer.isVisible():
+        if not window.folders.offer.isVisible():
             print("the folder offer did not show")
             return 1
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -292,7 +292,7 @@ async def shoot(out: Path, replay: Path | None, lang: str, size: tuple[int, int]
         await window.open_replay(replay or sample_replay())
         view = window.analysis
         view.model_picker.setCurrentIndex(view.model_picker.findData(OFFLINE_PROFILE))
-        task = window.analyze()
+        task = window.run.analyze()
         if task is None:
             return 1
         await task

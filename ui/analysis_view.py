@@ -12,24 +12,17 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import (
-    QBrush,
-    QColor,
-)
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractSlider,
-    QCheckBox,
     QComboBox,
     QLabel,
     QPushButton,
     QScrollArea,
     QSplitter,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -38,11 +31,10 @@ from app.errors import KnownError
 from app.i18n import N_
 from app.pipeline import events as ev
 from ui.claims_table import ClaimRow
-from ui.icons import STATUS_ICONS, icon
 from ui.lang import UiLanguage
 from ui.runner import AnalysisRunner
+from ui.stage_outline import StageOutline
 from ui.stage_panel import (
-    BUDGET_PARTS,
     ENDED_STATES,
     MD_CHUNK_CHARS,
     OFFLINE_MODEL,
@@ -50,10 +42,10 @@ from ui.stage_panel import (
     SEVERITY_COLORS,
     BudgetBar,
     StagePanel,
-    clock,
     display_text,
     markdown_chunks,
 )
+from ui.stage_words import BUDGET_PARTS, clock
 from ui.theme import themed
 from ui.widgets import (
     Collapsible,
@@ -78,6 +70,18 @@ __all__ = [
 
 
 log = logging.getLogger(__name__)
+
+
+def run_totals(panels: Iterable[StagePanel]) -> dict[str, float | None]:
+    """A whole run's usage: every stage's requests summed (``cost`` None when no request had a price)."""
+    totals: dict[str, float | None] = {"prompt": 0, "cached": 0, "completion": 0, "reasoning": 0, "cost": None}
+    for panel in panels:
+        u = panel.usage
+        for key in ("prompt", "cached", "completion", "reasoning"):
+            totals[key] = (totals[key] or 0) + u.get(key, 0)
+        if "cost" in u and not u.get("offline"):
+            totals["cost"] = (totals["cost"] or 0.0) + u["cost"]
+    return totals
 
 
 class AnalysisView(QWidget):
@@ -177,35 +181,28 @@ class AnalysisView(QWidget):
         self.scroll_area = QScrollArea(self)
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setWidget(self.container)
-        # the reader scrolled (wheel, bar, keys): stop following the running stage until asked again
-        self.scroll_area.verticalScrollBar().actionTriggered.connect(self._user_scrolled)
-        self.outline_items: dict[str, QTreeWidgetItem] = {}
-        self.outline = QTreeWidget(self)
-        self.outline.setHeaderHidden(True)
-        self.outline.setRootIsDecorated(False)
-        self.outline.setIndentation(12)
-        self.outline.itemClicked.connect(self._outline_clicked)
+        self.outline = StageOutline(
+            self, self.scroll_area, self.container, self.panel_layout, panels=self.panels, groups=self.groups
+        )
         self.summary_button = QPushButton(self)
         self.summary_button.setEnabled(False)
         self.summary_button.clicked.connect(self.show_summary)
         self.copy_summary_button = QPushButton(self)
         self.copy_summary_button.setEnabled(False)
         self.copy_summary_button.clicked.connect(self.copy_summary)
-        self.follow_box = QCheckBox(self)
-        self.follow_box.setChecked(True)
-        self.follow_box.toggled.connect(self._follow_toggled)
+        QWidget.setTabOrder(self.copy_summary_button, self.outline.follow_box)  # the box after the buttons
         side = QWidget(self)
         side_lay = QVBoxLayout(side)
         side_lay.setContentsMargins(0, 0, 0, 0)
         side_lay.addWidget(self.summary_button)
         side_lay.addWidget(self.copy_summary_button)
-        side_lay.addWidget(self.outline, 1)
+        side_lay.addWidget(self.outline.tree, 1)
         self.totals_label = QLabel(side)  # the whole run's tokens and cost (each stage shows its own)
         self.totals_label.setWordWrap(True)
         self.totals_label.setProperty("role", "hint")
         self.totals_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         side_lay.addWidget(self.totals_label)
-        side_lay.addWidget(self.follow_box)
+        side_lay.addWidget(self.outline.follow_box)
         self.body_split = QSplitter(self)
         self.body_split.addWidget(side)
         self.body_split.addWidget(self.scroll_area)
@@ -232,9 +229,9 @@ class AnalysisView(QWidget):
         ui.changed.connect(lambda _code: self._relabel_totals())
         ui.bind_tr(self, self.summary_button.setText, "Summary ↑")
         ui.bind_tr(self, self.copy_summary_button.setText, "Copy summary")
-        ui.bind_tr(self, self.follow_box.setText, "Follow the running stage")
+        ui.bind_tr(self, self.outline.follow_box.setText, "Follow the running stage")
         ui.changed.connect(lambda _c: self._show_expected())
-        ui.bind_tr(self, self.outline.setToolTip, "Click to jump to the stage")
+        ui.bind_tr(self, self.outline.tree.setToolTip, "Click to jump to the stage")
 
     def set_expected(self, zh: str, en: str) -> None:
         """What Analyze will take with the picked model, in both languages ("" hides the line)."""
@@ -332,7 +329,6 @@ class AnalysisView(QWidget):
         self.panels.clear()
         self.groups.clear()
         self.outline.clear()
-        self.outline_items.clear()
         self.summary_button.setEnabled(False)
         self.copy_summary_button.setEnabled(False)
         self.totals_label.clear()
@@ -376,12 +372,7 @@ class AnalysisView(QWidget):
         self.panels[stage.key] = panel
         if stage.kind is ev.StageKind.SUMMARY_ROUND:
             self.summary_button.setEnabled(True)
-        item = QTreeWidgetItem([""])
-        item.setData(0, Qt.ItemDataRole.UserRole, stage.key)
-        self.outline.addTopLevelItem(item)
-        self.outline_items[stage.key] = item
-        panel.retitled.connect(lambda p=panel, it=item: self._outline_text(p, it))
-        self._outline_text(panel, item)
+        self.outline.add(panel)
         return panel
 
     def _feedback_on(self, panel: StagePanel, row: ClaimRow | None) -> None:
@@ -418,7 +409,7 @@ class AnalysisView(QWidget):
                 self.status = "running"
                 self.segments = list(e.segments)
                 self.stages = list(e.stages)
-                self.follow_box.setChecked(True)  # a new run is followed again
+                self.outline.follow_box.setChecked(True)  # a new run is followed again
                 for st in e.stages:
                     panel = self._panel(st)
                     if st.key in carried:
@@ -429,7 +420,7 @@ class AnalysisView(QWidget):
             case ev.StageStarted():
                 panel = self._panel(e.stage)
                 panel.started(e)
-                self._open_running(panel)
+                self.outline.open_running(panel, live=self.status in ("running", "starting"))
             case ev.TextDelta():
                 self._panel(e.stage).text_delta(e)
             case ev.ReasoningDelta():
@@ -453,7 +444,7 @@ class AnalysisView(QWidget):
                 panel.finished(e)
                 if e.stage.kind is ev.StageKind.SUMMARY_ROUND:
                     self.copy_summary_button.setEnabled(True)
-                self._fold_finished(panel)
+                self.outline.fold_finished(panel)
                 self._count()
             case ev.StageFailed():
                 self._panel(e.stage).failed(e)
@@ -471,85 +462,10 @@ class AnalysisView(QWidget):
             case _:
                 pass
 
-    # -- outline and following ------------------------------------------------------------------------------------
-
-    follow = True
-
-    def _outline_text(self, panel: StagePanel, item: QTreeWidgetItem) -> None:
-        if not shiboken6.isValid(item):
-            return
-        marks = {"pending": "○", "running": "◐", "revising": "◐", "done": "●", "failed": "✕", "cancelled": "◌"}
-        seg = f"{panel.stage.segment + 1}." if panel.stage.kind is ev.StageKind.WINDOW else ""
-        item.setText(0, f"{marks.get(panel.status, '·')} {seg}{panel.title().strip()}")
-        item.setIcon(0, icon(STATUS_ICONS.get(panel.status, "status-pending")))
-        item.setToolTip(0, panel.title())
-        color = {"running": "#2f6fdf", "revising": "#2f6fdf", "failed": "#c0392b"}.get(panel.status)
-        item.setForeground(0, QBrush(QColor(color)) if color else QBrush())
+    # -- the summary and the run's totals -----------------------------------------------------------------------
 
     def _summary_panel(self) -> StagePanel | None:
         return next((p for p in self.panels.values() if p.stage.kind is ev.StageKind.SUMMARY_ROUND), None)
-
-    def jump_to(self, key: str) -> None:
-        """Open a stage's panel (and its segment) and scroll so its header is at the top."""
-        panel = self.panels.get(key)
-        if panel is None:
-            return
-        panel.set_expanded(True)
-        group = self.groups.get(panel.stage.segment) if panel.stage.kind is ev.StageKind.WINDOW else None
-        if group is not None:
-            group.set_expanded(True)
-        item = self.outline_items.get(key)
-        if item is not None:
-            self.outline.setCurrentItem(item)
-        QTimer.singleShot(0, lambda: self._scroll_to(panel))
-
-    def _scroll_to(self, panel: StagePanel) -> None:
-        if not shiboken6.isValid(panel) or not shiboken6.isValid(self):
-            return
-        self.panel_layout.activate()
-        y = panel.mapTo(self.container, panel.rect().topLeft()).y()
-        self._auto_scroll = True
-        try:
-            self.scroll_area.verticalScrollBar().setValue(y)
-        finally:
-            self._auto_scroll = False
-
-    _auto_scroll = False
-
-    def scroll_target(self, key: str) -> int:
-        """Where :meth:`jump_to` scrolls for ``key`` (the panel's top, within the scroll range)."""
-        panel = self.panels[key]
-        bar = self.scroll_area.verticalScrollBar()
-        return min(panel.mapTo(self.container, panel.rect().topLeft()).y(), bar.maximum())
-
-    def _outline_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
-        key = item.data(0, Qt.ItemDataRole.UserRole)
-        if key:
-            self.jump_to(str(key))
-
-    def _user_scrolled(self, _action: int) -> None:
-        if not self._auto_scroll and _action != QAbstractSlider.SliderAction.SliderNoAction.value:
-            self.follow_box.setChecked(False)
-
-    def _follow_toggled(self, on: bool) -> None:
-        self.follow = on
-        running = next((p for p in self.panels.values() if p.status in ("running", "revising")), None)
-        if on and running is not None:
-            self.jump_to(running.stage.key)
-
-    def _open_running(self, panel: StagePanel) -> None:
-        """A stage started: open it (unless the reader folded it) and follow it (unless the reader scrolled)."""
-        if not panel.user_set and not panel.expanded:
-            panel.set_expanded(True)
-            panel.auto_opened = True
-        if self.follow and self.status in ("running", "starting"):
-            self.jump_to(panel.stage.key)
-
-    def _fold_finished(self, panel: StagePanel) -> None:
-        """A finished stage folds back if the view opened it; its outline row and title keep the result."""
-        if panel.auto_opened and not panel.user_set:
-            panel.set_expanded(False)
-            panel.auto_opened = False
 
     def show_summary(self) -> None:
         """The run's summary first: moved to the top of the page, opened, and scrolled to."""
@@ -560,12 +476,9 @@ class AnalysisView(QWidget):
         if self.panel_layout.indexOf(panel) != 1:
             self.panel_layout.removeWidget(panel)
             self.panel_layout.insertWidget(1, panel)  # after the (hidden) placeholder
-        item = self.outline_items.get(panel.stage.key)
-        if item is not None and self.outline.indexOfTopLevelItem(item) != 0:
-            self.outline.takeTopLevelItem(self.outline.indexOfTopLevelItem(item))
-            self.outline.insertTopLevelItem(0, item)
+        self.outline.to_top(panel)
         panel.user_set = False
-        self.jump_to(panel.stage.key)
+        self.outline.jump_to(panel.stage.key)
 
     def copy_summary(self) -> str | None:
         """Put the summary's text on the clipboard (None, and a message, while there is no finished summary)."""
@@ -575,22 +488,11 @@ class AnalysisView(QWidget):
             return None
         return panel.copy_text()
 
-    def run_totals(self) -> dict[str, float | None]:
-        """The whole run's usage: every stage's requests summed (``cost`` None when no request had a price)."""
-        totals: dict[str, float | None] = {"prompt": 0, "cached": 0, "completion": 0, "reasoning": 0, "cost": None}
-        for panel in self.panels.values():
-            u = panel.usage
-            for key in ("prompt", "cached", "completion", "reasoning"):
-                totals[key] = (totals[key] or 0) + u.get(key, 0)
-            if "cost" in u and not u.get("offline"):
-                totals["cost"] = (totals["cost"] or 0.0) + u["cost"]
-        return totals
-
     def _relabel_totals(self) -> None:
         if not any(p.usage for p in self.panels.values()):
             self.totals_label.clear()
             return
-        tot = self.run_totals()
+        tot = run_totals(self.panels.values())
         prompt, cached, out, reasoning = (int(tot[k] or 0) for k in ("prompt", "cached", "completion", "reasoning"))
         cost = f"{tot['cost']:.4f}" if tot["cost"] is not None else "–"
         self.totals_label.setText(

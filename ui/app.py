@@ -288,7 +288,7 @@ async def _main(app: Any, ns: argparse.Namespace, preload: Future[None] | None =
 
     async def settle() -> None:
         await settle_after_startup(preload)
-        window.warm_up()
+        window.run.warm_up()
         await asyncio.to_thread(_scheduled_learning, ctx.db)  # memory batch + wisdom audit when due, off the GUI
 
     window.spawn(settle())
@@ -298,7 +298,7 @@ async def _main(app: Any, ns: argparse.Namespace, preload: Future[None] | None =
         if first.is_file():
             window.open_replay(first)
         for extra in files[1:]:
-            window.spawn(window._list_only(extra))
+            window.spawn(window.list_only(extra))
         await quit_event.wait()
     finally:
         window.analysis.cancel()
@@ -364,11 +364,11 @@ async def self_test(
             if window.info is None:
                 problems.append(f"opening {path.name} failed: {window.message_bar.label.text()}")
         await settle_after_startup(preload)  # as the app does; a user does not press F5 within a second either
-        window.warm_up()
+        window.run.warm_up()
         if window.info is not None:
             window.analysis.model_picker.setCurrentIndex(window.analysis.model_picker.findData(OFFLINE_PROFILE))
             t0 = time.perf_counter()
-            task = window.analyze()
+            task = window.run.analyze()
             if task is not None:
                 try:
                     await asyncio.wait_for(asyncio.shield(task), timeout=600)

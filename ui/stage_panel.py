@@ -39,6 +39,15 @@ from app.i18n import NC_, Msg
 from app.pipeline import events as ev
 from ui.icons import SEVERITY_ICONS, icon
 from ui.lang import UiLanguage
+from ui.stage_words import (
+    BUDGET_PARTS,
+    budget_text,
+    clock,
+    issue_count_text,
+    issues_title,
+    lookbacks_text,
+    usage_text,
+)
 from ui.widgets import (
     MARKDOWN_NO_HTML,
     Collapsible,
@@ -48,17 +57,6 @@ from ui.widgets import (
     plain_label,
     text_box,
 )
-
-BUDGET_PARTS: tuple[tuple[str, Msg, str], ...] = (
-    ("system", NC_("budget part", "system"), "#5b8def"),
-    ("summary", NC_("budget part", "summary"), "#49b6a6"),
-    ("overview", NC_("budget part", "overview"), "#9b6fd8"),
-    ("slice", NC_("budget part", "slice"), "#f0a030"),
-    ("found_facts", NC_("budget part", "found facts"), "#d9644a"),
-    ("instruction", NC_("budget part", "instruction"), "#7f8c8d"),
-    ("reserve", NC_("budget part", "reserve"), "#c8c8c8"),
-)
-"""Budget bar parts in drawing order: key, name, colour."""
 
 STATE_WORDS: dict[str, Msg] = {
     "pending": NC_("stage state", "waiting"),
@@ -131,14 +129,6 @@ def display_text(text: str) -> str:
 
     parsed = parse_claims(text)
     return parsed.display_text if parsed.marker_found else text
-
-
-def clock(seconds: float) -> str:
-    """``m:ss`` (or ``h:mm:ss``) of a game time."""
-    s = max(0, round(seconds))
-    h, rem = divmod(s, 3600)
-    m, sec = divmod(rem, 60)
-    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
 
 
 class BudgetBar(QWidget):
@@ -349,7 +339,9 @@ class StagePanel(Collapsible):
         if self.stage.kind is ev.StageKind.WINDOW:
             span = f"  {clock(self.stage.start_seconds)}–{clock(self.stage.end_seconds)}"
         status = state(self.ui.lang) if state is not None else self.status
-        self.set_title(f"{self.title_text()}{span}  · {status}{self.issue_count_text()}")
+        self.set_title(
+            f"{self.title_text()}{span}  · {status}{issue_count_text(self.ui, self.issues, self.draft_issues)}"
+        )
         self.retitled.emit()
         if not self._built:
             return
@@ -375,22 +367,6 @@ class StagePanel(Collapsible):
         if index is not None:
             self.feedback_requested.emit(self.claims_table.rows[index])
 
-    def issue_count_text(self) -> str:
-        """`` · found 3 · fixed 2 · 1 left`` (after a revision) or `` · 2 issues``; "" without issues."""
-        if self.draft_issues is not None:
-            found, fixed, left = self.revision_tally()
-            return self.ui.tx(" · found {found} · fixed {fixed} · {left} left", found=found, fixed=fixed, left=left)
-        if self.issues:
-            n = len(self.issues)
-            return self.ui.tx(" · {n} issue", n=n) if n == 1 else self.ui.tx(" · {n} issues", n=n)
-        return ""
-
-    def revision_tally(self) -> tuple[int, int, int]:
-        """(found, fixed, left) issues that need a revision: before it, repaired by it, still there after it."""
-        found = sum(i.needs_revision for i in self.draft_issues or [])
-        left = sum(i.needs_revision for i in self.issues)
-        return found, max(0, found - left), left
-
     def _retitle_reasoning(self) -> None:
         if self._reason_start is None:
             self.reasoning_section.set_title(self.ui.tx("Thinking"))
@@ -403,69 +379,18 @@ class StagePanel(Collapsible):
         )
 
     def _retitle_issues(self) -> None:
-        if self.draft_issues is not None:  # after a revision: "found N · fixed M · K left" (issue 14)
-            found, fixed, left = self.revision_tally()
-            self.issues_section.set_title(
-                self.ui.tx(
-                    "Validation: found {found} · fixed {fixed} · {left} left", found=found, fixed=fixed, left=left
-                )
-            )
-            return
-        if not self.issues:
-            self.issues_section.set_title(self.ui.tx("Validation issues (0)"))
-            return
-        worst = max(i.severity for i in self.issues).display(self.ui.lang)
-        self.issues_section.set_title(
-            self.ui.tx("Validation issues ({count}, worst {worst})", count=len(self.issues), worst=worst)
-        )
+        self.issues_section.set_title(issues_title(self.ui, self.issues, self.draft_issues))
 
     def _relabel_budget(self) -> None:
-        v = self.budget_bar.values
-        if not v:
-            self.budget_label.setText(self.ui.tx("Budget: no request sent yet"))
-            return
-        # the numbers double as the bar's legend: each part with its colour
-        parts = " · ".join(
-            f"<span style='color:{c}'>■</span> {name(self.ui.lang)} {v.get(k, 0):,}" for k, name, c in BUDGET_PARTS
-        )
-        self.budget_label.setText(
-            self.ui.tx(
-                "{parts}  | total {get:,} / budget {get_2:,} / context {get_3:,}",
-                parts=parts,
-                get=v.get("total", 0),
-                get_2=v.get("budget", 0),
-                get_3=v.get("context_length", 0),
-            )
-        )
+        self.budget_label.setText(budget_text(self.ui, self.budget_bar.values))
 
     def _relabel_usage(self) -> None:
-        u = self.usage
-        if not u:
-            self.usage_label.setText("")
-            return
-        offline = bool(u.get("offline"))  # the rule-based analyst: no model, so no speed and no cost to show
-        ttft = f"{u['ttft']:.2f} s" if u.get("ttft") is not None and not offline else "–"
-        tps = f"{u['tps']:.1f}" if u.get("tps") is not None and not offline else "–"
-        cost = f"{u['cost']:.4f}" if u.get("cost") is not None and not offline else "–"
-        self.usage_label.setText(
-            self.ui.tx(
-                "Usage: prompt {prompt:,} (cached {cached:,}) · completion {completion:,} · reasoning "
-                "{reasoning:,} · TTFT {ttft} · {tps} tok/s · cost {cost}",
-                prompt=int(u["prompt"]),
-                cached=int(u["cached"]),
-                completion=int(u["completion"]),
-                reasoning=int(u["reasoning"]),
-                ttft=ttft,
-                tps=tps,
-                cost=cost,
-            )
-        )
+        self.usage_label.setText(usage_text(self.ui, self.usage))
 
     def _relabel_lookbacks(self) -> None:
         if not self.lookbacks:
             return
-        items = ", ".join(f"{clock(a)}–{clock(b)} ({n:,})" for a, b, n in self.lookbacks)
-        self.lookback_label.setText(self.ui.tx("Lookbacks: {items}", items=items))
+        self.lookback_label.setText(lookbacks_text(self.ui, self.lookbacks))
 
     # -- events -----------------------------------------------------------------------------------------------
 

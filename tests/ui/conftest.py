@@ -27,7 +27,7 @@ def _no_real_game_folders(monkeypatch: pytest.MonkeyPatch) -> None:
 
     Tests of the first start hand the window a finder over a fake home (``find_folders``).
     """
-    monkeypatch.setattr("ui.main_window.find_replay_folders", list)
+    monkeypatch.setattr("ui.window.replay_folders.find_replay_folders", list)
 
 
 @pytest.fixture

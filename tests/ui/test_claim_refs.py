@@ -72,7 +72,7 @@ def test_a_live_issue_selects_the_claim_its_reference_names(qtbot: Any, run: Any
         from tests.ui.test_window_flows import SHORT_1V1
 
         await win.open_replay(corpus_file(SHORT_1V1))
-        win.analyze()
+        win.run.analyze()
         view = win.analysis
         await until(lambda: view.status == "completed" and not view.running, what="the run")
         panel = view.panels[STAGE.key]
@@ -104,7 +104,7 @@ def test_a_reopened_analysis_links_issues_to_claims_through_the_stored_reference
     repo.finish(aid, "completed", {}, "")
 
     async def scenario() -> None:
-        await win.reopen(aid)
+        await win.run.reopen(aid)
         win.analysis.flush_all()
         panel = win.analysis.panels[STAGE.key]
         assert [r.key for r in panel.claims_table.rows] == ["U1", "U2", "E1", "E2"]

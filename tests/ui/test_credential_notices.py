@@ -88,7 +88,7 @@ def test_credential_notices_reach_the_window_in_its_language(
             await until(lambda: typed in win.message_bar.text(), what="the typed key's notice")
 
         run(scenario())
-        assert typed in win.status_label.text()
+        assert typed in win.status.text()
         assert "sk-typed-0123" not in win.message_bar.text()
     finally:
         win.close()

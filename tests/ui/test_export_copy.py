@@ -23,7 +23,8 @@ from tests.conftest import corpus_file
 from tests.support.scripted_runner import ScriptedRunner
 from tests.ui.conftest import until
 from ui.lang import UiLanguage
-from ui.main_window import EXPORT_FORMATS, AppContext, MainWindow, with_export_suffix
+from ui.main_window import AppContext, MainWindow
+from ui.window.export import EXPORT_FORMATS, with_export_suffix
 
 pytestmark = pytest.mark.gui
 
@@ -38,7 +39,7 @@ def _window(qtbot: Any, lang: Lang) -> MainWindow:
 
 
 def _status_is(win: MainWindow, text: str) -> Callable[[], bool]:
-    return lambda: win.status_label.text() == text
+    return lambda: win.status.text() == text
 
 
 def _cli_report(analysis_id: int, out: Path) -> str:
@@ -58,7 +59,7 @@ def test_export_and_copy_give_the_stored_analysis(qtbot: Any, run: Any, tmp_path
         await win.open_replay(corpus_file(SHORT_1V1))
         view = win.analysis
         view.model_picker.setCurrentIndex(view.model_picker.findData("offline"))
-        win.analyze()
+        win.run.analyze()
         await until(lambda: view.status == "completed" and not view.running, timeout=120, what="the offline run")
         analysis_id = view.analysis_id
         assert analysis_id is not None
@@ -74,12 +75,12 @@ def test_export_and_copy_give_the_stored_analysis(qtbot: Any, run: Any, tmp_path
             panel.set_expanded(True)  # the button lives in the panel's body
             panel.copy_button.click()
             assert clipboard.text() == stored[key], key
-            assert win.status_label.text().startswith("已复制：")
+            assert win.status.text().startswith("已复制：")
         assert view.panels["window:0:0"].copy_button.text() == "复制本阶段文字"
 
         # Copy summary, from the File menu and from the button above the outline
         clipboard.clear()
-        win.copy_summary_action.trigger()
+        win.menus.copy_summary_action.trigger()
         assert clipboard.text() == stored["summary_round"]
         clipboard.clear()
         assert view.copy_summary_button.isEnabled()
@@ -90,7 +91,7 @@ def test_export_and_copy_give_the_stored_analysis(qtbot: Any, run: Any, tmp_path
         written: dict[str, Path] = {}
         for suffix, name in EXPORT_FORMATS:
             zh = name(Lang.ZH)
-            dlg = win.export_dialog()
+            dlg = win.export.dialog()
             assert dlg is not None
             assert dlg.nameFilters() == [f"{n(Lang.ZH)} (*{s})" for s, n in EXPORT_FORMATS]
             assert dlg.selectedFiles()[0].endswith(f"-analysis-{analysis_id}.md")  # proposed name
@@ -117,7 +118,7 @@ def test_export_and_copy_give_the_stored_analysis(qtbot: Any, run: Any, tmp_path
             assert path.read_text(encoding="utf-8") == _cli_report(analysis_id, tmp_path / f"cli{suffix}")
 
         # Resume (Shift+F5) of the completed analysis runs nothing: it shows that analysis and says so
-        task = win.request_analyze(resume=True)
+        task = win.run.request_analyze(resume=True)
         assert task is not None
         await task
         assert not view.running
@@ -136,9 +137,9 @@ def test_export_and_copy_summary_without_an_analysis_say_so(qtbot: Any, run: Any
     win = _window(qtbot, Lang.EN)
     QGuiApplication.clipboard().setText("kept")
     try:
-        assert win.export_dialog() is None
+        assert win.export.dialog() is None
         assert "no analysis to export" in win.message_bar.text()
-        win.copy_summary_action.trigger()
+        win.menus.copy_summary_action.trigger()
         assert "no finished summary to copy" in win.message_bar.text()
         assert QGuiApplication.clipboard().text() == "kept"  # nothing was copied over it
     finally:
@@ -160,7 +161,7 @@ def test_resume_with_nothing_unfinished_starts_no_analysis(qtbot: Any, run: Any)
 
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
-        task = win.request_analyze(resume=True)  # Shift+F5 on a replay never analysed
+        task = win.run.request_analyze(resume=True)  # Shift+F5 on a replay never analysed
         assert task is not None
         await task
         assert runner.runs == 0  # nothing was started, so nothing could be paid for

@@ -54,7 +54,7 @@ def test_feedback_on_a_stage_and_a_claim_reaches_memory_and_wisdom(qtbot: Any, r
         await win.open_replay(replay)
         view = win.analysis
         view.model_picker.setCurrentIndex(view.model_picker.findData("offline"))
-        win.analyze()
+        win.run.analyze()
         await until(lambda: view.status == "completed" and not view.running, timeout=90, what="the offline run")
         analysis_id = view.analysis_id
         assert analysis_id is not None
@@ -93,7 +93,7 @@ def test_feedback_on_a_stage_and_a_claim_reaches_memory_and_wisdom(qtbot: Any, r
         )
         assert episodes == [(analysis_id, "ana")]
         assert Settings.load().get("analyst_name") == "ana"  # asked once: kept for later sessions
-        assert "Feedback recorded" in win.status_label.text()
+        assert "Feedback recorded" in win.status.text()
 
         # 2. disagreeing with a claim the validator passed: a new error-wisdom entry for that claim
         claim_panel = next(

@@ -55,21 +55,23 @@ def test_the_found_folder_is_offered_accepted_remembered_and_its_last_replay_kep
         qtbot.addWidget(win)
         win.show()
         try:
-            await until(win.folder_offer.isVisible, what="the folder offer")
-            assert str(replays) in win.folder_offer.label.text()
-            assert "Red Alert 3" in win.folder_offer.label.text()
-            win.folder_offer.use.click()  # one click
-            assert not win.folder_offer.isVisible()
+            await until(win.folders.offer.isVisible, what="the folder offer")
+            assert str(replays) in win.folders.offer.label.text()
+            assert "Red Alert 3" in win.folders.offer.label.text()
+            win.folders.offer.use.click()  # one click
+            assert not win.folders.offer.isVisible()
             assert win.library.folder == replays
             assert Settings.load().get("replay_folder") == str(replays)  # remembered for the next start
             await until(lambda: win.library.model.rowCount() == 1, what="the library listing the folder")
             # the game finishes a match: its last replay is kept while the window runs
             shutil.copyfile(corpus_file(OTHER), replays / LAST)
-            saver = win.autosaver
+            saver = win.folders.autosaver
             assert saver is not None
             saver.settle_s = 0.2
-            await until(lambda: (win.poll_autosave(), len(_replays(replays)) == 3)[1], timeout=60, what="the copy")
-            await win.autosave_loader.wait()  # its library row comes with the copy
+            await until(
+                lambda: (win.folders.poll_autosave(), len(_replays(replays)) == 3)[1], timeout=60, what="the copy"
+            )
+            await win.folders.autosave_loader.wait()  # its library row comes with the copy
             copy = next(p for p in _replays(replays) if p.name not in ("a saved match.RA3Replay", LAST))
             assert copy.read_bytes() == corpus_file(OTHER).read_bytes()
             await until(lambda: win.library.model.rowCount() == 3, what="the copy listed in the library")
@@ -95,9 +97,9 @@ def test_a_declined_offer_is_not_made_again(qtbot: Any, tmp_path: Path, run: Cal
         qtbot.addWidget(win)
         win.show()
         try:
-            await until(win.folder_offer.isVisible, what="the folder offer")
-            assert "红色警戒3" in win.folder_offer.label.text()
-            win.folder_offer._dismiss()
+            await until(win.folders.offer.isVisible, what="the folder offer")
+            assert "红色警戒3" in win.folders.offer.label.text()
+            win.folders.offer._dismiss()
             assert Settings.load().get("replay_folder_offer") == "dismissed"
         finally:
             win.close()
@@ -107,8 +109,8 @@ def test_a_declined_offer_is_not_made_again(qtbot: Any, tmp_path: Path, run: Cal
         qtbot.addWidget(again)
         try:
             again.show()
-            await until(lambda: again.found_folders, what="the folders found again")  # found and watched
-            assert not again.folder_offer.isVisible()
+            await until(lambda: again.folders.found, what="the folders found again")  # found and watched
+            assert not again.folders.offer.isVisible()
         finally:
             again.close()
             ctx2.db.close()

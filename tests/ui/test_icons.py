@@ -36,19 +36,24 @@ def test_the_window_uses_the_icons(qtbot: Any, run: Any) -> None:
 
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
-        task = win.analyze()
+        task = win.run.analyze()
         assert task is not None
         await task
-        for act in (win.open_action, win.analyze_action, win.cancel_action, win.settings_action):
+        for act in (
+            win.menus.open_action,
+            win.menus.analyze_action,
+            win.menus.cancel_action,
+            win.menus.settings_action,
+        ):
             assert not act.icon().isNull()
-        assert all(not item.icon(0).isNull() for item in view.outline_items.values())
+        assert all(not item.icon(0).isNull() for item in view.outline.items.values())
         issues = view.panels["window:0:1"].issue_list
         assert issues.count() > 0
         assert all(not issues.item(i).icon().isNull() for i in range(issues.count()))
-        win.side_dock.show()
-        await win.side_tabs_loaded()
-        await until(lambda: win.side_tabs.count() == 3, what="every side tab")
-        assert all(not win.side_tabs.tabIcon(i).isNull() for i in range(win.side_tabs.count()))
+        win.side.dock.show()
+        await win.side.tabs_loaded()
+        await until(lambda: win.side.tabs.count() == 3, what="every side tab")
+        assert all(not win.side.tabs.tabIcon(i).isNull() for i in range(win.side.tabs.count()))
 
     try:
         run(scenario())

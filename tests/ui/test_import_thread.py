@@ -35,14 +35,15 @@ FIRST_IMPORTS = textwrap.dedent(
     from app.store import open_database
     from ui.app import start_preload
     from ui.imports import import_in_background
-    from ui.main_window import SIDE_MODULES, _analyses_of
+    from ui.window.reads import analyses_of
+    from ui.window.side_panel import SIDE_MODULES
 
     failures = []
     db = open_database(sys.argv[1])
 
     def open_replay():  # what opening a replay does in its loader thread
         try:
-            assert _analyses_of(db, sample_replay()) == []
+            assert analyses_of(db, sample_replay()) == []
         except Exception as exc:
             failures.append(repr(exc))
 

@@ -23,7 +23,7 @@ def test_kw_offline_analysis_shows_names_not_hashes(qtbot: Any, run: Any) -> Non
         await win.open_replay(KW_TEST)
         assert "KW" in win.card.meta.text()
         assert "no game knowledge" not in win.card.meta.text()
-        task = win.analyze()
+        task = win.run.analyze()
         assert task is not None
         await task
         view = win.analysis

@@ -68,8 +68,8 @@ def test_the_menu_choice_is_saved_at_once_and_survives_settings_ok_and_a_restart
     assert _lang(win) is Lang.ZH
     assert win.menuBar().actions()[0].text() == "文件(&F)"
     assert _saved_ui_language() == "zh"  # saved at once, no OK needed
-    assert win.zh_action.isChecked()
-    assert not win.en_action.isChecked()
+    assert win.menus.zh_action.isChecked()
+    assert not win.menus.en_action.isChecked()
 
     dlg = win.open_settings()
     assert dlg.ui_language.currentData() == "zh"  # Settings shows the same value, not "System"
@@ -86,17 +86,17 @@ def test_the_menu_choice_is_saved_at_once_and_survives_settings_ok_and_a_restart
     try:
         assert _lang(again) is Lang.ZH
         assert again.menuBar().actions()[0].text() == "文件(&F)"
-        assert again.zh_action.isChecked()
+        assert again.menus.zh_action.isChecked()
         # Settings changes the same value: English there is English in the menu, on disk and at the next start
         dlg2 = again.open_settings()
         assert dlg2.ui_language.currentData() == "zh"
         dlg2.ui_language.setCurrentIndex(dlg2.ui_language.findData("en"))
         _ok(dlg2)
         assert _lang(again) is Lang.EN
-        assert again.en_action.isChecked()
+        assert again.menus.en_action.isChecked()
         assert _saved_ui_language() == "en"
         # "System" chosen explicitly in Settings is a choice too: saved as such, the system's language shows
-        again.zh_action.trigger()  # View → 界面：中文
+        again.menus.zh_action.trigger()  # View → 界面：中文
         assert _saved_ui_language() == "zh"
         dlg3 = again.open_settings()
         dlg3.ui_language.setCurrentIndex(dlg3.ui_language.findData(""))

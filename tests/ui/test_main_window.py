@@ -57,7 +57,7 @@ def test_open_corpus_replay_and_scripted_analysis(qtbot: Any, run: Any) -> None:
         assert win.timeline.info is info
         assert win.library.model.rowCount() == 1
 
-        win.analyze_action.trigger()  # F5
+        win.menus.analyze_action.trigger()  # F5
         await until(lambda: win.analysis.status == "completed" and not win.analysis.running, what="completed run")
         view = win.analysis
         view.flush_all()
@@ -113,8 +113,8 @@ def test_open_corpus_replay_and_scripted_analysis(qtbot: Any, run: Any) -> None:
         assert win.timeline.marker == 150.0
         # usage and overall progress
         assert "5,003" in view.panels["window:0:1"].usage_label.text()
-        assert win.progress.maximum() == len(STAGES)
-        assert win.progress.value() == len(STAGES)
+        assert win.status.progress.maximum() == len(STAGES)
+        assert win.status.progress.value() == len(STAGES)
 
     try:
         run(scenario())
@@ -128,14 +128,14 @@ def test_cancel_mid_stream_keeps_partial_text(qtbot: Any, run: Any) -> None:
 
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
-        win.analyze()
+        win.run.analyze()
         view = win.analysis
         await until(
             lambda: "window:0:0" in view.panels and view.panels["window:0:0"].live_text().count("part") == 10,
             what="ten deltas of window 0:0",
         )
         await until(lambda: "part 9." in view.panels["window:0:0"].live_box.toPlainText(), what="the flush")
-        win.cancel_action.trigger()  # Esc
+        win.menus.cancel_action.trigger()  # Esc
         await until(lambda: not view.running, what="the run to stop")
         panel = view.panels["window:0:0"]
         expected = "".join(f"window:0:0 part {n}. " for n in range(10))
@@ -159,12 +159,12 @@ def test_new_run_cancels_the_old_one(qtbot: Any, run: Any) -> None:
 
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
-        first = win.analyze()
+        first = win.run.analyze()
         await until(
             lambda: "overview" in win.analysis.panels and win.analysis.panels["overview"].live_text(),
             what="the first run streaming",
         )
-        second = win.analyze()
+        second = win.run.analyze()
         assert first is not None
         assert second is not None
         await until(first.done, what="the first run to stop")
@@ -185,7 +185,7 @@ def test_real_offline_analysis_matches_the_store(qtbot: Any, run: Any) -> None:
 
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
-        task = win.analyze()
+        task = win.run.analyze()
         assert task is not None
         await task
         view = win.analysis
@@ -208,7 +208,7 @@ def test_real_offline_analysis_matches_the_store(qtbot: Any, run: Any) -> None:
         # reopening the stored analysis rebuilds the same panels with the same budgets
         await until(lambda: win.analysis.history.count() >= 1, what="history")
         before = {k: dict(p.budget_bar.values) for k, p in view.panels.items()}
-        await win.reopen(rec.id)
+        await win.run.reopen(rec.id)
         assert {k: p.budget_bar.values for k, p in view.panels.items()} == before
         assert all(p.status == "done" for p in view.panels.values())
 
@@ -271,23 +271,23 @@ def test_language_switch_is_live(qtbot: Any, run: Any) -> None:
 
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
-        task = win.analyze()
+        task = win.run.analyze()
         assert task is not None
         await task
         assert win.analysis.analyze_button.text() == "分析 (F5)"
         assert win.analysis.panels["overview"].title().startswith("总览")
-        win.side_dock.show()  # the side panel (closed in a narrow first window) builds its views when opened
-        await win.side_tabs_loaded()
-        assert win.side_tabs.tabText(0) == "错误智慧"
+        win.side.dock.show()  # the side panel (closed in a narrow first window) builds its views when opened
+        await win.side.tabs_loaded()
+        assert win.side.tabs.tabText(0) == "错误智慧"
         win.set_language(Lang.EN)
         assert win.analysis.analyze_button.text() == "Analyze (F5)"
         assert win.analysis.panels["overview"].title().startswith("Overview")
         assert win.library.model.headerData(0, Qt.Orientation.Horizontal) == "Map"
-        assert win.side_tabs.tabText(0) == "Error wisdom"
+        assert win.side.tabs.tabText(0) == "Error wisdom"
         from ui.tabs.wisdom_tab import WisdomTab
 
-        assert isinstance(win.wisdom_tab, WisdomTab)
-        assert win.wisdom_tab.lang is Lang.EN  # the hosted side views are rebuilt in the new language
+        assert isinstance(win.side.wisdom_tab, WisdomTab)
+        assert win.side.wisdom_tab.lang is Lang.EN  # the hosted side views are rebuilt in the new language
         win.set_language(Lang.ZH)
         assert win.analysis.groups[1].title().startswith("第 2 段")
 
@@ -303,9 +303,9 @@ def test_cancel_a_real_run_then_resume_it(qtbot: Any, run: Any) -> None:
     async def scenario() -> None:
         await win.open_replay(corpus_file(ALLIES_VS_EMPIRE))
         view = win.analysis
-        win.analyze()
+        win.run.analyze()
         await until(lambda: view.done >= 3, what="three finished stages")
-        win.cancel_action.trigger()
+        win.menus.cancel_action.trigger()
         await until(lambda: not view.running, what="the cancelled run to stop")
         assert view.status == "cancelled"
         first_id = view.analysis_id
@@ -390,28 +390,28 @@ def test_side_tabs_host_the_wisdom_and_memory_views(qtbot: Any, run: Any) -> Non
     win = make_window(qtbot, ScriptedRunner([]))
 
     async def scenario() -> None:
-        assert isinstance(win.wisdom_tab, WisdomTab)
-        assert isinstance(win.memory_tabs, MemoryTabs)
-        assert isinstance(win.players_tab, PlayersTab)
-        assert win.side_tabs.count() == 3
-        await win.wisdom_tab.refreshed()
-        await win.memory_tabs.refreshed()
-        entries = win.wisdom_tab.model
+        assert isinstance(win.side.wisdom_tab, WisdomTab)
+        assert isinstance(win.side.memory_tabs, MemoryTabs)
+        assert isinstance(win.side.players_tab, PlayersTab)
+        assert win.side.tabs.count() == 3
+        await win.side.wisdom_tab.refreshed()
+        await win.side.memory_tabs.refreshed()
+        entries = win.side.wisdom_tab.model
         assert [entries.row_id(r) for r in range(entries.rowCount())] == [entry_id]
-        assert win.wisdom_tab.rules_table.rowCount() == 5  # the built-ins
-        facts = win.memory_tabs.facts.model
+        assert win.side.wisdom_tab.rules_table.rowCount() == 5  # the built-ins
+        facts = win.side.memory_tabs.facts.model
         assert fact_ids
         assert [facts.row_id(r) for r in range(facts.rowCount())] == fact_ids
         win.set_language(Lang.EN)  # rebuilt: the new views load again, the old ones stop
-        await win.wisdom_tab.refreshed()
-        await win.memory_tabs.refreshed()
-        assert win.wisdom_tab.model.row_id(0) == entry_id
-        assert win.wisdom_tab.message.text() == ""
-        assert not win.side_dock.isVisible()  # a 1280-wide first window starts with the side panel closed
-        win.side_action.trigger()  # Ctrl+B shows the side tabs, and hides them again
-        assert win.side_tabs.isVisible()
-        win.side_action.trigger()
-        assert not win.side_tabs.isVisible()
+        await win.side.wisdom_tab.refreshed()
+        await win.side.memory_tabs.refreshed()
+        assert win.side.wisdom_tab.model.row_id(0) == entry_id
+        assert win.side.wisdom_tab.message.text() == ""
+        assert not win.side.dock.isVisible()  # a 1280-wide first window starts with the side panel closed
+        win.menus.side_action.trigger()  # Ctrl+B shows the side tabs, and hides them again
+        assert win.side.tabs.isVisible()
+        win.menus.side_action.trigger()
+        assert not win.side.tabs.isVisible()
 
     try:
         run(scenario())
@@ -430,10 +430,10 @@ def test_a_partial_run_is_not_shown_as_complete(qtbot: Any, run: Any) -> None:
 
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
-        win.analyze_action.trigger()
+        win.menus.analyze_action.trigger()
         await until(lambda: not win.analysis.running and win.analysis.status == "partial", what="the partial run")
-        await until(lambda: win.status_label.text() == "Analysis partly done (resumable)", what="the status line")
-        assert win.progress.isHidden()
+        await until(lambda: win.status.text() == "Analysis partly done (resumable)", what="the status line")
+        assert win.status.progress.isHidden()
 
     try:
         run(scenario())

@@ -21,10 +21,10 @@ from app.store.db import Database
 from tests.conftest import corpus_file
 from tests.support.scripted_runner import ScriptedRunner, Step
 from tests.ui.conftest import until
-from ui import main_window
 from ui.lang import UiLanguage
 from ui.main_window import AppContext, MainWindow
 from ui.replay_info import ReplayInfo, load_info
+from ui.window import reads
 
 pytestmark = pytest.mark.gui
 
@@ -85,7 +85,7 @@ def test_a_slow_replay_opened_first_never_replaces_the_one_opened_after_it(
             b_parsed.set()
         return info
 
-    monkeypatch.setattr(main_window, "load_info", held_load_info)
+    monkeypatch.setattr(reads, "load_info", held_load_info)
     shown: list[str] = []
     win.replay_opened.connect(shown.append)
 
@@ -118,7 +118,7 @@ def test_a_slow_replay_opened_first_never_replaces_the_one_opened_after_it(
         assert view.panels[OVERVIEW.key].final_text == "Analysis of replay B"
         assert [view.history.itemData(i) for i in range(view.history.count())] == [b_id]
 
-        win.analyze()  # F5 analyses what is shown: B
+        win.run.analyze()  # F5 analyses what is shown: B
         await until(lambda: analysed, what="the analysis to start")
         assert analysed == [fast_b]
 
@@ -151,22 +151,22 @@ def test_a_history_refresh_of_the_previous_replay_is_dropped(
     shown: list[str] = []
     win.replay_opened.connect(shown.append)
     arrived: list[tuple[Path, list[str]]] = []  # each history that came back, with the replays shown by then
-    real_show_history = win._show_history
+    real_show_history = win.run._show_history
 
     def recorded_show_history(history: Any) -> None:
         arrived.append((history.path, list(shown)))
         real_show_history(history)
 
-    monkeypatch.setattr(win, "_show_history", recorded_show_history)
+    monkeypatch.setattr(win.run, "_show_history", recorded_show_history)
 
     async def scenario() -> None:
         await win.open_replay(slow_a)
         assert win.analysis.history.itemData(0) == a_id
         second = win.open_replay(fast_b)
-        refresh = win.refresh_history()  # A is still the open replay: A's history, on its way while B opens
+        refresh = win.run.refresh_history()  # A is still the open replay: A's history, on its way while B opens
         assert refresh is not None
         await asyncio.wait([second, refresh])
-        await until(lambda: not win.history_loader.busy(), what="the history refresh to settle")
+        await until(lambda: not win.run.history_loader.busy(), what="the history refresh to settle")
 
         assert arrived == [(slow_a, [str(slow_a), str(fast_b)])]  # A's history came back once B was shown...
         view = win.analysis

@@ -57,11 +57,11 @@ def _remaining(qtbot: Any, run: Any) -> list[str]:
 
         async def scenario() -> list[tuple[str, str]]:
             await win.open_replay(sample_replay())
-            task = win.analyze()
+            task = win.run.analyze()
             assert task is not None
             await task
-            win.side_dock.show()
-            await win.side_tabs_loaded()
+            win.side.dock.show()
+            await win.side.tabs_loaded()
             await until(lambda: True)
             dlg = win.open_settings()
             await until(lambda: True)

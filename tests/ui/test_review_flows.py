@@ -32,7 +32,7 @@ def _window(qtbot: Any, seed: bool, lang: Lang = Lang.EN) -> tuple[MainWindow, M
 
 def test_review_approve_reject_split_record_the_reviewer_and_each_undo_returns_the_item(qtbot: Any, run: Any) -> None:
     win, store = _window(qtbot, seed=True)
-    tabs: Any = win.memory_tabs
+    tabs: Any = win.side.memory_tabs
     tab = tabs.queue
 
     async def scenario() -> None:
@@ -40,7 +40,7 @@ def test_review_approve_reject_split_record_the_reviewer_and_each_undo_returns_t
         items = store.queue()
         assert len(items) == 3
         assert tabs.tabText(tabs.indexOf(tab)) == "Review queue (3)"
-        assert win.side_tabs.tabText(1).endswith("· review 3")
+        assert win.side.tabs.tabText(1).endswith("· review 3")
         # the two sides, labelled, in words: replay, date, map, players, method, pipeline
         assert tab.left_title.text().startswith("Current")
         assert tab.right_title.text().startswith("Proposed")
@@ -149,7 +149,7 @@ def test_review_approve_reject_split_record_the_reviewer_and_each_undo_returns_t
     # a later session: the reviewer is already known
     again, _store = _window(qtbot, seed=False)
     try:
-        assert again.memory_tabs.queue.reviewer.text() == "Ana"  # type: ignore[attr-defined]
+        assert again.side.memory_tabs.queue.reviewer.text() == "Ana"  # type: ignore[attr-defined]
     finally:
         again.close()
         again.ctx.db.close()
@@ -157,17 +157,17 @@ def test_review_approve_reject_split_record_the_reviewer_and_each_undo_returns_t
 
 def test_empty_side_tabs_say_what_fills_them(qtbot: Any, run: Any) -> None:
     win, _store = _window(qtbot, seed=False)
-    tabs: Any = win.memory_tabs
+    tabs: Any = win.side.memory_tabs
 
     async def scenario() -> None:
         await tabs.refreshed()
-        await win.wisdom_tab.refreshed()  # type: ignore[attr-defined]
+        await win.side.wisdom_tab.refreshed()  # type: ignore[attr-defined]
         assert tabs.facts.empty.isVisibleTo(tabs.facts)
         assert "Each finished analysis records" in tabs.facts.empty.text()
         assert tabs.chains.empty.isVisibleTo(tabs.chains)
         assert "flip back" in tabs.chains.empty.text()
         assert tabs.queue.empty.isVisibleTo(tabs.queue)
-        wisdom: Any = win.wisdom_tab
+        wisdom: Any = win.side.wisdom_tab
         assert wisdom.empty.isVisibleTo(wisdom)
         assert "validation finds" in wisdom.empty.text()
 
@@ -181,7 +181,7 @@ def test_empty_side_tabs_say_what_fills_them(qtbot: Any, run: Any) -> None:
 def test_review_queue_reads_in_chinese_on_a_chinese_screen(qtbot: Any, run: Any) -> None:
     """Kinds, the store's reasons, scope attributes, factions and the mechanism in Chinese, no English halves."""
     win, _store = _window(qtbot, seed=True, lang=Lang.ZH)
-    tabs: Any = win.memory_tabs
+    tabs: Any = win.side.memory_tabs
     tab = tabs.queue
 
     async def scenario() -> None:
@@ -220,7 +220,7 @@ def test_undo_of_an_approval_returns_the_conflict_and_its_counterexample_and_cle
     win = MainWindow(ctx, UiLanguage(Lang.ZH))
     qtbot.addWidget(win)
     win.show()
-    tabs: Any = win.memory_tabs
+    tabs: Any = win.side.memory_tabs
     tab, chains = tabs.queue, tabs.chains
 
     async def scenario() -> None:

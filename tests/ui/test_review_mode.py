@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QTextCursor
-from PySide6.QtWidgets import QPlainTextEdit
+from PySide6.QtWidgets import QPlainTextEdit, QPushButton
 
 from app.i18n import Lang
 from app.memory import MemoryStore
@@ -23,6 +23,13 @@ SIDE_MIN = 450
 """Each side of an item at 1366 px: the side panel gave about 150; the analysis text is about 700 wide."""
 LIST_MIN = 300
 """The queue list at 1366 px: an item's sentence wraps in a few lines, not one word a line."""
+
+
+def back_button(win: MainWindow) -> QPushButton:
+    """Review mode's way back (the page is built)."""
+    button = win.review.back_button
+    assert button is not None
+    return button
 
 
 def _window(qtbot: Any, lang: Lang) -> tuple[MainWindow, MemoryStore]:
@@ -62,16 +69,16 @@ def test_review_mode_gives_each_side_room_and_cuts_nothing(qtbot: Any, run: Any,
     assert len(store.queue()) == 3
 
     async def scenario() -> None:
-        win.side_dock.show()
-        win.review_action.trigger()
-        tab = win.review_queue
+        win.side.dock.show()
+        win.menus.review_action.trigger()
+        tab = win.review.queue
         assert tab is not None
-        assert win.review_mode
+        assert win.review.active
         await tab.refreshed()
         await until(lambda: tab.left.toPlainText() != "", what="the first item's sides")
-        assert win.main_stack.currentWidget() is win.review_page
-        assert not win.side_dock.isVisible()  # it would take the width again
-        assert win.review_action.isChecked()
+        assert win.main_stack.currentWidget() is win.review.page
+        assert not win.side.dock.isVisible()  # it would take the width again
+        assert win.menus.review_action.isChecked()
         assert win.width() == 1366
         # both sides of the item are wide, side by side, and their text wraps inside them
         for view in (tab.left, tab.right):
@@ -95,11 +102,11 @@ def test_review_mode_gives_each_side_room_and_cuts_nothing(qtbot: Any, run: Any,
             needed = metrics.boundingRect(QRect(0, 0, rect.width(), 10_000), Qt.TextFlag.TextWordWrap, item.text())
             assert needed.height() <= rect.height(), (item.text(), needed.height(), rect.height())
         # the way back: the analysis again, and the side panel as it was
-        win.review_action.trigger()
-        assert not win.review_mode
-        assert not win.review_action.isChecked()
+        win.menus.review_action.trigger()
+        assert not win.review.active
+        assert not win.menus.review_action.isChecked()
         assert win.main_stack.currentWidget() is win.splitter
-        assert win.side_dock.isVisible()
+        assert win.side.dock.isVisible()
 
     run(scenario())
 
@@ -108,8 +115,8 @@ def test_what_differs_is_marked_on_both_sides(qtbot: Any, run: Any) -> None:
     win, store = _window(qtbot, Lang.EN)
 
     async def scenario() -> None:
-        win.set_review_mode(True)
-        tab = win.review_queue
+        win.review.set_active(True)
+        tab = win.review.queue
         await tab.refreshed()
         await until(lambda: tab.left.toPlainText() != "", what="the first item's sides")
         item = store.queue()[0]
@@ -140,7 +147,7 @@ def test_what_differs_is_marked_on_both_sides(qtbot: Any, run: Any) -> None:
 
 def test_the_side_panel_queue_opens_the_review_mode(qtbot: Any, run: Any) -> None:
     win, _store = _window(qtbot, Lang.ZH)
-    tabs: Any = win.memory_tabs
+    tabs: Any = win.side.memory_tabs
     side = tabs.queue
 
     async def scenario() -> None:
@@ -148,19 +155,19 @@ def test_the_side_panel_queue_opens_the_review_mode(qtbot: Any, run: Any) -> Non
         assert side.wide_button is not None
         assert side.wide_button.text() == "在审阅模式中打开（Ctrl+Shift+R）"
         side.wide_button.click()
-        assert win.review_mode
-        assert win.review_queue is not side
-        assert win.review_queue.wide_button is None  # already there
-        await win.review_queue.refreshed()
-        assert win.review_queue.list.count() == 3
-        assert win.review_back_button.text() == "返回分析（Ctrl+Shift+R）"
+        assert win.review.active
+        assert win.review.queue is not side
+        assert win.review.queue.wide_button is None  # already there
+        await win.review.queue.refreshed()
+        assert win.review.queue.list.count() == 3
+        assert back_button(win).text() == "返回分析（Ctrl+Shift+R）"
         # a language switch rebuilds the page in the new language and stays in review mode
         win.set_language(Lang.EN)
-        assert win.review_mode
-        assert win.review_back_button.text() == "Back to the analysis (Ctrl+Shift+R)"
-        await win.review_queue.refreshed()
-        assert win.review_queue.list.count() == 3
-        win.review_back_button.click()
-        assert not win.review_mode
+        assert win.review.active
+        assert back_button(win).text() == "Back to the analysis (Ctrl+Shift+R)"
+        await win.review.queue.refreshed()
+        assert win.review.queue.list.count() == 3
+        back_button(win).click()
+        assert not win.review.active
 
     run(scenario())

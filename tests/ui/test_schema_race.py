@@ -87,10 +87,10 @@ READ_DURING_PRELOAD = textwrap.dedent(
         outcome["first_read_error"] = f"{type(exc).__name__}: {exc}"
     preload.result(120)
     # what opening the replay reads next (stored analyses), in the same thread: every later query must work too
-    from ui.main_window import _analyses_of
+    from ui.window.reads import analyses_of
 
     try:
-        outcome["analyses"] = len(view_reads().submit(_analyses_of, ctx.db, sample_replay()).result(120))
+        outcome["analyses"] = len(view_reads().submit(analyses_of, ctx.db, sample_replay()).result(120))
     except Exception as exc:
         outcome["analyses_error"] = f"{type(exc).__name__}: {exc}"
     join_worker_threads()

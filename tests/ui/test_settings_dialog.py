@@ -161,7 +161,7 @@ def test_gui_analysis_over_http_uses_the_keyring_key(qtbot: Any, run: Any, memor
         async def scenario() -> None:
             await win.open_replay(corpus_file("ra3_1v1_industrial_strength_observer_7m.RA3Replay"))
             assert win.analysis.model_picker.currentData() == "local-model"
-            task = win.analyze()
+            task = win.run.analyze()
             assert task is not None
             await task
             view = win.analysis

@@ -70,17 +70,17 @@ async def _open_details(win: Any, player: str) -> list[tuple[str, str]]:
                 view.setCurrentIndex(model.index(row, 0))
                 seen.update(dict.fromkeys(await settled(partial(_texts, page), interval=0.05)))
 
-    await each_row(win.side_dock)
-    for tab in win.side_dock.findChildren(PlayersTab):
+    await each_row(win.side.dock)
+    for tab in win.side.dock.findChildren(PlayersTab):
         shown = tab.show_profile(player)
         assert shown is not None
         await shown
         seen.update(dict.fromkeys(await settled(partial(_texts, tab))))
-    win.set_review_mode(True)
-    if win.review_queue is not None:
-        await win.review_queue.refreshed()
-        await each_row(win.review_page)
-    win.set_review_mode(False)
+    win.review.set_active(True)
+    if win.review.queue is not None:
+        await win.review.queue.refreshed()
+        await each_row(win.review.page)
+    win.review.set_active(False)
     return list(seen)
 
 
@@ -114,11 +114,11 @@ def test_every_screen_speaks_the_interface_language(qtbot: Any, run: Any, lang: 
         await win.open_replay(sample_replay())
         info = win.info
         assert info is not None
-        task = win.analyze()
+        task = win.run.analyze()
         assert task is not None
         await task
-        win.side_dock.show()
-        await win.side_tabs_loaded()
+        win.side.dock.show()
+        await win.side.tabs_loaded()
         await until(lambda: True)
         await settled(lambda: _texts(win))
         details = await _open_details(win, info.players[0].name)

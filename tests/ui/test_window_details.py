@@ -75,7 +75,7 @@ def test_whole_run_totals_are_the_sum_of_the_stages(qtbot: Any, run: Any) -> Non
 
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
-        task = win.analyze()
+        task = win.run.analyze()
         assert task is not None
         await task
         # the script's six stages: prompt 5000+i (cached 1000), completion 300, reasoning 40, cost 0.001 each
@@ -110,14 +110,14 @@ def test_a_live_run_and_its_reopening_look_the_same(qtbot: Any, run: Any) -> Non
 
     async def scenario() -> None:
         await win.open_replay(corpus_file(ALLIES_VS_EMPIRE))
-        task = win.analyze()
+        task = win.run.analyze()
         assert task is not None
         await task
         assert view.status == "completed", win.message_bar.label.text()
         view.flush_all()
         live = _shown(view)
         assert view.analysis_id is not None
-        await win.reopen(view.analysis_id)
+        await win.run.reopen(view.analysis_id)
         reopened = _shown(view)
         assert set(reopened) == set(live)
         for key in live:
@@ -164,11 +164,11 @@ def test_a_stage_text_reads_in_the_page_not_in_its_own_box(qtbot: Any, run: Any)
 
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
-        task = win.analyze()
+        task = win.run.analyze()
         assert task is not None
         await task
         panel = view.panels["overview"]
-        view.jump_to("overview")
+        view.outline.jump_to("overview")
         await until(panel.final_view.isVisible, what="the overview text")
         box = panel.final_view
         doc_height = box.document().size().height()
@@ -195,10 +195,10 @@ def test_past_analyses_are_worded_in_the_interface_language(qtbot: Any, run: Any
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
         view.model_picker.setCurrentIndex(view.model_picker.findData("offline"))
-        task = win.analyze()
+        task = win.run.analyze()
         assert task is not None
         await task
-        refreshed = win.refresh_history()
+        refreshed = win.run.refresh_history()
         assert refreshed is not None
         await refreshed
         item = view.history.itemText(0)

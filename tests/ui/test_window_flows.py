@@ -34,6 +34,13 @@ def make_window(qtbot: Any, runner: Any = None, lang: str = "en") -> MainWindow:
     return win
 
 
+def asked(win: MainWindow) -> QMessageBox:
+    """The question the window asked last (there must be one)."""
+    box = win.run.confirm_box
+    assert box is not None
+    return box
+
+
 def close_window(win: MainWindow) -> None:
     win.close()
     win.ctx.db.close()
@@ -61,7 +68,7 @@ def test_esc_and_f5_during_a_paid_run_do_not_discard_it(qtbot: Any, run: Any) ->
         await win.open_replay(corpus_file(SHORT_1V1))
         view = win.analysis
         view.model_picker.setCurrentIndex(view.model_picker.findData("paid"))
-        win.analyze()
+        win.run.analyze()
         await until(
             lambda: "window:0:0" in view.panels and "part 5." in view.panels["window:0:0"].live_text(),
             what="the run to stream",
@@ -71,31 +78,31 @@ def test_esc_and_f5_during_a_paid_run_do_not_discard_it(qtbot: Any, run: Any) ->
         QTest.keyClick(win.library.search, Qt.Key.Key_Escape)
         await until(lambda: True)
         assert view.running
-        assert getattr(win, "confirm_box", None) is None
+        assert win.run.confirm_box is None
         # Esc in the analysis area asks first (a paid model); No keeps the run
         view.scroll_area.setFocus()
         QTest.keyClick(view.scroll_area, Qt.Key.Key_Escape)
         await until(
-            lambda: getattr(win, "confirm_box", None) is not None and win.confirm_box.isVisible(),
+            lambda: win.run.confirm_box is not None and asked(win).isVisible(),
             what="the cancel question",
         )
         assert view.running
-        win.confirm_box.button(std.No).click()
-        await until(lambda: not win.confirm_box.isVisible(), what="the question to close")
+        asked(win).button(std.No).click()
+        await until(lambda: not asked(win).isVisible(), what="the question to close")
         assert view.running
         # F5 during the run asks too; No keeps it (no second run was started)
-        win.analyze_action.trigger()
-        assert win.confirm_box.isVisible()
-        assert "running" in win.confirm_box.text()
-        win.confirm_box.button(std.No).click()
-        await until(lambda: not win.confirm_box.isVisible(), what="the question to close")
+        win.menus.analyze_action.trigger()
+        assert asked(win).isVisible()
+        assert "running" in asked(win).text()
+        asked(win).button(std.No).click()
+        await until(lambda: not asked(win).isVisible(), what="the question to close")
         assert view.running
         assert runner.runs == 1
         assert view.panels["window:0:0"].status == "running"
         # Yes cancels, keeping what streamed
         QTest.keyClick(view.scroll_area, Qt.Key.Key_Escape)
-        await until(lambda: win.confirm_box.isVisible(), what="the cancel question")  # noqa: PLW0108 - a new box
-        win.confirm_box.button(std.Yes).click()
+        await until(lambda: asked(win).isVisible(), what="the cancel question")
+        asked(win).button(std.Yes).click()
         await until(lambda: not view.running, what="the run to stop")
         assert view.status == "cancelled"
         assert "part 5." in view.panels["window:0:0"].live_text()
@@ -131,7 +138,7 @@ def test_the_cancel_button_and_esc_do_the_same(qtbot: Any, run: Any, paid: bool)
     async def start() -> None:
         runs = runner.runs
         view.model_picker.setCurrentIndex(view.model_picker.findData("paid" if paid else "offline"))
-        win.analyze()
+        win.run.analyze()
         await until(
             lambda: (
                 runner.runs == runs + 1
@@ -144,10 +151,10 @@ def test_the_cancel_button_and_esc_do_the_same(qtbot: Any, run: Any, paid: bool)
     async def cancel_with(press: Any) -> str:
         """Cancel a fresh run with ``press``; the question asked (paid) or ""."""
         await start()
-        before = getattr(win, "confirm_box", None)
+        before = win.run.confirm_box
         press()
         await until(lambda: True)
-        box = getattr(win, "confirm_box", None)
+        box = win.run.confirm_box
         question = ""
         if paid:
             assert box is not None
@@ -159,9 +166,9 @@ def test_the_cancel_button_and_esc_do_the_same(qtbot: Any, run: Any, paid: bool)
             await until(lambda: not box.isVisible(), what="the question to close")
             assert view.running
             press()
-            await until(lambda: win.confirm_box is not box and win.confirm_box.isVisible(), what="asked again")
-            win.confirm_box.button(std.Yes).click()
-            await until(lambda: not win.confirm_box.isVisible(), what="the question to close")
+            await until(lambda: win.run.confirm_box is not box and asked(win).isVisible(), what="asked again")
+            asked(win).button(std.Yes).click()
+            await until(lambda: not asked(win).isVisible(), what="the question to close")
         else:
             assert box is before  # nothing asked: the offline analyst spends nothing
         await until(lambda: not view.running, what="the run to stop")
@@ -187,7 +194,7 @@ def test_the_cancel_button_and_esc_do_the_same(qtbot: Any, run: Any, paid: bool)
 def test_shortcuts_list_and_no_stray_mnemonics(qtbot: Any, run: Any) -> None:
     win = make_window(qtbot)
     try:
-        dlg = win.show_shortcuts()
+        dlg = win.menus.show_shortcuts()
         table = dlg.findChild(QTableWidget)
         assert table is not None
         rows = {cell_text(table, r, 1): cell_text(table, r, 0) for r in range(table.rowCount())}
@@ -195,7 +202,7 @@ def test_shortcuts_list_and_no_stray_mnemonics(qtbot: Any, run: Any) -> None:
         assert "Esc" in rows
         assert "analysis area" in rows["Esc"]
         assert "F1" in rows
-        tabs = win.wisdom_tab.pages if hasattr(win.wisdom_tab, "pages") else None
+        tabs = win.side.wisdom_tab.pages if hasattr(win.side.wisdom_tab, "pages") else None
         if tabs is not None:
             titles = [tabs.tabText(i) for i in range(tabs.count())]
             assert "Audit && metrics" in titles  # shown as "Audit & metrics" (a lone & made "Audit _metrics")
@@ -226,7 +233,7 @@ def test_opening_a_replay_shows_its_latest_analysis_as_it_was_live(qtbot: Any, r
     async def first() -> None:
         await live.open_replay(replay)
         assert live.analysis.placeholder.isVisibleTo(live.analysis)  # nothing stored yet: say what to do
-        live.analyze()
+        live.run.analyze()
         await until(
             lambda: live.analysis.status == "completed" and not live.analysis.running,
             timeout=90,
@@ -248,9 +255,9 @@ def test_opening_a_replay_shows_its_latest_analysis_as_it_was_live(qtbot: Any, r
         assert not view.running
         assert snap(again) == snapshot  # the same panels, texts, bars and usage as the live run
         assert not view.placeholder.isVisibleTo(view)
-        assert "Analysing" not in again.status_label.text()
-        assert "Showing stored analysis" in again.status_label.text()
-        assert not again.progress.isVisible()
+        assert "Analysing" not in again.status.text()
+        assert "Showing stored analysis" in again.status.text()
+        assert not again.status.progress.isVisible()
         for panel in view.panels.values():
             if panel._built:
                 assert "[claims]" not in panel.live_text()
@@ -278,52 +285,52 @@ def test_outline_jumps_and_the_view_follows_the_running_stage(qtbot: Any, run: A
         await win.open_replay(corpus_file(SHORT_1V1))
         view = win.analysis
         bar = view.scroll_area.verticalScrollBar()
-        win.analyze()
+        win.run.analyze()
         # the outline lists every stage in plan order before anything streams
-        await until(lambda: len(view.outline_items) == len(STAGES), what="the outline")
+        await until(lambda: len(view.outline.items) == len(STAGES), what="the outline")
         # the running stage is the open one, and the view scrolls to it
         key = "window:0:1"
         await until(lambda: key in view.panels and view.panels[key].status == "running", what=f"{key} to run")
         panel = view.panels[key]
         assert panel.expanded
         assert not view.panels["window:0:0"].expanded  # finished before: folded back
-        assert view.outline_items[key].text(0).startswith("◐")
-        await until(lambda: bar.value() == view.scroll_target(key) > 0, what="the view to follow")
+        assert view.outline.items[key].text(0).startswith("◐")
+        await until(lambda: bar.value() == view.outline.scroll_target(key) > 0, what="the view to follow")
         # the reader scrolls: the view stops following
         bar.triggerAction(QAbstractSlider.SliderAction.SliderToMinimum)
-        assert not view.follow_box.isChecked()
+        assert not view.outline.follow_box.isChecked()
         await until(lambda: view.panels["window:1:0"].status == "running", what="the next stage")
         assert view.panels["window:1:0"].expanded  # still opened for the reader…
         assert bar.value() == 0  # …but the view stayed where the reader put it
         await until(lambda: view.status == "completed" and not view.running, what="the run to end")
         # done: the summary is first, open, and shown; the collapsed headers carry the issue counts
         summary = view.panels["summary_round"]
-        first = view.outline.topLevelItem(0)
+        first = view.outline.tree.topLevelItem(0)
         assert first is not None
         assert first.data(0, Qt.ItemDataRole.UserRole) == "summary_round"
         assert view.panel_layout.indexOf(summary) == 1  # right after the (hidden) placeholder
         assert summary.expanded
-        await until(lambda: bar.value() == view.scroll_target("summary_round"), what="the summary in view")
+        await until(lambda: bar.value() == view.outline.scroll_target("summary_round"), what="the summary in view")
         revised = view.panels["window:0:1"]
         assert not revised.expanded
         # 2 issues caused the revision and the same 2 remain after it; the Info hint needs no revision, so it is not
         # counted (one tally for the header, the outline and the issues section)
         assert "found 2 · fixed 0 · 2 left" in revised.title()
-        assert "found 2 · fixed 0 · 2 left" in view.outline_items["window:0:1"].text(0)
-        assert all(view.outline_items[k].text(0).startswith("●") for k in view.panels)
+        assert "found 2 · fixed 0 · 2 left" in view.outline.items["window:0:1"].text(0)
+        assert all(view.outline.items[k].text(0).startswith("●") for k in view.panels)
         # a click in the outline opens that stage and scrolls its header to the top
-        item = view.outline_items["window:1:0"]
-        view.outline.itemClicked.emit(item, 0)
+        item = view.outline.items["window:1:0"]
+        view.outline.tree.itemClicked.emit(item, 0)
         target = view.panels["window:1:0"]
         assert target.expanded
-        await until(lambda: bar.value() == view.scroll_target("window:1:0") > 0, what="the jump")
+        await until(lambda: bar.value() == view.outline.scroll_target("window:1:0") > 0, what="the jump")
         assert (
             abs(target.mapTo(view.container, target.rect().topLeft()).y() - bar.value()) <= 1
             or bar.value() == bar.maximum()
         )
         assert view.summary_button.isEnabled()
         view.summary_button.click()
-        await until(lambda: bar.value() == view.scroll_target("summary_round"), what="back to the summary")
+        await until(lambda: bar.value() == view.outline.scroll_target("summary_round"), what="back to the summary")
 
     try:
         run(scenario())
@@ -371,7 +378,7 @@ def test_clicking_an_issue_selects_its_claim_and_highlights_the_citing_sentence(
 
     async def scenario() -> None:
         await win.open_replay(corpus_file(SHORT_1V1))
-        win.analyze()
+        win.run.analyze()
         view = win.analysis
         await until(lambda: view.status == "completed" and not view.running, what="the run")
         panel = view.panels[stage.key]
@@ -437,9 +444,9 @@ def test_side_panel_open_on_a_laptop_screen_keeps_the_analysis_readable(qtbot: A
         view.handle(ev.RunStarted(1, str(sample_replay()), "offline", stages))
         view.handle(ev.StageStarted(stages[0], {}, ""))
         view.handle(ev.StageFinished(stages[0], "## Match summary\n" + "Alice opens with a Power Plant. " * 40))
-        win.side_dock.show()
-        win.resizeDocks([win.side_dock], [640], Qt.Orientation.Horizontal)
-        await win.side_tabs_loaded()
+        win.side.dock.show()
+        win.resizeDocks([win.side.dock], [640], Qt.Orientation.Horizontal)
+        await win.side.tabs_loaded()
         qtbot.wait(50)
         assert view.scroll_area.horizontalScrollBar().maximum() == 0  # the panels fit the pane's width
         # the library and the outline gave up width too (they kept theirs, and the panels were 198 px wide)
