@@ -47,8 +47,10 @@ def test_a_dropped_kwr_opens_and_the_open_dialog_lists_it(qtbot: Any, run: Any, 
     win.show()
     try:
         win.open_dialog()
-        assert any("*.kwr" in f for f in win.file_dialog.nameFilters())
-        win.file_dialog.reject()
+        dialog = win.file_dialog
+        assert dialog is not None
+        assert any("*.kwr" in f for f in dialog.nameFilters())
+        dialog.reject()
         mime = QMimeData()
         mime.setUrls([QUrl.fromLocalFile(str(kwr))])
         drop = QDropEvent(
