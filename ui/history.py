@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from app.i18n import NC_, Lang, tr
+from app.i18n import Lang, tr
 from app.pipeline import events as ev
 from app.pipeline.repository import UNFINISHED_RUN_STATES, issue_of, lease_alive, stage_ref_of
+from app.pipeline.run_status import status_words
 
 
 def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
@@ -85,17 +86,6 @@ def record_events(rec: Any) -> Iterator[ev.PipelineEvent]:
     )
 
 
-RUN_STATUS_WORDS = {
-    "completed": NC_("run status", "completed"),
-    "running": NC_("run status", "unfinished"),
-    "interrupted": NC_("run status", "interrupted"),
-    "cancelled": NC_("run status", "cancelled"),
-    "failed": NC_("run status", "failed"),
-    "partial": NC_("run status", "partial"),
-}
-"""A stored analysis's status as the past-analyses picker names it (it showed "offline · completed" in Chinese)."""
-
-
 def model_words(model_label: str, lang: Lang) -> str:
     """The model a past analysis ran with: the built-in analyst by its shown name, a profile by its own name."""
     from app.settings import OFFLINE_PROFILE
@@ -109,10 +99,10 @@ def history_items(records: list[Any], lang: Lang = Lang.EN) -> list[tuple[int, s
     for r in records:
         when = r.created_at.strftime("%Y-%m-%d %H:%M") if r.created_at else ""
         busy = lease_alive(r.owner, r.heartbeat_at)  # running in another process (or in this one) right now
-        word = RUN_STATUS_WORDS.get(r.status)
-        status = word(lang) if word is not None else r.status
+        status = status_words(r.status, lang)
         if busy:
-            status += tr(lang, " · running")
+            if r.status != "running":  # resumed right now: "interrupted · running"; a running one says so itself
+                status += tr(lang, " · running")
         elif r.status == "running":
             status = tr(lang, "stale (resumable)")
         label = f"#{r.id} {when} {model_words(r.model_label, lang)} · {status}"

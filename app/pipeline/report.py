@@ -12,8 +12,9 @@ from app.claims.issues import Severity
 from app.claims.kinds import CLAIM_LIST, CLAIM_LISTS
 from app.claims.timeparse import format_time
 from app.errors import KnownError
-from app.i18n import NC_, Lang, Msg, pick, tr, trc
+from app.i18n import Lang, pick, tr, trc
 from app.pipeline.records import AnalysisRecord, StageRecord
+from app.pipeline.run_status import status_words
 from app.safetext import json_text, markdown_escape, markdown_fence, markdown_prose, markdown_source, terminal_text
 
 if TYPE_CHECKING:
@@ -235,22 +236,6 @@ def _short_title(stage: dict[str, Any], lang: Lang) -> str:
     if stage["kind"] == "window":
         return f"{stage['segment'] + 1}.{stage['window'] + 1}"
     return _title(stage, lang)
-
-
-STATUS_WORDS: dict[str, Msg] = {
-    "completed": NC_("run status", "completed"),
-    "running": NC_("run status", "running"),
-    "interrupted": NC_("run status", "interrupted"),
-    "cancelled": NC_("run status", "cancelled"),
-    "failed": NC_("run status", "failed"),
-    "partial": NC_("run status", "partial"),
-}
-"""A stored analysis's status as the report names it (the English word is the stored code)."""
-
-
-def status_words(status: str, lang: Lang) -> str:
-    """An analysis status in ``lang``; an unknown one as stored."""
-    return STATUS_WORDS[status](lang) if status in STATUS_WORDS else status
 
 
 def kind_word(kind: str, lang: Lang) -> str:
