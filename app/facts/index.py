@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -99,7 +99,7 @@ from app.replay.commands import (  # RA3 command ids with a meaning for the inde
     CommandInfo,
     command_info,
 )
-from app.replay.model import ArgKind, Command, Game, Replay, command_columns
+from app.replay.model import ArgKind, Command, CommandList, Game, Replay, command_columns
 from app.replay.names import HASH_ARGS
 
 if TYPE_CHECKING:
@@ -167,6 +167,12 @@ _INDEXED_IDS = frozenset(
         *POWER_IDS,
     }
 )
+_ROLES_WITHOUT_IDS = frozenset(
+    {CREATE_GROUP, SELECT_GROUP, ADD_GROUP, HARVESTER_ORDER, HARVEST_FROM_NODE, SELECT_PROTOCOL}
+)
+"""Roles whose orders :meth:`ReplayFactIndex._ingest` reads even when they write no object id: groups, the
+selection that harvests, the protocol's hash. Every other role there acts on the ids the order writes (selected,
+acting, cast or attacked objects; a production order with no factory is no order)."""
 KEY_CATEGORIES = frozenset(
     {
         Category.BUILD,
@@ -352,6 +358,12 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         rests: list[EventRest] = []
         automatic: dict[int, int] = {}  # command id -> its part
         previous: dict[int, int] = {}  # player -> the part of the player's last order
+        # player -> the bytes of the player's last order: the same bytes again resolve to the same part (every
+        # branch of _resolve leaves a state that the same command leaves unchanged, and its part depends on that
+        # state only), so a repeated order is neither decoded nor resolved (issue 29: 100 equal commands a chunk)
+        last_raw: dict[int, bytes] = {}
+        data = commands.data if isinstance(commands, CommandList) else b""
+        offsets: Sequence[int] = commands.offsets if isinstance(commands, CommandList) else ()
         rest = array("H")  # 2 bytes an event until there are more than 65,535 parts
         game = replay.game
         add_rest = rest.append
@@ -365,18 +377,25 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
                     r = automatic[cid] = len(rests)
                     rests.append((info.category, True, *_AUTOMATIC_REST))
             else:
-                resolved = _resolve(commands[i], info, states[player], game)
                 r = previous.get(player, -1)
-                if r < 0 or rests[r] != resolved:
-                    r = previous[player] = len(rests)
-                    rests.append(resolved)
+                raw = last_raw.get(player)
+                # a command ends where its own bytes say, so bytes that start with the last order are that order
+                if r < 0 or raw is None or not data.startswith(raw, offsets[i]):
+                    resolved = _resolve(commands[i], info, states[player], game)
+                    if r < 0 or rests[r] != resolved:
+                        r = previous[player] = len(rests)
+                        rests.append(resolved)
+                    if isinstance(commands, CommandList):
+                        last_raw[player] = commands.raw(i)
             if r > 0xFFFF and rest.typecode == "H":
                 rest = array("I", rest)
                 add_rest = rest.append
             add_rest(r)
-        # the events keep their own slot and id columns (3 bytes an event): every pass over them reads both, and an
-        # array iterates in C where the command list reads them from the id words
-        events = EventList(time_codes, array("b", slots), array("H", ids), rest, rests)
+        if not isinstance(commands, CommandList):  # a replay built in memory: its columns are lists
+            slots = array("b" if all(-128 <= s < 128 for s in slots) else "i", slots)
+            ids = array("H", ids)
+        # the events share the command list's columns: every pass over them reads the slot and the id, in C
+        events = EventList(time_codes, slots, ids, rest, rests)
         index = cls(replay, names, players, events)
         index.knowledge = _knowledge_of(replay)
         index._ingest()
@@ -405,16 +424,8 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
     def _is_player(self, slot: int) -> bool:
         return 0 <= slot < len(self.players) and self.players[slot].is_player
 
-    def _orders(self) -> Iterator[int]:
-        """Indexes of the events that are not automatic (players' orders), in order."""
-        automatic = [r[1] for r in self.events.rests]
-        for i, r in enumerate(self.events.rest):
-            if not automatic[r]:
-                yield i
-
     def _ingest(self) -> None:
-        """Evidence, groups, orders and chains from the events of orders (:meth:`_orders`)."""
-        pending = self._orders
+        """Evidence, groups, orders and chains from the events of orders (not automatic)."""
         events = self.events
         commands = self.replay.commands
         groups: dict[int, dict[int, tuple[int, ...]]] = defaultdict(dict)
@@ -426,17 +437,22 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         yards: set[int] = set()  # constructor-class objects: they built structures with 0x207/0x209
         roles = RoleIds(game)
         ids = events.ids
-        builds = {cid for cid in set(ids) if roles[cid] in (START_STRUCTURE, PLACE_STRUCTURE)}
-        for ev in events.select(i for i, cid in enumerate(ids) if cid in builds):
+        distinct = set(ids)
+        builds = {cid for cid in distinct if roles[cid] in (START_STRUCTURE, PLACE_STRUCTURE)}
+        for ev in events.select(events.with_ids(builds)):
             if ev.type_hash is not None and not ev.automatic:
                 structure_hashes.add(ev.type_hash)
                 if ev.object_ids:
                     yards.add(ev.object_ids[0])
-        known_types = self._known_types(None, roles)
+        known_types = self._known_types(roles)
         orders = _OrderBook()
         player_slots = {p.slot for p in self.players if p.is_player}
         attacked: set[tuple[int, int]] = set()  # (player, object) pairs of 0x20D attack orders
-        for ev in events.select(pending()):
+        # the orders this loop does something with: those that write an object id, and those of the roles that act
+        # without one (on a group, the selection, a hash, a slot); the others (a move to the selection, a deselect)
+        # change nothing here and are not built (issue 29: a file of 100 argument-less commands a chunk)
+        acting = {cid for cid in distinct if roles[cid] in _ROLES_WITHOUT_IDS or cid == left_id}
+        for ev in events.select(events.where(_order_with_ids, acting, _is_order)):
             i = ev.command_index
             for oid in ev.object_ids:
                 if oid and oid not in seen:
@@ -569,7 +585,7 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
                 )
         self._build_steps = [s for s in self._build_steps if s.command_index not in self._cancelled]
 
-    def _known_types(self, pending: Iterable[int] | None, roles: RoleIds | None = None) -> dict[int, str]:
+    def _known_types(self, roles: RoleIds | None = None) -> dict[int, str]:
         """Object types the orders prove (kept only when every proof of an object agrees).
 
         Structures produce, build, upgrade, are sold or get a rally point; the single source of an ability that the
@@ -581,12 +597,7 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         events = self.events
         ids = events.ids
         proving = {cid for cid in set(ids) if roles[cid] in _OWNER_ROLES or roles[cid] in (HARVESTER_ORDER, *POWER_IDS)}
-        picked = (
-            (i for i, cid in enumerate(ids) if cid in proving)
-            if pending is None
-            else (i for i in pending if ids[i] in proving)
-        )
-        for ev in events.select(picked):
+        for ev in events.select(events.with_ids(proving)):
             if ev.automatic:
                 continue
             cid = roles[ev.command_id]
@@ -706,6 +717,16 @@ def _specific_faction(knowledge: Knowledge, type_hash: int | None) -> str:
     """The faction a type belongs to (``""`` for shared ``Neutral`` types and unknown ones)."""
     faction = knowledge.faction_of(type_hash) if type_hash is not None else None
     return faction if faction and faction != "Neutral" else ""
+
+
+def _is_order(part: EventRest) -> bool:
+    """A resolved part of a player's order (not of an automatic command)."""
+    return not part[1]
+
+
+def _order_with_ids(part: EventRest) -> bool:
+    """A resolved part of a player's order that writes object ids."""
+    return not part[1] and bool(part[3])
 
 
 _AUTOMATIC_REST = (None, (), (), None, None, (), ())
