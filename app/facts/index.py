@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -64,7 +64,8 @@ from app.facts.model import (
     Role,
     Strength,
 )
-from app.facts.roles import BATCH_SIZE, Departure, RoleIds, batch_size, player_left_id, role_of
+from app.facts.orders import OrderBook, cancel_count
+from app.facts.roles import Departure, RoleIds, batch_size, player_left_id, role_of
 from app.replay.commands import (  # RA3 command ids with a meaning for the index (notes §4.3)
     ADD_GROUP,
     ATTACK,
@@ -121,8 +122,9 @@ record k is the number of object ids that follow (``tests/facts/test_kwtw.py`` d
 record where it is not (TW writes k = -1 without sources) keeps no actors or targets (:func:`source_count_holds`).
 TW: only the targetless power; its located / on-object records include that k = -1 form."""
 _CANCEL_GAMES = frozenset({Game.RA3})
-"""Games whose cancel layouts (0x206 / 0x208) and shift-click flag (:func:`_cancel_count`) are verified; elsewhere
-every production / structure order stands (the KW/TW cancel semantics are not checked on the corpus)."""
+"""Games whose cancel layouts (0x206 / 0x208) and shift-click flag (:func:`app.facts.orders.cancel_count`) are
+verified; elsewhere every production / structure order stands (the KW/TW cancel semantics are not checked on the
+corpus)."""
 _TARGET_ORDERS = frozenset({ATTACK, FORCE_FIRE, GARRISON, HARVEST_FROM_NODE})
 _SELF_ACTING = frozenset(
     {
@@ -140,11 +142,6 @@ _SELF_ACTING = frozenset(
     }
 )
 """Commands whose first object id is the one that acts (factory, constructor, upgrading/sold/repaired structure)."""
-CANCEL_WINDOW_SECONDS = 10.0
-"""How far back a 0x206 "hold/cancel unit" is taken to reach [inferred]: a unit ordered less than this before cannot
-have left the factory yet, so the cancel surely took it back; an older order may already have been produced (the
-cancel then hit a later one in the queue, or nothing), so it is never marked cancelled."""
-
 _INDEXED_IDS = frozenset(
     {
         CREATE_GROUP,
@@ -224,85 +221,6 @@ _OWNER_ROLES: Mapping[int, Role] = {
     SET_RALLY: Role.RALLY,
 }
 """Owner-only commands on one object (strong evidence for their actor) and the role they give it."""
-
-
-def _cancel_count(cmd: Command) -> int:
-    """Orders one RA3 0x206 takes back: its bool (argument 2, as in 0x205) is the shift-click of five."""
-    return BATCH_SIZE if len(cmd.args) > 2 and cmd.kinds[2] is ArgKind.BOOL and cmd.args[2] else 1
-
-
-@dataclass(slots=True)
-class _Order:
-    player: int
-    kind: ProductionKind
-    type_hash: int
-    time_code: int
-    source: int
-    command_index: int
-    left: int  # orders of this command still standing (a shift-click stands for five)
-
-
-@dataclass(slots=True)
-class _OrderBook:
-    """Production and structure orders with their cancels (0x206 / 0x208) matched to them.
-
-    A cancel takes back the latest standing order of the same player, factory (or constructor) and type: a unit
-    order only while it can still be in the queue (:data:`CANCEL_WINDOW_SECONDS`), a started structure until it is
-    placed (0x209 uses up the oldest start). The first click on the item in production only holds it; a held
-    structure that is placed later was therefore not cancelled, and its start is restored [inferred from the corpus,
-    e.g. the Corona replay's War Factory started at 2:27.07, held and cancelled at 2:28.20/2:28.40, started again
-    at 2:43.80 and placed at 2:44.87]. A held unit that resumes shows as a new order.
-    """
-
-    all: list[_Order] = field(default_factory=list)
-    cancelled: set[int] = field(default_factory=set)
-    _standing: dict[tuple[int, int, int], list[_Order]] = field(default_factory=lambda: defaultdict(list))
-    _taken_back: dict[tuple[int, int, int], list[_Order]] = field(default_factory=lambda: defaultdict(list))
-
-    @staticmethod
-    def _key(ev: FactEvent) -> tuple[int, int, int]:
-        return (ev.player, ev.object_ids[0], ev.type_hash or 0)
-
-    def start(self, ev: FactEvent, kind: ProductionKind, count: int) -> None:
-        order = _Order(ev.player, kind, ev.type_hash or 0, ev.time_code, ev.object_ids[0], ev.command_index, count)
-        self.all.append(order)
-        self._standing[self._key(ev)].append(order)
-
-    def place(self, ev: FactEvent) -> None:
-        key = self._key(ev)
-        standing = self._standing[key]
-        if standing:
-            standing.pop(0)
-        elif self._taken_back[key]:  # the start was only held: it is built after all
-            self.cancelled.discard(self._taken_back[key].pop().command_index)
-        else:  # placed without a start order of its own: the placement is the order
-            self.all.append(
-                _Order(
-                    ev.player,
-                    ProductionKind.STRUCTURE,
-                    ev.type_hash or 0,
-                    ev.time_code,
-                    ev.object_ids[0],
-                    ev.command_index,
-                    0,
-                )
-            )
-
-    def cancel(self, ev: FactEvent, count: int, *, unit: bool) -> None:
-        """Take back up to ``count`` standing orders (``unit``: a 0x206 role, limited to the cancel window)."""
-        key = self._key(ev)
-        standing = self._standing[key]
-        for _ in range(count):
-            if not standing:
-                return
-            order = standing[-1]
-            if unit and ev.time_code - order.time_code > CANCEL_WINDOW_SECONDS * TICKS_PER_SECOND:
-                return
-            order.left -= 1
-            if order.left <= 0:
-                standing.pop()
-                self.cancelled.add(order.command_index)
-                self._taken_back[key].append(order)
 
 
 @dataclass(slots=True)
@@ -444,8 +362,8 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
                 structure_hashes.add(ev.type_hash)
                 if ev.object_ids:
                     yards.add(ev.object_ids[0])
-        known_types = self._known_types(roles)
-        orders = _OrderBook()
+        known_types = self._known_types(None, roles)
+        orders = OrderBook()
         player_slots = {p.slot for p in self.players if p.is_player}
         attacked: set[tuple[int, int]] = set()  # (player, object) pairs of 0x20D attack orders
         # the orders this loop does something with: those that write an object id, and those of the roles that act
@@ -530,7 +448,7 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         )
 
     def _note_order(
-        self, cmd: Command, ev: FactEvent, orders: _OrderBook, yards: set[int], structure_hashes: set[int]
+        self, cmd: Command, ev: FactEvent, orders: OrderBook, yards: set[int], structure_hashes: set[int]
     ) -> None:
         """Record a production / structure order or its cancel (the factory and constructor lists come from here).
 
@@ -570,9 +488,9 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
                 )
         elif role in (CANCEL_UNIT, CANCEL_STRUCTURE) and ra3_layout:
             unit = role == CANCEL_UNIT
-            orders.cancel(ev, _cancel_count(cmd) if unit else 1, unit=unit)
+            orders.cancel(ev, cancel_count(cmd) if unit else 1, unit=unit)
 
-    def _finish_orders(self, orders: _OrderBook) -> None:
+    def _finish_orders(self, orders: OrderBook) -> None:
         """First productions from the orders that stayed, the cancelled ones marked; cancelled core steps dropped."""
         self._cancelled = frozenset(orders.cancelled)
         for o in orders.all:
@@ -585,7 +503,7 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
                 )
         self._build_steps = [s for s in self._build_steps if s.command_index not in self._cancelled]
 
-    def _known_types(self, roles: RoleIds | None = None) -> dict[int, str]:
+    def _known_types(self, pending: Iterable[int] | None = None, roles: RoleIds | None = None) -> dict[int, str]:
         """Object types the orders prove (kept only when every proof of an object agrees).
 
         Structures produce, build, upgrade, are sold or get a rally point; the single source of an ability that the
@@ -597,7 +515,8 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         events = self.events
         ids = events.ids
         proving = {cid for cid in set(ids) if roles[cid] in _OWNER_ROLES or roles[cid] in (HARVESTER_ORDER, *POWER_IDS)}
-        for ev in events.select(events.with_ids(proving)):
+        picked = events.with_ids(proving) if pending is None else (i for i in pending if ids[i] in proving)
+        for ev in events.select(picked):
             if ev.automatic:
                 continue
             cid = roles[ev.command_id]
