@@ -57,6 +57,19 @@ events are built again on each pass over them: about 1 µs an event and pass). R
 facts JSON and events of the 19 corpus files are unchanged; their logs differ only where a player double-sent an
 order ("Deselect ×2").
 
+Third pass (issue 29, 2026-12-03, load average 12-16 on the 2 cores: CPU times, best of 5 in one process, the
+session's start 3803fca and this pass alternated): the tiny-command file spent its time building a ``Command`` and a
+``FactEvent`` per command in every pass (index, chains, summary segments, log, statistics), each a Python step.
+Now the command list reads the slot and id columns from the id words in C, the index resolves a player's order
+that repeats the player's last one byte for byte once (same bytes and state, same resolved part), and the passes
+filter events on the columns (``EventList.where``, C-level ``compress``) so only the events they use are built; the
+summary's segment counts and the blocks' event counts tally (part, slot) pairs. What ``exercise`` costs on the
+tiny-command files: KW 0.69 MB 1.28 -> 0.49 s CPU, RA3 0.77 MB 1.41 -> 0.61 s (stages on the KW file, ms: parse
+28 -> 31, report 150 -> 125, index 700 -> 170, summary 145 -> 95, level-1 log 180 -> 110). Real replays are not
+slower (the 2.1 MB 3v3 and the 24-minute 1v1: 470 -> 500 and 330 -> 250 ms at that load, within its noise); every
+output of ``inspect`` and ``facts`` (JSON, summaries, logs at levels 0-3, timelines, objects) on the 19 corpus files
+and of the index, summary, logs and report on 12 family files is byte-identical to 3803fca's.
+
 Usage: ``.venv/bin/python benchmarks/bad_input.py [--cases N] [--seed S] [--workers W] [--sources NAME ...]
 [--families-only]``
 """

@@ -32,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from app.facts.model import FactEvent, PackAction, PackChain, PackStep, PlayerInfo
+from app.facts.model import EventList, EventRest, FactEvent, PackAction, PackChain, PackStep, PlayerInfo
 from app.facts.roles import RoleIds
 from app.replay.commands import PLACE_STRUCTURE as _PLACE_STRUCTURE
 from app.replay.commands import POWER as _POWER
@@ -279,7 +279,28 @@ def pack_chains(
     yard at work (an Empire yard may queue cores before it builds anything else).
     """
     b = _Builder(players, name_of, cancelled, game, constructors)
-    for ev in events:
-        if not ev.automatic:
+    if isinstance(events, EventList):
+        # only the orders that name an object or select without sound change anything here: the others (a move
+        # to the selection, a deselect) are not built (issue 29: a file of 100 argument-less commands a chunk)
+        roles = RoleIds(game)
+        acting = {cid for cid in set(events.ids) if roles[cid] in _ROLES_WITHOUT_OBJECTS}
+        for ev in events.select(events.where(_order_with_ids, acting, _is_order)):
             b.event(ev)
+    else:
+        for ev in events:
+            if not ev.automatic:
+                b.event(ev)
     return b.result()
+
+
+_ROLES_WITHOUT_OBJECTS = frozenset({_SELECT_NO_SOUND, _REMOVE_FROM_SELECTION, _POWER, _POWER_WITH_FACING})
+"""Roles :meth:`_Builder.event` reads even when the order names no object (a 0x1F6 of nothing still replaces the
+player's last one); every other order changes nothing unless it names one."""
+
+
+def _is_order(part: EventRest) -> bool:
+    return not part[1]  # not automatic
+
+
+def _order_with_ids(part: EventRest) -> bool:
+    return not part[1] and bool(part[3])  # not automatic, object ids written

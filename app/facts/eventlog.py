@@ -35,13 +35,15 @@ import bisect
 import enum
 import re
 from array import array
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, compress
+from operator import and_, or_
 from typing import NamedTuple
 
 from app.facts.index import KEY_CATEGORIES, POWER_LAYOUT_ROLES, ReplayFactIndex
-from app.facts.model import TICKS_PER_SECOND, FactEvent
+from app.facts.model import TICKS_PER_SECOND, EventRest, FactEvent
 from app.facts.roles import RoleIds, player_left_id, role_of
 from app.i18n import NC_, Lang
 from app.replay.commands import (
@@ -382,6 +384,22 @@ def _ids(ids: Sequence[int]) -> str:
     return shown
 
 
+def _counted_indexes(index: ReplayFactIndex, players: frozenset[int]) -> Iterator[int]:
+    """Indexes of the events :func:`counts_as_event` counts, in order, filtered on the columns in C."""
+    events = index.events
+    key = [r[0] in KEY_CATEGORIES for r in events.rests]
+    order = [not r[1] for r in events.rests]
+    rest = events.rest
+    mine = map(and_, map(order.__getitem__, rest), map(players.__contains__, events.players))
+    mask = map(or_, map(key.__getitem__, rest), mine)
+    return compress(range(len(rest)), mask)
+
+
+def _names_nothing_part(part: EventRest) -> bool:
+    """:func:`_names_nothing` of an event's resolved part."""
+    return part[2] is None and part[5] is None and not any(part[3])
+
+
 def _names_nothing(ev: FactEvent) -> bool:
     """A key event without a type, an object or a point: copies of it cannot be told apart, so they may fold.
 
@@ -429,23 +447,31 @@ def select_events(index: ReplayFactIndex, level: CompactLevel) -> list[tuple[Fac
         repeats[ev.player] = (*mark, len(out))
         return False
 
-    if not collapse:  # levels 0 and 1 keep every event they count, one line each (level 1: repeats folded)
-        for ev in index.events:
-            # counts_as_event, inline: a long log has a hundred thousand events
-            if no_automatic:
-                key = ev.category in KEY_CATEGORIES
-                if not key and (ev.automatic or ev.player not in players):
-                    continue
-                earlier = repeats.pop(ev.player, None)
-                if (not key or _names_nothing(ev)) and folded(ev, earlier):
-                    continue
-            append((ev, 1, None))
+    events = index.events
+    if not no_automatic:  # level 0: every event, one line each
+        return [(ev, 1, None) for ev in events]
+    counted = _counted_indexes(index, players)
+    if not collapse:  # level 1 keeps every event it counts, one line each, repeats folded
+        # on the columns: an event is built only for the line it starts (issue 29: 100 equal commands a chunk fold)
+        times, slots, ids, rests = events.time_codes, events.players, events.ids, events.rests
+        foldable = [r[0] not in KEY_CATEGORIES or _names_nothing_part(r) for r in rests]
+        for i in counted:
+            p, r = slots[i], rest[i]
+            earlier = repeats.pop(p, None)
+            if foldable[r]:
+                mark = (times[i], ids[i], r)
+                if earlier is not None and earlier[:3] == mark:
+                    entry = out[earlier[3]]
+                    if entry is not None:
+                        out[earlier[3]] = (entry[0], entry[1] + 1, entry[2])
+                        repeats[p] = earlier
+                        continue
+                repeats[p] = (*mark, len(out))
+            append((events[i], 1, None))
         return out  # type: ignore[return-value]  # no None entries: nothing was collapsed
-    for ev in index.events:
+    for ev in events.select(counted):  # levels 2 and 3
         cat = ev.category
         key = cat in KEY_CATEGORIES
-        if no_automatic and not counts_as_event(ev, players):
-            continue
         p = ev.player
         earlier = repeats.pop(p, None)
         role = roles[ev.command_id]
@@ -558,6 +584,23 @@ def counts_as_event(ev: FactEvent, players: frozenset[int] | set[int]) -> bool:
     return ev.category in KEY_CATEGORIES or (not ev.automatic and ev.player in players)
 
 
+def counted_in(index: ReplayFactIndex, span: range, players: frozenset[int] | set[int]) -> Counter[Category]:
+    """How many events of ``span`` (event indexes) :func:`counts_as_event` counts, by category.
+
+    Counted on the columns: the events are tallied by (resolved part, slot) in C and each distinct pair is judged
+    once (issue 29: a file of tiny commands holds 200,000 events).
+    """
+    events = index.events
+    rests = events.rests
+    out: Counter[Category] = Counter()
+    pairs = Counter(zip(events.rest[span.start : span.stop], events.players[span.start : span.stop], strict=True))
+    for (r, p), n in pairs.items():
+        cat, automatic = rests[r][0], rests[r][1]
+        if cat in KEY_CATEGORIES or (not automatic and p in players):
+            out[cat] += n
+    return out
+
+
 def counted_times(index: ReplayFactIndex) -> array[int]:
     """Time codes of every event :func:`counts_as_event` counts, in order (4 bytes each)."""
     players = frozenset(p.slot for p in index.players if p.is_player)
@@ -575,37 +618,23 @@ def counted_times(index: ReplayFactIndex) -> array[int]:
 
 
 class _CountedEvents:
-    """The events :func:`counts_as_event` counts, per time range, in one forward pass over the index's columns.
+    """The events :func:`counts_as_event` counts, per time range, on the index's columns.
 
     What :func:`counted_times` gives, without an array of every counted event's time code (issue 29: 4 bytes an
-    event of a file of tiny commands); the ranges must be asked in order, each starting where the last ended.
+    event of a file of tiny commands): a range is found by bisecting the events' time codes and counted by
+    :func:`counted_in`, in C.
     """
 
     def __init__(self, index: ReplayFactIndex) -> None:
-        players = frozenset(p.slot for p in index.players if p.is_player)
-        events = index.events
-        key = [r[0] in KEY_CATEGORIES for r in events.rests]
-        order = [not r[1] for r in events.rests]
-        self._events = iter(
-            (tc, key[r] or (order[r] and p in players))
-            for tc, p, r in zip(events.time_codes, events.players, events.rest, strict=True)
-        )
-        self._held: tuple[int, bool] | None = None  # an event read past the end of the last range
+        self._index = index
+        self._players = frozenset(p.slot for p in index.players if p.is_player)
 
     def between(self, start: int, end: int | None) -> int:
         """How many counted events have ``start <= time code < end`` (``end`` None: to the last event)."""
-        n = 0
-        while True:
-            item = self._held if self._held is not None else next(self._events, None)
-            self._held = None
-            if item is None:
-                return n
-            tc, counted = item
-            if end is not None and tc >= end:
-                self._held = item
-                return n
-            if counted and tc >= start:
-                n += 1
+        times = self._index.events.time_codes
+        lo = bisect.bisect_left(times, start)
+        hi = len(times) if end is None else bisect.bisect_left(times, end, lo)
+        return counted_in(self._index, range(lo, hi), self._players).total() if hi > lo else 0
 
 
 def _blocks(

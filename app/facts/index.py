@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -64,7 +64,8 @@ from app.facts.model import (
     Role,
     Strength,
 )
-from app.facts.roles import BATCH_SIZE, Departure, RoleIds, batch_size, player_left_id, role_of
+from app.facts.orders import OrderBook, cancel_count
+from app.facts.roles import Departure, RoleIds, batch_size, player_left_id, role_of
 from app.replay.commands import (  # RA3 command ids with a meaning for the index (notes §4.3)
     ADD_GROUP,
     ATTACK,
@@ -99,7 +100,7 @@ from app.replay.commands import (  # RA3 command ids with a meaning for the inde
     CommandInfo,
     command_info,
 )
-from app.replay.model import ArgKind, Command, Game, Replay, command_columns
+from app.replay.model import ArgKind, Command, CommandList, Game, Replay, command_columns
 from app.replay.names import HASH_ARGS
 
 if TYPE_CHECKING:
@@ -121,8 +122,9 @@ record k is the number of object ids that follow (``tests/facts/test_kwtw.py`` d
 record where it is not (TW writes k = -1 without sources) keeps no actors or targets (:func:`source_count_holds`).
 TW: only the targetless power; its located / on-object records include that k = -1 form."""
 _CANCEL_GAMES = frozenset({Game.RA3})
-"""Games whose cancel layouts (0x206 / 0x208) and shift-click flag (:func:`_cancel_count`) are verified; elsewhere
-every production / structure order stands (the KW/TW cancel semantics are not checked on the corpus)."""
+"""Games whose cancel layouts (0x206 / 0x208) and shift-click flag (:func:`app.facts.orders.cancel_count`) are
+verified; elsewhere every production / structure order stands (the KW/TW cancel semantics are not checked on the
+corpus)."""
 _TARGET_ORDERS = frozenset({ATTACK, FORCE_FIRE, GARRISON, HARVEST_FROM_NODE})
 _SELF_ACTING = frozenset(
     {
@@ -140,11 +142,6 @@ _SELF_ACTING = frozenset(
     }
 )
 """Commands whose first object id is the one that acts (factory, constructor, upgrading/sold/repaired structure)."""
-CANCEL_WINDOW_SECONDS = 10.0
-"""How far back a 0x206 "hold/cancel unit" is taken to reach [inferred]: a unit ordered less than this before cannot
-have left the factory yet, so the cancel surely took it back; an older order may already have been produced (the
-cancel then hit a later one in the queue, or nothing), so it is never marked cancelled."""
-
 _INDEXED_IDS = frozenset(
     {
         CREATE_GROUP,
@@ -167,6 +164,12 @@ _INDEXED_IDS = frozenset(
         *POWER_IDS,
     }
 )
+_ROLES_WITHOUT_IDS = frozenset(
+    {CREATE_GROUP, SELECT_GROUP, ADD_GROUP, HARVESTER_ORDER, HARVEST_FROM_NODE, SELECT_PROTOCOL}
+)
+"""Roles whose orders :meth:`ReplayFactIndex._ingest` reads even when they write no object id: groups, the
+selection that harvests, the protocol's hash. Every other role there acts on the ids the order writes (selected,
+acting, cast or attacked objects; a production order with no factory is no order)."""
 KEY_CATEGORIES = frozenset(
     {
         Category.BUILD,
@@ -218,85 +221,6 @@ _OWNER_ROLES: Mapping[int, Role] = {
     SET_RALLY: Role.RALLY,
 }
 """Owner-only commands on one object (strong evidence for their actor) and the role they give it."""
-
-
-def _cancel_count(cmd: Command) -> int:
-    """Orders one RA3 0x206 takes back: its bool (argument 2, as in 0x205) is the shift-click of five."""
-    return BATCH_SIZE if len(cmd.args) > 2 and cmd.kinds[2] is ArgKind.BOOL and cmd.args[2] else 1
-
-
-@dataclass(slots=True)
-class _Order:
-    player: int
-    kind: ProductionKind
-    type_hash: int
-    time_code: int
-    source: int
-    command_index: int
-    left: int  # orders of this command still standing (a shift-click stands for five)
-
-
-@dataclass(slots=True)
-class _OrderBook:
-    """Production and structure orders with their cancels (0x206 / 0x208) matched to them.
-
-    A cancel takes back the latest standing order of the same player, factory (or constructor) and type: a unit
-    order only while it can still be in the queue (:data:`CANCEL_WINDOW_SECONDS`), a started structure until it is
-    placed (0x209 uses up the oldest start). The first click on the item in production only holds it; a held
-    structure that is placed later was therefore not cancelled, and its start is restored [inferred from the corpus,
-    e.g. the Corona replay's War Factory started at 2:27.07, held and cancelled at 2:28.20/2:28.40, started again
-    at 2:43.80 and placed at 2:44.87]. A held unit that resumes shows as a new order.
-    """
-
-    all: list[_Order] = field(default_factory=list)
-    cancelled: set[int] = field(default_factory=set)
-    _standing: dict[tuple[int, int, int], list[_Order]] = field(default_factory=lambda: defaultdict(list))
-    _taken_back: dict[tuple[int, int, int], list[_Order]] = field(default_factory=lambda: defaultdict(list))
-
-    @staticmethod
-    def _key(ev: FactEvent) -> tuple[int, int, int]:
-        return (ev.player, ev.object_ids[0], ev.type_hash or 0)
-
-    def start(self, ev: FactEvent, kind: ProductionKind, count: int) -> None:
-        order = _Order(ev.player, kind, ev.type_hash or 0, ev.time_code, ev.object_ids[0], ev.command_index, count)
-        self.all.append(order)
-        self._standing[self._key(ev)].append(order)
-
-    def place(self, ev: FactEvent) -> None:
-        key = self._key(ev)
-        standing = self._standing[key]
-        if standing:
-            standing.pop(0)
-        elif self._taken_back[key]:  # the start was only held: it is built after all
-            self.cancelled.discard(self._taken_back[key].pop().command_index)
-        else:  # placed without a start order of its own: the placement is the order
-            self.all.append(
-                _Order(
-                    ev.player,
-                    ProductionKind.STRUCTURE,
-                    ev.type_hash or 0,
-                    ev.time_code,
-                    ev.object_ids[0],
-                    ev.command_index,
-                    0,
-                )
-            )
-
-    def cancel(self, ev: FactEvent, count: int, *, unit: bool) -> None:
-        """Take back up to ``count`` standing orders (``unit``: a 0x206 role, limited to the cancel window)."""
-        key = self._key(ev)
-        standing = self._standing[key]
-        for _ in range(count):
-            if not standing:
-                return
-            order = standing[-1]
-            if unit and ev.time_code - order.time_code > CANCEL_WINDOW_SECONDS * TICKS_PER_SECOND:
-                return
-            order.left -= 1
-            if order.left <= 0:
-                standing.pop()
-                self.cancelled.add(order.command_index)
-                self._taken_back[key].append(order)
 
 
 @dataclass(slots=True)
@@ -352,6 +276,12 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         rests: list[EventRest] = []
         automatic: dict[int, int] = {}  # command id -> its part
         previous: dict[int, int] = {}  # player -> the part of the player's last order
+        # player -> the bytes of the player's last order: the same bytes again resolve to the same part (every
+        # branch of _resolve leaves a state that the same command leaves unchanged, and its part depends on that
+        # state only), so a repeated order is neither decoded nor resolved (issue 29: 100 equal commands a chunk)
+        last_raw: dict[int, bytes] = {}
+        data = commands.data if isinstance(commands, CommandList) else b""
+        offsets: Sequence[int] = commands.offsets if isinstance(commands, CommandList) else ()
         rest = array("H")  # 2 bytes an event until there are more than 65,535 parts
         game = replay.game
         add_rest = rest.append
@@ -365,18 +295,25 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
                     r = automatic[cid] = len(rests)
                     rests.append((info.category, True, *_AUTOMATIC_REST))
             else:
-                resolved = _resolve(commands[i], info, states[player], game)
                 r = previous.get(player, -1)
-                if r < 0 or rests[r] != resolved:
-                    r = previous[player] = len(rests)
-                    rests.append(resolved)
+                raw = last_raw.get(player)
+                # a command ends where its own bytes say, so bytes that start with the last order are that order
+                if r < 0 or raw is None or not data.startswith(raw, offsets[i]):
+                    resolved = _resolve(commands[i], info, states[player], game)
+                    if r < 0 or rests[r] != resolved:
+                        r = previous[player] = len(rests)
+                        rests.append(resolved)
+                    if isinstance(commands, CommandList):
+                        last_raw[player] = commands.raw(i)
             if r > 0xFFFF and rest.typecode == "H":
                 rest = array("I", rest)
                 add_rest = rest.append
             add_rest(r)
-        # the events keep their own slot and id columns (3 bytes an event): every pass over them reads both, and an
-        # array iterates in C where the command list reads them from the id words
-        events = EventList(time_codes, array("b", slots), array("H", ids), rest, rests)
+        if not isinstance(commands, CommandList):  # a replay built in memory: its columns are lists
+            slots = array("b" if all(-128 <= s < 128 for s in slots) else "i", slots)
+            ids = array("H", ids)
+        # the events share the command list's columns: every pass over them reads the slot and the id, in C
+        events = EventList(time_codes, slots, ids, rest, rests)
         index = cls(replay, names, players, events)
         index.knowledge = _knowledge_of(replay)
         index._ingest()
@@ -405,16 +342,8 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
     def _is_player(self, slot: int) -> bool:
         return 0 <= slot < len(self.players) and self.players[slot].is_player
 
-    def _orders(self) -> Iterator[int]:
-        """Indexes of the events that are not automatic (players' orders), in order."""
-        automatic = [r[1] for r in self.events.rests]
-        for i, r in enumerate(self.events.rest):
-            if not automatic[r]:
-                yield i
-
     def _ingest(self) -> None:
-        """Evidence, groups, orders and chains from the events of orders (:meth:`_orders`)."""
-        pending = self._orders
+        """Evidence, groups, orders and chains from the events of orders (not automatic)."""
         events = self.events
         commands = self.replay.commands
         groups: dict[int, dict[int, tuple[int, ...]]] = defaultdict(dict)
@@ -426,17 +355,22 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         yards: set[int] = set()  # constructor-class objects: they built structures with 0x207/0x209
         roles = RoleIds(game)
         ids = events.ids
-        builds = {cid for cid in set(ids) if roles[cid] in (START_STRUCTURE, PLACE_STRUCTURE)}
-        for ev in events.select(i for i, cid in enumerate(ids) if cid in builds):
+        distinct = set(ids)
+        builds = {cid for cid in distinct if roles[cid] in (START_STRUCTURE, PLACE_STRUCTURE)}
+        for ev in events.select(events.with_ids(builds)):
             if ev.type_hash is not None and not ev.automatic:
                 structure_hashes.add(ev.type_hash)
                 if ev.object_ids:
                     yards.add(ev.object_ids[0])
         known_types = self._known_types(None, roles)
-        orders = _OrderBook()
+        orders = OrderBook()
         player_slots = {p.slot for p in self.players if p.is_player}
         attacked: set[tuple[int, int]] = set()  # (player, object) pairs of 0x20D attack orders
-        for ev in events.select(pending()):
+        # the orders this loop does something with: those that write an object id, and those of the roles that act
+        # without one (on a group, the selection, a hash, a slot); the others (a move to the selection, a deselect)
+        # change nothing here and are not built (issue 29: a file of 100 argument-less commands a chunk)
+        acting = {cid for cid in distinct if roles[cid] in _ROLES_WITHOUT_IDS or cid == left_id}
+        for ev in events.select(events.where(_order_with_ids, acting, _is_order)):
             i = ev.command_index
             for oid in ev.object_ids:
                 if oid and oid not in seen:
@@ -514,7 +448,7 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         )
 
     def _note_order(
-        self, cmd: Command, ev: FactEvent, orders: _OrderBook, yards: set[int], structure_hashes: set[int]
+        self, cmd: Command, ev: FactEvent, orders: OrderBook, yards: set[int], structure_hashes: set[int]
     ) -> None:
         """Record a production / structure order or its cancel (the factory and constructor lists come from here).
 
@@ -554,9 +488,9 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
                 )
         elif role in (CANCEL_UNIT, CANCEL_STRUCTURE) and ra3_layout:
             unit = role == CANCEL_UNIT
-            orders.cancel(ev, _cancel_count(cmd) if unit else 1, unit=unit)
+            orders.cancel(ev, cancel_count(cmd) if unit else 1, unit=unit)
 
-    def _finish_orders(self, orders: _OrderBook) -> None:
+    def _finish_orders(self, orders: OrderBook) -> None:
         """First productions from the orders that stayed, the cancelled ones marked; cancelled core steps dropped."""
         self._cancelled = frozenset(orders.cancelled)
         for o in orders.all:
@@ -569,7 +503,7 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
                 )
         self._build_steps = [s for s in self._build_steps if s.command_index not in self._cancelled]
 
-    def _known_types(self, pending: Iterable[int] | None, roles: RoleIds | None = None) -> dict[int, str]:
+    def _known_types(self, pending: Iterable[int] | None = None, roles: RoleIds | None = None) -> dict[int, str]:
         """Object types the orders prove (kept only when every proof of an object agrees).
 
         Structures produce, build, upgrade, are sold or get a rally point; the single source of an ability that the
@@ -581,11 +515,7 @@ class ReplayFactIndex(OwnershipQueries, GroupQueries, ProductionQueries):
         events = self.events
         ids = events.ids
         proving = {cid for cid in set(ids) if roles[cid] in _OWNER_ROLES or roles[cid] in (HARVESTER_ORDER, *POWER_IDS)}
-        picked = (
-            (i for i, cid in enumerate(ids) if cid in proving)
-            if pending is None
-            else (i for i in pending if ids[i] in proving)
-        )
+        picked = events.with_ids(proving) if pending is None else (i for i in pending if ids[i] in proving)
         for ev in events.select(picked):
             if ev.automatic:
                 continue
@@ -706,6 +636,16 @@ def _specific_faction(knowledge: Knowledge, type_hash: int | None) -> str:
     """The faction a type belongs to (``""`` for shared ``Neutral`` types and unknown ones)."""
     faction = knowledge.faction_of(type_hash) if type_hash is not None else None
     return faction if faction and faction != "Neutral" else ""
+
+
+def _is_order(part: EventRest) -> bool:
+    """A resolved part of a player's order (not of an automatic command)."""
+    return not part[1]
+
+
+def _order_with_ids(part: EventRest) -> bool:
+    """A resolved part of a player's order that writes object ids."""
+    return not part[1] and bool(part[3])
 
 
 _AUTOMATIC_REST = (None, (), (), None, None, (), ())

@@ -12,11 +12,14 @@ import bisect
 import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import compress
+from operator import and_
 
 from app.facts.index_base import _ORDER_CATEGORIES, IndexData, _selection_after
 from app.facts.model import (
     TICKS_PER_SECOND,
     BuildStep,
+    EventRest,
     Evidence,
     FactEvent,
     FirstProduction,
@@ -35,6 +38,11 @@ from app.replay.commands import (  # RA3 command ids with a meaning for the inde
     GARRISON,
     Category,
 )
+
+
+def _names_ids(part: EventRest) -> bool:
+    """A resolved part with object ids or ids its order affected (the selection)."""
+    return bool(part[3]) or bool(part[4])
 
 
 class EventQueries(IndexData):
@@ -60,20 +68,27 @@ class EventQueries(IndexData):
         categories: Iterable[Category] | None = None,
     ) -> Iterator[FactEvent]:
         """:meth:`events_between` one event at a time: only the events that pass are built (see ``EventList``)."""
-        lo = bisect.bisect_left(self._times, start_seconds * TICKS_PER_SECOND - 1e-9)
-        hi = bisect.bisect_left(self._times, end_seconds * TICKS_PER_SECOND - 1e-9)
+        span = self.event_span(start_seconds, end_seconds)
         events = self.events
         if player is None and categories is None:
-            yield from events.select(range(lo, hi))
+            yield from events.select(span)
             return
-        cats = frozenset(categories) if categories is not None else None
-        slots, rest, rests = events.players, events.rest, events.rests
-        # filtered on the columns: only the events that pass are built
-        yield from events.select(
-            i
-            for i in range(lo, hi)
-            if (player is None or slots[i] == player) and (cats is None or rests[rest[i]][0] in cats)
-        )
+        # filtered on the columns, in C: only the events that pass are built
+        mask: Iterator[bool] | None = None
+        if categories is not None:
+            cats = frozenset(categories)
+            keep = [r[0] in cats for r in events.rests]
+            mask = map(keep.__getitem__, events.rest[span.start : span.stop])
+        if player is not None:
+            mine = map(player.__eq__, events.players[span.start : span.stop])
+            mask = mine if mask is None else map(and_, mask, mine)
+        yield from events.select(compress(span, mask))  # type: ignore[arg-type]  # set above: not both None
+
+    def event_span(self, start_seconds: float, end_seconds: float) -> range:
+        """Indexes of the events with ``start <= t < end`` (bisect on time)."""
+        lo = bisect.bisect_left(self._times, start_seconds * TICKS_PER_SECOND - 1e-9)
+        hi = bisect.bisect_left(self._times, end_seconds * TICKS_PER_SECOND - 1e-9)
+        return range(lo, hi)
 
     def events_for_object(self, object_id: int) -> tuple[FactEvent, ...]:
         """Events that name ``object_id`` or whose order affected it (through the tracked selection), in time order.
@@ -82,7 +97,7 @@ class EventQueries(IndexData):
         """
         if self._by_object is None:
             by: dict[int, list[FactEvent]] = defaultdict(list)
-            for e in self.events:
+            for e in self.events.select(self.events.where(_names_ids)):
                 for oid in {*e.object_ids, *e.affected_ids}:
                     by[oid].append(e)
             self._by_object = by

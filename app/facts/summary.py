@@ -13,8 +13,9 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 
-from app.facts.eventlog import counts_as_event, format_time, power_role_parts
+from app.facts.eventlog import counted_in, counts_as_event, format_time, power_role_parts
 from app.facts.index import POWER_LAYOUT_ROLES, ReplayFactIndex, command_queue_id
 from app.facts.model import TICKS_PER_SECOND, BuildStep, FactEvent, OwnerChange, PackAction, ProductionKind, Strength
 from app.facts.roles import role_of
@@ -468,13 +469,13 @@ def _segments(ctx: _Ctx, segs: Sequence[tuple[float, float]]) -> str:
     queue_id = command_queue_id(ix.replay.game)
     for n, (start, end) in enumerate(segs, 1):
         # the same events the log's blocks and the segment metadata count (the last segment runs to the end)
-        cats: Counter[Category] = Counter()
-        units = 0
-        for e in ix.iter_events_between(start, end if n < len(segs) else math.inf):  # counted, not kept
-            if counts_as_event(e, players):
-                cats[e.category] += 1
-                if e.command_id == queue_id:
-                    units += ix.batch(e.command_index)
+        span = ix.event_span(start, end if n < len(segs) else math.inf)
+        cats = counted_in(ix, span, players)  # on the columns: no event is built
+        units = sum(
+            ix.batch(e.command_index)
+            for e in ix.events.select(compress(span, map(queue_id.__eq__, ix.events.ids[span.start : span.stop])))
+            if counts_as_event(e, players)
+        )
         total = cats.total()
         counts = ", ".join(
             f"{_category(ctx.lang, c)} {cats[c]}"

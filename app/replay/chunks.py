@@ -91,7 +91,7 @@ def _walk(data: bytes, replay: Replay, footer_at: int | None) -> None:
     replay.index = ChunkIndex(data=data, offsets=offsets, command_starts=starts)
     add_offset = offsets.append
     add_start = starts.append
-    commands = CommandList(data, splitter.command_at, splitter.players)
+    commands = CommandList(data, splitter.command_at, splitter.players, splitter.command_end)
     replay.commands = commands
     head = _CHUNK_HEAD.unpack_from
     pos = header.chunk_offset

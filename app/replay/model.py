@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import struct
+import sys
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -258,30 +259,82 @@ class Command(NamedTuple):
 
 
 class CommandList(Sequence[Command]):
-    """A parsed replay's commands, kept as two columns over the file's bytes instead of one object per command.
+    """A parsed replay's commands, kept as columns over the file's bytes instead of one object per command.
 
     Each command is its offset in ``data`` and its chunk's time code: 8 bytes a command, where a :class:`Command`
     tuple costs about 120. Indexing or iterating decodes the command again from the bytes (``decode``, the reader's
     splitter, which checked it once while reading), so a file of many tiny commands costs memory in proportion to
-    its size (issue 29: 3-byte commands made 112x the file size). ``players`` and ``ids`` read the slot and the
-    command id from each command's id word without decoding the rest; see :func:`command_columns`.
+    its size (issue 29: 3-byte commands made 112x the file size). ``players`` and ``ids``, the slot and the command
+    id of each command, are read from the id words the first time they are asked for, in C (3 more bytes a command):
+    the passes that count or filter commands iterate them without decoding any; see :func:`command_columns`.
     """
 
-    __slots__ = ("_decode", "data", "ids", "offsets", "players", "time_codes")
+    __slots__ = ("_columns", "_decode", "_end", "_slot_of", "data", "offsets", "time_codes")
 
-    def __init__(self, data: bytes, decode: Callable[[bytes, int, int], Command], slot_of: Sequence[int]) -> None:
-        """``slot_of`` maps each of the 32 player fields (the id word's top 5 bits) to its ``S=`` slot, or -1."""
+    def __init__(
+        self,
+        data: bytes,
+        decode: Callable[[bytes, int, int], Command],
+        slot_of: Sequence[int],
+        end: Callable[[bytes, int], int],
+    ) -> None:
+        """``slot_of`` maps each of the 32 player fields (the id word's top 5 bits) to its ``S=`` slot, or -1.
+
+        ``decode(data, offset, time code)`` builds a command, ``end(data, offset)`` finds the byte after it.
+        """
         self.data = data
         self.offsets: array[int] = array("I")  # the command's first byte (its id word) in ``data``
         self.time_codes: array[int] = array("I")
-        self.players = _IdWordField(data, self.offsets, tuple(slot_of))
-        self.ids = _IdWordField(data, self.offsets, None)
+        self._slot_of = tuple(slot_of)
         self._decode = decode
+        self._end = end
+        self._columns: tuple[array[int], array[int]] | None = None
 
     def truncate(self, n: int) -> None:
         """Forget every command from the ``n``-th on (a chunk that failed half way)."""
         del self.offsets[n:]
         del self.time_codes[n:]
+        self._columns = None
+
+    @property
+    def players(self) -> array[int]:
+        """The ``S=`` slot of each command (-1 when its player field maps to none)."""
+        return self._id_columns()[0]
+
+    @property
+    def ids(self) -> array[int]:
+        """The command id of each command (the id word's low 11 bits, notes §4.1)."""
+        return self._id_columns()[1]
+
+    def _id_columns(self) -> tuple[array[int], array[int]]:
+        if self._columns is None or len(self._columns[1]) != len(self.offsets):
+            # the id words' two bytes of every command, gathered and mapped without a Python step per command
+            get = self.data.__getitem__
+            low = bytes(map(get, self.offsets))
+            high = bytes(map(get, map((1).__add__, self.offsets)))
+            words = bytearray(2 * len(low))
+            words[0::2] = low
+            words[1::2] = high.translate(_LOW_3_BITS)
+            ids = array("H")
+            ids.frombytes(words)
+            if sys.byteorder == "big":
+                ids.byteswap()
+            slots = [self._slot_of[pf] for pf in range(32)]
+            if all(-128 <= slot < 128 for slot in slots):
+                players = array("b")
+                players.frombytes(high.translate(bytes(slots[h >> 3] & 0xFF for h in range(256))))
+            else:  # more than 127 slots in the header (a forged ``S=``)
+                players = array("i", [slots[h >> 3] for h in high])
+            self._columns = (players, ids)
+        return self._columns
+
+    def raw(self, i: int) -> bytes:
+        """The bytes of the ``i``-th command: its id word, argument groups and closing 0xFF.
+
+        Two commands of equal bytes are the same command but for their time codes.
+        """
+        p = self.offsets[i]
+        return self.data[p : self._end(self.data, p)]
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -304,44 +357,6 @@ class CommandList(Sequence[Command]):
             yield decode(data, p, tc)
 
 
-class _IdWordField(Sequence[int]):
-    """The slot (``slot_of`` given) or the command id of each command, read from its id word (notes §4.1)."""
-
-    __slots__ = ("_data", "_offsets", "_slot_of")
-
-    def __init__(self, data: bytes, offsets: array[int], slot_of: tuple[int, ...] | None) -> None:
-        self._data = data
-        self._offsets = offsets
-        self._slot_of = slot_of
-
-    def __len__(self) -> int:
-        return len(self._offsets)
-
-    @overload
-    def __getitem__(self, i: int) -> int: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[int]: ...
-
-    def __getitem__(self, i: int | slice) -> int | list[int]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self._offsets)))]
-        p = self._offsets[i]
-        if self._slot_of is not None:
-            return self._slot_of[self._data[p + 1] >> 3]
-        return self._data[p] | (self._data[p + 1] & 7) << 8
-
-    def __iter__(self) -> Iterator[int]:
-        data = self._data
-        if self._slot_of is not None:
-            slot_of = self._slot_of
-            for p in self._offsets:
-                yield slot_of[data[p + 1] >> 3]
-        else:
-            for p in self._offsets:
-                yield data[p] | (data[p + 1] & 7) << 8
-
-
 def command_columns(commands: Sequence[Command]) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
     """``(time codes, slots, command ids)`` of every command, without decoding any (see :class:`CommandList`)."""
     if isinstance(commands, CommandList):
@@ -360,6 +375,7 @@ class Camera:
     rotation: tuple[float, float, float, float] | None
 
 
+_LOW_3_BITS = bytes(b & 7 for b in range(256))
 _U32 = struct.Struct("<I")
 _CAMERA_POS = struct.Struct("<fff")
 _CAMERA_ROT = struct.Struct("<ffff")

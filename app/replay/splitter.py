@@ -162,6 +162,26 @@ class _CommandSplitter:
         pf = w >> 11
         return _new(Command, (tc, pf, _ID_INTS[w & 0x7FF], groups, args, kinds, self.players[pf]))
 
+    def command_end(self, data: bytes, p: int) -> int:
+        """The byte after the 0xFF that ends the command at ``data[p]``, which :meth:`split_into` checked.
+
+        Walks the argument groups by their sizes without decoding a value (strings by their lengths).
+        """
+        gsize = self.group_size
+        end = len(data)
+        q = p + 2
+        while True:
+            d = data[q]
+            if d == 0xFF:
+                return q + 1
+            s = gsize[d]
+            if s > 0:
+                q += s
+            else:  # strings (split_into refused unknown codes)
+                q += 1
+                for _ in range((d >> 4) + 1):
+                    q = self._skip_string(data, q, d & 0xF, end)
+
     def _decoder(self, data: bytes, p: int, key: int) -> _Decoder:
         fmt = ["<"]
         kinds: list[ArgKind] = []

@@ -11,10 +11,12 @@ from array import array
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import and_, not_
 
 from app.mods import type_prefixes
 from app.replay.commands import Category, CommandInfo, command_table
-from app.replay.model import Command, Game, Replay, Slot, SlotKind, command_columns
+from app.replay.model import Command, CommandList, Game, Replay, Slot, SlotKind, command_columns
 from app.replay.names import HASH_ARGS, HashKind, NameResolver, command_hash, load_factions
 
 DEFAULT_BUCKET_SECONDS = 60
@@ -106,27 +108,36 @@ def player_stats(
     for (player, cid), n in Counter(zip(players, ids, strict=True)).items():
         if player in stats:
             counts[player][cid] = n
-    times: dict[int, array[int]] = {i: array("I") for i in slots}  # action time codes, 4 bytes each
     # RA3 names carry their faction as a prefix; KW/TW types get theirs from the knowledge (empty without one)
     factions = None if game is Game.RA3 else load_factions(replay.header.mod_name)
     resolve_factions = game is Game.RA3 or bool(factions)
-    for i, (tc, player, cid) in enumerate(zip(time_codes, players, ids, strict=True)):
-        if cid in automatic:
-            continue
-        player_times = times.get(player)
-        if player_times is None:
-            continue
-        player_times.append(tc)
-        if resolve_factions and cid in hash_ids:
-            _vote(
-                game,
-                commands[i],
-                names,
-                factions=factions,
-                table=table,
-                votes=faction_votes[player],
-                evidence=evidence[player],
-            )
+    # each slot's action time codes (4 bytes each), picked on the columns in C: a slot is one of at most 32 player
+    # fields, so a pass per slot that sent commands stays linear (issue 29: a file of 200,000 tiny commands)
+    times: dict[int, array[int]] = {i: array("I") for i in slots}
+    for slot in set(players).intersection(slots):
+        actions = map(and_, map(not_, map(automatic.__contains__, ids)), map(slot.__eq__, players))
+        times[slot] = array("I", compress(time_codes, actions))
+    if resolve_factions:  # the orders that name a unit or structure type, in command order
+        named = map(and_, map(hash_ids.__contains__, ids), map(not_, map(automatic.__contains__, ids)))
+        last: dict[int, tuple[bytes, tuple[str, str, str] | None]] = {}  # player -> its last such order and vote
+        for i in compress(range(len(ids)), named):
+            player = players[i]
+            if player not in times:
+                continue
+            raw = commands.raw(i) if isinstance(commands, CommandList) else None
+            seen = last.get(player)
+            if raw is not None and seen is not None and seen[0] == raw:
+                vote = seen[1]  # the same order again (same bytes): the same vote, no decoding
+            else:
+                cmd = commands[i]
+                vote = _vote(game, cmd, names, factions=factions, table=table)
+                if raw is not None:
+                    last[player] = (raw, vote)
+            if vote is not None:
+                faction, label, name = vote
+                faction_votes[player][faction] += 1
+                if len(evidence[player]) < EVIDENCE_LIMIT:
+                    evidence[player].append(FactionEvidence(time_codes[i] / 15.0, label, name, faction))
     minutes = duration / 60.0
     for i, st in stats.items():
         c = counts[i]
@@ -137,8 +148,8 @@ def player_stats(
             st.first_action = action_times[0] / 15.0
             st.last_action = action_times[-1] / 15.0
         player_buckets = buckets[i]
-        for tc in action_times:
-            player_buckets[min(int(tc / 15.0 // bucket_seconds), nbuckets - 1)] += 1
+        for tc, n in Counter(action_times).items():  # counted in C: a time code holds many actions
+            player_buckets[min(int(tc / 15.0 // bucket_seconds), nbuckets - 1)] += n
         by_cat: Counter[str] = Counter()
         by_cmd: dict[str, int] = {}
         for cid, n in sorted(c.items()):
@@ -164,26 +175,23 @@ def _vote(
     *,
     factions: Mapping[int, str] | None,
     table: Mapping[int, CommandInfo],
-    votes: Counter[str],
-    evidence: list[FactionEvidence],
-) -> None:
-    """Count the faction a unit or structure order names (and keep the first few as evidence).
+) -> tuple[str, str, str] | None:
+    """The faction a unit or structure order names, the order's label and the type's name; None when it names none.
 
     ``factions`` (hash → faction, KW/TW) decides from structure orders when given; else the RA3 name prefix does.
     """
     found = command_hash(game, cmd)
     if found is None or found[1] not in (HashKind.UNIT, HashKind.STRUCTURE):
-        return
+        return None
     if factions is not None and found[1] is not HashKind.STRUCTURE:
-        return  # KW/TW: the faction's own structures decide (some of their unit ids have no checked name)
+        return None  # KW/TW: the faction's own structures decide (some of their unit ids have no checked name)
     name = names.names.get(found[0])
     faction = factions.get(found[0] & 0xFFFFFFFF, "") if factions is not None else faction_of_name(name or "")
-    if faction:
-        votes[faction] += 1
-        if len(evidence) < EVIDENCE_LIMIT:
-            info = table.get(cmd.command_id)
-            label = info.name_en if info is not None else f"0x{cmd.command_id:03X}"
-            evidence.append(FactionEvidence(cmd.time_code / 15.0, label, name or "", faction))
+    if not faction:
+        return None
+    info = table.get(cmd.command_id)
+    label = info.name_en if info is not None else f"0x{cmd.command_id:03X}"
+    return faction, label, name or ""
 
 
 def _bucket_apm(actions: int, k: int, nbuckets: int, width: int, duration: float) -> float:
