@@ -25,19 +25,32 @@ VERBS: dict[str, tuple[str, str]] = {
         r"放下|放置|摆放|摆下|摆在|摆了|连放|放了|放在|落地|放(?![弃大])",
     ),
     "start": (r"started|starts|begins|began", r"开始建造|开始造|开工|开始(?!维修|修理|升级|研究|选)"),
-    "build": (r"built|builds|constructed|constructs", r"建造|建了|造"),
+    "build": (
+        r"built|builds|constructed|constructs",
+        # 补 "adds one more" (补了一辆, 补第四座), never 修补 (repair), 弥补, 填补, 候补 or 补给 (supply)
+        r"建造|建了|造|(?<![修弥填候])补(?:了|上|建|造|充|出|下|(?=\s*[\d一二两三四五六七八九十第]))",
+    ),
     "sell": (r"sold|sells|selling", r"出售|卖掉|卖了|连卖|卖"),
     "repair": (r"repairs|repaired|repairing", r"维修|修理"),
     "unpack": (r"unpack\w*|redeploy\w*|deploy\w*", r"展开|部署"),
     "pack": (r"pack\w*", r"打包|收起"),
     "transform": (r"transform\w*", r"变形"),
-    "power": (r"cast|casts|fired|fires|activated|activates|used|uses", r"施放|释放|发动|使用"),
+    "power": (
+        r"cast|casts|fired|fires|activated|activates|used|uses|triggers|triggered|toggles|toggled|"
+        r"turns on|turned on|switches on|switched on|launches|launched",
+        r"施放|释放|发动|使用|开启|打开|启动|激活|启用",
+    ),
     "protocol": (r"picks|picked|chose|chooses", r"选了|点了|选择了|选择|选(?![手项])"),
     "upgrade": (r"upgrades|upgraded|upgrading|researched|research\w*", r"升级|研究"),
+    "enter": (r"enter(?:s|ed|ing)?|garrison(?:s|ed|ing)?", r"进入|进驻|驻扎|驻守|钻进"),
+    "capture": (
+        r"captur(?:e|es|ed|ing)|occup(?:y|ies|ied|ying)|takes over|took over|taking over",
+        r"占领|占据|夺取|抢占|偷走",
+    ),
     "other": (
-        r"attack\w*|force-fires?|moved?|moves|enter\w*|captur\w*|garrison\w*|kill\w*|destroy\w*|gets|got|goes|went|"
-        r"tries|tried|hits?|guards?|lost|loses",
-        r"攻击|集火|进入|占领|移动|摧毁|击杀|击毁|打掉|被",
+        r"attack\w*|force-fires?|moved?|moves|kill\w*|destroy\w*|gets|got|goes|went|"
+        r"tries|tried|hits?|guards?|lost|loses|exit\w*|evacuat\w*|unload\w*",
+        r"攻击|集火|移动|摧毁|击杀|击毁|打掉|被|撤出|撤离|离开|退出|下车|卸下|卸载",
     ),
 }
 """Verbs that say a player gave an order of that kind (the English ones whole words; 建造场 is a yard, not a verb)."""
@@ -75,6 +88,33 @@ GENERIC_ROLES: dict[str, str] = {
 dojo are 兵营 as much as the Soviet barracks): every structure the knowledge tags with that role."""
 
 
+_TOGGLE = re.compile(r"(?<![离公召展])(?:开|关)(?:启|闭|掉)?(?:了)?\s*")
+"""开 / 关 before a power's name: a toggle turned on or off (开纳米偏转装置, 关掉了…); 展开, 离开 are no toggle."""
+_RANK = re.compile(r"^(.*\S)\s+(1|2|3|I|II|III)$")
+_RANK_WORDS = {"1": ("1", "一", "I"), "2": ("2", "二", "II"), "3": ("3", "三", "III")}
+_ROMAN = {"I": "1", "II": "2", "III": "3"}
+
+
+def _rank_variants(name: str) -> list[str]:
+    """How a text writes a name that ends in a rank ("冰冻卫星 1", "Cryo Sat I"): 冰冻卫星一级, Cryo Sat 1, level 1.
+
+    The part in brackets after a name ("冰冻卫星 1（冰冻射击）") is left out first: the name it explains is the one
+    written.
+    """
+    head = re.split(r"\s*[(（]", name, maxsplit=1)[0].strip()
+    m = _RANK.match(head)
+    if not m:
+        return []
+    base, rank = m.group(1), _ROMAN.get(m.group(2), m.group(2))
+    digit, zh, roman = _RANK_WORDS[rank]
+    out = [head, f"{base} {digit}", f"{base} {roman}", f"{base}{digit}"]
+    if any("\u4e00" <= ch <= "\u9fff" for ch in base):
+        out += [f"{base}{zh}级", f"{base} {zh}级", f"{base}{digit}级", f"{base} {digit} 级", f"{zh}级{base}"]
+    else:
+        out += [f"{base} level {digit}", f"{base} rank {digit}", f"level {digit} {base}", f"rank {digit} {base}"]
+    return out
+
+
 class ProseLexicon:
     """The names of one replay's types and players, and the verbs of orders, as a text writes them."""
 
@@ -93,6 +133,8 @@ class ProseLexicon:
                 if not n:
                     continue
                 add(n, e.id)
+                for variant in _rank_variants(n):  # "冰冻卫星一级" is the rank-1 Cryo Sat
+                    add(variant, e.id)
                 if e.faction and n.lower().startswith(e.faction.lower() + " "):
                     add(n[len(e.faction) + 1 :], e.id)  # "Nod Flame Tank" is a flame tank in prose
             if e.name_en:
@@ -141,6 +183,10 @@ class ProseLexicon:
             words |= {h for h, slots in prefixes.items() if slots == [p.slot]}
             self.players.append((p.slot, sorted(words)))
 
+    def _kind(self, entry_id: str) -> str:
+        e = self.entries.get(entry_id)
+        return e.kind if e is not None else ""
+
     def players_in(self, text: str) -> list[int]:
         """The slots of the players ``text`` names (a type's name is no player's: it is masked first)."""
         low = self.names_re.sub(" ", text).lower() if self.names_re is not None else text.lower()
@@ -162,6 +208,11 @@ class ProseLexicon:
         """The order verbs of ``text`` (value: the verb's kind), outside type names, the longest at each place."""
         bare = self.names_re.sub(lambda m: " " * len(m.group()), text) if self.names_re is not None else text
         out = [Mention(m.start(), m.end(), kind) for kind, rx in self.verbs for m in rx.finditer(bare)]
+        # 开 / 关 (turn on, turn off) say a power order only before the name of a power: "开纳米偏转装置"
+        powers = [t for t, ids in self.types(text) if ids and all(self._kind(i) == "power" for i in ids)]
+        for m in _TOGGLE.finditer(text):
+            if any(t.start == m.end() for t in powers):
+                out.append(Mention(m.start(), m.end(), "power"))
         out.sort(key=lambda v: (v.start, -(v.end - v.start)))
         kept: list[Mention] = []
         for v in out:  # the longest verb at a place (开始建造 over 建造)

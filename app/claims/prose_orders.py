@@ -17,6 +17,7 @@ from app.replay.commands import (  # RA3 ids (app.facts.roles maps KW/TW's onto 
     CANCEL_STRUCTURE,
     CANCEL_UNIT,
     CANCEL_UPGRADE,
+    GARRISON,
     PLACE_STRUCTURE,
     QUEUE_UNIT,
     SELECT_PROTOCOL,
@@ -50,6 +51,8 @@ ROLE_SETS: dict[str, frozenset[int]] = {
     "power": POWER_COMMANDS,
     "protocol": frozenset({SELECT_PROTOCOL}),
     "upgrade": frozenset({START_UPGRADE}),
+    "enter": frozenset({GARRISON}),
+    "capture": frozenset({GARRISON}),  # an engineer's capture is its order to enter the building (RA3's 0x210)
     "other": frozenset(),
 }
 POWER_WORDS = {"unpack": ("unpack",), "pack": ("pack",), "transform": ("transform",)}

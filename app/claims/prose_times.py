@@ -18,10 +18,14 @@ from app.claims.prose_orders import EXACT_TIME_TOLERANCE_SECONDS, TIME_TOLERANCE
 from app.claims.prose_phrases import Mention, Span, brackets, is_cjk
 from app.claims.timeparse import format_time
 from app.facts import ReplayFactIndex
+from app.facts.model import TICKS_PER_SECOND
 from app.i18n import Lang, tr
 
 _IDENT = re.compile(r"\b[A-Za-z]+(?:_[A-Za-z0-9]+|[a-z][A-Z][A-Za-z0-9]*)[A-Za-z0-9_]*\b")
 _BOUND_BEFORE = re.compile(r"(?:by|until|till|before|after|up to|截至|截止|到|直到)\s*$", re.I)
+_UNTYPED = ("pack", "unpack", "sell", "transform", "enter", "capture")
+"""Verbs whose orders name an object, not a type: a time of one is checked with no type (by anyone, when the sentence
+names no one player and the time is copied from a log line)."""
 _BOUND_AFTER = re.compile(r"^\s*(?:起|前|后|以后|之后|之前|以前|以来|为止)")
 
 
@@ -154,12 +158,14 @@ class TimeChecks:
                     kind = "upgrade"  # "开始 ScrinPowerPlantUpgrade", "starts Upgrade_…"
                 elif kinds == {"power"} and kind in ("start", "build", "place"):
                     kind = "power"
-            if not uids and not typed and kind not in ("pack", "unpack", "sell", "transform"):
+            if not uids and not typed and kind not in _UNTYPED:
                 continue
-            if player is None and (not span.exact or (not uids and not typed)):
+            if player is None and (not span.exact or (not uids and not typed and kind not in _UNTYPED)):
                 continue  # "at 9:59" of one of two players: which one? (a copied m:ss.cc line time is anyone's)
             hashes = {h for _t, i in typed for h in self.orders.hashes(i)} or None
-            orders = self.orders.matching(kind, None if uids else player, hashes)
+            # an object's own order is anyone's (its owner may change); so is an entry ("工兵进入盟军建造场": the
+            # sentence may name the owner of the building, not of the engineer)
+            orders = self.orders.matching(kind, None if uids or kind in ("enter", "capture") else player, hashes)
             if uids:
                 orders = [e for e in orders if uids & set(e.object_ids) or uids & set(e.actor_ids)]
             if not orders:
@@ -167,8 +173,17 @@ class TimeChecks:
             tolerance = EXACT_TIME_TOLERANCE_SECONDS if span.exact else TIME_TOLERANCE_SECONDS
             if not span.point and any(span.a - tolerance <= e.seconds <= span.b + tolerance for e in orders):
                 continue  # a span of orders: some order of the kind within it
+            # a capture ends when the new owner's first order shows it: any time from the entry to then is its time
+            taken = [c for u in uids for c in (self.index.ownership_changes(u) or ())] if kind == "capture" else []
             for t in {span.a, span.b}:
                 if any(abs(e.seconds - t) <= tolerance + 1e-6 for e in orders):
+                    continue
+                if any(
+                    (c.order_time_code or c.after_time_code) / TICKS_PER_SECOND - tolerance
+                    <= t
+                    <= c.by_time_code / TICKS_PER_SECOND + tolerance
+                    for c in taken
+                ):
                     continue
                 near = sorted(orders, key=lambda e: abs(e.seconds - t))[:3]
                 stamps = ", ".join(format_time(e.seconds) for e in sorted(near, key=lambda e: e.time_code))

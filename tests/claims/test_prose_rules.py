@@ -29,6 +29,14 @@ reads, and :func:`test_the_facts_the_sentences_rest_on` pins them:
 * 0x22B BHPowerPlantUpgrade on #1243 5:46.07, #956 5:55.33, #676 5:55.60;
 * 0x234 sell #241 at 5:51.87 (BoolBada);
 * 0x1FB (create group 1) at 4:25.73 by joohan names seven ids.
+
+``ra3_1v1_infinity_isle_observers_12m`` (slot 3 LostLamb, Empire; slot 4 H2O||IaMGoDoFWaR, Allies)
+
+* 0x210 garrison/enter on #439 (H2O's construction yard) by LostLamb at 9:08.07, 9:08.20, 9:08.33; 0x20A sell #439 by
+  LostLamb at 9:14.27 (its first order of the yard: the capture ends by then); 0x210 on #707 at 6:14.13;
+* 0x1FE SpecialPower_ToggleEnergizedArmor (the Nanoshield) by #926 at 11:21.93, its only power order;
+* 0x24E PlayerTech_Allied_CryoSatellite_Rank1 at 5:52.40 (H2O);
+* 0x205 AlliedMiner (a Prospector) by #366 at 7:18.07 (H2O).
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ from tests.support.typed import ints
 
 RA3 = "ra3_1v1_infinity_isle_allies_vs_empire_24m.RA3Replay"
 KW = "kw_test.KWReplay"
+OBS = "ra3_1v1_infinity_isle_observers_12m.RA3Replay"
 
 
 @cache
@@ -127,6 +136,17 @@ def test_the_facts_the_sentences_rest_on() -> None:
     assert [o for _t, _n, o in _raw(KW, 0x22B, "5:46.00", "5:56.00", 1)] == [[1243], [956], [676]]
     assert _raw(KW, 0x234, "5:51.00", "5:52.00", 0) == [("5:51.87", "", [241])]
     assert len(_raw(KW, 0x1FB, "4:25.73", "4:25.73", 1)[0][2]) == 7
+
+
+def test_the_facts_of_the_observers_replay() -> None:
+    assert _raw(OBS, 0x210, "9:08.00", "9:09.00", 3) == [(t, "", [439]) for t in ("9:08.07", "9:08.20", "9:08.33")]
+    assert _raw(OBS, 0x20A, "9:08.00", "9:14.27", 3) == [("9:14.27", "", [439])]
+    assert _raw(OBS, 0x210, "6:14.00", "6:15.00", 3) == [("6:14.13", "", [707])]
+    assert [x for x in _raw(OBS, 0x1FE, "0:00.00", "12:00.00", 3) if 926 in x[2]] == [
+        ("11:21.93", "SpecialPower_ToggleEnergizedArmor", [926])
+    ]
+    assert _raw(OBS, 0x24E, "5:50.00", "6:00.00", 4) == [("5:52.40", "PlayerTech_Allied_CryoSatellite_Rank1", [])]
+    assert _raw(OBS, 0x205, "7:15.00", "7:25.00", 4) == [("7:18.07", "AlliedMiner", [366])]
 
 
 # ---------------------------------------------------------------- counts of orders
@@ -273,6 +293,58 @@ def test_a_time_alone_after_an_apposition_is_the_verbs() -> None:
     """ "sells #241, his construction yard, at 5:48": the time of the sell (5:51.87; 3 s for a time in m:ss)."""
     assert _flags(KW, "BoolBada sells #241, his construction yard, at 5:51.", Lang.EN) == []
     assert _flags(KW, "BoolBada sells #241, his construction yard, at 5:48.", Lang.EN) == ["ProseTime"]
+
+
+def test_entering_a_building_is_timed_by_the_enter_order() -> None:
+    """进入 / enters: the order to enter the object (0x210), by whoever gave it; 撤出 and the like say nothing."""
+    assert _flags(OBS, "工兵 #702 于 9:08.20 钻进建造场 #439。", Lang.ZH) == []
+    assert _flags(OBS, "工兵 #702 于 9:12.20 钻进建造场 #439。", Lang.ZH) == ["ProseTime"]
+    assert _flags(OBS, "LostLamb's engineer enters the yard #439 at 9:08.33.", Lang.EN) == []
+    assert _flags(OBS, "LostLamb's engineer enters the yard #439 at 9:10.33.", Lang.EN) == ["ProseTime"]
+    assert _flags(OBS, "LostLamb garrisons #707 at 6:14.", Lang.EN) == []
+    assert _flags(OBS, "LostLamb garrisons #707 at 6:24.", Lang.EN) == ["ProseTime"]
+
+
+def test_a_capture_is_timed_from_the_entry_to_the_new_owners_first_order() -> None:
+    """占领 / captures: any time from the enter order (9:08.07) to the new owner's first order of it (9:14.27)."""
+    assert _flags(OBS, "建造场 #439 于 9:12.50 被占领，LostLamb 抢占了它。", Lang.ZH) == []
+    assert _flags(OBS, "LostLamb 于 9:12.50 占据建造场 #439。", Lang.ZH) == []
+    assert _flags(OBS, "LostLamb 于 9:19.50 占据建造场 #439。", Lang.ZH) == ["ProseTime"]
+    assert _flags(OBS, "LostLamb takes over the yard #439 at 9:14.", Lang.EN) == []
+    assert _flags(OBS, "LostLamb takes over the yard #439 at 9:02.", Lang.EN) == ["ProseTime"]
+
+
+def test_a_sell_at_a_copied_log_time_is_anyones() -> None:
+    """A time with hundredths names a log line: with two players in the sentence, any player's sell then."""
+    text = "帝国工兵拿下盟军建造场，{} 立刻卖掉。"
+    assert _flags(OBS, text.format("9:14.27"), Lang.ZH) == []
+    assert _flags(OBS, text.format("9:19.27"), Lang.ZH) == ["ProseTime"]
+
+
+def test_a_power_turned_on_by_an_object() -> None:
+    """开 / 关 before a power's name, and "turns on", "toggles", "triggers": a power order by that object."""
+    assert _flags(OBS, "#926 在 11:21.93 开了纳米偏转装置。", Lang.ZH) == []
+    assert _flags(OBS, "#926 在 11:27.93 开了纳米偏转装置。", Lang.ZH) == ["ProseTime"]
+    assert _flags(OBS, "#926 在 11:27.93 启动纳米偏转装置。", Lang.ZH) == ["ProseTime"]
+    assert _flags(OBS, "#926 toggles its Nanoshield at 11:21.93.", Lang.EN) == []
+    assert _flags(OBS, "#926 turns on its Nanoshield at 11:23.93.", Lang.EN) == ["ProseTime"]
+    assert _flags(OBS, "#926 在 11:27.93 开到前线。", Lang.ZH) == []  # 开 (drive) before no power: no power order
+
+
+def test_a_rank_written_as_a_word_names_the_ranked_protocol() -> None:
+    """ "冰冻卫星一级", "Cryo Sat level 1": the rank-1 Cryo Sat (the knowledge writes "冰冻卫星 1", "Cryo Sat I")."""
+    assert _flags(OBS, "H2O 在 5:52.40 点了冰冻卫星一级。", Lang.ZH) == []
+    assert _flags(OBS, "H2O 在 5:58.40 点了冰冻卫星一级。", Lang.ZH) == ["ProseTime"]
+    assert _flags(OBS, "H2O picks Cryo Sat level 1 at 5:52.", Lang.EN) == []
+    assert _flags(OBS, "H2O picks Cryo Sat level 1 at 5:47.", Lang.EN) == ["ProseTime"]
+
+
+def test_bu_adds_one_more_of_a_type() -> None:
+    """补 (补了, 补上, 补一辆): one more of a type is built or queued; 修补 (repair) and 补给 (supply) are no order."""
+    assert _flags(OBS, "H2O 在 7:18.07 又补上一辆探矿车。", Lang.ZH) == []
+    assert _flags(OBS, "H2O 在 7:24.07 又补上一辆探矿车。", Lang.ZH) == ["ProseTime"]
+    assert _flags(OBS, "H2O 在 7:24 补一辆探矿车。", Lang.ZH) == ["ProseTime"]
+    assert _flags(OBS, "H2O 在 7:24.07 修补了探矿车。", Lang.ZH) == []
 
 
 # ---------------------------------------------------------------- durations
