@@ -42,7 +42,11 @@ VERBS: dict[str, tuple[str, str]] = {
     ),
     "protocol": (r"picks|picked|chose|chooses", r"选了|点了|选择了|选择|选(?![手项])"),
     "upgrade": (r"upgrades|upgraded|upgrading|researched|research\w*", r"升级|研究"),
-    "enter": (r"enter(?:s|ed|ing)?|garrison(?:s|ed|ing)?", r"进入|进驻|驻扎|驻守|钻进"),
+    "enter": (
+        # reaching a tier or a stage of the game is no entry: "enters tier 2", "进入 2 级科技", "进入后期"
+        r"enter(?:s|ed|ing)?(?!\s+(?:the\s+)?(?:tier|tech|T\d|late|mid|early|end|stage|phase)\b)|garrison(?:s|ed|ing)?",
+        r"进入(?!\s*(?:第?\s*[\d一二两三四]\s*(?:级|本|期|阶段)|科技|后期|中期|前期|晚期|阶段|T\d))|进驻|驻扎|驻守|钻进",
+    ),
     "capture": (
         r"captur(?:e|es|ed|ing)|occup(?:y|ies|ied|ying)|takes over|took over|taking over",
         r"占领|占据|夺取|抢占|偷走",

@@ -23,7 +23,10 @@ from app.i18n import Lang, tr
 
 _IDENT = re.compile(r"\b[A-Za-z]+(?:_[A-Za-z0-9]+|[a-z][A-Z][A-Za-z0-9]*)[A-Za-z0-9_]*\b")
 _BOUND_BEFORE = re.compile(r"(?:by|until|till|before|after|up to|截至|截止|到|直到)\s*$", re.I)
-_UNTYPED = ("pack", "unpack", "sell", "transform", "enter", "capture")
+_UNTYPED = ("pack", "unpack", "sell", "transform")
+"""Order kinds whose time is checked even when the sentence names no type or id: each is an order of its own kind.
+Not "enter" or "capture": without the building they name ("进入 2 级科技", "enters the late game"), they are no
+entry at all."""
 """Verbs whose orders name an object, not a type: a time of one is checked with no type (by anyone, when the sentence
 names no one player and the time is copied from a log line)."""
 _BOUND_AFTER = re.compile(r"^\s*(?:起|前|后|以后|之后|之前|以前|以来|为止)")

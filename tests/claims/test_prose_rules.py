@@ -305,6 +305,15 @@ def test_entering_a_building_is_timed_by_the_enter_order() -> None:
     assert _flags(OBS, "LostLamb garrisons #707 at 6:24.", Lang.EN) == ["ProseTime"]
 
 
+def test_reaching_a_tier_or_a_stage_is_no_entry() -> None:
+    """ "进入 2 级科技", "enters tier 2", "进入后期": no building is entered, so no enter order times them (the offline
+    analyst writes "6:09 进入 2 级科技" in every 中文 report)."""
+    assert _flags(OBS, "LostLamb：6:20 进入 2 级科技，8:40 进入 3 级科技。", Lang.ZH) == []
+    assert _flags(OBS, "H2O 在 6:30 进入后期。", Lang.ZH) == []
+    assert _flags(OBS, "LostLamb enters tier 2 at 6:20.", Lang.EN) == []
+    assert _flags(OBS, "LostLamb 于 6:20 进入对方基地。", Lang.ZH) == []  # no building named: nothing to time
+
+
 def test_a_capture_is_timed_from_the_entry_to_the_new_owners_first_order() -> None:
     """占领 / captures: any time from the enter order (9:08.07) to the new owner's first order of it (9:14.27)."""
     assert _flags(OBS, "建造场 #439 于 9:12.50 被占领，LostLamb 抢占了它。", Lang.ZH) == []
